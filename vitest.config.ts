@@ -1,0 +1,23 @@
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Every test file runs inside workerd with real Durable Objects and SQLite.
+// Storage is isolated per test file.
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          ADMIN_TOKEN: "test-admin-token",
+          DEV_OPERATOR_TOKEN: "test-operator-token",
+        },
+      },
+    }),
+  ],
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+  },
+});
