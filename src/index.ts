@@ -1,10 +1,11 @@
 import type { Env } from "./env";
+import { createApp } from "./http/app";
 
 export { SessionObject } from "./session/session-object";
 export { TenantObject } from "./tenant/tenant-object";
 
+const app = createApp();
+
 export default {
-  async fetch(_request: Request, _env: Env): Promise<Response> {
-    return Response.json({ ok: true, status: "live" });
-  },
+  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
 } satisfies ExportedHandler<Env>;

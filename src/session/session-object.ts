@@ -1,4 +1,283 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import type { SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
+import { deriveChatType } from "../keys/session-key";
+import { type Page, type PageQuery, SessionStore } from "./session-store";
+import { messagePreview, toSessionRow, type SessionRow } from "./session-row";
 
-export class SessionObject extends DurableObject<Env> {}
+/** Which session an RPC is about; the worker resolves it before calling. */
+export type SessionRef = { tenantId: string; key: string; agentId: string };
+
+export type AppendInput = { message: TranscriptMessage; seed?: SessionSeed; idempotencyKey?: string };
+export type AppendResult = {
+  sessionKey: string;
+  sessionId: string;
+  seq: number;
+  messageId: string;
+  created: boolean;
+  duplicate: boolean;
+};
+
+/** Stays under the platform's 2 MB row limit with room for the row's other columns. */
+export const MAX_MESSAGE_BYTES = 1_800_000;
+
+/** Append outcome for a message over MAX_MESSAGE_BYTES (a result, not a throw: RPC-friendly). */
+export type AppendRejected = { rejected: "too_large"; bytes: number };
+
+/**
+ * One session (tenant + canonical key): its entry, its append-only transcript and,
+ * in later layers, its runs, timers and subscribers. A thin shell: SQL lives in
+ * SessionStore, decisions in pure modules.
+ */
+export class SessionObject extends DurableObject<Env> {
+  private store: SessionStore;
+  private publishing = false;
+  private publishAgain = false;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.store = new SessionStore(ctx.storage);
+    // A change that never reached the registry (eviction, crash) is published on wake.
+    const state = this.store.loadEntry();
+    if (state && state.indexedVersion < state.version) this.schedulePublish();
+  }
+
+  /** Appends one message; the first one creates the session. Idempotent by key. */
+  async append(ref: SessionRef, input: AppendInput): Promise<AppendResult | AppendRejected> {
+    if (input.idempotencyKey) {
+      const previous = this.store.findIdempotent(input.idempotencyKey);
+      if (previous) return { ...(JSON.parse(previous) as AppendResult), created: false, duplicate: true };
+    }
+    const now = Date.now();
+    const message = input.message.timestamp === undefined ? { ...input.message, timestamp: now } : input.message;
+    const body = JSON.stringify(message);
+    const bytes = utf8Length(body);
+    if (bytes > MAX_MESSAGE_BYTES) return { rejected: "too_large", bytes };
+
+    const result = this.store.transaction(() => {
+      const existing = this.store.loadEntry()?.entry;
+      const entry = existing ?? this.newEntry(ref, input.seed, now);
+      if (!existing) {
+        this.store.setIdentity(ref.tenantId, ref.key);
+        this.store.startTranscript(entry.sessionId, now);
+      }
+      const seq = entry.messageCount + 1;
+      const messageId = crypto.randomUUID();
+      this.store.insertMessage(entry.sessionId, { seq, id: messageId, role: message.role, createdAt: now }, body);
+      this.store.saveEntry(applyAppend(entry, message, input.seed, seq, now));
+      const appended: AppendResult = {
+        sessionKey: entry.key,
+        sessionId: entry.sessionId,
+        seq,
+        messageId,
+        created: !existing,
+        duplicate: false,
+      };
+      if (input.idempotencyKey) this.store.rememberIdempotent(input.idempotencyKey, JSON.stringify(appended), now);
+      return appended;
+    });
+    // A new session must be listable as soon as its creator hears back; later appends
+    // reach the registry in the background so they add no round trip.
+    if (result.created) await this.publishNow();
+    else this.schedulePublish();
+    return result;
+  }
+
+  /** The entry, or null when the session does not exist. */
+  entry(): SessionEntry | null {
+    return this.store.loadEntry()?.entry ?? null;
+  }
+
+  row(): SessionRow | null {
+    const entry = this.entry();
+    return entry && toSessionRow(entry);
+  }
+
+  /** A page of the current transcript (or of an older one by sessionId). */
+  read(query: Omit<PageQuery, "sessionId"> & { sessionId?: string; direction: "tail" | "forward" }):
+    | (Page & { sessionId: string })
+    | null {
+    const entry = this.entry();
+    if (!entry) return null;
+    const sessionId = query.sessionId ?? entry.sessionId;
+    if (sessionId !== entry.sessionId && this.store.transcriptStartedAt(sessionId) === undefined) return null;
+    const page = query.direction === "tail" ? this.store.tail({ ...query, sessionId }) : this.store.forward({ ...query, sessionId });
+    return { ...page, sessionId };
+  }
+
+  /** Transcripts this key has had (the current one last). */
+  transcripts() {
+    return this.store.sessionIds();
+  }
+
+  /** Starts a new transcript under the same key; the old one stays readable by its sessionId. */
+  async reset(ref: SessionRef): Promise<SessionEntry> {
+    const now = Date.now();
+    const entry = this.store.transaction(() => {
+      const previous = this.store.loadEntry()?.entry;
+      const next = previous ? resetEntry(previous, now) : this.newEntry(ref, undefined, now);
+      if (previous) this.store.endTranscript(previous.sessionId, now);
+      else this.store.setIdentity(ref.tenantId, ref.key);
+      this.store.startTranscript(next.sessionId, now);
+      this.store.saveEntry(next);
+      return next;
+    });
+    await this.publishNow();
+    return entry;
+  }
+
+  /** Removes the session and its transcripts. Returns whether anything existed. */
+  async delete(ref: SessionRef): Promise<boolean> {
+    const existed = this.store.loadEntry() !== undefined;
+    await this.ctx.storage.deleteAll();
+    this.store = new SessionStore(this.ctx.storage);
+    await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
+    return existed;
+  }
+
+  private newEntry(ref: SessionRef, seed: SessionSeed | undefined, now: number): SessionEntry {
+    const delivery = seed?.deliveryContext;
+    const chatType = seed?.chatType ?? knownChatType(deriveChatType(ref.key));
+    return dropUndefined({
+      key: ref.key,
+      agentId: ref.agentId,
+      sessionId: crypto.randomUUID(),
+      createdAt: now,
+      updatedAt: now,
+      label: seed?.label,
+      displayName: seed?.displayName,
+      channel: seed?.channel ?? seed?.origin?.provider ?? delivery?.channel,
+      chatType,
+      origin: seed?.origin,
+      deliveryContext: delivery,
+      lastChannel: delivery?.channel,
+      lastTo: delivery?.to,
+      lastAccountId: delivery?.accountId,
+      lastThreadId: delivery?.threadId,
+      systemSent: false,
+      abortedLastRun: false,
+      messageCount: 0,
+    });
+  }
+
+  private tenant(tenantId: string) {
+    return this.env.TENANTS.getByName(tenantId);
+  }
+
+  /** Sends the entry to the registry and waits (creation, reset: rare and must be visible at once). */
+  private async publishNow(): Promise<void> {
+    await this.publishPending();
+  }
+
+  /** Publishes in the background; at most one publish in flight, later changes coalesce. */
+  private schedulePublish(): void {
+    if (this.publishing) {
+      this.publishAgain = true;
+      return;
+    }
+    this.ctx.waitUntil(this.publishPending().catch((error) => console.error("SessionObject: index publish failed", error)));
+  }
+
+  private async publishPending(): Promise<void> {
+    if (this.publishing) {
+      this.publishAgain = true;
+      return;
+    }
+    this.publishing = true;
+    try {
+      do {
+        this.publishAgain = false;
+        const state = this.store.loadEntry();
+        const identity = this.store.identity();
+        if (!state || !identity || state.indexedVersion >= state.version) continue;
+        await this.tenant(identity.tenantId).upsertSession(toSessionRow(state.entry), state.version);
+        this.store.markIndexed(state.version);
+      } while (this.publishAgain);
+    } catch (error) {
+      // Retried by the alarm so an unreachable registry never loses the update.
+      await this.ctx.storage.setAlarm(Date.now() + 1_000);
+      throw error;
+    } finally {
+      this.publishing = false;
+    }
+  }
+
+  override async alarm(): Promise<void> {
+    await this.publishPending();
+  }
+}
+
+function applyAppend(
+  entry: SessionEntry,
+  message: TranscriptMessage,
+  seed: SessionSeed | undefined,
+  seq: number,
+  now: number,
+): SessionEntry {
+  const next: SessionEntry = {
+    ...entry,
+    messageCount: seq,
+    updatedAt: Math.max(now, entry.updatedAt),
+    lastMessagePreview: messagePreview(message.content) ?? entry.lastMessagePreview,
+  };
+  const delivery = seed?.deliveryContext;
+  if (delivery && message.role === "user") {
+    next.deliveryContext = delivery;
+    if (delivery.channel) next.lastChannel = delivery.channel;
+    if (delivery.to) next.lastTo = delivery.to;
+    if (delivery.accountId) next.lastAccountId = delivery.accountId;
+    if (delivery.threadId !== undefined) next.lastThreadId = delivery.threadId;
+  }
+  return addUsage(next, message);
+}
+
+/** Assistant usage feeds the session's token counters. */
+function addUsage(entry: SessionEntry, message: TranscriptMessage): SessionEntry {
+  if (message.role !== "assistant" || !message.usage) return entry;
+  const usage = message.usage;
+  const input = finite(usage.input) ?? finite(usage.inputTokens) ?? 0;
+  const output = finite(usage.output) ?? finite(usage.outputTokens) ?? 0;
+  const total = finite(usage.totalTokens) ?? input + output;
+  const cost = finite((usage.cost as { total?: unknown } | undefined)?.total);
+  return {
+    ...entry,
+    inputTokens: (entry.inputTokens ?? 0) + input,
+    outputTokens: (entry.outputTokens ?? 0) + output,
+    totalTokens: (entry.totalTokens ?? 0) + total,
+    ...(cost !== undefined ? { estimatedCostUsd: (entry.estimatedCostUsd ?? 0) + cost } : {}),
+  };
+}
+
+function resetEntry(previous: SessionEntry, now: number): SessionEntry {
+  const {
+    inputTokens: _i,
+    outputTokens: _o,
+    totalTokens: _t,
+    estimatedCostUsd: _c,
+    status: _s,
+    startedAt: _sa,
+    endedAt: _ea,
+    runtimeMs: _r,
+    lastMessagePreview: _p,
+    ...kept
+  } = previous;
+  return { ...kept, sessionId: crypto.randomUUID(), updatedAt: Math.max(now, previous.updatedAt), messageCount: 0, systemSent: false, abortedLastRun: false };
+}
+
+/** UTF-8 byte length; skips encoding when the string cannot possibly be over the limit. */
+function utf8Length(text: string): number {
+  if (text.length * 3 <= MAX_MESSAGE_BYTES) return text.length;
+  return new TextEncoder().encode(text).byteLength;
+}
+
+function finite(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+function knownChatType(value: string): SessionEntry["chatType"] {
+  return value === "direct" || value === "group" || value === "channel" ? value : undefined;
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,33 @@
+import type { Env } from "../env";
+import type { Principal } from "../domain/tenant-context";
+import type { TenantConfig } from "../protocol/config";
+import { OPERATOR_SCOPES } from "../protocol/http";
+import { constantTimeEqual, parseTokenId, sha256Hex } from "./tokens";
+
+export type Access = { principal: Principal; config: TenantConfig };
+
+/**
+ * Resolves a bearer token for one tenant. A token is only ever checked against the
+ * tenant named by the route, so a token of tenant A on tenant B is simply unknown there.
+ */
+export async function authenticate(env: Env, tenantId: string, token: string): Promise<Access | null> {
+  const tenant = env.TENANTS.getByName(tenantId);
+  if (isDevOperatorToken(env, tenantId, token)) {
+    return { principal: { kind: "operator", scopes: OPERATOR_SCOPES }, config: await tenant.openDefault(tenantId) };
+  }
+  const tokenId = parseTokenId(token);
+  if (!tokenId) return null;
+  const access = await tenant.authenticate(tokenId, await sha256Hex(token));
+  return access && { principal: { kind: "operator", scopes: access.scopes, tokenId }, config: access.config };
+}
+
+function isDevOperatorToken(env: Env, tenantId: string, token: string): boolean {
+  if (!env.DEV_OPERATOR_TOKEN || tenantId !== env.DEFAULT_TENANT) return false;
+  return constantTimeEqual(token, env.DEV_OPERATOR_TOKEN);
+}
+
+/** The admin API is closed when ADMIN_TOKEN is unset. */
+export function isAdminToken(env: Env, token: string | null): boolean {
+  if (!env.ADMIN_TOKEN || !token) return false;
+  return constantTimeEqual(token, env.ADMIN_TOKEN);
+}

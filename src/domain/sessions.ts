@@ -1,0 +1,145 @@
+import type { IngestBody } from "../protocol/http";
+import type { SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
+import { MAX_MESSAGE_BYTES, type AppendResult } from "../session/session-object";
+import type { MessageRecord } from "../session/session-store";
+import {
+  canonicalKey,
+  DomainError,
+  mainKeyOf,
+  sessionRef,
+  sessionStub,
+  type TenantContext,
+  tenantStub,
+} from "./tenant-context";
+
+/** Session operations shared by every transport (HTTP now, the gateway WebSocket later). */
+
+/** JSON bytes one RPC page may carry (well under the 32 MiB RPC limit). */
+const PAGE_MAX_BYTES = 4 * 1024 * 1024;
+/** Messages per page when streaming a whole transcript. */
+const STREAM_PAGE_MESSAGES = 500;
+
+export async function appendMessage(ctx: TenantContext, rawKey: string, body: IngestBody): Promise<AppendResult> {
+  const key = canonicalKey(ctx, rawKey);
+  const { idempotencyKey, origin, deliveryContext, chatType, displayName, label, channel, ...message } = body;
+  const seed: SessionSeed = dropUndefined({ origin, deliveryContext, chatType, displayName, label, channel });
+  const result = await sessionStub(ctx, key).append(sessionRef(ctx, key), {
+    message: message as TranscriptMessage,
+    seed,
+    ...(idempotencyKey ? { idempotencyKey } : {}),
+  });
+  if ("rejected" in result) {
+    throw new DomainError("too_large", `message is ${result.bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes per message`);
+  }
+  return result;
+}
+
+export type HistoryQuery = { limit?: number; cursorSeq?: number; includeTools: boolean };
+
+/** One page of history, newest messages last, as pre-serialized JSON messages. */
+export type HistoryPage = {
+  sessionKey: string;
+  sessionId: string;
+  messages: MessageRecord[];
+  hasMore: boolean;
+  nextCursor?: string;
+};
+
+/**
+ * The last `limit` messages before the cursor (OpenClaw's HTTP history paging). Large
+ * messages may need several RPC pages; they are stitched here.
+ */
+export async function historyPage(ctx: TenantContext, rawKey: string, query: HistoryQuery & { limit: number }): Promise<HistoryPage> {
+  const key = canonicalKey(ctx, rawKey);
+  const stub = sessionStub(ctx, key);
+  const collected: MessageRecord[] = [];
+  let cursorSeq = query.cursorSeq;
+  let sessionId = "";
+  let hasMore = false;
+  do {
+    const page = await stub.read({
+      direction: "tail",
+      limit: query.limit - collected.length,
+      includeTools: query.includeTools,
+      maxBytes: PAGE_MAX_BYTES,
+      ...(cursorSeq !== undefined ? { cursorSeq } : {}),
+    });
+    if (!page) throw new DomainError("not_found", `Session not found: ${key}`);
+    sessionId = page.sessionId;
+    collected.unshift(...page.messages);
+    hasMore = page.hasMore;
+    cursorSeq = page.messages[0]?.seq ?? cursorSeq;
+  } while (hasMore && collected.length < query.limit);
+  const oldest = collected[0];
+  return {
+    sessionKey: key,
+    sessionId,
+    messages: collected,
+    hasMore,
+    ...(hasMore && oldest ? { nextCursor: String(oldest.seq) } : {}),
+  };
+}
+
+/**
+ * Every message of a transcript, oldest first, one bounded page at a time (no code path
+ * holds a whole transcript). Throws not_found before yielding when the session is missing.
+ */
+export async function transcriptPages(
+  ctx: TenantContext,
+  key: string,
+  options: { sessionId?: string; includeTools: boolean },
+): Promise<{ sessionId: string; pages: AsyncGenerator<MessageRecord[]> }> {
+  const stub = sessionStub(ctx, key);
+  const first = await stub.read({
+    direction: "forward",
+    limit: STREAM_PAGE_MESSAGES,
+    includeTools: options.includeTools,
+    maxBytes: PAGE_MAX_BYTES,
+    ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+  });
+  if (!first) throw new DomainError("not_found", `Session not found: ${options.sessionId ?? key}`);
+  const sessionId = first.sessionId;
+  async function* pages(): AsyncGenerator<MessageRecord[]> {
+    let page = first!;
+    yield page.messages;
+    while (page.hasMore) {
+      const afterSeq = page.messages.at(-1)?.seq ?? 0;
+      const next = await stub.read({
+        direction: "forward",
+        sessionId,
+        cursorSeq: afterSeq,
+        limit: STREAM_PAGE_MESSAGES,
+        includeTools: options.includeTools,
+        maxBytes: PAGE_MAX_BYTES,
+      });
+      if (!next) return;
+      page = next;
+      yield page.messages;
+    }
+  }
+  return { sessionId, pages: pages() };
+}
+
+/** Resolves a sessionId (current or archived by a reset) to its key via the registry. */
+export async function keyForSessionId(ctx: TenantContext, sessionId: string): Promise<{ key: string; agentId: string }> {
+  const found = await tenantStub(ctx).keyForSessionId(sessionId);
+  if (!found) throw new DomainError("not_found", `Session not found: ${sessionId}`);
+  return found;
+}
+
+export async function resetSession(ctx: TenantContext, rawKey: string): Promise<SessionEntry> {
+  const key = canonicalKey(ctx, rawKey);
+  return sessionStub(ctx, key).reset(sessionRef(ctx, key));
+}
+
+export async function deleteSession(ctx: TenantContext, rawKey: string): Promise<{ key: string; deleted: boolean }> {
+  const key = canonicalKey(ctx, rawKey);
+  const mainKey = mainKeyOf(ctx);
+  if (key === mainKey) throw new DomainError("invalid", `Cannot delete the main session (${mainKey}).`);
+  const deleted = await sessionStub(ctx, key).delete(sessionRef(ctx, key));
+  return { key, deleted };
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,36 @@
+import { Hono } from "hono";
+import { DomainError } from "../domain/tenant-context";
+import { type AppEnv, tenantAuth, toApiError } from "./context";
+import { ApiError, errorBody, notFound } from "./errors";
+import { adminRoutes } from "./routes/admin";
+import { configRoutes } from "./routes/config";
+import { sessionRoutes } from "./routes/sessions";
+
+/** Routes of one tenant; mounted at /t/<tenantId> and, for DEFAULT_TENANT, at the root. */
+function tenantApp() {
+  const app = new Hono<AppEnv>();
+  app.use("*", tenantAuth);
+  app.route("/", sessionRoutes);
+  app.route("/", configRoutes);
+  return app;
+}
+
+export function createApp() {
+  const app = new Hono<AppEnv>();
+
+  app.get("/health", (c) => c.json({ ok: true, status: "live" }));
+  app.route("/v1/admin", adminRoutes);
+  app.route("/t/:tenantId", tenantApp());
+  app.route("/", tenantApp());
+
+  app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
+  app.onError((error, c) => {
+    const api = error instanceof ApiError ? error : error instanceof DomainError ? toApiError(error) : undefined;
+    if (api) return c.json(errorBody(api.type, api.message), api.status);
+    console.error("unhandled error", error);
+    return c.json(errorBody("internal", "internal error"), 500);
+  });
+  return app;
+}
+
+export { notFound };

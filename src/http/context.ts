@@ -1,0 +1,48 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { authenticate } from "../auth/authenticate";
+import { bearerToken } from "../auth/tokens";
+import { DomainError, hasScope, type TenantContext } from "../domain/tenant-context";
+import type { Env } from "../env";
+import { type OperatorScope, TENANT_ID_PATTERN } from "../protocol/http";
+import { ApiError, forbidden, notFound, unauthorized } from "./errors";
+
+export type AppEnv = { Bindings: Env; Variables: { tenant: TenantContext } };
+export type AppContext = Context<AppEnv>;
+
+/**
+ * Resolves the tenant (`/t/<id>/…`, or DEFAULT_TENANT at the root) and authenticates the
+ * bearer token against that tenant only. Failures never say whether the tenant exists.
+ */
+export const tenantAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const tenantId = c.req.param("tenantId") ?? c.env.DEFAULT_TENANT;
+  if (!tenantId) throw notFound("No default tenant is configured; use /t/<tenantId>/…");
+  const token = bearerToken(c.req.header("authorization"));
+  if (!token || !TENANT_ID_PATTERN.test(tenantId)) throw unauthorized();
+  const access = await authenticate(c.env, tenantId, token);
+  if (!access) throw unauthorized();
+  c.set("tenant", { env: c.env, tenantId, config: access.config, principal: access.principal });
+  await next();
+};
+
+export function requireScope(scope: OperatorScope): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!hasScope(c.var.tenant.principal, scope)) throw forbidden(`missing scope: ${scope}`);
+    await next();
+  };
+}
+
+/** Maps domain failures to HTTP errors. */
+export function toApiError(error: DomainError): ApiError {
+  switch (error.code) {
+    case "not_found":
+      return notFound(error.message);
+    case "forbidden":
+      return forbidden(error.message);
+    case "conflict":
+      return new ApiError(409, "conflict", error.message);
+    case "too_large":
+      return new ApiError(413, "payload_too_large", error.message);
+    case "invalid":
+      return new ApiError(400, "invalid_request", error.message);
+  }
+}

@@ -1,0 +1,44 @@
+import { Hono } from "hono";
+import { isAdminToken } from "../../auth/authenticate";
+import { bearerToken } from "../../auth/tokens";
+import { createTenantBodySchema, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
+import type { AppEnv } from "../context";
+import { conflict, notFound, unauthorized } from "../errors";
+import { readJson } from "../request";
+
+/** Deployment admin API: tenants and their tokens. Guarded by ADMIN_TOKEN. */
+export const adminRoutes = new Hono<AppEnv>();
+
+adminRoutes.use("*", async (c, next) => {
+  if (!isAdminToken(c.env, bearerToken(c.req.header("authorization")))) throw unauthorized();
+  await next();
+});
+
+adminRoutes.post("/tenants", async (c) => {
+  const { id } = await readJson(c, createTenantBodySchema);
+  const created = await c.env.TENANTS.getByName(id).create(id);
+  if (!created) throw conflict(`Tenant already exists: ${id}`);
+  return c.json({ id }, 201);
+});
+
+adminRoutes.post("/tenants/:id/tokens", async (c) => {
+  const id = tenantIdParam(c.req.param("id"));
+  const body = await readJson(c, issueTokenBodySchema);
+  const scopes = [...new Set(body.scopes)];
+  const issued = await c.env.TENANTS.getByName(id).issueToken(scopes, body.label);
+  if (!issued) throw notFound(`Tenant not found: ${id}`);
+  return c.json(issued, 201);
+});
+
+adminRoutes.delete("/tenants/:id/tokens/:tokenId", async (c) => {
+  const id = tenantIdParam(c.req.param("id"));
+  const tokenId = c.req.param("tokenId");
+  const revoked = await c.env.TENANTS.getByName(id).revokeToken(tokenId);
+  if (!revoked) throw notFound(`Token not found: ${tokenId}`);
+  return c.json({ ok: true, tokenId, revoked: true });
+});
+
+function tenantIdParam(id: string): string {
+  if (!TENANT_ID_PATTERN.test(id)) throw notFound(`Tenant not found: ${id}`);
+  return id;
+}

@@ -1,0 +1,130 @@
+import { Hono } from "hono";
+import { stream } from "hono/streaming";
+import {
+  appendMessage,
+  deleteSession,
+  historyPage,
+  keyForSessionId,
+  resetSession,
+  transcriptPages,
+} from "../../domain/sessions";
+import { canonicalKey, sessionStub, type TenantContext } from "../../domain/tenant-context";
+import { ingestBodySchema, parseFlag, parseHistoryCursor, parseHistoryLimit } from "../../protocol/http";
+import type { MessageRecord } from "../../session/session-store";
+import { type AppEnv, requireScope } from "../context";
+import { badRequest, notFound } from "../errors";
+import { readJson } from "../request";
+
+/** Session transcripts over HTTP: ingest, OpenClaw's history route, reset, delete, JSONL export. */
+export const sessionRoutes = new Hono<AppEnv>();
+
+sessionRoutes.post("/v1/sessions/:key/messages", requireScope("operator.write"), async (c) => {
+  const body = await readJson(c, ingestBodySchema);
+  const result = await appendMessage(c.var.tenant, c.req.param("key"), body);
+  const { created: _created, duplicate: _duplicate, ...response } = result;
+  return c.json(response, 201);
+});
+
+sessionRoutes.post("/v1/sessions/:key/reset", requireScope("operator.write"), async (c) => {
+  const entry = await resetSession(c.var.tenant, c.req.param("key"));
+  return c.json({ ok: true, key: entry.key, entry });
+});
+
+sessionRoutes.delete("/v1/sessions/:key", requireScope("operator.write"), async (c) => {
+  const { key, deleted } = await deleteSession(c.var.tenant, c.req.param("key"));
+  if (!deleted) throw notFound(`Session not found: ${key}`);
+  return c.json({ ok: true, key, deleted });
+});
+
+/**
+ * OpenClaw's `GET /sessions/{key}/history`: `limit` (absent = all), `cursor` (`seq:N` or `N`,
+ * the page ends just before it), `includeTools=1`. Without a limit the whole transcript is
+ * streamed page by page, so memory stays bounded at any length.
+ */
+sessionRoutes.get("/sessions/:key/history", requireScope("operator.read"), async (c) => {
+  const limit = parseHistoryLimit(c.req.query("limit"));
+  const cursor = parseHistoryCursor(c.req.query("cursor"));
+  if (cursor === "invalid") throw badRequest("invalid cursor");
+  const includeTools = parseFlag(c.req.query("includeTools"));
+  const rawKey = c.req.param("key");
+  if (rawKey.trim() === "") throw badRequest("invalid session key");
+
+  if (limit !== undefined || cursor !== undefined) {
+    const page = await historyPage(c.var.tenant, rawKey, {
+      limit: limit ?? Number.MAX_SAFE_INTEGER,
+      includeTools,
+      ...(cursor !== undefined ? { cursorSeq: cursor } : {}),
+    });
+    const list = jsonArray(page.messages);
+    const nextCursor = page.nextCursor === undefined ? "" : `,"nextCursor":${JSON.stringify(page.nextCursor)}`;
+    return c.body(
+      `{"sessionKey":${JSON.stringify(page.sessionKey)},"items":${list},"messages":${list},"hasMore":${page.hasMore}${nextCursor}}`,
+      200,
+      { "content-type": "application/json; charset=UTF-8" },
+    );
+  }
+
+  const key = canonicalKey(c.var.tenant, rawKey);
+  const { pages } = await transcriptPages(c.var.tenant, key, { includeTools });
+  c.header("content-type", "application/json; charset=UTF-8");
+  // `items` and `messages` are the same list (OpenClaw sends both); it is read twice
+  // rather than held in memory.
+  return stream(c, async (out) => {
+    await out.write(`{"sessionKey":${JSON.stringify(key)},"items":`);
+    await writeArray(out, pages);
+    await out.write(`,"messages":`);
+    await writeArray(out, (await transcriptPages(c.var.tenant, key, { includeTools })).pages);
+    await out.write(`,"hasMore":false}`);
+  });
+});
+
+/** A transcript (current or from before a reset) as OpenClaw's JSONL file, streamed. */
+sessionRoutes.get("/v1/transcripts/:agentId/:file", requireScope("operator.read"), async (c) => {
+  const match = /^([0-9a-f-]{36})\.jsonl$/i.exec(c.req.param("file"));
+  if (!match?.[1]) throw notFound("Transcript not found");
+  const sessionId = match[1].toLowerCase();
+  const owner = await keyForSessionId(c.var.tenant, sessionId);
+  if (owner.agentId !== c.req.param("agentId").toLowerCase()) throw notFound(`Session not found: ${sessionId}`);
+  const { pages } = await transcriptPages(c.var.tenant, owner.key, { sessionId, includeTools: true });
+  const startedAt = await startedAtOf(c.var.tenant, owner.key, sessionId);
+  c.header("content-type", "application/x-ndjson; charset=UTF-8");
+  return stream(c, async (out) => {
+    await out.write(`${JSON.stringify({ type: "session", version: 3, id: sessionId, timestamp: new Date(startedAt).toISOString() })}\n`);
+    let parentId: string | null = null;
+    for await (const page of pages) {
+      let chunk = "";
+      for (const record of page) {
+        chunk += `${transcriptLine(record, parentId)}\n`;
+        parentId = record.id;
+      }
+      await out.write(chunk);
+    }
+  });
+});
+
+async function startedAtOf(ctx: TenantContext, key: string, sessionId: string): Promise<number> {
+  const transcripts = await sessionStub(ctx, key).transcripts();
+  return transcripts.find((t) => t.sessionId === sessionId)?.startedAt ?? Date.now();
+}
+
+/** One JSONL entry: `{ type: "message", id, parentId, timestamp, message }` without `__openclaw`. */
+function transcriptLine(record: MessageRecord, parentId: string | null): string {
+  const message = JSON.parse(record.json) as Record<string, unknown>;
+  delete message.__openclaw;
+  return JSON.stringify({ type: "message", id: record.id, parentId, timestamp: new Date(record.createdAt).toISOString(), message });
+}
+
+function jsonArray(messages: MessageRecord[]): string {
+  return `[${messages.map((m) => m.json).join(",")}]`;
+}
+
+async function writeArray(out: { write(chunk: string): Promise<unknown> }, pages: AsyncIterable<MessageRecord[]>) {
+  await out.write("[");
+  let first = true;
+  for await (const page of pages) {
+    if (page.length === 0) continue;
+    await out.write(`${first ? "" : ","}${page.map((m) => m.json).join(",")}`);
+    first = false;
+  }
+  await out.write("]");
+}

@@ -1,0 +1,147 @@
+import { z } from "zod";
+
+/**
+ * Tenant configuration, spelled with OpenClaw's own key names so a tenant can paste the
+ * relevant part of an `openclaw.json`. Every object is strict: an unknown key is an error
+ * naming its path, never silently ignored.
+ */
+
+const agentIdString = z.string().min(1).max(64);
+const toolNames = z.array(z.string().min(1).max(128)).max(200);
+
+export const sendPolicyRuleSchema = z.strictObject({
+  action: z.enum(["allow", "deny"]).optional(),
+  match: z
+    .strictObject({
+      channel: z.string().min(1).optional(),
+      chatType: z.string().min(1).optional(),
+      keyPrefix: z.string().min(1).optional(),
+      rawKeyPrefix: z.string().min(1).optional(),
+    })
+    .optional(),
+});
+
+export const sendPolicyConfigSchema = z.strictObject({
+  default: z.enum(["allow", "deny"]).optional(),
+  rules: z.array(sendPolicyRuleSchema).max(200).optional(),
+});
+
+const sandboxSchema = z.strictObject({
+  mode: z.enum(["off", "non-main", "all"]).optional(),
+  sessionToolsVisibility: z.enum(["spawned", "all"]).optional(),
+});
+
+const subagentDefaultsSchema = z.strictObject({
+  maxSpawnDepth: z.int().min(1).max(5).optional(),
+  maxChildrenPerAgent: z.int().min(1).max(20).optional(),
+  runTimeoutSeconds: z.int().min(0).optional(),
+  archiveAfterMinutes: z.int().min(0).optional(),
+  allowAgents: z.array(z.string().min(1)).optional(),
+  model: z.string().min(1).optional(),
+  thinking: z.string().min(1).optional(),
+  requireAgentId: z.boolean().optional(),
+});
+
+/** How an agent's replies are produced (this service's extension, see README "Runners"). */
+export const runnerConfigSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("echo") }),
+  z.strictObject({
+    type: z.literal("openai"),
+    baseUrl: z.url(),
+    model: z.string().min(1),
+    /** Name of the secret binding holding the API key (never the key itself). */
+    apiKeySecret: z.string().min(1).optional(),
+    maxContextMessages: z.int().min(1).max(500).optional(),
+  }),
+  z.strictObject({
+    type: z.literal("webhook"),
+    url: z.url(),
+    /** Name of the secret binding holding the HMAC key. */
+    secretName: z.string().min(1).optional(),
+  }),
+]);
+
+export const agentConfigSchema = z.strictObject({
+  id: agentIdString,
+  name: z.string().min(1).optional(),
+  default: z.boolean().optional(),
+  model: z.string().min(1).optional(),
+  sandbox: sandboxSchema.optional(),
+  subagents: z
+    .strictObject({
+      allowAgents: z.array(z.string().min(1)).optional(),
+      model: z.string().min(1).optional(),
+      requireAgentId: z.boolean().optional(),
+    })
+    .optional(),
+  runner: runnerConfigSchema.optional(),
+});
+
+export const tenantConfigSchema = z.strictObject({
+  session: z
+    .strictObject({
+      scope: z.enum(["per-sender", "global"]).optional(),
+      mainKey: z.string().min(1).max(128).optional(),
+      dmScope: z.enum(["main", "per-peer", "per-channel-peer", "per-account-channel-peer"]).optional(),
+      sendPolicy: sendPolicyConfigSchema.optional(),
+      agentToAgent: z.strictObject({ maxPingPongTurns: z.int().min(0).max(5).optional() }).optional(),
+    })
+    .optional(),
+  tools: z
+    .strictObject({
+      sessions: z
+        .strictObject({ visibility: z.enum(["self", "tree", "agent", "all"]).optional() })
+        .optional(),
+      agentToAgent: z
+        .strictObject({ enabled: z.boolean().optional(), allow: z.array(z.string().min(1)).optional() })
+        .optional(),
+      sessions_spawn: z
+        .strictObject({
+          attachments: z
+            .strictObject({
+              enabled: z.boolean().optional(),
+              maxFiles: z.int().min(1).max(50).optional(),
+              maxFileBytes: z.int().min(1).optional(),
+              maxTotalBytes: z.int().min(1).optional(),
+              retainOnSessionKeep: z.boolean().optional(),
+            })
+            .optional(),
+        })
+        .optional(),
+      subagents: z.strictObject({ tools: z.strictObject({ allow: toolNames.optional(), deny: toolNames.optional() }).optional() }).optional(),
+    })
+    .optional(),
+  agents: z
+    .strictObject({
+      defaults: z
+        .strictObject({
+          model: z.string().min(1).optional(),
+          subagents: subagentDefaultsSchema.optional(),
+          sandbox: sandboxSchema.optional(),
+          runner: runnerConfigSchema.optional(),
+          timeoutSeconds: z.int().min(1).max(86_400).optional(),
+        })
+        .optional(),
+      list: z.array(agentConfigSchema).max(500).optional(),
+    })
+    .optional(),
+  gateway: z
+    .strictObject({
+      tools: z.strictObject({ allow: toolNames.optional(), deny: toolNames.optional() }).optional(),
+    })
+    .optional(),
+  acp: z.strictObject({ allowedAgents: z.array(z.string().min(1)).optional() }).optional(),
+  /** Where "posted to a channel" deliveries go (this service's extension). */
+  delivery: z
+    .strictObject({
+      webhookUrl: z.url().optional(),
+      maxAttempts: z.int().min(1).max(20).optional(),
+    })
+    .optional(),
+  /** Requests per minute per tenant on /tools/invoke (this service's extension). */
+  rateLimit: z.strictObject({ toolsPerMinute: z.int().min(1).optional() }).optional(),
+});
+
+export type TenantConfig = z.infer<typeof tenantConfigSchema>;
+export type AgentConfig = z.infer<typeof agentConfigSchema>;
+export type RunnerConfig = z.infer<typeof runnerConfigSchema>;

@@ -1,0 +1,125 @@
+import { z } from "zod";
+
+/** Shapes of sessions and transcript messages, in OpenClaw's transcript format. */
+
+export const MESSAGE_ROLES = ["user", "assistant", "toolResult", "system"] as const;
+
+/** A content block; `type` is required, the rest follows the block kind. */
+export const contentBlockSchema = z.looseObject({ type: z.string().min(1).max(64) });
+
+export const inputProvenanceSchema = z.strictObject({
+  kind: z.enum(["external_user", "inter_session", "internal_system"]),
+  originSessionId: z.string().optional(),
+  sourceSessionKey: z.string().optional(),
+  sourceChannel: z.string().optional(),
+  sourceTool: z.string().optional(),
+});
+
+const usageSchema = z.record(z.string(), z.unknown());
+
+/** One transcript message as OpenClaw writes it (role user | assistant | toolResult | system). */
+export const transcriptMessageSchema = z.strictObject({
+  role: z.enum(MESSAGE_ROLES),
+  content: z.union([z.string(), z.array(contentBlockSchema).max(10_000)]),
+  timestamp: z.number().finite().nonnegative().optional(),
+  usage: usageSchema.optional(),
+  cost: usageSchema.optional(),
+  provenance: inputProvenanceSchema.optional(),
+  api: z.string().max(128).optional(),
+  provider: z.string().max(128).optional(),
+  model: z.string().max(256).optional(),
+  stopReason: z.string().max(64).optional(),
+  errorMessage: z.string().optional(),
+  responseId: z.string().max(256).optional(),
+  toolCallId: z.string().max(256).optional(),
+  toolName: z.string().max(256).optional(),
+  isError: z.boolean().optional(),
+  details: z.unknown().optional(),
+  idempotencyKey: z.string().max(256).optional(),
+  openclawAbort: z.looseObject({ aborted: z.boolean() }).optional(),
+});
+export type TranscriptMessage = z.infer<typeof transcriptMessageSchema>;
+
+/** A message as read back: the stored message plus its position. */
+export type StoredMessage = TranscriptMessage & { __openclaw: { id: string; seq: number } };
+
+export const originSchema = z.strictObject({
+  label: z.string().max(512).optional(),
+  provider: z.string().max(64).optional(),
+  surface: z.string().max(64).optional(),
+  chatType: z.string().max(32).optional(),
+  from: z.string().max(512).optional(),
+  to: z.string().max(512).optional(),
+  accountId: z.string().max(256).optional(),
+  threadId: z.union([z.string().max(256), z.number()]).optional(),
+});
+
+export const deliveryContextSchema = z.strictObject({
+  channel: z.string().max(64).optional(),
+  to: z.string().max(512).optional(),
+  accountId: z.string().max(256).optional(),
+  threadId: z.union([z.string().max(256), z.number()]).optional(),
+});
+
+export const chatTypeSchema = z.enum(["direct", "group", "channel"]);
+
+/** Fields a first message (or sessions.create / patch) may set on a new session. */
+export const sessionSeedSchema = z.strictObject({
+  origin: originSchema.optional(),
+  deliveryContext: deliveryContextSchema.optional(),
+  chatType: chatTypeSchema.optional(),
+  displayName: z.string().min(1).max(512).optional(),
+  label: z.string().min(1).max(512).optional(),
+  channel: z.string().min(1).max(64).optional(),
+});
+export type SessionSeed = z.infer<typeof sessionSeedSchema>;
+
+/** The stored session entry (OpenClaw's SessionEntry fields that apply here). */
+export type SessionEntry = {
+  key: string;
+  agentId: string;
+  sessionId: string;
+  createdAt: number;
+  updatedAt: number;
+  label?: string;
+  displayName?: string;
+  channel?: string;
+  chatType?: "direct" | "group" | "channel";
+  origin?: z.infer<typeof originSchema>;
+  deliveryContext?: z.infer<typeof deliveryContextSchema>;
+  lastChannel?: string;
+  lastTo?: string;
+  lastAccountId?: string;
+  lastThreadId?: string | number;
+  model?: string;
+  modelProvider?: string;
+  contextTokens?: number;
+  thinkingLevel?: string;
+  fastMode?: boolean;
+  verboseLevel?: string;
+  reasoningLevel?: string;
+  elevatedLevel?: string;
+  responseUsage?: "on" | "off" | "tokens" | "full";
+  groupActivation?: "mention" | "always";
+  sendPolicy?: "allow" | "deny";
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  estimatedCostUsd?: number;
+  systemSent?: boolean;
+  abortedLastRun?: boolean;
+  spawnedBy?: string;
+  parentSessionKey?: string;
+  spawnDepth?: number;
+  subagentRole?: "orchestrator" | "leaf";
+  subagentControlScope?: "children" | "none";
+  sandboxed?: boolean;
+  status?: "running" | "done" | "failed" | "killed" | "timeout";
+  startedAt?: number;
+  endedAt?: number;
+  runtimeMs?: number;
+  archivedAt?: number;
+  /** Messages in the current transcript (the next append gets messageCount + 1). */
+  messageCount: number;
+  lastMessagePreview?: string;
+};

@@ -1,0 +1,42 @@
+import type { SessionEntry } from "../protocol/session";
+
+/**
+ * The session row that lists, events and the registry carry: OpenClaw's gateway row
+ * (`buildGatewaySessionRow`) for the entry fields this service has.
+ */
+export type SessionRow = Omit<SessionEntry, "createdAt"> & {
+  kind: "direct" | "group" | "global" | "unknown";
+  childSessions?: string[];
+};
+
+/** OpenClaw's gateway kind: group when the chat type or the key says so. */
+export function gatewayKind(entry: Pick<SessionEntry, "key" | "chatType">): SessionRow["kind"] {
+  if (entry.key === "global") return "global";
+  if (entry.key === "unknown") return "unknown";
+  if (entry.chatType === "group" || entry.chatType === "channel") return "group";
+  if (entry.key.includes(":group:") || entry.key.includes(":channel:")) return "group";
+  return "direct";
+}
+
+export function toSessionRow(entry: SessionEntry): SessionRow {
+  const { createdAt: _createdAt, ...rest } = entry;
+  return { ...rest, kind: gatewayKind(entry) };
+}
+
+/** A short preview of a message for list rows (first text, whitespace folded). */
+export function messagePreview(content: unknown, maxChars = 120): string | undefined {
+  const text = firstText(content)?.replace(/\s+/g, " ").trim();
+  if (!text) return undefined;
+  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+}
+
+function firstText(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  for (const block of content) {
+    if (block && typeof block === "object" && typeof (block as { text?: unknown }).text === "string") {
+      return (block as { text: string }).text;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,187 @@
+import type { SessionEntry } from "../protocol/session";
+import { all, first, migrate } from "../storage/sql";
+
+/**
+ * All SQL of a SessionObject. The transcript is append-only and keyed by
+ * (session_id, seq); every read is a bounded page over that index, never a full scan.
+ */
+
+const MIGRATIONS = [
+  `CREATE TABLE meta (id INTEGER PRIMARY KEY CHECK (id = 1), tenant_id TEXT NOT NULL, session_key TEXT NOT NULL)`,
+  `CREATE TABLE entry (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL, version INTEGER NOT NULL, indexed_version INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE TABLE messages (
+     pos INTEGER PRIMARY KEY,
+     session_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     id TEXT NOT NULL,
+     role TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     body TEXT NOT NULL,
+     UNIQUE (session_id, seq)
+   )`,
+  `CREATE TABLE transcripts (session_id TEXT PRIMARY KEY, started_at INTEGER NOT NULL, ended_at INTEGER)`,
+  `CREATE TABLE idempotency (key TEXT PRIMARY KEY, response TEXT NOT NULL, created_at INTEGER NOT NULL)`,
+] as const;
+
+/** A stored message ready for the wire: its JSON already carries `__openclaw`. */
+export type MessageRecord = { seq: number; id: string; role: string; createdAt: number; json: string };
+
+export type PageQuery = {
+  sessionId: string;
+  /** Tail pages end just before this seq (exclusive); forward pages start after it. */
+  cursorSeq?: number;
+  limit: number;
+  includeTools: boolean;
+  /** Stop once this many JSON bytes are collected (at least one message is returned). */
+  maxBytes: number;
+};
+
+export type Page = { messages: MessageRecord[]; hasMore: boolean };
+
+type MessageRow = { seq: number; id: string; role: string; created_at: number; body: string };
+
+export class SessionStore {
+  private readonly sql: SqlStorage;
+
+  constructor(private readonly storage: DurableObjectStorage) {
+    this.sql = storage.sql;
+    migrate(storage, MIGRATIONS);
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.storage.transactionSync(fn);
+  }
+
+  identity(): { tenantId: string; sessionKey: string } | undefined {
+    const row = first<{ tenant_id: string; session_key: string }>(this.sql, "SELECT tenant_id, session_key FROM meta");
+    return row && { tenantId: row.tenant_id, sessionKey: row.session_key };
+  }
+
+  setIdentity(tenantId: string, sessionKey: string): void {
+    this.sql.exec(
+      "INSERT INTO meta (id, tenant_id, session_key) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET tenant_id = excluded.tenant_id, session_key = excluded.session_key",
+      tenantId,
+      sessionKey,
+    );
+  }
+
+  loadEntry(): { entry: SessionEntry; version: number; indexedVersion: number } | undefined {
+    const row = first<{ json: string; version: number; indexed_version: number }>(
+      this.sql,
+      "SELECT json, version, indexed_version FROM entry WHERE id = 1",
+    );
+    return row && { entry: JSON.parse(row.json) as SessionEntry, version: row.version, indexedVersion: row.indexed_version };
+  }
+
+  /** Stores the entry and returns its new version (bumped on every change). */
+  saveEntry(entry: SessionEntry): number {
+    const row = first<{ version: number }>(
+      this.sql,
+      `INSERT INTO entry (id, json, version) VALUES (1, ?, 1)
+       ON CONFLICT(id) DO UPDATE SET json = excluded.json, version = entry.version + 1
+       RETURNING version`,
+      JSON.stringify(entry),
+    );
+    return row?.version ?? 1;
+  }
+
+  markIndexed(version: number): void {
+    this.sql.exec("UPDATE entry SET indexed_version = max(indexed_version, ?) WHERE id = 1", version);
+  }
+
+  startTranscript(sessionId: string, at: number): void {
+    this.sql.exec("INSERT OR IGNORE INTO transcripts (session_id, started_at) VALUES (?, ?)", sessionId, at);
+  }
+
+  endTranscript(sessionId: string, at: number): void {
+    this.sql.exec("UPDATE transcripts SET ended_at = ? WHERE session_id = ?", at, sessionId);
+  }
+
+  transcriptStartedAt(sessionId: string): number | undefined {
+    return first<{ started_at: number }>(this.sql, "SELECT started_at FROM transcripts WHERE session_id = ?", sessionId)
+      ?.started_at;
+  }
+
+  insertMessage(sessionId: string, record: Omit<MessageRecord, "json">, body: string): void {
+    this.sql.exec(
+      "INSERT INTO messages (session_id, seq, id, role, created_at, body) VALUES (?, ?, ?, ?, ?, ?)",
+      sessionId,
+      record.seq,
+      record.id,
+      record.role,
+      record.createdAt,
+      body,
+    );
+  }
+
+  /** Newest messages before `cursorSeq`, returned oldest first. */
+  tail(query: PageQuery): Page {
+    const upper = query.cursorSeq ?? Number.MAX_SAFE_INTEGER;
+    const cursor = this.sql.exec<MessageRow>(
+      `SELECT seq, id, role, created_at, body FROM messages
+       WHERE session_id = ? AND seq < ? ${query.includeTools ? "" : "AND role <> 'toolResult'"}
+       ORDER BY seq DESC LIMIT ?`,
+      query.sessionId,
+      upper,
+      query.limit + 1,
+    );
+    const page = collect(cursor, query);
+    page.messages.reverse();
+    return page;
+  }
+
+  /** Oldest messages after `cursorSeq`, oldest first. */
+  forward(query: PageQuery): Page {
+    const cursor = this.sql.exec<MessageRow>(
+      `SELECT seq, id, role, created_at, body FROM messages
+       WHERE session_id = ? AND seq > ? ${query.includeTools ? "" : "AND role <> 'toolResult'"}
+       ORDER BY seq ASC LIMIT ?`,
+      query.sessionId,
+      query.cursorSeq ?? 0,
+      query.limit + 1,
+    );
+    return collect(cursor, query);
+  }
+
+  findIdempotent(key: string): string | undefined {
+    return first<{ response: string }>(this.sql, "SELECT response FROM idempotency WHERE key = ?", key)?.response;
+  }
+
+  rememberIdempotent(key: string, response: string, at: number): void {
+    this.sql.exec("INSERT OR REPLACE INTO idempotency (key, response, created_at) VALUES (?, ?, ?)", key, response, at);
+  }
+
+  sessionIds(): Array<{ sessionId: string; startedAt: number; endedAt: number | null }> {
+    return all<{ session_id: string; started_at: number; ended_at: number | null }>(
+      this.sql,
+      "SELECT session_id, started_at, ended_at FROM transcripts ORDER BY started_at",
+    ).map((r) => ({ sessionId: r.session_id, startedAt: r.started_at, endedAt: r.ended_at }));
+  }
+
+  /** Seeds many messages in one transaction (benchmarks and tests). */
+  bulkInsert(sessionId: string, rows: Array<{ record: Omit<MessageRecord, "json">; body: string }>): void {
+    this.transaction(() => {
+      for (const row of rows) this.insertMessage(sessionId, row.record, row.body);
+    });
+  }
+}
+
+/** Reads up to `limit` rows (one extra tells whether more exist) within the byte budget. */
+function collect(cursor: SqlStorageCursor<MessageRow>, query: PageQuery): Page {
+  const messages: MessageRecord[] = [];
+  let bytes = 0;
+  for (const row of cursor) {
+    if (messages.length === query.limit || (messages.length > 0 && bytes + row.body.length > query.maxBytes)) {
+      return { messages, hasMore: true };
+    }
+    const json = withPosition(row.body, row.id, row.seq);
+    bytes += json.length;
+    messages.push({ seq: row.seq, id: row.id, role: row.role, createdAt: row.created_at, json });
+  }
+  return { messages, hasMore: false };
+}
+
+/** Appends `__openclaw: { id, seq }` to a stored message's JSON without re-parsing it. */
+function withPosition(body: string, id: string, seq: number): string {
+  return `${body.slice(0, -1)},"__openclaw":{"id":${JSON.stringify(id)},"seq":${seq}}}`;
+}

@@ -1,0 +1,286 @@
+import type { TenantConfig } from "../protocol/config";
+import type { OperatorScope } from "../protocol/http";
+import type { SessionRow } from "../session/session-row";
+import { all, first, migrate } from "../storage/sql";
+
+/**
+ * All SQL of a TenantObject: tenant record, token hashes, config and the session index.
+ * The index is derived data (rebuildable from the session objects); every list filter
+ * is answered by SQL over indexed columns, never by loading the whole table.
+ */
+
+const MIGRATIONS = [
+  `CREATE TABLE tenant (id INTEGER PRIMARY KEY CHECK (id = 1), tenant_id TEXT NOT NULL, created_at INTEGER NOT NULL)`,
+  `CREATE TABLE tokens (token_id TEXT PRIMARY KEY, hash TEXT NOT NULL, scopes TEXT NOT NULL, label TEXT, created_at INTEGER NOT NULL)`,
+  `CREATE TABLE config (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL, updated_at INTEGER NOT NULL)`,
+  `CREATE TABLE sessions (
+     key TEXT PRIMARY KEY,
+     session_id TEXT NOT NULL,
+     agent_id TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     label TEXT,
+     spawned_by TEXT,
+     parent_session_key TEXT,
+     updated_at INTEGER NOT NULL,
+     archived_at INTEGER,
+     version INTEGER NOT NULL,
+     search_text TEXT NOT NULL,
+     is_cron_run INTEGER NOT NULL,
+     row TEXT NOT NULL
+   )`,
+  `CREATE INDEX sessions_by_updated ON sessions (updated_at DESC)`,
+  `CREATE INDEX sessions_by_agent ON sessions (agent_id, updated_at DESC)`,
+  `CREATE INDEX sessions_by_label ON sessions (label)`,
+  `CREATE INDEX sessions_by_spawner ON sessions (spawned_by, updated_at DESC)`,
+  `CREATE INDEX sessions_by_parent ON sessions (parent_session_key)`,
+  `CREATE INDEX sessions_by_session_id ON sessions (session_id)`,
+  `CREATE TABLE session_ids (session_id TEXT PRIMARY KEY, key TEXT NOT NULL, agent_id TEXT NOT NULL, deleted INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE INDEX session_ids_by_key ON session_ids (key)`,
+] as const;
+
+/** Index columns derived from a row; computed by the caller (they depend on config). */
+export type IndexColumns = { kind: string; isCronRun: boolean; searchText: string };
+
+export type ListFilter = {
+  limit?: number;
+  activeMinutes?: number;
+  includeGlobal?: boolean;
+  includeUnknown?: boolean;
+  includeArchived?: boolean;
+  label?: string;
+  agentId?: string;
+  spawnedBy?: string;
+  search?: string;
+  kinds?: string[];
+  /** Only these keys (visibility already decided by the caller). */
+  keys?: string[];
+  now: number;
+};
+
+/** SQLite's bound-parameter ceiling on Durable Objects is 100; stay under it. */
+const MAX_BINDS = 90;
+
+export class TenantStore {
+  private readonly sql: SqlStorage;
+
+  constructor(private readonly storage: DurableObjectStorage) {
+    this.sql = storage.sql;
+    migrate(storage, MIGRATIONS);
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.storage.transactionSync(fn);
+  }
+
+  // ── Tenant record ───────────────────────────────────────────────────────
+
+  exists(): boolean {
+    return first(this.sql, "SELECT 1 AS one FROM tenant WHERE id = 1") !== undefined;
+  }
+
+  create(tenantId: string, at: number): void {
+    this.sql.exec("INSERT INTO tenant (id, tenant_id, created_at) VALUES (1, ?, ?)", tenantId, at);
+  }
+
+  // ── Tokens ──────────────────────────────────────────────────────────────
+
+  insertToken(tokenId: string, hash: string, scopes: OperatorScope[], label: string | undefined, at: number): void {
+    this.sql.exec(
+      "INSERT INTO tokens (token_id, hash, scopes, label, created_at) VALUES (?, ?, ?, ?, ?)",
+      tokenId,
+      hash,
+      JSON.stringify(scopes),
+      label ?? null,
+      at,
+    );
+  }
+
+  token(tokenId: string): { hash: string; scopes: OperatorScope[] } | undefined {
+    const row = first<{ hash: string; scopes: string }>(this.sql, "SELECT hash, scopes FROM tokens WHERE token_id = ?", tokenId);
+    return row && { hash: row.hash, scopes: JSON.parse(row.scopes) as OperatorScope[] };
+  }
+
+  deleteToken(tokenId: string): boolean {
+    return this.sql.exec("DELETE FROM tokens WHERE token_id = ?", tokenId).rowsWritten > 0;
+  }
+
+  // ── Config ──────────────────────────────────────────────────────────────
+
+  config(): TenantConfig {
+    const row = first<{ json: string }>(this.sql, "SELECT json FROM config WHERE id = 1");
+    return row ? (JSON.parse(row.json) as TenantConfig) : {};
+  }
+
+  saveConfig(config: TenantConfig, at: number): void {
+    this.sql.exec(
+      "INSERT INTO config (id, json, updated_at) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at",
+      JSON.stringify(config),
+      at,
+    );
+  }
+
+  // ── Session index ───────────────────────────────────────────────────────
+
+  /**
+   * Upserts a row unless the index already holds a newer one (later updatedAt, or the same
+   * updatedAt with a higher version) or the row belongs to a deleted transcript.
+   * Returns whether the row was stored.
+   */
+  upsertSession(row: SessionRow, version: number, columns: IndexColumns): boolean {
+    const deleted = first<{ deleted: number }>(this.sql, "SELECT deleted FROM session_ids WHERE session_id = ?", row.sessionId);
+    if (deleted?.deleted) return false;
+    const written = this.sql.exec(
+      `INSERT INTO sessions (key, session_id, agent_id, kind, label, spawned_by, parent_session_key, updated_at, archived_at, version, search_text, is_cron_run, row)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET
+         session_id = excluded.session_id, agent_id = excluded.agent_id, kind = excluded.kind, label = excluded.label,
+         spawned_by = excluded.spawned_by, parent_session_key = excluded.parent_session_key, updated_at = excluded.updated_at,
+         archived_at = excluded.archived_at, version = excluded.version, search_text = excluded.search_text,
+         is_cron_run = excluded.is_cron_run, row = excluded.row
+       WHERE excluded.updated_at > sessions.updated_at
+          OR (excluded.updated_at = sessions.updated_at AND excluded.version >= sessions.version)
+          OR excluded.session_id <> sessions.session_id AND excluded.updated_at >= sessions.updated_at`,
+      row.key,
+      row.sessionId,
+      row.agentId,
+      columns.kind,
+      row.label ?? null,
+      row.spawnedBy ?? null,
+      row.parentSessionKey ?? null,
+      row.updatedAt,
+      row.archivedAt ?? null,
+      version,
+      columns.searchText,
+      columns.isCronRun ? 1 : 0,
+      JSON.stringify(row),
+    ).rowsWritten;
+    this.sql.exec(
+      "INSERT OR IGNORE INTO session_ids (session_id, key, agent_id) VALUES (?, ?, ?)",
+      row.sessionId,
+      row.key,
+      row.agentId,
+    );
+    return written > 0;
+  }
+
+  removeSession(key: string): boolean {
+    this.sql.exec("UPDATE session_ids SET deleted = 1 WHERE key = ?", key);
+    return this.sql.exec("DELETE FROM sessions WHERE key = ?", key).rowsWritten > 0;
+  }
+
+  clearIndex(): void {
+    this.sql.exec("DELETE FROM sessions");
+  }
+
+  session(key: string): SessionRow | undefined {
+    const row = first<{ row: string }>(this.sql, "SELECT row FROM sessions WHERE key = ?", key);
+    return row && (JSON.parse(row.row) as SessionRow);
+  }
+
+  /** Which key a sessionId (current or from before a reset) belongs to. */
+  keyForSessionId(sessionId: string): { key: string; agentId: string } | undefined {
+    const row = first<{ key: string; agent_id: string }>(
+      this.sql,
+      "SELECT key, agent_id FROM session_ids WHERE session_id = ? AND deleted = 0",
+      sessionId,
+    );
+    return row && { key: row.key, agentId: row.agent_id };
+  }
+
+  keysWithLabel(label: string, agentId?: string): string[] {
+    const rows = agentId
+      ? all<{ key: string }>(this.sql, "SELECT key FROM sessions WHERE label = ? AND agent_id = ? ORDER BY updated_at DESC LIMIT 20", label, agentId)
+      : all<{ key: string }>(this.sql, "SELECT key FROM sessions WHERE label = ? ORDER BY updated_at DESC LIMIT 20", label);
+    return rows.map((r) => r.key);
+  }
+
+  /** Direct children (by spawnedBy or parentSessionKey) of each given key. */
+  childrenOf(keys: string[]): Map<string, string[]> {
+    const children = new Map<string, string[]>();
+    for (let i = 0; i < keys.length; i += MAX_BINDS / 2) {
+      const chunk = keys.slice(i, i + MAX_BINDS / 2);
+      const marks = chunk.map(() => "?").join(",");
+      const rows = all<{ key: string; spawned_by: string | null; parent_session_key: string | null }>(
+        this.sql,
+        `SELECT key, spawned_by, parent_session_key FROM sessions
+         WHERE spawned_by IN (${marks}) OR parent_session_key IN (${marks}) ORDER BY updated_at DESC`,
+        ...chunk,
+        ...chunk,
+      );
+      for (const row of rows) {
+        for (const parent of new Set([row.spawned_by, row.parent_session_key])) {
+          if (!parent) continue;
+          const list = children.get(parent) ?? [];
+          list.push(row.key);
+          children.set(parent, list);
+        }
+      }
+    }
+    return children;
+  }
+
+  countActiveChildren(key: string): number {
+    return (
+      first<{ n: number }>(
+        this.sql,
+        "SELECT count(*) AS n FROM sessions WHERE spawned_by = ? AND archived_at IS NULL AND (row ->> '$.status') = 'running'",
+        key,
+      )?.n ?? 0
+    );
+  }
+
+  /** Rows matching the filter, newest first. */
+  list(filter: ListFilter): SessionRow[] {
+    const where: string[] = ["is_cron_run = 0"];
+    const binds: unknown[] = [];
+    if (!filter.includeGlobal) where.push("key <> 'global'");
+    if (!filter.includeUnknown) where.push("key <> 'unknown'");
+    if (!filter.includeArchived) where.push("archived_at IS NULL");
+    if (filter.agentId !== undefined) {
+      where.push("agent_id = ? AND key NOT IN ('global', 'unknown')");
+      binds.push(filter.agentId);
+    }
+    if (filter.spawnedBy !== undefined) {
+      where.push("(spawned_by = ? OR parent_session_key = ?) AND key NOT IN ('global', 'unknown')");
+      binds.push(filter.spawnedBy, filter.spawnedBy);
+    }
+    if (filter.label !== undefined) {
+      where.push("label = ?");
+      binds.push(filter.label);
+    }
+    if (filter.activeMinutes !== undefined) {
+      where.push("updated_at >= ?");
+      binds.push(filter.now - filter.activeMinutes * 60_000);
+    }
+    if (filter.search) {
+      // instr, not LIKE: DO SQLite caps LIKE patterns at 50 bytes.
+      where.push("instr(search_text, ?) > 0");
+      binds.push(filter.search.toLowerCase());
+    }
+    if (filter.kinds && filter.kinds.length > 0) {
+      where.push(`kind IN (${filter.kinds.map(() => "?").join(",")})`);
+      binds.push(...filter.kinds);
+    }
+    if (filter.keys) {
+      if (filter.keys.length === 0) return [];
+      where.push(`key IN (SELECT value FROM json_each(?))`);
+      binds.push(JSON.stringify(filter.keys));
+    }
+    const limit = filter.limit === undefined ? -1 : Math.max(1, Math.floor(filter.limit));
+    const rows = all<{ row: string }>(
+      this.sql,
+      `SELECT row FROM sessions WHERE ${where.join(" AND ")} ORDER BY updated_at DESC LIMIT ?`,
+      ...binds,
+      limit,
+    );
+    return rows.map((r) => JSON.parse(r.row) as SessionRow);
+  }
+
+  allKeys(): string[] {
+    return all<{ key: string }>(this.sql, "SELECT DISTINCT key FROM session_ids WHERE deleted = 0").map((r) => r.key);
+  }
+
+  sessionCount(): number {
+    return first<{ n: number }>(this.sql, "SELECT count(*) AS n FROM sessions")?.n ?? 0;
+  }
+}

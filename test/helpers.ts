@@ -1,0 +1,51 @@
+import { exports } from "cloudflare:workers";
+
+/** Test helpers: drive the worker exactly as an HTTP client would. */
+
+export const ADMIN = "test-admin-token";
+export const DEV = "test-operator-token";
+
+export async function call(path: string, init: RequestInit & { token?: string | null; json?: unknown } = {}) {
+  const headers = new Headers(init.headers);
+  const token = init.token === undefined ? DEV : init.token;
+  if (token) headers.set("authorization", `Bearer ${token}`);
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers.set("content-type", "application/json");
+    body = JSON.stringify(init.json);
+  }
+  const res = await exports.default.fetch(`http://svc.test${path}`, { ...init, headers, body });
+  const text = await res.text();
+  let data: any;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = text;
+  }
+  return { status: res.status, data, text, headers: res.headers };
+}
+
+export async function createTenant(id: string) {
+  const res = await call("/v1/admin/tenants", { method: "POST", token: ADMIN, json: { id } });
+  if (res.status !== 201) throw new Error(`create tenant ${id}: ${res.status} ${res.text}`);
+}
+
+export async function issueToken(tenant: string, scopes: string[] = ["operator.read", "operator.write", "operator.admin"]) {
+  const res = await call(`/v1/admin/tenants/${tenant}/tokens`, { method: "POST", token: ADMIN, json: { scopes } });
+  if (res.status !== 201) throw new Error(`issue token: ${res.status} ${res.text}`);
+  return res.data as { tokenId: string; token: string; scopes: string[] };
+}
+
+export async function append(key: string, message: Record<string, unknown>, opts: { token?: string; prefix?: string } = {}) {
+  return call(`${opts.prefix ?? ""}/v1/sessions/${encodeURIComponent(key)}/messages`, {
+    method: "POST",
+    json: message,
+    ...(opts.token ? { token: opts.token } : {}),
+  });
+}
+
+export async function history(key: string, query = "", opts: { token?: string; prefix?: string } = {}) {
+  return call(`${opts.prefix ?? ""}/sessions/${encodeURIComponent(key)}/history${query}`, opts.token ? { token: opts.token } : {});
+}
+
+export const user = (text: string, extra: Record<string, unknown> = {}) => ({ role: "user", content: text, ...extra });
