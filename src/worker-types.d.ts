@@ -1,8 +1,12 @@
-// Tells workers-types what the main module exports and which bindings the test `env` has.
-declare namespace Cloudflare {
-  interface GlobalProps {
-    mainModule: typeof import("./index");
-    durableNamespaces: "SessionObject" | "TenantObject";
+// Tells workers-types what the main module exports and what `env` holds (used by tests).
+import type { Env as WorkerEnv } from "./env";
+
+declare global {
+  namespace Cloudflare {
+    interface GlobalProps {
+      mainModule: typeof import("./index");
+      durableNamespaces: "SessionObject" | "TenantObject";
+    }
+    interface Env extends WorkerEnv {}
   }
-  interface Env extends import("./env").Env {}
 }

@@ -15,7 +15,7 @@ export async function call(path: string, init: RequestInit & { token?: string | 
     body = JSON.stringify(init.json);
   }
   const res = await exports.default.fetch(`http://svc.test${path}`, { ...init, headers, body });
-  const text = await res.text();
+  const text = new TextDecoder().decode(await res.arrayBuffer());
   let data: any;
   try {
     data = text ? JSON.parse(text) : undefined;

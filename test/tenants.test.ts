@@ -1,3 +1,5 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN, append, call, createTenant, DEV, history, issueToken, user } from "./helpers";
 
@@ -29,8 +31,6 @@ describe("admin API", () => {
     const issued = await issueToken("hashy", ["operator.read"]);
     expect(issued.token).toMatch(/^ocs_[0-9a-f]{16}\./);
     expect(issued.scopes).toEqual(["operator.read"]);
-    const { env } = await import("cloudflare:workers");
-    const { runInDurableObject } = await import("cloudflare:test");
     const stored = await runInDurableObject(env.TENANTS.getByName("hashy"), (_i, state) =>
       state.storage.sql.exec("SELECT hash FROM tokens").toArray(),
     );

@@ -19,13 +19,27 @@ const PAGE_MAX_BYTES = 4 * 1024 * 1024;
 /** Messages per page when streaming a whole transcript. */
 const STREAM_PAGE_MESSAGES = 500;
 
-export async function appendMessage(ctx: TenantContext, rawKey: string, body: IngestBody): Promise<AppendResult> {
-  const key = canonicalKey(ctx, rawKey);
+/** Ingests one inbound message (`POST /v1/sessions/{key}/messages`). */
+export async function appendMessage(ctx: TenantContext, rawKey: string, body: IngestBody): Promise<IngestResult> {
   const { idempotencyKey, origin, deliveryContext, chatType, displayName, label, channel, ...message } = body;
   const seed: SessionSeed = dropUndefined({ origin, deliveryContext, chatType, displayName, label, channel });
+  const result = await appendMessages(ctx, rawKey, [message as TranscriptMessage], seed, idempotencyKey);
+  const last = result.appended[0]!;
+  return { sessionKey: result.sessionKey, sessionId: result.sessionId, seq: last.seq, messageId: last.messageId };
+}
+
+/** Appends messages atomically, in order. */
+export async function appendMessages(
+  ctx: TenantContext,
+  rawKey: string,
+  messages: TranscriptMessage[],
+  seed?: SessionSeed,
+  idempotencyKey?: string,
+): Promise<AppendResult> {
+  const key = canonicalKey(ctx, rawKey);
   const result = await sessionStub(ctx, key).append(sessionRef(ctx, key), {
-    message: message as TranscriptMessage,
-    seed,
+    messages,
+    ...(seed ? { seed } : {}),
     ...(idempotencyKey ? { idempotencyKey } : {}),
   });
   if ("rejected" in result) {
@@ -33,6 +47,8 @@ export async function appendMessage(ctx: TenantContext, rawKey: string, body: In
   }
   return result;
 }
+
+export type IngestResult = { sessionKey: string; sessionId: string; seq: number; messageId: string };
 
 export type HistoryQuery = { limit?: number; cursorSeq?: number; includeTools: boolean };
 

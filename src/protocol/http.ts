@@ -24,6 +24,11 @@ export const ingestBodySchema = z.strictObject({
 });
 export type IngestBody = z.infer<typeof ingestBodySchema>;
 
+export const ingestBatchBodySchema = z.strictObject({
+  messages: z.array(transcriptMessageSchema).min(1).max(1000),
+  idempotencyKey: z.string().min(1).max(256).optional(),
+});
+
 /** The maximum number of messages one history page returns. */
 export const HISTORY_MAX_LIMIT = 1000;
 

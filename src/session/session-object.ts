@@ -8,12 +8,12 @@ import { messagePreview, toSessionRow, type SessionRow } from "./session-row";
 /** Which session an RPC is about; the worker resolves it before calling. */
 export type SessionRef = { tenantId: string; key: string; agentId: string };
 
-export type AppendInput = { message: TranscriptMessage; seed?: SessionSeed; idempotencyKey?: string };
+export type AppendInput = { messages: TranscriptMessage[]; seed?: SessionSeed; idempotencyKey?: string };
+export type AppendedMessage = { seq: number; messageId: string };
 export type AppendResult = {
   sessionKey: string;
   sessionId: string;
-  seq: number;
-  messageId: string;
+  appended: AppendedMessage[];
   created: boolean;
   duplicate: boolean;
 };
@@ -42,39 +42,44 @@ export class SessionObject extends DurableObject<Env> {
     if (state && state.indexedVersion < state.version) this.schedulePublish();
   }
 
-  /** Appends one message; the first one creates the session. Idempotent by key. */
+  /**
+   * Appends messages in order, atomically; the first append creates the session.
+   * A repeated idempotency key returns the first outcome and appends nothing.
+   */
   async append(ref: SessionRef, input: AppendInput): Promise<AppendResult | AppendRejected> {
     if (input.idempotencyKey) {
       const previous = this.store.findIdempotent(input.idempotencyKey);
       if (previous) return { ...(JSON.parse(previous) as AppendResult), created: false, duplicate: true };
     }
     const now = Date.now();
-    const message = input.message.timestamp === undefined ? { ...input.message, timestamp: now } : input.message;
-    const body = JSON.stringify(message);
-    const bytes = utf8Length(body);
-    if (bytes > MAX_MESSAGE_BYTES) return { rejected: "too_large", bytes };
+    const prepared: Array<{ message: TranscriptMessage; body: string }> = [];
+    for (const raw of input.messages) {
+      const message = raw.timestamp === undefined ? { ...raw, timestamp: now } : raw;
+      const body = JSON.stringify(message);
+      const bytes = utf8Length(body);
+      if (bytes > MAX_MESSAGE_BYTES) return { rejected: "too_large", bytes };
+      prepared.push({ message, body });
+    }
 
     const result = this.store.transaction(() => {
       const existing = this.store.loadEntry()?.entry;
-      const entry = existing ?? this.newEntry(ref, input.seed, now);
+      let entry = existing ?? this.newEntry(ref, input.seed, now);
       if (!existing) {
         this.store.setIdentity(ref.tenantId, ref.key);
         this.store.startTranscript(entry.sessionId, now);
       }
-      const seq = entry.messageCount + 1;
-      const messageId = crypto.randomUUID();
-      this.store.insertMessage(entry.sessionId, { seq, id: messageId, role: message.role, createdAt: now }, body);
-      this.store.saveEntry(applyAppend(entry, message, input.seed, seq, now));
-      const appended: AppendResult = {
-        sessionKey: entry.key,
-        sessionId: entry.sessionId,
-        seq,
-        messageId,
-        created: !existing,
-        duplicate: false,
-      };
-      if (input.idempotencyKey) this.store.rememberIdempotent(input.idempotencyKey, JSON.stringify(appended), now);
-      return appended;
+      const appended: AppendedMessage[] = [];
+      for (const { message, body } of prepared) {
+        const seq = entry.messageCount + 1;
+        const messageId = crypto.randomUUID();
+        this.store.insertMessage(entry.sessionId, { seq, id: messageId, role: message.role, createdAt: now }, body);
+        entry = applyAppend(entry, message, input.seed, seq, now);
+        appended.push({ seq, messageId });
+      }
+      this.store.saveEntry(entry);
+      const outcome: AppendResult = { sessionKey: entry.key, sessionId: entry.sessionId, appended, created: !existing, duplicate: false };
+      if (input.idempotencyKey) this.store.rememberIdempotent(input.idempotencyKey, JSON.stringify(outcome), now);
+      return outcome;
     });
     // A new session must be listable as soon as its creator hears back; later appends
     // reach the registry in the background so they add no round trip.

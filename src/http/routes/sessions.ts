@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { stream } from "hono/streaming";
 import {
   appendMessage,
+  appendMessages,
   deleteSession,
   historyPage,
   keyForSessionId,
@@ -9,7 +10,7 @@ import {
   transcriptPages,
 } from "../../domain/sessions";
 import { canonicalKey, sessionStub, type TenantContext } from "../../domain/tenant-context";
-import { ingestBodySchema, parseFlag, parseHistoryCursor, parseHistoryLimit } from "../../protocol/http";
+import { ingestBatchBodySchema, ingestBodySchema, parseFlag, parseHistoryCursor, parseHistoryLimit } from "../../protocol/http";
 import type { MessageRecord } from "../../session/session-store";
 import { type AppEnv, requireScope } from "../context";
 import { badRequest, notFound } from "../errors";
@@ -20,9 +21,23 @@ export const sessionRoutes = new Hono<AppEnv>();
 
 sessionRoutes.post("/v1/sessions/:key/messages", requireScope("operator.write"), async (c) => {
   const body = await readJson(c, ingestBodySchema);
-  const result = await appendMessage(c.var.tenant, c.req.param("key"), body);
-  const { created: _created, duplicate: _duplicate, ...response } = result;
-  return c.json(response, 201);
+  return c.json(await appendMessage(c.var.tenant, c.req.param("key"), body), 201);
+});
+
+/** Bulk import: up to 1,000 messages appended atomically in order (seeding, migrations). */
+sessionRoutes.post("/v1/sessions/:key/messages/batch", requireScope("operator.write"), async (c) => {
+  const body = await readJson(c, ingestBatchBodySchema);
+  const result = await appendMessages(c.var.tenant, c.req.param("key"), body.messages, undefined, body.idempotencyKey);
+  return c.json(
+    {
+      sessionKey: result.sessionKey,
+      sessionId: result.sessionId,
+      count: result.appended.length,
+      firstSeq: result.appended[0]?.seq,
+      lastSeq: result.appended.at(-1)?.seq,
+    },
+    201,
+  );
 });
 
 sessionRoutes.post("/v1/sessions/:key/reset", requireScope("operator.write"), async (c) => {
