@@ -51,6 +51,8 @@ export async function startServer({ cwd, readyTimeoutMs = READY_TIMEOUT_MS, log 
     // The node running the bench (>= 22) must also run wrangler, whatever PATH says.
     PATH: [dirname(process.execPath), process.env.PATH ?? ""].join(delimiter),
     WRANGLER_SEND_METRICS: "false",
+    // Miniflare would otherwise fetch request.cf data from workers.cloudflare.com (no internet here).
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
     NO_COLOR: "1",
     FORCE_COLOR: "0",
   };

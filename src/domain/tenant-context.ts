@@ -51,7 +51,7 @@ export function mainKeyOf(ctx: TenantContext, agentId = defaultAgentId(ctx.confi
  * Canonical store key for a key as a caller wrote it (`main`, `agent:x:y`, legacy forms).
  * Throws DomainError("invalid") for keys OpenClaw would reject.
  */
-export function canonicalKey(ctx: TenantContext, rawKey: string): string {
+export function canonicalKey(ctx: TenantContext, rawKey: string, agentId = defaultAgentId(ctx.config)): string {
   const trimmed = rawKey.trim();
   if (trimmed === "") throw new DomainError("invalid", "key required");
   if (trimmed.length > MAX_SESSION_KEY_CHARS) {
@@ -66,7 +66,7 @@ export function canonicalKey(ctx: TenantContext, rawKey: string): string {
   if (parsed && !isValidAgentId(parsed.agentId)) {
     throw new DomainError("invalid", `invalid agent id "${parsed.agentId}" in session key`);
   }
-  return toStoreKey({ agentId: defaultAgentId(ctx.config), requestKey: trimmed, cfg: ctx.config.session });
+  return toStoreKey({ agentId, requestKey: trimmed, cfg: ctx.config.session });
 }
 
 export function sessionRef(ctx: TenantContext, key: string): SessionRef {

@@ -1,10 +1,11 @@
 import { Hono } from "hono";
 import { DomainError } from "../domain/tenant-context";
 import { type AppEnv, tenantAuth, toApiError } from "./context";
-import { ApiError, errorBody, notFound } from "./errors";
+import { ApiError, errorBody } from "./errors";
 import { adminRoutes } from "./routes/admin";
 import { configRoutes } from "./routes/config";
 import { sessionRoutes } from "./routes/sessions";
+import { toolRoutes } from "./routes/tools";
 
 /** Routes of one tenant; mounted at /t/<tenantId> and, for DEFAULT_TENANT, at the root. */
 function tenantApp() {
@@ -12,6 +13,7 @@ function tenantApp() {
   app.use("*", tenantAuth);
   app.route("/", sessionRoutes);
   app.route("/", configRoutes);
+  app.route("/", toolRoutes);
   return app;
 }
 
@@ -32,5 +34,3 @@ export function createApp() {
   });
   return app;
 }
-
-export { notFound };

@@ -39,3 +39,25 @@ export async function readJsonValue(c: Context): Promise<unknown> {
 function tooLargeBody() {
   return tooLarge(`request body exceeds ${MAX_BODY_BYTES} bytes`);
 }
+
+/**
+ * Validates a query string against an object schema, converting "123" to numbers and
+ * "true"/"1" to booleans where the schema expects them. Repeated keys become arrays.
+ */
+export function parseQuery<S extends z.ZodType>(queries: Record<string, string[]>, schema: S): z.infer<S> {
+  const raw: Record<string, unknown> = {};
+  for (const [name, values] of Object.entries(queries)) {
+    const converted = values.map(convertQueryValue);
+    raw[name] = converted.length === 1 ? converted[0] : converted;
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw badRequest(describeZodError(parsed.error));
+  return parsed.data;
+}
+
+function convertQueryValue(value: string): unknown {
+  if (value === "true") return true;
+  if (value === "false") return false;
+  if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  return value;
+}

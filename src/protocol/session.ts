@@ -102,6 +102,11 @@ export type SessionEntry = {
   responseUsage?: "on" | "off" | "tokens" | "full";
   groupActivation?: "mention" | "always";
   sendPolicy?: "allow" | "deny";
+  execHost?: string;
+  execSecurity?: string;
+  execAsk?: string;
+  execNode?: string;
+  spawnedWorkspaceDir?: string;
   inputTokens?: number;
   outputTokens?: number;
   totalTokens?: number;
@@ -123,3 +128,30 @@ export type SessionEntry = {
   messageCount: number;
   lastMessagePreview?: string;
 };
+
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+/** `sessions.patch` fields (null clears an override). The key comes separately. */
+export const sessionPatchFieldsSchema = z.strictObject({
+  label: nullable(z.string().min(1).max(512)),
+  displayName: nullable(z.string().min(1).max(512)),
+  thinkingLevel: nullable(z.string().min(1).max(32)),
+  fastMode: nullable(z.boolean()),
+  verboseLevel: nullable(z.string().min(1).max(32)),
+  reasoningLevel: nullable(z.string().min(1).max(32)),
+  responseUsage: nullable(z.enum(["off", "tokens", "full", "on"])),
+  elevatedLevel: nullable(z.string().min(1).max(32)),
+  execHost: nullable(z.string().min(1).max(256)),
+  execSecurity: nullable(z.string().min(1).max(64)),
+  execAsk: nullable(z.string().min(1).max(64)),
+  execNode: nullable(z.string().min(1).max(256)),
+  model: nullable(z.string().min(1).max(256)),
+  spawnedBy: nullable(z.string().min(1).max(512)),
+  spawnedWorkspaceDir: nullable(z.string().min(1).max(1024)),
+  spawnDepth: nullable(z.int().min(0).max(10)),
+  subagentRole: nullable(z.enum(["orchestrator", "leaf"])),
+  subagentControlScope: nullable(z.enum(["children", "none"])),
+  sendPolicy: nullable(z.enum(["allow", "deny"])),
+  groupActivation: nullable(z.enum(["mention", "always"])),
+});
+export type SessionPatch = z.infer<typeof sessionPatchFieldsSchema>;

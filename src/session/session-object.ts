@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import type { SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
+import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { deriveChatType } from "../keys/session-key";
 import { type Page, type PageQuery, SessionStore } from "./session-store";
 import { messagePreview, toSessionRow, type SessionRow } from "./session-row";
@@ -98,6 +98,12 @@ export class SessionObject extends DurableObject<Env> {
     return entry && toSessionRow(entry);
   }
 
+  /** The row and its version, for rebuilding the registry. */
+  indexSnapshot(): { row: SessionRow; version: number } | null {
+    const state = this.store.loadEntry();
+    return state ? { row: toSessionRow(state.entry), version: state.version } : null;
+  }
+
   /** A page of the current transcript (or of an older one by sessionId). */
   read(query: Omit<PageQuery, "sessionId"> & { sessionId?: string; direction: "tail" | "forward" }):
     | (Page & { sessionId: string })
@@ -124,6 +130,24 @@ export class SessionObject extends DurableObject<Env> {
       if (previous) this.store.endTranscript(previous.sessionId, now);
       else this.store.setIdentity(ref.tenantId, ref.key);
       this.store.startTranscript(next.sessionId, now);
+      this.store.saveEntry(next);
+      return next;
+    });
+    await this.publishNow();
+    return entry;
+  }
+
+  /** Applies a `sessions.patch` (null clears a field); creates the session when absent, like OpenClaw. */
+  async patch(ref: SessionRef, patch: SessionPatch): Promise<SessionEntry> {
+    const now = Date.now();
+    const entry = this.store.transaction(() => {
+      const existing = this.store.loadEntry()?.entry;
+      const base = existing ?? this.newEntry(ref, undefined, now);
+      if (!existing) {
+        this.store.setIdentity(ref.tenantId, ref.key);
+        this.store.startTranscript(base.sessionId, now);
+      }
+      const next = applyPatch(base, patch, now);
       this.store.saveEntry(next);
       return next;
     });
@@ -251,6 +275,18 @@ function addUsage(entry: SessionEntry, message: TranscriptMessage): SessionEntry
     totalTokens: (entry.totalTokens ?? 0) + total,
     ...(cost !== undefined ? { estimatedCostUsd: (entry.estimatedCostUsd ?? 0) + cost } : {}),
   };
+}
+
+function applyPatch(entry: SessionEntry, patch: SessionPatch, now: number): SessionEntry {
+  const next: Record<string, unknown> = { ...entry, updatedAt: Math.max(now, entry.updatedAt) };
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (value === null) delete next[field];
+    else next[field] = value;
+  }
+  // A model override without a provider must not keep a stale provider (OpenClaw's merge rule).
+  if (patch.model !== undefined) delete next.modelProvider;
+  return next as SessionEntry;
 }
 
 function resetEntry(previous: SessionEntry, now: number): SessionEntry {

@@ -96,8 +96,68 @@ export class TenantObject extends DurableObject<Env> {
     return this.store.keyForSessionId(sessionId) ?? null;
   }
 
+  /** Rows newest first, each with `childSessions` (its spawn-tree children). */
   listSessions(filter: Omit<ListFilter, "now">): SessionRow[] {
-    return this.store.list({ ...filter, now: Date.now() });
+    const rows = this.store.list({ ...filter, now: Date.now() });
+    const children = this.store.childrenOf(rows.map((r) => r.key));
+    return rows.map((row) => {
+      const kids = children.get(row.key);
+      return kids ? { ...row, childSessions: kids } : row;
+    });
+  }
+
+  /** Keys carrying a label (optionally of one agent), newest first. */
+  keysWithLabel(label: string, agentId?: string): string[] {
+    return this.store.keysWithLabel(label, agentId);
+  }
+
+  agentIds(): string[] {
+    return this.store.agentIds();
+  }
+
+  countActiveChildren(key: string): number {
+    return this.store.countActiveChildren(key);
+  }
+
+  /**
+   * Rebuilds the derived index from the session objects themselves: every key the tenant
+   * ever created (and did not delete) is asked for its current row.
+   */
+  async rebuildIndex(): Promise<{ sessions: number }> {
+    const tenantId = this.store.tenantId();
+    if (!tenantId) return { sessions: 0 };
+    const keys = this.store.allKeys();
+    this.store.clearIndex();
+    let indexed = 0;
+    const queue = [...keys];
+    const worker = async () => {
+      for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
+        const snapshot = await this.env.SESSIONS.getByName(`${tenantId}/${key}`).indexSnapshot();
+        if (snapshot && this.upsertSession(snapshot.row, snapshot.version)) indexed++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(8, keys.length) }, worker));
+    return { sessions: indexed };
+  }
+
+  // ── Rate limits ─────────────────────────────────────────────────────────
+
+  private windows = new Map<string, { startedAt: number; count: number }>();
+
+  /**
+   * Fixed one-minute window per meter, in memory (best effort: a restarted object starts
+   * a fresh window). Returns 0 when admitted, else the milliseconds until the window resets.
+   */
+  admit(meter: string, perMinute: number): number {
+    const now = Date.now();
+    const window = this.windows.get(meter);
+    if (!window || now - window.startedAt >= 60_000) {
+      this.windows.set(meter, { startedAt: now, count: 1 });
+      return 0;
+    }
+    if (window.count >= perMinute) return window.startedAt + 60_000 - now;
+    window.count++;
+    return 0;
   }
 
   private indexColumns(row: SessionRow): IndexColumns {

@@ -52,10 +52,17 @@ export type ListFilter = {
   spawnedBy?: string;
   search?: string;
   kinds?: string[];
-  /** Only these keys (visibility already decided by the caller). */
-  keys?: string[];
+  /** Which sessions the caller may see (decided by the visibility policy). */
+  scope?: ListScope;
   now: number;
 };
+
+/** Visibility as SQL: one key, a key and its spawned children, some agents, or everything. */
+export type ListScope =
+  | { kind: "all" }
+  | { kind: "self"; key: string }
+  | { kind: "tree"; key: string }
+  | { kind: "agents"; agentIds: string[] };
 
 /** SQLite's bound-parameter ceiling on Durable Objects is 100; stay under it. */
 const MAX_BINDS = 90;
@@ -261,10 +268,17 @@ export class TenantStore {
       where.push(`kind IN (${filter.kinds.map(() => "?").join(",")})`);
       binds.push(...filter.kinds);
     }
-    if (filter.keys) {
-      if (filter.keys.length === 0) return [];
-      where.push(`key IN (SELECT value FROM json_each(?))`);
-      binds.push(JSON.stringify(filter.keys));
+    const scope = filter.scope ?? { kind: "all" };
+    if (scope.kind === "self") {
+      where.push("key = ?");
+      binds.push(scope.key);
+    } else if (scope.kind === "tree") {
+      where.push("(key = ? OR spawned_by = ?)");
+      binds.push(scope.key, scope.key);
+    } else if (scope.kind === "agents") {
+      if (scope.agentIds.length === 0) return [];
+      where.push("agent_id IN (SELECT value FROM json_each(?))");
+      binds.push(JSON.stringify(scope.agentIds));
     }
     const limit = filter.limit === undefined ? -1 : Math.max(1, Math.floor(filter.limit));
     const rows = all<{ row: string }>(
@@ -274,6 +288,14 @@ export class TenantStore {
       limit,
     );
     return rows.map((r) => JSON.parse(r.row) as SessionRow);
+  }
+
+  agentIds(): string[] {
+    return all<{ agent_id: string }>(this.sql, "SELECT DISTINCT agent_id FROM sessions").map((r) => r.agent_id);
+  }
+
+  tenantId(): string | undefined {
+    return first<{ tenant_id: string }>(this.sql, "SELECT tenant_id FROM tenant WHERE id = 1")?.tenant_id;
   }
 
   allKeys(): string[] {

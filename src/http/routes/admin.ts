@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { isAdminToken } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
 import { createTenantBodySchema, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
+import { rebuildIndex } from "../../domain/registry";
 import type { AppEnv } from "../context";
 import { conflict, notFound, unauthorized } from "../errors";
 import { readJson } from "../request";
@@ -36,6 +37,13 @@ adminRoutes.delete("/tenants/:id/tokens/:tokenId", async (c) => {
   const revoked = await c.env.TENANTS.getByName(id).revokeToken(tokenId);
   if (!revoked) throw notFound(`Token not found: ${tokenId}`);
   return c.json({ ok: true, tokenId, revoked: true });
+});
+
+/** Rebuilds a tenant's session index from its session objects (the index is derived data). */
+adminRoutes.post("/tenants/:id/reindex", async (c) => {
+  const id = tenantIdParam(c.req.param("id"));
+  if (!(await c.env.TENANTS.getByName(id).exists()) && id !== c.env.DEFAULT_TENANT) throw notFound(`Tenant not found: ${id}`);
+  return c.json({ ok: true, ...(await rebuildIndex({ env: c.env, tenantId: id })) });
 });
 
 function tenantIdParam(id: string): string {

@@ -14,7 +14,10 @@ import { ingestBatchBodySchema, ingestBodySchema, parseFlag, parseHistoryCursor,
 import type { MessageRecord } from "../../session/session-store";
 import { type AppEnv, requireScope } from "../context";
 import { badRequest, notFound } from "../errors";
-import { readJson } from "../request";
+import { parseQuery, readJson } from "../request";
+import { listSessions, patchSession } from "../../domain/registry";
+import { sessionsListParamsSchema } from "../../protocol/methods";
+import { sessionPatchFieldsSchema } from "../../protocol/session";
 
 /** Session transcripts over HTTP: ingest, OpenClaw's history route, reset, delete, JSONL export. */
 export const sessionRoutes = new Hono<AppEnv>();
@@ -38,6 +41,18 @@ sessionRoutes.post("/v1/sessions/:key/messages/batch", requireScope("operator.wr
     },
     201,
   );
+});
+
+/** The operator's list with OpenClaw's `sessions.list` params (as query string) and result. */
+sessionRoutes.get("/v1/sessions", requireScope("operator.read"), async (c) => {
+  const params = parseQuery(c.req.queries(), sessionsListParamsSchema);
+  return c.json(await listSessions(c.var.tenant, params));
+});
+
+/** `sessions.patch` over HTTP; creates the session when absent. */
+sessionRoutes.patch("/v1/sessions/:key", requireScope("operator.write"), async (c) => {
+  const patch = await readJson(c, sessionPatchFieldsSchema);
+  return c.json(await patchSession(c.var.tenant, c.req.param("key"), patch));
 });
 
 sessionRoutes.post("/v1/sessions/:key/reset", requireScope("operator.write"), async (c) => {

@@ -1,0 +1,132 @@
+import { normalizeAgentId, resolveMainAlias } from "../keys/session-key";
+import type { SessionsListParams, SessionsResolveParams } from "../protocol/methods";
+import type { SessionEntry, SessionPatch } from "../protocol/session";
+import type { SessionRow } from "../session/session-row";
+import {
+  canonicalKey,
+  defaultAgentId,
+  DomainError,
+  mainKeyOf,
+  sessionRef,
+  sessionStub,
+  type TenantContext,
+  tenantStub,
+} from "./tenant-context";
+
+/** Session index operations (OpenClaw's sessions.list / resolve / patch) for every transport. */
+
+export type SessionsDefaults = { defaultAgentId: string; mainKey: string; mainSessionKey: string; scope: string };
+
+export type SessionsListResult = {
+  ts: number;
+  path: string;
+  count: number;
+  defaults: SessionsDefaults;
+  sessions: SessionRow[];
+};
+
+export function sessionsDefaults(ctx: TenantContext): SessionsDefaults {
+  const alias = resolveMainAlias(ctx.config.session);
+  return { defaultAgentId: defaultAgentId(ctx.config), mainKey: alias.mainKey, mainSessionKey: mainKeyOf(ctx), scope: alias.scope };
+}
+
+/** The operator's list: OpenClaw's `sessions.list` params and result shape. */
+export async function listSessions(ctx: TenantContext, params: SessionsListParams): Promise<SessionsListResult> {
+  const rows = await tenantStub(ctx).listSessions({
+    ...(params.limit !== undefined ? { limit: params.limit } : {}),
+    ...(params.activeMinutes !== undefined ? { activeMinutes: params.activeMinutes } : {}),
+    includeGlobal: params.includeGlobal === true,
+    includeUnknown: params.includeUnknown === true,
+    includeArchived: params.includeArchived === true,
+    ...(params.label !== undefined ? { label: params.label } : {}),
+    ...(params.agentId !== undefined ? { agentId: normalizeAgentId(params.agentId) } : {}),
+    ...(params.spawnedBy !== undefined ? { spawnedBy: canonicalKey(ctx, params.spawnedBy) } : {}),
+    ...(params.search !== undefined ? { search: params.search } : {}),
+  });
+  const sessions = rows.map((row) => presentRow(row, params.includeLastMessage === true));
+  return { ts: Date.now(), path: "(multiple)", count: sessions.length, defaults: sessionsDefaults(ctx), sessions };
+}
+
+/** OpenClaw's displayName fallback chain, and the preview only when asked for. */
+export function presentRow(row: SessionRow, includeLastMessage: boolean): SessionRow {
+  const { lastMessagePreview, ...rest } = row;
+  const displayName = row.displayName ?? row.label ?? row.origin?.label;
+  return {
+    ...rest,
+    ...(displayName !== undefined ? { displayName } : {}),
+    ...(includeLastMessage && lastMessagePreview !== undefined ? { lastMessagePreview } : {}),
+  };
+}
+
+/** `sessions.resolve`: exactly one of key, sessionId or label → the canonical key. */
+export async function resolveSession(ctx: TenantContext, params: SessionsResolveParams): Promise<string> {
+  const given = [params.key, params.sessionId, params.label].filter((v) => v !== undefined && v.trim() !== "");
+  if (given.length > 1) throw new DomainError("invalid", "Provide either key, sessionId, or label (not multiple)");
+  if (given.length === 0) throw new DomainError("invalid", "Either key, sessionId, or label is required");
+  const tenant = tenantStub(ctx);
+  const spawnedBy = params.spawnedBy !== undefined ? canonicalKey(ctx, params.spawnedBy) : undefined;
+  const visible = (row: SessionRow | null): row is SessionRow =>
+    row !== null && (spawnedBy === undefined || row.spawnedBy === spawnedBy || row.parentSessionKey === spawnedBy);
+
+  if (params.key !== undefined) {
+    const key = canonicalKey(ctx, params.key);
+    if (!reservedAllowed(key, params) || !visible(await tenant.session(key))) {
+      throw new DomainError("not_found", `No session found: ${params.key.trim()}`);
+    }
+    return key;
+  }
+  if (params.sessionId !== undefined) {
+    const sessionId = params.sessionId.trim();
+    const owner = await tenant.keyForSessionId(sessionId);
+    if (!owner || !reservedAllowed(owner.key, params) || !visible(await tenant.session(owner.key))) {
+      throw new DomainError("not_found", `No session found: ${sessionId}`);
+    }
+    return owner.key;
+  }
+  const label = params.label!.trim();
+  const agentId = params.agentId !== undefined ? normalizeAgentId(params.agentId) : undefined;
+  const keys = await tenant.keysWithLabel(label, agentId);
+  const rows = await Promise.all(keys.map((key) => tenant.session(key)));
+  const matches = rows.filter(visible).filter((row) => reservedAllowed(row.key, params));
+  if (matches.length === 0) throw new DomainError("not_found", `No session found with label: ${label}`);
+  if (matches.length > 1) {
+    throw new DomainError("invalid", `Multiple sessions found with label: ${label} (${matches.map((r) => r.key).join(", ")})`);
+  }
+  return matches[0]!.key;
+}
+
+function reservedAllowed(key: string, params: SessionsResolveParams): boolean {
+  if (key === "global") return params.includeGlobal === true;
+  if (key === "unknown") return params.includeUnknown === true;
+  return true;
+}
+
+export type PatchResult = { ok: true; path: string; key: string; entry: SessionEntry; resolved: { modelProvider?: string; model?: string } };
+
+/** `sessions.patch`: creates the session when absent, null clears an override. */
+export async function patchSession(ctx: TenantContext, rawKey: string, patch: SessionPatch): Promise<PatchResult> {
+  const key = canonicalKey(ctx, rawKey);
+  const normalized: SessionPatch = {
+    ...patch,
+    ...(typeof patch.spawnedBy === "string" ? { spawnedBy: canonicalKey(ctx, patch.spawnedBy) } : {}),
+  };
+  const entry = await sessionStub(ctx, key).patch(sessionRef(ctx, key), normalized);
+  const model = entry.model ?? agentModel(ctx, entry.agentId);
+  return {
+    ok: true,
+    path: "(multiple)",
+    key,
+    entry,
+    resolved: { ...(entry.modelProvider ? { modelProvider: entry.modelProvider } : {}), ...(model ? { model } : {}) },
+  };
+}
+
+/** The model an agent runs with when the session has no override. */
+export function agentModel(ctx: TenantContext, agentId: string): string | undefined {
+  const agent = ctx.config.agents?.list?.find((a) => normalizeAgentId(a.id) === agentId);
+  return agent?.model ?? ctx.config.agents?.defaults?.model;
+}
+
+export async function rebuildIndex(ctx: Pick<TenantContext, "env" | "tenantId">): Promise<{ sessions: number }> {
+  return tenantStub(ctx).rebuildIndex();
+}

@@ -1,0 +1,40 @@
+import { Hono } from "hono";
+import { DomainError, tenantStub } from "../../domain/tenant-context";
+import { invokeBodySchema } from "../../protocol/tools";
+import { invokeToolOverHttp, ToolNotAvailableError } from "../../tools/invoke";
+import { ToolInputError } from "../../tools/result";
+import { type AppEnv, requireScope } from "../context";
+import { ApiError, errorBody } from "../errors";
+import { readJsonValue } from "../request";
+
+/** Default tool calls per tenant per minute when the config sets none. */
+export const DEFAULT_TOOLS_PER_MINUTE = 6000;
+
+/** OpenClaw's `POST /tools/invoke`: `{ tool, args, sessionKey, action }` → `{ ok, result }`. */
+export const toolRoutes = new Hono<AppEnv>();
+
+toolRoutes.post("/tools/invoke", requireScope("operator.write"), async (c) => {
+  const tenant = c.var.tenant;
+  const perMinute = tenant.config.rateLimit?.toolsPerMinute ?? DEFAULT_TOOLS_PER_MINUTE;
+  const retryAfterMs = await tenantStub(tenant).admit("tools", perMinute);
+  if (retryAfterMs > 0) {
+    c.header("Retry-After", String(Math.ceil(retryAfterMs / 1000)));
+    return c.json(errorBody("rate_limited", `Too many tool calls: the limit is ${perMinute} per minute`), 429);
+  }
+
+  const raw = await readJsonValue(c);
+  const body = invokeBodySchema.safeParse(raw);
+  if (!body.success) {
+    const hasTool = typeof raw === "object" && raw !== null && typeof (raw as { tool?: unknown }).tool === "string";
+    throw new ApiError(400, "invalid_request", hasTool ? "invalid tools.invoke body" : "tools.invoke requires body.tool");
+  }
+  try {
+    const result = await invokeToolOverHttp(tenant, body.data);
+    return c.json({ ok: true, result });
+  } catch (error) {
+    if (error instanceof ToolNotAvailableError) return c.json(errorBody("not_found", error.message), 404);
+    if (error instanceof ToolInputError) return c.json(errorBody("tool_error", error.message), 400);
+    if (error instanceof DomainError && error.code !== "too_large") return c.json(errorBody("tool_error", error.message), 400);
+    throw error;
+  }
+});

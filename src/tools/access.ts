@@ -1,0 +1,105 @@
+import { canonicalKey, type TenantContext, tenantStub } from "../domain/tenant-context";
+import { agentIdOf, looksLikeSessionId, shouldResolveAsSessionId, toInternalKey } from "../keys/session-key";
+import { sandboxToolsVisibility } from "../policy/sandbox";
+import {
+  type AccessAction,
+  checkSessionAccess,
+  matchesAgentToAgentAllow,
+  resolveVisibility,
+  sessionNotFoundText,
+  sessionNotVisibleText,
+  type SessionVisibility,
+} from "../policy/visibility";
+import type { ListScope } from "../tenant/tenant-store";
+import type { Requester } from "./requester";
+
+/** Applies the visibility policy of one requester: list scopes and per-target checks. */
+
+export type AccessPolicy = { visibility: SessionVisibility; restrictToSpawned: boolean };
+
+export type Denied = { status: "forbidden" | "error"; error: string };
+
+export function accessPolicy(ctx: TenantContext, requester: Requester): AccessPolicy {
+  return resolveVisibility({
+    ...(ctx.config.tools?.sessions?.visibility ? { configured: ctx.config.tools.sessions.visibility } : {}),
+    sandboxed: requester.sandboxed,
+    sandboxSessionToolsVisibility: sandboxToolsVisibility(ctx.config, requester.agentId),
+    requesterIsSubagent: requester.isSubagent,
+    requesterKnown: true,
+  });
+}
+
+/** Which sessions a list may return, as SQL-ready scope. */
+export async function listScope(ctx: TenantContext, requester: Requester, policy: AccessPolicy): Promise<ListScope> {
+  switch (policy.visibility) {
+    case "self":
+      return { kind: "self", key: requester.key };
+    case "tree":
+      return { kind: "tree", key: requester.key };
+    case "agent":
+      return { kind: "agents", agentIds: [requester.agentId] };
+    case "all": {
+      const a2a = ctx.config.tools?.agentToAgent;
+      if (a2a?.enabled !== true || !matchesAgentToAgentAllow(requester.agentId, a2a.allow)) {
+        return { kind: "agents", agentIds: [requester.agentId] };
+      }
+      const agentIds = (await tenantStub(ctx).agentIds()).filter(
+        (id) => id === requester.agentId || matchesAgentToAgentAllow(id, a2a.allow),
+      );
+      return { kind: "agents", agentIds };
+    }
+  }
+}
+
+/** Checks one target key against the requester's visibility; null when allowed. */
+export async function checkTarget(
+  ctx: TenantContext,
+  requester: Requester,
+  policy: AccessPolicy,
+  targetKey: string,
+  action: AccessAction,
+): Promise<Denied | null> {
+  const target = targetKey === requester.key ? null : await tenantStub(ctx).session(targetKey);
+  const spawnedByRequester = target !== null && (target.spawnedBy === requester.key || target.parentSessionKey === requester.key);
+  if (policy.restrictToSpawned && targetKey !== requester.key && !spawnedByRequester) {
+    return { status: "forbidden", error: sessionNotVisibleText(targetKey) };
+  }
+  const result = checkSessionAccess({
+    action,
+    requesterKey: requester.key,
+    requesterAgentId: requester.agentId,
+    targetKey,
+    targetAgentId: agentIdOf(targetKey, requester.agentId),
+    visibility: policy.visibility,
+    ...(ctx.config.tools?.agentToAgent ? { agentToAgent: ctx.config.tools.agentToAgent } : {}),
+    targetIsSpawnedByRequester: spawnedByRequester,
+  });
+  return result.allowed ? null : { status: result.status, error: result.error };
+}
+
+/**
+ * Resolves what an agent passed as `sessionKey`: a key, `main`, `current`, or a sessionId
+ * (OpenClaw's resolveSessionReference). Returns the canonical key or an error result.
+ */
+export async function resolveReference(
+  ctx: TenantContext,
+  requester: Requester,
+  policy: AccessPolicy,
+  input: string,
+): Promise<{ key: string } | Denied> {
+  const trimmed = input.trim();
+  if (!shouldResolveAsSessionId(trimmed)) {
+    const internal = toInternalKey(trimmed, { requesterKey: requester.key, cfg: ctx.config.session, agentId: requester.agentId });
+    return { key: canonicalKey(ctx, internal, requester.agentId) };
+  }
+  const tenant = tenantStub(ctx);
+  // A UUID-looking or otherwise non-key string: first as a key, then as a sessionId.
+  const asKey = looksLikeSessionId(trimmed) ? null : await tenant.session(canonicalKey(ctx, trimmed, requester.agentId));
+  const key = asKey?.key ?? (await tenant.keyForSessionId(trimmed))?.key;
+  if (!key) {
+    return policy.restrictToSpawned
+      ? { status: "forbidden", error: sessionNotVisibleText(trimmed) }
+      : { status: "error", error: sessionNotFoundText(trimmed) };
+  }
+  return { key };
+}

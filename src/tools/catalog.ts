@@ -1,0 +1,51 @@
+import type { z } from "zod";
+import type { TenantContext } from "../domain/tenant-context";
+import type { TenantConfig } from "../protocol/config";
+import { agentsListArgsSchema, sessionsHistoryArgsSchema, sessionsListArgsSchema, sessionStatusArgsSchema } from "../protocol/tools";
+import { agentsList } from "./agents-list";
+import type { Requester } from "./requester";
+import { type ToolResult } from "./result";
+import { sessionStatus } from "./session-status";
+import { sessionsHistory } from "./sessions-history";
+import { sessionsList } from "./sessions-list";
+
+/** Every tool this service implements, with its argument schema. */
+type ToolDefinition<S extends z.ZodType> = {
+  schema: S;
+  run(ctx: TenantContext, requester: Requester, args: z.infer<S>): Promise<ToolResult> | ToolResult;
+};
+
+const define = <S extends z.ZodType>(tool: ToolDefinition<S>) => tool as ToolDefinition<z.ZodType>;
+
+export const TOOLS: Record<string, ToolDefinition<z.ZodType>> = {
+  sessions_list: define({ schema: sessionsListArgsSchema, run: sessionsList }),
+  sessions_history: define({ schema: sessionsHistoryArgsSchema, run: sessionsHistory }),
+  session_status: define({ schema: sessionStatusArgsSchema, run: sessionStatus }),
+  agents_list: define({ schema: agentsListArgsSchema, run: agentsList }),
+};
+
+/** Tools OpenClaw never serves over HTTP unless `gateway.tools.allow` lists them. */
+export const HTTP_DENIED_TOOLS = [
+  "exec",
+  "spawn",
+  "shell",
+  "fs_write",
+  "fs_delete",
+  "fs_move",
+  "apply_patch",
+  "sessions_spawn",
+  "sessions_send",
+  "cron",
+  "gateway",
+  "nodes",
+  "whatsapp_login",
+];
+
+/** OpenClaw's HTTP tool policy: the default deny list, minus `gateway.tools.allow`, plus `gateway.tools.deny`. */
+export function availableOverHttp(config: TenantConfig, name: string): boolean {
+  if (!(name in TOOLS)) return false;
+  const allow = config.gateway?.tools?.allow ?? [];
+  const deny = config.gateway?.tools?.deny ?? [];
+  if (deny.includes(name)) return false;
+  return !HTTP_DENIED_TOOLS.includes(name) || allow.includes(name);
+}

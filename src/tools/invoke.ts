@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { describeZodError } from "../http/errors";
+import type { TenantContext } from "../domain/tenant-context";
+import { availableOverHttp, TOOLS } from "./catalog";
+import { operatorRequester } from "./requester";
+import { ToolInputError, type ToolResult } from "./result";
+
+export class ToolNotAvailableError extends Error {
+  constructor(name: string) {
+    super(`Tool not available: ${name}`);
+    this.name = "ToolNotAvailableError";
+  }
+}
+
+export type InvokeRequest = { tool: string; args?: unknown; action?: string; sessionKey?: string };
+
+/**
+ * Runs one tool as an operator-token caller over HTTP (OpenClaw's POST /tools/invoke):
+ * the requester session is `sessionKey` (default main); args that are not an object are `{}`.
+ */
+export async function invokeToolOverHttp(ctx: TenantContext, request: InvokeRequest): Promise<ToolResult> {
+  if (!availableOverHttp(ctx.config, request.tool)) throw new ToolNotAvailableError(request.tool);
+  const tool = TOOLS[request.tool]!;
+  const args = isPlainObject(request.args) ? { ...request.args } : {};
+  // `action` joins the args only for tools that take one and when args lack it.
+  if (request.action !== undefined && !("action" in args) && hasActionParam(tool.schema)) args.action = request.action;
+  const parsed = tool.schema.safeParse(args);
+  if (!parsed.success) throw new ToolInputError(describeZodError(parsed.error));
+  const requester = await operatorRequester(ctx, request.sessionKey);
+  return tool.run(ctx, requester, parsed.data);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function hasActionParam(schema: z.ZodType): boolean {
+  return schema instanceof z.ZodObject && "action" in schema.shape;
+}

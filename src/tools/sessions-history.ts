@@ -1,0 +1,32 @@
+import type { z } from "zod";
+import { sessionStub, type TenantContext } from "../domain/tenant-context";
+import { toDisplayKey } from "../keys/session-key";
+import type { sessionsHistoryArgsSchema } from "../protocol/tools";
+import { sanitizeToolHistory } from "../session/sanitize";
+import { accessPolicy, checkTarget, resolveReference } from "./access";
+import type { Requester } from "./requester";
+import { jsonResult, type ToolResult } from "./result";
+
+/** chat.history's own window: default 200, at most 1000 messages. */
+const DEFAULT_LIMIT = 200;
+const MAX_LIMIT = 1000;
+
+type Args = z.infer<typeof sessionsHistoryArgsSchema>;
+
+/** `sessions_history`: one visible session's transcript, sanitized for a model to read. */
+export async function sessionsHistory(ctx: TenantContext, requester: Requester, args: Args): Promise<ToolResult> {
+  const policy = accessPolicy(ctx, requester);
+  const resolved = await resolveReference(ctx, requester, policy, args.sessionKey);
+  if (!("key" in resolved)) return jsonResult(resolved);
+  const key = resolved.key;
+  const display = toDisplayKey(key, ctx.config.session, requester.agentId);
+  const denied = await checkTarget(ctx, requester, policy, key, "history");
+  if (denied) return jsonResult({ ...denied, sessionKey: display });
+
+  const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(args.limit ?? DEFAULT_LIMIT)));
+  const includeTools = args.includeTools === true;
+  const page = await sessionStub(ctx, key).read({ direction: "tail", limit, includeTools, maxBytes: 8 * 1024 * 1024 });
+  const messages = (page?.messages ?? []).map((m) => JSON.parse(m.json) as Record<string, unknown> & { role: string });
+  const sanitized = sanitizeToolHistory(messages, { includeTools });
+  return jsonResult({ sessionKey: display, ...sanitized });
+}
