@@ -21,7 +21,7 @@ export async function authenticate(env: Env, tenantId: string, token: string): P
   return access && { principal: { kind: "operator", scopes: access.scopes, tokenId }, config: access.config };
 }
 
-function isDevOperatorToken(env: Env, tenantId: string, token: string): boolean {
+export function isDevOperatorToken(env: Env, tenantId: string, token: string): boolean {
   if (!env.DEV_OPERATOR_TOKEN || tenantId !== env.DEFAULT_TENANT) return false;
   return constantTimeEqual(token, env.DEV_OPERATOR_TOKEN);
 }

@@ -143,9 +143,9 @@ export async function keyForSessionId(ctx: TenantContext, sessionId: string): Pr
   return found;
 }
 
-export async function resetSession(ctx: TenantContext, rawKey: string): Promise<SessionEntry> {
+export async function resetSession(ctx: TenantContext, rawKey: string, reason: "new" | "reset" = "reset"): Promise<SessionEntry> {
   const key = canonicalKey(ctx, rawKey);
-  return sessionStub(ctx, key).reset(sessionRef(ctx, key));
+  return sessionStub(ctx, key).reset(sessionRef(ctx, key), reason);
 }
 
 export async function deleteSession(ctx: TenantContext, rawKey: string): Promise<{ key: string; deleted: boolean }> {

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { DomainError } from "../domain/tenant-context";
 import { type AppEnv, tenantAuth, toApiError } from "./context";
 import { ApiError, errorBody } from "./errors";
+import { gatewayUpgrade } from "./routes/gateway";
 import { adminRoutes } from "./routes/admin";
 import { configRoutes } from "./routes/config";
 import { sessionRoutes } from "./routes/sessions";
@@ -21,6 +22,10 @@ export function createApp() {
   const app = new Hono<AppEnv>();
 
   app.get("/health", (c) => c.json({ ok: true, status: "live" }));
+  // The gateway WebSocket: `ws://host:port` (default tenant) or `wss://host/t/<tenantId>`.
+  app.get("/", gatewayUpgrade);
+  app.get("/t/:tenantId", gatewayUpgrade);
+  app.get("/t/:tenantId/", gatewayUpgrade);
   app.route("/v1/admin", adminRoutes);
   app.route("/t/:tenantId", tenantApp());
   app.route("/", tenantApp());

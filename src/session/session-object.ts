@@ -3,7 +3,11 @@ import type { Env } from "../env";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { deriveChatType } from "../keys/session-key";
 import { type Page, type PageQuery, SessionStore } from "./session-store";
+import { Publisher } from "./publisher";
 import { messagePreview, toSessionRow, type SessionRow } from "./session-row";
+
+/** Retry delay when the tenant could not be reached for an update. */
+const PUBLISH_RETRY_MS = 1_000;
 
 /** Which session an RPC is about; the worker resolves it before calling. */
 export type SessionRef = { tenantId: string; key: string; agentId: string };
@@ -31,15 +35,17 @@ export type AppendRejected = { rejected: "too_large"; bytes: number };
  */
 export class SessionObject extends DurableObject<Env> {
   private store: SessionStore;
-  private publishing = false;
-  private publishAgain = false;
+  private readonly publisher: Publisher;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new SessionStore(ctx.storage);
-    // A change that never reached the registry (eviction, crash) is published on wake.
-    const state = this.store.loadEntry();
-    if (state && state.indexedVersion < state.version) this.schedulePublish();
+    this.publisher = new Publisher(
+      () => this.store,
+      (tenantId, update) => this.env.TENANTS.getByName(tenantId).publish(update),
+    );
+    // Changes that never reached the tenant (eviction, crash) are published on wake.
+    if (this.publisher.hasPending()) this.publishInBackground();
   }
 
   /**
@@ -83,8 +89,8 @@ export class SessionObject extends DurableObject<Env> {
     });
     // A new session must be listable as soon as its creator hears back; later appends
     // reach the registry in the background so they add no round trip.
-    if (result.created) await this.publishNow();
-    else this.schedulePublish();
+    if (result.created) await this.publisher.publish("create");
+    else this.publishInBackground();
     return result;
   }
 
@@ -122,7 +128,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** Starts a new transcript under the same key; the old one stays readable by its sessionId. */
-  async reset(ref: SessionRef): Promise<SessionEntry> {
+  async reset(ref: SessionRef, reason: "new" | "reset" = "reset"): Promise<SessionEntry> {
     const now = Date.now();
     const entry = this.store.transaction(() => {
       const previous = this.store.loadEntry()?.entry;
@@ -133,7 +139,7 @@ export class SessionObject extends DurableObject<Env> {
       this.store.saveEntry(next);
       return next;
     });
-    await this.publishNow();
+    await this.publisher.publish("patch");
     return entry;
   }
 
@@ -151,7 +157,17 @@ export class SessionObject extends DurableObject<Env> {
       this.store.saveEntry(next);
       return next;
     });
-    await this.publishNow();
+    await this.publisher.publish("patch");
+    return entry;
+  }
+
+  /** Records the session this one was created from (sessions.create parentSessionKey). */
+  async setParent(parentSessionKey: string): Promise<SessionEntry> {
+    const state = this.store.loadEntry();
+    if (!state) throw new Error("setParent on a missing session");
+    const entry = { ...state.entry, parentSessionKey };
+    this.store.saveEntry(entry);
+    await this.publisher.publish("patch");
     return entry;
   }
 
@@ -193,46 +209,18 @@ export class SessionObject extends DurableObject<Env> {
     return this.env.TENANTS.getByName(tenantId);
   }
 
-  /** Sends the entry to the registry and waits (creation, reset: rare and must be visible at once). */
-  private async publishNow(): Promise<void> {
-    await this.publishPending();
-  }
-
-  /** Publishes in the background; at most one publish in flight, later changes coalesce. */
-  private schedulePublish(): void {
-    if (this.publishing) {
-      this.publishAgain = true;
-      return;
-    }
-    this.ctx.waitUntil(this.publishPending().catch((error) => console.error("SessionObject: index publish failed", error)));
-  }
-
-  private async publishPending(): Promise<void> {
-    if (this.publishing) {
-      this.publishAgain = true;
-      return;
-    }
-    this.publishing = true;
-    try {
-      do {
-        this.publishAgain = false;
-        const state = this.store.loadEntry();
-        const identity = this.store.identity();
-        if (!state || !identity || state.indexedVersion >= state.version) continue;
-        await this.tenant(identity.tenantId).upsertSession(toSessionRow(state.entry), state.version);
-        this.store.markIndexed(state.version);
-      } while (this.publishAgain);
-    } catch (error) {
-      // Retried by the alarm so an unreachable registry never loses the update.
-      await this.ctx.storage.setAlarm(Date.now() + 1_000);
-      throw error;
-    } finally {
-      this.publishing = false;
-    }
+  /** Publishes in the background (appends): the caller does not wait for the tenant. */
+  private publishInBackground(): void {
+    this.ctx.waitUntil(
+      this.publisher.publish().catch(async (error) => {
+        console.error("SessionObject: publish failed; retrying by alarm", error);
+        await this.ctx.storage.setAlarm(Date.now() + PUBLISH_RETRY_MS);
+      }),
+    );
   }
 
   override async alarm(): Promise<void> {
-    await this.publishPending();
+    if (this.publisher.hasPending()) await this.publisher.publish();
   }
 }
 

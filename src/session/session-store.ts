@@ -21,6 +21,9 @@ const MIGRATIONS = [
    )`,
   `CREATE TABLE transcripts (session_id TEXT PRIMARY KEY, started_at INTEGER NOT NULL, ended_at INTEGER)`,
   `CREATE TABLE idempotency (key TEXT PRIMARY KEY, response TEXT NOT NULL, created_at INTEGER NOT NULL)`,
+  // How far the tenant has acknowledged this session's messages (the transcript is the outbox).
+  `ALTER TABLE entry ADD COLUMN published_session_id TEXT`,
+  `ALTER TABLE entry ADD COLUMN published_seq INTEGER NOT NULL DEFAULT 0`,
 ] as const;
 
 /** A stored message ready for the wire: its JSON already carries `__openclaw`. */
@@ -85,8 +88,22 @@ export class SessionStore {
     return row?.version ?? 1;
   }
 
-  markIndexed(version: number): void {
-    this.sql.exec("UPDATE entry SET indexed_version = max(indexed_version, ?) WHERE id = 1", version);
+  /** Records what the tenant acknowledged: the entry version and the last message seq. */
+  markPublished(version: number, sessionId: string, seq: number): void {
+    this.sql.exec(
+      "UPDATE entry SET indexed_version = max(indexed_version, ?), published_session_id = ?, published_seq = ? WHERE id = 1",
+      version,
+      sessionId,
+      seq,
+    );
+  }
+
+  published(): { sessionId: string | null; seq: number } {
+    const row = first<{ published_session_id: string | null; published_seq: number }>(
+      this.sql,
+      "SELECT published_session_id, published_seq FROM entry WHERE id = 1",
+    );
+    return { sessionId: row?.published_session_id ?? null, seq: row?.published_seq ?? 0 };
   }
 
   startTranscript(sessionId: string, at: number): void {

@@ -1,11 +1,18 @@
 import { DurableObject } from "cloudflare:workers";
-import { constantTimeEqual, mintToken } from "../auth/tokens";
+import { isDevOperatorToken } from "../auth/authenticate";
+import { constantTimeEqual, mintToken, parseTokenId, sha256Hex } from "../auth/tokens";
+import { presentRow } from "../domain/registry";
+import { GatewayHub } from "../gateway/hub";
+import type { SessionUpdate } from "../session/publisher";
 import type { Env } from "../env";
 import { classifySessionKind, isCronRunKey } from "../keys/session-key";
 import type { TenantConfig } from "../protocol/config";
-import type { OperatorScope } from "../protocol/http";
+import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
 import type { SessionRow } from "../session/session-row";
 import { type IndexColumns, type ListFilter, TenantStore } from "./tenant-store";
+
+/** Header the worker uses to tell the tenant object which tenant a WebSocket upgrade is for. */
+export const TENANT_HEADER = "x-openclaw-tenant";
 
 export type IssuedToken = { tokenId: string; token: string; scopes: OperatorScope[] };
 export type TenantAccess = { scopes: OperatorScope[]; config: TenantConfig };
@@ -16,10 +23,87 @@ export type TenantAccess = { scopes: OperatorScope[]; config: TenantConfig };
  */
 export class TenantObject extends DurableObject<Env> {
   private readonly store: TenantStore;
+  private readonly hub: GatewayHub;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new TenantStore(ctx.storage);
+    this.hub = new GatewayHub({
+      ctx,
+      env,
+      config: () => this.store.config(),
+      authenticate: (token) => this.authenticateToken(token),
+      nextBroadcastSeq: () => this.store.nextCounter("broadcast"),
+    });
+    // Keep-alive pings are answered by the runtime without waking the object.
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
+  }
+
+  // ── Gateway WebSockets ──────────────────────────────────────────────────
+
+  /** WebSocket upgrades for the tenant's gateway (the worker routes them here). */
+  override async fetch(request: Request): Promise<Response> {
+    const tenantId = request.headers.get(TENANT_HEADER);
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || !tenantId) {
+      return new Response("expected a WebSocket upgrade", { status: 426 });
+    }
+    if (tenantId === this.env.DEFAULT_TENANT) this.ensure(tenantId);
+    return this.hub.accept(tenantId);
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    try {
+      await this.hub.message(ws, message);
+    } catch (error) {
+      // Never throw out of a handler: one bad frame must not hurt other connections.
+      console.error("TenantObject: webSocketMessage failed", error);
+    }
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    this.hub.closed(ws);
+    try {
+      ws.close(code === 1005 || code === 1006 ? 1000 : code, reason);
+    } catch {
+      // Already closed.
+    }
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    this.hub.closed(ws);
+  }
+
+  override async alarm(): Promise<void> {
+    await this.hub.tick();
+  }
+
+  /** Updates from session objects: index the row, then fan out what is new to subscribers. */
+  publish(update: SessionUpdate): void {
+    if (this.store.isDeletedSessionId(update.sessionId)) return;
+    this.upsertSession(update.row, update.version);
+    const key = update.row.key;
+    const fresh = this.store.claimUndelivered(key, update.sessionId, update.messages);
+    if (!this.hub.hasSubscribers(key)) return;
+    const rowFields = JSON.stringify(presentRow(update.row, true)).slice(1, -1);
+    const ts = Date.now();
+    for (const message of fresh) {
+      const head = `"sessionKey":${JSON.stringify(key)},"messageId":${JSON.stringify(message.id)},"messageSeq":${message.seq}`;
+      this.hub.toMessageSubscribers(key, "session.message", `{${head},"message":${message.json},${rowFields}}`);
+      this.hub.toSessionWatchers("sessions.changed", `{${head},"ts":${ts},"phase":"message",${rowFields}}`);
+    }
+    for (const reason of update.reasons) {
+      this.hub.toSessionWatchers("sessions.changed", `{"sessionKey":${JSON.stringify(key)},"ts":${ts},"reason":"${reason}",${rowFields}}`);
+    }
+  }
+
+  private async authenticateToken(token: string): Promise<{ scopes: readonly OperatorScope[]; tokenId?: string } | null> {
+    const tenantId = this.store.tenantId();
+    if (!tenantId) return null;
+    if (isDevOperatorToken(this.env, tenantId, token)) return { scopes: OPERATOR_SCOPES };
+    const tokenId = parseTokenId(token);
+    if (!tokenId) return null;
+    const access = this.authenticate(tokenId, await sha256Hex(token));
+    return access && { scopes: access.scopes, tokenId };
   }
 
   // ── Tenant and tokens ───────────────────────────────────────────────────
@@ -84,8 +168,10 @@ export class TenantObject extends DurableObject<Env> {
     return this.store.upsertSession(row, version, this.indexColumns(row));
   }
 
-  removeSession(key: string, _at: number): boolean {
-    return this.store.removeSession(key);
+  removeSession(key: string, at: number): boolean {
+    const removed = this.store.removeSession(key);
+    this.hub.toSessionWatchers("sessions.changed", JSON.stringify({ sessionKey: key, ts: at, reason: "delete" }));
+    return removed;
   }
 
   session(key: string): SessionRow | null {

@@ -36,6 +36,9 @@ const MIGRATIONS = [
   `CREATE INDEX sessions_by_session_id ON sessions (session_id)`,
   `CREATE TABLE session_ids (session_id TEXT PRIMARY KEY, key TEXT NOT NULL, agent_id TEXT NOT NULL, deleted INTEGER NOT NULL DEFAULT 0)`,
   `CREATE INDEX session_ids_by_key ON session_ids (key)`,
+  // Last message seq fanned out per session, so a re-sent update is never delivered twice.
+  `CREATE TABLE delivered (key TEXT PRIMARY KEY, session_id TEXT NOT NULL, seq INTEGER NOT NULL)`,
+  `CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)`,
 ] as const;
 
 /** Index columns derived from a row; computed by the caller (they depend on config). */
@@ -170,7 +173,40 @@ export class TenantStore {
     return written > 0;
   }
 
+  /** Whether a sessionId belongs to a deleted session (its late updates are ignored). */
+  isDeletedSessionId(sessionId: string): boolean {
+    return first<{ deleted: number }>(this.sql, "SELECT deleted FROM session_ids WHERE session_id = ?", sessionId)?.deleted === 1;
+  }
+
+  /** Messages of this update not fanned out before; records the new high-water mark. */
+  claimUndelivered<M extends { seq: number }>(key: string, sessionId: string, messages: M[]): M[] {
+    if (messages.length === 0) return messages;
+    const row = first<{ session_id: string; seq: number }>(this.sql, "SELECT session_id, seq FROM delivered WHERE key = ?", key);
+    const after = row && row.session_id === sessionId ? row.seq : 0;
+    const fresh = messages.filter((m) => m.seq > after);
+    if (fresh.length > 0) {
+      this.sql.exec(
+        "INSERT INTO delivered (key, session_id, seq) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET session_id = excluded.session_id, seq = excluded.seq",
+        key,
+        sessionId,
+        fresh.at(-1)!.seq,
+      );
+    }
+    return fresh;
+  }
+
+  nextCounter(name: string): number {
+    return (
+      first<{ value: number }>(
+        this.sql,
+        "INSERT INTO counters (name, value) VALUES (?, 1) ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value",
+        name,
+      )?.value ?? 1
+    );
+  }
+
   removeSession(key: string): boolean {
+    this.sql.exec("DELETE FROM delivered WHERE key = ?", key);
     this.sql.exec("UPDATE session_ids SET deleted = 1 WHERE key = ?", key);
     return this.sql.exec("DELETE FROM sessions WHERE key = ?", key).rowsWritten > 0;
   }

@@ -1,0 +1,117 @@
+import { normalizeAgentId, isValidAgentId, parseAgentSessionKey } from "../keys/session-key";
+import type { TranscriptMessage } from "../protocol/session";
+import { sanitizeChatHistory } from "../session/sanitize";
+import { messagePreview } from "../session/session-row";
+import { patchSession } from "./registry";
+import { appendMessages } from "./sessions";
+import { canonicalKey, defaultAgentId, DomainError, sessionStub, type TenantContext, tenantStub } from "./tenant-context";
+
+/** chat.history / chat.inject / sessions.preview / sessions.create (gateway methods). */
+
+const CHAT_HISTORY_DEFAULT_LIMIT = 200;
+const CHAT_HISTORY_MAX_LIMIT = 1000;
+/** One RPC page may carry this much; chat.history's own budget (6 MiB) applies after. */
+const READ_MAX_BYTES = 8 * 1024 * 1024;
+
+export async function chatHistory(ctx: TenantContext, params: { sessionKey: string; limit?: number; maxChars?: number }) {
+  const key = canonicalKey(ctx, params.sessionKey);
+  const limit = Math.min(CHAT_HISTORY_MAX_LIMIT, params.limit ?? CHAT_HISTORY_DEFAULT_LIMIT);
+  const stub = sessionStub(ctx, key);
+  const [page, entry] = await Promise.all([
+    stub.read({ direction: "tail", limit, includeTools: true, maxBytes: READ_MAX_BYTES }),
+    stub.entry(),
+  ]);
+  const raw = (page?.messages ?? []).map((m) => JSON.parse(m.json) as Record<string, unknown> & { role: string });
+  const messages = sanitizeChatHistory(raw, params.maxChars !== undefined ? { maxChars: params.maxChars } : {});
+  return {
+    sessionKey: params.sessionKey,
+    ...(entry ? { sessionId: entry.sessionId } : {}),
+    messages,
+    thinkingLevel: entry?.thinkingLevel,
+    fastMode: entry?.fastMode,
+    verboseLevel: entry?.verboseLevel,
+  };
+}
+
+/** Appends an assistant message without a model call (OpenClaw's gateway-injected shape). */
+export async function chatInject(ctx: TenantContext, params: { sessionKey: string; message: string; label?: string }) {
+  const text = params.label ? `[${params.label}]\n\n${params.message}` : params.message;
+  const message: TranscriptMessage = {
+    role: "assistant",
+    content: [{ type: "text", text }],
+    api: "openai-responses",
+    provider: "openclaw",
+    model: "gateway-injected",
+    stopReason: "stop",
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+  };
+  const result = await appendMessages(ctx, params.sessionKey, [message]);
+  const appended = result.appended[0]!;
+  return { ok: true, messageId: appended.messageId, messageSeq: appended.seq };
+}
+
+const PREVIEW_MAX_KEYS = 64;
+
+export async function sessionsPreview(ctx: TenantContext, params: { keys: string[]; limit?: number; maxChars?: number }) {
+  const limit = params.limit ?? 12;
+  const maxChars = params.maxChars ?? 240;
+  const previews = await Promise.all(
+    params.keys.slice(0, PREVIEW_MAX_KEYS).map(async (rawKey) => {
+      try {
+        const key = canonicalKey(ctx, rawKey);
+        const page = await sessionStub(ctx, key).read({ direction: "tail", limit, includeTools: false, maxBytes: READ_MAX_BYTES });
+        if (!page) return { key: rawKey, status: "missing" as const, items: [] };
+        const items = page.messages.map((m) => {
+          const message = JSON.parse(m.json) as { role: string; content: unknown };
+          return { role: message.role, text: messagePreview(message.content, maxChars) ?? "" };
+        });
+        return { key: rawKey, status: items.length ? ("ok" as const) : ("empty" as const), items };
+      } catch {
+        return { key: rawKey, status: "error" as const, items: [] };
+      }
+    }),
+  );
+  return { ts: Date.now(), previews };
+}
+
+/**
+ * sessions.create: a new session (default key `agent:<agentId>:dashboard:<uuid>`), with an
+ * optional parent, label and model. An initial `task`/`message` is appended as the first
+ * user message (runs start it once agent runs exist).
+ */
+export async function sessionsCreate(
+  ctx: TenantContext,
+  params: { key?: string; agentId?: string; label?: string; model?: string; parentSessionKey?: string; task?: string; message?: string },
+) {
+  if (params.agentId !== undefined && !isValidAgentId(params.agentId)) {
+    throw new DomainError("invalid", `unknown agent id "${params.agentId}"`);
+  }
+  const agentId = params.agentId !== undefined ? normalizeAgentId(params.agentId) : defaultAgentId(ctx.config);
+  const key = params.key !== undefined ? canonicalKey(ctx, params.key, agentId) : `agent:${agentId}:dashboard:${crypto.randomUUID()}`;
+  const keyAgent = parseAgentSessionKey(key)?.agentId;
+  if (params.agentId !== undefined && keyAgent !== undefined && keyAgent !== agentId) {
+    throw new DomainError("invalid", `session key agent "${keyAgent}" does not match agentId "${agentId}"`);
+  }
+  let parentSessionKey: string | undefined;
+  if (params.parentSessionKey !== undefined) {
+    parentSessionKey = canonicalKey(ctx, params.parentSessionKey);
+    if (!(await tenantStub(ctx).session(parentSessionKey))) {
+      throw new DomainError("invalid", `unknown parent session: ${params.parentSessionKey}`);
+    }
+  }
+  const patched = await patchSession(ctx, key, {
+    ...(params.label !== undefined ? { label: params.label } : {}),
+    ...(params.model !== undefined ? { model: params.model } : {}),
+  });
+  let entry = patched.entry;
+  if (parentSessionKey !== undefined) {
+    entry = await sessionStub(ctx, key).setParent(parentSessionKey);
+  }
+  const text = params.message ?? params.task;
+  let messageSeq: number | undefined;
+  if (text !== undefined && text.trim() !== "") {
+    const appended = await appendMessages(ctx, key, [{ role: "user", content: text, provenance: { kind: "external_user" } }]);
+    messageSeq = appended.appended[0]?.seq;
+  }
+  return { ok: true, key, sessionId: entry.sessionId, entry, runStarted: false, ...(messageSeq !== undefined ? { messageSeq } : {}) };
+}

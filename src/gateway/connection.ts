@@ -1,0 +1,45 @@
+import type { OperatorScope } from "../protocol/http";
+
+/**
+ * Everything a gateway connection needs after the tenant object wakes from hibernation:
+ * kept in the socket's attachment (≤ 16 KiB), never only in memory.
+ */
+export type ConnectionState = {
+  connId: string;
+  tenantId: string;
+  phase: "challenge" | "ready";
+  nonce: string;
+  challengeTs: number;
+  protocol?: 3 | 4;
+  role?: "operator";
+  scopes?: OperatorScope[];
+  tokenId?: string;
+  client?: { id: string; mode: string; version: string; platform: string };
+  caps?: string[];
+  /** Subscribed to sessions.changed (sessions.subscribe). */
+  sessions?: boolean;
+  /** Canonical keys subscribed with sessions.messages.subscribe. */
+  messageKeys?: string[];
+  /** Requests refused for missing scopes; too many closes the socket (1008). */
+  refusals?: number;
+};
+
+/** Keys one connection may follow at once (keeps the attachment far below 16 KiB). */
+export const MAX_MESSAGE_SUBSCRIPTIONS = 64;
+
+export function readState(ws: WebSocket): ConnectionState | null {
+  try {
+    return (ws.deserializeAttachment() as ConnectionState | null) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export function writeState(ws: WebSocket, state: ConnectionState): void {
+  ws.serializeAttachment(state);
+}
+
+export function canRead(state: ConnectionState): boolean {
+  const scopes = state.scopes ?? [];
+  return state.phase === "ready" && (scopes.includes("operator.read") || scopes.includes("operator.write") || scopes.includes("operator.admin"));
+}

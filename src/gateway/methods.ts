@@ -1,0 +1,155 @@
+import type { z } from "zod";
+import { chatHistory, chatInject, sessionsCreate, sessionsPreview } from "../domain/chat";
+import { listSessions, patchSession, resolveSession, sessionsDefaults } from "../domain/registry";
+import { deleteSession, resetSession } from "../domain/sessions";
+import { canonicalKey, DomainError, type TenantContext } from "../domain/tenant-context";
+import { normalizeAgentId } from "../keys/session-key";
+import { methodParamSchemas } from "../protocol/gateway";
+import type { OperatorScope } from "../protocol/http";
+import { sessionsListParamsSchema, sessionsResolveParamsSchema } from "../protocol/methods";
+import { type ConnectionState, MAX_MESSAGE_SUBSCRIPTIONS } from "./connection";
+
+/** The gateway methods this service implements: scope, closed params schema and handler. */
+
+export type MethodCall<P> = {
+  ctx: TenantContext;
+  params: P;
+  connection: {
+    state: ConnectionState;
+    setSessionsSubscription(on: boolean): void;
+    setMessageSubscription(key: string, on: boolean): void;
+  };
+};
+
+type MethodDefinition<S extends z.ZodType> = {
+  /** Scope the caller needs; null = any authenticated connection. */
+  scope: OperatorScope | null;
+  params: S;
+  handle(call: MethodCall<z.infer<S>>): Promise<unknown> | unknown;
+};
+
+const define = <S extends z.ZodType>(method: MethodDefinition<S>) => method as MethodDefinition<z.ZodType>;
+
+const READ: OperatorScope = "operator.read";
+const WRITE: OperatorScope = "operator.write";
+
+export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
+  health: define({
+    scope: null,
+    params: methodParamSchemas.health,
+    handle: () => ({ ok: true, status: "live", ts: Date.now() }),
+  }),
+  "sessions.list": define({
+    scope: READ,
+    params: sessionsListParamsSchema.optional(),
+    handle: ({ ctx, params }) => listSessions(ctx, params ?? {}),
+  }),
+  "sessions.subscribe": define({
+    scope: READ,
+    params: methodParamSchemas["sessions.subscribe"],
+    handle: ({ connection }) => {
+      connection.setSessionsSubscription(true);
+      return { subscribed: true };
+    },
+  }),
+  "sessions.unsubscribe": define({
+    scope: READ,
+    params: methodParamSchemas["sessions.unsubscribe"],
+    handle: ({ connection }) => {
+      connection.setSessionsSubscription(false);
+      return { subscribed: false };
+    },
+  }),
+  "sessions.messages.subscribe": define({
+    scope: READ,
+    params: methodParamSchemas["sessions.messages.subscribe"],
+    handle: ({ ctx, params, connection }) => {
+      const key = canonicalKey(ctx, params.key, params.agentId ? normalizeAgentId(params.agentId) : undefined);
+      const keys = connection.state.messageKeys ?? [];
+      if (!keys.includes(key) && keys.length >= MAX_MESSAGE_SUBSCRIPTIONS) {
+        throw new DomainError("invalid", `too many session subscriptions on one connection (max ${MAX_MESSAGE_SUBSCRIPTIONS})`);
+      }
+      connection.setMessageSubscription(key, true);
+      return { subscribed: true, key };
+    },
+  }),
+  "sessions.messages.unsubscribe": define({
+    scope: READ,
+    params: methodParamSchemas["sessions.messages.unsubscribe"],
+    handle: ({ ctx, params, connection }) => {
+      const key = canonicalKey(ctx, params.key, params.agentId ? normalizeAgentId(params.agentId) : undefined);
+      connection.setMessageSubscription(key, false);
+      return { subscribed: false, key };
+    },
+  }),
+  "sessions.resolve": define({
+    scope: READ,
+    params: sessionsResolveParamsSchema,
+    handle: async ({ ctx, params }) => ({ ok: true, key: await resolveSession(ctx, params) }),
+  }),
+  "sessions.preview": define({
+    scope: READ,
+    params: methodParamSchemas["sessions.preview"],
+    handle: ({ ctx, params }) => sessionsPreview(ctx, params),
+  }),
+  "sessions.patch": define({
+    scope: WRITE,
+    params: methodParamSchemas["sessions.patch"],
+    handle: ({ ctx, params, connection }) => {
+      const client = connection.state.client;
+      if (client && client.mode === "webchat" && client.id !== "openclaw-control-ui") {
+        throw new DomainError("invalid", "webchat clients cannot patch sessions; use chat.send for session-scoped updates");
+      }
+      const { key, ...patch } = params;
+      return patchSession(ctx, key, patch);
+    },
+  }),
+  "sessions.reset": define({
+    scope: WRITE,
+    params: methodParamSchemas["sessions.reset"],
+    handle: async ({ ctx, params }) => {
+      const entry = await resetSession(ctx, params.key, params.reason ?? "reset");
+      return { ok: true, key: entry.key, entry };
+    },
+  }),
+  "sessions.delete": define({
+    scope: WRITE,
+    params: methodParamSchemas["sessions.delete"],
+    handle: async ({ ctx, params }) => {
+      const { key, deleted } = await deleteSession(ctx, params.key);
+      return { ok: true, key, deleted, archived: [] };
+    },
+  }),
+  "sessions.create": define({
+    scope: WRITE,
+    params: methodParamSchemas["sessions.create"],
+    handle: ({ ctx, params }) => sessionsCreate(ctx, params),
+  }),
+  "chat.history": define({
+    scope: READ,
+    params: methodParamSchemas["chat.history"],
+    handle: ({ ctx, params }) => chatHistory(ctx, params),
+  }),
+  "chat.inject": define({
+    scope: WRITE,
+    params: methodParamSchemas["chat.inject"],
+    handle: ({ ctx, params }) => chatInject(ctx, params),
+  }),
+  "agents.list": define({
+    scope: READ,
+    params: methodParamSchemas["agents.list"],
+    handle: ({ ctx }) => {
+      const defaults = sessionsDefaults(ctx);
+      const agents = (ctx.config.agents?.list ?? [{ id: defaults.defaultAgentId }]).map((a) => ({
+        id: normalizeAgentId(a.id),
+        ...("name" in a && a.name ? { name: a.name } : {}),
+      }));
+      return { defaultId: defaults.defaultAgentId, mainKey: defaults.mainKey, scope: defaults.scope, agents };
+    },
+  }),
+};
+
+/** Methods of the runs layer: listed so clients get a clear UNAVAILABLE rather than "unknown method". */
+export const PENDING_METHODS = ["chat.send", "agent", "agent.wait", "chat.abort", "sessions.abort"];
+
+export const EVENTS = ["connect.challenge", "tick", "health", "sessions.changed", "session.message"];

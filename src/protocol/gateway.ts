@@ -1,0 +1,129 @@
+import { z } from "zod";
+import { sessionPatchFieldsSchema } from "./session";
+
+/**
+ * The gateway WebSocket protocol (OpenClaw protocol 3 and 4): frames, the connect
+ * handshake and the params of the session methods. Frames are closed objects.
+ */
+
+export const SUPPORTED_PROTOCOLS = [3, 4] as const;
+export const MAX_PREAUTH_PAYLOAD_BYTES = 64 * 1024;
+export const MAX_PAYLOAD_BYTES = 25 * 1024 * 1024;
+export const MAX_BUFFERED_BYTES = 50 * 1024 * 1024;
+export const TICK_INTERVAL_MS = 30_000;
+
+export const ERROR_CODES = ["NOT_LINKED", "NOT_PAIRED", "AGENT_TIMEOUT", "INVALID_REQUEST", "APPROVAL_NOT_FOUND", "UNAVAILABLE", "FORBIDDEN"] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+export type ErrorShape = { code: ErrorCode; message: string; details?: unknown; retryable?: boolean; retryAfterMs?: number };
+
+export const requestFrameSchema = z.strictObject({
+  type: z.literal("req"),
+  id: z.string().min(1).max(256),
+  method: z.string().min(1).max(256),
+  params: z.unknown().optional(),
+  traceparent: z.string().max(128).optional(),
+  expectedProfileId: z.string().min(1).max(128).optional(),
+});
+export type RequestFrame = z.infer<typeof requestFrameSchema>;
+
+export const CLIENT_IDS = [
+  "webchat-ui",
+  "openclaw-control-ui",
+  "openclaw-tui",
+  "webchat",
+  "cli",
+  "gateway-client",
+  "openclaw-macos",
+  "openclaw-ios",
+  "openclaw-android",
+  "node-host",
+  "test",
+  "fingerprint",
+  "openclaw-probe",
+] as const;
+export const CLIENT_MODES = ["webchat", "cli", "ui", "backend", "node", "probe", "test"] as const;
+
+export const connectParamsSchema = z.strictObject({
+  minProtocol: z.int().min(1),
+  maxProtocol: z.int().min(1),
+  client: z.strictObject({
+    id: z.enum(CLIENT_IDS),
+    displayName: z.string().optional(),
+    version: z.string().min(1),
+    platform: z.string().min(1),
+    deviceFamily: z.string().optional(),
+    modelIdentifier: z.string().optional(),
+    mode: z.enum(CLIENT_MODES),
+    instanceId: z.string().optional(),
+  }),
+  caps: z.array(z.string()).optional(),
+  commands: z.array(z.string()).optional(),
+  permissions: z.record(z.string(), z.boolean()).optional(),
+  pathEnv: z.string().optional(),
+  role: z.string().optional(),
+  scopes: z.array(z.string()).optional(),
+  device: z
+    .strictObject({
+      id: z.string().min(1),
+      publicKey: z.string().min(1),
+      signature: z.string().min(1),
+      signedAt: z.int().min(0),
+      nonce: z.string().min(1),
+    })
+    .optional(),
+  auth: z
+    .strictObject({
+      token: z.string().optional(),
+      bootstrapToken: z.string().optional(),
+      deviceToken: z.string().optional(),
+      password: z.string().optional(),
+    })
+    .optional(),
+  locale: z.string().optional(),
+  userAgent: z.string().optional(),
+});
+export type ConnectParams = z.infer<typeof connectParamsSchema>;
+
+const key = z.string().trim().min(1, "key required").max(512);
+const sessionKey = z.string().trim().min(1).max(512);
+
+/** Params of every gateway method this service implements, by method name. */
+export const methodParamSchemas = {
+  health: z.strictObject({}).optional(),
+  "sessions.subscribe": z.looseObject({}).optional(),
+  "sessions.unsubscribe": z.looseObject({}).optional(),
+  "sessions.messages.subscribe": z.strictObject({ key, agentId: z.string().optional() }),
+  "sessions.messages.unsubscribe": z.strictObject({ key, agentId: z.string().optional() }),
+  "sessions.patch": sessionPatchFieldsSchema.extend({ key }),
+  "sessions.reset": z.strictObject({ key, reason: z.enum(["new", "reset"]).optional() }),
+  "sessions.delete": z.strictObject({
+    key,
+    deleteTranscript: z.boolean().optional(),
+    emitLifecycleHooks: z.boolean().optional(),
+  }),
+  "sessions.preview": z.strictObject({
+    keys: z.array(z.string().min(1).max(512)).min(1),
+    limit: z.int().min(1).optional(),
+    maxChars: z.int().min(20).optional(),
+  }),
+  "sessions.create": z.strictObject({
+    key: z.string().trim().min(1).max(512).optional(),
+    agentId: z.string().min(1).max(64).optional(),
+    label: z.string().min(1).max(512).optional(),
+    model: z.string().min(1).optional(),
+    parentSessionKey: z.string().min(1).max(512).optional(),
+    task: z.string().optional(),
+    message: z.string().optional(),
+  }),
+  "chat.history": z.strictObject({
+    sessionKey,
+    limit: z.int().min(1).max(1000).optional(),
+    maxChars: z.int().min(1).max(500_000).optional(),
+  }),
+  "chat.inject": z.strictObject({
+    sessionKey,
+    message: z.string(),
+    label: z.string().max(100).optional(),
+  }),
+  "agents.list": z.looseObject({}).optional(),
+} as const;

@@ -1,0 +1,92 @@
+import type { MessageRecord, SessionStore } from "./session-store";
+import { type SessionRow, toSessionRow } from "./session-row";
+
+/** Why a session changed, as `sessions.changed` reports it. */
+export type ChangeReason = "create" | "patch" | "new" | "reset" | "send" | "abort" | "archive";
+
+/** What a session object tells its tenant: the fresh row, new messages, and why. */
+export type SessionUpdate = {
+  row: SessionRow;
+  version: number;
+  sessionId: string;
+  /** Messages appended since the last acknowledged update, in transcript order. */
+  messages: MessageRecord[];
+  reasons: ChangeReason[];
+};
+
+/** Messages per update (bounded so a burst is delivered in several frames, never one huge one). */
+const UPDATE_MAX_MESSAGES = 200;
+const UPDATE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Delivers session updates to the tenant, in order, exactly once per acknowledged version.
+ * The transcript itself is the outbox: what has not been acknowledged is re-read from
+ * storage, so an evicted or crashed object resumes where it stopped.
+ */
+export class Publisher {
+  private chain: Promise<void> = Promise.resolve();
+  private queued: Promise<void> | null = null;
+  private reasons: ChangeReason[] = [];
+
+  constructor(
+    private readonly store: () => SessionStore,
+    private readonly deliver: (tenantId: string, update: SessionUpdate) => Promise<void>,
+  ) {}
+
+  /** Whether storage holds changes the tenant has not acknowledged. */
+  hasPending(): boolean {
+    const state = this.store().loadEntry();
+    if (!state) return false;
+    const published = this.store().published();
+    return state.indexedVersion < state.version || published.sessionId !== state.entry.sessionId || published.seq < state.entry.messageCount;
+  }
+
+  /**
+   * Publishes everything pending. Calls made while one is queued join it, so a burst of
+   * appends becomes a few updates. The promise settles once the tenant acknowledged.
+   */
+  publish(reason?: ChangeReason): Promise<void> {
+    if (reason) this.reasons.push(reason);
+    if (this.queued) return this.queued;
+    const run = this.chain.then(() => {
+      this.queued = null;
+      return this.drain();
+    });
+    this.queued = run;
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      const store = this.store();
+      const state = store.loadEntry();
+      const identity = store.identity();
+      if (!state || !identity) {
+        this.reasons = [];
+        return;
+      }
+      const published = store.published();
+      const fromSeq = published.sessionId === state.entry.sessionId ? published.seq : 0;
+      const page = store.forward({
+        sessionId: state.entry.sessionId,
+        cursorSeq: fromSeq,
+        limit: UPDATE_MAX_MESSAGES,
+        includeTools: true,
+        maxBytes: UPDATE_MAX_BYTES,
+      });
+      const reasons = this.reasons;
+      if (page.messages.length === 0 && reasons.length === 0 && state.indexedVersion >= state.version) return;
+      this.reasons = [];
+      await this.deliver(identity.tenantId, {
+        row: toSessionRow(state.entry),
+        version: state.version,
+        sessionId: state.entry.sessionId,
+        messages: page.messages,
+        reasons,
+      });
+      const lastSeq = page.messages.at(-1)?.seq ?? fromSeq;
+      this.store().markPublished(state.version, state.entry.sessionId, lastSeq);
+    }
+  }
+}
