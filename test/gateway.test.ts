@@ -1,0 +1,207 @@
+import { evictDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import { append, createTenant, issueToken, user } from "./helpers";
+import { GatewayClient } from "./ws-helpers";
+
+const open: GatewayClient[] = [];
+async function connect(options?: Parameters<typeof GatewayClient.connect>[0]) {
+  const client = await GatewayClient.connect(options);
+  open.push(client);
+  return client;
+}
+afterEach(() => {
+  for (const c of open.splice(0)) c.close();
+});
+
+describe("gateway handshake", () => {
+  it("sends connect.challenge first and answers connect with hello-ok", async () => {
+    const client = await GatewayClient.open();
+    open.push(client);
+    const hello = await client.handshake();
+    expect(hello.challenge).toMatchObject({ nonce: expect.any(String), ts: expect.any(Number) });
+    expect(hello.ok).toBe(true);
+    expect(hello.payload).toMatchObject({
+      type: "hello-ok",
+      protocol: 4,
+      server: { connId: expect.any(String) },
+      features: { methods: expect.arrayContaining(["sessions.list", "chat.history", "sessions.messages.subscribe"]) },
+      snapshot: { sessionDefaults: { defaultAgentId: "main", mainKey: "main", mainSessionKey: "agent:main:main" } },
+      auth: { role: "operator", scopes: ["operator.read", "operator.write", "operator.admin"] },
+      policy: { maxPayload: 26214400, maxBufferedBytes: 52428800, tickIntervalMs: 30000 },
+    });
+  });
+
+  it("negotiates protocol 3 for clients that only speak 3", async () => {
+    const client = await GatewayClient.open();
+    open.push(client);
+    const hello = await client.handshake({ protocol: [3, 3] });
+    expect(hello.payload.protocol).toBe(3);
+  });
+
+  it("answers protocol mismatch with INVALID_REQUEST and closes 1002", async () => {
+    const client = await GatewayClient.open();
+    open.push(client);
+    const res = await client.handshake({ protocol: [5, 6] });
+    expect(res.ok).toBe(false);
+    expect(res.error).toMatchObject({ code: "INVALID_REQUEST", message: "protocol mismatch", details: { expectedProtocol: 4 } });
+    expect((await client.waitForClose()).code).toBe(1002);
+  });
+
+  it("closes 1008 when the first frame is not connect", async () => {
+    const client = await GatewayClient.open();
+    open.push(client);
+    await client.waitFor((f) => f.event === "connect.challenge");
+    const res = await client.request("sessions.list", {});
+    expect(res.error).toMatchObject({ code: "INVALID_REQUEST", message: "invalid handshake: first request must be connect" });
+    expect((await client.waitForClose()).code).toBe(1008);
+  });
+
+  it("closes 1008 on a bad token without sending tenant data", async () => {
+    const client = await GatewayClient.open();
+    open.push(client);
+    const res = await client.handshake({ token: "ocs_0000000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" });
+    expect(res.ok).toBe(false);
+    expect(JSON.stringify(client.frames)).not.toContain("sessionDefaults");
+    expect((await client.waitForClose()).code).toBe(1008);
+  });
+
+  it("closes 1009 for an oversize frame before the handshake", async () => {
+    const client = await GatewayClient.open();
+    open.push(client);
+    await client.waitFor((f) => f.event === "connect.challenge");
+    client.send("x".repeat(70 * 1024));
+    expect((await client.waitForClose()).code).toBe(1009);
+  });
+
+  it("authenticates tenant tokens on /t/<tenant> and grants only held scopes", async () => {
+    await createTenant("wsacme");
+    const reader = await issueToken("wsacme", ["operator.read"]);
+    const client = await connect({ path: "/t/wsacme", token: reader.token, scopes: ["operator.read", "operator.write"] });
+    const list = await client.request("sessions.list", {});
+    expect(list.ok).toBe(true);
+    const patch = await client.request("sessions.patch", { key: "main", label: "x" });
+    expect(patch.error).toMatchObject({ code: "FORBIDDEN", message: "missing scope: operator.write", details: { code: "MISSING_SCOPE" } });
+  });
+
+  it("reports missing scopes as INVALID_REQUEST to protocol 3 clients", async () => {
+    await createTenant("wsv3");
+    const reader = await issueToken("wsv3", ["operator.read"]);
+    const client = await connect({ path: "/t/wsv3", token: reader.token, protocol: [3, 3] });
+    const res = await client.request("chat.inject", { sessionKey: "main", message: "hi" });
+    expect(res.error).toEqual({ code: "INVALID_REQUEST", message: "missing scope: operator.write" });
+  });
+});
+
+describe("gateway frames", () => {
+  it("answers unknown methods, bad params and duplicate ids with error frames and stays open", async () => {
+    const client = await connect();
+    expect((await client.request("nope.method", {})).error).toMatchObject({ code: "INVALID_REQUEST", message: "unknown method: nope.method" });
+    const bad = await client.request("chat.history", {});
+    expect(bad.error.code).toBe("INVALID_REQUEST");
+    expect(bad.error.message).toBe("invalid chat.history params: must have required property 'sessionKey'");
+    const extra = await client.request("chat.history", { sessionKey: "main", bogus: 1 });
+    expect(extra.error.message).toContain("must NOT have additional properties");
+    expect((await client.request("chat.send", { sessionKey: "main" })).error.code).toBe("UNAVAILABLE");
+    client.send("not json");
+    client.send(new Uint8Array([1, 2, 3]).buffer as unknown as string);
+    const health = await client.request("health", {});
+    expect(health.ok).toBe(true);
+    expect(client.closed).toBeNull();
+  });
+});
+
+describe("gateway session methods", () => {
+  it("lists, patches, resolves, previews, resets and deletes sessions", async () => {
+    const client = await connect();
+    await append("agent:main:gw-a", user("hello gw"));
+    const list = await client.request("sessions.list", { limit: 10 });
+    expect(list.payload).toMatchObject({ count: expect.any(Number), defaults: { mainSessionKey: "agent:main:main" } });
+    expect(list.payload.sessions.map((s: any) => s.key)).toContain("agent:main:gw-a");
+
+    const patched = await client.request("sessions.patch", { key: "agent:main:gw-a", label: "alpha", sendPolicy: "deny" });
+    expect(patched.payload).toMatchObject({ ok: true, key: "agent:main:gw-a", entry: { label: "alpha", sendPolicy: "deny" } });
+    const cleared = await client.request("sessions.patch", { key: "agent:main:gw-a", sendPolicy: null });
+    expect(cleared.payload.entry.sendPolicy).toBeUndefined();
+
+    expect((await client.request("sessions.resolve", { label: "alpha" })).payload).toEqual({ ok: true, key: "agent:main:gw-a" });
+    expect((await client.request("sessions.resolve", { label: "nope" })).error.message).toBe("No session found with label: nope");
+    expect((await client.request("sessions.resolve", { key: "a", label: "b" })).error.message).toBe(
+      "Provide either key, sessionId, or label (not multiple)",
+    );
+
+    const preview = await client.request("sessions.preview", { keys: ["agent:main:gw-a", "agent:main:missing"] });
+    expect(preview.payload.previews).toEqual([
+      { key: "agent:main:gw-a", status: "ok", items: [{ role: "user", text: "hello gw" }] },
+      { key: "agent:main:missing", status: "missing", items: [] },
+    ]);
+
+    const reset = await client.request("sessions.reset", { key: "agent:main:gw-a" });
+    expect(reset.payload).toMatchObject({ ok: true, key: "agent:main:gw-a" });
+    const deleted = await client.request("sessions.delete", { key: "agent:main:gw-a" });
+    expect(deleted.payload).toMatchObject({ ok: true, key: "agent:main:gw-a", deleted: true });
+    expect((await client.request("sessions.delete", { key: "main" })).error.message).toBe("Cannot delete the main session (agent:main:main).");
+  });
+
+  it("creates sessions with a dashboard key and reads chat.history with __openclaw.seq", async () => {
+    const client = await connect();
+    const created = await client.request("sessions.create", { label: "board", message: "first words" });
+    expect(created.payload.key).toMatch(/^agent:main:dashboard:[0-9a-f-]{36}$/);
+    const injected = await client.request("chat.inject", { sessionKey: created.payload.key, message: "injected hello", label: "bot" });
+    expect(injected.payload).toMatchObject({ ok: true, messageId: expect.any(String) });
+    const history = await client.request("chat.history", { sessionKey: created.payload.key });
+    expect(history.payload.sessionKey).toBe(created.payload.key);
+    expect(history.payload.messages.map((m: any) => m.__openclaw.seq)).toEqual([1, 2]);
+    expect(history.payload.messages[1]).toMatchObject({
+      role: "assistant",
+      provider: "openclaw",
+      model: "gateway-injected",
+      content: [{ type: "text", text: "[bot]\n\ninjected hello" }],
+    });
+    const unknownParent = await client.request("sessions.create", { parentSessionKey: "agent:main:ghost" });
+    expect(unknownParent.error.message).toBe("unknown parent session: agent:main:ghost");
+  });
+});
+
+describe("gateway events", () => {
+  it("delivers session.message in transcript order to subscribers of that key only", async () => {
+    const follower = await connect();
+    const other = await connect();
+    const sub = await follower.request("sessions.messages.subscribe", { key: "agent:main:live" });
+    expect(sub.payload).toEqual({ subscribed: true, key: "agent:main:live" });
+    await other.request("sessions.messages.subscribe", { key: "agent:main:elsewhere" });
+    for (const text of ["one", "two", "three"]) await append("agent:main:live", user(text));
+    await follower.waitFor(() => follower.events("session.message").length === 3);
+    const events = follower.events("session.message");
+    expect(events.map((e) => e.payload.message.content)).toEqual(["one", "two", "three"]);
+    expect(events.map((e) => e.payload.messageSeq)).toEqual([1, 2, 3]);
+    expect(events[0].payload).toMatchObject({ sessionKey: "agent:main:live", message: { __openclaw: { seq: 1, id: expect.any(String) } } });
+    expect(events[0].seq).toBeUndefined();
+    expect(other.events("session.message")).toHaveLength(0);
+  });
+
+  it("emits sessions.changed with phase message and reasons to sessions.subscribe'd connections", async () => {
+    const watcher = await connect();
+    expect((await watcher.request("sessions.subscribe", {})).payload).toEqual({ subscribed: true });
+    await append("agent:main:watched", user("hey"));
+    await watcher.request("sessions.patch", { key: "agent:main:watched", label: "w" });
+    await watcher.waitFor((f) => f.event === "sessions.changed" && f.payload.reason === "patch");
+    const changes = watcher.events("sessions.changed").filter((e) => e.payload.sessionKey === "agent:main:watched");
+    expect(changes.map((e) => e.payload.reason ?? e.payload.phase)).toEqual(["message", "create", "patch"]);
+    expect(changes[2].payload.label).toBe("w");
+    const unsub = await watcher.request("sessions.unsubscribe", {});
+    expect(unsub.payload).toEqual({ subscribed: false });
+  });
+
+  it("keeps delivering to subscribers after both objects are evicted", async () => {
+    const follower = await connect();
+    await follower.request("sessions.messages.subscribe", { key: "agent:main:survivor" });
+    await append("agent:main:survivor", user("before"));
+    await follower.waitFor(() => follower.events("session.message").length === 1);
+    await evictDurableObject(env.TENANTS.getByName("default"));
+    await evictDurableObject(env.SESSIONS.getByName("default/agent:main:survivor"));
+    await append("agent:main:survivor", user("after"));
+    await follower.waitFor(() => follower.events("session.message").length === 2);
+    expect(follower.events("session.message").map((e) => e.payload.message.content)).toEqual(["before", "after"]);
+  });
+});
