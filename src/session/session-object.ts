@@ -3,11 +3,15 @@ import type { Env } from "../env";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { deriveChatType } from "../keys/session-key";
 import { type Page, type PageQuery, SessionStore } from "./session-store";
+import { FOLLOW_DEFAULT_LIMIT, type FollowQuery, Followers } from "./followers";
 import { Publisher } from "./publisher";
 import { messagePreview, toSessionRow, type SessionRow } from "./session-row";
 
 /** Retry delay when the tenant could not be reached for an update. */
 const PUBLISH_RETRY_MS = 1_000;
+
+/** Header carrying the follow query from the worker to the session object. */
+export const FOLLOW_HEADER = "x-openclaw-follow";
 
 /** Which session an RPC is about; the worker resolves it before calling. */
 export type SessionRef = { tenantId: string; key: string; agentId: string };
@@ -36,6 +40,7 @@ export type AppendRejected = { rejected: "too_large"; bytes: number };
 export class SessionObject extends DurableObject<Env> {
   private store: SessionStore;
   private readonly publisher: Publisher;
+  private readonly followers: Followers;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -43,6 +48,13 @@ export class SessionObject extends DurableObject<Env> {
     this.publisher = new Publisher(
       () => this.store,
       (tenantId, update) => this.env.TENANTS.getByName(tenantId).publish(update),
+    );
+    this.followers = new Followers(
+      (query) => this.followPage(query),
+      async (tokenId) => {
+        const identity = this.store.identity();
+        return identity ? this.env.TENANTS.getByName(identity.tenantId).tokenExists(tokenId) : false;
+      },
     );
     // Changes that never reached the tenant (eviction, crash) are published on wake.
     if (this.publisher.hasPending()) this.publishInBackground();
@@ -87,6 +99,13 @@ export class SessionObject extends DurableObject<Env> {
       if (input.idempotencyKey) this.store.rememberIdempotent(input.idempotencyKey, JSON.stringify(outcome), now);
       return outcome;
     });
+    if (this.followers.size > 0) this.followers.appended(this.store.forward({
+      sessionId: result.sessionId,
+      cursorSeq: (result.appended[0]?.seq ?? 1) - 1,
+      limit: result.appended.length,
+      includeTools: true,
+      maxBytes: Number.MAX_SAFE_INTEGER,
+    }).messages);
     // A new session must be listable as soon as its creator hears back; later appends
     // reach the registry in the background so they add no round trip.
     if (result.created) await this.publisher.publish("create");
@@ -102,6 +121,30 @@ export class SessionObject extends DurableObject<Env> {
   row(): SessionRow | null {
     const entry = this.entry();
     return entry && toSessionRow(entry);
+  }
+
+  /** SSE follow of this session (the worker forwards the authenticated request here). */
+  override async fetch(request: Request): Promise<Response> {
+    const query = JSON.parse(request.headers.get(FOLLOW_HEADER) ?? "null") as FollowQuery | null;
+    if (!query) return new Response("not found", { status: 404 });
+    const response = this.followers.open(query);
+    if (response) return response;
+    return Response.json(
+      { ok: false, error: { type: "not_found", message: `Session not found: ${query.sessionKey}` } },
+      { status: 404 },
+    );
+  }
+
+  private followPage(query: FollowQuery): Page | null {
+    const entry = this.entry();
+    if (!entry) return null;
+    return this.store.tail({
+      sessionId: entry.sessionId,
+      limit: query.limit ?? FOLLOW_DEFAULT_LIMIT,
+      includeTools: query.includeTools,
+      maxBytes: 8 * 1024 * 1024,
+      ...(query.cursorSeq !== undefined ? { cursorSeq: query.cursorSeq } : {}),
+    });
   }
 
   /** The row and its version, for rebuilding the registry. */
@@ -174,6 +217,7 @@ export class SessionObject extends DurableObject<Env> {
   /** Removes the session and its transcripts. Returns whether anything existed. */
   async delete(ref: SessionRef): Promise<boolean> {
     const existed = this.store.loadEntry() !== undefined;
+    this.followers.closeAll();
     await this.ctx.storage.deleteAll();
     this.store = new SessionStore(this.ctx.storage);
     await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());

@@ -137,6 +137,10 @@ export class TenantObject extends DurableObject<Env> {
     return { tokenId: minted.tokenId, token: minted.token, scopes };
   }
 
+  tokenExists(tokenId: string): boolean {
+    return this.store.token(tokenId) !== undefined;
+  }
+
   revokeToken(tokenId: string): boolean {
     return this.store.deleteToken(tokenId);
   }

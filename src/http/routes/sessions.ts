@@ -11,6 +11,9 @@ import {
 } from "../../domain/sessions";
 import { canonicalKey, sessionStub, type TenantContext } from "../../domain/tenant-context";
 import { ingestBatchBodySchema, ingestBodySchema, parseFlag, parseHistoryCursor, parseHistoryLimit } from "../../protocol/http";
+import type { FollowQuery } from "../../session/followers";
+import { historyPageJson } from "../../session/history-json";
+import { FOLLOW_HEADER } from "../../session/session-object";
 import type { MessageRecord } from "../../session/session-store";
 import { type AppEnv, requireScope } from "../context";
 import { badRequest, notFound } from "../errors";
@@ -79,19 +82,26 @@ sessionRoutes.get("/sessions/:key/history", requireScope("operator.read"), async
   const rawKey = c.req.param("key");
   if (rawKey.trim() === "") throw badRequest("invalid session key");
 
+  // SSE: OpenClaw selects it by Accept; the seed docs' follow=1 is accepted too.
+  if (parseFlag(c.req.query("follow")) || (c.req.header("accept") ?? "").includes("text/event-stream")) {
+    const key = canonicalKey(c.var.tenant, rawKey);
+    const query: FollowQuery = {
+      sessionKey: key,
+      includeTools,
+      ...(limit !== undefined ? { limit } : {}),
+      ...(cursor !== undefined ? { cursorSeq: cursor } : {}),
+      ...(c.var.tenant.principal.tokenId ? { tokenId: c.var.tenant.principal.tokenId } : {}),
+    };
+    return sessionStub(c.var.tenant, key).fetch("https://session/follow", { headers: { [FOLLOW_HEADER]: JSON.stringify(query) } });
+  }
+
   if (limit !== undefined || cursor !== undefined) {
     const page = await historyPage(c.var.tenant, rawKey, {
       limit: limit ?? Number.MAX_SAFE_INTEGER,
       includeTools,
       ...(cursor !== undefined ? { cursorSeq: cursor } : {}),
     });
-    const list = jsonArray(page.messages);
-    const nextCursor = page.nextCursor === undefined ? "" : `,"nextCursor":${JSON.stringify(page.nextCursor)}`;
-    return c.body(
-      `{"sessionKey":${JSON.stringify(page.sessionKey)},"items":${list},"messages":${list},"hasMore":${page.hasMore}${nextCursor}}`,
-      200,
-      { "content-type": "application/json; charset=UTF-8" },
-    );
+    return c.body(historyPageJson(page), 200, { "content-type": "application/json; charset=UTF-8" });
   }
 
   const key = canonicalKey(c.var.tenant, rawKey);
@@ -142,10 +152,6 @@ function transcriptLine(record: MessageRecord, parentId: string | null): string 
   const message = JSON.parse(record.json) as Record<string, unknown>;
   delete message.__openclaw;
   return JSON.stringify({ type: "message", id: record.id, parentId, timestamp: new Date(record.createdAt).toISOString(), message });
-}
-
-function jsonArray(messages: MessageRecord[]): string {
-  return `[${messages.map((m) => m.json).join(",")}]`;
 }
 
 async function writeArray(out: { write(chunk: string): Promise<unknown> }, pages: AsyncIterable<MessageRecord[]>) {
