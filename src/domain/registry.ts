@@ -60,7 +60,11 @@ export function presentRow(row: SessionRow, includeLastMessage: boolean): Sessio
 
 /** `sessions.resolve`: exactly one of key, sessionId or label → the canonical key. */
 export async function resolveSession(ctx: TenantContext, params: SessionsResolveParams): Promise<string> {
-  const given = [params.key, params.sessionId, params.label].filter((v) => v !== undefined && v.trim() !== "");
+  // A blank field counts as absent (OpenClaw trims each one before choosing).
+  const rawKey = params.key?.trim() || undefined;
+  const rawSessionId = params.sessionId?.trim() || undefined;
+  const rawLabel = params.label?.trim() || undefined;
+  const given = [rawKey, rawSessionId, rawLabel].filter((v) => v !== undefined);
   if (given.length > 1) throw new DomainError("invalid", "Provide either key, sessionId, or label (not multiple)");
   if (given.length === 0) throw new DomainError("invalid", "Either key, sessionId, or label is required");
   const tenant = tenantStub(ctx);
@@ -68,22 +72,22 @@ export async function resolveSession(ctx: TenantContext, params: SessionsResolve
   const visible = (row: SessionRow | null): row is SessionRow =>
     row !== null && (spawnedBy === undefined || row.spawnedBy === spawnedBy || row.parentSessionKey === spawnedBy);
 
-  if (params.key !== undefined) {
-    const key = canonicalKey(ctx, params.key);
+  if (rawKey !== undefined) {
+    const key = canonicalKey(ctx, rawKey);
     if (!reservedAllowed(key, params) || !visible(await tenant.session(key))) {
-      throw new DomainError("not_found", `No session found: ${params.key.trim()}`);
+      throw new DomainError("not_found", `No session found: ${rawKey}`);
     }
     return key;
   }
-  if (params.sessionId !== undefined) {
-    const sessionId = params.sessionId.trim();
+  if (rawSessionId !== undefined) {
+    const sessionId = rawSessionId;
     const owner = await tenant.keyForSessionId(sessionId);
     if (!owner || !reservedAllowed(owner.key, params) || !visible(await tenant.session(owner.key))) {
       throw new DomainError("not_found", `No session found: ${sessionId}`);
     }
     return owner.key;
   }
-  const label = params.label!.trim();
+  const label = rawLabel!;
   const agentId = params.agentId !== undefined ? normalizeAgentId(params.agentId) : undefined;
   const keys = await tenant.keysWithLabel(label, agentId);
   const rows = await Promise.all(keys.map((key) => tenant.session(key)));

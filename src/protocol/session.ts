@@ -15,6 +15,8 @@ export const inputProvenanceSchema = z.strictObject({
   sourceTool: z.string().optional(),
 });
 
+export type InputProvenance = z.infer<typeof inputProvenanceSchema>;
+
 const usageSchema = z.record(z.string(), z.unknown());
 
 /** One transcript message as OpenClaw writes it (role user | assistant | toolResult | system). */

@@ -4,7 +4,13 @@ import { type SessionRow, toSessionRow } from "./session-row";
 /** Why a session changed, as `sessions.changed` reports it. */
 export type ChangeReason = "create" | "patch" | "new" | "reset" | "send" | "abort" | "archive";
 
-/** What a session object tells its tenant: the fresh row, new messages, and why. */
+/**
+ * A live event of a run (chat deltas, lifecycle): not stored, delivered in order with the
+ * messages — `afterSeq` is the transcript length when it happened.
+ */
+export type LiveEvent = { event: "chat" | "agent" | "sessions.changed"; payload: Record<string, unknown>; afterSeq: number };
+
+/** What a session object tells its tenant: the fresh row, new messages, live events, and why. */
 export type SessionUpdate = {
   row: SessionRow;
   version: number;
@@ -12,6 +18,7 @@ export type SessionUpdate = {
   /** Messages appended since the last acknowledged update, in transcript order. */
   messages: MessageRecord[];
   reasons: ChangeReason[];
+  events: LiveEvent[];
 };
 
 /** Messages per update (bounded so a burst is delivered in several frames, never one huge one). */
@@ -27,6 +34,7 @@ export class Publisher {
   private chain: Promise<void> = Promise.resolve();
   private queued: Promise<void> | null = null;
   private reasons: ChangeReason[] = [];
+  private events: LiveEvent[] = [];
 
   constructor(
     private readonly store: () => SessionStore,
@@ -39,6 +47,12 @@ export class Publisher {
     if (!state) return false;
     const published = this.store().published();
     return state.indexedVersion < state.version || published.sessionId !== state.entry.sessionId || published.seq < state.entry.messageCount;
+  }
+
+  /** Queues a live event (ordered after the messages appended so far) and publishes. */
+  emit(event: LiveEvent): Promise<void> {
+    this.events.push(event);
+    return this.publish();
   }
 
   /**
@@ -76,16 +90,20 @@ export class Publisher {
         maxBytes: UPDATE_MAX_BYTES,
       });
       const reasons = this.reasons;
-      if (page.messages.length === 0 && reasons.length === 0 && state.indexedVersion >= state.version) return;
+      const lastSeq = page.messages.at(-1)?.seq ?? fromSeq;
+      // Events wait for the messages they follow; the rest go with the next update.
+      const ready = page.hasMore ? this.events.filter((e) => e.afterSeq <= lastSeq) : this.events;
+      if (page.messages.length === 0 && reasons.length === 0 && ready.length === 0 && state.indexedVersion >= state.version) return;
       this.reasons = [];
+      this.events = this.events.filter((e) => !ready.includes(e));
       await this.deliver(identity.tenantId, {
         row: toSessionRow(state.entry),
         version: state.version,
         sessionId: state.entry.sessionId,
         messages: page.messages,
         reasons,
+        events: ready,
       });
-      const lastSeq = page.messages.at(-1)?.seq ?? fromSeq;
       this.store().markPublished(state.version, state.entry.sessionId, lastSeq);
     }
   }

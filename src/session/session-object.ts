@@ -3,8 +3,10 @@ import type { Env } from "../env";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { deriveChatType } from "../keys/session-key";
 import { type Page, type PageQuery, SessionStore } from "./session-store";
+import { type EngineHost, RunEngine, type StartResult, type StartRun } from "../runs/run-engine";
+import type { RunSnapshot } from "../runs/run-types";
 import { FOLLOW_DEFAULT_LIMIT, type FollowQuery, Followers } from "./followers";
-import { Publisher } from "./publisher";
+import { type LiveEvent, Publisher } from "./publisher";
 import { messagePreview, toSessionRow, type SessionRow } from "./session-row";
 
 /** Retry delay when the tenant could not be reached for an update. */
@@ -33,14 +35,15 @@ export const MAX_MESSAGE_BYTES = 1_800_000;
 export type AppendRejected = { rejected: "too_large"; bytes: number };
 
 /**
- * One session (tenant + canonical key): its entry, its append-only transcript and,
- * in later layers, its runs, timers and subscribers. A thin shell: SQL lives in
- * SessionStore, decisions in pure modules.
+ * One session (tenant + canonical key): its entry, append-only transcript, runs, timers
+ * and direct subscribers. A thin shell: SQL lives in SessionStore/RunStore, the run
+ * lifecycle in RunEngine, delivery to the tenant in Publisher, decisions in pure modules.
  */
 export class SessionObject extends DurableObject<Env> {
   private store: SessionStore;
   private readonly publisher: Publisher;
   private readonly followers: Followers;
+  private readonly engine: RunEngine;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -56,9 +59,29 @@ export class SessionObject extends DurableObject<Env> {
         return identity ? this.env.TENANTS.getByName(identity.tenantId).tokenExists(tokenId) : false;
       },
     );
-    // Changes that never reached the tenant (eviction, crash) are published on wake.
+    this.engine = new RunEngine({
+      store: () => this.store,
+      runs: () => this.store.runs,
+      env: this.env as unknown as EngineHost["env"],
+      waitUntil: (promise) => this.ctx.waitUntil(promise),
+      emit: (event) => this.emit(event),
+      appendMessages: (messages, update) => this.appendWithinTransaction(messages, update),
+      updateEntry: (update) => {
+        const entry = this.store.loadEntry()?.entry;
+        if (entry) this.store.saveEntry(update(entry));
+      },
+      scheduleAlarm: () => this.scheduleAlarm(),
+      runnerSecret: (tenantId) => this.env.TENANTS.getByName(tenantId).runnerSecret(),
+    });
+    // Work left behind by an eviction or crash: unpublished changes, orphaned runs.
     if (this.publisher.hasPending()) this.publishInBackground();
+    if (this.store.runs.active()) {
+      this.engine.recover();
+      void this.scheduleAlarm();
+    }
   }
+
+  // ── Transcript ──────────────────────────────────────────────────────────
 
   /**
    * Appends messages in order, atomically; the first append creates the session.
@@ -70,47 +93,54 @@ export class SessionObject extends DurableObject<Env> {
       if (previous) return { ...(JSON.parse(previous) as AppendResult), created: false, duplicate: true };
     }
     const now = Date.now();
-    const prepared: Array<{ message: TranscriptMessage; body: string }> = [];
-    for (const raw of input.messages) {
-      const message = raw.timestamp === undefined ? { ...raw, timestamp: now } : raw;
-      const body = JSON.stringify(message);
-      const bytes = utf8Length(body);
-      if (bytes > MAX_MESSAGE_BYTES) return { rejected: "too_large", bytes };
-      prepared.push({ message, body });
-    }
-
+    const tooLarge = oversized(input.messages, now);
+    if (tooLarge) return tooLarge;
     const result = this.store.transaction(() => {
-      const existing = this.store.loadEntry()?.entry;
-      let entry = existing ?? this.newEntry(ref, input.seed, now);
-      if (!existing) {
-        this.store.setIdentity(ref.tenantId, ref.key);
-        this.store.startTranscript(entry.sessionId, now);
-      }
-      const appended: AppendedMessage[] = [];
-      for (const { message, body } of prepared) {
-        const seq = entry.messageCount + 1;
-        const messageId = crypto.randomUUID();
-        this.store.insertMessage(entry.sessionId, { seq, id: messageId, role: message.role, createdAt: now }, body);
-        entry = applyAppend(entry, message, input.seed, seq, now);
-        appended.push({ seq, messageId });
-      }
-      this.store.saveEntry(entry);
-      const outcome: AppendResult = { sessionKey: entry.key, sessionId: entry.sessionId, appended, created: !existing, duplicate: false };
+      const created = this.ensureEntry(ref, input.seed, now);
+      const seqs = this.appendWithinTransaction(input.messages, (entry) => withDelivery(entry, input.messages, input.seed), now);
+      const entry = this.store.loadEntry()!.entry;
+      const appended = seqs.map((seq) => ({ seq, messageId: this.store.messageId(entry.sessionId, seq) }));
+      const outcome: AppendResult = { sessionKey: entry.key, sessionId: entry.sessionId, appended, created, duplicate: false };
       if (input.idempotencyKey) this.store.rememberIdempotent(input.idempotencyKey, JSON.stringify(outcome), now);
       return outcome;
     });
-    if (this.followers.size > 0) this.followers.appended(this.store.forward({
-      sessionId: result.sessionId,
-      cursorSeq: (result.appended[0]?.seq ?? 1) - 1,
-      limit: result.appended.length,
-      includeTools: true,
-      maxBytes: Number.MAX_SAFE_INTEGER,
-    }).messages);
     // A new session must be listable as soon as its creator hears back; later appends
     // reach the registry in the background so they add no round trip.
     if (result.created) await this.publisher.publish("create");
-    else this.publishInBackground();
     return result;
+  }
+
+  /**
+   * The one append path (ingest, runs, injects): inserts, updates the entry, and after the
+   * surrounding transaction notifies SSE followers and publishes to the tenant.
+   */
+  private appendWithinTransaction(
+    messages: TranscriptMessage[],
+    update: (entry: SessionEntry) => SessionEntry,
+    now = Date.now(),
+  ): number[] {
+    let entry = this.store.loadEntry()!.entry;
+    const seqs: number[] = [];
+    for (const raw of messages) {
+      const message = raw.timestamp === undefined ? { ...raw, timestamp: now } : raw;
+      const seq = entry.messageCount + 1;
+      this.store.insertMessage(entry.sessionId, { seq, id: crypto.randomUUID(), role: message.role, createdAt: now }, JSON.stringify(message));
+      entry = applyAppend(entry, message, seq, now);
+      seqs.push(seq);
+    }
+    this.store.saveEntry(update(entry));
+    const sessionId = entry.sessionId;
+    queueMicrotask(() => this.afterAppend(sessionId, seqs));
+    return seqs;
+  }
+
+  private afterAppend(sessionId: string, seqs: number[]): void {
+    if (seqs.length === 0) return;
+    if (this.followers.size > 0) {
+      const page = this.store.forward({ sessionId, cursorSeq: seqs[0]! - 1, limit: seqs.length, includeTools: true, maxBytes: Number.MAX_SAFE_INTEGER });
+      this.followers.appended(page.messages);
+    }
+    this.publishInBackground();
   }
 
   /** The entry, or null when the session does not exist. */
@@ -170,9 +200,12 @@ export class SessionObject extends DurableObject<Env> {
     return this.store.sessionIds();
   }
 
+  // ── Session control ─────────────────────────────────────────────────────
+
   /** Starts a new transcript under the same key; the old one stays readable by its sessionId. */
   async reset(ref: SessionRef, reason: "new" | "reset" = "reset"): Promise<SessionEntry> {
     const now = Date.now();
+    this.engine.abortAll();
     const entry = this.store.transaction(() => {
       const previous = this.store.loadEntry()?.entry;
       const next = previous ? resetEntry(previous, now) : this.newEntry(ref, undefined, now);
@@ -182,25 +215,20 @@ export class SessionObject extends DurableObject<Env> {
       this.store.saveEntry(next);
       return next;
     });
-    await this.publisher.publish("patch");
+    await this.publisher.publish(reason);
     return entry;
   }
 
   /** Applies a `sessions.patch` (null clears a field); creates the session when absent, like OpenClaw. */
   async patch(ref: SessionRef, patch: SessionPatch): Promise<SessionEntry> {
     const now = Date.now();
-    const entry = this.store.transaction(() => {
-      const existing = this.store.loadEntry()?.entry;
-      const base = existing ?? this.newEntry(ref, undefined, now);
-      if (!existing) {
-        this.store.setIdentity(ref.tenantId, ref.key);
-        this.store.startTranscript(base.sessionId, now);
-      }
-      const next = applyPatch(base, patch, now);
+    const { created, entry } = this.store.transaction(() => {
+      const created = this.ensureEntry(ref, undefined, now);
+      const next = applyPatch(this.store.loadEntry()!.entry, patch, now);
       this.store.saveEntry(next);
-      return next;
+      return { created, entry: next };
     });
-    await this.publisher.publish("patch");
+    await this.publisher.publish(created ? "create" : "patch");
     return entry;
   }
 
@@ -214,14 +242,91 @@ export class SessionObject extends DurableObject<Env> {
     return entry;
   }
 
-  /** Removes the session and its transcripts. Returns whether anything existed. */
+  /** Removes the session and its transcripts (active runs are stopped first). */
   async delete(ref: SessionRef): Promise<boolean> {
     const existed = this.store.loadEntry() !== undefined;
+    this.engine.abortAll();
     this.followers.closeAll();
     await this.ctx.storage.deleteAll();
     this.store = new SessionStore(this.ctx.storage);
     await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
     return existed;
+  }
+
+  // ── Runs ────────────────────────────────────────────────────────────────
+
+  /** Starts (or dedupes) a run; the session is created when absent. */
+  async startRun(ref: SessionRef, request: Omit<StartRun, "tenantId" | "agentId">, seed?: SessionSeed): Promise<StartResult> {
+    const now = Date.now();
+    const created = this.store.transaction(() => this.ensureEntry(ref, seed, now));
+    const result = this.engine.start({ ...request, tenantId: ref.tenantId, agentId: ref.agentId }, now);
+    if (created) await this.publisher.publish("create");
+    return result;
+  }
+
+  runSnapshot(runId: string): RunSnapshot | null {
+    return this.engine.snapshot(runId);
+  }
+
+  /** agent.wait: the outcome, or status "timeout" after `timeoutMs` (the run goes on). */
+  waitRun(runId: string, timeoutMs: number): Promise<RunSnapshot | null> {
+    return this.engine.wait(runId, timeoutMs);
+  }
+
+  abortRun(runId?: string) {
+    return this.engine.abort(runId);
+  }
+
+  /** The /stop command: aborts every unfinished run. */
+  stopRuns(): string[] {
+    return this.engine.abortAll();
+  }
+
+  /** Webhook callbacks: streamed text, extra messages, completion (idempotent). */
+  runCallback(runId: string, callback: RunCallback): { ok: boolean; state: string | null } {
+    const run = this.store.runs.get(runId);
+    if (!run) return { ok: false, state: null };
+    if (callback.kind === "complete") {
+      const ok = callback.error
+        ? this.engine.fail(runId, "error", callback.error)
+        : this.engine.complete(runId, { kind: "reply", text: callback.reply ?? "", ...(callback.usage ? { usage: callback.usage } : {}), ...(callback.toolMessages ? { toolMessages: callback.toolMessages } : {}), stopReason: "stop", provider: "webhook", api: "webhook" });
+      return { ok, state: this.store.runs.get(runId)?.state ?? null };
+    }
+    if (run.state !== "running") return { ok: false, state: run.state };
+    this.engine.progress(runId, callback);
+    return { ok: true, state: run.state };
+  }
+
+  // ── Timers ──────────────────────────────────────────────────────────────
+
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    for (const timer of this.store.runs.dueTimers(now)) {
+      this.store.runs.deleteTimer(timer.id);
+      this.engine.onTimer(timer, now);
+    }
+    if (this.publisher.hasPending()) await this.publisher.publish().catch(() => undefined);
+    await this.scheduleAlarm();
+  }
+
+  /** The one alarm is set to the earliest timer (or a publish retry), or cleared. */
+  private async scheduleAlarm(): Promise<void> {
+    const due = [this.store.runs.nextTimerDue(), this.publisher.hasPending() ? Date.now() + PUBLISH_RETRY_MS : undefined]
+      .filter((t): t is number => t !== undefined);
+    if (due.length === 0) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(Math.min(...due));
+  }
+
+  // ── Internals ───────────────────────────────────────────────────────────
+
+  /** Creates the entry (and its first transcript) when absent; returns whether it did. */
+  private ensureEntry(ref: SessionRef, seed: SessionSeed | undefined, now: number): boolean {
+    if (this.store.loadEntry()) return false;
+    const entry = this.newEntry(ref, seed, now);
+    this.store.setIdentity(ref.tenantId, ref.key);
+    this.store.startTranscript(entry.sessionId, now);
+    this.store.saveEntry(entry);
+    return true;
   }
 
   private newEntry(ref: SessionRef, seed: SessionSeed | undefined, now: number): SessionEntry {
@@ -249,6 +354,11 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
+  private emit(event: Omit<LiveEvent, "afterSeq">): void {
+    const afterSeq = this.store.loadEntry()?.entry.messageCount ?? 0;
+    this.ctx.waitUntil(this.publisher.emit({ ...event, afterSeq }).catch(() => this.scheduleAlarm()));
+  }
+
   private tenant(tenantId: string) {
     return this.env.TENANTS.getByName(tenantId);
   }
@@ -258,37 +368,47 @@ export class SessionObject extends DurableObject<Env> {
     this.ctx.waitUntil(
       this.publisher.publish().catch(async (error) => {
         console.error("SessionObject: publish failed; retrying by alarm", error);
-        await this.ctx.storage.setAlarm(Date.now() + PUBLISH_RETRY_MS);
+        await this.scheduleAlarm();
       }),
     );
   }
-
-  override async alarm(): Promise<void> {
-    if (this.publisher.hasPending()) await this.publisher.publish();
-  }
 }
 
-function applyAppend(
-  entry: SessionEntry,
-  message: TranscriptMessage,
-  seed: SessionSeed | undefined,
-  seq: number,
-  now: number,
-): SessionEntry {
+/** Webhook host callbacks for a deferred run. */
+export type RunCallback =
+  | { kind: "progress"; text?: string; messages?: TranscriptMessage[] }
+  | { kind: "complete"; reply?: string; error?: string; usage?: { input: number; output: number; totalTokens: number }; toolMessages?: TranscriptMessage[] };
+
+/** The first message over the size limit, if any (checked before anything is written). */
+function oversized(messages: TranscriptMessage[], now: number): AppendRejected | null {
+  for (const raw of messages) {
+    const bytes = utf8Length(JSON.stringify(raw.timestamp === undefined ? { ...raw, timestamp: now } : raw));
+    if (bytes > MAX_MESSAGE_BYTES) return { rejected: "too_large", bytes };
+  }
+  return null;
+}
+
+/** Inbound user messages carry the latest delivery route. */
+function withDelivery(entry: SessionEntry, messages: TranscriptMessage[], seed: SessionSeed | undefined): SessionEntry {
+  const delivery = seed?.deliveryContext;
+  if (!delivery || !messages.some((m) => m.role === "user")) return entry;
+  return dropUndefined({
+    ...entry,
+    deliveryContext: delivery,
+    lastChannel: delivery.channel ?? entry.lastChannel,
+    lastTo: delivery.to ?? entry.lastTo,
+    lastAccountId: delivery.accountId ?? entry.lastAccountId,
+    lastThreadId: delivery.threadId ?? entry.lastThreadId,
+  });
+}
+
+function applyAppend(entry: SessionEntry, message: TranscriptMessage, seq: number, now: number): SessionEntry {
   const next: SessionEntry = {
     ...entry,
     messageCount: seq,
     updatedAt: Math.max(now, entry.updatedAt),
     lastMessagePreview: messagePreview(message.content) ?? entry.lastMessagePreview,
   };
-  const delivery = seed?.deliveryContext;
-  if (delivery && message.role === "user") {
-    next.deliveryContext = delivery;
-    if (delivery.channel) next.lastChannel = delivery.channel;
-    if (delivery.to) next.lastTo = delivery.to;
-    if (delivery.accountId) next.lastAccountId = delivery.accountId;
-    if (delivery.threadId !== undefined) next.lastThreadId = delivery.threadId;
-  }
   return addUsage(next, message);
 }
 

@@ -1,4 +1,5 @@
 import type { SessionEntry } from "../protocol/session";
+import { RUN_MIGRATIONS, RunStore } from "../runs/run-store";
 import { all, first, migrate } from "../storage/sql";
 
 /**
@@ -24,6 +25,7 @@ const MIGRATIONS = [
   // How far the tenant has acknowledged this session's messages (the transcript is the outbox).
   `ALTER TABLE entry ADD COLUMN published_session_id TEXT`,
   `ALTER TABLE entry ADD COLUMN published_seq INTEGER NOT NULL DEFAULT 0`,
+  ...RUN_MIGRATIONS,
 ] as const;
 
 /** A stored message ready for the wire: its JSON already carries `__openclaw`. */
@@ -45,10 +47,13 @@ type MessageRow = { seq: number; id: string; role: string; created_at: number; b
 
 export class SessionStore {
   private readonly sql: SqlStorage;
+  /** Runs and timers share this database (src/runs/run-store.ts). */
+  readonly runs: RunStore;
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
     migrate(storage, MIGRATIONS);
+    this.runs = new RunStore(this.sql, () => this.identity()?.sessionKey ?? "");
   }
 
   transaction<T>(fn: () => T): T {
@@ -158,6 +163,10 @@ export class SessionStore {
       query.limit + 1,
     );
     return collect(cursor, query);
+  }
+
+  messageId(sessionId: string, seq: number): string {
+    return first<{ id: string }>(this.sql, "SELECT id FROM messages WHERE session_id = ? AND seq = ?", sessionId, seq)?.id ?? "";
   }
 
   findIdempotent(key: string): string | undefined {

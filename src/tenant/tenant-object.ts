@@ -3,7 +3,7 @@ import { isDevOperatorToken } from "../auth/authenticate";
 import { constantTimeEqual, mintToken, parseTokenId, sha256Hex } from "../auth/tokens";
 import { presentRow } from "../domain/registry";
 import { GatewayHub } from "../gateway/hub";
-import type { SessionUpdate } from "../session/publisher";
+import type { LiveEvent, SessionUpdate } from "../session/publisher";
 import type { Env } from "../env";
 import { classifySessionKind, isCronRunKey } from "../keys/session-key";
 import type { TenantConfig } from "../protocol/config";
@@ -83,16 +83,32 @@ export class TenantObject extends DurableObject<Env> {
     this.upsertSession(update.row, update.version);
     const key = update.row.key;
     const fresh = this.store.claimUndelivered(key, update.sessionId, update.messages);
-    if (!this.hub.hasSubscribers(key)) return;
     const rowFields = JSON.stringify(presentRow(update.row, true)).slice(1, -1);
     const ts = Date.now();
+    const events = [...update.events];
+    // Live events are interleaved with messages by transcript position.
+    const flushEvents = (upToSeq: number) => {
+      while (events.length > 0 && events[0]!.afterSeq <= upToSeq) this.emitLiveEvent(key, events.shift()!, rowFields);
+    };
     for (const message of fresh) {
+      flushEvents(message.seq - 1);
+      if (!this.hub.hasSubscribers(key)) continue;
       const head = `"sessionKey":${JSON.stringify(key)},"messageId":${JSON.stringify(message.id)},"messageSeq":${message.seq}`;
       this.hub.toMessageSubscribers(key, "session.message", `{${head},"message":${message.json},${rowFields}}`);
       this.hub.toSessionWatchers("sessions.changed", `{${head},"ts":${ts},"phase":"message",${rowFields}}`);
     }
+    flushEvents(Number.MAX_SAFE_INTEGER);
     for (const reason of update.reasons) {
       this.hub.toSessionWatchers("sessions.changed", `{"sessionKey":${JSON.stringify(key)},"ts":${ts},"reason":"${reason}",${rowFields}}`);
+    }
+  }
+
+  /** chat/agent events go to every connection that may read; lifecycle phases to session watchers. */
+  private emitLiveEvent(key: string, event: LiveEvent, rowFields: string): void {
+    if (event.event === "sessions.changed") {
+      this.hub.toSessionWatchers("sessions.changed", `{${JSON.stringify({ sessionKey: key, ts: Date.now(), ...event.payload }).slice(1, -1)},${rowFields}}`);
+    } else {
+      this.hub.broadcast(event.event, { ...event.payload, sessionKey: key });
     }
   }
 
@@ -152,6 +168,22 @@ export class TenantObject extends DurableObject<Env> {
     const matches = constantTimeEqual(token?.hash ?? "0".repeat(64), hash);
     if (!token || !matches) return null;
     return { scopes: token.scopes, config: this.store.config() };
+  }
+
+  // ── Runs ────────────────────────────────────────────────────────────────
+
+  /** The secret webhook run requests are signed with (HMAC-SHA256 of the body). */
+  runnerSecret(rotate = false): string {
+    return this.store.secret("runner", Date.now(), rotate);
+  }
+
+  /** Which session a run belongs to (agent.wait and callbacks only carry the runId). */
+  recordRun(runId: string, key: string): void {
+    this.store.recordRun(runId, key, Date.now());
+  }
+
+  runKey(runId: string): string | null {
+    return this.store.runKey(runId) ?? null;
   }
 
   // ── Config ──────────────────────────────────────────────────────────────

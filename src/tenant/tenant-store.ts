@@ -39,6 +39,8 @@ const MIGRATIONS = [
   // Last message seq fanned out per session, so a re-sent update is never delivered twice.
   `CREATE TABLE delivered (key TEXT PRIMARY KEY, session_id TEXT NOT NULL, seq INTEGER NOT NULL)`,
   `CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)`,
+  `CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at INTEGER NOT NULL)`,
+  `CREATE TABLE runs_index (run_id TEXT PRIMARY KEY, key TEXT NOT NULL, created_at INTEGER NOT NULL)`,
 ] as const;
 
 /** Index columns derived from a row; computed by the caller (they depend on config). */
@@ -148,8 +150,7 @@ export class TenantStore {
          archived_at = excluded.archived_at, version = excluded.version, search_text = excluded.search_text,
          is_cron_run = excluded.is_cron_run, row = excluded.row
        WHERE excluded.updated_at > sessions.updated_at
-          OR (excluded.updated_at = sessions.updated_at AND excluded.version >= sessions.version)
-          OR excluded.session_id <> sessions.session_id AND excluded.updated_at >= sessions.updated_at`,
+          OR (excluded.updated_at = sessions.updated_at AND excluded.version >= sessions.version)`,
       row.key,
       row.sessionId,
       row.agentId,
@@ -193,6 +194,28 @@ export class TenantStore {
       );
     }
     return fresh;
+  }
+
+  /** A named tenant secret, created (random) on first use. */
+  secret(name: string, at: number, rotate = false): string {
+    const existing = rotate ? undefined : first<{ value: string }>(this.sql, "SELECT value FROM secrets WHERE name = ?", name)?.value;
+    if (existing) return existing;
+    const value = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
+    this.sql.exec(
+      "INSERT INTO secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value, created_at = excluded.created_at",
+      name,
+      value,
+      at,
+    );
+    return value;
+  }
+
+  recordRun(runId: string, key: string, at: number): void {
+    this.sql.exec("INSERT OR IGNORE INTO runs_index (run_id, key, created_at) VALUES (?, ?, ?)", runId, key, at);
+  }
+
+  runKey(runId: string): string | undefined {
+    return first<{ key: string }>(this.sql, "SELECT key FROM runs_index WHERE run_id = ?", runId)?.key;
   }
 
   nextCounter(name: string): number {
@@ -309,8 +332,9 @@ export class TenantStore {
       where.push("key = ?");
       binds.push(scope.key);
     } else if (scope.kind === "tree") {
-      where.push("(key = ? OR spawned_by = ?)");
-      binds.push(scope.key, scope.key);
+      // Children as sessions.list {spawnedBy} finds them: by spawnedBy or parentSessionKey.
+      where.push("(key = ? OR spawned_by = ? OR parent_session_key = ?)");
+      binds.push(scope.key, scope.key, scope.key);
     } else if (scope.kind === "agents") {
       if (scope.agentIds.length === 0) return [];
       where.push("agent_id IN (SELECT value FROM json_each(?))");

@@ -79,14 +79,15 @@ export async function checkTarget(
 
 /**
  * Resolves what an agent passed as `sessionKey`: a key, `main`, `current`, or a sessionId
- * (OpenClaw's resolveSessionReference). Returns the canonical key or an error result.
+ * (OpenClaw's resolveSessionReference). Returns the canonical key or an error result; when
+ * resolved from a sessionId, that id too (it may name a transcript from before a reset).
  */
 export async function resolveReference(
   ctx: TenantContext,
   requester: Requester,
   policy: AccessPolicy,
   input: string,
-): Promise<{ key: string } | Denied> {
+): Promise<{ key: string; sessionId?: string } | Denied> {
   const trimmed = input.trim();
   if (!shouldResolveAsSessionId(trimmed)) {
     const internal = toInternalKey(trimmed, { requesterKey: requester.key, cfg: ctx.config.session, agentId: requester.agentId });
@@ -95,11 +96,14 @@ export async function resolveReference(
   const tenant = tenantStub(ctx);
   // A UUID-looking or otherwise non-key string: first as a key, then as a sessionId.
   const asKey = looksLikeSessionId(trimmed) ? null : await tenant.session(canonicalKey(ctx, trimmed, requester.agentId));
-  const key = asKey?.key ?? (await tenant.keyForSessionId(trimmed))?.key;
-  if (!key) {
+  if (asKey) return { key: asKey.key };
+  // Session ids are stored lowercase (crypto.randomUUID).
+  const sessionId = looksLikeSessionId(trimmed) ? trimmed.toLowerCase() : trimmed;
+  const owner = await tenant.keyForSessionId(sessionId);
+  if (!owner) {
     return policy.restrictToSpawned
       ? { status: "forbidden", error: sessionNotVisibleText(trimmed) }
       : { status: "error", error: sessionNotFoundText(trimmed) };
   }
-  return { key };
+  return { key: owner.key, sessionId };
 }

@@ -43,7 +43,8 @@ export const HTTP_DENIED_TOOLS = [
 
 /** OpenClaw's HTTP tool policy: the default deny list, minus `gateway.tools.allow`, plus `gateway.tools.deny`. */
 export function availableOverHttp(config: TenantConfig, name: string): boolean {
-  if (!(name in TOOLS)) return false;
+  // Own keys only: `name in TOOLS` would accept "valueOf", "constructor", "__proto__"…
+  if (!Object.hasOwn(TOOLS, name)) return false;
   const allow = config.gateway?.tools?.allow ?? [];
   const deny = config.gateway?.tools?.deny ?? [];
   if (deny.includes(name)) return false;

@@ -25,7 +25,14 @@ export async function sessionsHistory(ctx: TenantContext, requester: Requester, 
 
   const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(args.limit ?? DEFAULT_LIMIT)));
   const includeTools = args.includeTools === true;
-  const page = await sessionStub(ctx, key).read({ direction: "tail", limit, includeTools, maxBytes: 8 * 1024 * 1024 });
+  // A sessionId names one transcript: the current one or one from before a reset.
+  const page = await sessionStub(ctx, key).read({
+    direction: "tail",
+    limit,
+    includeTools,
+    maxBytes: 8 * 1024 * 1024,
+    ...(resolved.sessionId !== undefined ? { sessionId: resolved.sessionId } : {}),
+  });
   const messages = (page?.messages ?? []).map((m) => JSON.parse(m.json) as Record<string, unknown> & { role: string });
   const sanitized = sanitizeToolHistory(messages, { includeTools });
   return jsonResult({ sessionKey: display, ...sanitized });

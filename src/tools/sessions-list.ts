@@ -35,16 +35,18 @@ export async function sessionsList(ctx: TenantContext, requester: Requester, arg
     includeUnknown: false,
     scope: await listScope(ctx, requester, policy),
   });
-  const sessions = rows.map((row) => toolRow(ctx, row));
+  const sessions = rows.map((row) => toolRow(ctx, requester, row));
   if (messageLimit > 0) await attachMessages(ctx, rows, sessions, messageLimit);
   return jsonResult({ count: sessions.length, sessions });
 }
 
 type ToolRow = Record<string, unknown> & { key: string };
 
-function toolRow(ctx: TenantContext, row: SessionRow): ToolRow {
+function toolRow(ctx: TenantContext, requester: Requester, row: SessionRow): ToolRow {
   const cfg = ctx.config.session;
-  const display = (key: string | undefined) => (key === undefined ? undefined : toDisplayKey(key, cfg, row.agentId));
+  // "main" means the requester's own main session (as sessions_history reads it), so only
+  // that key is shown as "main"; another agent's main session keeps its full key.
+  const display = (key: string | undefined) => (key === undefined ? undefined : toDisplayKey(key, cfg, requester.agentId));
   const kind = classifySessionKind(row.key, { cfg, agentId: row.agentId, ...(row.chatType ? { chatType: row.chatType } : {}) });
   const presented = presentRow(row, false);
   const out: Record<string, unknown> = {

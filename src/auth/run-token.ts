@@ -1,0 +1,77 @@
+/**
+ * Run tokens: minted when a run is dispatched to a runner, bound to (tenant, agent, session,
+ * run, sandboxed, spawn depth), short-lived and stateless: `ocr_<payload>.<hmac>`, signed
+ * with the deployment secret RUN_TOKEN_SECRET. Tool calls made with one act as that session.
+ */
+
+export type RunTokenClaims = {
+  tenantId: string;
+  agentId: string;
+  sessionKey: string;
+  runId: string;
+  sandboxed: boolean;
+  spawnDepth: number;
+  /** Session tools allowed (sub-agents get none by default). */
+  sessionTools: boolean;
+  exp: number;
+};
+
+const PREFIX = "ocr_";
+
+export async function mintRunToken(secret: string, claims: RunTokenClaims): Promise<string> {
+  const payload = toBase64Url(new TextEncoder().encode(JSON.stringify(claims)));
+  return `${PREFIX}${payload}.${await sign(secret, payload)}`;
+}
+
+export function isRunToken(token: string): boolean {
+  return token.startsWith(PREFIX);
+}
+
+/** The claims of a valid, unexpired token, else null. */
+export async function verifyRunToken(secret: string, token: string, now = Date.now()): Promise<RunTokenClaims | null> {
+  if (!isRunToken(token)) return null;
+  const [payload, signature] = token.slice(PREFIX.length).split(".");
+  if (!payload || !signature) return null;
+  const key = await hmacKey(secret);
+  const expected = fromBase64Url(signature);
+  if (!expected) return null;
+  const valid = await crypto.subtle.verify("HMAC", key, expected, new TextEncoder().encode(payload));
+  if (!valid) return null;
+  try {
+    const bytes = fromBase64Url(payload);
+    const claims = JSON.parse(new TextDecoder().decode(bytes ?? new Uint8Array())) as RunTokenClaims;
+    return typeof claims.exp === "number" && claims.exp > now ? claims : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Hex HMAC-SHA256 of a body (webhook request signatures). */
+export async function hmacHex(secret: string, body: string): Promise<string> {
+  const signature = await crypto.subtle.sign("HMAC", await hmacKey(secret), new TextEncoder().encode(body));
+  return Array.from(new Uint8Array(signature), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function sign(secret: string, payload: string): Promise<string> {
+  const signature = await crypto.subtle.sign("HMAC", await hmacKey(secret), new TextEncoder().encode(payload));
+  return toBase64Url(new Uint8Array(signature));
+}
+
+function hmacKey(secret: string): Promise<CryptoKey> {
+  return crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(text: string): Uint8Array | null {
+  try {
+    const padded = text.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(text.length / 4) * 4, "=");
+    return Uint8Array.from(atob(padded), (c) => c.charCodeAt(0));
+  } catch {
+    return null;
+  }
+}

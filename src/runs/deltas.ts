@@ -1,0 +1,45 @@
+/** OpenClaw's silent reply token: a reply of exactly this is not shown. */
+export const SILENT_REPLY = "NO_REPLY";
+
+/** Whether the text is the silent token (or, while streaming, could still become it). */
+export function isSilentReply(text: string, options: { prefix?: boolean } = {}): boolean {
+  const trimmed = text.trim();
+  if (trimmed === SILENT_REPLY) return true;
+  return options.prefix === true && trimmed.length > 0 && SILENT_REPLY.startsWith(trimmed);
+}
+
+/** Deltas reach clients at most once per this interval per run. */
+export const DELTA_INTERVAL_MS = 150;
+
+/**
+ * Throttles cumulative text updates to one per DELTA_INTERVAL_MS, emitting the cumulative
+ * text and what was added since the last emission. `flush` emits what is pending.
+ */
+export class DeltaThrottle {
+  latest = "";
+  private emitted = "";
+  private lastAt = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    private readonly emit: (text: string, delta: string) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  push(text: string): void {
+    this.latest = text;
+    const wait = this.lastAt + DELTA_INTERVAL_MS - this.now();
+    if (wait <= 0) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), wait);
+  }
+
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.latest === this.emitted) return;
+    const delta = this.latest.startsWith(this.emitted) ? this.latest.slice(this.emitted.length) : this.latest;
+    this.emitted = this.latest;
+    this.lastAt = this.now();
+    this.emit(this.latest, delta);
+  }
+}

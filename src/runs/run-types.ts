@@ -1,0 +1,59 @@
+import type { InputProvenance } from "../protocol/session";
+
+/** Run states: queued → running → ok | error | timeout | aborted. */
+export type RunState = "queued" | "running" | "ok" | "error" | "timeout" | "aborted";
+export const TERMINAL_STATES: readonly RunState[] = ["ok", "error", "timeout", "aborted"];
+
+/** What started the run and how it should behave (persisted with the run). */
+export type RunInput = {
+  message: string;
+  provenance?: InputProvenance;
+  extraSystemPrompt?: string;
+  /** Seconds before the run is ended as `timeout` (alarm-driven). */
+  timeoutSeconds?: number;
+  thinking?: string;
+  deliver?: boolean;
+  label?: string;
+  lane?: string;
+  /** A reply fixed in advance (chat commands such as /send): no runner is called. */
+  fixedReply?: string;
+  /** Who started it: chat.send and agent differ in their events and dedupe keys. */
+  origin: "chat.send" | "agent" | "ingest" | "tool";
+  /** Public base (`https://host/t/<tenant>`) webhook hosts call back to. */
+  callbackBase?: string;
+};
+
+export type RunUsage = { input: number; output: number; totalTokens: number; cost?: number };
+
+export type RunRecord = {
+  runId: string;
+  sessionKey: string;
+  state: RunState;
+  input: RunInput;
+  createdAt: number;
+  startedAt?: number;
+  endedAt?: number;
+  stopReason?: string;
+  error?: string;
+  usage?: RunUsage;
+  /** Final assistant text (what agent.wait and sessions_send report). */
+  reply?: string;
+  userSeq?: number;
+  replySeq?: number;
+  attempts: number;
+};
+
+/** What `agent.wait` answers. */
+export type RunSnapshot = {
+  runId: string;
+  status: "ok" | "error" | "timeout" | "pending";
+  state: RunState;
+  startedAt?: number;
+  endedAt?: number;
+  stopReason?: string;
+  error?: string;
+  reply?: string;
+  usage?: RunUsage;
+};
+
+export type InputProvenanceKind = InputProvenance["kind"];

@@ -1,0 +1,78 @@
+import { hmacHex } from "../../auth/run-token";
+import type { TranscriptMessage } from "../../protocol/session";
+import { type Runner, RunnerError } from "./runner";
+
+/** Header carrying `sha256=<hex HMAC of the body>` with the tenant's runner secret. */
+export const SIGNATURE_HEADER = "x-openclaw-signature";
+
+/**
+ * The tenant's own agent host. It answers 200 with `{ reply, toolMessages?, usage? }`, or 202
+ * and later calls `POST …/v1/runs/{runId}/events` and `/complete` with the run token.
+ */
+export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
+  return async (request) => {
+    const config = request.config;
+    if (config.type !== "webhook") throw new RunnerError("webhook runner misconfigured");
+    const body = JSON.stringify({
+      type: "run",
+      runId: request.runId,
+      tenantId: request.tenantId,
+      sessionKey: request.sessionKey,
+      agentId: request.agentId,
+      input: {
+        message: request.input.message,
+        ...(request.input.provenance ? { provenance: request.input.provenance } : {}),
+        ...(request.input.extraSystemPrompt ? { extraSystemPrompt: request.input.extraSystemPrompt } : {}),
+        ...(request.input.thinking ? { thinking: request.input.thinking } : {}),
+      },
+      context: request.context,
+      deadline: request.deadline,
+      runToken: request.runToken,
+      callbacks: request.callbackBase
+        ? {
+            events: `${request.callbackBase}/v1/runs/${request.runId}/events`,
+            complete: `${request.callbackBase}/v1/runs/${request.runId}/complete`,
+          }
+        : undefined,
+    });
+    let response: Response;
+    try {
+      response = await fetch(config.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", [SIGNATURE_HEADER]: `sha256=${await hmacHex(await runnerSecret(), body)}` },
+        body,
+        signal: request.signal,
+      });
+    } catch (error) {
+      if (request.signal.aborted) throw error;
+      throw new RunnerError(`webhook unreachable: ${(error as Error).message}`);
+    }
+    if (response.status === 202) {
+      await response.body?.cancel();
+      return { kind: "deferred" };
+    }
+    if (!response.ok) {
+      const detail = (await response.text().catch(() => "")).slice(0, 200);
+      throw new RunnerError(`webhook answered ${response.status}${detail ? `: ${detail}` : ""}`);
+    }
+    let reply: { reply?: unknown; toolMessages?: unknown; usage?: { input?: number; output?: number; totalTokens?: number } };
+    try {
+      reply = await response.json();
+    } catch {
+      throw new RunnerError("webhook answered 200 without a JSON body");
+    }
+    if (typeof reply?.reply !== "string") throw new RunnerError("webhook reply must be { reply: string }");
+    request.onText(reply.reply);
+    const input = Number(reply.usage?.input ?? 0);
+    const output = Number(reply.usage?.output ?? 0);
+    return {
+      kind: "reply",
+      text: reply.reply,
+      usage: { input, output, totalTokens: Number(reply.usage?.totalTokens ?? input + output) },
+      ...(Array.isArray(reply.toolMessages) ? { toolMessages: reply.toolMessages as TranscriptMessage[] } : {}),
+      stopReason: "stop",
+      provider: "webhook",
+      api: "webhook",
+    };
+  };
+}
