@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark runner: `npm run bench [-- suite ...] [-- --quick]`.
+// Benchmark runner: `npm run bench [-- suite ...] [-- --quick] [-- --snapshot]`.
 // Starts one `wrangler dev` with fresh state, runs the suites in bench/suites/, prints a table per
 // suite, writes bench/results/latest.json, stops the server. Exits non-zero on any failure,
 // including requests that errored.
@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { httpClient } from "./lib/http.mjs";
 import { printTable } from "./lib/measure.mjs";
 import { killAllServersNow, startServer, stopAllServers } from "./lib/server.mjs";
+import { changedFiles, fingerprint, snapshotRepo } from "./lib/source.mjs";
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const REPO_ROOT = dirname(BENCH_DIR);
@@ -22,22 +23,22 @@ const ORDER = ["http"];
 const started = Date.now();
 const log = (msg) => console.error(`[bench +${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
 
-// Never leave wrangler/workerd behind: kill the group on exit, stop it gracefully on signals.
+// Never leave wrangler/workerd behind: kill the group on exit; on a signal, abort the running
+// suite, let main() stop the server and write what it has; a second signal (or 15 s) forces it.
 process.on("exit", killAllServersNow);
-let interrupted = false;
+const interruption = new AbortController();
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, () => {
-    if (interrupted) {
+    if (interruption.signal.aborted) {
       killAllServersNow();
       process.exit(130);
     }
-    interrupted = true;
-    log(`${signal}: stopping the server`);
-    const hardStop = setTimeout(() => process.exit(130), 10_000);
-    stopAllServers().finally(() => {
-      clearTimeout(hardStop);
+    log(`${signal}: aborting and stopping the server (again to force)`);
+    interruption.abort(new Error(`interrupted by ${signal}`));
+    setTimeout(() => {
+      killAllServersNow();
       process.exit(130);
-    });
+    }, 15_000).unref();
   });
 }
 
@@ -51,9 +52,9 @@ function parseArgs(argv) {
   const flags = new Set(argv.filter((a) => a.startsWith("--")));
   const names = argv.filter((a) => !a.startsWith("--"));
   for (const flag of flags) {
-    if (!["--quick", "--help"].includes(flag)) throw new Error(`unknown option ${flag}`);
+    if (!["--quick", "--snapshot", "--help"].includes(flag)) throw new Error(`unknown option ${flag}`);
   }
-  return { names, quick: flags.has("--quick"), help: flags.has("--help") };
+  return { names, quick: flags.has("--quick"), snapshot: flags.has("--snapshot"), help: flags.has("--help") };
 }
 
 async function main() {
@@ -64,7 +65,16 @@ async function main() {
   const args = parseArgs(process.argv.slice(2));
   const available = await discoverSuites();
   if (args.help) {
-    console.log(`usage: node bench/run.mjs [suite ...] [--quick]\nsuites: ${available.join(", ")}\n--quick  run every suite at ~1/10 scale (smoke test)`);
+    console.log(
+      [
+        "usage: node bench/run.mjs [suite ...] [--quick] [--snapshot]",
+        `suites: ${available.join(", ")} (default: all, in this order)`,
+        "--quick     run every suite at ~1/10 scale (smoke test)",
+        "--snapshot  serve a private copy of src/ and the config, so edits made during the run",
+        "            cannot hot-reload the worker (by default the repo itself is served, and",
+        "            edits during a suite fail the run)",
+      ].join("\n"),
+    );
     return 0;
   }
   const unknown = args.names.filter((n) => !available.includes(n));
@@ -78,40 +88,71 @@ async function main() {
     cpuModel: os.cpus()[0]?.model ?? "unknown",
     memoryGiB: Number((os.totalmem() / 2 ** 30).toFixed(1)),
     date: new Date().toISOString(),
+    loadAvgAtStart: os.loadavg().map((l) => Number(l.toFixed(2))),
   };
   log(`suites: ${selected.join(", ")}${args.quick ? " (quick)" : ""}; node ${machine.node}, ${machine.cpus} cpus`);
 
-  const report = { machine, quick: args.quick, suites: {}, failures: [], totalErrors: 0 };
+  const report = { machine, quick: args.quick, source: { mode: args.snapshot ? "snapshot" : "repo", changed: [] }, suites: {}, failures: [], totalErrors: 0 };
   await mkdir(RESULTS_DIR, { recursive: true });
   let server;
+  let serverLines = [];
   try {
-    server = await startServer({ cwd: REPO_ROOT, log });
+    // wrangler dev reloads on source changes: serve a copy, or watch for edits during each suite.
+    let cwd = REPO_ROOT;
+    if (args.snapshot) {
+      cwd = await snapshotRepo(REPO_ROOT);
+      log(`serving a snapshot of the source in ${cwd}`);
+    }
+    let sourceState = args.snapshot ? undefined : await fingerprint(REPO_ROOT);
+    server = await startServer({ cwd, log, removeOnStop: args.snapshot ? [cwd] : [] });
     report.server = { baseUrl: server.baseUrl };
     for (const name of selected) {
-      if (interrupted) break;
+      if (interruption.signal.aborted) break;
       if (!server.isRunning()) {
         report.failures.push(`${name}: not run, the server has exited`);
         continue;
       }
-      const suite = await import(pathToFileURL(join(SUITES_DIR, `${name}.mjs`)).href);
-      if (typeof suite.run !== "function") throw new Error(`bench/suites/${name}.mjs does not export run(ctx)`);
-      log(`suite ${name}: ${suite.description ?? ""}`);
       const t0 = Date.now();
       const ctx = {
         baseUrl: server.baseUrl,
-        client: httpClient(server.baseUrl),
+        client: httpClient(server.baseUrl, { signal: interruption.signal }),
         server,
+        signal: interruption.signal,
         quick: args.quick,
         log: (msg) => log(`${name}: ${msg}`),
       };
       let rows = [];
       try {
+        const suite = await import(pathToFileURL(join(SUITES_DIR, `${name}.mjs`)).href);
+        if (typeof suite.run !== "function") throw new Error(`bench/suites/${name}.mjs does not export run(ctx)`);
+        log(`suite ${name}: ${suite.description ?? ""}`);
         rows = await suite.run(ctx);
+        if (!Array.isArray(rows)) throw new Error(`run(ctx) of bench/suites/${name}.mjs returned ${typeof rows}, not an array of rows`);
       } catch (error) {
-        report.failures.push(`${name}: ${error.stack ?? error}`);
-        log(`!! suite ${name} threw: ${error.stack ?? error}`);
+        if (interruption.signal.aborted) {
+          log(`suite ${name} aborted`);
+        } else {
+          report.failures.push(`${name}: ${error.stack ?? error}`);
+          log(`!! suite ${name} threw: ${error.stack ?? error}`);
+        }
       }
-      if (!server.isRunning()) report.failures.push(`${name}: the server exited during the suite`);
+      if (!server.isRunning() && !interruption.signal.aborted) {
+        const info = await server.exited;
+        report.failures.push(`${name}: the server exited during the suite (code ${info.code}, signal ${info.signal}); last output:\n${server.logTail(20).join("\n")}`);
+      }
+      if (sourceState) {
+        const now = await fingerprint(REPO_ROOT);
+        const changed = changedFiles(sourceState, now);
+        sourceState = now;
+        if (changed.length) {
+          report.source.changed.push({ suite: name, files: changed });
+          report.failures.push(
+            `${name}: ${changed.length} source file(s) changed during the suite, so wrangler dev reloaded the worker ` +
+              `and the numbers mix code versions (use --snapshot to benchmark a fixed copy): ${changed.slice(0, 8).join(", ")}${changed.length > 8 ? ", …" : ""}`,
+          );
+          log(`!! source changed during suite ${name}: ${changed.join(", ")}`);
+        }
+      }
       const errors = rows.reduce((sum, r) => sum + (r.errors ?? 0), 0);
       report.totalErrors += errors;
       report.suites[name] = { seconds: (Date.now() - t0) / 1000, errors, rows };
@@ -121,32 +162,46 @@ async function main() {
     report.failures.push(String(error.stack ?? error));
   } finally {
     if (server) {
-      report.serverLogTail = server.logLines().slice(-100);
-      await writeFile(join(RESULTS_DIR, "server.log"), server.logLines().join("\n") + "\n").catch(() => {});
+      serverLines = server.logLines();
+      report.serverLogTail = serverLines.slice(-100);
+      await writeFile(join(RESULTS_DIR, "server.log"), `${serverLines.join("\n")}\n`).catch(() => {});
     }
     await stopAllServers();
   }
 
   report.seconds = (Date.now() - started) / 1000;
+  report.interrupted = interruption.signal.aborted;
+  machine.loadAvgAtEnd = os.loadavg().map((l) => Number(l.toFixed(2)));
   await writeFile(join(RESULTS_DIR, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
 
-  const serverErrors = (report.serverLogTail ?? []).filter((l) => /error|exception|uncaught/i.test(l));
+  const serverErrors = serverLines.filter((l) => /error|exception|uncaught/i.test(l));
   console.log(`\nmachine: node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.platform}, ${machine.date}`);
+  console.log(`load average (1 min) at start ${machine.loadAvgAtStart[0]}, at end ${machine.loadAvgAtEnd[0]}`);
+  if (machine.loadAvgAtStart[0] > machine.cpus / 2) {
+    console.log(`note: the machine was already busy at start (load ${machine.loadAvgAtStart[0]} on ${machine.cpus} cpus); numbers may be noisy`);
+  }
+  console.log(`source: ${args.snapshot ? "snapshot copy of src/ and config taken at start" : "the repo itself (watched for edits)"}`);
   console.log(`results: ${join(RESULTS_DIR, "latest.json")} (total ${report.seconds.toFixed(1)} s)`);
   if (serverErrors.length) {
-    console.log(`server output had ${serverErrors.length} error line(s) (see bench/results/server.log), e.g.:`);
-    for (const l of serverErrors.slice(0, 5)) console.log(`  | ${l}`);
+    const distinct = new Map();
+    for (const l of serverErrors) distinct.set(l.trim(), (distinct.get(l.trim()) ?? 0) + 1);
+    console.log(`server output had ${serverErrors.length} error line(s) (bench/results/server.log):`);
+    for (const [l, count] of [...distinct].slice(0, 5)) console.log(`  ${String(count).padStart(5)} × ${l.slice(0, 200)}`);
+  }
+  if (interruption.signal.aborted) {
+    console.log("\n!! INTERRUPTED: the results are incomplete and any errors above came from the abort.");
+    return 130;
   }
   if (report.totalErrors || report.failures.length) {
     const bar = "!".repeat(72);
     console.log(`\n${bar}`);
     console.log(`!! BENCHMARK FAILED: ${report.totalErrors} request error(s), ${report.failures.length} failure(s).`);
-    console.log("!! Numbers from rows marked '!!' are NOT valid.");
+    if (report.totalErrors) console.log("!! Rows marked '!!' had failed requests: their numbers are NOT valid.");
+    if (report.failures.length) console.log("!! The failures below make the whole run untrustworthy:");
     for (const f of report.failures) console.log(`!! ${f.split("\n").join("\n!!   ")}`);
     console.log(bar);
     return 1;
   }
-  if (interrupted) return 130;
   return 0;
 }
 

@@ -14,9 +14,10 @@ export class HttpError extends Error {
 /**
  * `client.request(method, path, { body, expect, auth, timeoutMs })` sends one request, reads the
  * whole response body, and throws HttpError unless the status equals `expect` (default 200).
- * Returns `{ status, text }`. Network errors and timeouts throw as well.
+ * Returns `{ status, text }`. Network errors, timeouts and an aborted `signal` throw as well.
  */
-export function httpClient(baseUrl, { token = DEV_OPERATOR_TOKEN } = {}) {
+export function httpClient(baseUrl, { token = DEV_OPERATOR_TOKEN, signal } = {}) {
+  const abortSignal = (ms) => (signal ? AbortSignal.any([signal, AbortSignal.timeout(ms)]) : AbortSignal.timeout(ms));
   async function request(method, path, { body, expect = 200, auth = true, timeoutMs = REQUEST_TIMEOUT_MS } = {}) {
     const headers = {};
     if (auth && token) headers.authorization = `Bearer ${token}`;
@@ -25,12 +26,13 @@ export function httpClient(baseUrl, { token = DEV_OPERATOR_TOKEN } = {}) {
       headers["content-type"] = "application/json";
       payload = typeof body === "string" ? body : JSON.stringify(body);
     }
+    signal?.throwIfAborted();
     let res;
     try {
-      res = await fetch(baseUrl + path, { method, headers, body: payload, signal: AbortSignal.timeout(timeoutMs) });
+      res = await fetch(baseUrl + path, { method, headers, body: payload, signal: abortSignal(timeoutMs) });
     } catch (error) {
-      const code = error.cause?.code ?? error.name;
-      throw new Error(`${method} ${path} failed: ${code} ${error.cause?.message ?? error.message}`);
+      const kind = error.cause?.code ?? error.name;
+      throw Object.assign(new Error(`${method} ${path} failed: ${kind} ${error.cause?.message ?? error.message}`), { kind });
     }
     const text = await res.text();
     if (res.status !== expect) throw new HttpError(method, path, res.status, text);

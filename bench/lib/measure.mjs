@@ -30,13 +30,16 @@ export function summarize(samples) {
  * A task fails by throwing; failures are counted, never retried. Latency is measured around
  * every task (successes only go into the percentiles). `maxSeconds` bounds the wall time:
  * no new task starts after it (the result then says `timedOut: true` and `count < total`).
- * Returns { count, errors, seconds, perSecond, p50, p99, max, mean, timedOut, errorSamples }
+ * An aborted `signal` also stops new tasks (`aborted: true`).
+ * Returns { count, ok, errors, seconds, perSecond, p50, p99, max, mean, timedOut, aborted,
+ *   errorKinds: { "HTTP 500": n, ECONNREFUSED: n, … }, errorSamples: first 5 messages }
  * with latencies in ms and perSecond = successful tasks per second.
  */
-export async function runConcurrent({ concurrency, total, task, maxSeconds = 120 }) {
+export async function runConcurrent({ concurrency, total, task, maxSeconds = 120, signal }) {
   if (!(concurrency >= 1) || !(total >= 0)) throw new Error("runConcurrent: bad concurrency/total");
   const latencies = [];
   const errorSamples = [];
+  const errorKinds = {};
   let errors = 0;
   let next = 0;
   let started = 0;
@@ -46,6 +49,7 @@ export async function runConcurrent({ concurrency, total, task, maxSeconds = 120
 
   async function worker() {
     while (next < total) {
+      if (signal?.aborted) return;
       if (performance.now() > deadline) {
         timedOut = true;
         return;
@@ -58,6 +62,8 @@ export async function runConcurrent({ concurrency, total, task, maxSeconds = 120
         latencies.push(performance.now() - s);
       } catch (error) {
         errors++;
+        const kind = error?.status !== undefined ? `HTTP ${error.status}` : (error?.kind ?? error?.name ?? "error");
+        errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
         if (errorSamples.length < 5) errorSamples.push(String(error?.message ?? error));
       }
     }
@@ -76,13 +82,15 @@ export async function runConcurrent({ concurrency, total, task, maxSeconds = 120
     max: stats.max,
     mean: stats.mean,
     timedOut,
+    aborted: Boolean(signal?.aborted),
+    errorKinds,
     errorSamples,
   };
 }
 
 /** Runs `task(i)` sequentially `total` times; same result shape as runConcurrent. */
-export function runSequential({ total, task, maxSeconds = 120 }) {
-  return runConcurrent({ concurrency: 1, total, task, maxSeconds });
+export function runSequential({ total, task, maxSeconds = 120, signal }) {
+  return runConcurrent({ concurrency: 1, total, task, maxSeconds, signal });
 }
 
 /** Formats a number for a table: integers with separators, else 3 significant decimals. */

@@ -8,7 +8,9 @@ import { delimiter, dirname, join } from "node:path";
 const HOST = "127.0.0.1";
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
-const LOG_LINES_KEPT = 500;
+const LOG_LINES_KEPT = 2000;
+// ANSI colour codes (wrangler colours its error lines even with NO_COLOR).
+const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
 
 /** Every server still running, so exit and signal handlers can kill them. */
 const running = new Set();
@@ -29,11 +31,12 @@ export function freePort() {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Starts the service with a fresh persistence dir on a free port and waits for `GET /health`.
+ * Starts the service (from `cwd`, the repo root or a snapshot of it) with a fresh persistence
+ * dir on a free port and waits for `GET /health`. `removeOnStop` dirs are deleted by stop().
  * Returns `{ baseUrl, port, persistDir, pid, logTail(), exited, isRunning(), stop() }`.
  * On any failure the process group is killed before the error is thrown.
  */
-export async function startServer({ cwd, readyTimeoutMs = READY_TIMEOUT_MS, log = () => {} } = {}) {
+export async function startServer({ cwd, readyTimeoutMs = READY_TIMEOUT_MS, log = () => {}, removeOnStop = [] } = {}) {
   const port = await freePort();
   const persistDir = await mkdtemp(join(tmpdir(), "oc-bench-state-"));
   const args = [
@@ -62,7 +65,7 @@ export async function startServer({ cwd, readyTimeoutMs = READY_TIMEOUT_MS, log 
 
   const lines = [];
   const keep = (chunk) => {
-    for (const line of chunk.toString().split(/\r?\n/)) {
+    for (const line of chunk.toString().replace(ANSI, "").split(/\r?\n/)) {
       if (line.trim() === "") continue;
       lines.push(line);
       if (lines.length > LOG_LINES_KEPT) lines.shift();
@@ -112,7 +115,6 @@ export async function startServer({ cwd, readyTimeoutMs = READY_TIMEOUT_MS, log 
     /** SIGTERM to the whole group, SIGKILL after a grace period; removes the state dir. */
     stop() {
       stopping ??= (async () => {
-        running.delete(server);
         if (child.pid !== undefined) {
           killGroup("SIGTERM");
           const deadline = Date.now() + STOP_GRACE_MS;
@@ -123,7 +125,10 @@ export async function startServer({ cwd, readyTimeoutMs = READY_TIMEOUT_MS, log 
             for (let i = 0; i < 20 && groupAlive(); i++) await sleep(100);
           }
         }
-        await rm(persistDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+        for (const dir of [persistDir, ...removeOnStop]) {
+          await rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+        }
+        running.delete(server);
       })();
       return stopping;
     },
@@ -178,7 +183,7 @@ export function killAllServersNow() {
   for (const server of running) server.killNow();
 }
 
-/** Stops every server still running (async, graceful first). */
+/** Stops every server still running (async, graceful first); waits for stops already under way. */
 export async function stopAllServers() {
   await Promise.all([...running].map((s) => s.stop()));
 }

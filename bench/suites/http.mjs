@@ -22,7 +22,7 @@ function seedMessage(i) {
 const sessionPath = (key) => `/v1/sessions/${encodeURIComponent(key)}`;
 
 export async function run(ctx) {
-  const { client, log } = ctx;
+  const { client, log, signal } = ctx;
   const scale = ctx.quick ? 0.1 : 1;
   const n = (count) => Math.max(1, Math.round(count * scale));
   const rows = [];
@@ -30,7 +30,7 @@ export async function run(ctx) {
   /** Adds the standard rows of one load run; returns the result. */
   const loadRows = (label, result, note) => {
     if (result.errors || result.timedOut) {
-      log(`!! ${label}: ${result.errors} errors of ${result.count}${result.timedOut ? ", stopped at time limit" : ""}`);
+      log(`!! ${label}: ${result.errors} errors of ${result.count} ${JSON.stringify(result.errorKinds)}${result.timedOut ? ", stopped at time limit" : ""}`);
       for (const sample of result.errorSamples) log(`   e.g. ${sample}`);
     }
     const errors = result.errors + (result.timedOut ? 1 : 0);
@@ -47,11 +47,11 @@ export async function run(ctx) {
     await client.get("/health", { auth: false, expect: 200 });
   };
   log("ceiling: warm-up");
-  await runConcurrent({ concurrency: CONCURRENCY, total: n(200), task: health });
+  await runConcurrent({ signal, concurrency: CONCURRENCY, total: n(200), task: health });
   log(`ceiling: GET /health x${healthTotal} at c=${CONCURRENCY}`);
   const ceiling = loadRows(
     "ceiling GET /health",
-    await runConcurrent({ concurrency: CONCURRENCY, total: healthTotal, task: health }),
+    await runConcurrent({ signal, concurrency: CONCURRENCY, total: healthTotal, task: health }),
     `c=${CONCURRENCY}, n=${healthTotal}`,
   );
 
@@ -62,22 +62,22 @@ export async function run(ctx) {
   };
   const single = appendTo(() => "bench-append");
   log("append (1 session): warm-up");
-  await runConcurrent({ concurrency: CONCURRENCY, total: n(200), task: single });
+  await runConcurrent({ signal, concurrency: CONCURRENCY, total: n(200), task: single });
   log(`append (1 session): x${appendTotal} at c=${CONCURRENCY}`);
   const app1 = loadRows(
     "append 1 session",
-    await runConcurrent({ concurrency: CONCURRENCY, total: appendTotal, task: single }),
+    await runConcurrent({ signal, concurrency: CONCURRENCY, total: appendTotal, task: single }),
     `c=${CONCURRENCY}, n=${appendTotal}, POST /v1/sessions/bench-append/messages`,
   );
   rows.push({ name: "append 1 session / ceiling", value: app1.perSecond / ceiling.perSecond, unit: "ratio", note: "throughput ratio" });
 
   const spread = appendTo((i) => `bench-append-${i % 16}`);
   log("append (16 sessions): warm-up");
-  await runConcurrent({ concurrency: CONCURRENCY, total: n(200), task: spread });
+  await runConcurrent({ signal, concurrency: CONCURRENCY, total: n(200), task: spread });
   log(`append (16 sessions): x${appendTotal} at c=${CONCURRENCY}`);
   const app16 = loadRows(
     "append 16 sessions",
-    await runConcurrent({ concurrency: CONCURRENCY, total: appendTotal, task: spread }),
+    await runConcurrent({ signal, concurrency: CONCURRENCY, total: appendTotal, task: spread }),
     `c=${CONCURRENCY}, n=${appendTotal}, keys bench-append-0..15 round-robin`,
   );
   rows.push({ name: "append 16 sessions / ceiling", value: app16.perSecond / ceiling.perSecond, unit: "ratio", note: "throughput ratio" });
@@ -88,6 +88,7 @@ export async function run(ctx) {
   let seededTotal = 0;
   let seedSeconds = 0;
   for (const size of sizes) {
+    signal?.throwIfAborted();
     const key = `bench-history-${size}`;
     const seeded = await seed(ctx, key, size);
     seededTotal += seeded.messages;
@@ -109,6 +110,7 @@ export async function run(ctx) {
     // Warm-up requests are fully validated; timed requests are checked by status and body length.
     let expectedLength = -1;
     const warm = await runSequential({
+      signal,
       total: 10,
       task: async () => {
         const { text: body } = await client.get(path, { expect: 200 });
@@ -124,6 +126,7 @@ export async function run(ctx) {
     const historyTotal = n(200);
     log(`history ${key}: GET ?limit=${HISTORY_LIMIT} x${historyTotal} sequential`);
     const result = await runSequential({
+      signal,
       total: historyTotal,
       task: async () => {
         const { text: body } = await client.get(path, { expect: 200 });
@@ -157,7 +160,7 @@ export async function run(ctx) {
 }
 
 /** Appends `size` messages to `key` through the batch route, sequentially, checking every answer. */
-async function seed({ client, log }, key, size) {
+async function seed({ client, log, signal }, key, size) {
   log(`seed ${key}: ${size} messages in batches of ${BATCH}`);
   let done = 0;
   let batches = 0;
@@ -166,6 +169,7 @@ async function seed({ client, log }, key, size) {
   const t0 = performance.now();
   const deadline = t0 + 150_000;
   while (done < size) {
+    signal?.throwIfAborted();
     if (performance.now() > deadline) {
       log(`!! seed ${key}: time limit reached after ${done} messages`);
       errors++;
