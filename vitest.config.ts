@@ -11,12 +11,14 @@ export default defineConfig({
         bindings: {
           ADMIN_TOKEN: "test-admin-token",
           DEV_OPERATOR_TOKEN: "test-operator-token",
+          RUN_TOKEN_SECRET: "test-run-token-secret",
         },
       },
     }),
   ],
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/peers/global-setup.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

@@ -11,4 +11,6 @@ export interface Env {
   ADMIN_TOKEN?: string;
   /** Dev-only operator token of DEFAULT_TENANT with every operator scope. */
   DEV_OPERATOR_TOKEN?: string;
+  /** Signs run tokens (HMAC-SHA256). Webhook runs need it. */
+  RUN_TOKEN_SECRET?: string;
 }

@@ -49,3 +49,25 @@ export async function history(key: string, query = "", opts: { token?: string; p
 }
 
 export const user = (text: string, extra: Record<string, unknown> = {}) => ({ role: "user", content: text, ...extra });
+
+/** A fresh tenant with an all-scopes token, so a test owns its config and its session index. */
+export async function freshTenant(label = "t") {
+  const id = `${label}-${crypto.randomUUID().slice(0, 8)}`;
+  await createTenant(id);
+  const { token } = await issueToken(id);
+  const prefix = `/t/${id}`;
+  const req = (path: string, init: Parameters<typeof call>[1] = {}) => call(`${prefix}${path}`, { token, ...init });
+  return {
+    id,
+    token,
+    prefix,
+    call: req,
+    append: (key: string, message: Record<string, unknown>) => append(key, message, { token, prefix }),
+    patch: (key: string, fields: Record<string, unknown>) => req(`/v1/sessions/${encodeURIComponent(key)}`, { method: "PATCH", json: fields }),
+    list: (query = "") => req(`/v1/sessions${query}`),
+    config: (config: Record<string, unknown>) => req("/v1/config", { method: "PUT", json: config }),
+    invoke: (tool: string, args?: unknown, extra: Record<string, unknown> = {}) =>
+      req("/tools/invoke", { method: "POST", json: { tool, ...(args === undefined ? {} : { args }), ...extra } }),
+  };
+}
+export type TestTenant = Awaited<ReturnType<typeof freshTenant>>;

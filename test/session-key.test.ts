@@ -489,10 +489,11 @@ describe("classifySessionKind", () => {
     expect(classifySessionKind("node:1", {})).toBe("node");
   });
 
-  it("keeps OpenClaw's quirk: agent-prefixed cron/hook/node keys are other", () => {
-    expect(classifySessionKind("agent:main:cron:job1", {})).toBe("other");
-    expect(classifySessionKind("agent:main:hook:abc", {})).toBe("other");
-    expect(classifySessionKind("agent:main:node-1", {})).toBe("other");
+  it("classifies agent-prefixed cron/hook/node keys by what follows the prefix (keys are stored canonically)", () => {
+    expect(classifySessionKind("agent:main:cron:job1", {})).toBe("cron");
+    expect(classifySessionKind("agent:main:hook:abc", {})).toBe("hook");
+    expect(classifySessionKind("agent:main:node-1", {})).toBe("node");
+    expect(classifySessionKind("agent:main:cronjob", {})).toBe("other");
   });
 
   it("is group for group/channel chat types", () => {

@@ -2,6 +2,7 @@ import type { Env } from "../env";
 import type { Principal } from "../domain/tenant-context";
 import type { TenantConfig } from "../protocol/config";
 import { OPERATOR_SCOPES } from "../protocol/http";
+import { isRunToken, verifyRunToken } from "./run-token";
 import { constantTimeEqual, parseTokenId, sha256Hex } from "./tokens";
 
 export type Access = { principal: Principal; config: TenantConfig };
@@ -10,8 +11,15 @@ export type Access = { principal: Principal; config: TenantConfig };
  * Resolves a bearer token for one tenant. A token is only ever checked against the
  * tenant named by the route, so a token of tenant A on tenant B is simply unknown there.
  */
-export async function authenticate(env: Env, tenantId: string, token: string): Promise<Access | null> {
+export async function authenticate(env: Env, tenantId: string, token: string): Promise<Access | "wrong_tenant" | null> {
   const tenant = env.TENANTS.getByName(tenantId);
+  if (isRunToken(token)) {
+    const claims = env.RUN_TOKEN_SECRET ? await verifyRunToken(env.RUN_TOKEN_SECRET, token) : null;
+    if (!claims) return null;
+    // A valid run token of another tenant is refused outright (403), never looked up here.
+    if (claims.tenantId !== tenantId) return "wrong_tenant";
+    return { principal: { kind: "run", scopes: [], claims }, config: await tenant.config() };
+  }
   if (isDevOperatorToken(env, tenantId, token)) {
     return { principal: { kind: "operator", scopes: OPERATOR_SCOPES }, config: await tenant.openDefault(tenantId) };
   }

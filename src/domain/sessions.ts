@@ -1,4 +1,6 @@
 import type { IngestBody } from "../protocol/http";
+import { contentText } from "../runs/runners/runner";
+import { startRun } from "./runs";
 import type { SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { MAX_MESSAGE_BYTES, type AppendResult } from "../session/session-object";
 import type { MessageRecord } from "../session/session-store";
@@ -19,10 +21,34 @@ const PAGE_MAX_BYTES = 4 * 1024 * 1024;
 /** Messages per page when streaming a whole transcript. */
 const STREAM_PAGE_MESSAGES = 500;
 
-/** Ingests one inbound message (`POST /v1/sessions/{key}/messages`). */
+/**
+ * Ingests one inbound message (`POST /v1/sessions/{key}/messages`). With `run: true` a user
+ * message starts an agent run (its idempotencyKey, when given, is the runId).
+ */
 export async function appendMessage(ctx: TenantContext, rawKey: string, body: IngestBody): Promise<IngestResult> {
-  const { idempotencyKey, origin, deliveryContext, chatType, displayName, label, channel, ...message } = body;
+  const { idempotencyKey, origin, deliveryContext, chatType, displayName, label, channel, run, ...message } = body;
   const seed: SessionSeed = dropUndefined({ origin, deliveryContext, chatType, displayName, label, channel });
+  if (run) {
+    if (message.role !== "user") throw new DomainError("invalid", "run: true needs a user message");
+    const text = contentText(message.content);
+    if (text.trim() === "") throw new DomainError("invalid", "message or attachment required");
+    const started = await startRun(ctx, {
+      key: canonicalKey(ctx, rawKey),
+      runId: idempotencyKey ?? crypto.randomUUID(),
+      message: text,
+      origin: "ingest",
+      seed,
+      ...(message.provenance ? { provenance: message.provenance } : {}),
+    });
+    return {
+      sessionKey: started.sessionKey,
+      sessionId: started.sessionId,
+      seq: started.status === "started" ? (started.userSeq ?? 0) : 0,
+      messageId: started.messageId ?? "",
+      runId: started.runId,
+      runStatus: started.status,
+    };
+  }
   const result = await appendMessages(ctx, rawKey, [message as TranscriptMessage], seed, idempotencyKey);
   const last = result.appended[0]!;
   return { sessionKey: result.sessionKey, sessionId: result.sessionId, seq: last.seq, messageId: last.messageId };
@@ -48,7 +74,14 @@ export async function appendMessages(
   return result;
 }
 
-export type IngestResult = { sessionKey: string; sessionId: string; seq: number; messageId: string };
+export type IngestResult = {
+  sessionKey: string;
+  sessionId: string;
+  seq: number;
+  messageId: string;
+  runId?: string;
+  runStatus?: string;
+};
 
 export type HistoryQuery = { limit?: number; cursorSeq?: number; includeTools: boolean };
 

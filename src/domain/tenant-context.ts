@@ -1,3 +1,4 @@
+import type { RunTokenClaims } from "../auth/run-token";
 import type { Env } from "../env";
 import {
   agentIdOf,
@@ -13,8 +14,10 @@ import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
 import type { SessionRef } from "../session/session-object";
 
-/** Who is calling: an operator token (scopes) — run tokens arrive with the runs layer. */
-export type Principal = { kind: "operator"; scopes: readonly OperatorScope[]; tokenId?: string };
+/** Who is calling: an operator token (scopes), or a run token acting as one session. */
+export type Principal =
+  | { kind: "operator"; scopes: readonly OperatorScope[]; tokenId?: string }
+  | { kind: "run"; scopes: readonly OperatorScope[]; claims: RunTokenClaims };
 
 /** Everything a domain operation needs about the calling tenant. */
 export type TenantContext = {
@@ -22,6 +25,8 @@ export type TenantContext = {
   tenantId: string;
   config: TenantConfig;
   principal: Principal;
+  /** Public origin of the request (`https://host`), for callback URLs. */
+  origin?: string;
 };
 
 /** A domain failure the transports map to their own error shapes. */
@@ -82,7 +87,9 @@ export function tenantStub(ctx: Pick<TenantContext, "env" | "tenantId">) {
   return ctx.env.TENANTS.getByName(ctx.tenantId);
 }
 
+/** Operator scopes; a run token holds none (it may only call tools and its run's callbacks). */
 export function hasScope(principal: Principal, scope: OperatorScope): boolean {
+  if (principal.kind === "run") return false;
   if (principal.scopes.includes("operator.admin")) return true;
   if (scope === "operator.read") return principal.scopes.includes("operator.write") || principal.scopes.includes("operator.read");
   return principal.scopes.includes(scope);

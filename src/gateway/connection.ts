@@ -7,6 +7,8 @@ import type { OperatorScope } from "../protocol/http";
 export type ConnectionState = {
   connId: string;
   tenantId: string;
+  /** Public origin the client connected to (callback URLs of runs started here). */
+  origin: string;
   phase: "challenge" | "ready";
   nonce: string;
   challengeTs: number;

@@ -6,7 +6,7 @@ import type { OperatorScope } from "../protocol/http";
 import { type ConnectionState, canRead, readState, writeState } from "./connection";
 import { errorFrame, eventFrame, gatewayError, rawEventFrame, resFrame } from "./frames";
 import { describeParamsError, grantScopes, negotiateProtocol, verifyDevice } from "./handshake";
-import { EVENTS, METHODS, PENDING_METHODS } from "./methods";
+import { EVENTS, METHODS, PENDING_METHODS, TwoPhase } from "./methods";
 import { sessionsDefaults } from "../domain/registry";
 
 /** What the hub needs from the tenant object that hosts it. */
@@ -38,13 +38,14 @@ export class GatewayHub {
 
   // ── Lifecycle ───────────────────────────────────────────────────────────
 
-  async accept(tenantId: string): Promise<Response> {
+  async accept(tenantId: string, origin: string): Promise<Response> {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.host.ctx.acceptWebSocket(server);
     const state: ConnectionState = {
       connId: crypto.randomUUID(),
       tenantId,
+      origin,
       phase: "challenge",
       nonce: crypto.randomUUID(),
       challengeTs: Date.now(),
@@ -252,7 +253,13 @@ export class GatewayHub {
           setMessageSubscription: (key, on) => this.setMessageSubscription(ws, key, on),
         },
       });
-      safeSend(ws, resFrame(id, payload));
+      if (payload instanceof TwoPhase) {
+        safeSend(ws, resFrame(id, payload.accepted));
+        const final = await payload.final.catch((error: unknown) => ({ ok: false as const, payload: undefined, message: (error as Error).message }));
+        safeSend(ws, final.ok ? resFrame(id, final.payload) : errorFrame(id, gatewayError("UNAVAILABLE", final.message), final.payload));
+      } else {
+        safeSend(ws, resFrame(id, payload));
+      }
     } catch (error) {
       if (error instanceof DomainError) {
         safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", error.message)));
@@ -299,7 +306,7 @@ export class GatewayHub {
 
   private context(state: ConnectionState): TenantContext {
     const principal: Principal = { kind: "operator", scopes: state.scopes ?? [], ...(state.tokenId ? { tokenId: state.tokenId } : {}) };
-    return { env: this.host.env, tenantId: state.tenantId, config: this.host.config(), principal };
+    return { env: this.host.env, tenantId: state.tenantId, config: this.host.config(), principal, origin: state.origin };
   }
 
   private reject(ws: WebSocket, _state: ConnectionState, id: string, message: string, closeAfter: boolean): void {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { chatHistory, chatInject, sessionsCreate, sessionsPreview } from "../domain/chat";
 import { listSessions, patchSession, resolveSession, sessionsDefaults } from "../domain/registry";
+import { agentRun, agentWait, chatAbort, chatSend, sessionsAbort, waitPayload } from "../domain/runs";
 import { deleteSession, resetSession } from "../domain/sessions";
 import { canonicalKey, DomainError, type TenantContext } from "../domain/tenant-context";
 import { normalizeAgentId } from "../keys/session-key";
@@ -135,6 +136,44 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     params: methodParamSchemas["chat.inject"],
     handle: ({ ctx, params }) => chatInject(ctx, params),
   }),
+  "chat.send": define({
+    scope: WRITE,
+    params: methodParamSchemas["chat.send"],
+    handle: ({ ctx, params }) => {
+      if ((params.originatingChannel || params.originatingTo || params.originatingAccountId || params.originatingThreadId) && !(params.originatingChannel && params.originatingTo)) {
+        throw new DomainError("invalid", "originatingChannel and originatingTo are required when routing fields are set");
+      }
+      return chatSend(ctx, params);
+    },
+  }),
+  agent: define({
+    scope: WRITE,
+    params: methodParamSchemas.agent,
+    handle: async ({ ctx, params }) => {
+      const started = await agentRun(ctx, params);
+      if (started.status === "in_flight") return { runId: started.runId, status: "in_flight" };
+      if (started.status !== "started") {
+        return { runId: started.runId, status: started.status, ...(started.summary ? { summary: started.summary } : {}) };
+      }
+      const accepted = { runId: started.runId, sessionKey: started.sessionKey, agentId: started.agentId, status: "accepted", acceptedAt: Date.now() };
+      return new TwoPhase(accepted, agentFinal(ctx, started.runId));
+    },
+  }),
+  "agent.wait": define({
+    scope: WRITE,
+    params: methodParamSchemas["agent.wait"],
+    handle: async ({ ctx, params }) => waitPayload(await agentWait(ctx, params.runId, params.timeoutMs ?? 30_000)),
+  }),
+  "chat.abort": define({
+    scope: WRITE,
+    params: methodParamSchemas["chat.abort"],
+    handle: ({ ctx, params }) => chatAbort(ctx, params),
+  }),
+  "sessions.abort": define({
+    scope: WRITE,
+    params: methodParamSchemas["sessions.abort"],
+    handle: ({ ctx, params }) => sessionsAbort(ctx, params),
+  }),
   "agents.list": define({
     scope: READ,
     params: methodParamSchemas["agents.list"],
@@ -149,7 +188,31 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   }),
 };
 
-/** Methods of the runs layer: listed so clients get a clear UNAVAILABLE rather than "unknown method". */
-export const PENDING_METHODS = ["chat.send", "agent", "agent.wait", "chat.abort", "sessions.abort"];
+/**
+ * A method that answers the same request id twice (OpenClaw's `agent`): first the accepted
+ * payload, then the final response when the run ends.
+ */
+export class TwoPhase {
+  constructor(
+    readonly accepted: unknown,
+    readonly final: Promise<{ ok: true; payload: unknown } | { ok: false; payload: unknown; message: string }>,
+  ) {}
+}
 
-export const EVENTS = ["connect.challenge", "tick", "health", "sessions.changed", "session.message"];
+/** The longest one `agent` request waits for its final answer (the run goes on after). */
+const AGENT_FINAL_MAX_WAIT_MS = 15 * 60_000;
+
+async function agentFinal(ctx: TenantContext, runId: string): Promise<{ ok: true; payload: unknown } | { ok: false; payload: unknown; message: string }> {
+  const snapshot = await agentWait(ctx, runId, AGENT_FINAL_MAX_WAIT_MS);
+  const durationMs = (snapshot.endedAt ?? Date.now()) - (snapshot.startedAt ?? Date.now());
+  if (snapshot.status === "ok") {
+    return { ok: true, payload: { runId, status: "ok", summary: "completed", result: { payloads: [{ text: snapshot.reply ?? "", mediaUrl: null }], meta: { durationMs } } } };
+  }
+  const summary = snapshot.error ?? (snapshot.status === "pending" ? "still running" : snapshot.status);
+  return { ok: false, payload: { runId, status: "error", summary }, message: summary };
+}
+
+/** Methods listed for discovery but not served by this gateway. */
+export const PENDING_METHODS: string[] = [];
+
+export const EVENTS = ["connect.challenge", "tick", "health", "sessions.changed", "session.message", "chat", "agent"];

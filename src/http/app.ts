@@ -6,6 +6,7 @@ import { gatewayUpgrade } from "./routes/gateway";
 import { adminRoutes } from "./routes/admin";
 import { configRoutes } from "./routes/config";
 import { sessionRoutes } from "./routes/sessions";
+import { runRoutes } from "./routes/runs";
 import { toolRoutes } from "./routes/tools";
 
 /** Routes of one tenant; mounted at /t/<tenantId> and, for DEFAULT_TENANT, at the root. */
@@ -15,6 +16,7 @@ function tenantApp() {
   app.route("/", sessionRoutes);
   app.route("/", configRoutes);
   app.route("/", toolRoutes);
+  app.route("/", runRoutes);
   return app;
 }
 

@@ -19,14 +19,19 @@ export const tenantAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearerToken(c.req.header("authorization"));
   if (!token || !TENANT_ID_PATTERN.test(tenantId)) throw unauthorized();
   const access = await authenticate(c.env, tenantId, token);
+  if (access === "wrong_tenant") throw forbidden("run token belongs to another tenant");
   if (!access) throw unauthorized();
-  c.set("tenant", { env: c.env, tenantId, config: access.config, principal: access.principal });
+  c.set("tenant", { env: c.env, tenantId, config: access.config, principal: access.principal, origin: new URL(c.req.url).origin });
   await next();
 };
 
-export function requireScope(scope: OperatorScope): MiddlewareHandler<AppEnv> {
+/** Operators need `scope`; run tokens pass only where `allowRunToken` says so. */
+export function requireScope(scope: OperatorScope, options: { allowRunToken?: boolean } = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!hasScope(c.var.tenant.principal, scope)) throw forbidden(`missing scope: ${scope}`);
+    const principal = c.var.tenant.principal;
+    if (principal.kind === "run" && options.allowRunToken) return next();
+    if (principal.kind === "run") throw forbidden("run tokens may only call tools and their run's callbacks");
+    if (!hasScope(principal, scope)) throw forbidden(`missing scope: ${scope}`);
     await next();
   };
 }

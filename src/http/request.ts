@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { z } from "zod";
+import { z } from "zod";
 import { ApiError, badRequest, describeZodError, tooLarge } from "./errors";
 
 /** Request bodies over this are refused with 413 (OpenClaw's /tools/invoke uses the same cap). */
@@ -41,13 +41,14 @@ function tooLargeBody() {
 }
 
 /**
- * Validates a query string against an object schema, converting "123" to numbers and
- * "true"/"1" to booleans where the schema expects them. Repeated keys become arrays.
+ * Validates a query string against an object schema, converting values to the type the
+ * schema expects for that field ("5" → 5, "1"/"true" → true). Repeated keys become arrays.
  */
-export function parseQuery<S extends z.ZodType>(queries: Record<string, string[]>, schema: S): z.infer<S> {
+export function parseQuery<S extends z.ZodObject>(queries: Record<string, string[]>, schema: S): z.infer<S> {
   const raw: Record<string, unknown> = {};
   for (const [name, values] of Object.entries(queries)) {
-    const converted = values.map(convertQueryValue);
+    const field = schema.shape[name] as z.ZodType | undefined;
+    const converted = values.map((value) => convertQueryValue(value, field));
     raw[name] = converted.length === 1 ? converted[0] : converted;
   }
   const parsed = schema.safeParse(raw);
@@ -55,9 +56,23 @@ export function parseQuery<S extends z.ZodType>(queries: Record<string, string[]
   return parsed.data;
 }
 
-function convertQueryValue(value: string): unknown {
-  if (value === "true") return true;
-  if (value === "false") return false;
-  if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+function convertQueryValue(value: string, field: z.ZodType | undefined): unknown {
+  const kind = baseType(field);
+  if (kind === "number" && value.trim() !== "" && Number.isFinite(Number(value))) return Number(value);
+  if (kind === "boolean") {
+    if (["1", "true", "yes", "on"].includes(value.toLowerCase())) return true;
+    if (["0", "false", "no", "off"].includes(value.toLowerCase())) return false;
+  }
   return value;
+}
+
+/** The underlying type of a (possibly optional) schema field. */
+function baseType(field: z.ZodType | undefined): "number" | "boolean" | "other" {
+  let current: unknown = field;
+  while (current instanceof z.ZodOptional || current instanceof z.ZodNullable || current instanceof z.ZodDefault) {
+    current = (current as z.ZodOptional<z.ZodType>).unwrap();
+  }
+  if (current instanceof z.ZodNumber) return "number";
+  if (current instanceof z.ZodBoolean) return "boolean";
+  return "other";
 }

@@ -239,10 +239,14 @@ export function classifySessionKind(
 ): SessionKind {
   const { mainKey, alias } = resolveMainAlias(ctx.cfg);
   if (key === alias || key === mainKey) return "main";
-  if (parseAgentSessionKey(key)?.rest === mainKey) return "main";
-  if (key.startsWith("cron:")) return "cron";
-  if (key.startsWith("hook:")) return "hook";
-  if (key.startsWith("node-") || key.startsWith("node:")) return "node";
+  const rest = parseAgentSessionKey(key)?.rest;
+  if (rest === mainKey) return "main";
+  // This service stores agent-qualified keys, so the prefixes are tested after `agent:<id>:`
+  // too (OpenClaw tests only the raw key, which would make every stored cron key "other").
+  const bare = rest ?? key;
+  if (bare.startsWith("cron:")) return "cron";
+  if (bare.startsWith("hook:")) return "hook";
+  if (bare.startsWith("node-") || bare.startsWith("node:")) return "node";
   // The gateway reports kind "group" for entries whose chatType is group or channel.
   if (ctx.chatType === "group" || ctx.chatType === "channel") return "group";
   if (key.includes(":group:") || key.includes(":channel:")) return "group";

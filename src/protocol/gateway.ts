@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { sessionPatchFieldsSchema } from "./session";
+import { inputProvenanceSchema, sessionPatchFieldsSchema } from "./session";
 
 /**
  * The gateway WebSocket protocol (OpenClaw protocol 3 and 4): frames, the connect
@@ -126,4 +126,51 @@ export const methodParamSchemas = {
     label: z.string().max(100).optional(),
   }),
   "agents.list": z.looseObject({}).optional(),
+  "chat.send": z.strictObject({
+    sessionKey: z.string().trim().min(1).max(512),
+    message: z.string(),
+    thinking: z.string().optional(),
+    deliver: z.boolean().optional(),
+    originatingChannel: z.string().optional(),
+    originatingTo: z.string().optional(),
+    originatingAccountId: z.string().optional(),
+    originatingThreadId: z.string().optional(),
+    attachments: z.array(z.unknown()).optional(),
+    timeoutMs: z.int().min(0).optional(),
+    systemInputProvenance: inputProvenanceSchema.optional(),
+    systemProvenanceReceipt: z.string().optional(),
+    idempotencyKey: z.string().min(1).max(256),
+  }),
+  agent: z.strictObject({
+    message: z.string().min(1),
+    agentId: z.string().optional(),
+    provider: z.string().optional(),
+    model: z.string().optional(),
+    to: z.string().optional(),
+    replyTo: z.string().optional(),
+    sessionId: z.string().optional(),
+    sessionKey: z.string().trim().min(1).max(512).optional(),
+    thinking: z.string().optional(),
+    deliver: z.boolean().optional(),
+    attachments: z.array(z.unknown()).optional(),
+    channel: z.string().optional(),
+    replyChannel: z.string().optional(),
+    accountId: z.string().optional(),
+    replyAccountId: z.string().optional(),
+    threadId: z.string().optional(),
+    groupId: z.string().optional(),
+    groupChannel: z.string().optional(),
+    groupSpace: z.string().optional(),
+    timeout: z.int().min(0).optional(),
+    bestEffortDeliver: z.boolean().optional(),
+    lane: z.string().optional(),
+    extraSystemPrompt: z.string().optional(),
+    internalEvents: z.array(z.unknown()).optional(),
+    inputProvenance: inputProvenanceSchema.optional(),
+    idempotencyKey: z.string().min(1).max(256),
+    label: z.string().optional(),
+  }),
+  "agent.wait": z.strictObject({ runId: z.string().min(1), timeoutMs: z.int().min(0).optional() }),
+  "chat.abort": z.strictObject({ sessionKey: z.string().trim().min(1).max(512), runId: z.string().min(1).optional() }),
+  "sessions.abort": z.strictObject({ key, runId: z.string().min(1).optional() }),
 } as const;

@@ -21,6 +21,8 @@ export const ingestBodySchema = z.strictObject({
   ...transcriptMessageSchema.shape,
   ...sessionSeedSchema.shape,
   idempotencyKey: z.string().min(1).max(256).optional(),
+  /** Start an agent run for this (user) message. */
+  run: z.boolean().optional(),
 });
 export type IngestBody = z.infer<typeof ingestBodySchema>;
 

@@ -14,11 +14,14 @@ const looseBoolean = z.preprocess(
   z.boolean(),
 );
 
+/** Optional string fields OpenClaw ignores when they are not strings. */
+const ignoredUnlessString = (max: number) => z.preprocess((v) => (typeof v === "string" ? v : undefined), z.string().max(max).optional());
+
 export const invokeBodySchema = z.object({
-  tool: z.string().min(1).max(128),
-  action: z.string().max(128).optional(),
+  tool: z.string().trim().min(1).max(128),
+  action: ignoredUnlessString(128),
   args: z.unknown().optional(),
-  sessionKey: z.string().max(512).optional(),
+  sessionKey: ignoredUnlessString(512),
   dryRun: z.unknown().optional(),
 });
 

@@ -240,14 +240,15 @@ export class RunEngine {
   }
 
   /**
-   * Ends a run as error, timeout or aborted. Text streamed so far is kept as an aborted
-   * partial (OpenClaw's openclawAbort marker), so nothing the user saw is lost.
+   * Ends a run as error, timeout or aborted. For aborts and timeouts the text streamed so
+   * far is kept as a partial (OpenClaw's openclawAbort marker); a failed runner's half
+   * answer is never appended.
    */
   fail(runId: string, state: "error" | "timeout" | "aborted", message: string, now = Date.now()): boolean {
     const run = this.host.runs().get(runId);
     if (!run || (run.state !== "running" && run.state !== "queued")) return false;
     this.controllers.get(runId)?.abort();
-    const partial = this.throttles.get(runId)?.latest ?? "";
+    const partial = state === "error" ? "" : (this.throttles.get(runId)?.latest ?? "");
     this.host.store().transaction(() => {
       let replySeq: number | undefined;
       if (partial && run.state === "running") {
@@ -257,7 +258,7 @@ export class RunEngine {
           provider: "openclaw",
           model: "gateway-injected",
           api: "openai-responses",
-          stopReason: state === "error" ? "error" : "aborted",
+          stopReason: "aborted",
           openclawAbort: { aborted: true, origin: state, runId },
           timestamp: now,
         };

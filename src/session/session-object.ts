@@ -136,6 +136,9 @@ export class SessionObject extends DurableObject<Env> {
 
   private afterAppend(sessionId: string, seqs: number[]): void {
     if (seqs.length === 0) return;
+    // Still the commit's turn: the retry alarm is written with the messages, so a crash
+    // before the publish below cannot leave them undelivered.
+    void this.scheduleAlarm();
     if (this.followers.size > 0) {
       const page = this.store.forward({ sessionId, cursorSeq: seqs[0]! - 1, limit: seqs.length, includeTools: true, maxBytes: Number.MAX_SAFE_INTEGER });
       this.followers.appended(page.messages);
@@ -256,12 +259,18 @@ export class SessionObject extends DurableObject<Env> {
   // ── Runs ────────────────────────────────────────────────────────────────
 
   /** Starts (or dedupes) a run; the session is created when absent. */
-  async startRun(ref: SessionRef, request: Omit<StartRun, "tenantId" | "agentId">, seed?: SessionSeed): Promise<StartResult> {
+  async startRun(
+    ref: SessionRef,
+    request: Omit<StartRun, "tenantId" | "agentId">,
+    seed?: SessionSeed,
+  ): Promise<StartResult & { sessionId: string; messageId?: string }> {
     const now = Date.now();
     const created = this.store.transaction(() => this.ensureEntry(ref, seed, now));
     const result = this.engine.start({ ...request, tenantId: ref.tenantId, agentId: ref.agentId }, now);
     if (created) await this.publisher.publish("create");
-    return result;
+    const sessionId = this.store.loadEntry()!.entry.sessionId;
+    const messageId = result.status === "started" && result.userSeq !== undefined ? this.store.messageId(sessionId, result.userSeq) : undefined;
+    return { ...result, sessionId, ...(messageId ? { messageId } : {}) };
   }
 
   runSnapshot(runId: string): RunSnapshot | null {
@@ -309,12 +318,15 @@ export class SessionObject extends DurableObject<Env> {
     await this.scheduleAlarm();
   }
 
-  /** The one alarm is set to the earliest timer (or a publish retry), or cleared. */
-  private async scheduleAlarm(): Promise<void> {
+  /**
+   * The one alarm is set to the earliest timer (or a publish retry), or cleared. The due
+   * time is computed synchronously, so calling this in a commit's turn writes it with it.
+   */
+  private scheduleAlarm(): Promise<void> {
     const due = [this.store.runs.nextTimerDue(), this.publisher.hasPending() ? Date.now() + PUBLISH_RETRY_MS : undefined]
       .filter((t): t is number => t !== undefined);
-    if (due.length === 0) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(Math.min(...due));
+    const write = due.length === 0 ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(Math.min(...due));
+    return write.catch((error) => console.error("SessionObject: alarm write failed", error));
   }
 
   // ── Internals ───────────────────────────────────────────────────────────
@@ -363,13 +375,16 @@ export class SessionObject extends DurableObject<Env> {
     return this.env.TENANTS.getByName(tenantId);
   }
 
-  /** Publishes in the background (appends): the caller does not wait for the tenant. */
+  /**
+   * Publishes in the background (appends): the caller does not wait for the tenant. The
+   * retry alarm is armed first, so an eviction mid-publish still delivers the change.
+   */
   private publishInBackground(): void {
     this.ctx.waitUntil(
-      this.publisher.publish().catch(async (error) => {
-        console.error("SessionObject: publish failed; retrying by alarm", error);
-        await this.scheduleAlarm();
-      }),
+      this.publisher
+        .publish()
+        .then(() => this.scheduleAlarm())
+        .catch((error) => console.error("SessionObject: publish failed; the alarm retries it", error)),
     );
   }
 }

@@ -48,7 +48,7 @@ export class TenantObject extends DurableObject<Env> {
       return new Response("expected a WebSocket upgrade", { status: 426 });
     }
     if (tenantId === this.env.DEFAULT_TENANT) this.ensure(tenantId);
-    return this.hub.accept(tenantId);
+    return this.hub.accept(tenantId, new URL(request.url).origin);
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {

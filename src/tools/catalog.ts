@@ -24,6 +24,9 @@ export const TOOLS: Record<string, ToolDefinition<z.ZodType>> = {
   agents_list: define({ schema: agentsListArgsSchema, run: agentsList }),
 };
 
+/** Session tools: sub-agents do not get them by default. */
+export const SESSION_TOOLS = ["sessions_list", "sessions_history", "sessions_send"];
+
 /** Tools OpenClaw never serves over HTTP unless `gateway.tools.allow` lists them. */
 export const HTTP_DENIED_TOOLS = [
   "exec",

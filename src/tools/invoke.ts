@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { describeZodError } from "../http/errors";
 import type { TenantContext } from "../domain/tenant-context";
-import { availableOverHttp, TOOLS } from "./catalog";
-import { operatorRequester } from "./requester";
+import { availableOverHttp, SESSION_TOOLS, TOOLS } from "./catalog";
+import { requesterFor } from "./requester";
 import { ToolInputError, type ToolResult } from "./result";
 
 export class ToolNotAvailableError extends Error {
@@ -18,15 +18,21 @@ export type InvokeRequest = { tool: string; args?: unknown; action?: string; ses
  * Runs one tool as an operator-token caller over HTTP (OpenClaw's POST /tools/invoke):
  * the requester session is `sessionKey` (default main); args that are not an object are `{}`.
  */
-export async function invokeToolOverHttp(ctx: TenantContext, request: InvokeRequest): Promise<ToolResult> {
+export async function invokeToolOverHttp(ctx: TenantContext, raw: InvokeRequest): Promise<ToolResult> {
+  // OpenClaw trims the tool name before looking it up.
+  const request = { ...raw, tool: raw.tool.trim() };
   if (!availableOverHttp(ctx.config, request.tool)) throw new ToolNotAvailableError(request.tool);
+  // A run token without session tools (sub-agents by default) does not see them.
+  if (ctx.principal.kind === "run" && !ctx.principal.claims.sessionTools && SESSION_TOOLS.includes(request.tool)) {
+    throw new ToolNotAvailableError(request.tool);
+  }
   const tool = TOOLS[request.tool]!;
   const args = isPlainObject(request.args) ? { ...request.args } : {};
   // `action` joins the args only for tools that take one and when args lack it.
   if (request.action !== undefined && !("action" in args) && hasActionParam(tool.schema)) args.action = request.action;
   const parsed = tool.schema.safeParse(args);
   if (!parsed.success) throw new ToolInputError(describeZodError(parsed.error));
-  const requester = await operatorRequester(ctx, request.sessionKey);
+  const requester = await requesterFor(ctx, request.sessionKey);
   return tool.run(ctx, requester, parsed.data);
 }
 

@@ -12,6 +12,24 @@ export type Requester = {
 };
 
 /**
+ * The session a tool call acts as: a run token's own session (nothing in the body can
+ * change it), or for an operator token `body.sessionKey`.
+ */
+export async function requesterFor(ctx: TenantContext, rawKey: string | undefined): Promise<Requester> {
+  if (ctx.principal.kind === "run") {
+    const claims = ctx.principal.claims;
+    return {
+      key: claims.sessionKey,
+      agentId: claims.agentId,
+      sandboxed: claims.sandboxed,
+      spawnDepth: claims.spawnDepth,
+      isSubagent: claims.spawnDepth > 0,
+    };
+  }
+  return operatorRequester(ctx, rawKey);
+}
+
+/**
  * For an operator token the requester is `body.sessionKey` (absent or "main" = the main
  * session). Its recorded entry (if any) supplies sandboxing and spawn depth.
  */

@@ -90,7 +90,7 @@ sessionRoutes.get("/sessions/:key/history", requireScope("operator.read"), async
       includeTools,
       ...(limit !== undefined ? { limit } : {}),
       ...(cursor !== undefined ? { cursorSeq: cursor } : {}),
-      ...(c.var.tenant.principal.tokenId ? { tokenId: c.var.tenant.principal.tokenId } : {}),
+      ...(c.var.tenant.principal.kind === "operator" && c.var.tenant.principal.tokenId ? { tokenId: c.var.tenant.principal.tokenId } : {}),
     };
     return sessionStub(c.var.tenant, key).fetch("https://session/follow", { headers: { [FOLLOW_HEADER]: JSON.stringify(query) } });
   }

@@ -13,7 +13,7 @@ export const DEFAULT_TOOLS_PER_MINUTE = 6000;
 /** OpenClaw's `POST /tools/invoke`: `{ tool, args, sessionKey, action }` → `{ ok, result }`. */
 export const toolRoutes = new Hono<AppEnv>();
 
-toolRoutes.post("/tools/invoke", requireScope("operator.write"), async (c) => {
+toolRoutes.post("/tools/invoke", requireScope("operator.write", { allowRunToken: true }), async (c) => {
   const tenant = c.var.tenant;
   const perMinute = tenant.config.rateLimit?.toolsPerMinute ?? DEFAULT_TOOLS_PER_MINUTE;
   const retryAfterMs = await tenantStub(tenant).admit("tools", perMinute);
@@ -25,7 +25,8 @@ toolRoutes.post("/tools/invoke", requireScope("operator.write"), async (c) => {
   const raw = await readJsonValue(c);
   const body = invokeBodySchema.safeParse(raw);
   if (!body.success) {
-    const hasTool = typeof raw === "object" && raw !== null && typeof (raw as { tool?: unknown }).tool === "string";
+    const tool = typeof raw === "object" && raw !== null ? (raw as { tool?: unknown }).tool : undefined;
+    const hasTool = typeof tool === "string" && tool.trim() !== "";
     throw new ApiError(400, "invalid_request", hasTool ? "invalid tools.invoke body" : "tools.invoke requires body.tool");
   }
   try {

@@ -1,0 +1,266 @@
+import { normalizeAgentId, agentIdOf } from "../keys/session-key";
+import type { RunnerConfig } from "../protocol/config";
+import type { InputProvenance, SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
+import { parseSendCommand, resolveSendPolicy, SEND_BLOCKED_TEXT } from "../policy/send-policy";
+import type { StartResult } from "../runs/run-engine";
+import type { RunInput, RunSnapshot } from "../runs/run-types";
+import { patchSession } from "./registry";
+import {
+  canonicalKey,
+  defaultAgentId,
+  DomainError,
+  hasScope,
+  mainKeyOf,
+  sessionRef,
+  sessionStub,
+  type TenantContext,
+  tenantStub,
+} from "./tenant-context";
+
+/** Agent runs as the transports start them: chat.send, agent, agent.wait, aborts, ingest with run. */
+
+/** The runner an agent uses: its own, else the defaults', else the built-in echo runner. */
+export function runnerFor(ctx: TenantContext, agentId: string): RunnerConfig {
+  const agent = ctx.config.agents?.list?.find((a) => normalizeAgentId(a.id) === agentId);
+  return agent?.runner ?? ctx.config.agents?.defaults?.runner ?? { type: "echo" };
+}
+
+/** Whether an agent id exists for this tenant (any id is fine when no agents are configured). */
+export function isKnownAgent(ctx: TenantContext, agentId: string): boolean {
+  const list = ctx.config.agents?.list;
+  if (!list || list.length === 0) return agentId === defaultAgentId(ctx.config);
+  return list.some((a) => normalizeAgentId(a.id) === agentId);
+}
+
+export type RunRequest = {
+  key: string;
+  runId: string;
+  message: string;
+  origin: RunInput["origin"];
+  provenance?: InputProvenance;
+  extraSystemPrompt?: string;
+  timeoutSeconds?: number;
+  thinking?: string;
+  label?: string;
+  lane?: string;
+  deliver?: boolean;
+  fixedReply?: string;
+  /** Skips the send policy (internal steps that are not sends, e.g. announce prompts). */
+  ignoreSendPolicy?: boolean;
+  /** Origin and delivery fields for a session the run creates (ingest). */
+  seed?: SessionSeed;
+};
+
+/**
+ * Starts a run in a session after the send policy allows it. The run is recorded in the
+ * tenant's run index first, so `agent.wait` finds it from its runId alone.
+ */
+export async function startRun(
+  ctx: TenantContext,
+  request: RunRequest,
+): Promise<StartResult & { sessionKey: string; sessionId: string; messageId?: string }> {
+  const ref = sessionRef(ctx, request.key);
+  const stub = sessionStub(ctx, request.key);
+  if (!request.ignoreSendPolicy) await assertSendAllowed(ctx, request.key, await stub.entry());
+  await tenantStub(ctx).recordRun(request.runId, request.key);
+  const input: RunInput = {
+    message: request.message,
+    origin: request.origin,
+    ...(request.provenance ? { provenance: request.provenance } : {}),
+    ...(request.extraSystemPrompt ? { extraSystemPrompt: request.extraSystemPrompt } : {}),
+    ...(request.timeoutSeconds ? { timeoutSeconds: request.timeoutSeconds } : {}),
+    ...(request.thinking ? { thinking: request.thinking } : {}),
+    ...(request.label ? { label: request.label } : {}),
+    ...(request.lane ? { lane: request.lane } : {}),
+    ...(request.deliver !== undefined ? { deliver: request.deliver } : {}),
+    ...(request.fixedReply !== undefined ? { fixedReply: request.fixedReply } : {}),
+    ...(ctx.origin ? { callbackBase: `${ctx.origin}/t/${ctx.tenantId}` } : {}),
+  };
+  const userMessage: TranscriptMessage = {
+    role: "user",
+    content: request.message,
+    provenance: request.provenance ?? { kind: "external_user" },
+    idempotencyKey: `${request.runId}:user`,
+  };
+  const timeoutSeconds = request.timeoutSeconds ?? ctx.config.agents?.defaults?.timeoutSeconds;
+  const result = await stub.startRun(ref, {
+    runId: request.runId,
+    input: timeoutSeconds ? { ...input, timeoutSeconds } : input,
+    runner: runnerFor(ctx, ref.agentId),
+    userMessage,
+  }, request.seed);
+  return { ...result, sessionKey: request.key };
+}
+
+async function assertSendAllowed(ctx: TenantContext, key: string, entry: SessionEntry | null): Promise<void> {
+  const decision = resolveSendPolicy({
+    sessionKey: key,
+    override: entry?.sendPolicy ?? null,
+    ...(ctx.config.session?.sendPolicy ? { config: ctx.config.session.sendPolicy } : {}),
+    ...(entry?.channel ? { entryChannel: entry.channel } : {}),
+    ...(entry?.lastChannel ? { lastChannel: entry.lastChannel } : {}),
+    ...(entry?.chatType ? { entryChatType: entry.chatType } : {}),
+  });
+  if (decision === "deny") throw new DomainError("invalid", SEND_BLOCKED_TEXT);
+}
+
+export type ChatSendParams = {
+  sessionKey: string;
+  message: string;
+  idempotencyKey: string;
+  thinking?: string;
+  deliver?: boolean;
+  attachments?: unknown[];
+  timeoutMs?: number;
+  systemInputProvenance?: InputProvenance;
+};
+
+/** chat.send: `{ runId, status: "started" }` at once; dedupe by idempotencyKey; /stop and /send commands. */
+export async function chatSend(ctx: TenantContext, params: ChatSendParams): Promise<Record<string, unknown>> {
+  const text = params.message.trim();
+  if (text === "" && (params.attachments?.length ?? 0) === 0) throw new DomainError("invalid", "message or attachment required");
+  const key = canonicalKey(ctx, params.sessionKey);
+  if (/^\/stop\b/i.test(text)) {
+    const runIds = await sessionStub(ctx, key).stopRuns();
+    return { ok: true, aborted: runIds.length > 0, runIds };
+  }
+  const command = parseSendCommand(text);
+  if (command) return sendCommand(ctx, key, params.idempotencyKey, params.message, command);
+  if (params.systemInputProvenance && !hasScope(ctx.principal, "operator.admin")) {
+    throw new DomainError("invalid", "missing scope: operator.admin");
+  }
+  const message = params.thinking && !text.startsWith("/") ? `/think ${params.thinking} ${params.message}` : params.message;
+  const result = await startRun(ctx, {
+    key,
+    runId: params.idempotencyKey,
+    message,
+    origin: "chat.send",
+    ...(params.systemInputProvenance ? { provenance: params.systemInputProvenance } : {}),
+    ...(params.timeoutMs ? { timeoutSeconds: Math.ceil(params.timeoutMs / 1000) } : {}),
+    ...(params.deliver !== undefined ? { deliver: params.deliver } : {}),
+  });
+  return chatSendResult(result);
+}
+
+function chatSendResult(result: StartResult): Record<string, unknown> {
+  switch (result.status) {
+    case "started":
+      return { runId: result.runId, status: "started", ...(result.userSeq !== undefined ? { messageSeq: result.userSeq } : {}) };
+    case "in_flight":
+      return { runId: result.runId, status: "in_flight" };
+    case "ok":
+      return { runId: result.runId, status: "ok" };
+    default:
+      return { runId: result.runId, status: "error", summary: result.summary ?? result.status };
+  }
+}
+
+/** The owner-only `/send on|off|inherit` command: sets the override and confirms in the chat. */
+async function sendCommand(
+  ctx: TenantContext,
+  key: string,
+  runId: string,
+  text: string,
+  command: NonNullable<ReturnType<typeof parseSendCommand>>,
+): Promise<Record<string, unknown>> {
+  if (!hasScope(ctx.principal, "operator.admin")) throw new DomainError("invalid", "unauthorized");
+  if (command.kind === "set") await patchSession(ctx, key, { sendPolicy: command.value });
+  const result = await startRun(ctx, { key, runId, message: text, origin: "chat.send", fixedReply: command.reply, ignoreSendPolicy: true });
+  return chatSendResult(result);
+}
+
+export type AgentParams = {
+  message: string;
+  idempotencyKey: string;
+  agentId?: string;
+  sessionKey?: string;
+  sessionId?: string;
+  thinking?: string;
+  deliver?: boolean;
+  timeout?: number;
+  extraSystemPrompt?: string;
+  inputProvenance?: InputProvenance;
+  label?: string;
+  lane?: string;
+  provider?: string;
+  model?: string;
+};
+
+/** The `agent` method: validates, handles `/new` and `/reset`, starts the run. */
+export async function agentRun(ctx: TenantContext, params: AgentParams): Promise<StartResult & { sessionKey: string; agentId: string }> {
+  if ((params.provider !== undefined || params.model !== undefined) && !hasScope(ctx.principal, "operator.admin")) {
+    throw new DomainError("invalid", "provider/model overrides are not authorized for this caller.");
+  }
+  const requestedAgent = params.agentId !== undefined ? normalizeAgentId(params.agentId) : undefined;
+  if (requestedAgent !== undefined && !isKnownAgent(ctx, requestedAgent)) throw new DomainError("invalid", `unknown agent id "${params.agentId}"`);
+  let key: string;
+  if (params.sessionKey !== undefined) {
+    key = canonicalKey(ctx, params.sessionKey, requestedAgent);
+    const keyAgent = agentIdOf(key, defaultAgentId(ctx.config));
+    if (requestedAgent !== undefined && keyAgent !== requestedAgent) {
+      throw new DomainError("invalid", `session key agent "${keyAgent}" does not match agentId "${requestedAgent}"`);
+    }
+  } else if (params.sessionId !== undefined) {
+    const owner = await tenantStub(ctx).keyForSessionId(params.sessionId);
+    if (!owner) throw new DomainError("invalid", `unknown session id "${params.sessionId}"`);
+    key = owner.key;
+  } else {
+    key = mainKeyOf(ctx, requestedAgent ?? defaultAgentId(ctx.config));
+  }
+  let message = params.message;
+  const reset = /^\/(new|reset)\b\s*/i.exec(message);
+  if (reset) {
+    if (!hasScope(ctx.principal, "operator.admin")) throw new DomainError("invalid", "missing scope: operator.admin");
+    await sessionStub(ctx, key).reset(sessionRef(ctx, key), reset[1]!.toLowerCase() as "new" | "reset");
+    message = message.slice(reset[0].length);
+    if (message.trim() === "") message = reset[0].trim();
+  }
+  const result = await startRun(ctx, {
+    key,
+    runId: params.idempotencyKey,
+    message,
+    origin: "agent",
+    ...(params.inputProvenance ? { provenance: params.inputProvenance } : {}),
+    ...(params.extraSystemPrompt ? { extraSystemPrompt: params.extraSystemPrompt } : {}),
+    ...(params.timeout ? { timeoutSeconds: params.timeout } : {}),
+    ...(params.thinking ? { thinking: params.thinking } : {}),
+    ...(params.label ? { label: params.label } : {}),
+    ...(params.lane ? { lane: params.lane } : {}),
+    ...(params.deliver !== undefined ? { deliver: params.deliver } : {}),
+  });
+  return { ...result, agentId: agentIdOf(key, defaultAgentId(ctx.config)) };
+}
+
+/** agent.wait: the run's outcome, or `status: "timeout"` (a successful answer) after timeoutMs. */
+export async function agentWait(ctx: TenantContext, runId: string, timeoutMs: number): Promise<RunSnapshot> {
+  const key = await tenantStub(ctx).runKey(runId);
+  if (!key) throw new DomainError("invalid", `unknown runId: ${runId}`);
+  const snapshot = await sessionStub(ctx, key).waitRun(runId, timeoutMs);
+  if (!snapshot) throw new DomainError("invalid", `unknown runId: ${runId}`);
+  return snapshot;
+}
+
+/** The wire shape of agent.wait's answer. */
+export function waitPayload(snapshot: RunSnapshot): Record<string, unknown> {
+  return {
+    runId: snapshot.runId,
+    status: snapshot.status === "pending" ? "timeout" : snapshot.status,
+    ...(snapshot.startedAt !== undefined ? { startedAt: snapshot.startedAt } : {}),
+    ...(snapshot.endedAt !== undefined ? { endedAt: snapshot.endedAt } : {}),
+    ...(snapshot.stopReason ? { stopReason: snapshot.stopReason } : {}),
+    ...(snapshot.error && snapshot.status !== "ok" ? { error: snapshot.error } : {}),
+  };
+}
+
+export async function chatAbort(ctx: TenantContext, params: { sessionKey: string; runId?: string }) {
+  const key = canonicalKey(ctx, params.sessionKey);
+  const stub = sessionStub(ctx, key);
+  const runIds = params.runId ? [(await stub.abortRun(params.runId)).abortedRunId].filter((id): id is string => id !== null) : await stub.stopRuns();
+  return { ok: true, aborted: runIds.length > 0, runIds };
+}
+
+export async function sessionsAbort(ctx: TenantContext, params: { key: string; runId?: string }) {
+  const key = canonicalKey(ctx, params.key);
+  const result = await sessionStub(ctx, key).abortRun(params.runId);
+  return { ok: true, ...result };
+}

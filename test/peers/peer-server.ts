@@ -1,0 +1,110 @@
+import { createHmac } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+
+/**
+ * Real peers for tests, on 127.0.0.1: an OpenAI-compatible model and webhook agent hosts.
+ * Behaviour is chosen by the model name or the webhook path so each test picks its case.
+ */
+
+type Recorded = { path: string; body: any; signature: string | undefined; validSignature: boolean | null };
+
+export type Peers = { port: number; close(): Promise<void> };
+
+export async function startPeers(): Promise<Peers> {
+  const recorded: Recorded[] = [];
+  let webhookSecret: string | undefined;
+  let failuresLeft = new Map<string, number>();
+
+  const server: Server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    try {
+      if (url.pathname === "/v1/chat/completions") return await chatCompletions(JSON.parse(body || "{}"), res);
+      if (url.pathname === "/control/secret") {
+        webhookSecret = JSON.parse(body).secret;
+        return json(res, 200, { ok: true });
+      }
+      if (url.pathname === "/control/recorded") return json(res, 200, recorded.filter((r) => r.path.includes(url.searchParams.get("path") ?? "")));
+      if (url.pathname === "/control/fail") {
+        const { path, times } = JSON.parse(body);
+        failuresLeft.set(path, times);
+        return json(res, 200, { ok: true });
+      }
+      if (url.pathname.startsWith("/webhook/") || url.pathname.startsWith("/delivery/")) {
+        const signature = req.headers["x-openclaw-signature"] as string | undefined;
+        const expected = webhookSecret ? `sha256=${createHmac("sha256", webhookSecret).update(body).digest("hex")}` : undefined;
+        const parsed = body ? JSON.parse(body) : null;
+        recorded.push({ path: url.pathname, body: parsed, signature, validSignature: expected ? signature === expected : null });
+        const left = failuresLeft.get(url.pathname) ?? 0;
+        if (left > 0) {
+          failuresLeft.set(url.pathname, left - 1);
+          return json(res, 500, { error: "scripted failure" });
+        }
+        return webhook(url.pathname, parsed, res);
+      }
+      json(res, 404, { error: "no such peer route" });
+    } catch (error) {
+      json(res, 500, { error: String(error) });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function chatCompletions(request: { model?: string; messages?: Array<{ role: string; content: string }> }, res: ServerResponse) {
+  const last = [...(request.messages ?? [])].reverse().find((m) => m.role === "user")?.content ?? "";
+  const model = request.model ?? "echo";
+  if (model === "fail500") return json(res, 500, { error: { message: "model exploded" } });
+  if (model === "hang") return; // never answers; the run's timeout must end it
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  if (model === "malformed") {
+    res.end("data: {not json\n\n");
+    return;
+  }
+  if (model === "truncated") {
+    res.end(`data: ${JSON.stringify({ choices: [{ delta: { content: "half" } }] })}\n\n`);
+    return;
+  }
+  const reply = model === "system-echo" ? `SYSTEM: ${request.messages?.find((m) => m.role === "system")?.content ?? ""}` : `ECHO: ${last}`;
+  const pieces = reply.match(/.{1,4}/gs) ?? [];
+  const delay = model === "slow" ? 400 : 5;
+  for (const piece of pieces) {
+    res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: piece }, finish_reason: null }] })}\n\n`);
+    await sleep(delay);
+  }
+  res.write(`data: ${JSON.stringify({ choices: [{ delta: {}, finish_reason: "stop" }] })}\n\n`);
+  res.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 11, completion_tokens: pieces.length, total_tokens: 11 + pieces.length } })}\n\n`);
+  res.end("data: [DONE]\n\n");
+}
+
+function webhook(path: string, body: any, res: ServerResponse) {
+  if (path === "/webhook/sync") return json(res, 200, { reply: `HOOK: ${body?.input?.message ?? ""}`, usage: { input: 3, output: 4 } });
+  if (path === "/webhook/async") return json(res, 202, { accepted: true });
+  if (path === "/webhook/fail") return json(res, 503, { error: "host down" });
+  if (path.startsWith("/delivery/")) return json(res, 200, { ok: true });
+  return json(res, 404, { error: "no such webhook" });
+}
+
+function json(res: ServerResponse, status: number, value: unknown) {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(value));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let data = "";
+    req.on("data", (chunk) => (data += chunk));
+    req.on("end", () => resolve(data));
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
