@@ -74,6 +74,9 @@ const MAX_BINDS = 90;
 
 export class TenantStore {
   private readonly sql: SqlStorage;
+  /** Config and tokens are read on every request; both are cached and dropped on change. */
+  private cachedConfig: TenantConfig | undefined;
+  private readonly cachedTokens = new Map<string, { hash: string; scopes: OperatorScope[] } | null>();
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
@@ -108,22 +111,31 @@ export class TenantStore {
   }
 
   token(tokenId: string): { hash: string; scopes: OperatorScope[] } | undefined {
+    const cached = this.cachedTokens.get(tokenId);
+    if (cached !== undefined) return cached ?? undefined;
     const row = first<{ hash: string; scopes: string }>(this.sql, "SELECT hash, scopes FROM tokens WHERE token_id = ?", tokenId);
-    return row && { hash: row.hash, scopes: JSON.parse(row.scopes) as OperatorScope[] };
+    const token = row ? { hash: row.hash, scopes: JSON.parse(row.scopes) as OperatorScope[] } : null;
+    // Unknown ids are not cached: random ids must not grow the map.
+    if (token) this.cachedTokens.set(tokenId, token);
+    return token ?? undefined;
   }
 
   deleteToken(tokenId: string): boolean {
+    this.cachedTokens.delete(tokenId);
     return this.sql.exec("DELETE FROM tokens WHERE token_id = ?", tokenId).rowsWritten > 0;
   }
 
   // ── Config ──────────────────────────────────────────────────────────────
 
   config(): TenantConfig {
+    if (this.cachedConfig) return this.cachedConfig;
     const row = first<{ json: string }>(this.sql, "SELECT json FROM config WHERE id = 1");
-    return row ? (JSON.parse(row.json) as TenantConfig) : {};
+    this.cachedConfig = row ? (JSON.parse(row.json) as TenantConfig) : {};
+    return this.cachedConfig;
   }
 
   saveConfig(config: TenantConfig, at: number): void {
+    this.cachedConfig = config;
     this.sql.exec(
       "INSERT INTO config (id, json, updated_at) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at",
       JSON.stringify(config),
