@@ -30,15 +30,50 @@ export function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+const PORT_WAIT_MS = 10_000;
+
+/** Resolves once `port` on 127.0.0.1 can be listened on again; throws after `timeoutMs`. */
+async function waitForPortFree(port, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const error = await new Promise((resolve) => {
+      const srv = createServer();
+      srv.unref();
+      srv.once("error", resolve);
+      srv.listen(port, HOST, () => srv.close(() => resolve(undefined)));
+    });
+    if (!error) return;
+    if (Date.now() >= deadline) throw new Error(`port ${port} still in use after ${timeoutMs / 1000} s (${error.code ?? error.message})`);
+    await sleep(200);
+  }
+}
+
 /**
  * Starts the service (from `cwd`, the repo root or a snapshot of it) with a fresh persistence
  * dir on a free port and waits for `GET /health`. `removeOnStop` dirs are deleted by stop().
+ * To restart a server with its state, pass the previous `port` and `persistDir`: a given
+ * `persistDir` belongs to the caller and is kept by stop(); a given `port` is waited for
+ * (up to `portWaitMs`) until the previous process has released it.
  * Returns `{ baseUrl, port, persistDir, pid, logTail(), exited, isRunning(), stop() }`.
  * On any failure the process group is killed before the error is thrown.
  */
-export async function startServer({ cwd, readyTimeoutMs = READY_TIMEOUT_MS, log = () => {}, removeOnStop = [] } = {}) {
-  const port = await freePort();
-  const persistDir = await mkdtemp(join(tmpdir(), "oc-bench-state-"));
+export async function startServer({
+  cwd,
+  readyTimeoutMs = READY_TIMEOUT_MS,
+  log = () => {},
+  removeOnStop = [],
+  port: givenPort,
+  persistDir: givenPersistDir,
+  portWaitMs = PORT_WAIT_MS,
+} = {}) {
+  let port;
+  if (givenPort === undefined) port = await freePort();
+  else {
+    port = givenPort;
+    await waitForPortFree(port, portWaitMs);
+  }
+  const persistDir = givenPersistDir ?? (await mkdtemp(join(tmpdir(), "oc-bench-state-")));
+  const ownedDirs = givenPersistDir === undefined ? [persistDir] : [];
   const args = [
     "wrangler", "dev",
     "--ip", HOST,
@@ -125,7 +160,7 @@ export async function startServer({ cwd, readyTimeoutMs = READY_TIMEOUT_MS, log 
             for (let i = 0; i < 20 && groupAlive(); i++) await sleep(100);
           }
         }
-        for (const dir of [persistDir, ...removeOnStop]) {
+        for (const dir of [...ownedDirs, ...removeOnStop]) {
           await rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
         }
         running.delete(server);

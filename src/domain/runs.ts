@@ -92,7 +92,8 @@ export async function startRun(
   return { ...result, sessionKey: request.key };
 }
 
-async function assertSendAllowed(ctx: TenantContext, key: string, entry: SessionEntry | null): Promise<void> {
+/** Throws "send blocked by session policy" when the send policy denies sending to `key`. */
+export async function assertSendAllowed(ctx: TenantContext, key: string, entry: SessionEntry | null): Promise<void> {
   const decision = resolveSendPolicy({
     sessionKey: key,
     override: entry?.sendPolicy ?? null,

@@ -44,3 +44,11 @@ export const sessionStatusArgsSchema = z.object({
 });
 
 export const agentsListArgsSchema = z.object({});
+
+export const sessionsSendArgsSchema = z.object({
+  sessionKey: z.string().trim().min(1).max(512).optional(),
+  label: z.string().trim().min(1).max(512).optional(),
+  agentId: z.string().trim().min(1).max(64).optional(),
+  message: z.string().min(1, "message required").max(1_000_000),
+  timeoutSeconds: looseNumber.optional(),
+});

@@ -39,6 +39,8 @@ export type EngineHost = {
   updateEntry(update: (entry: SessionEntry) => SessionEntry): void;
   scheduleAlarm(): Promise<void>;
   runnerSecret(tenantId: string): Promise<string>;
+  /** A run reached a terminal state (flows waiting on it continue). */
+  onSettled(runId: string): void;
 };
 
 /** Messages of transcript handed to a runner as context. */
@@ -429,6 +431,7 @@ export class RunEngine {
     if (snapshot) for (const waiter of this.waiters.get(runId) ?? []) waiter(snapshot);
     this.waiters.delete(runId);
     void this.host.scheduleAlarm();
+    this.host.onSettled(runId);
     this.pump();
   }
 }

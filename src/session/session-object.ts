@@ -5,6 +5,12 @@ import { deriveChatType } from "../keys/session-key";
 import { type Page, type PageQuery, SessionStore } from "./session-store";
 import { type EngineHost, RunEngine, type StartResult, type StartRun } from "../runs/run-engine";
 import type { RunSnapshot } from "../runs/run-types";
+import type { Delivery } from "../delivery/delivery-store";
+import { deliveryTargetOf } from "../delivery/delivery-target";
+import { Outbox } from "../delivery/outbox";
+import { A2aFlowDriver, type StepRun } from "../flows/a2a-flow";
+import type { Flow, FlowSpec } from "../flows/flow-store";
+import type { RunnerConfig } from "../protocol/config";
 import { FOLLOW_DEFAULT_LIMIT, type FollowQuery, Followers } from "./followers";
 import { type LiveEvent, Publisher } from "./publisher";
 import { messagePreview, toSessionRow, type SessionRow } from "./session-row";
@@ -44,6 +50,8 @@ export class SessionObject extends DurableObject<Env> {
   private readonly publisher: Publisher;
   private readonly followers: Followers;
   private readonly engine: RunEngine;
+  private readonly outbox: Outbox;
+  private readonly flows: A2aFlowDriver;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -72,6 +80,33 @@ export class SessionObject extends DurableObject<Env> {
       },
       scheduleAlarm: () => this.scheduleAlarm(),
       runnerSecret: (tenantId) => this.env.TENANTS.getByName(tenantId).runnerSecret(),
+      onSettled: (runId) => this.onRunSettled(runId),
+    });
+    this.outbox = new Outbox({
+      deliveries: () => this.store.deliveries,
+      entry: () => this.entry(),
+      tenantConfig: () => this.tenantOfSelf().config(),
+      signingSecret: () => this.tenantOfSelf().runnerSecret(),
+      setTimer: (ref, dueAt) => {
+        this.store.runs.setTimer("delivery", ref, dueAt);
+        void this.scheduleAlarm();
+      },
+      changed: (delivery) =>
+        this.emit({
+          event: "sessions.changed",
+          payload: { reason: "delivery", deliveryId: delivery.id, deliveryStatus: delivery.status, deliveryKind: delivery.kind },
+        }),
+    });
+    this.flows = new A2aFlowDriver({
+      flows: () => this.store.flows,
+      startStep: (flow, step, runner) => this.startFlowStep(flow, step, runner),
+      awaitStep: (flow, side, runId, waitMs) => this.awaitFlowStep(flow, side, runId, waitMs),
+      announce: (flow, reply) => this.announce(flow, reply),
+      armTimer: (flowId, dueAt) => {
+        this.store.runs.setTimer("flow", flowId, dueAt);
+        void this.scheduleAlarm();
+      },
+      clearTimer: (flowId) => this.store.runs.clearTimer("flow", flowId),
     });
     // Work left behind by an eviction or crash: unpublished changes, orphaned runs.
     if (this.publisher.hasPending()) this.publishInBackground();
@@ -79,6 +114,7 @@ export class SessionObject extends DurableObject<Env> {
       this.engine.recover();
       void this.scheduleAlarm();
     }
+    for (const resumed of this.flows.resumeAll()) this.ctx.waitUntil(resumed);
   }
 
   // ── Transcript ──────────────────────────────────────────────────────────
@@ -306,13 +342,90 @@ export class SessionObject extends DurableObject<Env> {
     return { ok: true, state: run.state };
   }
 
+  // ── Agent-to-agent (sessions_send) ──────────────────────────────────────
+
+  /**
+   * The target side of sessions_send: the primary run and its durable follow-up flow
+   * (ping-pong, announce), created together so neither can exist without the other.
+   */
+  async sendInterSession(
+    ref: SessionRef,
+    request: Omit<StartRun, "tenantId" | "agentId">,
+    flow: Omit<FlowSpec, "tenantId" | "primaryRunId" | "targetKey" | "targetAgentId" | "targetRunner">,
+  ): Promise<StartResult> {
+    const now = Date.now();
+    const created = this.store.transaction(() => this.ensureEntry(ref, undefined, now));
+    const result = this.store.transaction(() => {
+      const started = this.engine.start({ ...request, tenantId: ref.tenantId, agentId: ref.agentId }, now);
+      if (started.status === "started") {
+        this.store.flows.insert(request.runId, { ...flow, tenantId: ref.tenantId, primaryRunId: request.runId, targetKey: ref.key, targetAgentId: ref.agentId, targetRunner: request.runner }, now);
+        this.store.runs.setTimer("flow", request.runId, now + 30_000);
+      }
+      return started;
+    });
+    void this.scheduleAlarm();
+    if (created) await this.publisher.publish("create");
+    return result;
+  }
+
+  /** The outbox of this session, newest first. */
+  deliveries(limit = 100): Delivery[] {
+    return this.store.deliveries.list(Math.min(500, Math.max(1, limit)));
+  }
+
+  flow(id: string): Flow | null {
+    return this.store.flows.get(id) ?? null;
+  }
+
+  private onRunSettled(runId: string): void {
+    const flowId = runId.split(":")[0]!;
+    const flow = this.store.flows.get(flowId);
+    if (flow && flow.state !== "done") this.ctx.waitUntil(this.flows.advance(flowId));
+  }
+
+  private async startFlowStep(flow: Flow, step: StepRun, runner: RunnerConfig): Promise<StartResult> {
+    const spec = flow.spec;
+    const tenant = this.env.TENANTS.getByName(spec.tenantId);
+    const input = { message: step.message, origin: "tool" as const, extraSystemPrompt: step.extraSystemPrompt, ...(step.userMessage?.provenance ? { provenance: step.userMessage.provenance } : {}) };
+    const request = { runId: step.runId, input, runner, ...(step.userMessage ? { userMessage: step.userMessage } : {}) };
+    if (step.side === "target") {
+      await tenant.recordRun(step.runId, spec.targetKey);
+      return this.engine.start({ ...request, tenantId: spec.tenantId, agentId: spec.targetAgentId });
+    }
+    const key = spec.requesterKey!;
+    await tenant.recordRun(step.runId, key);
+    return this.env.SESSIONS.getByName(`${spec.tenantId}/${key}`).startRun({ tenantId: spec.tenantId, key, agentId: spec.requesterAgentId ?? "main" }, request);
+  }
+
+  private async awaitFlowStep(flow: Flow, side: "requester" | "target", runId: string, waitMs: number): Promise<RunSnapshot | null> {
+    if (side === "target") return waitMs > 0 ? this.engine.wait(runId, waitMs) : this.engine.snapshot(runId);
+    return this.env.SESSIONS.getByName(`${flow.spec.tenantId}/${flow.spec.requesterKey}`).waitRun(runId, waitMs);
+  }
+
+  /** The announce reply goes to this (target) session's channel through the outbox. */
+  private announce(flow: Flow, reply: string): void {
+    const entry = this.entry();
+    const target = entry ? deliveryTargetOf(entry) : null;
+    if (!target) {
+      console.log(`announce of flow ${flow.id} has no channel route; kept in the transcript only`);
+      return;
+    }
+    this.outbox.enqueue({ idempotencyKey: `${flow.id}:announce`, kind: "a2a-announce", target, message: reply });
+  }
+
+  private tenantOfSelf() {
+    return this.env.TENANTS.getByName(this.store.identity()?.tenantId ?? "");
+  }
+
   // ── Timers ──────────────────────────────────────────────────────────────
 
   override async alarm(): Promise<void> {
     const now = Date.now();
     for (const timer of this.store.runs.dueTimers(now)) {
       this.store.runs.deleteTimer(timer.id);
-      this.engine.onTimer(timer, now);
+      if (this.engine.onTimer(timer, now)) continue;
+      if (timer.kind === "delivery") await this.outbox.attempt(timer.ref, now);
+      else if (timer.kind === "flow") await this.flows.advance(timer.ref);
     }
     if (this.publisher.hasPending()) await this.publisher.publish().catch(() => undefined);
     await this.scheduleAlarm();

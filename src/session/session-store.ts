@@ -1,4 +1,6 @@
 import type { SessionEntry } from "../protocol/session";
+import { DELIVERY_MIGRATIONS, DeliveryStore } from "../delivery/delivery-store";
+import { FLOW_MIGRATIONS, FlowStore } from "../flows/flow-store";
 import { RUN_MIGRATIONS, RunStore } from "../runs/run-store";
 import { all, first, migrate } from "../storage/sql";
 
@@ -26,6 +28,8 @@ const MIGRATIONS = [
   `ALTER TABLE entry ADD COLUMN published_session_id TEXT`,
   `ALTER TABLE entry ADD COLUMN published_seq INTEGER NOT NULL DEFAULT 0`,
   ...RUN_MIGRATIONS,
+  ...DELIVERY_MIGRATIONS,
+  ...FLOW_MIGRATIONS,
 ] as const;
 
 /** A stored message ready for the wire: its JSON already carries `__openclaw`. */
@@ -47,13 +51,17 @@ type MessageRow = { seq: number; id: string; role: string; created_at: number; b
 
 export class SessionStore {
   private readonly sql: SqlStorage;
-  /** Runs and timers share this database (src/runs/run-store.ts). */
+  /** Runs and timers, the delivery outbox and agent-to-agent flows share this database. */
   readonly runs: RunStore;
+  readonly deliveries: DeliveryStore;
+  readonly flows: FlowStore;
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
     migrate(storage, MIGRATIONS);
     this.runs = new RunStore(this.sql, () => this.identity()?.sessionKey ?? "");
+    this.deliveries = new DeliveryStore(this.sql);
+    this.flows = new FlowStore(this.sql);
   }
 
   transaction<T>(fn: () => T): T {

@@ -1,7 +1,14 @@
 import type { z } from "zod";
 import type { TenantContext } from "../domain/tenant-context";
 import type { TenantConfig } from "../protocol/config";
-import { agentsListArgsSchema, sessionsHistoryArgsSchema, sessionsListArgsSchema, sessionStatusArgsSchema } from "../protocol/tools";
+import {
+  agentsListArgsSchema,
+  sessionsHistoryArgsSchema,
+  sessionsListArgsSchema,
+  sessionsSendArgsSchema,
+  sessionStatusArgsSchema,
+} from "../protocol/tools";
+import { sessionsSend } from "./sessions-send";
 import { agentsList } from "./agents-list";
 import type { Requester } from "./requester";
 import { type ToolResult } from "./result";
@@ -22,6 +29,7 @@ export const TOOLS: Record<string, ToolDefinition<z.ZodType>> = {
   sessions_history: define({ schema: sessionsHistoryArgsSchema, run: sessionsHistory }),
   session_status: define({ schema: sessionStatusArgsSchema, run: sessionStatus }),
   agents_list: define({ schema: agentsListArgsSchema, run: agentsList }),
+  sessions_send: define({ schema: sessionsSendArgsSchema, run: sessionsSend }),
 };
 
 /** Session tools: sub-agents do not get them by default. */

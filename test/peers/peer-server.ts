@@ -13,13 +13,19 @@ export type Peers = { port: number; close(): Promise<void> };
 export async function startPeers(): Promise<Peers> {
   const recorded: Recorded[] = [];
   let webhookSecret: string | undefined;
-  let failuresLeft = new Map<string, number>();
+  const failuresLeft = new Map<string, number>();
+  const scripts = new Map<string, Script>();
 
   const server: Server = createServer(async (req, res) => {
     const body = await readBody(req);
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     try {
-      if (url.pathname === "/v1/chat/completions") return await chatCompletions(JSON.parse(body || "{}"), res);
+      if (url.pathname === "/v1/chat/completions") return await chatCompletions(JSON.parse(body || "{}"), res, scripts);
+      if (url.pathname === "/control/script") {
+        const script = JSON.parse(body) as Script & { scenario: string };
+        scripts.set(script.scenario, script);
+        return json(res, 200, { ok: true });
+      }
       if (url.pathname === "/control/secret") {
         webhookSecret = JSON.parse(body).secret;
         return json(res, 200, { ok: true });
@@ -60,9 +66,34 @@ export async function startPeers(): Promise<Peers> {
   };
 }
 
-async function chatCompletions(request: { model?: string; messages?: Array<{ role: string; content: string }> }, res: ServerResponse) {
+/**
+ * A scripted agent for the agent-to-agent flow: the reply depends on the step, read from the
+ * system prompt the service sends (primary, ping-pong turn N, announce). "!error" answers 500.
+ */
+type Script = { primary?: string; turns?: string[]; announce?: string; delayMs?: number };
+
+function scriptedReply(script: Script | undefined, system: string, last: string): string {
+  if (!script) return `ECHO: ${last}`;
+  if (system.includes("Agent-to-agent announce step:")) return script.announce ?? "ANNOUNCE_SKIP";
+  const turn = /Turn (\d+) of/.exec(system);
+  if (turn) return script.turns?.[Number(turn[1]) - 1] ?? "REPLY_SKIP";
+  return script.primary ?? `ECHO: ${last}`;
+}
+
+async function chatCompletions(request: { model?: string; messages?: Array<{ role: string; content: string }> }, res: ServerResponse, scripts: Map<string, Script>) {
   const last = [...(request.messages ?? [])].reverse().find((m) => m.role === "user")?.content ?? "";
   const model = request.model ?? "echo";
+  if (model.startsWith("scripted:")) {
+    const script = scripts.get(model.slice("scripted:".length));
+    const system = request.messages?.filter((m) => m.role === "system").map((m) => m.content).join("\n") ?? "";
+    const reply = scriptedReply(script, system, last);
+    if (script?.delayMs) await sleep(script.delayMs);
+    if (reply === "!error") return json(res, 500, { error: { message: "scripted failure" } });
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: reply }, finish_reason: "stop" }] })}\n\n`);
+    res.end("data: [DONE]\n\n");
+    return;
+  }
   if (model === "fail500") return json(res, 500, { error: { message: "model exploded" } });
   if (model === "hang") return; // never answers; the run's timeout must end it
   res.writeHead(200, { "content-type": "text/event-stream" });

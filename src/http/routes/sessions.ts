@@ -58,6 +58,13 @@ sessionRoutes.patch("/v1/sessions/:key", requireScope("operator.write"), async (
   return c.json(await patchSession(c.var.tenant, c.req.param("key"), patch));
 });
 
+/** The session's delivery outbox (announces posted to its channel), newest first. */
+sessionRoutes.get("/v1/sessions/:key/deliveries", requireScope("operator.read"), async (c) => {
+  const key = canonicalKey(c.var.tenant, c.req.param("key"));
+  const limit = parseHistoryLimit(c.req.query("limit")) ?? 100;
+  return c.json({ ok: true, sessionKey: key, deliveries: await sessionStub(c.var.tenant, key).deliveries(limit) });
+});
+
 sessionRoutes.post("/v1/sessions/:key/reset", requireScope("operator.write"), async (c) => {
   const entry = await resetSession(c.var.tenant, c.req.param("key"));
   return c.json({ ok: true, key: entry.key, entry });

@@ -1,0 +1,117 @@
+import { all, first } from "../storage/sql";
+
+/** SQL of a session's delivery outbox ("posted to a channel" = a row here until delivered). */
+
+export const DELIVERY_MIGRATIONS = [
+  `CREATE TABLE deliveries (
+     id TEXT PRIMARY KEY,
+     idempotency_key TEXT NOT NULL UNIQUE,
+     kind TEXT NOT NULL,
+     target TEXT NOT NULL,
+     message TEXT NOT NULL,
+     status TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     last_error TEXT,
+     delivered_to TEXT,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   )`,
+  `CREATE INDEX deliveries_by_created ON deliveries (created_at DESC)`,
+] as const;
+
+export type DeliveryTarget = { channel: string; to: string; accountId?: string; threadId?: string | number };
+export type DeliveryStatus = "pending" | "delivered" | "dead" | "blocked";
+export type Delivery = {
+  id: string;
+  idempotencyKey: string;
+  kind: string;
+  target: DeliveryTarget;
+  message: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastError?: string;
+  deliveredTo?: string;
+  createdAt: number;
+  updatedAt: number;
+};
+
+type Row = {
+  id: string;
+  idempotency_key: string;
+  kind: string;
+  target: string;
+  message: string;
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  delivered_to: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export class DeliveryStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  /** Inserts a delivery once per idempotency key; returns the existing one on repeats. */
+  enqueue(input: { idempotencyKey: string; kind: string; target: DeliveryTarget; message: string }, at: number): Delivery {
+    const existing = this.byKey(input.idempotencyKey);
+    if (existing) return existing;
+    const id = crypto.randomUUID();
+    this.sql.exec(
+      "INSERT INTO deliveries (id, idempotency_key, kind, target, message, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)",
+      id,
+      input.idempotencyKey,
+      input.kind,
+      JSON.stringify(input.target),
+      input.message,
+      at,
+      at,
+    );
+    return this.get(id)!;
+  }
+
+  get(id: string): Delivery | undefined {
+    const row = first<Row>(this.sql, "SELECT * FROM deliveries WHERE id = ?", id);
+    return row && toDelivery(row);
+  }
+
+  byKey(idempotencyKey: string): Delivery | undefined {
+    const row = first<Row>(this.sql, "SELECT * FROM deliveries WHERE idempotency_key = ?", idempotencyKey);
+    return row && toDelivery(row);
+  }
+
+  list(limit: number): Delivery[] {
+    return all<Row>(this.sql, "SELECT * FROM deliveries ORDER BY created_at DESC LIMIT ?", limit).map(toDelivery);
+  }
+
+  /** Records an attempt's outcome (only while pending: a late duplicate changes nothing). */
+  record(id: string, outcome: { status: DeliveryStatus; error?: string; deliveredTo?: string }, at: number): boolean {
+    return (
+      this.sql.exec(
+        `UPDATE deliveries SET status = ?, attempts = attempts + 1, last_error = ?, delivered_to = coalesce(?, delivered_to), updated_at = ?
+         WHERE id = ? AND status = 'pending'`,
+        outcome.status,
+        outcome.error ?? null,
+        outcome.deliveredTo ?? null,
+        at,
+        id,
+      ).rowsWritten > 0
+    );
+  }
+}
+
+function toDelivery(row: Row): Delivery {
+  return {
+    id: row.id,
+    idempotencyKey: row.idempotency_key,
+    kind: row.kind,
+    target: JSON.parse(row.target) as DeliveryTarget,
+    message: row.message,
+    status: row.status as DeliveryStatus,
+    attempts: row.attempts,
+    ...(row.last_error !== null ? { lastError: row.last_error } : {}),
+    ...(row.delivered_to !== null ? { deliveredTo: row.delivered_to } : {}),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

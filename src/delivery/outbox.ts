@@ -1,0 +1,103 @@
+import { hmacHex } from "../auth/run-token";
+import type { TenantConfig } from "../protocol/config";
+import type { SessionEntry } from "../protocol/session";
+import { resolveSendPolicy } from "../policy/send-policy";
+import { SIGNATURE_HEADER } from "../runs/runners/webhook";
+import type { Delivery, DeliveryStore, DeliveryTarget } from "./delivery-store";
+import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
+
+export type OutboxHost = {
+  deliveries(): DeliveryStore;
+  entry(): SessionEntry | null;
+  tenantConfig(): Promise<TenantConfig>;
+  signingSecret(): Promise<string>;
+  setTimer(ref: string, dueAt: number): void;
+  /** A delivery changed state (reported as `sessions.changed` with reason "delivery"). */
+  changed(delivery: Delivery): void;
+};
+
+/**
+ * The durable outbox behind "posted to a channel": one row per delivery with an idempotency
+ * key, attempts with exponential backoff on the timer table, dead-lettered after
+ * `delivery.maxAttempts`. Without a delivery webhook the delivery is recorded as delivered
+ * to the log. The send policy is applied at delivery time.
+ */
+export class Outbox {
+  private readonly inFlight = new Set<string>();
+
+  constructor(private readonly host: OutboxHost) {}
+
+  /** Queues a delivery (once per idempotency key) and tries it now. */
+  enqueue(input: { idempotencyKey: string; kind: string; target: DeliveryTarget; message: string }, now = Date.now()): Delivery {
+    const delivery = this.host.deliveries().enqueue(input, now);
+    if (delivery.status === "pending") this.host.setTimer(delivery.id, now);
+    return delivery;
+  }
+
+  /** One attempt; reschedules itself on failure. */
+  async attempt(id: string, now = Date.now()): Promise<void> {
+    if (this.inFlight.has(id)) return;
+    const delivery = this.host.deliveries().get(id);
+    if (!delivery || delivery.status !== "pending") return;
+    this.inFlight.add(id);
+    try {
+      const config = await this.host.tenantConfig();
+      const entry = this.host.entry();
+      if (entry && this.blocked(config, entry, delivery)) return this.finish(id, { status: "blocked", error: "send blocked by session policy" }, now);
+      const url = config.delivery?.webhookUrl;
+      if (!url) {
+        console.log(`delivery ${delivery.idempotencyKey} → ${delivery.target.channel}:${delivery.target.to}: ${delivery.message}`);
+        return this.finish(id, { status: "delivered", deliveredTo: "log" }, now);
+      }
+      const error = await this.post(url, delivery, entry);
+      if (!error) return this.finish(id, { status: "delivered", deliveredTo: url }, now);
+      const attempts = delivery.attempts + 1;
+      const maxAttempts = config.delivery?.maxAttempts ?? DEFAULT_DELIVERY_ATTEMPTS;
+      if (attempts >= maxAttempts) return this.finish(id, { status: "dead", error }, now);
+      this.host.deliveries().record(id, { status: "pending", error }, now);
+      this.host.setTimer(id, now + deliveryBackoffMs(attempts));
+    } finally {
+      this.inFlight.delete(id);
+    }
+  }
+
+  private finish(id: string, outcome: { status: "delivered" | "dead" | "blocked"; error?: string; deliveredTo?: string }, now: number): void {
+    if (this.host.deliveries().record(id, outcome, now)) this.host.changed(this.host.deliveries().get(id)!);
+  }
+
+  private blocked(config: TenantConfig, entry: SessionEntry, delivery: Delivery): boolean {
+    return (
+      resolveSendPolicy({
+        sessionKey: entry.key,
+        override: entry.sendPolicy ?? null,
+        ...(config.session?.sendPolicy ? { config: config.session.sendPolicy } : {}),
+        channel: delivery.target.channel,
+        ...(entry.chatType ? { entryChatType: entry.chatType } : {}),
+      }) === "deny"
+    );
+  }
+
+  /** POSTs the delivery, signed like run requests; returns an error text or null. */
+  private async post(url: string, delivery: Delivery, entry: SessionEntry | null): Promise<string | null> {
+    const body = JSON.stringify({
+      type: "delivery",
+      id: delivery.id,
+      idempotencyKey: delivery.idempotencyKey,
+      kind: delivery.kind,
+      sessionKey: entry?.key,
+      ...delivery.target,
+      message: delivery.message,
+    });
+    try {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "idempotency-key": delivery.idempotencyKey, [SIGNATURE_HEADER]: `sha256=${await hmacHex(await this.host.signingSecret(), body)}` },
+        body,
+      });
+      await response.body?.cancel();
+      return response.ok ? null : `delivery webhook answered ${response.status}`;
+    } catch (error) {
+      return `delivery webhook unreachable: ${(error as Error).message}`;
+    }
+  }
+}

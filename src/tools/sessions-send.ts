@@ -1,0 +1,149 @@
+import type { z } from "zod";
+import { resolveSession } from "../domain/registry";
+import { assertSendAllowed, runnerFor } from "../domain/runs";
+import { DomainError, sessionRef, sessionStub, type TenantContext, tenantStub } from "../domain/tenant-context";
+import { agentToAgentContext, clampPingPongTurns } from "../flows/a2a-prompts";
+import { deriveChannel, normalizeAgentId, toDisplayKey } from "../keys/session-key";
+import {
+  agentToAgentDeniedText,
+  agentToAgentDisabledText,
+  crossAgentVisibilityText,
+  matchesAgentToAgentAllow,
+  noSessionWithLabelText,
+  SANDBOX_LABEL_LOOKUP_TEXT,
+  SANDBOX_LABEL_NOT_VISIBLE_TEXT,
+  SEND_TARGET_BOTH_TEXT,
+  SEND_TARGET_MISSING_TEXT,
+} from "../policy/visibility";
+import type { sessionsSendArgsSchema } from "../protocol/tools";
+import type { SessionRow } from "../session/session-row";
+import { accessPolicy, type AccessPolicy, checkTarget, resolveReference } from "./access";
+import type { Requester } from "./requester";
+import { jsonResult, type ToolResult } from "./result";
+
+type Args = z.infer<typeof sessionsSendArgsSchema>;
+
+/** OpenClaw's default wait, and the longest a tool call may wait server-side. */
+const DEFAULT_TIMEOUT_SECONDS = 30;
+const MAX_TIMEOUT_SECONDS = 600;
+
+/**
+ * `sessions_send`: message another session and optionally wait for its reply. The primary
+ * run and the follow-up flow (ping-pong, announce) are created together in the target's
+ * object, so a timed-out wait never loses the reply or the announce.
+ */
+export async function sessionsSend(ctx: TenantContext, requester: Requester, args: Args): Promise<ToolResult> {
+  const runId = crypto.randomUUID();
+  const fail = (status: "error" | "forbidden", error: string, sessionKey?: string) =>
+    jsonResult({ runId, status, error, ...(sessionKey ? { sessionKey } : {}) });
+  if (args.sessionKey && args.label) return fail("error", SEND_TARGET_BOTH_TEXT);
+  if (!args.sessionKey && !args.label) return fail("error", SEND_TARGET_MISSING_TEXT);
+
+  const policy = accessPolicy(ctx, requester);
+  const target = args.label ? await byLabel(ctx, requester, policy, args.label, args.agentId) : await resolveReference(ctx, requester, policy, args.sessionKey!);
+  if (!("key" in target)) return fail(target.status, target.error);
+  const key = target.key;
+  const display = toDisplayKey(key, ctx.config.session, requester.agentId);
+  const denied = await checkTarget(ctx, requester, policy, key, "send");
+  if (denied) return fail(denied.status, denied.error, display);
+
+  const tenant = tenantStub(ctx);
+  const [targetRow, requesterRow] = await Promise.all([tenant.session(key), tenant.session(requester.key)]);
+  const targetChannel = channelOf(targetRow);
+  const requesterChannel = channelOf(requesterRow);
+  const stub = sessionStub(ctx, key);
+  try {
+    await assertSendAllowed(ctx, key, await stub.entry());
+  } catch (error) {
+    if (error instanceof DomainError) return fail("error", error.message, display);
+    throw error;
+  }
+  const ref = sessionRef(ctx, key);
+  const requesterKnown = requester.key !== key;
+  const sessions = {
+    ...(requesterKnown ? { requesterKey: requester.key } : {}),
+    ...(requesterChannel ? { requesterChannel } : {}),
+    targetKey: display,
+    ...(targetChannel ? { targetChannel } : {}),
+  };
+  const provenance = {
+    kind: "inter_session" as const,
+    sourceSessionKey: requester.key,
+    ...(requesterChannel ? { sourceChannel: requesterChannel } : {}),
+    sourceTool: "sessions_send",
+  };
+  await tenant.recordRun(runId, key);
+  const started = await stub.sendInterSession(
+    ref,
+    {
+      runId,
+      input: { message: args.message, origin: "tool", provenance, extraSystemPrompt: agentToAgentContext(sessions), deliver: false, lane: "nested" },
+      runner: runnerFor(ctx, ref.agentId),
+      userMessage: { role: "user", content: args.message, provenance },
+    },
+    {
+      originalMessage: args.message,
+      ...(requesterKnown ? { requesterKey: requester.key, requesterAgentId: requester.agentId, requesterRunner: runnerFor(ctx, requester.agentId) } : {}),
+      ...(requesterChannel ? { requesterChannel } : {}),
+      targetDisplayKey: display,
+      ...(targetChannel ? { targetChannel } : {}),
+      maxTurns: clampPingPongTurns(ctx.config.session?.agentToAgent?.maxPingPongTurns),
+    },
+  );
+  if (started.status !== "started") return fail("error", `run ${started.status}`, display);
+
+  const delivery = { status: "pending", mode: "announce" };
+  const timeoutSeconds = Math.min(MAX_TIMEOUT_SECONDS, Math.max(0, Math.floor(args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)));
+  if (timeoutSeconds === 0) return jsonResult({ runId, status: "accepted", sessionKey: display, delivery });
+  const outcome = await stub.waitRun(runId, timeoutSeconds * 1000);
+  if (!outcome || outcome.status === "pending" || (outcome.status === "timeout" && outcome.state === "running")) {
+    return jsonResult({ runId, status: "timeout", error: `No reply within ${timeoutSeconds}s; the run continues and its reply will land in the session history.`, sessionKey: display });
+  }
+  if (outcome.status !== "ok") return jsonResult({ runId, status: "error", error: outcome.error ?? "agent error", sessionKey: display });
+  return jsonResult({ runId, status: "ok", ...(outcome.reply ? { reply: outcome.reply } : {}), sessionKey: display, delivery });
+}
+
+/** Label lookup (+ agentId), with the cross-agent and sandbox rules OpenClaw applies first. */
+async function byLabel(
+  ctx: TenantContext,
+  requester: Requester,
+  policy: AccessPolicy,
+  label: string,
+  rawAgentId: string | undefined,
+): Promise<{ key: string } | { status: "error" | "forbidden"; error: string }> {
+  const agentId = rawAgentId !== undefined ? normalizeAgentId(rawAgentId) : undefined;
+  if (agentId !== undefined && agentId !== requester.agentId) {
+    if (policy.restrictToSpawned) return { status: "forbidden", error: SANDBOX_LABEL_LOOKUP_TEXT };
+    if (policy.visibility !== "all") return { status: "forbidden", error: crossAgentVisibilityText("send") };
+    const a2a = ctx.config.tools?.agentToAgent;
+    if (a2a?.enabled !== true) return { status: "forbidden", error: agentToAgentDisabledText("send") };
+    if (!matchesAgentToAgentAllow(requester.agentId, a2a.allow) || !matchesAgentToAgentAllow(agentId, a2a.allow)) {
+      return { status: "forbidden", error: agentToAgentDeniedText("send") };
+    }
+  }
+  try {
+    const key = await resolveSession(ctx, {
+      label,
+      ...(agentId !== undefined ? { agentId } : {}),
+      ...(policy.restrictToSpawned ? { spawnedBy: requester.key } : {}),
+    });
+    return { key };
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    if (policy.restrictToSpawned && error.code === "not_found") return { status: "forbidden", error: SANDBOX_LABEL_NOT_VISIBLE_TEXT };
+    return { status: "error", error: error.code === "not_found" ? noSessionWithLabelText(label) : error.message };
+  }
+}
+
+function channelOf(row: SessionRow | null): string | undefined {
+  if (!row) return undefined;
+  const channel = deriveChannel({
+    key: row.key,
+    kind: "other",
+    ...(row.channel ? { channel: row.channel } : {}),
+    ...(row.origin?.provider ? { originProvider: row.origin.provider } : {}),
+    ...(row.lastChannel ? { lastChannel: row.lastChannel } : {}),
+    ...(row.deliveryContext?.channel ? { deliveryChannel: row.deliveryContext.channel } : {}),
+  });
+  return channel === "unknown" ? undefined : channel;
+}
