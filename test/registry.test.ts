@@ -50,6 +50,9 @@ describe("GET /v1/sessions: OpenClaw's sessions.list shape", () => {
       ts: expect.any(Number),
       path: "(multiple)",
       count: 1,
+      limitApplied: null,
+      hasMore: false,
+      nextOffset: null,
       defaults: { defaultAgentId: "main", mainKey: "main", mainSessionKey: "agent:main:main", scope: "per-sender" },
       sessions: [
         expect.objectContaining({

@@ -83,6 +83,10 @@ describe("agent and agent.wait", () => {
     const [accepted, finished] = client.frames.filter((f) => f.type === "res" && f.id === "a1");
     expect(accepted.payload).toMatchObject({ runId: "ag-1", status: "accepted", sessionKey: "agent:main:work", agentId: "main" });
     expect(finished.payload).toMatchObject({ runId: "ag-1", status: "ok", summary: "completed", result: { payloads: [{ text: "ECHO: two phase", mediaUrl: null }] } });
+    // "accepted" comes before any event of the run, as OpenClaw sends it.
+    const acceptedAt = client.frames.indexOf(accepted);
+    const firstEvent = client.frames.findIndex((f) => f.type === "event" && f.payload?.runId === "ag-1");
+    expect(firstEvent).toBeGreaterThan(acceptedAt);
     const wait = await client.request("agent.wait", { runId: "ag-1" });
     expect(wait.payload).toMatchObject({ runId: "ag-1", status: "ok", startedAt: expect.any(Number), endedAt: expect.any(Number) });
   });

@@ -21,6 +21,10 @@ export type SessionsListResult = {
   ts: number;
   path: string;
   count: number;
+  /** Protocol 4 paging fields (this service returns one page). */
+  limitApplied: number | null;
+  hasMore: boolean;
+  nextOffset: null;
   defaults: SessionsDefaults;
   sessions: SessionRow[];
 };
@@ -33,7 +37,8 @@ export function sessionsDefaults(ctx: TenantContext): SessionsDefaults {
 /** The operator's list: OpenClaw's `sessions.list` params and result shape. */
 export async function listSessions(ctx: TenantContext, params: SessionsListParams): Promise<SessionsListResult> {
   const rows = await tenantStub(ctx).listSessions({
-    ...(params.limit !== undefined ? { limit: params.limit } : {}),
+    // One extra row tells whether more exist.
+    ...(params.limit !== undefined ? { limit: params.limit + 1 } : {}),
     ...(params.activeMinutes !== undefined ? { activeMinutes: params.activeMinutes } : {}),
     includeGlobal: params.includeGlobal === true,
     includeUnknown: params.includeUnknown === true,
@@ -43,8 +48,18 @@ export async function listSessions(ctx: TenantContext, params: SessionsListParam
     ...(params.spawnedBy !== undefined ? { spawnedBy: canonicalKey(ctx, params.spawnedBy) } : {}),
     ...(params.search !== undefined ? { search: params.search } : {}),
   });
-  const sessions = rows.map((row) => presentRow(row, params.includeLastMessage === true));
-  return { ts: Date.now(), path: "(multiple)", count: sessions.length, defaults: sessionsDefaults(ctx), sessions };
+  const hasMore = params.limit !== undefined && rows.length > params.limit;
+  const sessions = (hasMore ? rows.slice(0, params.limit) : rows).map((row) => presentRow(row, params.includeLastMessage === true));
+  return {
+    ts: Date.now(),
+    path: "(multiple)",
+    count: sessions.length,
+    limitApplied: params.limit ?? null,
+    hasMore,
+    nextOffset: null,
+    defaults: sessionsDefaults(ctx),
+    sessions,
+  };
 }
 
 /** OpenClaw's displayName fallback chain, and the preview only when asked for. */

@@ -32,6 +32,8 @@ export class GatewayHub {
   private sessionWatchers: Set<WebSocket> | null = null;
   /** Request ids in flight per connection (duplicate ids are refused). */
   private inflight = new Map<string, Set<string>>();
+  /** Run events held back until the run's `agent` request was answered "accepted". */
+  private held = new Map<string, string[]>();
   private readonly startedAt = Date.now();
 
   constructor(private readonly host: HubHost) {}
@@ -118,10 +120,30 @@ export class GatewayHub {
     for (const ws of sockets) this.sendIfReadable(ws, frame);
   }
 
-  /** A broadcast event (global seq) to every connection allowed to read. */
-  broadcast(event: string, payload: unknown): void {
+  /**
+   * A broadcast event (global seq) to every connection allowed to read. Events of a run whose
+   * `agent` request is not answered yet wait, so "accepted" always comes first.
+   */
+  broadcast(event: string, payload: unknown, runId?: string): void {
     const frame = eventFrame(event, payload, this.host.nextBroadcastSeq());
+    const held = runId ? this.held.get(runId) : undefined;
+    if (held) {
+      held.push(frame);
+      return;
+    }
     for (const ws of this.host.ctx.getWebSockets()) this.sendIfReadable(ws, frame);
+  }
+
+  private holdRunEvents(runId: string): void {
+    if (!this.held.has(runId)) this.held.set(runId, []);
+  }
+
+  private releaseRunEvents(runId: string): void {
+    const frames = this.held.get(runId);
+    this.held.delete(runId);
+    for (const frame of frames ?? []) {
+      for (const ws of this.host.ctx.getWebSockets()) this.sendIfReadable(ws, frame);
+    }
   }
 
   hasSubscribers(key: string): boolean {
@@ -243,6 +265,8 @@ export class GatewayHub {
     }
     inflight.add(id);
     this.inflight.set(state.connId, inflight);
+    const heldRunId = definition.runIdOf?.(parsed.data);
+    if (heldRunId) this.holdRunEvents(heldRunId);
     try {
       const payload = await definition.handle({
         ctx: this.context(state),
@@ -255,6 +279,7 @@ export class GatewayHub {
       });
       if (payload instanceof TwoPhase) {
         safeSend(ws, resFrame(id, payload.accepted));
+        if (heldRunId) this.releaseRunEvents(heldRunId);
         const final = await payload.final.catch((error: unknown) => ({ ok: false as const, payload: undefined, message: (error as Error).message }));
         safeSend(ws, final.ok ? resFrame(id, final.payload) : errorFrame(id, gatewayError("UNAVAILABLE", final.message), final.payload));
       } else {
@@ -269,6 +294,7 @@ export class GatewayHub {
       }
     } finally {
       inflight.delete(id);
+      if (heldRunId) this.releaseRunEvents(heldRunId);
     }
   }
 

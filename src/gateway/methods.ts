@@ -27,6 +27,8 @@ type MethodDefinition<S extends z.ZodType> = {
   scope: OperatorScope | null;
   params: S;
   handle(call: MethodCall<z.infer<S>>): Promise<unknown> | unknown;
+  /** The run whose events must wait until this request is answered (two-phase `agent`). */
+  runIdOf?(params: z.infer<S>): string;
 };
 
 const define = <S extends z.ZodType>(method: MethodDefinition<S>) => method as MethodDefinition<z.ZodType>;
@@ -149,6 +151,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   agent: define({
     scope: WRITE,
     params: methodParamSchemas.agent,
+    runIdOf: (params) => params.idempotencyKey,
     handle: async ({ ctx, params }) => {
       const started = await agentRun(ctx, params);
       if (started.status === "in_flight") return { runId: started.runId, status: "in_flight" };

@@ -203,12 +203,16 @@ export class RunEngine {
   complete(runId: string, reply: RunnerReply, now = Date.now()): boolean {
     const run = this.host.runs().get(runId);
     if (!run || run.state !== "running") return false;
-    this.throttles.get(runId)?.flush();
+    const silent = isSilentReply(reply.text);
+    // Clients build the text from deltas: the whole reply goes out before the final event,
+    // even when the runner never streamed (webhook completions).
+    const throttle = this.throttles.get(runId) ?? new DeltaThrottle((text, delta) => this.delta(runId, text, delta));
+    if (!silent && reply.text && throttle.latest !== reply.text) throttle.push(reply.text);
+    throttle.flush();
     const toolMessages = (reply.toolMessages ?? []).flatMap((m) => {
       const parsed = transcriptMessageSchema.safeParse(m);
       return parsed.success ? [parsed.data] : [];
     });
-    const silent = isSilentReply(reply.text);
     const assistant: TranscriptMessage = {
       role: "assistant",
       content: [{ type: "text", text: reply.text }],
@@ -233,7 +237,6 @@ export class RunEngine {
       });
       this.host.runs().clearTimersFor(runId);
     });
-    this.agentEvent(runId, "assistant", { text: reply.text }, now);
     this.lifecycle(runId, "end", now);
     this.chatEvent(runId, { state: "final", ...(silent ? {} : { message: assistant }), stopReason: assistant.stopReason, ...(reply.usage ? { usage: reply.usage } : {}) });
     this.host.emit({ event: "sessions.changed", payload: { phase: "end", runId } });

@@ -108,7 +108,8 @@ export class TenantObject extends DurableObject<Env> {
     if (event.event === "sessions.changed") {
       this.hub.toSessionWatchers("sessions.changed", `{${JSON.stringify({ sessionKey: key, ts: Date.now(), ...event.payload }).slice(1, -1)},${rowFields}}`);
     } else {
-      this.hub.broadcast(event.event, { ...event.payload, sessionKey: key });
+      const runId = typeof event.payload.runId === "string" ? event.payload.runId : undefined;
+      this.hub.broadcast(event.event, { ...event.payload, sessionKey: key }, runId);
     }
   }
 
