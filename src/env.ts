@@ -5,6 +5,8 @@ import type { TenantObject } from "./tenant/tenant-object";
 export interface Env {
   SESSIONS: DurableObjectNamespace<SessionObject>;
   TENANTS: DurableObjectNamespace<TenantObject>;
+  /** sessions_spawn attachments. */
+  ATTACHMENTS: R2Bucket;
   /** Tenant served at the root as well as under /t/<id>. */
   DEFAULT_TENANT?: string;
   /** Deployment secret guarding /v1/admin/*. Unset = admin API closed. */

@@ -52,3 +52,34 @@ export const sessionsSendArgsSchema = z.object({
   message: z.string().min(1, "message required").max(1_000_000),
   timeoutSeconds: looseNumber.optional(),
 });
+
+export const SPAWN_ROUTING_PARAMS = ["target", "transport", "channel", "to", "threadId", "thread_id", "replyTo", "reply_to"] as const;
+
+export const sessionsSpawnArgsSchema = z.object({
+  task: z.string().trim().min(1, "task required").max(200_000),
+  label: z.string().trim().min(1).max(512).optional(),
+  runtime: z.enum(["subagent", "acp"]).optional(),
+  agentId: z.string().trim().min(1).max(128).optional(),
+  resumeSessionId: z.string().optional(),
+  model: z.string().trim().min(1).max(256).optional(),
+  thinking: z.string().trim().min(1).max(32).optional(),
+  cwd: z.string().optional(),
+  runTimeoutSeconds: looseNumber.optional(),
+  timeoutSeconds: looseNumber.optional(),
+  thread: looseBoolean.optional(),
+  mode: z.enum(["run", "session"]).optional(),
+  cleanup: z.enum(["delete", "keep"]).optional(),
+  sandbox: z.enum(["inherit", "require"]).optional(),
+  streamTo: z.enum(["parent"]).optional(),
+  attachments: z
+    .array(
+      z.object({
+        name: z.string(),
+        content: z.string(),
+        encoding: z.enum(["utf8", "base64"]).optional(),
+        mimeType: z.string().max(256).optional(),
+      }),
+    )
+    .optional(),
+  attachAs: z.object({ mountPath: z.string().max(1024).optional() }).optional(),
+});

@@ -31,7 +31,7 @@ export type StartResult =
 export type EngineHost = {
   store(): SessionStore;
   runs(): RunStore;
-  env: { RUN_TOKEN_SECRET?: string } & Record<string, unknown>;
+  env: { RUN_TOKEN_SECRET?: string; ATTACHMENTS?: R2Bucket } & Record<string, unknown>;
   waitUntil(promise: Promise<unknown>): void;
   emit(event: Omit<LiveEvent, "afterSeq">): void;
   /** Commits entry + transcript changes and returns appended seqs (the object's append path). */
@@ -124,6 +124,10 @@ export class RunEngine {
         signal: controller.signal,
         onText: (text) => throttle.push(text),
         secret: (name) => (typeof this.host.env[name] === "string" ? (this.host.env[name] as string) : undefined),
+        readAttachment: async (key) => {
+          const object = await this.host.env.ATTACHMENTS?.get(key);
+          return object ? new Uint8Array(await object.arrayBuffer()) : null;
+        },
         ...(await this.webhookExtras(run)),
       });
       if (controller.signal.aborted) return;
@@ -169,7 +173,8 @@ export class RunEngine {
       runId: run.runId,
       sandboxed: entry?.sandboxed === true,
       spawnDepth: entry?.spawnDepth ?? 0,
-      sessionTools: (entry?.spawnDepth ?? 0) === 0,
+      // Sub-agents get no session tools unless they orchestrate (OpenClaw's default tool policy).
+      sessionTools: (entry?.spawnDepth ?? 0) === 0 || entry?.subagentRole === "orchestrator",
       exp: deadline(run) + RUN_TOKEN_GRACE_MS,
     });
     return { runToken, ...(run.input.callbackBase ? { callbackBase: run.input.callbackBase } : {}) };

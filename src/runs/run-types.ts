@@ -21,6 +21,8 @@ export type RunInput = {
   origin: "chat.send" | "agent" | "ingest" | "tool";
   /** Public base (`https://host/t/<tenant>`) webhook hosts call back to. */
   callbackBase?: string;
+  /** Files handed to a spawned sub-agent (stored in the ATTACHMENTS bucket). */
+  attachments?: { relDir: string; keys: string[]; files: Array<{ name: string; bytes: number; sha256: string }> };
 };
 
 export type RunUsage = { input: number; output: number; totalTokens: number; cost?: number };

@@ -11,6 +11,8 @@ import { Outbox } from "../delivery/outbox";
 import { A2aFlowDriver, type StepRun } from "../flows/a2a-flow";
 import type { Flow, FlowSpec } from "../flows/flow-store";
 import type { RunnerConfig } from "../protocol/config";
+import { type AnnounceDelivery, SpawnDriver } from "../spawn/spawn-driver";
+import type { SpawnSpec } from "../spawn/spawn-store";
 import { FOLLOW_DEFAULT_LIMIT, type FollowQuery, Followers } from "./followers";
 import { type LiveEvent, Publisher } from "./publisher";
 import { messagePreview, toSessionRow, type SessionRow } from "./session-row";
@@ -52,6 +54,7 @@ export class SessionObject extends DurableObject<Env> {
   private readonly engine: RunEngine;
   private readonly outbox: Outbox;
   private readonly flows: A2aFlowDriver;
+  private readonly spawnDriver: SpawnDriver;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -114,6 +117,33 @@ export class SessionObject extends DurableObject<Env> {
       this.engine.recover();
       void this.scheduleAlarm();
     }
+    this.spawnDriver = new SpawnDriver({
+      spawns: () => this.store.spawns,
+      entry: () => this.entry(),
+      snapshot: (runId) => this.engine.snapshot(runId),
+      recentMessages: (limit) => {
+        const entry = this.entry();
+        return entry ? this.store.tail({ sessionId: entry.sessionId, limit, includeTools: true, maxBytes: 2 * 1024 * 1024 }).messages : [];
+      },
+      sendAnnounce: (key, agentId, announce) => {
+        const tenantId = this.store.identity()!.tenantId;
+        return this.env.SESSIONS.getByName(`${tenantId}/${key}`).receiveAnnounce({ tenantId, key, agentId }, announce);
+      },
+      setTimer: (kind, runId, dueAt) => {
+        this.store.runs.setTimer(kind, runId, dueAt);
+        void this.scheduleAlarm();
+      },
+      archiveSelf: async () => {
+        const state = this.store.loadEntry();
+        if (!state) return;
+        this.store.saveEntry({ ...state.entry, archivedAt: Date.now() });
+        await this.publisher.publish("archive");
+      },
+      deleteSelf: async () => {
+        const identity = this.store.identity();
+        if (identity) await this.delete({ tenantId: identity.tenantId, key: identity.sessionKey, agentId: this.entry()?.agentId ?? "main" });
+      },
+    });
     for (const resumed of this.flows.resumeAll()) this.ctx.waitUntil(resumed);
   }
 
@@ -377,7 +407,55 @@ export class SessionObject extends DurableObject<Env> {
     return this.store.flows.get(id) ?? null;
   }
 
+  // ── Sub-agents (sessions_spawn) ─────────────────────────────────────────
+
+  /**
+   * Creates a sub-agent session with its lineage, starts its run and records whom to
+   * announce to, all in one commit (a failed spawn leaves no half-made child).
+   */
+  async startSpawn(
+    ref: SessionRef,
+    lineage: Pick<SessionEntry, "spawnedBy" | "spawnDepth" | "subagentRole" | "subagentControlScope" | "sandboxed" | "label" | "model" | "thinkingLevel">,
+    request: Omit<StartRun, "tenantId" | "agentId">,
+    spec: SpawnSpec,
+  ): Promise<StartResult> {
+    const now = Date.now();
+    const result = this.store.transaction(() => {
+      this.ensureEntry(ref, undefined, now);
+      this.store.saveEntry(dropUndefined({ ...this.store.loadEntry()!.entry, ...lineage }));
+      this.store.spawns.insert(request.runId, spec, now);
+      return this.engine.start({ ...request, tenantId: ref.tenantId, agentId: ref.agentId }, now);
+    });
+    await this.publisher.publish("create");
+    return result;
+  }
+
+  /**
+   * A sub-agent's announce arriving at its requester: appended as a message with provenance
+   * and run (queued behind a busy run), and delivered to this session's channel. Idempotent
+   * by run id. False when this session does not exist (the child then tries the next one up).
+   */
+  async receiveAnnounce(ref: SessionRef, announce: AnnounceDelivery): Promise<boolean> {
+    const entry = this.entry();
+    if (!entry) return false;
+    this.engine.start({
+      runId: announce.runId,
+      tenantId: ref.tenantId,
+      agentId: ref.agentId,
+      input: { message: announce.text, origin: "tool", provenance: announce.provenance, deliver: announce.deliver },
+      runner: announce.runner,
+      userMessage: { role: "user", content: announce.text, provenance: announce.provenance },
+    });
+    await this.env.TENANTS.getByName(ref.tenantId).recordRun(announce.runId, ref.key);
+    const target = deliveryTargetOf(entry) ?? announce.fallbackTarget;
+    if (announce.deliver && target) {
+      this.outbox.enqueue({ idempotencyKey: announce.runId, kind: "subagent-announce", target, message: announce.channelText });
+    }
+    return true;
+  }
+
   private onRunSettled(runId: string): void {
+    if (this.spawnDriver.settled(runId)) return;
     const flowId = runId.split(":")[0]!;
     const flow = this.store.flows.get(flowId);
     if (flow && flow.state !== "done") this.ctx.waitUntil(this.flows.advance(flowId));
@@ -426,6 +504,9 @@ export class SessionObject extends DurableObject<Env> {
       if (this.engine.onTimer(timer, now)) continue;
       if (timer.kind === "delivery") await this.outbox.attempt(timer.ref, now);
       else if (timer.kind === "flow") await this.flows.advance(timer.ref);
+      else await this.spawnDriver.onTimer(timer.kind, timer.ref, now);
+      // A sub-agent deleted after its announce has nothing left to do.
+      if (!this.store.loadEntry()) return;
     }
     if (this.publisher.hasPending()) await this.publisher.publish().catch(() => undefined);
     await this.scheduleAlarm();

@@ -2,6 +2,7 @@ import type { SessionEntry } from "../protocol/session";
 import { DELIVERY_MIGRATIONS, DeliveryStore } from "../delivery/delivery-store";
 import { FLOW_MIGRATIONS, FlowStore } from "../flows/flow-store";
 import { RUN_MIGRATIONS, RunStore } from "../runs/run-store";
+import { SPAWN_MIGRATIONS, SpawnStore } from "../spawn/spawn-store";
 import { all, first, migrate } from "../storage/sql";
 
 /**
@@ -30,6 +31,7 @@ const MIGRATIONS = [
   ...RUN_MIGRATIONS,
   ...DELIVERY_MIGRATIONS,
   ...FLOW_MIGRATIONS,
+  ...SPAWN_MIGRATIONS,
 ] as const;
 
 /** A stored message ready for the wire: its JSON already carries `__openclaw`. */
@@ -55,6 +57,7 @@ export class SessionStore {
   readonly runs: RunStore;
   readonly deliveries: DeliveryStore;
   readonly flows: FlowStore;
+  readonly spawns: SpawnStore;
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
@@ -62,6 +65,7 @@ export class SessionStore {
     this.runs = new RunStore(this.sql, () => this.identity()?.sessionKey ?? "");
     this.deliveries = new DeliveryStore(this.sql);
     this.flows = new FlowStore(this.sql);
+    this.spawns = new SpawnStore(this.sql);
   }
 
   transaction<T>(fn: () => T): T {

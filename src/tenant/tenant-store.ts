@@ -301,7 +301,8 @@ export class TenantStore {
     return (
       first<{ n: number }>(
         this.sql,
-        "SELECT count(*) AS n FROM sessions WHERE spawned_by = ? AND archived_at IS NULL AND (row ->> '$.status') = 'running'",
+        // Active = not archived and not ended (a child that has not started yet counts too).
+        "SELECT count(*) AS n FROM sessions WHERE spawned_by = ? AND archived_at IS NULL AND coalesce(row ->> '$.status', 'running') = 'running'",
         key,
       )?.n ?? 0
     );

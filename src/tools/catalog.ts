@@ -6,9 +6,11 @@ import {
   sessionsHistoryArgsSchema,
   sessionsListArgsSchema,
   sessionsSendArgsSchema,
+  sessionsSpawnArgsSchema,
   sessionStatusArgsSchema,
 } from "../protocol/tools";
 import { sessionsSend } from "./sessions-send";
+import { sessionsSpawn } from "./sessions-spawn";
 import { agentsList } from "./agents-list";
 import type { Requester } from "./requester";
 import { type ToolResult } from "./result";
@@ -30,6 +32,7 @@ export const TOOLS: Record<string, ToolDefinition<z.ZodType>> = {
   session_status: define({ schema: sessionStatusArgsSchema, run: sessionStatus }),
   agents_list: define({ schema: agentsListArgsSchema, run: agentsList }),
   sessions_send: define({ schema: sessionsSendArgsSchema, run: sessionsSend }),
+  sessions_spawn: define({ schema: sessionsSpawnArgsSchema, run: sessionsSpawn }),
 };
 
 /** Session tools: sub-agents do not get them by default. */

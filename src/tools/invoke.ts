@@ -3,6 +3,7 @@ import { describeZodError } from "../http/errors";
 import type { TenantContext } from "../domain/tenant-context";
 import { availableOverHttp, SESSION_TOOLS, TOOLS } from "./catalog";
 import { requesterFor } from "./requester";
+import { assertNoRoutingParams } from "./sessions-spawn";
 import { ToolInputError, type ToolResult } from "./result";
 
 export class ToolNotAvailableError extends Error {
@@ -28,6 +29,7 @@ export async function invokeToolOverHttp(ctx: TenantContext, raw: InvokeRequest)
   }
   const tool = TOOLS[request.tool]!;
   const args = isPlainObject(request.args) ? { ...request.args } : {};
+  if (request.tool === "sessions_spawn") assertNoRoutingParams(args);
   // `action` joins the args only for tools that take one and when args lack it.
   if (request.action !== undefined && !("action" in args) && hasActionParam(tool.schema)) args.action = request.action;
   const parsed = tool.schema.safeParse(args);

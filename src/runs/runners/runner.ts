@@ -20,6 +20,8 @@ export type RunnerRequest = {
   onText(text: string): void;
   /** Credentials the runner may need (read from worker secrets, never from tenant config). */
   secret(name: string): string | undefined;
+  /** Reads a stored attachment (spawned sub-agents' files). */
+  readAttachment(key: string): Promise<Uint8Array | null>;
   /** For webhook runs: the token the host uses for callbacks and tools, and where to call back. */
   runToken?: string;
   callbackBase?: string;

@@ -26,6 +26,7 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
         ...(request.input.thinking ? { thinking: request.input.thinking } : {}),
       },
       context: request.context,
+      ...(request.input.attachments ? { attachments: await attachmentsPayload(request) } : {}),
       deadline: request.deadline,
       runToken: request.runToken,
       callbacks: request.callbackBase
@@ -75,4 +76,18 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
       api: "webhook",
     };
   };
+}
+
+/** The run's attachments with their content (base64), as the host needs them. */
+async function attachmentsPayload(request: Parameters<Runner>[0]) {
+  const attachments = request.input.attachments!;
+  const files = await Promise.all(
+    attachments.files.map(async (file, i) => {
+      const bytes = await request.readAttachment(attachments.keys[i]!);
+      let binary = "";
+      for (const b of bytes ?? new Uint8Array()) binary += String.fromCharCode(b);
+      return { ...file, contentBase64: btoa(binary) };
+    }),
+  );
+  return { relDir: attachments.relDir, files };
 }

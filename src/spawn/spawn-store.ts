@@ -1,0 +1,55 @@
+import type { RunnerConfig } from "../protocol/config";
+import type { DeliveryTarget } from "../delivery/delivery-store";
+import { first } from "../storage/sql";
+
+/** SQL of the spawn record a sub-agent session keeps about itself (who to announce to, cleanup). */
+
+export const SPAWN_MIGRATIONS = [
+  `CREATE TABLE spawns (
+     run_id TEXT PRIMARY KEY,
+     spec TEXT NOT NULL,
+     state TEXT NOT NULL,
+     outcome TEXT,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   )`,
+] as const;
+
+export type SpawnSpec = {
+  tenantId: string;
+  task: string;
+  label?: string;
+  mode: "run" | "session";
+  cleanup: "delete" | "keep";
+  requesterKey: string;
+  requesterAgentId: string;
+  requesterIsSubagent: boolean;
+  requesterRunner: RunnerConfig;
+  /** Who to announce to when the requester is gone (its own requester). */
+  fallbackKey?: string;
+  fallbackAgentId?: string;
+  /** Where to deliver when the requester's channel fields are stale or missing. */
+  fallbackTarget?: DeliveryTarget;
+  archiveAfterMinutes: number;
+  transcriptBase: string;
+};
+
+export type SpawnState = "running" | "announced" | "archived";
+export type Spawn = { runId: string; spec: SpawnSpec; state: SpawnState; outcome?: string };
+
+export class SpawnStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  insert(runId: string, spec: SpawnSpec, at: number): void {
+    this.sql.exec("INSERT OR IGNORE INTO spawns (run_id, spec, state, created_at, updated_at) VALUES (?, ?, 'running', ?, ?)", runId, JSON.stringify(spec), at, at);
+  }
+
+  get(runId: string): Spawn | undefined {
+    const row = first<{ run_id: string; spec: string; state: string; outcome: string | null }>(this.sql, "SELECT run_id, spec, state, outcome FROM spawns WHERE run_id = ?", runId);
+    return row && { runId: row.run_id, spec: JSON.parse(row.spec) as SpawnSpec, state: row.state as SpawnState, ...(row.outcome ? { outcome: row.outcome } : {}) };
+  }
+
+  mark(runId: string, state: SpawnState, at: number, outcome?: string): void {
+    this.sql.exec("UPDATE spawns SET state = ?, outcome = coalesce(?, outcome), updated_at = ? WHERE run_id = ?", state, outcome ?? null, at, runId);
+  }
+}
