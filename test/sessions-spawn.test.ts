@@ -194,7 +194,7 @@ describe("sessions_spawn: attachments", () => {
       agents: { list: [{ id: "main", default: true, runner: { type: "webhook", url: `${peer}/webhook/sync` } }] },
     });
     const result = await t.spawn({ task: "use the file", attachments: [{ name: "f.txt", content: "payload" }] });
-    const request = await until(async () => {
+    const request: any = await until(async () => {
       const recorded = (await (await fetch(`${peer}/control/recorded?path=/webhook/sync`)).json()) as any[];
       return recorded.find((r) => r.body.runId === result.runId);
     }, Boolean);
@@ -245,7 +245,7 @@ describe("sessions_spawn: announce and cleanup", () => {
     const t = await tenant("announce-tool", { agents: { list: [{ id: "main", default: true, runner: { type: "webhook", url: `${peer}/webhook/async` } }] } });
     await seedMain(t);
     const child = await t.spawn({ task: "use a tool" });
-    const request = await until(async () => {
+    const request: any = await until(async () => {
       const recorded = (await (await fetch(`${peer}/control/recorded?path=/webhook/async`)).json()) as any[];
       return recorded.find((r) => r.body.runId === child.runId);
     }, Boolean);
