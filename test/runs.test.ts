@@ -283,6 +283,18 @@ describe("ingest with run: true and recovery", () => {
     expect(messages.map((m) => m.content[0]?.text ?? m.content)).toEqual(["via http", "ECHO: via http"]);
   });
 
+  it("keeps the FIFO queue through an eviction: a queued run still runs, each reply once", async () => {
+    const { client } = await tenantWith("evict-queue", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
+    await client.request("chat.send", { sessionKey: "main", message: "one", idempotencyKey: "q1" });
+    await client.request("chat.send", { sessionKey: "main", message: "two", idempotencyKey: "q2" });
+    await evictDurableObject(env.SESSIONS.getByName("evict-queue/agent:main:main"));
+    const second = await client.request("agent.wait", { runId: "q2", timeoutMs: 20_000 });
+    expect(second.payload.status).toBe("ok");
+    expect((await client.request("agent.wait", { runId: "q1", timeoutMs: 1000 })).payload.status).toBe("ok");
+    const messages = (await client.request("chat.history", { sessionKey: "main" })).payload.messages;
+    expect(messages.map((m: any) => (typeof m.content === "string" ? m.content : m.content[0].text))).toEqual(["one", "two", "ECHO: one", "ECHO: two"]);
+  });
+
   it("resumes a run interrupted by eviction exactly once", async () => {
     const { client } = await tenantWith("evict-run", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
     await client.request("chat.send", { sessionKey: "main", message: "survive", idempotencyKey: "ev1" });
