@@ -71,3 +71,14 @@ export async function freshTenant(label = "t") {
   };
 }
 export type TestTenant = Awaited<ReturnType<typeof freshTenant>>;
+
+/** Polls `probe` until `done` accepts its value (bounded; the error shows the last value). */
+export async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)?.slice(0, 600)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

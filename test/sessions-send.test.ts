@@ -1,7 +1,7 @@
 import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { call, createTenant, issueToken } from "./helpers";
+import { call, createTenant, issueToken, until } from "./helpers";
 
 const peer = `http://127.0.0.1:${inject("peerPort")}`;
 
@@ -42,15 +42,6 @@ async function seed(t: Setup, key: string, extra: Record<string, unknown> = {}) 
 
 const flowOf = (t: Setup, key: string, runId: string) => env.SESSIONS.getByName(`${t.id}/${key}`).flow(runId);
 
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)?.slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const history = async (t: Setup, key: string) =>
   (await call(`/t/${t.id}/sessions/${encodeURIComponent(key)}/history`, { token: t.token })).data.messages as any[];

@@ -1,7 +1,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { call, createTenant, issueToken } from "./helpers";
+import { call, createTenant, issueToken, until } from "./helpers";
 
 const peer = `http://127.0.0.1:${inject("peerPort")}`;
 
@@ -30,15 +30,6 @@ const history = async (t: Setup, key: string) => {
 const text = (m: any) => (typeof m.content === "string" ? m.content : m.content.map((b: any) => b.text ?? "").join(""));
 const announces = async (t: Setup, key = "main") => (await history(t, key))?.filter((m) => m.provenance?.sourceTool === "sessions_spawn" && m.role === "user" && text(m).includes("[Internal task completion event]")) ?? [];
 
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)?.slice(0, 600)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function seedMain(t: Setup, extra: Record<string, unknown> = {}) {
   await call(`/t/${t.id}/v1/sessions/main/messages`, { method: "POST", token: t.token, json: { role: "user", content: "hi", ...extra } });
