@@ -55,6 +55,8 @@ export class SessionObject extends DurableObject<Env> {
   private readonly outbox: Outbox;
   private readonly flows: A2aFlowDriver;
   private readonly spawnDriver: SpawnDriver;
+  /** When the alarm is known to be set (null = none or unknown: the next schedule writes it). */
+  private alarmAt: number | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -317,6 +319,7 @@ export class SessionObject extends DurableObject<Env> {
     this.engine.abortAll();
     this.followers.closeAll();
     await this.ctx.storage.deleteAll();
+    this.alarmAt = null;
     this.store = new SessionStore(this.ctx.storage);
     await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
     return existed;
@@ -498,6 +501,7 @@ export class SessionObject extends DurableObject<Env> {
   // ── Timers ──────────────────────────────────────────────────────────────
 
   override async alarm(): Promise<void> {
+    this.alarmAt = null;
     const now = Date.now();
     for (const timer of this.store.runs.dueTimers(now)) {
       this.store.runs.deleteTimer(timer.id);
@@ -513,14 +517,19 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /**
-   * The one alarm is set to the earliest timer (or a publish retry), or cleared. The due
-   * time is computed synchronously, so calling this in a commit's turn writes it with it.
+   * The one alarm is set to the earliest timer or publish retry. The due time is computed
+   * synchronously, so calling this in a commit's turn writes it with the commit. An alarm
+   * already set earlier is kept (it re-schedules when it fires), so a burst of appends
+   * costs one alarm write, not one per append.
    */
   private scheduleAlarm(): Promise<void> {
     const due = [this.store.runs.nextTimerDue(), this.publisher.hasPending() ? Date.now() + PUBLISH_RETRY_MS : undefined]
       .filter((t): t is number => t !== undefined);
-    const write = due.length === 0 ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(Math.min(...due));
-    return write.catch((error) => console.error("SessionObject: alarm write failed", error));
+    if (due.length === 0) return Promise.resolve();
+    const desired = Math.min(...due);
+    if (this.alarmAt !== null && this.alarmAt <= desired && this.alarmAt > Date.now()) return Promise.resolve();
+    this.alarmAt = desired;
+    return this.ctx.storage.setAlarm(desired).catch((error) => console.error("SessionObject: alarm write failed", error));
   }
 
   // ── Internals ───────────────────────────────────────────────────────────
@@ -575,10 +584,10 @@ export class SessionObject extends DurableObject<Env> {
    */
   private publishInBackground(): void {
     this.ctx.waitUntil(
-      this.publisher
-        .publish()
-        .then(() => this.scheduleAlarm())
-        .catch((error) => console.error("SessionObject: publish failed; the alarm retries it", error)),
+      this.publisher.publish().catch((error) => {
+        console.error("SessionObject: publish failed; the alarm retries it", error);
+        return this.scheduleAlarm();
+      }),
     );
   }
 }
