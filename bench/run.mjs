@@ -18,7 +18,7 @@ const SUITES_DIR = join(BENCH_DIR, "suites");
 const RESULTS_DIR = join(BENCH_DIR, "results");
 
 /** Suites listed here run first, in this order; any other file in bench/suites/ runs after them, alphabetically. */
-const ORDER = ["http", "registry", "gateway", "runs"];
+const ORDER = ["http", "registry", "gateway", "runs", "agents"];
 
 const started = Date.now();
 const log = (msg) => console.error(`[bench +${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);

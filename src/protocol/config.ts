@@ -33,7 +33,8 @@ const sandboxSchema = z.strictObject({
 
 const subagentDefaultsSchema = z.strictObject({
   maxSpawnDepth: z.int().min(1).max(5).optional(),
-  maxChildrenPerAgent: z.int().min(1).max(20).optional(),
+  // OpenClaw allows 1–20; this service accepts up to 1,000 for fan-out heavy tenants.
+  maxChildrenPerAgent: z.int().min(1).max(1000).optional(),
   runTimeoutSeconds: z.int().min(0).optional(),
   archiveAfterMinutes: z.int().min(0).optional(),
   allowAgents: z.array(z.string().min(1)).optional(),
