@@ -42,9 +42,6 @@ export const transcriptMessageSchema = z.strictObject({
 });
 export type TranscriptMessage = z.infer<typeof transcriptMessageSchema>;
 
-/** A message as read back: the stored message plus its position. */
-export type StoredMessage = TranscriptMessage & { __openclaw: { id: string; seq: number } };
-
 export const originSchema = z.strictObject({
   label: z.string().max(512).optional(),
   provider: z.string().max(64).optional(),

@@ -57,5 +57,3 @@ export type RunSnapshot = {
   reply?: string;
   usage?: RunUsage;
 };
-
-export type InputProvenanceKind = InputProvenance["kind"];

@@ -219,11 +219,6 @@ export class SessionObject extends DurableObject<Env> {
     return this.store.loadEntry()?.entry ?? null;
   }
 
-  row(): SessionRow | null {
-    const entry = this.entry();
-    return entry && toSessionRow(entry);
-  }
-
   /** SSE follow of this session (the worker forwards the authenticated request here). */
   override async fetch(request: Request): Promise<Response> {
     const query = JSON.parse(request.headers.get(FOLLOW_HEADER) ?? "null") as FollowQuery | null;

@@ -374,8 +374,4 @@ export class TenantStore {
   allKeys(): string[] {
     return all<{ key: string }>(this.sql, "SELECT DISTINCT key FROM session_ids WHERE deleted = 0").map((r) => r.key);
   }
-
-  sessionCount(): number {
-    return first<{ n: number }>(this.sql, "SELECT count(*) AS n FROM sessions")?.n ?? 0;
-  }
 }
