@@ -31,6 +31,10 @@ describe("chat.send with the echo runner", () => {
     await client.request("sessions.messages.subscribe", { key: "main" });
     const res = await client.request("chat.send", { sessionKey: "main", message: "hello", idempotencyKey: "run-1" });
     expect(res.payload).toMatchObject({ runId: "run-1", status: "started" });
+    // The ack comes before any event of the run, even in a session the run creates.
+    const ackAt = client.frames.indexOf(res);
+    await client.waitFor((f) => f.event === "chat" && f.payload.runId === "run-1" && f.payload.state === "final");
+    expect(client.frames.findIndex((f) => f.type === "event" && f.payload?.runId === "run-1")).toBeGreaterThan(ackAt);
     const done = await final(client, "run-1");
     expect(done.payload).toMatchObject({ state: "final", sessionKey: "agent:main:main", message: { role: "assistant", content: [{ type: "text", text: "ECHO: hello" }] } });
     const lifecycle = client.events("agent").filter((e) => e.payload.runId === "run-1" && e.payload.stream === "lifecycle");

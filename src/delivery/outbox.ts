@@ -1,7 +1,7 @@
 import { hmacHex } from "../auth/run-token";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
-import { resolveSendPolicy } from "../policy/send-policy";
+import { entrySendPolicy } from "../policy/send-policy";
 import { SIGNATURE_HEADER } from "../runs/runners/webhook";
 import type { Delivery, DeliveryStore, DeliveryTarget } from "./delivery-store";
 import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
@@ -66,15 +66,8 @@ export class Outbox {
   }
 
   private blocked(config: TenantConfig, entry: SessionEntry, delivery: Delivery): boolean {
-    return (
-      resolveSendPolicy({
-        sessionKey: entry.key,
-        override: entry.sendPolicy ?? null,
-        ...(config.session?.sendPolicy ? { config: config.session.sendPolicy } : {}),
-        channel: delivery.target.channel,
-        ...(entry.chatType ? { entryChatType: entry.chatType } : {}),
-      }) === "deny"
-    );
+    const policy = config.session?.sendPolicy;
+    return entrySendPolicy({ sessionKey: entry.key, entry, channel: delivery.target.channel, ...(policy ? { config: policy } : {}) }) === "deny";
   }
 
   /** POSTs the delivery, signed like run requests; returns an error text or null. */

@@ -1,7 +1,7 @@
 import { normalizeAgentId, agentIdOf } from "../keys/session-key";
 import type { RunnerConfig } from "../protocol/config";
 import type { InputProvenance, SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
-import { parseSendCommand, resolveSendPolicy, SEND_BLOCKED_TEXT } from "../policy/send-policy";
+import { entrySendPolicy, parseSendCommand, SEND_BLOCKED_TEXT } from "../policy/send-policy";
 import type { StartResult } from "../runs/run-engine";
 import type { RunInput, RunSnapshot } from "../runs/run-types";
 import { patchSession } from "./registry";
@@ -58,10 +58,9 @@ export type RunRequest = {
 export async function startRun(
   ctx: TenantContext,
   request: RunRequest,
-): Promise<StartResult & { sessionKey: string; sessionId: string; messageId?: string }> {
+): Promise<Exclude<StartResult, { status: "blocked" }> & { sessionKey: string; sessionId: string; messageId?: string }> {
   const ref = sessionRef(ctx, request.key);
   const stub = sessionStub(ctx, request.key);
-  if (!request.ignoreSendPolicy) await assertSendAllowed(ctx, request.key, await stub.entry());
   await tenantStub(ctx).recordRun(request.runId, request.key);
   const input: RunInput = {
     message: request.message,
@@ -83,26 +82,23 @@ export async function startRun(
     idempotencyKey: `${request.runId}:user`,
   };
   const timeoutSeconds = request.timeoutSeconds ?? ctx.config.agents?.defaults?.timeoutSeconds;
-  const result = await stub.startRun(ref, {
-    runId: request.runId,
-    input: timeoutSeconds ? { ...input, timeoutSeconds } : input,
-    runner: runnerFor(ctx, ref.agentId),
-    userMessage,
-  }, request.seed);
+  const result = await stub.startRun(
+    ref,
+    { runId: request.runId, input: timeoutSeconds ? { ...input, timeoutSeconds } : input, runner: runnerFor(ctx, ref.agentId), userMessage },
+    request.seed,
+    // The session object applies the send policy to its own entry (no extra round trip).
+    request.ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },
+  );
+  if (result.status === "blocked") throw new DomainError("invalid", SEND_BLOCKED_TEXT);
   return { ...result, sessionKey: request.key };
 }
 
 /** Throws "send blocked by session policy" when the send policy denies sending to `key`. */
-export async function assertSendAllowed(ctx: TenantContext, key: string, entry: SessionEntry | null): Promise<void> {
-  const decision = resolveSendPolicy({
-    sessionKey: key,
-    override: entry?.sendPolicy ?? null,
-    ...(ctx.config.session?.sendPolicy ? { config: ctx.config.session.sendPolicy } : {}),
-    ...(entry?.channel ? { entryChannel: entry.channel } : {}),
-    ...(entry?.lastChannel ? { lastChannel: entry.lastChannel } : {}),
-    ...(entry?.chatType ? { entryChatType: entry.chatType } : {}),
-  });
-  if (decision === "deny") throw new DomainError("invalid", SEND_BLOCKED_TEXT);
+export function assertSendAllowed(ctx: TenantContext, key: string, entry: SessionEntry | null): void {
+  const config = ctx.config.session?.sendPolicy;
+  if (entrySendPolicy({ sessionKey: key, entry, ...(config ? { config } : {}) }) === "deny") {
+    throw new DomainError("invalid", SEND_BLOCKED_TEXT);
+  }
 }
 
 export type ChatSendParams = {
@@ -143,7 +139,7 @@ export async function chatSend(ctx: TenantContext, params: ChatSendParams): Prom
   return chatSendResult(result);
 }
 
-function chatSendResult(result: StartResult): Record<string, unknown> {
+function chatSendResult(result: Exclude<StartResult, { status: "blocked" }>): Record<string, unknown> {
   switch (result.status) {
     case "started":
       return { runId: result.runId, status: "started", ...(result.userSeq !== undefined ? { messageSeq: result.userSeq } : {}) };
@@ -188,7 +184,10 @@ export type AgentParams = {
 };
 
 /** The `agent` method: validates, handles `/new` and `/reset`, starts the run. */
-export async function agentRun(ctx: TenantContext, params: AgentParams): Promise<StartResult & { sessionKey: string; agentId: string }> {
+export async function agentRun(
+  ctx: TenantContext,
+  params: AgentParams,
+): Promise<Exclude<StartResult, { status: "blocked" }> & { sessionKey: string; agentId: string }> {
   if ((params.provider !== undefined || params.model !== undefined) && !hasScope(ctx.principal, "operator.admin")) {
     throw new DomainError("invalid", "provider/model overrides are not authorized for this caller.");
   }

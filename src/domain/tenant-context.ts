@@ -13,6 +13,7 @@ import {
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
 import type { SessionRef } from "../session/session-object";
+import type { TenantObject } from "../tenant/tenant-object";
 
 /** Who is calling: an operator token (scopes), or a run token acting as one session. */
 export type Principal =
@@ -27,6 +28,8 @@ export type TenantContext = {
   principal: Principal;
   /** Public origin of the request (`https://host`), for callback URLs. */
   origin?: string;
+  /** The tenant object itself when the caller runs inside it (the gateway): no RPC to itself. */
+  localTenant?: DurableObjectStub<TenantObject>;
 };
 
 /** A domain failure the transports map to their own error shapes. */
@@ -83,8 +86,8 @@ export function sessionStub(ctx: Pick<TenantContext, "env" | "tenantId">, key: s
   return ctx.env.SESSIONS.getByName(`${ctx.tenantId}/${key}`);
 }
 
-export function tenantStub(ctx: Pick<TenantContext, "env" | "tenantId">) {
-  return ctx.env.TENANTS.getByName(ctx.tenantId);
+export function tenantStub(ctx: Pick<TenantContext, "env" | "tenantId" | "localTenant">): DurableObjectStub<TenantObject> {
+  return ctx.localTenant ?? ctx.env.TENANTS.getByName(ctx.tenantId);
 }
 
 /** Operator scopes; a run token holds none (it may only call tools and its run's callbacks). */

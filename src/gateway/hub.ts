@@ -8,6 +8,7 @@ import { errorFrame, eventFrame, gatewayError, rawEventFrame, resFrame } from ".
 import { describeParamsError, grantScopes, negotiateProtocol, verifyDevice } from "./handshake";
 import { EVENTS, METHODS, PENDING_METHODS, TwoPhase } from "./methods";
 import { sessionsDefaults } from "../domain/registry";
+import type { TenantObject } from "../tenant/tenant-object";
 
 /** What the hub needs from the tenant object that hosts it. */
 export type HubHost = {
@@ -16,6 +17,8 @@ export type HubHost = {
   config(): TenantConfig;
   authenticate(token: string): Promise<{ scopes: readonly OperatorScope[]; tokenId?: string } | null>;
   nextBroadcastSeq(): number;
+  /** The hosting tenant object, used directly by domain code instead of a stub to itself. */
+  self: DurableObjectStub<TenantObject>;
 };
 
 /** Repeated refusals for missing scopes end the connection, as OpenClaw does. */
@@ -284,6 +287,7 @@ export class GatewayHub {
         safeSend(ws, final.ok ? resFrame(id, final.payload) : errorFrame(id, gatewayError("UNAVAILABLE", final.message), final.payload));
       } else {
         safeSend(ws, resFrame(id, payload));
+        if (heldRunId) this.releaseRunEvents(heldRunId);
       }
     } catch (error) {
       if (error instanceof DomainError) {
@@ -332,7 +336,7 @@ export class GatewayHub {
 
   private context(state: ConnectionState): TenantContext {
     const principal: Principal = { kind: "operator", scopes: state.scopes ?? [], ...(state.tokenId ? { tokenId: state.tokenId } : {}) };
-    return { env: this.host.env, tenantId: state.tenantId, config: this.host.config(), principal, origin: state.origin };
+    return { env: this.host.env, tenantId: state.tenantId, config: this.host.config(), principal, origin: state.origin, localTenant: this.host.self };
   }
 
   private reject(ws: WebSocket, _state: ConnectionState, id: string, message: string, closeAfter: boolean): void {

@@ -27,7 +27,7 @@ type MethodDefinition<S extends z.ZodType> = {
   scope: OperatorScope | null;
   params: S;
   handle(call: MethodCall<z.infer<S>>): Promise<unknown> | unknown;
-  /** The run whose events must wait until this request is answered (two-phase `agent`). */
+  /** The run whose events must wait until this request is answered (`chat.send`'s ack, `agent`'s accepted). */
   runIdOf?(params: z.infer<S>): string;
 };
 
@@ -141,6 +141,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   "chat.send": define({
     scope: WRITE,
     params: methodParamSchemas["chat.send"],
+    runIdOf: (params) => params.idempotencyKey,
     handle: ({ ctx, params }) => {
       if ((params.originatingChannel || params.originatingTo || params.originatingAccountId || params.originatingThreadId) && !(params.originatingChannel && params.originatingTo)) {
         throw new DomainError("invalid", "originatingChannel and originatingTo are required when routing fields are set");

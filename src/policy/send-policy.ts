@@ -5,16 +5,12 @@
  * Pure decisions only: callers pass the session key and whatever entry facts they hold.
  */
 
-export type SendDecision = "allow" | "deny";
+import type { SendPolicyConfig } from "../protocol/config";
 
-/** Shape of `session.sendPolicy` in tenant config. */
-export type SendPolicyConfig = {
-  default?: "allow" | "deny";
-  rules?: Array<{
-    action?: "allow" | "deny";
-    match?: { channel?: string; chatType?: string; keyPrefix?: string; rawKeyPrefix?: string };
-  }>;
-};
+/** Shape of `session.sendPolicy` in tenant config (defined by its zod schema). */
+export type { SendPolicyConfig };
+
+export type SendDecision = "allow" | "deny";
 
 /** Error text when `chat.send` / `agent` hit a denying policy. */
 export const SEND_BLOCKED_TEXT = "send blocked by session policy";
@@ -199,4 +195,23 @@ export function parseSendCommand(text: string): SendCommand | null {
   }
   const value = SEND_TOKENS[token] ?? null;
   return { kind: "set", value, reply: `⚙️ Send policy set to ${label(value)}.` };
+}
+
+/** The policy for a stored session (its override, channel and chat type), optionally for a given channel. */
+export function entrySendPolicy(input: {
+  sessionKey: string;
+  entry?: { sendPolicy?: "allow" | "deny"; channel?: string; lastChannel?: string; chatType?: string } | null;
+  config?: SendPolicyConfig;
+  channel?: string;
+}): SendDecision {
+  const entry = input.entry;
+  return resolveSendPolicy({
+    sessionKey: input.sessionKey,
+    override: entry?.sendPolicy ?? null,
+    ...(input.config ? { config: input.config } : {}),
+    ...(input.channel ? { channel: input.channel } : {}),
+    ...(entry?.channel ? { entryChannel: entry.channel } : {}),
+    ...(entry?.lastChannel ? { lastChannel: entry.lastChannel } : {}),
+    ...(entry?.chatType ? { entryChatType: entry.chatType } : {}),
+  });
 }

@@ -144,5 +144,6 @@ export const tenantConfigSchema = z.strictObject({
 });
 
 export type TenantConfig = z.infer<typeof tenantConfigSchema>;
+export type SendPolicyConfig = z.infer<typeof sendPolicyConfigSchema>;
 export type AgentConfig = z.infer<typeof agentConfigSchema>;
 export type RunnerConfig = z.infer<typeof runnerConfigSchema>;

@@ -24,6 +24,7 @@ export type StartRun = {
 
 export type StartResult =
   | { runId: string; status: "started"; userSeq?: number; queued: boolean }
+  | { runId: string; status: "blocked" }
   | { runId: string; status: "in_flight" }
   | { runId: string; status: "ok" | "error" | "timeout" | "aborted"; summary?: string; reply?: string };
 

@@ -10,7 +10,8 @@ import { deliveryTargetOf } from "../delivery/delivery-target";
 import { Outbox } from "../delivery/outbox";
 import { A2aFlowDriver, type StepRun } from "../flows/a2a-flow";
 import type { Flow, FlowSpec } from "../flows/flow-store";
-import type { RunnerConfig } from "../protocol/config";
+import type { RunnerConfig, SendPolicyConfig } from "../protocol/config";
+import { entrySendPolicy } from "../policy/send-policy";
 import { type AnnounceDelivery, SpawnDriver } from "../spawn/spawn-driver";
 import type { SpawnSpec } from "../spawn/spawn-store";
 import { FOLLOW_DEFAULT_LIMIT, type FollowQuery, Followers } from "./followers";
@@ -78,7 +79,7 @@ export class SessionObject extends DurableObject<Env> {
       env: this.env as unknown as EngineHost["env"],
       waitUntil: (promise) => this.ctx.waitUntil(promise),
       emit: (event) => this.emit(event),
-      appendMessages: (messages, update) => this.appendWithinTransaction(messages, update),
+      appendMessages: (messages, update) => this.appendRecords(messages, update, Date.now()).map((m) => m.seq),
       updateEntry: (update) => {
         const entry = this.store.loadEntry()?.entry;
         if (entry) this.store.saveEntry(update(entry));
@@ -165,9 +166,8 @@ export class SessionObject extends DurableObject<Env> {
     if (tooLarge) return tooLarge;
     const result = this.store.transaction(() => {
       const created = this.ensureEntry(ref, input.seed, now);
-      const seqs = this.appendWithinTransaction(input.messages, (entry) => withDelivery(entry, input.messages, input.seed), now);
+      const appended = this.appendRecords(input.messages, (entry) => withDelivery(entry, input.messages, input.seed), now);
       const entry = this.store.loadEntry()!.entry;
-      const appended = seqs.map((seq) => ({ seq, messageId: this.store.messageId(entry.sessionId, seq) }));
       const outcome: AppendResult = { sessionKey: entry.key, sessionId: entry.sessionId, appended, created, duplicate: false };
       if (input.idempotencyKey) this.store.rememberIdempotent(input.idempotencyKey, JSON.stringify(outcome), now);
       return outcome;
@@ -182,24 +182,22 @@ export class SessionObject extends DurableObject<Env> {
    * The one append path (ingest, runs, injects): inserts, updates the entry, and after the
    * surrounding transaction notifies SSE followers and publishes to the tenant.
    */
-  private appendWithinTransaction(
-    messages: TranscriptMessage[],
-    update: (entry: SessionEntry) => SessionEntry,
-    now = Date.now(),
-  ): number[] {
+  private appendRecords(messages: TranscriptMessage[], update: (entry: SessionEntry) => SessionEntry, now: number): AppendedMessage[] {
     let entry = this.store.loadEntry()!.entry;
-    const seqs: number[] = [];
+    const appended: AppendedMessage[] = [];
     for (const raw of messages) {
       const message = raw.timestamp === undefined ? { ...raw, timestamp: now } : raw;
       const seq = entry.messageCount + 1;
-      this.store.insertMessage(entry.sessionId, { seq, id: crypto.randomUUID(), role: message.role, createdAt: now }, JSON.stringify(message));
+      const messageId = crypto.randomUUID();
+      this.store.insertMessage(entry.sessionId, { seq, id: messageId, role: message.role, createdAt: now }, JSON.stringify(message));
       entry = applyAppend(entry, message, seq, now);
-      seqs.push(seq);
+      appended.push({ seq, messageId });
     }
     this.store.saveEntry(update(entry));
     const sessionId = entry.sessionId;
+    const seqs = appended.map((m) => m.seq);
     queueMicrotask(() => this.afterAppend(sessionId, seqs));
-    return seqs;
+    return appended;
   }
 
   private afterAppend(sessionId: string, seqs: number[]): void {
@@ -327,11 +325,16 @@ export class SessionObject extends DurableObject<Env> {
     ref: SessionRef,
     request: Omit<StartRun, "tenantId" | "agentId">,
     seed?: SessionSeed,
+    policy?: { config: SendPolicyConfig | null },
   ): Promise<StartResult & { sessionId: string; messageId?: string }> {
+    if (policy && entrySendPolicy({ sessionKey: ref.key, entry: this.entry(), ...(policy.config ? { config: policy.config } : {}) }) === "deny") {
+      return { runId: request.runId, status: "blocked", sessionId: this.entry()?.sessionId ?? "" };
+    }
     const now = Date.now();
     const created = this.store.transaction(() => this.ensureEntry(ref, seed, now));
-    const result = this.engine.start({ ...request, tenantId: ref.tenantId, agentId: ref.agentId }, now);
+    // A new session reaches the registry before its run starts, so the run's events follow its creation.
     if (created) await this.publisher.publish("create");
+    const result = this.engine.start({ ...request, tenantId: ref.tenantId, agentId: ref.agentId }, now);
     const sessionId = this.store.loadEntry()!.entry.sessionId;
     const messageId = result.status === "started" && result.userSeq !== undefined ? this.store.messageId(sessionId, result.userSeq) : undefined;
     return { ...result, sessionId, ...(messageId ? { messageId } : {}) };

@@ -34,6 +34,14 @@ const MIGRATIONS = [
   ...SPAWN_MIGRATIONS,
 ] as const;
 
+export type EntryState = {
+  entry: SessionEntry;
+  version: number;
+  indexedVersion: number;
+  publishedSessionId: string | null;
+  publishedSeq: number;
+};
+
 /** A stored message ready for the wire: its JSON already carries `__openclaw`. */
 export type MessageRecord = { seq: number; id: string; role: string; createdAt: number; json: string };
 
@@ -68,16 +76,32 @@ export class SessionStore {
     this.spawns = new SpawnStore(this.sql);
   }
 
+  /** Runs `fn` atomically; a throw rolls the writes back and drops the in-memory copies. */
   transaction<T>(fn: () => T): T {
-    return this.storage.transactionSync(fn);
+    try {
+      return this.storage.transactionSync(fn);
+    } catch (error) {
+      this.state = undefined;
+      this.who = undefined;
+      throw error;
+    }
   }
 
+  // The entry row is read on every append and publish; it is kept in memory (undefined =
+  // not read yet, null = no entry) and updated with every write.
+  private state: EntryState | null | undefined;
+  private who: { tenantId: string; sessionKey: string } | null | undefined;
+
   identity(): { tenantId: string; sessionKey: string } | undefined {
-    const row = first<{ tenant_id: string; session_key: string }>(this.sql, "SELECT tenant_id, session_key FROM meta");
-    return row && { tenantId: row.tenant_id, sessionKey: row.session_key };
+    if (this.who === undefined) {
+      const row = first<{ tenant_id: string; session_key: string }>(this.sql, "SELECT tenant_id, session_key FROM meta");
+      this.who = row ? { tenantId: row.tenant_id, sessionKey: row.session_key } : null;
+    }
+    return this.who ?? undefined;
   }
 
   setIdentity(tenantId: string, sessionKey: string): void {
+    this.who = { tenantId, sessionKey };
     this.sql.exec(
       "INSERT INTO meta (id, tenant_id, session_key) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET tenant_id = excluded.tenant_id, session_key = excluded.session_key",
       tenantId,
@@ -85,24 +109,43 @@ export class SessionStore {
     );
   }
 
-  loadEntry(): { entry: SessionEntry; version: number; indexedVersion: number } | undefined {
-    const row = first<{ json: string; version: number; indexed_version: number }>(
-      this.sql,
-      "SELECT json, version, indexed_version FROM entry WHERE id = 1",
-    );
-    return row && { entry: JSON.parse(row.json) as SessionEntry, version: row.version, indexedVersion: row.indexed_version };
+  /** The entry with its version and how far the tenant acknowledged it (the cached copy: do not mutate). */
+  loadEntry(): EntryState | undefined {
+    if (this.state === undefined) {
+      const row = first<{ json: string; version: number; indexed_version: number; published_session_id: string | null; published_seq: number }>(
+        this.sql,
+        "SELECT json, version, indexed_version, published_session_id, published_seq FROM entry WHERE id = 1",
+      );
+      this.state = row
+        ? {
+            entry: JSON.parse(row.json) as SessionEntry,
+            version: row.version,
+            indexedVersion: row.indexed_version,
+            publishedSessionId: row.published_session_id,
+            publishedSeq: row.published_seq,
+          }
+        : null;
+    }
+    return this.state ?? undefined;
   }
 
   /** Stores the entry and returns its new version (bumped on every change). */
   saveEntry(entry: SessionEntry): number {
-    const row = first<{ version: number }>(
+    const row = first<{ version: number; indexed_version: number; published_session_id: string | null; published_seq: number }>(
       this.sql,
       `INSERT INTO entry (id, json, version) VALUES (1, ?, 1)
        ON CONFLICT(id) DO UPDATE SET json = excluded.json, version = entry.version + 1
-       RETURNING version`,
+       RETURNING version, indexed_version, published_session_id, published_seq`,
       JSON.stringify(entry),
-    );
-    return row?.version ?? 1;
+    )!;
+    this.state = {
+      entry,
+      version: row.version,
+      indexedVersion: row.indexed_version,
+      publishedSessionId: row.published_session_id,
+      publishedSeq: row.published_seq,
+    };
+    return row.version;
   }
 
   /** Records what the tenant acknowledged: the entry version and the last message seq. */
@@ -113,14 +156,13 @@ export class SessionStore {
       sessionId,
       seq,
     );
+    const state = this.loadEntry();
+    if (state) this.state = { ...state, indexedVersion: Math.max(state.indexedVersion, version), publishedSessionId: sessionId, publishedSeq: seq };
   }
 
   published(): { sessionId: string | null; seq: number } {
-    const row = first<{ published_session_id: string | null; published_seq: number }>(
-      this.sql,
-      "SELECT published_session_id, published_seq FROM entry WHERE id = 1",
-    );
-    return { sessionId: row?.published_session_id ?? null, seq: row?.published_seq ?? 0 };
+    const state = this.loadEntry();
+    return { sessionId: state?.publishedSessionId ?? null, seq: state?.publishedSeq ?? 0 };
   }
 
   startTranscript(sessionId: string, at: number): void {

@@ -34,6 +34,8 @@ export class TenantObject extends DurableObject<Env> {
       config: () => this.store.config(),
       authenticate: (token) => this.authenticateToken(token),
       nextBroadcastSeq: () => this.store.nextCounter("broadcast"),
+      // Awaiting a plain value works like awaiting the stub's promise.
+      self: this as unknown as DurableObjectStub<TenantObject>,
     });
     // Keep-alive pings are answered by the runtime without waking the object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));

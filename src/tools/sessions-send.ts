@@ -53,7 +53,7 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
   const requesterChannel = channelOf(requesterRow);
   const stub = sessionStub(ctx, key);
   try {
-    await assertSendAllowed(ctx, key, await stub.entry());
+    assertSendAllowed(ctx, key, await stub.entry());
   } catch (error) {
     if (error instanceof DomainError) return fail("error", error.message, display);
     throw error;
