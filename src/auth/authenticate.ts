@@ -2,6 +2,7 @@ import type { Env } from "../env";
 import type { Principal } from "../domain/tenant-context";
 import type { TenantConfig } from "../protocol/config";
 import { OPERATOR_SCOPES } from "../protocol/http";
+import { cachedAccess, rememberAccess } from "./access-cache";
 import { isRunToken, verifyRunToken } from "./run-token";
 import { constantTimeEqual, parseTokenId, sha256Hex } from "./tokens";
 
@@ -12,6 +13,15 @@ export type Access = { principal: Principal; config: TenantConfig };
  * tenant named by the route, so a token of tenant A on tenant B is simply unknown there.
  */
 export async function authenticate(env: Env, tenantId: string, token: string): Promise<Access | "wrong_tenant" | null> {
+  const tokenHash = await sha256Hex(token);
+  const cached = cachedAccess(tenantId, tokenHash);
+  if (cached) return cached;
+  const access = await resolveAccess(env, tenantId, token, tokenHash);
+  if (access && access !== "wrong_tenant") rememberAccess(tenantId, tokenHash, access);
+  return access;
+}
+
+async function resolveAccess(env: Env, tenantId: string, token: string, tokenHash: string): Promise<Access | "wrong_tenant" | null> {
   const tenant = env.TENANTS.getByName(tenantId);
   if (isRunToken(token)) {
     const claims = env.RUN_TOKEN_SECRET ? await verifyRunToken(env.RUN_TOKEN_SECRET, token) : null;
@@ -25,7 +35,7 @@ export async function authenticate(env: Env, tenantId: string, token: string): P
   }
   const tokenId = parseTokenId(token);
   if (!tokenId) return null;
-  const access = await tenant.authenticate(tokenId, await sha256Hex(token));
+  const access = await tenant.authenticate(tokenId, tokenHash);
   return access && { principal: { kind: "operator", scopes: access.scopes, tokenId }, config: access.config };
 }
 

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { forgetAccess } from "../../auth/access-cache";
 import { isAdminToken } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
 import { createTenantBodySchema, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
@@ -35,6 +36,7 @@ adminRoutes.delete("/tenants/:id/tokens/:tokenId", async (c) => {
   const id = tenantIdParam(c.req.param("id"));
   const tokenId = c.req.param("tokenId");
   const revoked = await c.env.TENANTS.getByName(id).revokeToken(tokenId);
+  forgetAccess(id, tokenId);
   if (!revoked) throw notFound(`Token not found: ${tokenId}`);
   return c.json({ ok: true, tokenId, revoked: true });
 });
