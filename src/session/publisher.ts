@@ -21,6 +21,13 @@ export type SessionUpdate = {
   events: LiveEvent[];
 };
 
+/**
+ * When nobody follows this session live, plain appends wait this long so a burst becomes
+ * one update (the index lags by at most this much; anything with a reason or a live event
+ * goes at once).
+ */
+export const COLD_BATCH_MS = 200;
+
 /** Messages per update (bounded so a burst is delivered in several frames, never one huge one). */
 const UPDATE_MAX_MESSAGES = 200;
 const UPDATE_MAX_BYTES = 1024 * 1024;
@@ -35,10 +42,13 @@ export class Publisher {
   private queued: Promise<void> | null = null;
   private reasons: ChangeReason[] = [];
   private events: LiveEvent[] = [];
+  /** Whether the tenant said someone follows this session (unknown = hot). */
+  private hot = true;
 
   constructor(
     private readonly store: () => SessionStore,
-    private readonly deliver: (tenantId: string, update: SessionUpdate) => Promise<void>,
+    /** Sends an update; answers whether anyone follows the session live ("hot"). */
+    private readonly deliver: (tenantId: string, update: SessionUpdate) => Promise<{ hot: boolean }>,
   ) {}
 
   /** Whether storage holds changes the tenant has not acknowledged. */
@@ -62,7 +72,8 @@ export class Publisher {
   publish(reason?: ChangeReason): Promise<void> {
     if (reason) this.reasons.push(reason);
     if (this.queued) return this.queued;
-    const run = this.chain.then(() => {
+    const run = this.chain.then(async () => {
+      if (!this.hot && this.reasons.length === 0 && this.events.length === 0) await new Promise((r) => setTimeout(r, COLD_BATCH_MS));
       this.queued = null;
       return this.drain();
     });
@@ -96,7 +107,7 @@ export class Publisher {
       if (page.messages.length === 0 && reasons.length === 0 && ready.length === 0 && state.indexedVersion >= state.version) return;
       this.reasons = [];
       this.events = this.events.filter((e) => !ready.includes(e));
-      await this.deliver(identity.tenantId, {
+      const answer = await this.deliver(identity.tenantId, {
         row: toSessionRow(state.entry),
         version: state.version,
         sessionId: state.entry.sessionId,
@@ -104,6 +115,7 @@ export class Publisher {
         reasons,
         events: ready,
       });
+      this.hot = answer.hot;
       this.store().markPublished(state.version, state.entry.sessionId, lastSeq);
     }
   }

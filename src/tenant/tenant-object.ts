@@ -79,9 +79,18 @@ export class TenantObject extends DurableObject<Env> {
     await this.hub.tick();
   }
 
-  /** Updates from session objects: index the row, then fan out what is new to subscribers. */
-  publish(update: SessionUpdate): void {
-    if (this.store.isDeletedSessionId(update.sessionId)) return;
+  /**
+   * Updates from session objects: index the row, then fan out what is new to subscribers.
+   * Answers whether anyone follows the session live (the session batches when nobody does).
+   */
+  publish(update: SessionUpdate): { hot: boolean } {
+    const hot = this.hub.hasSubscribers(update.row.key);
+    if (this.store.isDeletedSessionId(update.sessionId)) return { hot };
+    this.publishUpdate(update);
+    return { hot };
+  }
+
+  private publishUpdate(update: SessionUpdate): void {
     this.upsertSession(update.row, update.version);
     const key = update.row.key;
     const fresh = this.store.claimUndelivered(key, update.sessionId, update.messages);
