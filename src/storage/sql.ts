@@ -21,7 +21,8 @@ export function migrate(storage: DurableObjectStorage, migrations: readonly stri
   const current = first<{ version: number }>(sql, "SELECT version FROM _schema WHERE id = 1")?.version ?? 0;
   if (current >= migrations.length) return;
   storage.transactionSync(() => {
-    for (const statement of migrations.slice(current)) sql.exec(statement);
+    // One exec for all pending statements: a new object (every new session) pays one call.
+    sql.exec(migrations.slice(current).join(";\n"));
     sql.exec(
       "INSERT INTO _schema (id, version) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET version = excluded.version",
       migrations.length,
