@@ -1,3 +1,5 @@
+import { fromBase64Url, toBase64Url, toHex } from "../util/encoding";
+
 /**
  * Run tokens: minted when a run is dispatched to a runner, bound to (tenant, agent, session,
  * run, sandboxed, spawn depth), short-lived and stateless: `ocr_<payload>.<hmac>`, signed
@@ -49,7 +51,7 @@ export async function verifyRunToken(secret: string, token: string, now = Date.n
 /** Hex HMAC-SHA256 of a body (webhook request signatures). */
 export async function hmacHex(secret: string, body: string): Promise<string> {
   const signature = await crypto.subtle.sign("HMAC", await hmacKey(secret), new TextEncoder().encode(body));
-  return Array.from(new Uint8Array(signature), (b) => b.toString(16).padStart(2, "0")).join("");
+  return toHex(new Uint8Array(signature));
 }
 
 async function sign(secret: string, payload: string): Promise<string> {
@@ -61,17 +63,4 @@ function hmacKey(secret: string): Promise<CryptoKey> {
   return crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
 }
 
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
 
-function fromBase64Url(text: string): Uint8Array | null {
-  try {
-    const padded = text.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(text.length / 4) * 4, "=");
-    return Uint8Array.from(atob(padded), (c) => c.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}

@@ -1,3 +1,7 @@
+import { sha256Hex, toBase64Url, toHex } from "../util/encoding";
+
+export { sha256Hex };
+
 /**
  * Operator tokens: `ocs_<tokenId>.<secret>`. The id lets the tenant look the record up;
  * only the SHA-256 of the whole token is stored, and comparisons are constant-time.
@@ -20,10 +24,6 @@ export function parseTokenId(token: string): string | null {
   return TOKEN_PATTERN.exec(token)?.[1] ?? null;
 }
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return toHex(new Uint8Array(digest));
-}
 
 /** Constant-time equality of two strings (lengths may leak; contents do not). */
 export function constantTimeEqual(a: string, b: string): boolean {
@@ -43,12 +43,4 @@ export function bearerToken(header: string | undefined | null): string | null {
   return match?.[1] ?? null;
 }
 
-function toHex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}

@@ -1,5 +1,6 @@
 import type { SessionEntry } from "../protocol/session";
 import { parseAgentSessionKey } from "../keys/session-key";
+import { dropUndefined } from "../util/encoding";
 import type { DeliveryTarget } from "./delivery-store";
 
 /**
@@ -23,7 +24,7 @@ export function deliveryTargetOf(entry: Pick<SessionEntry, "key" | "deliveryCont
 }
 
 function clean(target: { channel: string; to: string; accountId?: string | undefined; threadId?: string | number | undefined }): DeliveryTarget {
-  return Object.fromEntries(Object.entries(target).filter(([, v]) => v !== undefined)) as DeliveryTarget;
+  return dropUndefined(target) as DeliveryTarget;
 }
 
 /** Exponential backoff for attempt n (1-based): 1 s, 2 s, 4 s … capped at 5 minutes. */

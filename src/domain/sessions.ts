@@ -13,6 +13,7 @@ import {
   type TenantContext,
   tenantStub,
 } from "./tenant-context";
+import { dropUndefined } from "../util/encoding";
 
 /** Session operations shared by every transport (HTTP now, the gateway WebSocket later). */
 
@@ -189,6 +190,3 @@ export async function deleteSession(ctx: TenantContext, rawKey: string): Promise
   return { key, deleted };
 }
 
-function dropUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
 import { type ConnectParams, SUPPORTED_PROTOCOLS } from "../protocol/gateway";
+import { fromBase64Url, toHex } from "../util/encoding";
 
 /** Pure decisions of the connect handshake: protocol, scopes, device signature, error texts. */
 
@@ -54,7 +55,7 @@ export async function verifyDevice(
   const signature = fromBase64Url(device.signature);
   if (!publicKey || publicKey.byteLength !== 32 || !signature) return "DEVICE_AUTH_PUBLIC_KEY_INVALID";
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", publicKey));
-  const expectedId = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  const expectedId = toHex(digest);
   if (expectedId !== device.id.toLowerCase()) return "DEVICE_AUTH_DEVICE_ID_MISMATCH";
   const payload = devicePayload({
     deviceId: device.id,
@@ -75,15 +76,6 @@ export async function verifyDevice(
   }
 }
 
-function fromBase64Url(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(text)) return null;
-  try {
-    const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "").padEnd(Math.ceil(text.length / 4) * 4, "="));
-    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}
 
 /** zod issues in the words of OpenClaw's (ajv) validation messages. */
 export function describeParamsError(error: z.ZodError): string {

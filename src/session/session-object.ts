@@ -17,6 +17,7 @@ import type { SpawnSpec } from "../spawn/spawn-store";
 import { FOLLOW_DEFAULT_LIMIT, type FollowQuery, Followers } from "./followers";
 import { type LiveEvent, Publisher } from "./publisher";
 import { messagePreview, toSessionRow, type SessionRow } from "./session-row";
+import { dropUndefined } from "../util/encoding";
 
 /** Retry delay when the tenant could not be reached for an update. */
 const PUBLISH_RETRY_MS = 1_000;
@@ -687,6 +688,3 @@ function knownChatType(value: string): SessionEntry["chatType"] {
   return value === "direct" || value === "group" || value === "channel" ? value : undefined;
 }
 
-function dropUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}

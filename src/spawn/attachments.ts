@@ -1,3 +1,5 @@
+import { sha256Hex } from "../util/encoding";
+
 /**
  * sessions_spawn attachments: validation with OpenClaw's error codes (pure), then durable
  * storage under the child's attachment prefix with a sha256 receipt.
@@ -54,10 +56,6 @@ function decodeStrictBase64(text: string, maxBytes: number): Uint8Array | null {
   }
 }
 
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /**
  * Stores the files under `<tenant>/<childKey>/.openclaw/attachments/<uuid>/` with a

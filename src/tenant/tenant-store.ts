@@ -2,6 +2,7 @@ import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
 import type { SessionRow } from "../session/session-row";
 import { all, first, migrate } from "../storage/sql";
+import { toHex } from "../util/encoding";
 
 /**
  * All SQL of a TenantObject: tenant record, token hashes, config and the session index.
@@ -212,7 +213,7 @@ export class TenantStore {
   secret(name: string, at: number, rotate = false): string {
     const existing = rotate ? undefined : first<{ value: string }>(this.sql, "SELECT value FROM secrets WHERE name = ?", name)?.value;
     if (existing) return existing;
-    const value = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
+    const value = toHex(crypto.getRandomValues(new Uint8Array(32)));
     this.sql.exec(
       "INSERT INTO secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value, created_at = excluded.created_at",
       name,

@@ -5,6 +5,7 @@ import type { sessionsListArgsSchema } from "../protocol/tools";
 import { sanitizeChatHistory } from "../session/sanitize";
 import type { SessionRow } from "../session/session-row";
 import type { z } from "zod";
+import { dropUndefined } from "../util/encoding";
 import { accessPolicy, listScope } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
@@ -93,7 +94,7 @@ function toolRow(ctx: TenantContext, requester: Requester, row: SessionRow): Too
     archived: row.archivedAt !== undefined,
     transcriptPath: transcriptPath(ctx, row),
   };
-  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as ToolRow;
+  return dropUndefined(out) as ToolRow;
 }
 
 /** Where `GET /v1/transcripts/…` serves this transcript as JSONL (tenant-qualified). */
