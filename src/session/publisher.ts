@@ -73,7 +73,10 @@ export class Publisher {
     if (reason) this.reasons.push(reason);
     if (this.queued) return this.queued;
     const run = this.chain.then(async () => {
-      if (!this.hot && this.reasons.length === 0 && this.events.length === 0) await new Promise((r) => setTimeout(r, COLD_BATCH_MS));
+      // Let the current burst (a run's start, deltas and end often come in one turn) join
+      // this update; a session nobody follows waits a little longer.
+      const quiet = !this.hot && this.reasons.length === 0 && this.events.length === 0;
+      await new Promise((r) => setTimeout(r, quiet ? COLD_BATCH_MS : 0));
       this.queued = null;
       return this.drain();
     });
