@@ -91,6 +91,10 @@ describe("agent and agent.wait", () => {
     const acceptedAt = client.frames.indexOf(accepted);
     const firstEvent = client.frames.findIndex((f) => f.type === "event" && f.payload?.runId === "ag-1");
     expect(firstEvent).toBeGreaterThan(acceptedAt);
+    // …and the run's events come before the final answer (openclaw-node stops listening there).
+    const finalAt = client.frames.indexOf(finished);
+    const lastEvent = client.frames.findLastIndex((f) => f.type === "event" && f.payload?.runId === "ag-1");
+    expect(lastEvent).toBeLessThan(finalAt);
     const wait = await client.request("agent.wait", { runId: "ag-1" });
     expect(wait.payload).toMatchObject({ runId: "ag-1", status: "ok", startedAt: expect.any(Number), endedAt: expect.any(Number) });
   });

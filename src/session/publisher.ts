@@ -44,6 +44,9 @@ export class Publisher {
   private events: LiveEvent[] = [];
   /** Whether the tenant said someone follows this session (unknown = hot). */
   private hot = true;
+  /** Someone waits for the next update: skip the quiet-session delay. */
+  private urgent = false;
+  private wake: (() => void) | null = null;
 
   constructor(
     private readonly store: () => SessionStore,
@@ -57,6 +60,18 @@ export class Publisher {
     if (!state) return false;
     const published = this.store().published();
     return state.indexedVersion < state.version || published.sessionId !== state.entry.sessionId || published.seq < state.entry.messageCount;
+  }
+
+  /**
+   * Resolves once everything pending reached the tenant, without the quiet-session delay
+   * (a waiter must not pay for batching).
+   */
+  flush(): Promise<void> {
+    this.urgent = true;
+    this.wake?.();
+    if (this.queued) return this.queued;
+    if (!this.hasPending() && this.events.length === 0) return this.chain;
+    return this.publish();
   }
 
   /** Queues a live event (ordered after the messages appended so far) and publishes. */
@@ -76,13 +91,27 @@ export class Publisher {
       // Let the current burst (a run's start, deltas and end often come in one turn) join
       // this update; a session nobody follows waits a little longer.
       const quiet = !this.hot && this.reasons.length === 0 && this.events.length === 0;
-      await new Promise((r) => setTimeout(r, quiet ? COLD_BATCH_MS : 0));
+      await this.pause(quiet ? COLD_BATCH_MS : 0);
+      this.urgent = false;
       this.queued = null;
       return this.drain();
     });
     this.queued = run;
     this.chain = run.catch(() => undefined);
     return run;
+  }
+
+  /** Waits `ms`, cut short when flush() asks for the update now. */
+  private pause(ms: number): Promise<void> {
+    if (this.urgent) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wake?.(), ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+    });
   }
 
   private async drain(): Promise<void> {

@@ -345,9 +345,15 @@ export class SessionObject extends DurableObject<Env> {
     return this.engine.snapshot(runId);
   }
 
-  /** agent.wait: the outcome, or status "timeout" after `timeoutMs` (the run goes on). */
-  waitRun(runId: string, timeoutMs: number): Promise<RunSnapshot | null> {
-    return this.engine.wait(runId, timeoutMs);
+  /**
+   * agent.wait: the outcome, or status "timeout" after `timeoutMs` (the run goes on). An
+   * ended run is answered only once its events reached the tenant, so clients see the
+   * events before the answer (openclaw-node stops listening at the final response).
+   */
+  async waitRun(runId: string, timeoutMs: number): Promise<RunSnapshot | null> {
+    const snapshot = await this.engine.wait(runId, timeoutMs);
+    if (snapshot && snapshot.status !== "pending" && snapshot.state !== "running") await this.publisher.flush().catch(() => undefined);
+    return snapshot;
   }
 
   abortRun(runId?: string) {
