@@ -28,6 +28,21 @@ describe("tenant config", () => {
     expect((await call("/v1/config")).data.config).toEqual(valid);
   });
 
+  it("lets runners read only MODEL_KEY_* secrets, never the deployment's own", async () => {
+    const bad = await call("/v1/config", {
+      method: "PUT",
+      json: { agents: { defaults: { runner: { type: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKeySecret: "ADMIN_TOKEN" } } } },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.data.error.message).toContain("MODEL_KEY_");
+    const good = await call("/v1/config", {
+      method: "PUT",
+      json: { agents: { defaults: { runner: { type: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKeySecret: "MODEL_KEY_LOCAL" } } } },
+    });
+    expect(good.status).toBe(200);
+    await call("/v1/config", { method: "PUT", json: {} });
+  });
+
   it("requires operator.admin", async () => {
     await createTenant("cfg");
     const writer = await issueToken("cfg", ["operator.read", "operator.write"]);

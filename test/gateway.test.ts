@@ -1,7 +1,7 @@
 import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { append, createTenant, issueToken, user } from "./helpers";
+import { ADMIN, append, call, createTenant, issueToken, user } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
 
 const open: GatewayClient[] = [];
@@ -84,6 +84,15 @@ describe("gateway handshake", () => {
     expect(patch.error).toMatchObject({ code: "FORBIDDEN", message: "missing scope: operator.write", details: { code: "MISSING_SCOPE" } });
   });
 
+  it("closes open connections of a revoked token and refuses upgrades for unknown tenants", async () => {
+    await createTenant("wsrevoke");
+    const issued = await issueToken("wsrevoke");
+    const client = await connect({ path: "/t/wsrevoke", token: issued.token });
+    await call(`/v1/admin/tenants/wsrevoke/tokens/${issued.tokenId}`, { method: "DELETE", token: ADMIN });
+    expect((await client.waitForClose()).code).toBe(1008);
+    await expect(GatewayClient.open("/t/no-such-tenant")).rejects.toThrow(/404/);
+  });
+
   it("reports missing scopes as INVALID_REQUEST to protocol 3 clients", async () => {
     await createTenant("wsv3");
     const reader = await issueToken("wsv3", ["operator.read"]);
@@ -147,12 +156,16 @@ describe("gateway session methods", () => {
     const client = await connect();
     const created = await client.request("sessions.create", { label: "board", message: "first words" });
     expect(created.payload.key).toMatch(/^agent:main:dashboard:[0-9a-f-]{36}$/);
+    // The message starts the session's first turn.
+    expect(created.payload).toMatchObject({ runStarted: true, status: "started", runId: expect.any(String) });
+    expect((await client.request("agent.wait", { runId: created.payload.runId })).payload.status).toBe("ok");
     const injected = await client.request("chat.inject", { sessionKey: created.payload.key, message: "injected hello", label: "bot" });
     expect(injected.payload).toMatchObject({ ok: true, messageId: expect.any(String) });
     const history = await client.request("chat.history", { sessionKey: created.payload.key });
     expect(history.payload.sessionKey).toBe(created.payload.key);
-    expect(history.payload.messages.map((m: any) => m.__openclaw.seq)).toEqual([1, 2]);
-    expect(history.payload.messages[1]).toMatchObject({
+    expect(history.payload.messages.map((m: any) => m.__openclaw.seq)).toEqual([1, 2, 3]);
+    expect(history.payload.messages[1].content[0].text).toBe("ECHO: first words");
+    expect(history.payload.messages[2]).toMatchObject({
       role: "assistant",
       provider: "openclaw",
       model: "gateway-injected",

@@ -61,6 +61,13 @@ describe("chat.send with the echo runner", () => {
     expect(transcript.payload.messages).toHaveLength(2);
   });
 
+  it("refuses a message over the row limit with a clear error, appending nothing", async () => {
+    const { client } = await tenantWith("run-too-large");
+    const res = await client.request("chat.send", { sessionKey: "main", message: "x".repeat(1_900_000), idempotencyKey: "big" });
+    expect(res.error).toMatchObject({ code: "INVALID_REQUEST", message: expect.stringContaining("1800000") });
+    expect((await client.request("chat.history", { sessionKey: "main" })).payload.messages).toEqual([]);
+  });
+
   it("refuses empty messages", async () => {
     const { client } = await tenantWith("run-empty");
     const res = await client.request("chat.send", { sessionKey: "main", message: "   ", idempotencyKey: "e1" });

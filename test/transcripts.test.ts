@@ -134,6 +134,13 @@ describe("GET /sessions/{key}/history", () => {
     expect((await history("clamp", "?limit=")).data.messages).toHaveLength(1005);
   });
 
+  it("returns everything before the cursor when no limit is given", async () => {
+    await call("/v1/sessions/cursor-all/messages/batch", { method: "POST", json: { messages: Array.from({ length: 7 }, (_, i) => user(`m${i + 1}`)) } });
+    const res = await history("cursor-all", "?cursor=5");
+    expect(res.data.messages.map((m: any) => m.__openclaw.seq)).toEqual([1, 2, 3, 4]);
+    expect(res.data.items).toEqual(res.data.messages);
+  });
+
   it("rejects a malformed cursor with 400", async () => {
     await append("cursor", user("x"));
     expect((await history("cursor", "?cursor=abc")).status).toBe(400);

@@ -3,6 +3,7 @@ import type { TranscriptMessage } from "../protocol/session";
 import { sanitizeChatHistory } from "../session/sanitize";
 import { messagePreview } from "../session/session-row";
 import { patchSession } from "./registry";
+import { chatSend } from "./runs";
 import { appendMessages } from "./sessions";
 import { canonicalKey, defaultAgentId, DomainError, sessionStub, type TenantContext, tenantStub } from "./tenant-context";
 
@@ -51,15 +52,19 @@ export async function chatInject(ctx: TenantContext, params: { sessionKey: strin
 }
 
 const PREVIEW_MAX_KEYS = 64;
+/** Previews are small: bounded items, characters and bytes read per session. */
+const PREVIEW_MAX_ITEMS = 100;
+const PREVIEW_MAX_CHARS = 4000;
+const PREVIEW_READ_BYTES = 256 * 1024;
 
 export async function sessionsPreview(ctx: TenantContext, params: { keys: string[]; limit?: number; maxChars?: number }) {
-  const limit = params.limit ?? 12;
-  const maxChars = params.maxChars ?? 240;
+  const limit = Math.min(PREVIEW_MAX_ITEMS, params.limit ?? 12);
+  const maxChars = Math.min(PREVIEW_MAX_CHARS, params.maxChars ?? 240);
   const previews = await Promise.all(
     params.keys.slice(0, PREVIEW_MAX_KEYS).map(async (rawKey) => {
       try {
         const key = canonicalKey(ctx, rawKey);
-        const page = await sessionStub(ctx, key).read({ direction: "tail", limit, includeTools: false, maxBytes: READ_MAX_BYTES });
+        const page = await sessionStub(ctx, key).read({ direction: "tail", limit, includeTools: false, maxBytes: PREVIEW_READ_BYTES });
         if (!page) return { key: rawKey, status: "missing" as const, items: [] };
         const items = page.messages.map((m) => {
           const message = JSON.parse(m.json) as { role: string; content: unknown };
@@ -76,8 +81,7 @@ export async function sessionsPreview(ctx: TenantContext, params: { keys: string
 
 /**
  * sessions.create: a new session (default key `agent:<agentId>:dashboard:<uuid>`), with an
- * optional parent, label and model. An initial `task`/`message` is appended as the first
- * user message (runs start it once agent runs exist).
+ * optional parent, label and model; an initial `task`/`message` starts its first turn.
  */
 export async function sessionsCreate(
   ctx: TenantContext,
@@ -108,10 +112,13 @@ export async function sessionsCreate(
     entry = await sessionStub(ctx, key).setParent(parentSessionKey);
   }
   const text = params.message ?? params.task;
-  let messageSeq: number | undefined;
-  if (text !== undefined && text.trim() !== "") {
-    const appended = await appendMessages(ctx, key, [{ role: "user", content: text, provenance: { kind: "external_user" } }]);
-    messageSeq = appended.appended[0]?.seq;
+  if (text === undefined || text.trim() === "") return { ok: true, key, sessionId: entry.sessionId, entry, runStarted: false };
+  // With a task or message the new session's first turn starts right away (chat.send).
+  try {
+    const run = await chatSend(ctx, { sessionKey: key, message: text, idempotencyKey: crypto.randomUUID() });
+    return { ok: true, key, sessionId: entry.sessionId, entry, runStarted: run.status === "started", ...run };
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    return { ok: true, key, sessionId: entry.sessionId, entry, runStarted: false, runError: error.message };
   }
-  return { ok: true, key, sessionId: entry.sessionId, entry, runStarted: false, ...(messageSeq !== undefined ? { messageSeq } : {}) };
 }

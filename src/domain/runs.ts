@@ -1,8 +1,10 @@
 import { normalizeAgentId, agentIdOf } from "../keys/session-key";
 import type { RunnerConfig } from "../protocol/config";
 import type { InputProvenance, SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
+import { isSandboxedSession } from "../policy/sandbox";
 import { entrySendPolicy, parseSendCommand, SEND_BLOCKED_TEXT } from "../policy/send-policy";
 import type { StartResult } from "../runs/run-engine";
+import { MAX_MESSAGE_BYTES } from "../session/message-limits";
 import type { RunInput, RunSnapshot } from "../runs/run-types";
 import { patchSession } from "./registry";
 import {
@@ -58,10 +60,12 @@ export type RunRequest = {
 export async function startRun(
   ctx: TenantContext,
   request: RunRequest,
-): Promise<Exclude<StartResult, { status: "blocked" }> & { sessionKey: string; sessionId: string; messageId?: string }> {
+): Promise<Exclude<StartResult, { status: "blocked" | "too_large" }> & { sessionKey: string; sessionId: string; messageId?: string }> {
   const ref = sessionRef(ctx, request.key);
   const stub = sessionStub(ctx, request.key);
-  await tenantStub(ctx).recordRun(request.runId, request.key);
+  // Run ids are tenant-wide (as OpenClaw's dedupe is gateway-wide): a reused id answers from its run.
+  const owner = await tenantStub(ctx).recordRun(request.runId, request.key);
+  if (owner !== request.key) return { ...(await existingRunResult(ctx, owner, request.runId)), sessionKey: owner, sessionId: "" };
   const input: RunInput = {
     message: request.message,
     origin: request.origin,
@@ -74,6 +78,7 @@ export async function startRun(
     ...(request.deliver !== undefined ? { deliver: request.deliver } : {}),
     ...(request.fixedReply !== undefined ? { fixedReply: request.fixedReply } : {}),
     ...(ctx.origin ? { callbackBase: `${ctx.origin}/t/${ctx.tenantId}` } : {}),
+    sandboxed: isSandboxedSession(ctx.config, { key: request.key, agentId: ref.agentId }),
   };
   const userMessage: TranscriptMessage = {
     role: "user",
@@ -90,7 +95,18 @@ export async function startRun(
     request.ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },
   );
   if (result.status === "blocked") throw new DomainError("invalid", SEND_BLOCKED_TEXT);
+  if (result.status === "too_large") {
+    throw new DomainError("too_large", `message is ${result.bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes per message`);
+  }
   return { ...result, sessionKey: request.key };
+}
+
+/** The dedupe answer for a run id already used in another session. */
+async function existingRunResult(ctx: TenantContext, key: string, runId: string): Promise<Exclude<StartResult, { status: "blocked" | "too_large" }>> {
+  const snapshot = await sessionStub(ctx, key).runSnapshot(runId);
+  if (!snapshot || snapshot.status === "pending") return { runId, status: "in_flight" };
+  const status = snapshot.state === "ok" ? "ok" : snapshot.state === "timeout" ? "timeout" : snapshot.state === "aborted" ? "aborted" : "error";
+  return { runId, status, ...(snapshot.error ? { summary: snapshot.error } : {}), ...(snapshot.reply !== undefined ? { reply: snapshot.reply } : {}) };
 }
 
 /** Throws "send blocked by session policy" when the send policy denies sending to `key`. */
@@ -139,7 +155,7 @@ export async function chatSend(ctx: TenantContext, params: ChatSendParams): Prom
   return chatSendResult(result);
 }
 
-function chatSendResult(result: Exclude<StartResult, { status: "blocked" }>): Record<string, unknown> {
+function chatSendResult(result: Exclude<StartResult, { status: "blocked" | "too_large" }>): Record<string, unknown> {
   switch (result.status) {
     case "started":
       return { runId: result.runId, status: "started", ...(result.userSeq !== undefined ? { messageSeq: result.userSeq } : {}) };
@@ -187,7 +203,7 @@ export type AgentParams = {
 export async function agentRun(
   ctx: TenantContext,
   params: AgentParams,
-): Promise<Exclude<StartResult, { status: "blocked" }> & { sessionKey: string; agentId: string }> {
+): Promise<Exclude<StartResult, { status: "blocked" | "too_large" }> & { sessionKey: string; agentId: string }> {
   if ((params.provider !== undefined || params.model !== undefined) && !hasScope(ctx.principal, "operator.admin")) {
     throw new DomainError("invalid", "provider/model overrides are not authorized for this caller.");
   }
@@ -209,8 +225,11 @@ export async function agentRun(
   }
   let message = params.message;
   const reset = /^\/(new|reset)\b\s*/i.exec(message);
-  if (reset) {
+  // A retried request (same idempotencyKey) must not reset again; a blocked send resets nothing.
+  const retried = reset ? (await tenantStub(ctx).runKey(params.idempotencyKey)) !== null : false;
+  if (reset && !retried) {
     if (!hasScope(ctx.principal, "operator.admin")) throw new DomainError("invalid", "missing scope: operator.admin");
+    assertSendAllowed(ctx, key, await sessionStub(ctx, key).entry());
     await sessionStub(ctx, key).reset(sessionRef(ctx, key), reset[1]!.toLowerCase() as "new" | "reset");
     message = message.slice(reset[0].length);
     if (message.trim() === "") message = reset[0].trim();

@@ -137,34 +137,31 @@ export async function historyPage(ctx: TenantContext, rawKey: string, query: His
 export async function transcriptPages(
   ctx: TenantContext,
   key: string,
-  options: { sessionId?: string; includeTools: boolean },
+  options: { sessionId?: string; includeTools: boolean; beforeSeq?: number },
 ): Promise<{ sessionId: string; pages: AsyncGenerator<MessageRecord[]> }> {
   const stub = sessionStub(ctx, key);
-  const first = await stub.read({
-    direction: "forward",
-    limit: STREAM_PAGE_MESSAGES,
-    includeTools: options.includeTools,
-    maxBytes: PAGE_MAX_BYTES,
-    ...(options.sessionId ? { sessionId: options.sessionId } : {}),
-  });
+  const read = (sessionId: string | undefined, afterSeq: number) =>
+    stub.read({
+      direction: "forward",
+      limit: STREAM_PAGE_MESSAGES,
+      includeTools: options.includeTools,
+      maxBytes: PAGE_MAX_BYTES,
+      cursorSeq: afterSeq,
+      ...(sessionId ? { sessionId } : {}),
+    });
+  const first = await read(options.sessionId, 0);
   if (!first) throw new DomainError("not_found", `Session not found: ${options.sessionId ?? key}`);
   const sessionId = first.sessionId;
+  const before = options.beforeSeq ?? Number.POSITIVE_INFINITY;
   async function* pages(): AsyncGenerator<MessageRecord[]> {
     let page = first!;
-    yield page.messages;
-    while (page.hasMore) {
-      const afterSeq = page.messages.at(-1)?.seq ?? 0;
-      const next = await stub.read({
-        direction: "forward",
-        sessionId,
-        cursorSeq: afterSeq,
-        limit: STREAM_PAGE_MESSAGES,
-        includeTools: options.includeTools,
-        maxBytes: PAGE_MAX_BYTES,
-      });
+    for (;;) {
+      const kept = page.messages.filter((m) => m.seq < before);
+      yield kept;
+      if (!page.hasMore || kept.length < page.messages.length) return;
+      const next = await read(sessionId, page.messages.at(-1)?.seq ?? 0);
       if (!next) return;
       page = next;
-      yield page.messages;
     }
   }
   return { sessionId, pages: pages() };

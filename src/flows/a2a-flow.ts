@@ -92,7 +92,7 @@ export class A2aFlowDriver {
     };
     if (flow.state === "primary") {
       const primary = await this.host.awaitStep(flow, "target", spec.primaryRunId, 0);
-      if (!primary || primary.status === "pending" || primary.status === "timeout" && primary.state === "running") return false;
+      if (!primary || primary.status === "pending") return false;
       if (primary.status !== "ok" || !primary.reply?.trim()) {
         flows.update(flow.id, { state: "done", outcome: "no-reply" }, now);
         return true;
@@ -123,8 +123,7 @@ export class A2aFlowDriver {
         runner,
       );
       const outcome = started.status === "started" || started.status === "in_flight" ? await this.host.awaitStep(flow, side, runId, STEP_WAIT_MS) : null;
-      if (outcome && outcome.status === "pending") return false;
-      if (outcome && outcome.status === "timeout" && outcome.state === "running") return false;
+      if (outcome?.status === "pending") return false;
       const reply = outcome?.status === "ok" ? outcome.reply : started.status === "ok" ? started.reply : undefined;
       if (endsPingPong(reply) || flow.turn >= spec.maxTurns) {
         flows.update(flow.id, { state: "announce", ...(reply && !endsPingPong(reply) ? { latestReply: reply } : {}) }, now);
@@ -147,7 +146,7 @@ export class A2aFlowDriver {
       spec.targetRunner,
     );
     const outcome = started.status === "started" || started.status === "in_flight" ? await this.host.awaitStep(flow, "target", runId, STEP_WAIT_MS) : null;
-    if (outcome && (outcome.status === "pending" || (outcome.status === "timeout" && outcome.state === "running"))) return false;
+    if (outcome?.status === "pending") return false;
     const reply = outcome?.status === "ok" ? outcome.reply : started.status === "ok" ? started.reply : undefined;
     if (!isSilentAnnounce(reply)) this.host.announce(flow, reply!.trim());
     flows.update(flow.id, { state: "done", outcome: isSilentAnnounce(reply) ? "silent" : "announced" }, now);

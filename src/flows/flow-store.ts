@@ -34,6 +34,9 @@ export type FlowSpec = {
   targetDisplayKey: string;
   targetChannel?: string;
   targetRunner: RunnerConfig;
+  /** Sandboxing of each side, decided when the flow starts (the step runs' tokens carry it). */
+  requesterSandboxed?: boolean;
+  targetSandboxed?: boolean;
   maxTurns: number;
 };
 

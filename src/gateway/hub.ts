@@ -21,6 +21,8 @@ export type HubHost = {
   self: DurableObjectStub<TenantObject>;
 };
 
+/** A connection must complete `connect` within this (OpenClaw clients use 15 s). */
+const HANDSHAKE_TIMEOUT_MS = 15_000;
 /** Repeated refusals for missing scopes end the connection, as OpenClaw does. */
 const MAX_REFUSALS = 20;
 const SERVER_VERSION = "openclaw-sessions-edge/0.1.0";
@@ -95,14 +97,33 @@ export class GatewayHub {
     this.sessionWatchers?.delete(ws);
   }
 
-  /** Alarm-driven tick: one frame to every ready socket, then the next alarm only if anyone is left. */
+  /**
+   * Alarm-driven tick: one frame to every ready socket; sockets that never completed the
+   * handshake in time are closed; the next alarm only if anyone is left.
+   */
   async tick(): Promise<void> {
-    const sockets = this.host.ctx.getWebSockets();
-    const frame = eventFrame("tick", { ts: Date.now() }, this.host.nextBroadcastSeq());
-    for (const ws of sockets) {
-      if (readState(ws)?.phase === "ready") safeSend(ws, frame);
+    const now = Date.now();
+    const frame = eventFrame("tick", { ts: now }, this.host.nextBroadcastSeq());
+    let open = 0;
+    for (const ws of this.host.ctx.getWebSockets()) {
+      const state = readState(ws);
+      if (state?.phase === "ready") {
+        safeSend(ws, frame);
+        open++;
+      } else if (!state || now - state.challengeTs > HANDSHAKE_TIMEOUT_MS) {
+        this.close(ws, 1008, "handshake timeout");
+      } else {
+        open++;
+      }
     }
-    if (sockets.length > 0) await this.host.ctx.storage.setAlarm(Date.now() + TICK_INTERVAL_MS);
+    if (open > 0) await this.host.ctx.storage.setAlarm(now + TICK_INTERVAL_MS);
+  }
+
+  /** Closes every connection authenticated with a revoked token. */
+  closeToken(tokenId: string): void {
+    for (const ws of this.host.ctx.getWebSockets()) {
+      if (readState(ws)?.tokenId === tokenId) this.close(ws, 1008, "token revoked");
+    }
   }
 
   // ── Fan-out ─────────────────────────────────────────────────────────────
@@ -188,7 +209,8 @@ export class GatewayHub {
     const params = parsed.data;
     const protocol = negotiateProtocol(params.minProtocol, params.maxProtocol);
     if (protocol === null) {
-      safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", "protocol mismatch", { expectedProtocol: 4, supportedProtocols: [3, 4] })));
+      const expectedProtocol = params.maxProtocol < 3 ? 3 : 4;
+      safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", "protocol mismatch", { expectedProtocol, supportedProtocols: [3, 4] })));
       return this.close(ws, 1002, "protocol mismatch");
     }
     const role = params.role ?? "operator";
@@ -353,10 +375,11 @@ export class GatewayHub {
     }
   }
 
+  /** The tick alarm; at first it comes early enough to enforce the handshake deadline. */
   private async ensureTick(): Promise<void> {
-    if ((await this.host.ctx.storage.getAlarm()) === null) {
-      await this.host.ctx.storage.setAlarm(Date.now() + TICK_INTERVAL_MS);
-    }
+    const due = Date.now() + HANDSHAKE_TIMEOUT_MS + 1_000;
+    const current = await this.host.ctx.storage.getAlarm();
+    if (current === null || current > due) await this.host.ctx.storage.setAlarm(due);
   }
 }
 

@@ -50,15 +50,16 @@ export const runnerConfigSchema = z.discriminatedUnion("type", [
     type: z.literal("openai"),
     baseUrl: z.url(),
     model: z.string().min(1),
-    /** Name of the secret binding holding the API key (never the key itself). */
-    apiKeySecret: z.string().min(1).optional(),
+    /**
+     * Name of the worker secret holding the API key (never the key itself). Only names
+     * starting with MODEL_KEY_ can be read, so a tenant cannot point at deployment secrets.
+     */
+    apiKeySecret: z.string().regex(/^MODEL_KEY_[A-Z0-9_]{1,64}$/, "must name a worker secret starting with MODEL_KEY_").optional(),
     maxContextMessages: z.int().min(1).max(500).optional(),
   }),
   z.strictObject({
     type: z.literal("webhook"),
     url: z.url(),
-    /** Name of the secret binding holding the HMAC key. */
-    secretName: z.string().min(1).optional(),
   }),
 ]);
 

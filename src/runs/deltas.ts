@@ -33,6 +33,13 @@ export class DeltaThrottle {
     else this.timer ??= setTimeout(() => this.flush(), wait);
   }
 
+  /** Drops what is pending (the run ended another way). */
+  cancel(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.emitted = this.latest;
+  }
+
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;

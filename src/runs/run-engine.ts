@@ -2,6 +2,7 @@ import { mintRunToken } from "../auth/run-token";
 import type { RunnerConfig } from "../protocol/config";
 import { transcriptMessageSchema, type SessionEntry, type TranscriptMessage } from "../protocol/session";
 import type { LiveEvent } from "../session/publisher";
+import { oversized } from "../session/message-limits";
 import type { SessionStore } from "../session/session-store";
 import { DeltaThrottle, isSilentReply } from "./deltas";
 import { RunStore, type Timer } from "./run-store";
@@ -25,6 +26,7 @@ export type StartRun = {
 export type StartResult =
   | { runId: string; status: "started"; userSeq?: number; queued: boolean }
   | { runId: string; status: "blocked" }
+  | { runId: string; status: "too_large"; bytes: number }
   | { runId: string; status: "in_flight" }
   | { runId: string; status: "ok" | "error" | "timeout" | "aborted"; summary?: string; reply?: string };
 
@@ -73,6 +75,8 @@ export class RunEngine {
   start(request: StartRun, now = Date.now()): StartResult {
     const existing = this.host.runs().get(request.runId);
     if (existing) return dedupeResult(existing);
+    const tooLarge = request.userMessage ? oversized([request.userMessage], now) : null;
+    if (tooLarge) return { runId: request.runId, status: "too_large", bytes: tooLarge.bytes };
     const runs = this.host.runs();
     let userSeq: number | undefined;
     this.host.store().transaction(() => {
@@ -124,7 +128,8 @@ export class RunEngine {
         deadline: deadline(run),
         signal: controller.signal,
         onText: (text) => throttle.push(text),
-        secret: (name) => (typeof this.host.env[name] === "string" ? (this.host.env[name] as string) : undefined),
+        // Runners may read model keys only (MODEL_KEY_*), never the deployment's own secrets.
+        secret: (name) => (name.startsWith("MODEL_KEY_") && typeof this.host.env[name] === "string" ? (this.host.env[name] as string) : undefined),
         readAttachment: async (key) => {
           const object = await this.host.env.ATTACHMENTS?.get(key);
           return object ? new Uint8Array(await object.arrayBuffer()) : null;
@@ -132,7 +137,10 @@ export class RunEngine {
         ...(await this.webhookExtras(run)),
       });
       if (controller.signal.aborted) return;
-      if (outcome.kind === "deferred") return; // the host completes it by callback
+      if (outcome.kind === "deferred") {
+        this.host.runs().markDeferred(run.runId); // the host completes it by callback
+        return;
+      }
       this.complete(run.runId, outcome);
     } catch (error) {
       if (controller.signal.aborted) return;
@@ -172,7 +180,7 @@ export class RunEngine {
       agentId: runAgent(run),
       sessionKey: run.sessionKey,
       runId: run.runId,
-      sandboxed: entry?.sandboxed === true,
+      sandboxed: run.input.sandboxed === true || entry?.sandboxed === true,
       spawnDepth: entry?.spawnDepth ?? 0,
       // Sub-agents get no session tools unless they orchestrate (OpenClaw's default tool policy).
       sessionTools: (entry?.spawnDepth ?? 0) === 0 || entry?.subagentRole === "orchestrator",
@@ -189,7 +197,10 @@ export class RunEngine {
     const page = store.tail({
       sessionId: entry.sessionId,
       ...(run.userSeq !== undefined ? { cursorSeq: run.userSeq + 1 } : {}),
-      limit: CONTEXT_MESSAGES,
+      limit: (() => {
+        const config = runnerConfig(run);
+        return config.type === "openai" && config.maxContextMessages ? config.maxContextMessages : CONTEXT_MESSAGES;
+      })(),
       includeTools: false,
       maxBytes: 2 * 1024 * 1024,
     });
@@ -260,6 +271,7 @@ export class RunEngine {
     if (!run || (run.state !== "running" && run.state !== "queued")) return false;
     this.controllers.get(runId)?.abort();
     const partial = state === "error" ? "" : (this.throttles.get(runId)?.latest ?? "");
+    this.throttles.get(runId)?.cancel();
     this.host.store().transaction(() => {
       let replySeq: number | undefined;
       if (partial && run.state === "running") {
@@ -349,7 +361,8 @@ export class RunEngine {
       };
       const timer = setTimeout(() => {
         waiters.delete(done);
-        resolve({ ...(this.snapshot(runId) ?? current), status: "timeout" });
+        // Still queued or running: the caller decides what a wait timeout means.
+        resolve({ ...(this.snapshot(runId) ?? current), status: "pending" });
       }, timeoutMs);
       waiters.add(done);
       this.waiters.set(runId, waiters);
@@ -377,11 +390,11 @@ export class RunEngine {
   private watchdog(runId: string, now: number): void {
     const run = this.host.runs().get(runId);
     if (!run || run.state !== "running") return;
-    if (this.controllers.has(runId) || (runnerConfig(run).type === "webhook" && now < deadline(run))) {
+    if (this.controllers.has(runId) || (run.deferred && now < deadline(run))) {
       this.host.runs().setTimer("run-watchdog", runId, now + WATCHDOG_MS);
       return;
     }
-    if (runnerConfig(run).type === "webhook") {
+    if (run.deferred) {
       this.fail(runId, "timeout", "webhook run did not complete before its deadline", now);
       return;
     }
@@ -399,7 +412,8 @@ export class RunEngine {
   /** After a restart: runs left running with no live runner get their watchdog due now. */
   recover(now = Date.now()): void {
     const active = this.host.runs().active();
-    if (active && !this.controllers.has(active.runId) && runnerConfig(active).type !== "webhook") {
+    // A run whose runner call was cut off is retried; one a webhook host took (202) waits for its callbacks.
+    if (active && !this.controllers.has(active.runId) && !active.deferred) {
       this.host.runs().setTimer("run-watchdog", active.runId, now);
     }
   }
@@ -434,6 +448,7 @@ export class RunEngine {
   }
 
   private settle(runId: string): void {
+    this.throttles.get(runId)?.cancel();
     this.throttles.delete(runId);
     this.seqs.delete(runId);
     const snapshot = this.snapshot(runId);

@@ -33,6 +33,8 @@ export const RUN_MIGRATIONS = [
      UNIQUE (kind, ref)
    )`,
   `CREATE INDEX timers_by_due ON timers (due_at)`,
+  // A webhook host acknowledged with 202: the run now waits for its callbacks, not a retry.
+  `ALTER TABLE runs ADD COLUMN deferred INTEGER NOT NULL DEFAULT 0`,
 ] as const;
 
 type RunRow = {
@@ -50,6 +52,7 @@ type RunRow = {
   user_seq: number | null;
   reply_seq: number | null;
   attempts: number;
+  deferred: number;
 };
 
 export type Timer = { id: number; dueAt: number; kind: string; ref: string };
@@ -88,6 +91,10 @@ export class RunStore {
 
   unfinished(): RunRecord[] {
     return all<RunRow>(this.sql, "SELECT * FROM runs WHERE state IN ('queued', 'running') ORDER BY seq").map((r) => this.toRecord(r));
+  }
+
+  markDeferred(runId: string): void {
+    this.sql.exec("UPDATE runs SET deferred = 1 WHERE run_id = ?", runId);
   }
 
   markRunning(runId: string, at: number): void {
@@ -166,6 +173,7 @@ export class RunStore {
       ...(row.user_seq !== null ? { userSeq: row.user_seq } : {}),
       ...(row.reply_seq !== null ? { replySeq: row.reply_seq } : {}),
       attempts: row.attempts,
+      deferred: row.deferred === 1,
     };
   }
 }

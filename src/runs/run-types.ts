@@ -21,6 +21,8 @@ export type RunInput = {
   origin: "chat.send" | "agent" | "ingest" | "tool";
   /** Public base (`https://host/t/<tenant>`) webhook hosts call back to. */
   callbackBase?: string;
+  /** Whether the session runs sandboxed (decided from tenant config when the run starts; run tokens carry it). */
+  sandboxed?: boolean;
   /** Files handed to a spawned sub-agent (stored in the ATTACHMENTS bucket). */
   attachments?: { relDir: string; keys: string[]; files: Array<{ name: string; bytes: number; sha256: string }> };
 };
@@ -43,6 +45,8 @@ export type RunRecord = {
   userSeq?: number;
   replySeq?: number;
   attempts: number;
+  /** The webhook host took the run (202) and completes it by callback. */
+  deferred: boolean;
 };
 
 /** What `agent.wait` answers. */

@@ -56,6 +56,7 @@ export class Publisher {
 
   /** Whether storage holds changes the tenant has not acknowledged. */
   hasPending(): boolean {
+    if (this.events.length > 0 || this.reasons.length > 0) return true;
     const state = this.store().loadEntry();
     if (!state) return false;
     const published = this.store().published();
@@ -70,7 +71,7 @@ export class Publisher {
     this.urgent = true;
     this.wake?.();
     if (this.queued) return this.queued;
-    if (!this.hasPending() && this.events.length === 0) return this.chain;
+    if (!this.hasPending()) return this.chain;
     return this.publish();
   }
 
@@ -139,14 +140,22 @@ export class Publisher {
       if (page.messages.length === 0 && reasons.length === 0 && ready.length === 0 && state.indexedVersion >= state.version) return;
       this.reasons = [];
       this.events = this.events.filter((e) => !ready.includes(e));
-      const answer = await this.deliver(identity.tenantId, {
-        row: toSessionRow(state.entry),
-        version: state.version,
-        sessionId: state.entry.sessionId,
-        messages: page.messages,
-        reasons,
-        events: ready,
-      });
+      let answer: { hot: boolean };
+      try {
+        answer = await this.deliver(identity.tenantId, {
+          row: toSessionRow(state.entry),
+          version: state.version,
+          sessionId: state.entry.sessionId,
+          messages: page.messages,
+          reasons,
+          events: ready,
+        });
+      } catch (error) {
+        // Nothing was acknowledged: what was taken goes back to the front of the queue.
+        this.reasons = reasons.concat(this.reasons);
+        this.events = ready.concat(this.events);
+        throw error;
+      }
       this.hot = answer.hot;
       this.store().markPublished(state.version, state.entry.sessionId, lastSeq);
     }

@@ -3,6 +3,7 @@ import type { Env } from "../env";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { deriveChatType } from "../keys/session-key";
 import { type Page, type PageQuery, SessionStore } from "./session-store";
+import { type AppendRejected, oversized } from "./message-limits";
 import { type EngineHost, RunEngine, type StartResult, type StartRun } from "../runs/run-engine";
 import type { RunSnapshot } from "../runs/run-types";
 import type { Delivery } from "../delivery/delivery-store";
@@ -21,6 +22,8 @@ import { dropUndefined } from "../util/encoding";
 
 /** Retry delay when the tenant could not be reached for an update. */
 const PUBLISH_RETRY_MS = 1_000;
+/** Retry delay of a timer whose handler failed. */
+const TIMER_RETRY_MS = 5_000;
 
 /** Header carrying the follow query from the worker to the session object. */
 export const FOLLOW_HEADER = "x-openclaw-follow";
@@ -38,11 +41,7 @@ export type AppendResult = {
   duplicate: boolean;
 };
 
-/** Stays under the platform's 2 MB row limit with room for the row's other columns. */
-export const MAX_MESSAGE_BYTES = 1_800_000;
-
-/** Append outcome for a message over MAX_MESSAGE_BYTES (a result, not a throw: RPC-friendly). */
-export type AppendRejected = { rejected: "too_large"; bytes: number };
+export { MAX_MESSAGE_BYTES, type AppendRejected } from "./message-limits";
 
 /**
  * One session (tenant + canonical key): its entry, append-only transcript, runs, timers
@@ -352,7 +351,7 @@ export class SessionObject extends DurableObject<Env> {
    */
   async waitRun(runId: string, timeoutMs: number): Promise<RunSnapshot | null> {
     const snapshot = await this.engine.wait(runId, timeoutMs);
-    if (snapshot && snapshot.status !== "pending" && snapshot.state !== "running") await this.publisher.flush().catch(() => undefined);
+    if (snapshot && snapshot.status !== "pending") await this.publisher.flush().catch(() => undefined);
     return snapshot;
   }
 
@@ -450,7 +449,7 @@ export class SessionObject extends DurableObject<Env> {
       runId: announce.runId,
       tenantId: ref.tenantId,
       agentId: ref.agentId,
-      input: { message: announce.text, origin: "tool", provenance: announce.provenance, deliver: announce.deliver },
+      input: { message: announce.text, origin: "tool", provenance: announce.provenance, deliver: announce.deliver, sandboxed: announce.sandboxed },
       runner: announce.runner,
       userMessage: { role: "user", content: announce.text, provenance: announce.provenance },
     });
@@ -472,7 +471,14 @@ export class SessionObject extends DurableObject<Env> {
   private async startFlowStep(flow: Flow, step: StepRun, runner: RunnerConfig): Promise<StartResult> {
     const spec = flow.spec;
     const tenant = this.env.TENANTS.getByName(spec.tenantId);
-    const input = { message: step.message, origin: "tool" as const, extraSystemPrompt: step.extraSystemPrompt, ...(step.userMessage?.provenance ? { provenance: step.userMessage.provenance } : {}) };
+    const sandboxed = step.side === "target" ? spec.targetSandboxed === true : spec.requesterSandboxed === true;
+    const input = {
+      message: step.message,
+      origin: "tool" as const,
+      extraSystemPrompt: step.extraSystemPrompt,
+      sandboxed,
+      ...(step.userMessage?.provenance ? { provenance: step.userMessage.provenance } : {}),
+    };
     const request = { runId: step.runId, input, runner, ...(step.userMessage ? { userMessage: step.userMessage } : {}) };
     if (step.side === "target") {
       await tenant.recordRun(step.runId, spec.targetKey);
@@ -510,10 +516,16 @@ export class SessionObject extends DurableObject<Env> {
     const now = Date.now();
     for (const timer of this.store.runs.dueTimers(now)) {
       this.store.runs.deleteTimer(timer.id);
-      if (this.engine.onTimer(timer, now)) continue;
-      if (timer.kind === "delivery") await this.outbox.attempt(timer.ref, now);
-      else if (timer.kind === "flow") await this.flows.advance(timer.ref);
-      else await this.spawnDriver.onTimer(timer.kind, timer.ref, now);
+      try {
+        if (this.engine.onTimer(timer, now)) continue;
+        if (timer.kind === "delivery") await this.outbox.attempt(timer.ref, now);
+        else if (timer.kind === "flow") await this.flows.advance(timer.ref);
+        else await this.spawnDriver.onTimer(timer.kind, timer.ref, now);
+      } catch (error) {
+        // The work is still owed (e.g. the tenant was unreachable): try again shortly.
+        console.error(`SessionObject: timer ${timer.kind}/${timer.ref} failed; retrying`, error);
+        if (this.store.loadEntry()) this.store.runs.setTimer(timer.kind, timer.ref, Date.now() + TIMER_RETRY_MS);
+      }
       // A sub-agent deleted after its announce has nothing left to do.
       if (!this.store.loadEntry()) return;
     }
@@ -534,7 +546,10 @@ export class SessionObject extends DurableObject<Env> {
     const desired = Math.min(...due);
     if (this.alarmAt !== null && this.alarmAt <= desired && this.alarmAt > Date.now()) return Promise.resolve();
     this.alarmAt = desired;
-    return this.ctx.storage.setAlarm(desired).catch((error) => console.error("SessionObject: alarm write failed", error));
+    return this.ctx.storage.setAlarm(desired).catch((error) => {
+      this.alarmAt = null;
+      console.error("SessionObject: alarm write failed", error);
+    });
   }
 
   // ── Internals ───────────────────────────────────────────────────────────
@@ -602,14 +617,6 @@ export type RunCallback =
   | { kind: "progress"; text?: string; messages?: TranscriptMessage[] }
   | { kind: "complete"; reply?: string; error?: string; usage?: { input: number; output: number; totalTokens: number }; toolMessages?: TranscriptMessage[] };
 
-/** The first message over the size limit, if any (checked before anything is written). */
-function oversized(messages: TranscriptMessage[], now: number): AppendRejected | null {
-  for (const raw of messages) {
-    const bytes = utf8Length(JSON.stringify(raw.timestamp === undefined ? { ...raw, timestamp: now } : raw));
-    if (bytes > MAX_MESSAGE_BYTES) return { rejected: "too_large", bytes };
-  }
-  return null;
-}
 
 /** Inbound user messages carry the latest delivery route. */
 function withDelivery(entry: SessionEntry, messages: TranscriptMessage[], seed: SessionSeed | undefined): SessionEntry {
@@ -680,11 +687,6 @@ function resetEntry(previous: SessionEntry, now: number): SessionEntry {
   return { ...kept, sessionId: crypto.randomUUID(), updatedAt: Math.max(now, previous.updatedAt), messageCount: 0, systemSent: false, abortedLastRun: false };
 }
 
-/** UTF-8 byte length; skips encoding when the string cannot possibly be over the limit. */
-function utf8Length(text: string): number {
-  if (text.length * 3 <= MAX_MESSAGE_BYTES) return text.length;
-  return new TextEncoder().encode(text).byteLength;
-}
 
 function finite(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;

@@ -10,6 +10,7 @@ import type { Spawn, SpawnStore } from "./spawn-store";
 /** What a requester receives: appended (and run) in its session, delivered to its channel. */
 export type AnnounceDelivery = {
   runId: string;
+  sandboxed: boolean;
   text: string;
   channelText: string;
   provenance: InputProvenance;
@@ -114,6 +115,7 @@ export class SpawnDriver {
     const channelText = [`A background task "${spec.label ?? spec.task}" just ${statusLabel(outcome, snapshot?.error)}.`, "", "Findings:", result || "(no output)", "", stats].join("\n");
     const announce: AnnounceDelivery = {
       runId: `${spawn.runId}:announce`,
+      sandboxed: spec.requesterSandboxed,
       text,
       channelText,
       provenance: { kind: "internal_system", sourceSessionKey: entry.key, sourceTool: "sessions_spawn" },

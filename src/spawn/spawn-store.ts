@@ -24,6 +24,7 @@ export type SpawnSpec = {
   requesterKey: string;
   requesterAgentId: string;
   requesterIsSubagent: boolean;
+  requesterSandboxed: boolean;
   requesterRunner: RunnerConfig;
   /** Who to announce to when the requester is gone (its own requester). */
   fallbackKey?: string;

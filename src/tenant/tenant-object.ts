@@ -50,6 +50,7 @@ export class TenantObject extends DurableObject<Env> {
       return new Response("expected a WebSocket upgrade", { status: 426 });
     }
     if (tenantId === this.env.DEFAULT_TENANT) this.ensure(tenantId);
+    else if (!this.store.exists()) return Response.json({ ok: false, error: { type: "not_found", message: "No such gateway" } }, { status: 404 });
     return this.hub.accept(tenantId, new URL(request.url).origin);
   }
 
@@ -169,8 +170,11 @@ export class TenantObject extends DurableObject<Env> {
     return this.store.token(tokenId) !== undefined;
   }
 
+  /** Revokes a token; gateway connections authenticated with it are closed at once. */
   revokeToken(tokenId: string): boolean {
-    return this.store.deleteToken(tokenId);
+    const revoked = this.store.deleteToken(tokenId);
+    if (revoked) this.hub.closeToken(tokenId);
+    return revoked;
   }
 
   /** Checks a token (by id and SHA-256) and returns its scopes with the tenant config. */
@@ -190,8 +194,8 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /** Which session a run belongs to (agent.wait and callbacks only carry the runId). */
-  recordRun(runId: string, key: string): void {
-    this.store.recordRun(runId, key, Date.now());
+  recordRun(runId: string, key: string): string {
+    return this.store.recordRun(runId, key, Date.now());
   }
 
   runKey(runId: string): string | null {
@@ -261,17 +265,21 @@ export class TenantObject extends DurableObject<Env> {
     const tenantId = this.store.tenantId();
     if (!tenantId) return { sessions: 0 };
     const keys = this.store.allKeys();
-    this.store.clearIndex();
-    let indexed = 0;
+    // Rows are replaced one by one while lists keep answering; rows of keys no session
+    // object claims any more are dropped at the end.
+    const live = new Set<string>();
     const queue = [...keys];
     const worker = async () => {
       for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
         const snapshot = await this.env.SESSIONS.getByName(`${tenantId}/${key}`).indexSnapshot();
-        if (snapshot && this.upsertSession(snapshot.row, snapshot.version)) indexed++;
+        if (!snapshot) continue;
+        this.store.replaceSession(snapshot.row, snapshot.version, this.indexColumns(snapshot.row));
+        live.add(key);
       }
     };
     await Promise.all(Array.from({ length: Math.min(8, keys.length) }, worker));
-    return { sessions: indexed };
+    this.store.dropSessionsExcept(live);
+    return { sessions: live.size };
   }
 
   // ── Rate limits ─────────────────────────────────────────────────────────

@@ -67,7 +67,7 @@ export type ListFilter = {
 export type ListScope =
   | { kind: "all" }
   | { kind: "self"; key: string }
-  | { kind: "tree"; key: string }
+  | { kind: "tree"; key: string; agentId: string }
   | { kind: "agents"; agentIds: string[] };
 
 /** SQLite's bound-parameter ceiling on Durable Objects is 100; stay under it. */
@@ -223,8 +223,10 @@ export class TenantStore {
     return value;
   }
 
-  recordRun(runId: string, key: string, at: number): void {
+  /** Records which session a run id belongs to; returns the owner (the first one wins). */
+  recordRun(runId: string, key: string, at: number): string {
     this.sql.exec("INSERT OR IGNORE INTO runs_index (run_id, key, created_at) VALUES (?, ?, ?)", runId, key, at);
+    return this.runKey(runId) ?? key;
   }
 
   runKey(runId: string): string | undefined {
@@ -247,8 +249,14 @@ export class TenantStore {
     return this.sql.exec("DELETE FROM sessions WHERE key = ?", key).rowsWritten > 0;
   }
 
-  clearIndex(): void {
-    this.sql.exec("DELETE FROM sessions");
+  /** Writes a row as the session object reports it now (rebuilds: no ordering check). */
+  replaceSession(row: SessionRow, version: number, columns: IndexColumns): void {
+    this.sql.exec("DELETE FROM sessions WHERE key = ?", row.key);
+    this.upsertSession(row, version, columns);
+  }
+
+  dropSessionsExcept(keys: Set<string>): void {
+    this.sql.exec("DELETE FROM sessions WHERE key NOT IN (SELECT value FROM json_each(?))", JSON.stringify([...keys]));
   }
 
   session(key: string): SessionRow | undefined {
@@ -346,9 +354,10 @@ export class TenantStore {
       where.push("key = ?");
       binds.push(scope.key);
     } else if (scope.kind === "tree") {
-      // Children as sessions.list {spawnedBy} finds them: by spawnedBy or parentSessionKey.
-      where.push("(key = ? OR spawned_by = ? OR parent_session_key = ?)");
-      binds.push(scope.key, scope.key, scope.key);
+      // Children as sessions.list {spawnedBy} finds them (spawnedBy or parentSessionKey), of the
+      // requester's own agent: cross-agent access needs visibility "all".
+      where.push("(key = ? OR ((spawned_by = ? OR parent_session_key = ?) AND agent_id = ?))");
+      binds.push(scope.key, scope.key, scope.key, scope.agentId);
     } else if (scope.kind === "agents") {
       if (scope.agentIds.length === 0) return [];
       where.push("agent_id IN (SELECT value FROM json_each(?))");

@@ -35,7 +35,7 @@ export async function listScope(ctx: TenantContext, requester: Requester, policy
     case "self":
       return { kind: "self", key: requester.key };
     case "tree":
-      return { kind: "tree", key: requester.key };
+      return { kind: "tree", key: requester.key, agentId: requester.agentId };
     case "agent":
       return { kind: "agents", agentIds: [requester.agentId] };
     case "all": {

@@ -4,6 +4,7 @@ import { assertSendAllowed, runnerFor } from "../domain/runs";
 import { DomainError, sessionRef, sessionStub, type TenantContext, tenantStub } from "../domain/tenant-context";
 import { agentToAgentContext, clampPingPongTurns } from "../flows/a2a-prompts";
 import { deriveChannel, normalizeAgentId, toDisplayKey } from "../keys/session-key";
+import { isSandboxedSession } from "../policy/sandbox";
 import {
   agentToAgentDeniedText,
   agentToAgentDisabledText,
@@ -59,6 +60,7 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
     throw error;
   }
   const ref = sessionRef(ctx, key);
+  const targetSandboxed = isSandboxedSession(ctx.config, { key, agentId: ref.agentId, recordedSandboxed: targetRow?.sandboxed === true });
   const requesterKnown = requester.key !== key;
   const sessions = {
     ...(requesterKnown ? { requesterKey: requester.key } : {}),
@@ -77,7 +79,7 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
     ref,
     {
       runId,
-      input: { message: args.message, origin: "tool", provenance, extraSystemPrompt: agentToAgentContext(sessions), deliver: false, lane: "nested" },
+      input: { message: args.message, origin: "tool", provenance, extraSystemPrompt: agentToAgentContext(sessions), deliver: false, lane: "nested", sandboxed: targetSandboxed },
       runner: runnerFor(ctx, ref.agentId),
       userMessage: { role: "user", content: args.message, provenance },
     },
@@ -87,6 +89,8 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
       ...(requesterChannel ? { requesterChannel } : {}),
       targetDisplayKey: display,
       ...(targetChannel ? { targetChannel } : {}),
+      requesterSandboxed: requester.sandboxed,
+      targetSandboxed,
       maxTurns: clampPingPongTurns(ctx.config.session?.agentToAgent?.maxPingPongTurns),
     },
   );
@@ -96,7 +100,7 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
   const timeoutSeconds = Math.min(MAX_TIMEOUT_SECONDS, Math.max(0, Math.floor(args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)));
   if (timeoutSeconds === 0) return jsonResult({ runId, status: "accepted", sessionKey: display, delivery });
   const outcome = await stub.waitRun(runId, timeoutSeconds * 1000);
-  if (!outcome || outcome.status === "pending" || (outcome.status === "timeout" && outcome.state === "running")) {
+  if (!outcome || outcome.status === "pending") {
     return jsonResult({ runId, status: "timeout", error: `No reply within ${timeoutSeconds}s; the run continues and its reply will land in the session history.`, sessionKey: display });
   }
   if (outcome.status !== "ok") return jsonResult({ runId, status: "error", error: outcome.error ?? "agent error", sessionKey: display });

@@ -149,6 +149,7 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
         requesterKey: requester.key,
         requesterAgentId: requester.agentId,
         requesterIsSubagent: requester.spawnDepth > 0,
+        requesterSandboxed: requester.sandboxed,
         requesterRunner: runnerFor(ctx, requester.agentId),
         ...(fallbackKey ? { fallbackKey, fallbackAgentId: fallbackRow?.agentId ?? requester.agentId } : {}),
         ...(fallbackTarget ? { fallbackTarget } : {}),

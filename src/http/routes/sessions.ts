@@ -102,17 +102,15 @@ sessionRoutes.get("/sessions/:key/history", requireScope("operator.read"), async
     return sessionStub(c.var.tenant, key).fetch("https://session/follow", { headers: { [FOLLOW_HEADER]: JSON.stringify(query) } });
   }
 
-  if (limit !== undefined || cursor !== undefined) {
-    const page = await historyPage(c.var.tenant, rawKey, {
-      limit: limit ?? Number.MAX_SAFE_INTEGER,
-      includeTools,
-      ...(cursor !== undefined ? { cursorSeq: cursor } : {}),
-    });
+  if (limit !== undefined) {
+    const page = await historyPage(c.var.tenant, rawKey, { limit, includeTools, ...(cursor !== undefined ? { cursorSeq: cursor } : {}) });
     return c.body(historyPageJson(page), 200, { "content-type": "application/json; charset=UTF-8" });
   }
 
+  // No limit: everything (before the cursor, if any), streamed page by page.
   const key = canonicalKey(c.var.tenant, rawKey);
-  const { pages } = await transcriptPages(c.var.tenant, key, { includeTools });
+  const options = { includeTools, ...(cursor !== undefined ? { beforeSeq: cursor } : {}) };
+  const { pages } = await transcriptPages(c.var.tenant, key, options);
   c.header("content-type", "application/json; charset=UTF-8");
   // `items` and `messages` are the same list (OpenClaw sends both); it is read twice
   // rather than held in memory.
@@ -120,7 +118,7 @@ sessionRoutes.get("/sessions/:key/history", requireScope("operator.read"), async
     await out.write(`{"sessionKey":${JSON.stringify(key)},"items":`);
     await writeArray(out, pages);
     await out.write(`,"messages":`);
-    await writeArray(out, (await transcriptPages(c.var.tenant, key, { includeTools })).pages);
+    await writeArray(out, (await transcriptPages(c.var.tenant, key, options)).pages);
     await out.write(`,"hasMore":false}`);
   });
 });

@@ -36,6 +36,8 @@ toolRoutes.post("/tools/invoke", requireScope("operator.write", { allowRunToken:
     if (error instanceof ToolNotAvailableError) return c.json(errorBody("not_found", error.message), 404);
     if (error instanceof ToolInputError) return c.json(errorBody("tool_error", error.message), 400);
     if (error instanceof DomainError && error.code !== "too_large") return c.json(errorBody("tool_error", error.message), 400);
-    throw error;
+    if (error instanceof DomainError) throw error;
+    console.error("tools.invoke failed", error);
+    return c.json(errorBody("tool_error", "tool execution failed"), 500);
   }
 });
