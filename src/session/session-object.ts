@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
-import { deriveChatType } from "../keys/session-key";
 import { type Page, type PageQuery, SessionStore } from "./session-store";
+import { applyAppend, applyPatch, newEntry, resetEntry, withDelivery } from "./entry";
 import { type AppendRejected, oversized } from "./message-limits";
 import { type EngineHost, RunEngine, type StartResult, type StartRun } from "../runs/run-engine";
 import type { RunSnapshot } from "../runs/run-types";
@@ -17,7 +17,7 @@ import { type AnnounceDelivery, SpawnDriver } from "../spawn/spawn-driver";
 import type { SpawnSpec } from "../spawn/spawn-store";
 import { FOLLOW_DEFAULT_LIMIT, type FollowQuery, Followers } from "./followers";
 import { type LiveEvent, Publisher } from "./publisher";
-import { messagePreview, toSessionRow, type SessionRow } from "./session-row";
+import { toSessionRow, type SessionRow } from "./session-row";
 import { dropUndefined } from "../util/encoding";
 
 /** Retry delay when the tenant could not be reached for an update. */
@@ -272,7 +272,7 @@ export class SessionObject extends DurableObject<Env> {
     this.engine.abortAll();
     const entry = this.store.transaction(() => {
       const previous = this.store.loadEntry()?.entry;
-      const next = previous ? resetEntry(previous, now) : this.newEntry(ref, undefined, now);
+      const next = previous ? resetEntry(previous, now) : newEntry(ref, undefined, now);
       if (previous) this.store.endTranscript(previous.sessionId, now);
       else this.store.setIdentity(ref.tenantId, ref.key);
       this.store.startTranscript(next.sessionId, now);
@@ -557,36 +557,11 @@ export class SessionObject extends DurableObject<Env> {
   /** Creates the entry (and its first transcript) when absent; returns whether it did. */
   private ensureEntry(ref: SessionRef, seed: SessionSeed | undefined, now: number): boolean {
     if (this.store.loadEntry()) return false;
-    const entry = this.newEntry(ref, seed, now);
+    const entry = newEntry(ref, seed, now);
     this.store.setIdentity(ref.tenantId, ref.key);
     this.store.startTranscript(entry.sessionId, now);
     this.store.saveEntry(entry);
     return true;
-  }
-
-  private newEntry(ref: SessionRef, seed: SessionSeed | undefined, now: number): SessionEntry {
-    const delivery = seed?.deliveryContext;
-    const chatType = seed?.chatType ?? knownChatType(deriveChatType(ref.key));
-    return dropUndefined({
-      key: ref.key,
-      agentId: ref.agentId,
-      sessionId: crypto.randomUUID(),
-      createdAt: now,
-      updatedAt: now,
-      label: seed?.label,
-      displayName: seed?.displayName,
-      channel: seed?.channel ?? seed?.origin?.provider ?? delivery?.channel,
-      chatType,
-      origin: seed?.origin,
-      deliveryContext: delivery,
-      lastChannel: delivery?.channel,
-      lastTo: delivery?.to,
-      lastAccountId: delivery?.accountId,
-      lastThreadId: delivery?.threadId,
-      systemSent: false,
-      abortedLastRun: false,
-      messageCount: 0,
-    });
   }
 
   private emit(event: Omit<LiveEvent, "afterSeq">): void {
@@ -617,82 +592,4 @@ export type RunCallback =
   | { kind: "progress"; text?: string; messages?: TranscriptMessage[] }
   | { kind: "complete"; reply?: string; error?: string; usage?: { input: number; output: number; totalTokens: number }; toolMessages?: TranscriptMessage[] };
 
-
-/** Inbound user messages carry the latest delivery route. */
-function withDelivery(entry: SessionEntry, messages: TranscriptMessage[], seed: SessionSeed | undefined): SessionEntry {
-  const delivery = seed?.deliveryContext;
-  if (!delivery || !messages.some((m) => m.role === "user")) return entry;
-  return dropUndefined({
-    ...entry,
-    deliveryContext: delivery,
-    lastChannel: delivery.channel ?? entry.lastChannel,
-    lastTo: delivery.to ?? entry.lastTo,
-    lastAccountId: delivery.accountId ?? entry.lastAccountId,
-    lastThreadId: delivery.threadId ?? entry.lastThreadId,
-  });
-}
-
-function applyAppend(entry: SessionEntry, message: TranscriptMessage, seq: number, now: number): SessionEntry {
-  const next: SessionEntry = {
-    ...entry,
-    messageCount: seq,
-    updatedAt: Math.max(now, entry.updatedAt),
-    lastMessagePreview: messagePreview(message.content) ?? entry.lastMessagePreview,
-  };
-  return addUsage(next, message);
-}
-
-/** Assistant usage feeds the session's token counters. */
-function addUsage(entry: SessionEntry, message: TranscriptMessage): SessionEntry {
-  if (message.role !== "assistant" || !message.usage) return entry;
-  const usage = message.usage;
-  const input = finite(usage.input) ?? finite(usage.inputTokens) ?? 0;
-  const output = finite(usage.output) ?? finite(usage.outputTokens) ?? 0;
-  const total = finite(usage.totalTokens) ?? input + output;
-  const cost = finite((usage.cost as { total?: unknown } | undefined)?.total);
-  return {
-    ...entry,
-    inputTokens: (entry.inputTokens ?? 0) + input,
-    outputTokens: (entry.outputTokens ?? 0) + output,
-    totalTokens: (entry.totalTokens ?? 0) + total,
-    ...(cost !== undefined ? { estimatedCostUsd: (entry.estimatedCostUsd ?? 0) + cost } : {}),
-  };
-}
-
-function applyPatch(entry: SessionEntry, patch: SessionPatch, now: number): SessionEntry {
-  const next: Record<string, unknown> = { ...entry, updatedAt: Math.max(now, entry.updatedAt) };
-  for (const [field, value] of Object.entries(patch)) {
-    if (value === undefined) continue;
-    if (value === null) delete next[field];
-    else next[field] = value;
-  }
-  // A model override without a provider must not keep a stale provider (OpenClaw's merge rule).
-  if (patch.model !== undefined) delete next.modelProvider;
-  return next as SessionEntry;
-}
-
-function resetEntry(previous: SessionEntry, now: number): SessionEntry {
-  const {
-    inputTokens: _i,
-    outputTokens: _o,
-    totalTokens: _t,
-    estimatedCostUsd: _c,
-    status: _s,
-    startedAt: _sa,
-    endedAt: _ea,
-    runtimeMs: _r,
-    lastMessagePreview: _p,
-    ...kept
-  } = previous;
-  return { ...kept, sessionId: crypto.randomUUID(), updatedAt: Math.max(now, previous.updatedAt), messageCount: 0, systemSent: false, abortedLastRun: false };
-}
-
-
-function finite(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-}
-
-function knownChatType(value: string): SessionEntry["chatType"] {
-  return value === "direct" || value === "group" || value === "channel" ? value : undefined;
-}
 
