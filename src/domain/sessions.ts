@@ -15,7 +15,7 @@ import {
 } from "./tenant-context";
 import { dropUndefined } from "../util/encoding";
 
-/** Session operations shared by every transport (HTTP now, the gateway WebSocket later). */
+/** Session operations shared by every transport (HTTP and the gateway WebSocket). */
 
 /** JSON bytes one RPC page may carry (well under the 32 MiB RPC limit). */
 const PAGE_MAX_BYTES = 4 * 1024 * 1024;

@@ -3,7 +3,7 @@ import type { RunInput, RunRecord, RunState, RunUsage } from "./run-types";
 
 /**
  * SQL for runs and the timer table of a SessionObject. The object has one alarm; every
- * timer (run timeout, watchdog, later flow steps and deliveries) is a row here and the
+ * timer (run timeout, watchdog, flow steps, delivery retries, spawn announce/archive) is a row here and the
  * alarm is always set to the earliest due row.
  */
 

@@ -19,7 +19,7 @@ export type TenantAccess = { scopes: OperatorScope[]; config: TenantConfig };
 
 /**
  * One tenant: its record, token hashes, config and the session index (the registry).
- * Later layers add the tenant's gateway WebSockets here.
+ * It also hosts the tenant's gateway WebSockets (src/gateway/hub.ts).
  */
 export class TenantObject extends DurableObject<Env> {
   private readonly store: TenantStore;
