@@ -254,7 +254,7 @@ export function classifySessionKind(
 }
 
 /** `<channel>` of a `<channel>:group|channel:<id>` key (agent prefix stripped), if any. */
-function channelFromKey(key: string): string | undefined {
+export function channelFromKey(key: string): string | undefined {
   const [channel, peerKind, peerId] = scopedRest(key).split(":").filter(Boolean);
   if (channel && peerId !== undefined && (peerKind === "group" || peerKind === "channel")) {
     return channel;

@@ -5,6 +5,7 @@
  * Pure decisions only: callers pass the session key and whatever entry facts they hold.
  */
 
+import { channelFromKey, deriveChatType } from "../keys/session-key";
 import type { SendPolicyConfig } from "../protocol/config";
 
 /** Shape of `session.sendPolicy` in tenant config (defined by its zod schema). */
@@ -46,33 +47,10 @@ function stripAgentPrefix(key: string): string {
   return key;
 }
 
-/** `<channel>:group|channel:<id>...` → `<channel>`. */
-function channelFromKey(key: string): string | undefined {
-  const parts = stripAgentPrefix(key).toLowerCase().split(":").filter(Boolean);
-  const kind = parts[1];
-  if (parts.length >= 3 && (kind === "group" || kind === "channel")) {
-    return normalizeMatch(parts[0]);
-  }
-  return undefined;
-}
-
-// Legacy Discord guild keys carry no chat-type token of their own.
-const LEGACY_DISCORD_CHANNEL = /^discord:(?:[^:]+:)?guild-[^:]+:channel-[^:]+$/;
-
-/** Chat type from key tokens (group beats channel beats direct/dm), else undefined. */
+/** Chat type from the key's tokens (the session-key model's rule), else undefined. */
 function chatTypeFromKey(key: string): ChatType | undefined {
-  const scoped = stripAgentPrefix(key).trim().toLowerCase();
-  const tokens = new Set(scoped.split(":").filter(Boolean));
-  if (tokens.has("group")) {
-    return "group";
-  }
-  if (tokens.has("channel")) {
-    return "channel";
-  }
-  if (tokens.has("direct") || tokens.has("dm")) {
-    return "direct";
-  }
-  return LEGACY_DISCORD_CHANNEL.test(scoped) ? "channel" : undefined;
+  const chatType = deriveChatType(key);
+  return chatType === "unknown" ? undefined : chatType;
 }
 
 type RuleMatch = NonNullable<NonNullable<SendPolicyConfig["rules"]>[number]["match"]>;
