@@ -1,3 +1,5 @@
+import { SILENT_REPLY } from "../runs/deltas";
+
 /**
  * The texts of OpenClaw's agent-to-agent flow (sessions_send): the context injected into the
  * primary run, the reply-step prompt of the ping-pong, the announce prompt, and the tokens
@@ -63,7 +65,7 @@ export function endsPingPong(reply: string | undefined): boolean {
 /** Whether an announce reply stays silent: empty, or exactly ANNOUNCE_SKIP (or NO_REPLY). */
 export function isSilentAnnounce(reply: string | undefined): boolean {
   const trimmed = (reply ?? "").trim();
-  return trimmed === "" || trimmed === ANNOUNCE_SKIP || trimmed === "NO_REPLY";
+  return trimmed === "" || trimmed === ANNOUNCE_SKIP || trimmed === SILENT_REPLY;
 }
 
 /** `session.agentToAgent.maxPingPongTurns`, clamped to 0..5, default 5. */

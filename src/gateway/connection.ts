@@ -1,3 +1,4 @@
+import { hasScope } from "../domain/tenant-context";
 import type { OperatorScope } from "../protocol/http";
 
 /**
@@ -41,7 +42,7 @@ export function writeState(ws: WebSocket, state: ConnectionState): void {
   ws.serializeAttachment(state);
 }
 
+/** Ready and allowed to read: only such connections receive session events. */
 export function canRead(state: ConnectionState): boolean {
-  const scopes = state.scopes ?? [];
-  return state.phase === "ready" && (scopes.includes("operator.read") || scopes.includes("operator.write") || scopes.includes("operator.admin"));
+  return state.phase === "ready" && hasScope({ kind: "operator", scopes: state.scopes ?? [] }, "operator.read");
 }

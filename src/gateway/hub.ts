@@ -1,4 +1,4 @@
-import { DomainError, type Principal, type TenantContext } from "../domain/tenant-context";
+import { DomainError, hasScope, type Principal, type TenantContext } from "../domain/tenant-context";
 import type { Env } from "../env";
 import { connectParamsSchema, MAX_BUFFERED_BYTES, MAX_PAYLOAD_BYTES, MAX_PREAUTH_PAYLOAD_BYTES, requestFrameSchema, TICK_INTERVAL_MS } from "../protocol/gateway";
 import type { TenantConfig } from "../protocol/config";
@@ -283,7 +283,7 @@ export class GatewayHub {
       const message = PENDING_METHODS.includes(method) ? `${method} is not available yet on this gateway` : `unknown method: ${method}`;
       return void safeSend(ws, errorFrame(id, gatewayError(PENDING_METHODS.includes(method) ? "UNAVAILABLE" : "INVALID_REQUEST", message)));
     }
-    if (definition.scope && !hasGrantedScope(state, definition.scope)) return this.refuse(ws, state, id, definition.scope);
+    if (definition.scope && !hasScope({ kind: "operator", scopes: state.scopes ?? [] }, definition.scope)) return this.refuse(ws, state, id, definition.scope);
     const parsed = definition.params.safeParse(params);
     if (!parsed.success) {
       return void safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", `invalid ${method} params: ${describeParamsError(parsed.error)}`)));
@@ -383,12 +383,6 @@ export class GatewayHub {
   }
 }
 
-function hasGrantedScope(state: ConnectionState, scope: OperatorScope): boolean {
-  const scopes = state.scopes ?? [];
-  if (scopes.includes("operator.admin")) return true;
-  if (scope === "operator.read") return scopes.includes("operator.read") || scopes.includes("operator.write");
-  return scopes.includes(scope);
-}
 
 /** A send to a closing socket must never throw out of a handler. */
 function safeSend(ws: WebSocket, frame: string): void {

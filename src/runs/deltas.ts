@@ -1,4 +1,4 @@
-/** OpenClaw's silent reply token: a reply of exactly this is not shown. */
+/** OpenClaw's silent reply token (src/auto-reply/tokens.ts): a reply of exactly this is not shown. */
 export const SILENT_REPLY = "NO_REPLY";
 
 /** Whether the text is the silent token (or, while streaming, could still become it). */

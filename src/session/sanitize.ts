@@ -1,3 +1,4 @@
+import { SILENT_REPLY } from "../runs/deltas";
 /**
  * Pure display/tool sanitizers for transcript messages (no I/O, no Cloudflare APIs).
  *
@@ -46,9 +47,6 @@ export const SESSIONS_HISTORY_TEXT_MAX_CHARS = 4000;
 export const SESSIONS_HISTORY_TRUNCATION_SUFFIX = "\n…(truncated)…";
 export const SESSIONS_HISTORY_MAX_BYTES = 80 * 1024;
 export const SESSIONS_HISTORY_OVERSIZED_TEXT = "[sessions_history omitted: message too large]";
-
-/** The agent's "stay silent" reply token (openclaw src/auto-reply/tokens.ts). */
-export const SILENT_REPLY_TOKEN = "NO_REPLY";
 
 /** Assistant usage keys that survive chat.history (numeric, finite only). */
 const CHAT_HISTORY_USAGE_KEYS = [
@@ -356,7 +354,7 @@ function assistantVisibleText(message: TranscriptMessage): string | undefined {
 
 function isSilentReply(message: TranscriptMessage): boolean {
   const text = assistantVisibleText(message);
-  return text !== undefined && text.trim() === SILENT_REPLY_TOKEN;
+  return text !== undefined && text.trim() === SILENT_REPLY;
 }
 
 function buildChatPlaceholder(message: TranscriptMessage | undefined): TranscriptMessage {

@@ -1,3 +1,5 @@
+import { ANNOUNCE_SKIP } from "../flows/a2a-prompts";
+import { SILENT_REPLY } from "../runs/deltas";
 import type { RunSnapshot } from "../runs/run-types";
 
 /**
@@ -72,7 +74,7 @@ export function statsLine(stats: Stats): string {
 /** Exactly ANNOUNCE_SKIP or NO_REPLY (trimmed): the announce stays silent. */
 export function isSilentResult(text: string | undefined): boolean {
   const trimmed = (text ?? "").trim();
-  return trimmed === "ANNOUNCE_SKIP" || trimmed === "NO_REPLY";
+  return trimmed === ANNOUNCE_SKIP || trimmed === SILENT_REPLY;
 }
 
 export type AnnounceInput = {
