@@ -164,7 +164,7 @@ describe("sessions_spawn: attachments", () => {
   });
 
   it("are stored under the child's prefix with a sha256 receipt", async () => {
-    const t = await tenant("attach-ok", { tools: { sessions_spawn: { attachments: { enabled: true } } } });
+    const t = await tenant("attach-ok", { tools: { sessions_spawn: { attachments: { enabled: true, retainOnSessionKeep: true } } } });
     const result = await t.spawn({ task: "read it", attachments: [{ name: "notes.txt", content: "hello" }, { name: "b.bin", content: "AAEC", encoding: "base64" }] });
     expect(result.attachments).toEqual({
       count: 2,
@@ -177,6 +177,19 @@ describe("sessions_spawn: attachments", () => {
     });
     const stored = await env.ATTACHMENTS.get(`${t.id}/${result.childSessionKey}/${result.attachments.relDir}/notes.txt`);
     expect(await stored?.text()).toBe("hello");
+    const manifest = await env.ATTACHMENTS.get(`${t.id}/${result.childSessionKey}/${result.attachments.relDir}/.manifest.json`);
+    expect(JSON.parse((await manifest?.text()) ?? "{}")).toMatchObject({ count: 2, totalBytes: 8 });
+  });
+
+  it("are removed after the announce unless retainOnSessionKeep, and with the child on cleanup delete", async () => {
+    const t = await tenant("attach-gone", { tools: { sessions_spawn: { attachments: { enabled: true } } } });
+    await seedMain(t);
+    const kept = await t.spawn({ task: "read", attachments: [{ name: "a.txt", content: "x" }] });
+    const deleted = await t.spawn({ task: "read", cleanup: "delete", attachments: [{ name: "b.txt", content: "y" }] });
+    await until(() => announces(t), (a) => a.length === 2);
+    for (const child of [kept, deleted]) {
+      await until(async () => (await env.ATTACHMENTS.list({ prefix: `${t.id}/${child.childSessionKey}/` })).objects.length, (n) => n === 0);
+    }
   });
 
   it("reach a webhook runner with their content", async () => {

@@ -13,6 +13,7 @@ import { A2aFlowDriver, type StepRun } from "../flows/a2a-flow";
 import type { Flow, FlowSpec } from "../flows/flow-store";
 import type { RunnerConfig, SendPolicyConfig } from "../protocol/config";
 import { entrySendPolicy } from "../policy/send-policy";
+import { deleteAttachments } from "../spawn/attachments";
 import { type AnnounceDelivery, SpawnDriver } from "../spawn/spawn-driver";
 import type { SpawnSpec } from "../spawn/spawn-store";
 import { FOLLOW_DEFAULT_LIMIT, type FollowQuery, Followers } from "./followers";
@@ -135,6 +136,10 @@ export class SessionObject extends DurableObject<Env> {
       setTimer: (kind, runId, dueAt) => {
         this.store.runs.setTimer(kind, runId, dueAt);
         void this.scheduleAlarm();
+      },
+      dropAttachments: async () => {
+        const identity = this.store.identity();
+        if (identity) await deleteAttachments(this.env.ATTACHMENTS, `${identity.tenantId}/${identity.sessionKey}/`);
       },
       archiveSelf: async () => {
         const state = this.store.loadEntry();
@@ -315,6 +320,7 @@ export class SessionObject extends DurableObject<Env> {
     this.alarmAt = null;
     this.store = new SessionStore(this.ctx.storage);
     await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
+    await deleteAttachments(this.env.ATTACHMENTS, `${ref.tenantId}/${ref.key}/`);
     return existed;
   }
 

@@ -42,6 +42,10 @@ export type EntryState = {
   publishedSeq: number;
 };
 
+/** Ingest idempotency keys are honoured for a day (OpenClaw's gateway dedupe keeps 5 minutes). */
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
+const IDEMPOTENCY_PRUNE_EVERY = 200;
+
 /** A stored message ready for the wire: its JSON already carries `__openclaw`. */
 export type MessageRecord = { seq: number; id: string; role: string; createdAt: number; json: string };
 
@@ -90,6 +94,7 @@ export class SessionStore {
   // The entry row is read on every append and publish; it is kept in memory (undefined =
   // not read yet, null = no entry) and updated with every write.
   private state: EntryState | null | undefined;
+  private idempotencyWrites = 0;
   private who: { tenantId: string; sessionKey: string } | null | undefined;
 
   identity(): { tenantId: string; sessionKey: string } | undefined {
@@ -227,8 +232,12 @@ export class SessionStore {
     return first<{ response: string }>(this.sql, "SELECT response FROM idempotency WHERE key = ?", key)?.response;
   }
 
+  /** Remembers an ingest's outcome; keys older than IDEMPOTENCY_TTL_MS are dropped as new ones arrive. */
   rememberIdempotent(key: string, response: string, at: number): void {
     this.sql.exec("INSERT OR REPLACE INTO idempotency (key, response, created_at) VALUES (?, ?, ?)", key, response, at);
+    if (++this.idempotencyWrites % IDEMPOTENCY_PRUNE_EVERY === 0) {
+      this.sql.exec("DELETE FROM idempotency WHERE created_at < ?", at - IDEMPOTENCY_TTL_MS);
+    }
   }
 
   sessionIds(): Array<{ sessionId: string; startedAt: number; endedAt: number | null }> {

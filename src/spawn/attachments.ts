@@ -83,3 +83,14 @@ export function attachmentsPromptLine(receipt: Receipt, mountPath?: string): str
     ...(mountPath ? [`Requested mount path hint: ${mountPath}.`] : []),
   ].join("\n");
 }
+
+/** Deletes every stored attachment under a session's prefix (delete, or a kept child without retention). */
+export async function deleteAttachments(bucket: R2Bucket | undefined, prefix: string): Promise<void> {
+  if (!bucket) return;
+  let cursor: string | undefined;
+  do {
+    const listed = await bucket.list({ prefix, ...(cursor ? { cursor } : {}) });
+    if (listed.objects.length > 0) await bucket.delete(listed.objects.map((o) => o.key));
+    cursor = listed.truncated ? listed.cursor : undefined;
+  } while (cursor);
+}

@@ -29,6 +29,8 @@ export type SpawnHost = {
   sendAnnounce(key: string, agentId: string, announce: AnnounceDelivery): Promise<boolean>;
   setTimer(kind: "spawn-announce" | "spawn-archive", runId: string, dueAt: number): void;
   archiveSelf(): Promise<void>;
+  /** Removes the child's stored attachments. */
+  dropAttachments(): Promise<void>;
   deleteSelf(): Promise<void>;
 };
 
@@ -78,6 +80,8 @@ export class SpawnDriver {
       await this.host.deleteSelf();
       return;
     }
+    // A kept child keeps its attachments only with tools.sessions_spawn.attachments.retainOnSessionKeep.
+    if (!spawn.spec.retainAttachments) await this.host.dropAttachments();
     if (spawn.spec.mode === "run" && spawn.spec.archiveAfterMinutes > 0) {
       this.host.setTimer("spawn-archive", runId, now + spawn.spec.archiveAfterMinutes * 60_000);
     }

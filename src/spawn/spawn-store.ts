@@ -32,6 +32,8 @@ export type SpawnSpec = {
   /** Where to deliver when the requester's channel fields are stale or missing. */
   fallbackTarget?: DeliveryTarget;
   archiveAfterMinutes: number;
+  /** tools.sessions_spawn.attachments.retainOnSessionKeep */
+  retainAttachments: boolean;
   transcriptBase: string;
 };
 

@@ -154,6 +154,7 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
         ...(fallbackKey ? { fallbackKey, fallbackAgentId: fallbackRow?.agentId ?? requester.agentId } : {}),
         ...(fallbackTarget ? { fallbackTarget } : {}),
         archiveAfterMinutes: subagents.archiveAfterMinutes ?? 60,
+        retainAttachments: ctx.config.tools?.sessions_spawn?.attachments?.retainOnSessionKeep === true,
         transcriptBase: `/t/${ctx.tenantId}/v1/transcripts`,
       },
     );
