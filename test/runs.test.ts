@@ -289,7 +289,10 @@ describe("ingest with run: true and recovery", () => {
   it("starts a run from the HTTP ingest", async () => {
     const res = await call("/v1/sessions/ingested/messages", { method: "POST", json: { role: "user", content: "via http", run: true, idempotencyKey: "ing-1" } });
     expect(res.status).toBe(201);
-    expect(res.data).toMatchObject({ sessionKey: "agent:main:ingested", seq: 1, runId: "ing-1" });
+    expect(res.data).toMatchObject({ sessionKey: "agent:main:ingested", seq: 1, runId: "ingest:agent:main:ingested:ing-1" });
+    // Idempotency keys of ingest are per session: the same key elsewhere is a new message.
+    const other = await call("/v1/sessions/ingested-too/messages", { method: "POST", json: { role: "user", content: "same key", run: true, idempotencyKey: "ing-1" } });
+    expect(other.data).toMatchObject({ sessionKey: "agent:main:ingested-too", seq: 1 });
     let messages: any[] = [];
     for (let i = 0; i < 50 && messages.length < 2; i++) {
       messages = (await history("ingested")).data.messages;

@@ -104,7 +104,8 @@ export async function startRun(
 /** The dedupe answer for a run id already used in another session. */
 async function existingRunResult(ctx: TenantContext, key: string, runId: string): Promise<Exclude<StartResult, { status: "blocked" | "too_large" }>> {
   const snapshot = await sessionStub(ctx, key).runSnapshot(runId);
-  if (!snapshot || snapshot.status === "pending") return { runId, status: "in_flight" };
+  if (!snapshot) return { runId, status: "error", summary: `run id ${runId} is already used by another session` };
+  if (snapshot.status === "pending") return { runId, status: "in_flight" };
   const status = snapshot.state === "ok" ? "ok" : snapshot.state === "timeout" ? "timeout" : snapshot.state === "aborted" ? "aborted" : "error";
   return { runId, status, ...(snapshot.error ? { summary: snapshot.error } : {}), ...(snapshot.reply !== undefined ? { reply: snapshot.reply } : {}) };
 }

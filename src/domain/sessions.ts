@@ -35,7 +35,8 @@ export async function appendMessage(ctx: TenantContext, rawKey: string, body: In
     if (text.trim() === "") throw new DomainError("invalid", "message or attachment required");
     const started = await startRun(ctx, {
       key: canonicalKey(ctx, rawKey),
-      runId: idempotencyKey ?? crypto.randomUUID(),
+      // Ingest idempotency keys are per session (like plain ingest), so the run id is scoped to it.
+      runId: idempotencyKey ? `ingest:${canonicalKey(ctx, rawKey)}:${idempotencyKey}` : crypto.randomUUID(),
       message: text,
       origin: "ingest",
       seed,

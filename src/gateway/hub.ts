@@ -105,6 +105,7 @@ export class GatewayHub {
     const now = Date.now();
     const frame = eventFrame("tick", { ts: now }, this.host.nextBroadcastSeq());
     let open = 0;
+    let next = now + TICK_INTERVAL_MS;
     for (const ws of this.host.ctx.getWebSockets()) {
       const state = readState(ws);
       if (state?.phase === "ready") {
@@ -114,9 +115,10 @@ export class GatewayHub {
         this.close(ws, 1008, "handshake timeout");
       } else {
         open++;
+        next = Math.min(next, state.challengeTs + HANDSHAKE_TIMEOUT_MS + 1_000);
       }
     }
-    if (open > 0) await this.host.ctx.storage.setAlarm(now + TICK_INTERVAL_MS);
+    if (open > 0) await this.host.ctx.storage.setAlarm(next);
   }
 
   /** Closes every connection authenticated with a revoked token. */

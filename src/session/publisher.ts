@@ -122,6 +122,7 @@ export class Publisher {
       const identity = store.identity();
       if (!state || !identity) {
         this.reasons = [];
+        this.events = [];
         return;
       }
       const published = store.published();
@@ -151,13 +152,22 @@ export class Publisher {
           events: ready,
         });
       } catch (error) {
-        // Nothing was acknowledged: what was taken goes back to the front of the queue.
+        // Nothing was acknowledged: what was taken goes back to the front of the queue, except
+        // streaming deltas (the final event carries the whole text), so a long outage cannot
+        // grow the retry without bound.
         this.reasons = reasons.concat(this.reasons);
-        this.events = ready.concat(this.events);
+        this.events = ready.filter((e) => !isDelta(e)).concat(this.events).slice(-MAX_QUEUED_EVENTS);
         throw error;
       }
       this.hot = answer.hot;
       this.store().markPublished(state.version, state.entry.sessionId, lastSeq);
     }
   }
+}
+
+/** Events kept while the tenant is unreachable. */
+const MAX_QUEUED_EVENTS = 500;
+
+function isDelta(event: LiveEvent): boolean {
+  return (event.event === "chat" && event.payload.state === "delta") || (event.event === "agent" && event.payload.stream === "assistant");
 }

@@ -23,8 +23,9 @@ import { dropUndefined } from "../util/encoding";
 
 /** Retry delay when the tenant could not be reached for an update. */
 const PUBLISH_RETRY_MS = 1_000;
-/** Retry delay of a timer whose handler failed. */
+/** Retry delay of a timer whose handler failed, doubling up to TIMER_RETRY_MAX_MS. */
 const TIMER_RETRY_MS = 5_000;
+const TIMER_RETRY_MAX_MS = 5 * 60_000;
 
 /** Header carrying the follow query from the worker to the session object. */
 export const FOLLOW_HEADER = "x-openclaw-follow";
@@ -57,6 +58,8 @@ export class SessionObject extends DurableObject<Env> {
   private readonly outbox: Outbox;
   private readonly flows: A2aFlowDriver;
   private readonly spawnDriver: SpawnDriver;
+  /** Consecutive failures per timer (in memory: a restart starts over at the short delay). */
+  private readonly timerFailures = new Map<string, number>();
   /** When the alarm is known to be set (null = none or unknown: the next schedule writes it). */
   private alarmAt: number | null = null;
 
@@ -522,15 +525,22 @@ export class SessionObject extends DurableObject<Env> {
     const now = Date.now();
     for (const timer of this.store.runs.dueTimers(now)) {
       this.store.runs.deleteTimer(timer.id);
+      const name = `${timer.kind}/${timer.ref}`;
       try {
-        if (this.engine.onTimer(timer, now)) continue;
-        if (timer.kind === "delivery") await this.outbox.attempt(timer.ref, now);
-        else if (timer.kind === "flow") await this.flows.advance(timer.ref);
-        else await this.spawnDriver.onTimer(timer.kind, timer.ref, now);
+        if (!this.engine.onTimer(timer, now)) {
+          if (timer.kind === "delivery") await this.outbox.attempt(timer.ref, now);
+          else if (timer.kind === "flow") await this.flows.advance(timer.ref);
+          else await this.spawnDriver.onTimer(timer.kind, timer.ref, now);
+        }
+        this.timerFailures.delete(name);
       } catch (error) {
-        // The work is still owed (e.g. the tenant was unreachable): try again shortly.
-        console.error(`SessionObject: timer ${timer.kind}/${timer.ref} failed; retrying`, error);
-        if (this.store.loadEntry()) this.store.runs.setTimer(timer.kind, timer.ref, Date.now() + TIMER_RETRY_MS);
+        // The work is still owed (e.g. the tenant was unreachable): try again, backing off.
+        const failures = (this.timerFailures.get(name) ?? 0) + 1;
+        this.timerFailures.set(name, failures);
+        console.error(`SessionObject: timer ${name} failed (${failures}); retrying`, error);
+        const backoff = Math.min(TIMER_RETRY_MAX_MS, TIMER_RETRY_MS * 2 ** (failures - 1));
+        if (this.store.loadEntry()) this.store.runs.setTimer(timer.kind, timer.ref, Date.now() + backoff);
+        continue;
       }
       // A sub-agent deleted after its announce has nothing left to do.
       if (!this.store.loadEntry()) return;

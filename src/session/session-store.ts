@@ -235,7 +235,7 @@ export class SessionStore {
   /** Remembers an ingest's outcome; keys older than IDEMPOTENCY_TTL_MS are dropped as new ones arrive. */
   rememberIdempotent(key: string, response: string, at: number): void {
     this.sql.exec("INSERT OR REPLACE INTO idempotency (key, response, created_at) VALUES (?, ?, ?)", key, response, at);
-    if (++this.idempotencyWrites % IDEMPOTENCY_PRUNE_EVERY === 0) {
+    if (this.idempotencyWrites++ % IDEMPOTENCY_PRUNE_EVERY === 0) {
       this.sql.exec("DELETE FROM idempotency WHERE created_at < ?", at - IDEMPOTENCY_TTL_MS);
     }
   }

@@ -87,10 +87,15 @@ export function attachmentsPromptLine(receipt: Receipt, mountPath?: string): str
 /** Deletes every stored attachment under a session's prefix (delete, or a kept child without retention). */
 export async function deleteAttachments(bucket: R2Bucket | undefined, prefix: string): Promise<void> {
   if (!bucket) return;
-  let cursor: string | undefined;
-  do {
-    const listed = await bucket.list({ prefix, ...(cursor ? { cursor } : {}) });
-    if (listed.objects.length > 0) await bucket.delete(listed.objects.map((o) => o.key));
-    cursor = listed.truncated ? listed.cursor : undefined;
-  } while (cursor);
+  try {
+    let cursor: string | undefined;
+    do {
+      const listed = await bucket.list({ prefix, ...(cursor ? { cursor } : {}) });
+      if (listed.objects.length > 0) await bucket.delete(listed.objects.map((o) => o.key));
+      cursor = listed.truncated ? listed.cursor : undefined;
+    } while (cursor);
+  } catch (error) {
+    // Leftover files cost storage, not correctness: never fail a delete or an announce for them.
+    console.error(`attachments under ${prefix} could not be deleted`, error);
+  }
 }

@@ -19,6 +19,9 @@ export type AnnounceDelivery = {
   fallbackTarget?: DeliveryTarget;
 };
 
+/** Longest child result quoted in an announce. */
+const ANNOUNCE_RESULT_MAX_CHARS = 100_000;
+
 export type SpawnHost = {
   spawns(): SpawnStore;
   entry(): SessionEntry | null;
@@ -73,7 +76,9 @@ export class SpawnDriver {
     const snapshot = this.host.snapshot(runId);
     if (snapshot?.status === "pending") return; // settled() reschedules when it ends
     const outcome = outcomeOf(snapshot);
-    const result = (snapshot?.reply ?? "").trim() || this.latestToolResult();
+    const full = (snapshot?.reply ?? "").trim() || this.latestToolResult();
+    // The announce must fit in one transcript message with its wrapper and stats.
+    const result = full.length > ANNOUNCE_RESULT_MAX_CHARS ? `${full.slice(0, ANNOUNCE_RESULT_MAX_CHARS)}\n…(truncated)…` : full;
     if (!isSilentResult(result)) await this.deliver(spawn, entry, snapshot, outcome, result);
     this.host.spawns().mark(runId, "announced", now, outcome);
     if (spawn.spec.cleanup === "delete") {

@@ -273,12 +273,13 @@ export class TenantObject extends DurableObject<Env> {
       for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
         const snapshot = await this.env.SESSIONS.getByName(`${tenantId}/${key}`).indexSnapshot();
         if (!snapshot) continue;
-        this.store.replaceSession(snapshot.row, snapshot.version, this.indexColumns(snapshot.row));
+        // The ordering check keeps a newer row that arrived while this one was read.
+        this.store.upsertSession(snapshot.row, snapshot.version, this.indexColumns(snapshot.row));
         live.add(key);
       }
     };
     await Promise.all(Array.from({ length: Math.min(8, keys.length) }, worker));
-    this.store.dropSessionsExcept(live);
+    this.store.dropSessions(keys.filter((key) => !live.has(key)));
     return { sessions: live.size };
   }
 

@@ -249,14 +249,10 @@ export class TenantStore {
     return this.sql.exec("DELETE FROM sessions WHERE key = ?", key).rowsWritten > 0;
   }
 
-  /** Writes a row as the session object reports it now (rebuilds: no ordering check). */
-  replaceSession(row: SessionRow, version: number, columns: IndexColumns): void {
-    this.sql.exec("DELETE FROM sessions WHERE key = ?", row.key);
-    this.upsertSession(row, version, columns);
-  }
-
-  dropSessionsExcept(keys: Set<string>): void {
-    this.sql.exec("DELETE FROM sessions WHERE key NOT IN (SELECT value FROM json_each(?))", JSON.stringify([...keys]));
+  /** Drops index rows of keys whose session objects hold no session any more. */
+  dropSessions(keys: string[]): void {
+    if (keys.length === 0) return;
+    this.sql.exec("DELETE FROM sessions WHERE key IN (SELECT value FROM json_each(?))", JSON.stringify(keys));
   }
 
   session(key: string): SessionRow | undefined {

@@ -23,7 +23,10 @@ export async function invokeToolOverHttp(ctx: TenantContext, raw: InvokeRequest)
   // OpenClaw trims the tool name before looking it up.
   const request = { ...raw, tool: raw.tool.trim() };
   // The HTTP deny list guards operator tokens; an agent's own calls (run tokens) are its tools.
-  const available = ctx.principal.kind === "run" ? Object.hasOwn(TOOLS, request.tool) : availableOverHttp(ctx.config, request.tool);
+  const available =
+    ctx.principal.kind === "run"
+      ? Object.hasOwn(TOOLS, request.tool) && !(ctx.config.gateway?.tools?.deny ?? []).includes(request.tool)
+      : availableOverHttp(ctx.config, request.tool);
   if (!available) throw new ToolNotAvailableError(request.tool);
   // A run token without session tools (sub-agents by default) does not see them.
   if (ctx.principal.kind === "run" && !ctx.principal.claims.sessionTools && SESSION_TOOLS.includes(request.tool)) {
