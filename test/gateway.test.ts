@@ -93,6 +93,36 @@ describe("gateway handshake", () => {
     await expect(GatewayClient.open("/t/no-such-tenant")).rejects.toThrow(/404/);
   });
 
+  it("verifies an ed25519 device block signed over the v2 payload, and refuses a bad signature with 1008", async () => {
+    const keys = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
+    const raw = new Uint8Array((await crypto.subtle.exportKey("raw", keys.publicKey)) as ArrayBuffer);
+    const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    const deviceId = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", raw)), (b) => b.toString(16).padStart(2, "0")).join("");
+    const connectWith = async (tamper: boolean) => {
+      const client = await GatewayClient.open();
+      open.push(client);
+      const challenge = (await client.waitFor((f) => f.event === "connect.challenge")).payload;
+      const signedAt = Date.now();
+      const payload = ["v2", deviceId, "test", "test", "operator", "operator.read", String(signedAt), "test-operator-token", challenge.nonce].join("|");
+      const signature = new Uint8Array(await crypto.subtle.sign({ name: "Ed25519" }, keys.privateKey, new TextEncoder().encode(tamper ? `${payload}x` : payload)));
+      const res = await client.request("connect", {
+        minProtocol: 4,
+        maxProtocol: 4,
+        client: { id: "test", version: "1.0.0", platform: "workerd", mode: "test" },
+        role: "operator",
+        scopes: ["operator.read"],
+        auth: { token: "test-operator-token" },
+        device: { id: deviceId, publicKey: b64url(raw), signature: b64url(signature), signedAt, nonce: challenge.nonce },
+      });
+      return { client, res };
+    };
+    const good = await connectWith(false);
+    expect(good.res.payload).toMatchObject({ type: "hello-ok", auth: { scopes: ["operator.read"] } });
+    const bad = await connectWith(true);
+    expect(bad.res.error).toMatchObject({ code: "INVALID_REQUEST", details: { code: "DEVICE_AUTH_SIGNATURE_INVALID" } });
+    expect((await bad.client.waitForClose()).code).toBe(1008);
+  });
+
   it("reports missing scopes as INVALID_REQUEST to protocol 3 clients", async () => {
     await createTenant("wsv3");
     const reader = await issueToken("wsv3", ["operator.read"]);

@@ -48,6 +48,20 @@ describe("chat.send with the echo runner", () => {
     expect(order).toEqual(["session.message", "session.message", "chat"]);
   });
 
+  it("emits sessions.changed phases start and end (error on failure) to sessions.subscribe'd connections", async () => {
+    const { client } = await tenantWith("run-phases", { type: "openai", baseUrl: `${peer}/v1`, model: "fail500" });
+    await client.request("sessions.subscribe", {});
+    await client.request("chat.send", { sessionKey: "main", message: "x", idempotencyKey: "ph-1" });
+    await client.waitFor((f) => f.event === "sessions.changed" && f.payload.runId === "ph-1" && f.payload.phase === "error");
+    const phases = client.events("sessions.changed").filter((e) => e.payload.runId === "ph-1").map((e) => e.payload.phase);
+    expect(phases).toEqual(["start", "error"]);
+    const ok = await tenantWith("run-phases-ok");
+    await ok.client.request("sessions.subscribe", {});
+    await ok.client.request("chat.send", { sessionKey: "main", message: "x", idempotencyKey: "ph-2" });
+    await ok.client.waitFor((f) => f.event === "sessions.changed" && f.payload.runId === "ph-2" && f.payload.phase === "end");
+    expect(ok.client.events("sessions.changed").filter((e) => e.payload.runId === "ph-2").map((e) => e.payload.phase)).toEqual(["start", "end"]);
+  });
+
   it("dedupes by idempotencyKey: in flight, then the cached result", async () => {
     const { client } = await tenantWith("run-dedupe", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
     const first = await client.request("chat.send", { sessionKey: "main", message: "abc", idempotencyKey: "same" });
