@@ -86,16 +86,17 @@ export class TenantObject extends DurableObject<Env> {
    */
   publish(update: SessionUpdate): { hot: boolean } {
     const hot = this.hub.hasSubscribers(update.row.key);
-    if (this.store.isDeletedSessionId(update.sessionId)) return { hot };
-    this.publishUpdate(update);
+    // A late update of a deleted session is dropped whole: no index row, no events.
+    if (this.store.upsertSession(update.row, update.version, this.indexColumns(update.row)) !== "deleted") this.fanOut(update);
     return { hot };
   }
 
-  private publishUpdate(update: SessionUpdate): void {
-    this.upsertSession(update.row, update.version);
+  private fanOut(update: SessionUpdate): void {
     const key = update.row.key;
     const fresh = this.store.claimUndelivered(key, update.sessionId, update.messages);
-    const rowFields = JSON.stringify(presentRow(update.row, true)).slice(1, -1);
+    // The row is serialized once, and only when someone receives it (appends nobody follows skip it).
+    let rowJson: string | undefined;
+    const rowFields = () => (rowJson ??= JSON.stringify(presentRow(update.row, true)).slice(1, -1));
     const ts = Date.now();
     const events = [...update.events];
     // Live events are interleaved with messages by transcript position.
@@ -106,19 +107,21 @@ export class TenantObject extends DurableObject<Env> {
       flushEvents(message.seq - 1);
       if (!this.hub.hasSubscribers(key)) continue;
       const head = `"sessionKey":${JSON.stringify(key)},"messageId":${JSON.stringify(message.id)},"messageSeq":${message.seq}`;
-      this.hub.toMessageSubscribers(key, "session.message", `{${head},"message":${message.json},${rowFields}}`);
-      this.hub.toSessionWatchers("sessions.changed", `{${head},"ts":${ts},"phase":"message",${rowFields}}`);
+      this.hub.toMessageSubscribers(key, "session.message", `{${head},"message":${message.json},${rowFields()}}`);
+      this.hub.toSessionWatchers("sessions.changed", `{${head},"ts":${ts},"phase":"message",${rowFields()}}`);
     }
     flushEvents(Number.MAX_SAFE_INTEGER);
+    if (!this.hub.hasSubscribers(key)) return;
     for (const reason of update.reasons) {
-      this.hub.toSessionWatchers("sessions.changed", `{"sessionKey":${JSON.stringify(key)},"ts":${ts},"reason":"${reason}",${rowFields}}`);
+      this.hub.toSessionWatchers("sessions.changed", `{"sessionKey":${JSON.stringify(key)},"ts":${ts},"reason":"${reason}",${rowFields()}}`);
     }
   }
 
   /** chat/agent events go to every connection that may read; lifecycle phases to session watchers. */
-  private emitLiveEvent(key: string, event: LiveEvent, rowFields: string): void {
+  private emitLiveEvent(key: string, event: LiveEvent, rowFields: () => string): void {
     if (event.event === "sessions.changed") {
-      this.hub.toSessionWatchers("sessions.changed", `{${JSON.stringify({ sessionKey: key, ts: Date.now(), ...event.payload }).slice(1, -1)},${rowFields}}`);
+      if (!this.hub.hasSubscribers(key)) return;
+      this.hub.toSessionWatchers("sessions.changed", `{${JSON.stringify({ sessionKey: key, ts: Date.now(), ...event.payload }).slice(1, -1)},${rowFields()}}`);
     } else {
       const runId = typeof event.payload.runId === "string" ? event.payload.runId : undefined;
       this.hub.broadcast(event.event, { ...event.payload, sessionKey: key }, runId);
@@ -217,7 +220,7 @@ export class TenantObject extends DurableObject<Env> {
   // ── Session index ───────────────────────────────────────────────────────
 
   upsertSession(row: SessionRow, version: number): boolean {
-    return this.store.upsertSession(row, version, this.indexColumns(row));
+    return this.store.upsertSession(row, version, this.indexColumns(row)) === "stored";
   }
 
   removeSession(key: string, at: number): boolean {

@@ -148,12 +148,12 @@ export class TenantStore {
 
   /**
    * Upserts a row unless the index already holds a newer one (later updatedAt, or the same
-   * updatedAt with a higher version) or the row belongs to a deleted transcript.
-   * Returns whether the row was stored.
+   * updatedAt with a higher version) or the row belongs to a deleted transcript. One read of
+   * session_ids decides both "deleted" and whether this transcript is new to the index.
    */
-  upsertSession(row: SessionRow, version: number, columns: IndexColumns): boolean {
-    const deleted = first<{ deleted: number }>(this.sql, "SELECT deleted FROM session_ids WHERE session_id = ?", row.sessionId);
-    if (deleted?.deleted) return false;
+  upsertSession(row: SessionRow, version: number, columns: IndexColumns): "stored" | "stale" | "deleted" {
+    const known = first<{ deleted: number }>(this.sql, "SELECT deleted FROM session_ids WHERE session_id = ?", row.sessionId);
+    if (known?.deleted) return "deleted";
     const written = this.sql.exec(
       `INSERT INTO sessions (key, session_id, agent_id, kind, label, spawned_by, parent_session_key, updated_at, archived_at, version, search_text, is_cron_run, row)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -178,18 +178,8 @@ export class TenantStore {
       columns.isCronRun ? 1 : 0,
       JSON.stringify(row),
     ).rowsWritten;
-    this.sql.exec(
-      "INSERT OR IGNORE INTO session_ids (session_id, key, agent_id) VALUES (?, ?, ?)",
-      row.sessionId,
-      row.key,
-      row.agentId,
-    );
-    return written > 0;
-  }
-
-  /** Whether a sessionId belongs to a deleted session (its late updates are ignored). */
-  isDeletedSessionId(sessionId: string): boolean {
-    return first<{ deleted: number }>(this.sql, "SELECT deleted FROM session_ids WHERE session_id = ?", sessionId)?.deleted === 1;
+    if (!known) this.sql.exec("INSERT INTO session_ids (session_id, key, agent_id) VALUES (?, ?, ?)", row.sessionId, row.key, row.agentId);
+    return written > 0 ? "stored" : "stale";
   }
 
   /** Messages of this update not fanned out before; records the new high-water mark. */
