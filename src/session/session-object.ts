@@ -336,9 +336,7 @@ export class SessionObject extends DurableObject<Env> {
     seed?: SessionSeed,
     policy?: { config: SendPolicyConfig | null },
   ): Promise<StartResult & { sessionId: string; messageId?: string }> {
-    if (policy && entrySendPolicy({ sessionKey: ref.key, entry: this.entry(), ...(policy.config ? { config: policy.config } : {}) }) === "deny") {
-      return { runId: request.runId, status: "blocked", sessionId: this.entry()?.sessionId ?? "" };
-    }
+    if (this.sendBlocked(ref, policy)) return { runId: request.runId, status: "blocked", sessionId: this.entry()?.sessionId ?? "" };
     const now = Date.now();
     const created = this.store.transaction(() => this.ensureEntry(ref, seed, now));
     // A new session reaches the registry before its run starts, so the run's events follow its creation.
@@ -347,6 +345,12 @@ export class SessionObject extends DurableObject<Env> {
     const sessionId = this.store.loadEntry()!.entry.sessionId;
     const messageId = result.status === "started" && result.userSeq !== undefined ? this.store.messageId(sessionId, result.userSeq) : undefined;
     return { ...result, sessionId, ...(messageId ? { messageId } : {}) };
+  }
+
+  /** The send policy, applied by this object to its own entry (no extra round trip for the caller). */
+  private sendBlocked(ref: SessionRef, policy: { config: SendPolicyConfig | null } | undefined): boolean {
+    if (!policy) return false;
+    return entrySendPolicy({ sessionKey: ref.key, entry: this.entry(), ...(policy.config ? { config: policy.config } : {}) }) === "deny";
   }
 
   runSnapshot(runId: string): RunSnapshot | null {
@@ -398,7 +402,9 @@ export class SessionObject extends DurableObject<Env> {
     ref: SessionRef,
     request: Omit<StartRun, "tenantId" | "agentId">,
     flow: Omit<FlowSpec, "tenantId" | "primaryRunId" | "targetKey" | "targetAgentId" | "targetRunner">,
+    policy: { config: SendPolicyConfig | null },
   ): Promise<StartResult> {
+    if (this.sendBlocked(ref, policy)) return { runId: request.runId, status: "blocked" };
     const now = Date.now();
     const created = this.store.transaction(() => this.ensureEntry(ref, undefined, now));
     const result = this.store.transaction(() => {

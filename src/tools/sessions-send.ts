@@ -1,10 +1,11 @@
 import type { z } from "zod";
 import { resolveSession } from "../domain/registry";
-import { assertSendAllowed, runnerFor } from "../domain/runs";
+import { runnerFor } from "../domain/runs";
 import { DomainError, sessionRef, sessionStub, type TenantContext, tenantStub } from "../domain/tenant-context";
 import { agentToAgentContext, clampPingPongTurns } from "../flows/a2a-prompts";
 import { deriveChannel, normalizeAgentId, toDisplayKey } from "../keys/session-key";
 import { isSandboxedSession } from "../policy/sandbox";
+import { SEND_BLOCKED_TEXT } from "../policy/send-policy";
 import {
   agentToAgentDeniedText,
   agentToAgentDisabledText,
@@ -53,12 +54,6 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
   const targetChannel = channelOf(targetRow);
   const requesterChannel = channelOf(requesterRow);
   const stub = sessionStub(ctx, key);
-  try {
-    assertSendAllowed(ctx, key, await stub.entry());
-  } catch (error) {
-    if (error instanceof DomainError) return fail("error", error.message, display);
-    throw error;
-  }
   const ref = sessionRef(ctx, key);
   const targetSandboxed = isSandboxedSession(ctx.config, { key, agentId: ref.agentId, recordedSandboxed: targetRow?.sandboxed === true });
   const requesterKnown = requester.key !== key;
@@ -93,7 +88,9 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
       targetSandboxed,
       maxTurns: clampPingPongTurns(ctx.config.session?.agentToAgent?.maxPingPongTurns),
     },
+    { config: ctx.config.session?.sendPolicy ?? null },
   );
+  if (started.status === "blocked") return fail("error", SEND_BLOCKED_TEXT, display);
   if (started.status !== "started") return fail("error", `run ${started.status}`, display);
 
   const delivery = { status: "pending", mode: "announce" };
