@@ -3,7 +3,7 @@
 // Starts one `wrangler dev` with fresh state, runs the suites in bench/suites/, prints a table per
 // suite, writes bench/results/latest.json, stops the server. Exits non-zero on any failure,
 // including requests that errored.
-import { readdir, mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -92,7 +92,14 @@ async function main() {
   };
   log(`suites: ${selected.join(", ")}${args.quick ? " (quick)" : ""}; node ${machine.node}, ${machine.cpus} cpus`);
 
-  const report = { machine, quick: args.quick, source: { mode: args.snapshot ? "snapshot" : "repo", changed: [] }, suites: {}, failures: [], totalErrors: 0 };
+  const report = {
+    machine,
+    quick: args.quick,
+    source: { mode: args.snapshot ? "snapshot" : "repo", changed: [] },
+    suites: {},
+    failures: [],
+    totalErrors: 0,
+  };
   await mkdir(RESULTS_DIR, { recursive: true });
   let server;
   let serverLines = [];
@@ -127,7 +134,8 @@ async function main() {
         if (typeof suite.run !== "function") throw new Error(`bench/suites/${name}.mjs does not export run(ctx)`);
         log(`suite ${name}: ${suite.description ?? ""}`);
         rows = await suite.run(ctx);
-        if (!Array.isArray(rows)) throw new Error(`run(ctx) of bench/suites/${name}.mjs returned ${typeof rows}, not an array of rows`);
+        if (!Array.isArray(rows))
+          throw new Error(`run(ctx) of bench/suites/${name}.mjs returned ${typeof rows}, not an array of rows`);
       } catch (error) {
         if (interruption.signal.aborted) {
           log(`suite ${name} aborted`);
@@ -138,7 +146,9 @@ async function main() {
       }
       if (!server.isRunning() && !interruption.signal.aborted) {
         const info = await server.exited;
-        report.failures.push(`${name}: the server exited during the suite (code ${info.code}, signal ${info.signal}); last output:\n${server.logTail(20).join("\n")}`);
+        report.failures.push(
+          `${name}: the server exited during the suite (code ${info.code}, signal ${info.signal}); last output:\n${server.logTail(20).join("\n")}`,
+        );
       }
       if (sourceState) {
         const now = await fingerprint(REPO_ROOT);
@@ -175,18 +185,25 @@ async function main() {
   await writeFile(join(RESULTS_DIR, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
 
   const serverErrors = serverLines.filter((l) => /error|exception|uncaught/i.test(l));
-  console.log(`\nmachine: node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.platform}, ${machine.date}`);
+  console.log(
+    `\nmachine: node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.platform}, ${machine.date}`,
+  );
   console.log(`load average (1 min) at start ${machine.loadAvgAtStart[0]}, at end ${machine.loadAvgAtEnd[0]}`);
   if (machine.loadAvgAtStart[0] > machine.cpus / 2) {
-    console.log(`note: the machine was already busy at start (load ${machine.loadAvgAtStart[0]} on ${machine.cpus} cpus); numbers may be noisy`);
+    console.log(
+      `note: the machine was already busy at start (load ${machine.loadAvgAtStart[0]} on ${machine.cpus} cpus); numbers may be noisy`,
+    );
   }
-  console.log(`source: ${args.snapshot ? "snapshot copy of src/ and config taken at start" : "the repo itself (watched for edits)"}`);
+  console.log(
+    `source: ${args.snapshot ? "snapshot copy of src/ and config taken at start" : "the repo itself (watched for edits)"}`,
+  );
   console.log(`results: ${join(RESULTS_DIR, "latest.json")} (total ${report.seconds.toFixed(1)} s)`);
   if (serverErrors.length) {
     const distinct = new Map();
     for (const l of serverErrors) distinct.set(l.trim(), (distinct.get(l.trim()) ?? 0) + 1);
     console.log(`server output had ${serverErrors.length} error line(s) (bench/results/server.log):`);
-    for (const [l, count] of [...distinct].slice(0, 5)) console.log(`  ${String(count).padStart(5)} × ${l.slice(0, 200)}`);
+    for (const [l, count] of [...distinct].slice(0, 5))
+      console.log(`  ${String(count).padStart(5)} × ${l.slice(0, 200)}`);
   }
   if (interruption.signal.aborted) {
     console.log("\n!! INTERRUPTED: the results are incomplete and any errors above came from the abort.");

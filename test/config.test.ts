@@ -2,9 +2,18 @@ import { describe, expect, it } from "vitest";
 import { call, createTenant, issueToken } from "./helpers";
 
 const valid = {
-  session: { mainKey: "main", sendPolicy: { default: "allow", rules: [{ action: "deny", match: { channel: "discord", chatType: "group" } }] } },
+  session: {
+    mainKey: "main",
+    sendPolicy: { default: "allow", rules: [{ action: "deny", match: { channel: "discord", chatType: "group" } }] },
+  },
   tools: { sessions: { visibility: "all" }, agentToAgent: { enabled: true, allow: ["main", "ops-*"] } },
-  agents: { defaults: { subagents: { maxSpawnDepth: 2 } }, list: [{ id: "main", default: true }, { id: "ops", subagents: { allowAgents: ["*"] } }] },
+  agents: {
+    defaults: { subagents: { maxSpawnDepth: 2 } },
+    list: [
+      { id: "main", default: true },
+      { id: "ops", subagents: { allowAgents: ["*"] } },
+    ],
+  },
   gateway: { tools: { allow: ["sessions_send"] } },
 };
 
@@ -18,7 +27,10 @@ describe("tenant config", () => {
 
   it("rejects bad config with 400 naming the path and keeps the stored config whole", async () => {
     await call("/v1/config", { method: "PUT", json: valid });
-    const badValue = await call("/v1/config", { method: "PUT", json: { ...valid, session: { agentToAgent: { maxPingPongTurns: 9 } } } });
+    const badValue = await call("/v1/config", {
+      method: "PUT",
+      json: { ...valid, session: { agentToAgent: { maxPingPongTurns: 9 } } },
+    });
     expect(badValue.status).toBe(400);
     expect(badValue.data.error.message).toContain("session.agentToAgent.maxPingPongTurns");
     const unknownKey = await call("/v1/config", { method: "PUT", json: { tools: { sessions: { visiblity: "all" } } } });
@@ -31,13 +43,25 @@ describe("tenant config", () => {
   it("lets runners read only MODEL_KEY_* secrets, never the deployment's own", async () => {
     const bad = await call("/v1/config", {
       method: "PUT",
-      json: { agents: { defaults: { runner: { type: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKeySecret: "ADMIN_TOKEN" } } } },
+      json: {
+        agents: {
+          defaults: {
+            runner: { type: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKeySecret: "ADMIN_TOKEN" },
+          },
+        },
+      },
     });
     expect(bad.status).toBe(400);
     expect(bad.data.error.message).toContain("MODEL_KEY_");
     const good = await call("/v1/config", {
       method: "PUT",
-      json: { agents: { defaults: { runner: { type: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKeySecret: "MODEL_KEY_LOCAL" } } } },
+      json: {
+        agents: {
+          defaults: {
+            runner: { type: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKeySecret: "MODEL_KEY_LOCAL" },
+          },
+        },
+      },
     });
     expect(good.status).toBe(200);
     await call("/v1/config", { method: "PUT", json: {} });
@@ -55,7 +79,11 @@ describe("tenant config", () => {
     await createTenant("mainkey");
     const admin = await issueToken("mainkey");
     await call("/t/mainkey/v1/config", { method: "PUT", token: admin.token, json: { session: { mainKey: "home" } } });
-    const res = await call("/t/mainkey/v1/sessions/main/messages", { method: "POST", token: admin.token, json: { role: "user", content: "hi" } });
+    const res = await call("/t/mainkey/v1/sessions/main/messages", {
+      method: "POST",
+      token: admin.token,
+      json: { role: "user", content: "hi" },
+    });
     expect(res.data.sessionKey).toBe("agent:main:home");
   });
 });

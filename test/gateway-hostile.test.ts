@@ -7,12 +7,33 @@ import { GatewayClient } from "./ws-helpers";
 const hostileFrame = fc.oneof(
   fc.string({ maxLength: 200 }),
   fc.json(),
-  fc.record({ type: fc.constantFrom("req", "res", "event", "x"), id: fc.oneof(fc.string(), fc.integer()), method: fc.string(), params: fc.jsonValue() }, { requiredKeys: [] }),
+  fc.record(
+    {
+      type: fc.constantFrom("req", "res", "event", "x"),
+      id: fc.oneof(fc.string(), fc.integer()),
+      method: fc.string(),
+      params: fc.jsonValue(),
+    },
+    { requiredKeys: [] },
+  ),
   fc.record({
     type: fc.constant("req"),
     id: fc.string({ minLength: 1, maxLength: 10 }),
-    method: fc.constantFrom("sessions.list", "chat.history", "sessions.patch", "sessions.preview", "sessions.resolve", "chat.inject", "sessions.create", "sessions.messages.subscribe", "nope"),
-    params: fc.oneof(fc.jsonValue(), fc.dictionary(fc.constantFrom("key", "sessionKey", "limit", "keys", "label", "message", "bogus"), fc.jsonValue())),
+    method: fc.constantFrom(
+      "sessions.list",
+      "chat.history",
+      "sessions.patch",
+      "sessions.preview",
+      "sessions.resolve",
+      "chat.inject",
+      "sessions.create",
+      "sessions.messages.subscribe",
+      "nope",
+    ),
+    params: fc.oneof(
+      fc.jsonValue(),
+      fc.dictionary(fc.constantFrom("key", "sessionKey", "limit", "keys", "label", "message", "bogus"), fc.jsonValue()),
+    ),
   }),
 );
 

@@ -44,7 +44,11 @@ describe("gateway handshake", () => {
     open.push(client);
     const res = await client.handshake({ protocol: [5, 6] });
     expect(res.ok).toBe(false);
-    expect(res.error).toMatchObject({ code: "INVALID_REQUEST", message: "protocol mismatch", details: { expectedProtocol: 4 } });
+    expect(res.error).toMatchObject({
+      code: "INVALID_REQUEST",
+      message: "protocol mismatch",
+      details: { expectedProtocol: 4 },
+    });
     expect((await client.waitForClose()).code).toBe(1002);
   });
 
@@ -53,7 +57,10 @@ describe("gateway handshake", () => {
     open.push(client);
     await client.waitFor((f) => f.event === "connect.challenge");
     const res = await client.request("sessions.list", {});
-    expect(res.error).toMatchObject({ code: "INVALID_REQUEST", message: "invalid handshake: first request must be connect" });
+    expect(res.error).toMatchObject({
+      code: "INVALID_REQUEST",
+      message: "invalid handshake: first request must be connect",
+    });
     expect((await client.waitForClose()).code).toBe(1008);
   });
 
@@ -77,11 +84,19 @@ describe("gateway handshake", () => {
   it("authenticates tenant tokens on /t/<tenant> and grants only held scopes", async () => {
     await createTenant("wsacme");
     const reader = await issueToken("wsacme", ["operator.read"]);
-    const client = await connect({ path: "/t/wsacme", token: reader.token, scopes: ["operator.read", "operator.write"] });
+    const client = await connect({
+      path: "/t/wsacme",
+      token: reader.token,
+      scopes: ["operator.read", "operator.write"],
+    });
     const list = await client.request("sessions.list", {});
     expect(list.ok).toBe(true);
     const patch = await client.request("sessions.patch", { key: "main", label: "x" });
-    expect(patch.error).toMatchObject({ code: "FORBIDDEN", message: "missing scope: operator.write", details: { code: "MISSING_SCOPE" } });
+    expect(patch.error).toMatchObject({
+      code: "FORBIDDEN",
+      message: "missing scope: operator.write",
+      details: { code: "MISSING_SCOPE" },
+    });
   });
 
   it("closes open connections of a revoked token and refuses upgrades for unknown tenants", async () => {
@@ -96,15 +111,37 @@ describe("gateway handshake", () => {
   it("verifies an ed25519 device block signed over the v2 payload, and refuses a bad signature with 1008", async () => {
     const keys = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
     const raw = new Uint8Array((await crypto.subtle.exportKey("raw", keys.publicKey)) as ArrayBuffer);
-    const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-    const deviceId = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", raw)), (b) => b.toString(16).padStart(2, "0")).join("");
+    const b64url = (bytes: Uint8Array) =>
+      btoa(String.fromCharCode(...bytes))
+        .replace(/\+/g, "-")
+        .replace(/\//g, "_")
+        .replace(/=+$/, "");
+    const deviceId = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", raw)), (b) =>
+      b.toString(16).padStart(2, "0"),
+    ).join("");
     const connectWith = async (tamper: boolean) => {
       const client = await GatewayClient.open();
       open.push(client);
       const challenge = (await client.waitFor((f) => f.event === "connect.challenge")).payload;
       const signedAt = Date.now();
-      const payload = ["v2", deviceId, "test", "test", "operator", "operator.read", String(signedAt), "test-operator-token", challenge.nonce].join("|");
-      const signature = new Uint8Array(await crypto.subtle.sign({ name: "Ed25519" }, keys.privateKey, new TextEncoder().encode(tamper ? `${payload}x` : payload)));
+      const payload = [
+        "v2",
+        deviceId,
+        "test",
+        "test",
+        "operator",
+        "operator.read",
+        String(signedAt),
+        "test-operator-token",
+        challenge.nonce,
+      ].join("|");
+      const signature = new Uint8Array(
+        await crypto.subtle.sign(
+          { name: "Ed25519" },
+          keys.privateKey,
+          new TextEncoder().encode(tamper ? `${payload}x` : payload),
+        ),
+      );
       const res = await client.request("connect", {
         minProtocol: 4,
         maxProtocol: 4,
@@ -112,14 +149,23 @@ describe("gateway handshake", () => {
         role: "operator",
         scopes: ["operator.read"],
         auth: { token: "test-operator-token" },
-        device: { id: deviceId, publicKey: b64url(raw), signature: b64url(signature), signedAt, nonce: challenge.nonce },
+        device: {
+          id: deviceId,
+          publicKey: b64url(raw),
+          signature: b64url(signature),
+          signedAt,
+          nonce: challenge.nonce,
+        },
       });
       return { client, res };
     };
     const good = await connectWith(false);
     expect(good.res.payload).toMatchObject({ type: "hello-ok", auth: { scopes: ["operator.read"] } });
     const bad = await connectWith(true);
-    expect(bad.res.error).toMatchObject({ code: "INVALID_REQUEST", details: { code: "DEVICE_AUTH_SIGNATURE_INVALID" } });
+    expect(bad.res.error).toMatchObject({
+      code: "INVALID_REQUEST",
+      details: { code: "DEVICE_AUTH_SIGNATURE_INVALID" },
+    });
     expect((await bad.client.waitForClose()).code).toBe(1008);
   });
 
@@ -135,13 +181,18 @@ describe("gateway handshake", () => {
 describe("gateway frames", () => {
   it("answers unknown methods, bad params and duplicate ids with error frames and stays open", async () => {
     const client = await connect();
-    expect((await client.request("nope.method", {})).error).toMatchObject({ code: "INVALID_REQUEST", message: "unknown method: nope.method" });
+    expect((await client.request("nope.method", {})).error).toMatchObject({
+      code: "INVALID_REQUEST",
+      message: "unknown method: nope.method",
+    });
     const bad = await client.request("chat.history", {});
     expect(bad.error.code).toBe("INVALID_REQUEST");
     expect(bad.error.message).toBe("invalid chat.history params: must have required property 'sessionKey'");
     const extra = await client.request("chat.history", { sessionKey: "main", bogus: 1 });
     expect(extra.error.message).toContain("must NOT have additional properties");
-    expect((await client.request("chat.send", { sessionKey: "main" })).error.message).toContain("invalid chat.send params");
+    expect((await client.request("chat.send", { sessionKey: "main" })).error.message).toContain(
+      "invalid chat.send params",
+    );
     client.send("not json");
     client.send(new Uint8Array([1, 2, 3]).buffer as unknown as string);
     const health = await client.request("health", {});
@@ -158,13 +209,26 @@ describe("gateway session methods", () => {
     expect(list.payload).toMatchObject({ count: expect.any(Number), defaults: { mainSessionKey: "agent:main:main" } });
     expect(list.payload.sessions.map((s: any) => s.key)).toContain("agent:main:gw-a");
 
-    const patched = await client.request("sessions.patch", { key: "agent:main:gw-a", label: "alpha", sendPolicy: "deny" });
-    expect(patched.payload).toMatchObject({ ok: true, key: "agent:main:gw-a", entry: { label: "alpha", sendPolicy: "deny" } });
+    const patched = await client.request("sessions.patch", {
+      key: "agent:main:gw-a",
+      label: "alpha",
+      sendPolicy: "deny",
+    });
+    expect(patched.payload).toMatchObject({
+      ok: true,
+      key: "agent:main:gw-a",
+      entry: { label: "alpha", sendPolicy: "deny" },
+    });
     const cleared = await client.request("sessions.patch", { key: "agent:main:gw-a", sendPolicy: null });
     expect(cleared.payload.entry.sendPolicy).toBeUndefined();
 
-    expect((await client.request("sessions.resolve", { label: "alpha" })).payload).toEqual({ ok: true, key: "agent:main:gw-a" });
-    expect((await client.request("sessions.resolve", { label: "nope" })).error.message).toBe("No session found with label: nope");
+    expect((await client.request("sessions.resolve", { label: "alpha" })).payload).toEqual({
+      ok: true,
+      key: "agent:main:gw-a",
+    });
+    expect((await client.request("sessions.resolve", { label: "nope" })).error.message).toBe(
+      "No session found with label: nope",
+    );
     expect((await client.request("sessions.resolve", { key: "a", label: "b" })).error.message).toBe(
       "Provide either key, sessionId, or label (not multiple)",
     );
@@ -179,7 +243,9 @@ describe("gateway session methods", () => {
     expect(reset.payload).toMatchObject({ ok: true, key: "agent:main:gw-a" });
     const deleted = await client.request("sessions.delete", { key: "agent:main:gw-a" });
     expect(deleted.payload).toMatchObject({ ok: true, key: "agent:main:gw-a", deleted: true });
-    expect((await client.request("sessions.delete", { key: "main" })).error.message).toBe("Cannot delete the main session (agent:main:main).");
+    expect((await client.request("sessions.delete", { key: "main" })).error.message).toBe(
+      "Cannot delete the main session (agent:main:main).",
+    );
   });
 
   it("creates sessions with a dashboard key and reads chat.history with __openclaw.seq", async () => {
@@ -189,7 +255,11 @@ describe("gateway session methods", () => {
     // The message starts the session's first turn.
     expect(created.payload).toMatchObject({ runStarted: true, status: "started", runId: expect.any(String) });
     expect((await client.request("agent.wait", { runId: created.payload.runId })).payload.status).toBe("ok");
-    const injected = await client.request("chat.inject", { sessionKey: created.payload.key, message: "injected hello", label: "bot" });
+    const injected = await client.request("chat.inject", {
+      sessionKey: created.payload.key,
+      message: "injected hello",
+      label: "bot",
+    });
     expect(injected.payload).toMatchObject({ ok: true, messageId: expect.any(String) });
     const history = await client.request("chat.history", { sessionKey: created.payload.key });
     expect(history.payload.sessionKey).toBe(created.payload.key);
@@ -218,7 +288,10 @@ describe("gateway events", () => {
     const events = follower.events("session.message");
     expect(events.map((e) => e.payload.message.content)).toEqual(["one", "two", "three"]);
     expect(events.map((e) => e.payload.messageSeq)).toEqual([1, 2, 3]);
-    expect(events[0].payload).toMatchObject({ sessionKey: "agent:main:live", message: { __openclaw: { seq: 1, id: expect.any(String) } } });
+    expect(events[0].payload).toMatchObject({
+      sessionKey: "agent:main:live",
+      message: { __openclaw: { seq: 1, id: expect.any(String) } },
+    });
     expect(events[0].seq).toBeUndefined();
     expect(other.events("session.message")).toHaveLength(0);
   });

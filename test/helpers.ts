@@ -30,13 +30,20 @@ export async function createTenant(id: string) {
   if (res.status !== 201) throw new Error(`create tenant ${id}: ${res.status} ${res.text}`);
 }
 
-export async function issueToken(tenant: string, scopes: string[] = ["operator.read", "operator.write", "operator.admin"]) {
+export async function issueToken(
+  tenant: string,
+  scopes: string[] = ["operator.read", "operator.write", "operator.admin"],
+) {
   const res = await call(`/v1/admin/tenants/${tenant}/tokens`, { method: "POST", token: ADMIN, json: { scopes } });
   if (res.status !== 201) throw new Error(`issue token: ${res.status} ${res.text}`);
   return res.data as { tokenId: string; token: string; scopes: string[] };
 }
 
-export async function append(key: string, message: Record<string, unknown>, opts: { token?: string; prefix?: string } = {}) {
+export async function append(
+  key: string,
+  message: Record<string, unknown>,
+  opts: { token?: string; prefix?: string } = {},
+) {
   return call(`${opts.prefix ?? ""}/v1/sessions/${encodeURIComponent(key)}/messages`, {
     method: "POST",
     json: message,
@@ -45,7 +52,10 @@ export async function append(key: string, message: Record<string, unknown>, opts
 }
 
 export async function history(key: string, query = "", opts: { token?: string; prefix?: string } = {}) {
-  return call(`${opts.prefix ?? ""}/sessions/${encodeURIComponent(key)}/history${query}`, opts.token ? { token: opts.token } : {});
+  return call(
+    `${opts.prefix ?? ""}/sessions/${encodeURIComponent(key)}/history${query}`,
+    opts.token ? { token: opts.token } : {},
+  );
 }
 
 export const user = (text: string, extra: Record<string, unknown> = {}) => ({ role: "user", content: text, ...extra });
@@ -63,7 +73,8 @@ export async function freshTenant(label = "t") {
     prefix,
     call: req,
     append: (key: string, message: Record<string, unknown>) => append(key, message, { token, prefix }),
-    patch: (key: string, fields: Record<string, unknown>) => req(`/v1/sessions/${encodeURIComponent(key)}`, { method: "PATCH", json: fields }),
+    patch: (key: string, fields: Record<string, unknown>) =>
+      req(`/v1/sessions/${encodeURIComponent(key)}`, { method: "PATCH", json: fields }),
     list: (query = "") => req(`/v1/sessions${query}`),
     config: (config: Record<string, unknown>) => req("/v1/config", { method: "PUT", json: config }),
     invoke: (tool: string, args?: unknown, extra: Record<string, unknown> = {}) =>

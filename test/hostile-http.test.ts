@@ -25,7 +25,17 @@ const hostileMessage = fc.oneof(
 
 const hostileKey = fc.oneof(
   fc.string({ maxLength: 40 }),
-  fc.constantFrom("agent:", "agent::x", "agent:main", "agent:B@d!:x", " ", "%", "%ZZ", "a".repeat(600), "agent:main:\u0000x"),
+  fc.constantFrom(
+    "agent:",
+    "agent::x",
+    "agent:main",
+    "agent:B@d!:x",
+    " ",
+    "%",
+    "%ZZ",
+    "a".repeat(600),
+    "agent:main:\u0000x",
+  ),
 );
 
 describe("hostile HTTP input", () => {
@@ -52,13 +62,23 @@ describe("hostile HTTP input", () => {
 
   it("never answers 5xx for hostile keys, cursors and limits", async () => {
     await fc.assert(
-      fc.asyncProperty(hostileKey, fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 }), async (key, limit, cursor) => {
-        const encoded = encodeURIComponent(key);
-        const read = await call(`/sessions/${encoded}/history?limit=${encodeURIComponent(limit)}&cursor=${encodeURIComponent(cursor)}`);
-        expect(read.status, `history ${key}`).toBeLessThan(500);
-        const write = await call(`/v1/sessions/${encoded}/messages`, { method: "POST", json: { role: "user", content: "k" } });
-        expect(write.status, `append ${key}`).toBeLessThan(500);
-      }),
+      fc.asyncProperty(
+        hostileKey,
+        fc.string({ maxLength: 12 }),
+        fc.string({ maxLength: 12 }),
+        async (key, limit, cursor) => {
+          const encoded = encodeURIComponent(key);
+          const read = await call(
+            `/sessions/${encoded}/history?limit=${encodeURIComponent(limit)}&cursor=${encodeURIComponent(cursor)}`,
+          );
+          expect(read.status, `history ${key}`).toBeLessThan(500);
+          const write = await call(`/v1/sessions/${encoded}/messages`, {
+            method: "POST",
+            json: { role: "user", content: "k" },
+          });
+          expect(write.status, `append ${key}`).toBeLessThan(500);
+        },
+      ),
       { numRuns: 150 },
     );
   });

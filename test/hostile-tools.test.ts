@@ -16,7 +16,9 @@ const jsonish = fc.oneof(
   fc.boolean(),
   fc.constant(null),
   fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }),
-  fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constant(null)), { maxKeys: 3 }),
+  fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constant(null)), {
+    maxKeys: 3,
+  }),
 );
 
 const extremeNumber = fc.oneof(
@@ -54,7 +56,15 @@ const hostileKey = fc.oneof(
 );
 
 const toolName = fc.oneof(
-  fc.constantFrom("sessions_list", "sessions_history", "session_status", "agents_list", "sessions_send", "sessions_spawn", "exec"),
+  fc.constantFrom(
+    "sessions_list",
+    "sessions_history",
+    "session_status",
+    "agents_list",
+    "sessions_send",
+    "sessions_spawn",
+    "exec",
+  ),
   fc.string({ maxLength: 20 }),
 );
 
@@ -65,7 +75,10 @@ const toolArgs = fc.record(
     activeMinutes: fc.oneof(extremeNumber, jsonish),
     messageLimit: fc.oneof(extremeNumber, jsonish),
     includeTools: fc.oneof(fc.constantFrom("true", "false", "1"), jsonish),
-    kinds: fc.oneof(fc.array(fc.constantFrom("main", "GROUP", "cron", "other", "", " x ", "hook"), { maxLength: 40 }), jsonish),
+    kinds: fc.oneof(
+      fc.array(fc.constantFrom("main", "GROUP", "cron", "other", "", " x ", "hook"), { maxLength: 40 }),
+      jsonish,
+    ),
     model: fc.oneof(fc.constantFrom("default", "DEFAULT", "gpt-x", ""), jsonish),
     action: jsonish,
   },
@@ -88,7 +101,12 @@ const ERROR_TYPES = ["invalid_request", "invalid_json", "tool_error", "not_found
 async function seed(t: TestTenant) {
   await t.append("main", user("root"));
   await t.patch("kid", { spawnedBy: "main", label: "kid" });
-  await t.append("kid", { role: "toolResult", toolCallId: "c", toolName: "exec", content: [{ type: "text", text: "tool out" }] });
+  await t.append("kid", {
+    role: "toolResult",
+    toolCallId: "c",
+    toolName: "exec",
+    content: [{ type: "text", text: "tool out" }],
+  });
   await t.append("agent:ops:main", user("ops"));
   await t.append("global", user("g"));
 }
@@ -118,7 +136,9 @@ describe("hostile tool arguments", () => {
   it("answers 200 or a 4xx error envelope, never 5xx, for a few hundred generated invoke bodies", async () => {
     const t = await freshTenant("fuzz");
     await seed(t);
-    await t.config({ tools: { sessions: { visibility: "all" }, agentToAgent: { enabled: true, allow: ["main", "o*"] } } });
+    await t.config({
+      tools: { sessions: { visibility: "all" }, agentToAgent: { enabled: true, allow: ["main", "o*"] } },
+    });
     await fc.assert(
       fc.asyncProperty(invokeBody, async (body) => {
         const res = await t.call("/tools/invoke", { method: "POST", body: JSON.stringify(body) });
@@ -142,7 +162,10 @@ describe("hostile tool arguments", () => {
         toolArgs,
         fc.oneof(fc.constant(undefined), hostileKey),
         async (vis, tool, args, sessionKey) => {
-          await t.config({ tools: { sessions: { visibility: vis } }, agents: { defaults: { sandbox: { mode: "all" } } } });
+          await t.config({
+            tools: { sessions: { visibility: vis } },
+            agents: { defaults: { sandbox: { mode: "all" } } },
+          });
           const res = await t.invoke(tool, args, sessionKey === undefined ? {} : { sessionKey });
           expectWellFormed(res, `${vis} ${tool} ${JSON.stringify(args).slice(0, 200)} as ${sessionKey}`);
         },

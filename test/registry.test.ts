@@ -32,7 +32,15 @@ async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, time
 /** A registry row as a session object would publish it. */
 function indexRow(key: string, fields: Partial<SessionRow> = {}): SessionRow {
   const agentId = /^agent:([^:]+):/.exec(key)?.[1] ?? "main";
-  return { key, agentId, sessionId: crypto.randomUUID(), updatedAt: Date.now(), messageCount: 0, kind: "direct", ...fields };
+  return {
+    key,
+    agentId,
+    sessionId: crypto.randomUUID(),
+    updatedAt: Date.now(),
+    messageCount: 0,
+    kind: "direct",
+    ...fields,
+  };
 }
 
 async function rowOf(t: TestTenant, key: string) {
@@ -73,11 +81,24 @@ describe("GET /v1/sessions: OpenClaw's sessions.list shape", () => {
 
   it("reports the configured default agent, mainKey and scope in defaults", async () => {
     const t = await freshTenant("defaults");
-    await t.config({ session: { mainKey: "home" }, agents: { list: [{ id: "helper" }, { id: "ops", default: true }] } });
+    await t.config({
+      session: { mainKey: "home" },
+      agents: { list: [{ id: "helper" }, { id: "ops", default: true }] },
+    });
     const res = await t.list();
-    expect(res.data.defaults).toEqual({ defaultAgentId: "ops", mainKey: "home", mainSessionKey: "agent:ops:home", scope: "per-sender" });
+    expect(res.data.defaults).toEqual({
+      defaultAgentId: "ops",
+      mainKey: "home",
+      mainSessionKey: "agent:ops:home",
+      scope: "per-sender",
+    });
     await t.config({ session: { scope: "global" } });
-    expect((await t.list()).data.defaults).toEqual({ defaultAgentId: "main", mainKey: "main", mainSessionKey: "global", scope: "global" });
+    expect((await t.list()).data.defaults).toEqual({
+      defaultAgentId: "main",
+      mainKey: "main",
+      mainSessionKey: "global",
+      scope: "global",
+    });
   });
 
   it("requires a token with operator.read", async () => {
@@ -99,7 +120,10 @@ describe("the index follows every session write", () => {
 
     // Later appends reach the index in the background.
     await t.append("lifecycle", user("second"));
-    const appended = await poll(() => rowOf(t, key), (row) => row?.messageCount === 2);
+    const appended = await poll(
+      () => rowOf(t, key),
+      (row) => row?.messageCount === 2,
+    );
     expect(appended).toMatchObject({ messageCount: 2 });
 
     const patched = await t.patch("lifecycle", { label: "tracked" });
@@ -185,7 +209,10 @@ describe("GET /v1/sessions filters", () => {
     const viaAlias = await t.list("?spawnedBy=main");
     expect(keys(viaAlias).sort()).toEqual(["agent:main:child-1", "agent:main:child-2"]);
     expect(viaAlias.data.sessions[0].spawnedBy).toBe("agent:main:main");
-    expect(keys(await t.list("?spawnedBy=agent:main:main")).sort()).toEqual(["agent:main:child-1", "agent:main:child-2"]);
+    expect(keys(await t.list("?spawnedBy=agent:main:main")).sort()).toEqual([
+      "agent:main:child-1",
+      "agent:main:child-2",
+    ]);
     expect(keys(await t.list("?spawnedBy=child-1"))).toEqual(["agent:main:grandchild"]);
     // Clearing spawnedBy takes the session out of the tree.
     await t.patch("child-2", { spawnedBy: null });
@@ -224,7 +251,10 @@ describe("GET /v1/sessions filters", () => {
     await t.patch("kid-a-1", { spawnedBy: "kid-a" });
     const res = await t.list();
     const byKey = new Map(res.data.sessions.map((s: { key: string }) => [s.key, s]));
-    expect((byKey.get("agent:main:main") as SessionRow).childSessions?.sort()).toEqual(["agent:main:kid-a", "agent:main:kid-b"]);
+    expect((byKey.get("agent:main:main") as SessionRow).childSessions?.sort()).toEqual([
+      "agent:main:kid-a",
+      "agent:main:kid-b",
+    ]);
     expect((byKey.get("agent:main:kid-a") as SessionRow).childSessions).toEqual(["agent:main:kid-a-1"]);
     expect((byKey.get("agent:main:kid-b") as SessionRow).childSessions).toBeUndefined();
     // A deleted child leaves its parent's list.
@@ -258,13 +288,23 @@ describe("index consistency", () => {
     const tenant = tenantStub(t);
 
     // Older updatedAt loses even with a much higher version.
-    expect(await tenant.upsertSession({ ...snapshot.row, label: "stale", updatedAt: snapshot.row.updatedAt - 60_000 }, snapshot.version + 100)).toBe(false);
+    expect(
+      await tenant.upsertSession(
+        { ...snapshot.row, label: "stale", updatedAt: snapshot.row.updatedAt - 60_000 },
+        snapshot.version + 100,
+      ),
+    ).toBe(false);
     // Same updatedAt with a lower version loses.
     expect(await tenant.upsertSession({ ...snapshot.row, label: "stale" }, snapshot.version - 1)).toBe(false);
     expect((await rowOf(t, key)).label).toBe("fresh");
 
     // A strictly newer row replaces it.
-    expect(await tenant.upsertSession({ ...snapshot.row, label: "newer", updatedAt: snapshot.row.updatedAt + 1 }, snapshot.version + 1)).toBe(true);
+    expect(
+      await tenant.upsertSession(
+        { ...snapshot.row, label: "newer", updatedAt: snapshot.row.updatedAt + 1 },
+        snapshot.version + 1,
+      ),
+    ).toBe(true);
     expect((await rowOf(t, key)).label).toBe("newer");
     // And the older one still cannot come back afterwards.
     expect(await tenant.upsertSession(snapshot.row, snapshot.version)).toBe(false);
@@ -292,7 +332,10 @@ describe("index consistency", () => {
     await t.append("evicted", user("one"));
     await t.append("evicted", user("two"));
     await evictDurableObject(sessionStub(t, key));
-    const row = await poll(() => rowOf(t, key), (r) => r?.messageCount === 2);
+    const row = await poll(
+      () => rowOf(t, key),
+      (r) => r?.messageCount === 2,
+    );
     expect(row).toMatchObject({ messageCount: 2 });
   });
 
@@ -308,7 +351,10 @@ describe("index consistency", () => {
     expect((await rowOf(t, key)).label).toBeUndefined();
     // Any request that wakes the object publishes the pending change.
     expect((await t.call("/sessions/unpublished/history")).status).toBe(200);
-    const row = await poll(() => rowOf(t, key), (r) => r?.label === "late-label");
+    const row = await poll(
+      () => rowOf(t, key),
+      (r) => r?.label === "late-label",
+    );
     expect(row?.label).toBe("late-label");
   });
 
@@ -323,7 +369,11 @@ describe("index consistency", () => {
       await state.storage.setAlarm(Date.now() + 200);
     });
     await evictDurableObject(sessionStub(t, key));
-    const row = await poll(() => rowOf(t, key), (r) => r?.label === "orphan", 2500);
+    const row = await poll(
+      () => rowOf(t, key),
+      (r) => r?.label === "orphan",
+      2500,
+    );
     expect(row?.label).toBe("orphan");
   });
 
@@ -371,7 +421,10 @@ describe("index consistency", () => {
     expect(byKey(after.data.sessions)).toEqual(byKey(before.data.sessions));
     // Tool reads go through the rebuilt index too: the child is still in main's tree.
     const listed = await t.invoke("sessions_list", {});
-    expect(listed.data.result.details.sessions.map((s: { key: string }) => s.key).sort()).toEqual(["agent:main:child", "main"]);
+    expect(listed.data.result.details.sessions.map((s: { key: string }) => s.key).sort()).toEqual([
+      "agent:main:child",
+      "main",
+    ]);
   });
 
   it("reindex answers 404 for a tenant that does not exist", async () => {
@@ -488,7 +541,9 @@ describe("sessions.resolve (domain, as the gateway will call it)", () => {
       "Provide either key, sessionId, or label (not multiple)",
     );
     expect((await failure(resolveSession(ctx, {}))).message).toBe("Either key, sessionId, or label is required");
-    expect((await failure(resolveSession(ctx, { key: "  " }))).message).toBe("Either key, sessionId, or label is required");
+    expect((await failure(resolveSession(ctx, { key: "  " }))).message).toBe(
+      "Either key, sessionId, or label is required",
+    );
   });
 
   it("resolves a key, a sessionId (current or from before a reset) and a unique label to the canonical key", async () => {
@@ -519,7 +574,10 @@ describe("sessions.resolve (domain, as the gateway will call it)", () => {
     expect((await failure(resolveSession(ctx, { sessionId: id }))).message).toBe(`No session found: ${id}`);
     expect((await failure(resolveSession(ctx, { label: "none" }))).message).toBe("No session found with label: none");
     const ambiguous = await failure(resolveSession(ctx, { label: "dup" }));
-    expect([ambiguous.code, ambiguous.message]).toEqual(["invalid", "Multiple sessions found with label: dup (agent:main:two, agent:main:one)"]);
+    expect([ambiguous.code, ambiguous.message]).toEqual([
+      "invalid",
+      "Multiple sessions found with label: dup (agent:main:two, agent:main:one)",
+    ]);
     expect(await resolveSession(ctx, { label: "solo", agentId: "OPS" })).toBe("agent:ops:three");
     expect((await failure(resolveSession(ctx, { label: "solo", agentId: "main" }))).code).toBe("not_found");
   });

@@ -23,7 +23,10 @@ async function tenantWith(id: string, runner?: Record<string, unknown>, extraCon
 }
 
 const final = (client: GatewayClient, runId: string) =>
-  client.waitFor((f) => f.event === "chat" && f.payload.runId === runId && ["final", "error", "aborted"].includes(f.payload.state), 10_000);
+  client.waitFor(
+    (f) => f.event === "chat" && f.payload.runId === runId && ["final", "error", "aborted"].includes(f.payload.state),
+    10_000,
+  );
 
 describe("chat.send with the echo runner", () => {
   it("starts a run, streams events and lands ECHO: <text> in the transcript", async () => {
@@ -36,15 +39,23 @@ describe("chat.send with the echo runner", () => {
     await client.waitFor((f) => f.event === "chat" && f.payload.runId === "run-1" && f.payload.state === "final");
     expect(client.frames.findIndex((f) => f.type === "event" && f.payload?.runId === "run-1")).toBeGreaterThan(ackAt);
     const done = await final(client, "run-1");
-    expect(done.payload).toMatchObject({ state: "final", sessionKey: "agent:main:main", message: { role: "assistant", content: [{ type: "text", text: "ECHO: hello" }] } });
-    const lifecycle = client.events("agent").filter((e) => e.payload.runId === "run-1" && e.payload.stream === "lifecycle");
+    expect(done.payload).toMatchObject({
+      state: "final",
+      sessionKey: "agent:main:main",
+      message: { role: "assistant", content: [{ type: "text", text: "ECHO: hello" }] },
+    });
+    const lifecycle = client
+      .events("agent")
+      .filter((e) => e.payload.runId === "run-1" && e.payload.stream === "lifecycle");
     expect(lifecycle.map((e) => e.payload.data.phase)).toEqual(["start", "end"]);
     await client.waitFor(() => client.events("session.message").length === 2);
     const messages = client.events("session.message").map((e) => e.payload.message);
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(messages[0].provenance).toEqual({ kind: "external_user" });
     // The final chat event follows the assistant message on the wire.
-    const order = client.frames.filter((f) => f.event === "session.message" || (f.event === "chat" && f.payload.state === "final")).map((f) => f.event);
+    const order = client.frames
+      .filter((f) => f.event === "session.message" || (f.event === "chat" && f.payload.state === "final"))
+      .map((f) => f.event);
     expect(order).toEqual(["session.message", "session.message", "chat"]);
   });
 
@@ -52,14 +63,26 @@ describe("chat.send with the echo runner", () => {
     const { client } = await tenantWith("run-phases", { type: "openai", baseUrl: `${peer}/v1`, model: "fail500" });
     await client.request("sessions.subscribe", {});
     await client.request("chat.send", { sessionKey: "main", message: "x", idempotencyKey: "ph-1" });
-    await client.waitFor((f) => f.event === "sessions.changed" && f.payload.runId === "ph-1" && f.payload.phase === "error");
-    const phases = client.events("sessions.changed").filter((e) => e.payload.runId === "ph-1").map((e) => e.payload.phase);
+    await client.waitFor(
+      (f) => f.event === "sessions.changed" && f.payload.runId === "ph-1" && f.payload.phase === "error",
+    );
+    const phases = client
+      .events("sessions.changed")
+      .filter((e) => e.payload.runId === "ph-1")
+      .map((e) => e.payload.phase);
     expect(phases).toEqual(["start", "error"]);
     const ok = await tenantWith("run-phases-ok");
     await ok.client.request("sessions.subscribe", {});
     await ok.client.request("chat.send", { sessionKey: "main", message: "x", idempotencyKey: "ph-2" });
-    await ok.client.waitFor((f) => f.event === "sessions.changed" && f.payload.runId === "ph-2" && f.payload.phase === "end");
-    expect(ok.client.events("sessions.changed").filter((e) => e.payload.runId === "ph-2").map((e) => e.payload.phase)).toEqual(["start", "end"]);
+    await ok.client.waitFor(
+      (f) => f.event === "sessions.changed" && f.payload.runId === "ph-2" && f.payload.phase === "end",
+    );
+    expect(
+      ok.client
+        .events("sessions.changed")
+        .filter((e) => e.payload.runId === "ph-2")
+        .map((e) => e.payload.phase),
+    ).toEqual(["start", "end"]);
   });
 
   it("dedupes by idempotencyKey: in flight, then the cached result", async () => {
@@ -77,7 +100,11 @@ describe("chat.send with the echo runner", () => {
 
   it("refuses a message over the row limit with a clear error, appending nothing", async () => {
     const { client } = await tenantWith("run-too-large");
-    const res = await client.request("chat.send", { sessionKey: "main", message: "x".repeat(1_900_000), idempotencyKey: "big" });
+    const res = await client.request("chat.send", {
+      sessionKey: "main",
+      message: "x".repeat(1_900_000),
+      idempotencyKey: "big",
+    });
     expect(res.error).toMatchObject({ code: "INVALID_REQUEST", message: expect.stringContaining("1800000") });
     expect((await client.request("chat.history", { sessionKey: "main" })).payload.messages).toEqual([]);
   });
@@ -94,7 +121,12 @@ describe("chat.send with the echo runner", () => {
     await client.request("chat.send", { sessionKey: "main", message: "second", idempotencyKey: "f2" });
     await final(client, "f2");
     const starts = client.events("agent").filter((e) => e.payload.stream === "lifecycle");
-    expect(starts.map((e) => `${e.payload.runId}:${e.payload.data.phase}`)).toEqual(["f1:start", "f1:end", "f2:start", "f2:end"]);
+    expect(starts.map((e) => `${e.payload.runId}:${e.payload.data.phase}`)).toEqual([
+      "f1:start",
+      "f1:end",
+      "f2:start",
+      "f2:end",
+    ]);
     const transcript = await client.request("chat.history", { sessionKey: "main" });
     expect(transcript.payload.messages.map((m: any) => m.role)).toEqual(["user", "user", "assistant", "assistant"]);
   });
@@ -103,11 +135,26 @@ describe("chat.send with the echo runner", () => {
 describe("agent and agent.wait", () => {
   it("answers the same request id twice: accepted, then the final result", async () => {
     const { client } = await tenantWith("run-agent");
-    client.send({ type: "req", id: "a1", method: "agent", params: { message: "two phase", sessionKey: "agent:main:work", idempotencyKey: "ag-1" } });
+    client.send({
+      type: "req",
+      id: "a1",
+      method: "agent",
+      params: { message: "two phase", sessionKey: "agent:main:work", idempotencyKey: "ag-1" },
+    });
     await client.waitFor(() => client.frames.filter((f) => f.type === "res" && f.id === "a1").length === 2);
     const [accepted, finished] = client.frames.filter((f) => f.type === "res" && f.id === "a1");
-    expect(accepted.payload).toMatchObject({ runId: "ag-1", status: "accepted", sessionKey: "agent:main:work", agentId: "main" });
-    expect(finished.payload).toMatchObject({ runId: "ag-1", status: "ok", summary: "completed", result: { payloads: [{ text: "ECHO: two phase", mediaUrl: null }] } });
+    expect(accepted.payload).toMatchObject({
+      runId: "ag-1",
+      status: "accepted",
+      sessionKey: "agent:main:work",
+      agentId: "main",
+    });
+    expect(finished.payload).toMatchObject({
+      runId: "ag-1",
+      status: "ok",
+      summary: "completed",
+      result: { payloads: [{ text: "ECHO: two phase", mediaUrl: null }] },
+    });
     // "accepted" comes before any event of the run, as OpenClaw sends it.
     const acceptedAt = client.frames.indexOf(accepted);
     const firstEvent = client.frames.findIndex((f) => f.type === "event" && f.payload?.runId === "ag-1");
@@ -117,7 +164,12 @@ describe("agent and agent.wait", () => {
     const lastEvent = client.frames.findLastIndex((f) => f.type === "event" && f.payload?.runId === "ag-1");
     expect(lastEvent).toBeLessThan(finalAt);
     const wait = await client.request("agent.wait", { runId: "ag-1" });
-    expect(wait.payload).toMatchObject({ runId: "ag-1", status: "ok", startedAt: expect.any(Number), endedAt: expect.any(Number) });
+    expect(wait.payload).toMatchObject({
+      runId: "ag-1",
+      status: "ok",
+      startedAt: expect.any(Number),
+      endedAt: expect.any(Number),
+    });
   });
 
   it("reports a wait timeout as an ok response with status timeout, and the run goes on", async () => {
@@ -131,7 +183,9 @@ describe("agent and agent.wait", () => {
   });
 
   it("rejects unknown agent ids and model overrides from non-admins", async () => {
-    const { client } = await tenantWith("run-agent-errors", undefined, { agents: { list: [{ id: "main" }, { id: "ops" }] } });
+    const { client } = await tenantWith("run-agent-errors", undefined, {
+      agents: { list: [{ id: "main" }, { id: "ops" }] },
+    });
     const unknown = await client.request("agent", { message: "x", agentId: "ghost", idempotencyKey: "u1" });
     expect(unknown.error.message).toBe('unknown agent id "ghost"');
     const ok = await client.request("agent", { message: "x", agentId: "ops", idempotencyKey: "u2" });
@@ -152,9 +206,17 @@ describe("send policy", () => {
     const { client } = await tenantWith("policy-rule", undefined, {
       session: { sendPolicy: { rules: [{ action: "deny", match: { channel: "discord", chatType: "group" } }] } },
     });
-    const res = await client.request("chat.send", { sessionKey: "agent:main:discord:group:g1", message: "x", idempotencyKey: "p2" });
+    const res = await client.request("chat.send", {
+      sessionKey: "agent:main:discord:group:g1",
+      message: "x",
+      idempotencyKey: "p2",
+    });
     expect(res.error.message).toBe("send blocked by session policy");
-    const allowed = await client.request("chat.send", { sessionKey: "agent:main:telegram:group:g1", message: "x", idempotencyKey: "p3" });
+    const allowed = await client.request("chat.send", {
+      sessionKey: "agent:main:telegram:group:g1",
+      message: "x",
+      idempotencyKey: "p3",
+    });
     expect(allowed.payload.status).toBe("started");
   });
 
@@ -169,7 +231,10 @@ describe("send policy", () => {
     expect((await final(client, "s3")).payload.message.content[0].text).toBe("⚙️ Usage: /send on|off|inherit");
     await client.request("chat.send", { sessionKey: "main", message: "/send inherit", idempotencyKey: "s4" });
     await final(client, "s4");
-    expect((await client.request("chat.send", { sessionKey: "main", message: "hello", idempotencyKey: "s5" })).payload.status).toBe("started");
+    expect(
+      (await client.request("chat.send", { sessionKey: "main", message: "hello", idempotencyKey: "s5" })).payload
+        .status,
+    ).toBe("started");
   });
 });
 
@@ -186,22 +251,41 @@ describe("aborts and timeouts", () => {
     expect(wait.payload.status).toBe("error");
     const messages = (await client.request("chat.history", { sessionKey: "main" })).payload.messages;
     expect(messages.at(-1)).toMatchObject({ role: "assistant", openclawAbort: { aborted: true, runId: "x1" } });
-    const row = (await client.request("sessions.list", {})).payload.sessions.find((s: any) => s.key === "agent:main:main");
+    const row = (await client.request("sessions.list", {})).payload.sessions.find(
+      (s: any) => s.key === "agent:main:main",
+    );
     expect(row.abortedLastRun).toBe(true);
   });
 
   it("chat.abort and sessions.abort stop a run by id", async () => {
     const { client } = await tenantWith("abort-methods", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
     await client.request("chat.send", { sessionKey: "main", message: "one", idempotencyKey: "c1" });
-    expect((await client.request("chat.abort", { sessionKey: "main", runId: "c1" })).payload).toEqual({ ok: true, aborted: true, runIds: ["c1"] });
+    expect((await client.request("chat.abort", { sessionKey: "main", runId: "c1" })).payload).toEqual({
+      ok: true,
+      aborted: true,
+      runIds: ["c1"],
+    });
     await client.request("chat.send", { sessionKey: "main", message: "two", idempotencyKey: "c2" });
-    expect((await client.request("sessions.abort", { key: "main" })).payload).toEqual({ ok: true, abortedRunId: "c2", status: "aborted" });
-    expect((await client.request("sessions.abort", { key: "main" })).payload).toEqual({ ok: true, abortedRunId: null, status: "no-active-run" });
+    expect((await client.request("sessions.abort", { key: "main" })).payload).toEqual({
+      ok: true,
+      abortedRunId: "c2",
+      status: "aborted",
+    });
+    expect((await client.request("sessions.abort", { key: "main" })).payload).toEqual({
+      ok: true,
+      abortedRunId: null,
+      status: "no-active-run",
+    });
   });
 
   it("ends a run as timeout from the alarm timer", async () => {
     const { client } = await tenantWith("timeout", { type: "openai", baseUrl: `${peer}/v1`, model: "hang" });
-    await client.request("chat.send", { sessionKey: "main", message: "never answered", idempotencyKey: "t1", timeoutMs: 1000 });
+    await client.request("chat.send", {
+      sessionKey: "main",
+      message: "never answered",
+      idempotencyKey: "t1",
+      timeoutMs: 1000,
+    });
     const wait = await client.request("agent.wait", { runId: "t1", timeoutMs: 10_000 });
     expect(wait.payload).toMatchObject({ status: "timeout", error: "run timed out after 1s" });
     const done = await final(client, "t1");
@@ -212,9 +296,21 @@ describe("aborts and timeouts", () => {
 describe("runner failures", () => {
   for (const [name, runner, expected] of [
     ["a 5xx", { type: "openai", baseUrl: `${peer}/v1`, model: "fail500" }, "model endpoint answered 500"],
-    ["a malformed stream", { type: "openai", baseUrl: `${peer}/v1`, model: "malformed" }, "malformed stream from model"],
-    ["a stream cut short", { type: "openai", baseUrl: `${peer}/v1`, model: "truncated" }, "malformed stream from model"],
-    ["a refused connection", { type: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "echo" }, "model endpoint unreachable"],
+    [
+      "a malformed stream",
+      { type: "openai", baseUrl: `${peer}/v1`, model: "malformed" },
+      "malformed stream from model",
+    ],
+    [
+      "a stream cut short",
+      { type: "openai", baseUrl: `${peer}/v1`, model: "truncated" },
+      "malformed stream from model",
+    ],
+    [
+      "a refused connection",
+      { type: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "echo" },
+      "model endpoint unreachable",
+    ],
     ["a failing webhook", { type: "webhook", url: `${peer}/webhook/fail` }, "webhook answered 503"],
   ] as const) {
     it(`ends the run as error on ${name}, appending no reply`, async () => {
@@ -243,17 +339,31 @@ describe("openai runner", () => {
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.at(-1)!.payload.message.content[0].text).toBe("ECHO: stream me");
     expect(deltas.map((d) => d.payload.deltaText).join("")).toBe("ECHO: stream me");
-    const seqs = client.events("chat").filter((e) => e.payload.runId === "o1").map((e) => e.payload.seq);
+    const seqs = client
+      .events("chat")
+      .filter((e) => e.payload.runId === "o1")
+      .map((e) => e.payload.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     const assistant = (await client.request("chat.history", { sessionKey: "main" })).payload.messages.at(-1);
     expect(assistant.usage).toMatchObject({ input: 11, totalTokens: expect.any(Number) });
-    const row = (await client.request("sessions.list", {})).payload.sessions.find((s: any) => s.key === "agent:main:main");
+    const row = (await client.request("sessions.list", {})).payload.sessions.find(
+      (s: any) => s.key === "agent:main:main",
+    );
     expect(row.inputTokens).toBe(11);
   });
 
   it("passes extraSystemPrompt to the model as a system message", async () => {
-    const { client } = await tenantWith("openai-system", { type: "openai", baseUrl: `${peer}/v1`, model: "system-echo" });
-    client.send({ type: "req", id: "sp", method: "agent", params: { message: "x", extraSystemPrompt: "be brief", idempotencyKey: "sp1" } });
+    const { client } = await tenantWith("openai-system", {
+      type: "openai",
+      baseUrl: `${peer}/v1`,
+      model: "system-echo",
+    });
+    client.send({
+      type: "req",
+      id: "sp",
+      method: "agent",
+      params: { message: "x", extraSystemPrompt: "be brief", idempotencyKey: "sp1" },
+    });
     const res = await client.waitFor((f) => f.type === "res" && f.id === "sp" && f.payload?.status === "ok", 10_000);
     expect(res.payload.result.payloads[0].text).toBe("SYSTEM: be brief");
   });
@@ -269,7 +379,12 @@ describe("webhook runner", () => {
     const recorded = (await (await fetch(`${peer}/control/recorded?path=/webhook/sync`)).json()) as any[];
     const request = recorded.find((r) => r.body.runId === "h1");
     expect(request.validSignature).toBe(true);
-    expect(request.body).toMatchObject({ sessionKey: "agent:main:main", agentId: "main", input: { message: "ping" }, runToken: expect.stringMatching(/^ocr_/) });
+    expect(request.body).toMatchObject({
+      sessionKey: "agent:main:main",
+      agentId: "main",
+      input: { message: "ping" },
+      runToken: expect.stringMatching(/^ocr_/),
+    });
   });
 
   it("completes a 202 run by callback with the run token, idempotently; other tenants get 403", async () => {
@@ -284,8 +399,13 @@ describe("webhook runner", () => {
     }
     const runToken = request.body.runToken;
     const base = "/t/hook-async/v1/runs/h2";
-    expect((await call(`${base}/events`, { method: "POST", token: runToken, json: { text: "work" } })).status).toBe(200);
-    expect((await call("/t/hook-other/v1/runs/h2/complete", { method: "POST", token: runToken, json: { reply: "x" } })).status).toBe(403);
+    expect((await call(`${base}/events`, { method: "POST", token: runToken, json: { text: "work" } })).status).toBe(
+      200,
+    );
+    expect(
+      (await call("/t/hook-other/v1/runs/h2/complete", { method: "POST", token: runToken, json: { reply: "x" } }))
+        .status,
+    ).toBe(403);
     expect((await call(`${base}/complete`, { method: "POST", token: null, json: { reply: "x" } })).status).toBe(401);
     const done = await call(`${base}/complete`, { method: "POST", token: runToken, json: { reply: "async done" } });
     expect(done.data).toMatchObject({ ok: true, completed: true, state: "ok" });
@@ -294,18 +414,31 @@ describe("webhook runner", () => {
     const messages = (await client.request("chat.history", { sessionKey: "main" })).payload.messages;
     expect(messages.map((m: any) => m.content[0]?.text ?? m.content)).toEqual(["later", "async done"]);
     // The run token acts as its session for tools and nothing else.
-    expect((await call("/t/hook-async/tools/invoke", { method: "POST", token: runToken, json: { tool: "sessions_list" } })).status).toBe(200);
+    expect(
+      (await call("/t/hook-async/tools/invoke", { method: "POST", token: runToken, json: { tool: "sessions_list" } }))
+        .status,
+    ).toBe(200);
     expect((await call("/t/hook-async/v1/sessions", { token: runToken })).status).toBe(403);
   });
 });
 
 describe("ingest with run: true and recovery", () => {
   it("starts a run from the HTTP ingest", async () => {
-    const res = await call("/v1/sessions/ingested/messages", { method: "POST", json: { role: "user", content: "via http", run: true, idempotencyKey: "ing-1" } });
+    const res = await call("/v1/sessions/ingested/messages", {
+      method: "POST",
+      json: { role: "user", content: "via http", run: true, idempotencyKey: "ing-1" },
+    });
     expect(res.status).toBe(201);
-    expect(res.data).toMatchObject({ sessionKey: "agent:main:ingested", seq: 1, runId: "ingest:agent:main:ingested:ing-1" });
+    expect(res.data).toMatchObject({
+      sessionKey: "agent:main:ingested",
+      seq: 1,
+      runId: "ingest:agent:main:ingested:ing-1",
+    });
     // Idempotency keys of ingest are per session: the same key elsewhere is a new message.
-    const other = await call("/v1/sessions/ingested-too/messages", { method: "POST", json: { role: "user", content: "same key", run: true, idempotencyKey: "ing-1" } });
+    const other = await call("/v1/sessions/ingested-too/messages", {
+      method: "POST",
+      json: { role: "user", content: "same key", run: true, idempotencyKey: "ing-1" },
+    });
     expect(other.data).toMatchObject({ sessionKey: "agent:main:ingested-too", seq: 1 });
     let messages: any[] = [];
     for (let i = 0; i < 50 && messages.length < 2; i++) {
@@ -324,7 +457,12 @@ describe("ingest with run: true and recovery", () => {
     expect(second.payload.status).toBe("ok");
     expect((await client.request("agent.wait", { runId: "q1", timeoutMs: 1000 })).payload.status).toBe("ok");
     const messages = (await client.request("chat.history", { sessionKey: "main" })).payload.messages;
-    expect(messages.map((m: any) => (typeof m.content === "string" ? m.content : m.content[0].text))).toEqual(["one", "two", "ECHO: one", "ECHO: two"]);
+    expect(messages.map((m: any) => (typeof m.content === "string" ? m.content : m.content[0].text))).toEqual([
+      "one",
+      "two",
+      "ECHO: one",
+      "ECHO: two",
+    ]);
   });
 
   it("resumes a run interrupted by eviction exactly once", async () => {

@@ -19,13 +19,18 @@ describe("sandbox policy", () => {
   });
 
   it("keeps a session recorded as sandboxed sandboxed", () => {
-    expect(isSandboxedSession({}, { key: "agent:main:subagent:1", agentId: "main", recordedSandboxed: true })).toBe(true);
+    expect(isSandboxedSession({}, { key: "agent:main:subagent:1", agentId: "main", recordedSandboxed: true })).toBe(
+      true,
+    );
   });
 
   it("defaults the sandbox tools visibility to spawned, the agent's setting winning", () => {
     expect(sandboxToolsVisibility({}, "main")).toBe("spawned");
     const config = {
-      agents: { defaults: { sandbox: { sessionToolsVisibility: "all" as const } }, list: [{ id: "ops", sandbox: { sessionToolsVisibility: "spawned" as const } }] },
+      agents: {
+        defaults: { sandbox: { sessionToolsVisibility: "all" as const } },
+        list: [{ id: "ops", sandbox: { sessionToolsVisibility: "spawned" as const } }],
+      },
     };
     expect(sandboxToolsVisibility(config, "main")).toBe("all");
     expect(sandboxToolsVisibility(config, "ops")).toBe("spawned");

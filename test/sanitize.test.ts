@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   CHAT_HISTORY_OVERSIZED_TEXT,
-  SESSIONS_HISTORY_MAX_BYTES,
-  SESSIONS_HISTORY_OVERSIZED_TEXT,
-  type TranscriptMessage,
   filterToolMessages,
   redactSecrets,
+  SESSIONS_HISTORY_MAX_BYTES,
+  SESSIONS_HISTORY_OVERSIZED_TEXT,
   sanitizeChatHistory,
   sanitizeToolHistory,
   stripDirectiveTags,
+  type TranscriptMessage,
   utf8Bytes,
 } from "../src/session/sanitize";
 
@@ -126,9 +126,7 @@ describe("redactSecrets", () => {
   });
 
   it("masks key=value style assignments", () => {
-    expect(redactSecrets("OPENAI_API_KEY=abcdefghijklmnopqrstuvwxyz").text).toBe(
-      "OPENAI_API_KEY=abcdef…wxyz",
-    );
+    expect(redactSecrets("OPENAI_API_KEY=abcdefghijklmnopqrstuvwxyz").text).toBe("OPENAI_API_KEY=abcdef…wxyz");
     expect(redactSecrets('token: "abc123"').text).toBe('token: "***"');
     expect(redactSecrets("my_secret =\tabcdefghijklmnopqrstuvwxyz").text).toBe("my_secret =\tabcdef…wxyz");
   });
@@ -278,17 +276,16 @@ describe("sanitizeChatHistory", () => {
       assistant("NO_REPLY, but actually here is an answer"),
       user("NO_REPLY"),
     ]);
-    expect(out.map((m) => firstBlockText(m))).toEqual([
-      "ping",
-      "NO_REPLY, but actually here is an answer",
-      "NO_REPLY",
-    ]);
+    expect(out.map((m) => firstBlockText(m))).toEqual(["ping", "NO_REPLY, but actually here is an answer", "NO_REPLY"]);
   });
 
   it("keeps assistant NO_REPLY text when it sits beside a tool call", () => {
     const msg: TranscriptMessage = {
       role: "assistant",
-      content: [{ type: "text", text: "NO_REPLY" }, { type: "toolCall", id: "1", name: "x", arguments: {} }],
+      content: [
+        { type: "text", text: "NO_REPLY" },
+        { type: "toolCall", id: "1", name: "x", arguments: {} },
+      ],
     };
     expect(sanitizeChatHistory([msg])).toHaveLength(1);
   });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
-  SEND_BLOCKED_TEXT,
-  type SendPolicyConfig,
   parseSendCommand,
   resolveSendPolicy,
+  SEND_BLOCKED_TEXT,
+  type SendPolicyConfig,
 } from "../src/policy/send-policy";
 
 const denyDiscordGroups: SendPolicyConfig = {
@@ -19,9 +19,9 @@ describe("resolveSendPolicy: override and defaults", () => {
   });
 
   it("treats a null override as inherit", () => {
-    expect(resolveSendPolicy({ sessionKey: "agent:main:discord:group:1", override: null, config: denyDiscordGroups })).toBe(
-      "deny",
-    );
+    expect(
+      resolveSendPolicy({ sessionKey: "agent:main:discord:group:1", override: null, config: denyDiscordGroups }),
+    ).toBe("deny");
   });
 
   it("allows when no config is present", () => {
@@ -78,9 +78,13 @@ describe("resolveSendPolicy: rule walk", () => {
   });
 
   it("compares match values case-insensitively and trimmed", () => {
-    const config: SendPolicyConfig = { rules: [{ action: "deny", match: { channel: " Discord ", chatType: "GROUP" } }] };
+    const config: SendPolicyConfig = {
+      rules: [{ action: "deny", match: { channel: " Discord ", chatType: "GROUP" } }],
+    };
     expect(resolveSendPolicy({ sessionKey: "agent:main:discord:group:1", config })).toBe("deny");
-    expect(resolveSendPolicy({ sessionKey: "agent:main:x", channel: "DISCORD", chatType: "Group", config })).toBe("deny");
+    expect(resolveSendPolicy({ sessionKey: "agent:main:x", channel: "DISCORD", chatType: "Group", config })).toBe(
+      "deny",
+    );
   });
 });
 
@@ -102,9 +106,16 @@ describe("resolveSendPolicy: channel derivation", () => {
       "deny",
     );
     expect(
-      resolveSendPolicy({ sessionKey: "agent:main:main", entryChannel: "slack", lastChannel: "discord", config: denyDiscord }),
+      resolveSendPolicy({
+        sessionKey: "agent:main:main",
+        entryChannel: "slack",
+        lastChannel: "discord",
+        config: denyDiscord,
+      }),
     ).toBe("allow");
-    expect(resolveSendPolicy({ sessionKey: "agent:main:main", lastChannel: "discord", config: denyDiscord })).toBe("deny");
+    expect(resolveSendPolicy({ sessionKey: "agent:main:main", lastChannel: "discord", config: denyDiscord })).toBe(
+      "deny",
+    );
   });
 
   it("derives the channel from <ch>:group|channel:<id> after stripping agent:<id>:", () => {
@@ -119,9 +130,9 @@ describe("resolveSendPolicy: channel derivation", () => {
   });
 
   it("ignores blank explicit channels", () => {
-    expect(resolveSendPolicy({ sessionKey: "agent:main:main", channel: "  ", entryChannel: "discord", config: denyDiscord })).toBe(
-      "deny",
-    );
+    expect(
+      resolveSendPolicy({ sessionKey: "agent:main:main", channel: "  ", entryChannel: "discord", config: denyDiscord }),
+    ).toBe("deny");
   });
 });
 
@@ -139,7 +150,9 @@ describe("resolveSendPolicy: chat type derivation", () => {
   });
 
   it("uses the entry chat type when no explicit one is given", () => {
-    expect(resolveSendPolicy({ sessionKey: "agent:main:main", entryChatType: "group", config: deny("group") })).toBe("deny");
+    expect(resolveSendPolicy({ sessionKey: "agent:main:main", entryChatType: "group", config: deny("group") })).toBe(
+      "deny",
+    );
   });
 
   it("derives group, channel and direct from key tokens", () => {
@@ -159,9 +172,9 @@ describe("resolveSendPolicy: chat type derivation", () => {
 
   it("derives channel for legacy Discord guild keys", () => {
     expect(resolveSendPolicy({ sessionKey: "discord:guild-1:channel-2", config: deny("channel") })).toBe("deny");
-    expect(resolveSendPolicy({ sessionKey: "agent:main:discord:acct:guild-1:channel-2", config: deny("channel") })).toBe(
-      "deny",
-    );
+    expect(
+      resolveSendPolicy({ sessionKey: "agent:main:discord:acct:guild-1:channel-2", config: deny("channel") }),
+    ).toBe("deny");
   });
 
   it("leaves the chat type unknown for main and other keys", () => {
@@ -200,7 +213,9 @@ describe("resolveSendPolicy: key prefixes", () => {
   });
 
   it("compares prefixes case-insensitively", () => {
-    const config: SendPolicyConfig = { rules: [{ action: "deny", match: { keyPrefix: "CRON:", rawKeyPrefix: "Agent:Main:" } }] };
+    const config: SendPolicyConfig = {
+      rules: [{ action: "deny", match: { keyPrefix: "CRON:", rawKeyPrefix: "Agent:Main:" } }],
+    };
     expect(resolveSendPolicy({ sessionKey: "agent:main:Cron:Job1", config })).toBe("deny");
   });
 });
@@ -219,7 +234,11 @@ describe("parseSendCommand", () => {
   });
 
   it("is case-insensitive and ignores surrounding whitespace", () => {
-    expect(parseSendCommand("  /SEND Off  ")).toEqual({ kind: "set", value: "deny", reply: "⚙️ Send policy set to off." });
+    expect(parseSendCommand("  /SEND Off  ")).toEqual({
+      kind: "set",
+      value: "deny",
+      reply: "⚙️ Send policy set to off.",
+    });
   });
 
   it("accepts the colon form", () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
-  DEFAULT_AGENT_ID,
-  DEFAULT_MAIN_KEY,
   agentIdOf,
   classifySessionKeyShape,
   classifySessionKind,
+  DEFAULT_AGENT_ID,
+  DEFAULT_MAIN_KEY,
   deriveChannel,
   deriveChatType,
   isAcpSessionKey,
@@ -241,9 +241,7 @@ describe("toStoreKey", () => {
   });
 
   it("keeps another agent's id in agent-qualified keys", () => {
-    expect(toStoreKey({ agentId: "main", requestKey: "agent:ops:subagent:1" })).toBe(
-      "agent:ops:subagent:1",
-    );
+    expect(toStoreKey({ agentId: "main", requestKey: "agent:ops:subagent:1" })).toBe("agent:ops:subagent:1");
   });
 
   it("folds an agent-qualified main alias onto the configured main key", () => {
@@ -259,9 +257,7 @@ describe("toStoreKey", () => {
   });
 
   it("prefixes everything else with the normalized agent id", () => {
-    expect(toStoreKey({ agentId: "Ops", requestKey: "Discord:Group:123" })).toBe(
-      "agent:ops:discord:group:123",
-    );
+    expect(toStoreKey({ agentId: "Ops", requestKey: "Discord:Group:123" })).toBe("agent:ops:discord:group:123");
     expect(toStoreKey({ agentId: "ops", requestKey: "cron:job1" })).toBe("agent:ops:cron:job1");
     expect(toStoreKey({ agentId: "", requestKey: "hook:abc" })).toBe("agent:main:hook:abc");
   });
@@ -306,9 +302,7 @@ describe("toDisplayKey", () => {
 
 describe("toInternalKey", () => {
   it("maps current to the requester key", () => {
-    expect(toInternalKey("current", { requesterKey: "agent:ops:subagent:1" })).toBe(
-      "agent:ops:subagent:1",
-    );
+    expect(toInternalKey("current", { requesterKey: "agent:ops:subagent:1" })).toBe("agent:ops:subagent:1");
   });
 
   it("keeps current when there is no requester key", () => {
@@ -527,15 +521,11 @@ describe("deriveChannel", () => {
   });
 
   it("falls back to the origin provider", () => {
-    expect(deriveChannel({ key: "k", kind: "other", originProvider: "whatsapp", lastChannel: "x" })).toBe(
-      "whatsapp",
-    );
+    expect(deriveChannel({ key: "k", kind: "other", originProvider: "whatsapp", lastChannel: "x" })).toBe("whatsapp");
   });
 
   it("then uses the delivery channel before lastChannel", () => {
-    expect(deriveChannel({ key: "k", kind: "main", deliveryChannel: "signal", lastChannel: "x" })).toBe(
-      "signal",
-    );
+    expect(deriveChannel({ key: "k", kind: "main", deliveryChannel: "signal", lastChannel: "x" })).toBe("signal");
     expect(deriveChannel({ key: "k", kind: "main", lastChannel: "imessage" })).toBe("imessage");
   });
 

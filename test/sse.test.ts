@@ -14,8 +14,7 @@ async function readEvents(res: Response, count: number, timeoutMs = 5000) {
     const { value, done } = await reader.read();
     if (done) break;
     buffer += decoder.decode(value, { stream: true });
-    let split: number;
-    while ((split = buffer.indexOf("\n\n")) >= 0) {
+    for (let split = buffer.indexOf("\n\n"); split >= 0; split = buffer.indexOf("\n\n")) {
       const block = buffer.slice(0, split);
       buffer = buffer.slice(split + 2);
       const event: (typeof events)[number] = {};
@@ -48,7 +47,10 @@ describe("SSE history follow", () => {
     expect(events[0]!.retry).toBe("1000");
     expect(events[1]).toMatchObject({ event: "history", data: { sessionKey: "agent:main:followed", hasMore: false } });
     expect(events[1]!.data.messages.map((m: any) => m.content)).toEqual(["already here"]);
-    expect(events[2]).toMatchObject({ event: "message", data: { sessionKey: "agent:main:followed", messageSeq: 2, message: { content: "new one" } } });
+    expect(events[2]).toMatchObject({
+      event: "message",
+      data: { sessionKey: "agent:main:followed", messageSeq: 2, message: { content: "new one" } },
+    });
     expect(events[3]!.data.message.__openclaw.seq).toBe(3);
     await reader.cancel();
   });
@@ -70,7 +72,9 @@ describe("SSE history follow", () => {
     const missing = await follow("/sessions/agent:main:nope/history");
     expect(missing.status).toBe(404);
     await missing.text();
-    const anonymous = await exports.default.fetch("http://svc.test/sessions/main/history", { headers: { accept: "text/event-stream" } });
+    const anonymous = await exports.default.fetch("http://svc.test/sessions/main/history", {
+      headers: { accept: "text/event-stream" },
+    });
     expect(anonymous.status).toBe(401);
     await anonymous.text();
   });

@@ -40,9 +40,17 @@ describe("admin API", () => {
 
   it("refuses unknown scopes and unknown tenants", async () => {
     await createTenant("scopes");
-    const bad = await call("/v1/admin/tenants/scopes/tokens", { method: "POST", token: ADMIN, json: { scopes: ["root"] } });
+    const bad = await call("/v1/admin/tenants/scopes/tokens", {
+      method: "POST",
+      token: ADMIN,
+      json: { scopes: ["root"] },
+    });
     expect(bad.status).toBe(400);
-    const missing = await call("/v1/admin/tenants/nope/tokens", { method: "POST", token: ADMIN, json: { scopes: ["operator.read"] } });
+    const missing = await call("/v1/admin/tenants/nope/tokens", {
+      method: "POST",
+      token: ADMIN,
+      json: { scopes: ["operator.read"] },
+    });
     expect(missing.status).toBe(404);
   });
 
@@ -53,7 +61,9 @@ describe("admin API", () => {
     const revoked = await call(`/v1/admin/tenants/revoke/tokens/${tokenId}`, { method: "DELETE", token: ADMIN });
     expect(revoked.status).toBe(200);
     expect((await history("main", "", { token, prefix: "/t/revoke" })).status).toBe(401);
-    expect((await call(`/v1/admin/tenants/revoke/tokens/${tokenId}`, { method: "DELETE", token: ADMIN })).status).toBe(404);
+    expect((await call(`/v1/admin/tenants/revoke/tokens/${tokenId}`, { method: "DELETE", token: ADMIN })).status).toBe(
+      404,
+    );
   });
 });
 

@@ -9,8 +9,17 @@ import { call, freshTenant, issueToken, type TestTenant, user } from "./helpers"
 
 type Row = Record<string, any> & { key: string };
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const assistant = (text: string, extra: Record<string, unknown> = {}) => ({ role: "assistant", content: [{ type: "text", text }], ...extra });
-const toolResult = (text: string) => ({ role: "toolResult", toolCallId: "c1", toolName: "exec", content: [{ type: "text", text }] });
+const assistant = (text: string, extra: Record<string, unknown> = {}) => ({
+  role: "assistant",
+  content: [{ type: "text", text }],
+  ...extra,
+});
+const toolResult = (text: string) => ({
+  role: "toolResult",
+  toolCallId: "c1",
+  toolName: "exec",
+  content: [{ type: "text", text }],
+});
 
 /** Invokes a tool and returns its details (asserting the 200 envelope). */
 async function details(t: TestTenant, tool: string, args?: unknown, extra: Record<string, unknown> = {}): Promise<any> {
@@ -22,7 +31,10 @@ const listKeys = async (t: TestTenant, args: Record<string, unknown> = {}, extra
   ((await details(t, "sessions_list", args, extra)).sessions as Row[]).map((s) => s.key).sort();
 
 async function batch(t: TestTenant, key: string, messages: unknown[]) {
-  const res = await t.call(`/v1/sessions/${encodeURIComponent(key)}/messages/batch`, { method: "POST", json: { messages } });
+  const res = await t.call(`/v1/sessions/${encodeURIComponent(key)}/messages/batch`, {
+    method: "POST",
+    json: { messages },
+  });
   expect(res.status, res.text).toBe(201);
   return res.data as { sessionId: string };
 }
@@ -44,7 +56,10 @@ describe("POST /tools/invoke", () => {
     await t.append("main", user("hi"));
     const res = await t.invoke("sessions_list", {});
     expect(res.status).toBe(200);
-    expect(res.data).toEqual({ ok: true, result: { content: [{ type: "text", text: expect.any(String) }], details: expect.any(Object) } });
+    expect(res.data).toEqual({
+      ok: true,
+      result: { content: [{ type: "text", text: expect.any(String) }], details: expect.any(Object) },
+    });
     expect(res.data.result.content[0].text).toBe(JSON.stringify(res.data.result.details, null, 2));
     expect(res.data.result.details).toMatchObject({ count: 1, sessions: [{ key: "main" }] });
   });
@@ -88,7 +103,10 @@ describe("POST /tools/invoke", () => {
     for (const body of [{}, { args: {} }, { tool: 5 }, { tool: null }]) {
       const res = await t.call("/tools/invoke", { method: "POST", json: body });
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(res.data).toEqual({ ok: false, error: { type: "invalid_request", message: "tools.invoke requires body.tool" } });
+      expect(res.data).toEqual({
+        ok: false,
+        error: { type: "invalid_request", message: "tools.invoke requires body.tool" },
+      });
     }
     const notJson = await t.call("/tools/invoke", { method: "POST", body: "{tool" });
     expect(notJson.status).toBe(400);
@@ -108,7 +126,10 @@ describe("POST /tools/invoke", () => {
       expect(res.status, JSON.stringify(tool)).toBe(400);
       expect(res.data.error.message).toBe("tools.invoke requires body.tool");
     }
-    expect((await t.call("/tools/invoke", { method: "POST", json: { tool: "agents_list", action: 5, sessionKey: 7 } })).status).toBe(200);
+    expect(
+      (await t.call("/tools/invoke", { method: "POST", json: { tool: "agents_list", action: 5, sessionKey: 7 } }))
+        .status,
+    ).toBe(200);
   });
 
   it("answers 400 tool_error for arguments the tool's schema rejects", async () => {
@@ -142,10 +163,21 @@ describe("POST /tools/invoke", () => {
   it("answers 403 for a token without operator.write and 401 without a token", async () => {
     const t = await freshTenant("toolauth");
     const reader = await issueToken(t.id, ["operator.read"]);
-    const forbidden = await call(`${t.prefix}/tools/invoke`, { method: "POST", token: reader.token, json: { tool: "sessions_list" } });
+    const forbidden = await call(`${t.prefix}/tools/invoke`, {
+      method: "POST",
+      token: reader.token,
+      json: { tool: "sessions_list" },
+    });
     expect(forbidden.status).toBe(403);
-    expect(forbidden.data).toEqual({ ok: false, error: { type: "forbidden", message: "missing scope: operator.write" } });
-    const anonymous = await call(`${t.prefix}/tools/invoke`, { method: "POST", token: null, json: { tool: "sessions_list" } });
+    expect(forbidden.data).toEqual({
+      ok: false,
+      error: { type: "forbidden", message: "missing scope: operator.write" },
+    });
+    const anonymous = await call(`${t.prefix}/tools/invoke`, {
+      method: "POST",
+      token: null,
+      json: { tool: "sessions_list" },
+    });
     expect(anonymous.status).toBe(401);
     expect(anonymous.data.error.type).toBe("unauthorized");
   });
@@ -165,7 +197,10 @@ describe("POST /tools/invoke", () => {
     for (let i = 0; i < 3; i++) expect((await t.invoke("agents_list", {})).status).toBe(200);
     const limited = await t.invoke("agents_list", {});
     expect(limited.status).toBe(429);
-    expect(limited.data).toEqual({ ok: false, error: { type: "rate_limited", message: expect.stringContaining("3 per minute") } });
+    expect(limited.data).toEqual({
+      ok: false,
+      error: { type: "rate_limited", message: expect.stringContaining("3 per minute") },
+    });
     const retryAfter = Number(limited.headers.get("retry-after"));
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -195,14 +230,25 @@ describe("sessions_list", () => {
     const now = Date.now();
     await runInDurableObject(env.TENANTS.getByName(t.id), (tenant: TenantObject) => {
       for (let i = 0; i < 205; i++) {
-        const row: SessionRow = { key: `agent:main:bulk-${i}`, agentId: "main", sessionId: crypto.randomUUID(), updatedAt: now - i, messageCount: 0, kind: "direct" };
+        const row: SessionRow = {
+          key: `agent:main:bulk-${i}`,
+          agentId: "main",
+          sessionId: crypto.randomUUID(),
+          updatedAt: now - i,
+          messageCount: 0,
+          kind: "direct",
+        };
         tenant.upsertSession(row, 1);
       }
     });
     expect((await details(t, "sessions_list", { limit: 500 })).count).toBe(200);
     expect((await details(t, "sessions_list", {})).count).toBe(200);
     const three = await details(t, "sessions_list", { limit: 3.9 });
-    expect(three.sessions.map((s: Row) => s.key)).toEqual(["agent:main:bulk-0", "agent:main:bulk-1", "agent:main:bulk-2"]);
+    expect(three.sessions.map((s: Row) => s.key)).toEqual([
+      "agent:main:bulk-0",
+      "agent:main:bulk-1",
+      "agent:main:bulk-2",
+    ]);
     expect((await details(t, "sessions_list", { limit: 0 })).count).toBe(1);
     expect((await details(t, "sessions_list", { limit: -7 })).count).toBe(1);
   });
@@ -211,7 +257,14 @@ describe("sessions_list", () => {
     const t = await freshTenant("toolactive");
     await t.config({ tools: { sessions: { visibility: "agent" } } });
     await t.patch("recent", {});
-    const old: SessionRow = { key: "agent:main:old", agentId: "main", sessionId: crypto.randomUUID(), updatedAt: Date.now() - 3 * 60_000, messageCount: 0, kind: "direct" };
+    const old: SessionRow = {
+      key: "agent:main:old",
+      agentId: "main",
+      sessionId: crypto.randomUUID(),
+      updatedAt: Date.now() - 3 * 60_000,
+      messageCount: 0,
+      kind: "direct",
+    };
     await env.TENANTS.getByName(t.id).upsertSession(old, 1);
     expect(await listKeys(t, {})).toEqual(["agent:main:old", "agent:main:recent"]);
     expect(await listKeys(t, { activeMinutes: 2.9 })).toEqual(["agent:main:recent"]);
@@ -229,7 +282,11 @@ describe("sessions_list", () => {
     expect((await details(t, "sessions_list", { messageLimit: 0 })).sessions[0].messages).toBeUndefined();
     expect((await details(t, "sessions_list", { messageLimit: -3 })).sessions[0].messages).toBeUndefined();
 
-    await batch(t, "main", Array.from({ length: 25 }, (_, i) => user(`bulk ${i}`)));
+    await batch(
+      t,
+      "main",
+      Array.from({ length: 25 }, (_, i) => user(`bulk ${i}`)),
+    );
     const capped = await details(t, "sessions_list", { messageLimit: 50 });
     expect(capped.sessions[0].messages).toHaveLength(20);
     expect(capped.sessions[0].messages.at(-1).content).toBe("bulk 24");
@@ -243,12 +300,20 @@ describe("sessions_list", () => {
     await t.append("agent:main:discord:group:g1", user("group"));
     // Created without a channel; the channel then comes from the delivery context.
     await t.patch("dm-alice", {});
-    await t.append("dm-alice", { ...user("hi"), deliveryContext: { channel: "telegram", to: "alice", accountId: "acct-1" } });
+    await t.append("dm-alice", {
+      ...user("hi"),
+      deliveryContext: { channel: "telegram", to: "alice", accountId: "acct-1" },
+    });
     await t.patch("quiet", { sendPolicy: "deny", label: "Quiet one" });
 
     const listed = await details(t, "sessions_list", {});
     const rows = new Map<string, Row>(listed.sessions.map((s: Row) => [s.key, s]));
-    expect(rows.get("main")).toMatchObject({ key: "main", kind: "main", channel: "unknown", sessionId: expect.stringMatching(UUID_RE) });
+    expect(rows.get("main")).toMatchObject({
+      key: "main",
+      kind: "main",
+      channel: "unknown",
+      sessionId: expect.stringMatching(UUID_RE),
+    });
     expect(rows.get("agent:main:discord:group:g1")).toMatchObject({ kind: "group", channel: "discord" });
     const dm = await (async () => {
       // The delivery context of a later append reaches the index in the background.
@@ -267,7 +332,12 @@ describe("sessions_list", () => {
       lastTo: "alice",
       lastAccountId: "acct-1",
     });
-    expect(rows.get("agent:main:quiet")).toMatchObject({ sendPolicy: "deny", label: "Quiet one", displayName: "Quiet one", channel: "unknown" });
+    expect(rows.get("agent:main:quiet")).toMatchObject({
+      sendPolicy: "deny",
+      label: "Quiet one",
+      displayName: "Quiet one",
+      channel: "unknown",
+    });
   });
 
   it("gives each row a transcriptPath that GET serves as the session's JSONL", async () => {
@@ -279,7 +349,10 @@ describe("sessions_list", () => {
     const file = await call(row.transcriptPath, { token: t.token });
     expect(file.status).toBe(200);
     expect(file.headers.get("content-type")).toContain("ndjson");
-    const lines = file.text.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = file.text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ type: "session", id: created.data.sessionId });
     expect(lines.slice(1).map((l) => l.message.role)).toEqual(["user", "assistant"]);
   });
@@ -322,7 +395,10 @@ describe("sessions_list", () => {
       await family(t);
       expect(await listKeys(t, {})).toEqual(["agent:main:kid-a", "agent:main:kid-b", "main"]);
       // From a child's point of view the tree is the child and its own children.
-      expect(await listKeys(t, {}, { sessionKey: "agent:main:kid-a" })).toEqual(["agent:main:grandkid", "agent:main:kid-a"]);
+      expect(await listKeys(t, {}, { sessionKey: "agent:main:kid-a" })).toEqual([
+        "agent:main:grandkid",
+        "agent:main:kid-a",
+      ]);
       const mainRow = (await details(t, "sessions_list", {})).sessions.find((s: Row) => s.key === "main");
       expect(mainRow.childSessions.sort()).toEqual(["agent:main:kid-a", "agent:main:kid-b"]);
       const kid = (await details(t, "sessions_list", {})).sessions.find((s: Row) => s.key === "agent:main:kid-a");
@@ -344,7 +420,9 @@ describe("sessions_list", () => {
       await env.TENANTS.getByName(t.id).upsertSession(child, 1);
       expect(await listKeys(t, {})).toEqual(["agent:main:dashboard:child", "main"]);
       // sessions_history already treats it as part of the tree; the list must agree.
-      expect((await details(t, "sessions_history", { sessionKey: "agent:main:dashboard:child" })).status).toBeUndefined();
+      expect(
+        (await details(t, "sessions_history", { sessionKey: "agent:main:dashboard:child" })).status,
+      ).toBeUndefined();
     });
 
     it("self shows only the requester", async () => {
@@ -359,7 +437,13 @@ describe("sessions_list", () => {
       const t = await freshTenant("agentvis");
       await t.config({ tools: { sessions: { visibility: "agent" } } });
       await family(t);
-      expect(await listKeys(t, {})).toEqual(["agent:main:grandkid", "agent:main:kid-a", "agent:main:kid-b", "agent:main:stranger", "main"]);
+      expect(await listKeys(t, {})).toEqual([
+        "agent:main:grandkid",
+        "agent:main:kid-a",
+        "agent:main:kid-b",
+        "agent:main:stranger",
+        "main",
+      ]);
       // For an ops requester, "main" is ops' own main session.
       expect(await listKeys(t, {}, { sessionKey: "agent:ops:work" })).toEqual(["agent:ops:work", "main"]);
     });
@@ -372,7 +456,9 @@ describe("sessions_list", () => {
       await t.config({ tools: { sessions: { visibility: "all" } } });
       expect(await listKeys(t, {})).toEqual(sameAgent);
 
-      await t.config({ tools: { sessions: { visibility: "all" }, agentToAgent: { enabled: true, allow: ["main", "ops"] } } });
+      await t.config({
+        tools: { sessions: { visibility: "all" }, agentToAgent: { enabled: true, allow: ["main", "ops"] } },
+      });
       expect(await listKeys(t, {})).toEqual(["agent:ops:main", "agent:ops:work", ...sameAgent].sort());
 
       await t.config({ tools: { sessions: { visibility: "all" }, agentToAgent: { enabled: true, allow: ["main"] } } });
@@ -381,7 +467,9 @@ describe("sessions_list", () => {
       await t.config({ tools: { sessions: { visibility: "all" }, agentToAgent: { enabled: true, allow: ["ops"] } } });
       expect(await listKeys(t, {})).toEqual(sameAgent);
 
-      await t.config({ tools: { sessions: { visibility: "all" }, agentToAgent: { enabled: true, allow: ["MA*", "o*s"] } } });
+      await t.config({
+        tools: { sessions: { visibility: "all" }, agentToAgent: { enabled: true, allow: ["MA*", "o*s"] } },
+      });
       expect(await listKeys(t, {})).toEqual(["agent:ops:main", "agent:ops:work", ...sameAgent].sort());
 
       await t.config({ tools: { sessions: { visibility: "all" }, agentToAgent: { enabled: true } } });
@@ -398,7 +486,10 @@ describe("sessions_list", () => {
       // Whatever key the list shows must lead sessions_history back to that same session.
       for (const row of listed.sessions as Row[]) {
         const history = await details(t, "sessions_history", { sessionKey: row.key });
-        expect(history.messages.map((m: any) => m.content), row.key).toEqual([row.key === "main" ? "mine" : "theirs"]);
+        expect(
+          history.messages.map((m: any) => m.content),
+          row.key,
+        ).toEqual([row.key === "main" ? "mine" : "theirs"]);
       }
     });
 
@@ -413,7 +504,10 @@ describe("sessions_list", () => {
         const keys = await listKeys(t, {});
         expect(keys, visibility).toContain("agent:main:kid-a");
         expect(keys, visibility).toContain("agent:main:kid-b");
-        expect(keys.every((k) => ["main", "agent:main:kid-a", "agent:main:kid-b"].includes(k)), `${visibility}: ${keys}`).toBe(true);
+        expect(
+          keys.every((k) => ["main", "agent:main:kid-a", "agent:main:kid-b"].includes(k)),
+          `${visibility}: ${keys}`,
+        ).toBe(true);
       }
       // sandbox.sessionToolsVisibility "all" lifts the clamp.
       await t.config({
@@ -433,7 +527,12 @@ describe("sessions_history", () => {
     await t.append("kid", user("in kid"));
 
     const byKey = await details(t, "sessions_history", { sessionKey: "agent:main:kid" });
-    expect(byKey).toMatchObject({ sessionKey: "agent:main:kid", truncated: false, droppedMessages: 0, contentRedacted: false });
+    expect(byKey).toMatchObject({
+      sessionKey: "agent:main:kid",
+      truncated: false,
+      droppedMessages: 0,
+      contentRedacted: false,
+    });
     expect(byKey.messages.map((m: any) => m.content)).toEqual(["in kid"]);
 
     const main = await details(t, "sessions_history", { sessionKey: "main" });
@@ -462,7 +561,9 @@ describe("sessions_history", () => {
     expect(old.messages.map((m: any) => m.content)).toEqual(["old world"]);
     const upper = await details(t, "sessions_history", { sessionKey: before.data.sessionId.toUpperCase() });
     expect(upper.messages.map((m: any) => m.content)).toEqual(["old world"]);
-    expect((await details(t, "sessions_history", { sessionKey: "main" })).messages.map((m: any) => m.content)).toEqual(["new world"]);
+    expect((await details(t, "sessions_history", { sessionKey: "main" })).messages.map((m: any) => m.content)).toEqual([
+      "new world",
+    ]);
   });
 
   it("answers status error 'Session not found: <id> (use the full sessionKey from sessions_list)' for an unknown sessionId", async () => {
@@ -516,7 +617,9 @@ describe("sessions_history", () => {
       sessionKey: "agent:ops:work",
     });
 
-    await t.config({ tools: { sessions: { visibility: "all" }, agentToAgent: { enabled: true, allow: ["main", "ops"] } } });
+    await t.config({
+      tools: { sessions: { visibility: "all" }, agentToAgent: { enabled: true, allow: ["main", "ops"] } },
+    });
     const allowed = await history("agent:ops:work");
     expect(allowed.status).toBeUndefined();
     expect(allowed.messages.map((m: any) => m.content)).toEqual(["ops work"]);
@@ -532,7 +635,10 @@ describe("sessions_history", () => {
     await t.config({ tools: { sessions: { visibility: "all" } }, agents: { defaults: { sandbox: { mode: "all" } } } });
     expect((await details(t, "sessions_history", { sessionKey: "agent:main:kid-a" })).status).toBeUndefined();
     const stranger = await details(t, "sessions_history", { sessionKey: "agent:main:stranger" });
-    expect(stranger).toMatchObject({ status: "forbidden", error: expect.stringContaining("Session not visible from this sandboxed agent session") });
+    expect(stranger).toMatchObject({
+      status: "forbidden",
+      error: expect.stringContaining("Session not visible from this sandboxed agent session"),
+    });
     const id = "0f8fad5b-d9cb-469f-a165-70867728950e";
     expect(await details(t, "sessions_history", { sessionKey: id })).toEqual({
       status: "forbidden",
@@ -551,11 +657,11 @@ describe("sessions_history", () => {
     expect(limited.messages.map((m: any) => m.role)).toEqual(["assistant", "user"]);
     const limitedTools = await details(t, "sessions_history", { sessionKey: "main", limit: 2.7, includeTools: "true" });
     expect(limitedTools.messages.map((m: any) => m.role)).toEqual(["assistant", "user"]);
-    expect((await details(t, "sessions_history", { sessionKey: "main", limit: 3, includeTools: true })).messages.map((m: any) => m.role)).toEqual([
-      "toolResult",
-      "assistant",
-      "user",
-    ]);
+    expect(
+      (await details(t, "sessions_history", { sessionKey: "main", limit: 3, includeTools: true })).messages.map(
+        (m: any) => m.role,
+      ),
+    ).toEqual(["toolResult", "assistant", "user"]);
   });
 
   it("truncates long text to 4000 characters with the suffix and redacts secrets", async () => {
@@ -623,9 +729,13 @@ describe("session_status", () => {
       type: "tool_error",
       message: "Session status visibility is restricted to the current session tree (tools.sessions.visibility=tree).",
     });
-    expect((await details(t, "session_status", { sessionKey: "agent:main:kid-a" })).sessionKey).toBe("agent:main:kid-a");
+    expect((await details(t, "session_status", { sessionKey: "agent:main:kid-a" })).sessionKey).toBe(
+      "agent:main:kid-a",
+    );
     const cross = await t.invoke("session_status", { sessionKey: "agent:ops:work" });
-    expect(cross.data.error.message).toBe("Session status visibility is restricted. Set tools.sessions.visibility=all to allow cross-agent access.");
+    expect(cross.data.error.message).toBe(
+      "Session status visibility is restricted. Set tools.sessions.visibility=all to allow cross-agent access.",
+    );
     await t.config({ tools: { sessions: { visibility: "agent" } } });
     const ghost = await t.invoke("session_status", { sessionKey: "agent:main:ghost" });
     expect(ghost.status).toBe(400);
@@ -639,7 +749,11 @@ describe("session_status", () => {
 describe("agents_list", () => {
   it("lists only the requester when no spawn allowlist is configured", async () => {
     const t = await freshTenant("agents0");
-    expect(await details(t, "agents_list", {})).toEqual({ requester: "main", allowAny: false, agents: [{ id: "main", configured: false }] });
+    expect(await details(t, "agents_list", {})).toEqual({
+      requester: "main",
+      allowAny: false,
+      agents: [{ id: "main", configured: false }],
+    });
   });
 
   it("puts the requester first, then the allowed ids sorted, with names and configured flags", async () => {
@@ -667,7 +781,9 @@ describe("agents_list", () => {
 
   it("with '*' allows any configured agent, and the requester comes from sessionKey", async () => {
     const t = await freshTenant("agents2");
-    await t.config({ agents: { list: [{ id: "main" }, { id: "ops", subagents: { allowAgents: ["*"] } }, { id: "beta" }] } });
+    await t.config({
+      agents: { list: [{ id: "main" }, { id: "ops", subagents: { allowAgents: ["*"] } }, { id: "beta" }] },
+    });
     expect(await details(t, "agents_list", {}, { sessionKey: "agent:ops:main" })).toEqual({
       requester: "ops",
       allowAny: true,
@@ -678,7 +794,9 @@ describe("agents_list", () => {
       ],
     });
     // The defaults' allowlist applies to agents without their own.
-    await t.config({ agents: { defaults: { subagents: { allowAgents: ["ops"] } }, list: [{ id: "main" }, { id: "ops" }] } });
+    await t.config({
+      agents: { defaults: { subagents: { allowAgents: ["ops"] } }, list: [{ id: "main" }, { id: "ops" }] },
+    });
     expect((await details(t, "agents_list", {})).agents.map((a: { id: string }) => a.id)).toEqual(["main", "ops"]);
   });
 });

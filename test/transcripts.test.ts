@@ -64,7 +64,10 @@ describe("ingest", () => {
     const json = await call("/v1/sessions/s/messages", { method: "POST", body: "{nope" });
     expect(json.status).toBe(400);
     expect(json.data.error.type).toBe("invalid_json");
-    const utf8 = await call("/v1/sessions/s/messages", { method: "POST", body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) });
+    const utf8 = await call("/v1/sessions/s/messages", {
+      method: "POST",
+      body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]),
+    });
     expect(utf8.status).toBe(400);
     expect(utf8.data.error.message).toContain("UTF-8");
   });
@@ -91,14 +94,21 @@ describe("GET /sessions/{key}/history", () => {
     expect(res.data.hasMore).toBe(false);
     expect(res.data.nextCursor).toBeUndefined();
     expect(res.data.items).toEqual(res.data.messages);
-    expect(res.data.messages[1]).toMatchObject({ role: "user", content: "two", __openclaw: { seq: 2, id: expect.any(String) } });
+    expect(res.data.messages[1]).toMatchObject({
+      role: "user",
+      content: "two",
+      __openclaw: { seq: 2, id: expect.any(String) },
+    });
     expect(typeof res.data.messages[0].timestamp).toBe("number");
   });
 
   it("answers 404 not_found for an unknown session and 401 without a token", async () => {
     const missing = await history("agent:main:nonexistent");
     expect(missing.status).toBe(404);
-    expect(missing.data).toEqual({ ok: false, error: { type: "not_found", message: "Session not found: agent:main:nonexistent" } });
+    expect(missing.data).toEqual({
+      ok: false,
+      error: { type: "not_found", message: "Session not found: agent:main:nonexistent" },
+    });
     expect((await call("/sessions/main/history", { token: null })).status).toBe(401);
   });
 
@@ -135,7 +145,10 @@ describe("GET /sessions/{key}/history", () => {
   });
 
   it("returns everything before the cursor when no limit is given", async () => {
-    await call("/v1/sessions/cursor-all/messages/batch", { method: "POST", json: { messages: Array.from({ length: 7 }, (_, i) => user(`m${i + 1}`)) } });
+    await call("/v1/sessions/cursor-all/messages/batch", {
+      method: "POST",
+      json: { messages: Array.from({ length: 7 }, (_, i) => user(`m${i + 1}`)) },
+    });
     const res = await history("cursor-all", "?cursor=5");
     expect(res.data.messages.map((m: any) => m.__openclaw.seq)).toEqual([1, 2, 3, 4]);
     expect(res.data.items).toEqual(res.data.messages);
@@ -148,7 +161,12 @@ describe("GET /sessions/{key}/history", () => {
 
   it("filters tool results unless includeTools=1", async () => {
     await append("tools", user("run it"));
-    await append("tools", { role: "toolResult", toolCallId: "t1", toolName: "exec", content: [{ type: "text", text: "ok" }] });
+    await append("tools", {
+      role: "toolResult",
+      toolCallId: "t1",
+      toolName: "exec",
+      content: [{ type: "text", text: "ok" }],
+    });
     await append("tools", { role: "assistant", content: [{ type: "text", text: "done" }] });
     expect((await history("tools")).data.messages.map((m: any) => m.role)).toEqual(["user", "assistant"]);
     expect((await history("tools", "?limit=2")).data.messages.map((m: any) => m.__openclaw.seq)).toEqual([1, 3]);
@@ -180,9 +198,16 @@ describe("reset, delete and JSONL export", () => {
 
     const oldJsonl = await call(`/v1/transcripts/main/${first.data.sessionId}.jsonl`);
     expect(oldJsonl.status).toBe(200);
-    const lines = oldJsonl.text.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = oldJsonl.text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ type: "session", id: first.data.sessionId });
-    expect(lines[1]).toMatchObject({ type: "message", parentId: null, message: { role: "user", content: "old world" } });
+    expect(lines[1]).toMatchObject({
+      type: "message",
+      parentId: null,
+      message: { role: "user", content: "old world" },
+    });
     expect(lines).toHaveLength(2);
   });
 
@@ -191,7 +216,10 @@ describe("reset, delete and JSONL export", () => {
     await append("export", { role: "assistant", content: [{ type: "text", text: "b" }] });
     const res = await call(`/v1/transcripts/main/${a.data.sessionId}.jsonl`);
     expect(res.headers.get("content-type")).toContain("ndjson");
-    const lines = res.text.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = res.text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.type)).toEqual(["session", "message", "message"]);
     expect(lines[2].parentId).toBe(lines[1].id);
     expect(lines[1].message.__openclaw).toBeUndefined();

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
   type AccessAction,
-  SANDBOX_LABEL_LOOKUP_TEXT,
-  SANDBOX_LABEL_NOT_VISIBLE_TEXT,
-  SEND_TARGET_BOTH_TEXT,
-  SEND_TARGET_MISSING_TEXT,
-  type SessionVisibility,
   agentToAgentDeniedText,
   agentToAgentDisabledText,
   checkSessionAccess,
@@ -13,6 +8,11 @@ import {
   matchesAgentToAgentAllow,
   noSessionWithLabelText,
   resolveVisibility,
+  SANDBOX_LABEL_LOOKUP_TEXT,
+  SANDBOX_LABEL_NOT_VISIBLE_TEXT,
+  SEND_TARGET_BOTH_TEXT,
+  SEND_TARGET_MISSING_TEXT,
+  type SessionVisibility,
   selfVisibilityText,
   sessionNotFoundText,
   sessionNotVisibleText,
@@ -252,7 +252,11 @@ describe("checkSessionAccess: same agent", () => {
   });
 
   it("does not need agent-to-agent settings for same-agent access", () => {
-    const r = check({ visibility: "all", targetKey: "agent:main:x", agentToAgent: { enabled: false, allow: ["nobody"] } });
+    const r = check({
+      visibility: "all",
+      targetKey: "agent:main:x",
+      agentToAgent: { enabled: false, allow: ["nobody"] },
+    });
     expect(r).toEqual({ allowed: true });
   });
 
@@ -304,9 +308,7 @@ describe("OpenClaw texts", () => {
     expect(agentToAgentDeniedText("list")).toBe("Agent-to-agent listing denied by tools.agentToAgent.allow.");
     expect(agentToAgentDeniedText("history")).toBe("Agent-to-agent history denied by tools.agentToAgent.allow.");
     expect(agentToAgentDeniedText("send")).toBe("Agent-to-agent messaging denied by tools.agentToAgent.allow.");
-    expect(agentToAgentDeniedText("status")).toBe(
-      "Agent-to-agent session status denied by tools.agentToAgent.allow.",
-    );
+    expect(agentToAgentDeniedText("status")).toBe("Agent-to-agent session status denied by tools.agentToAgent.allow.");
   });
 
   it("words self and tree denials per action", () => {

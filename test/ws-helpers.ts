@@ -28,14 +28,18 @@ export class GatewayClient {
   }
 
   /** Opens and completes the handshake (protocol 4 unless told otherwise). */
-  static async connect(options: { path?: string; token?: string; scopes?: string[]; protocol?: [number, number] } = {}) {
+  static async connect(
+    options: { path?: string; token?: string; scopes?: string[]; protocol?: [number, number] } = {},
+  ) {
     const client = await GatewayClient.open(options.path);
     const hello = await client.handshake(options);
     if (!hello.ok) throw new Error(`connect failed: ${JSON.stringify(hello.error)}`);
     return client;
   }
 
-  async handshake(options: { token?: string; scopes?: string[]; protocol?: [number, number]; extra?: Record<string, unknown> } = {}) {
+  async handshake(
+    options: { token?: string; scopes?: string[]; protocol?: [number, number]; extra?: Record<string, unknown> } = {},
+  ) {
     const challenge = await this.waitFor((f) => f.type === "event" && f.event === "connect.challenge");
     const [minProtocol, maxProtocol] = options.protocol ?? [4, 4];
     const res = await this.request("connect", {
@@ -64,7 +68,10 @@ export class GatewayClient {
     for (;;) {
       const found = this.frames.find(match);
       if (found) return found;
-      if (this.closed) throw new Error(`socket closed ${this.closed.code} ${this.closed.reason}; frames: ${JSON.stringify(this.frames).slice(0, 500)}`);
+      if (this.closed)
+        throw new Error(
+          `socket closed ${this.closed.code} ${this.closed.reason}; frames: ${JSON.stringify(this.frames).slice(0, 500)}`,
+        );
       if (Date.now() > deadline) throw new Error(`timed out; frames: ${JSON.stringify(this.frames).slice(0, 800)}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 50);

@@ -9,7 +9,8 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 /** The WebSocket URL of the default tenant's gateway for an http:// base URL. */
 export function gatewayUrl(baseUrl) {
   const url = new URL(baseUrl);
-  if (url.hostname !== "127.0.0.1") throw new Error(`refusing to connect to ${url.hostname}: only 127.0.0.1 is allowed`);
+  if (url.hostname !== "127.0.0.1")
+    throw new Error(`refusing to connect to ${url.hostname}: only 127.0.0.1 is allowed`);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
   url.pathname = "/";
   return url.href;
@@ -94,14 +95,21 @@ export class GatewayConn {
       // Registered synchronously after construction, so the challenge cannot be missed.
       const challenge = await conn.waitForEvent((f) => f.event === "connect.challenge", timeoutMs);
       const challengeMs = performance.now() - t0;
-      if (typeof challenge.payload?.nonce !== "string") throw new GatewayError(`connect.challenge without nonce: ${JSON.stringify(challenge).slice(0, 200)}`, "protocol");
+      if (typeof challenge.payload?.nonce !== "string")
+        throw new GatewayError(
+          `connect.challenge without nonce: ${JSON.stringify(challenge).slice(0, 200)}`,
+          "protocol",
+        );
       const res = await conn.request(
         "connect",
         { minProtocol: 4, maxProtocol: 4, client: CONNECT_CLIENT, role: "operator", auth: { token } },
         timeoutMs,
       );
       if (!res.ok || res.payload?.type !== "hello-ok") {
-        throw new GatewayError(`connect refused: ${JSON.stringify(res.error ?? res.payload).slice(0, 300)}`, "handshake");
+        throw new GatewayError(
+          `connect refused: ${JSON.stringify(res.error ?? res.payload).slice(0, 300)}`,
+          "handshake",
+        );
       }
       conn.hello = res.payload;
       conn.timing = { challengeMs, helloMs: performance.now() - t0 };
@@ -115,7 +123,8 @@ export class GatewayConn {
   /** Sends a request; resolves with the `res` frame (ok or not). Rejects on timeout or close. */
   request(method, params, timeoutMs = DEFAULT_TIMEOUT_MS, id = `r${++this.nextId}`) {
     return new Promise((resolve, reject) => {
-      if (this.closed) return reject(new GatewayError(`socket closed (${this.closed.code}) before ${method}`, "closed"));
+      if (this.closed)
+        return reject(new GatewayError(`socket closed (${this.closed.code}) before ${method}`, "closed"));
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new GatewayError(`${method}: no response within ${timeoutMs} ms`, "timeout"));
@@ -157,7 +166,12 @@ export class GatewayConn {
       const offClose = this.onClose((info) => {
         clearTimeout(timer);
         off();
-        reject(new GatewayError(`socket closed (${info.code} ${info.reason}) while waiting for an event${this.lastError ? `: ${this.lastError.message}` : ""}`, "closed"));
+        reject(
+          new GatewayError(
+            `socket closed (${info.code} ${info.reason}) while waiting for an event${this.lastError ? `: ${this.lastError.message}` : ""}`,
+            "closed",
+          ),
+        );
       });
       off = this.onEvent((frame) => {
         if (frame?.type !== "event" || !match(frame)) return;

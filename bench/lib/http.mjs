@@ -32,7 +32,9 @@ export function httpClient(baseUrl, { token = DEV_OPERATOR_TOKEN, signal } = {})
       res = await fetch(baseUrl + path, { method, headers, body: payload, signal: abortSignal(timeoutMs) });
     } catch (error) {
       const kind = error.cause?.code ?? error.name;
-      throw Object.assign(new Error(`${method} ${path} failed: ${kind} ${error.cause?.message ?? error.message}`), { kind });
+      throw Object.assign(new Error(`${method} ${path} failed: ${kind} ${error.cause?.message ?? error.message}`), {
+        kind,
+      });
     }
     const text = await res.text();
     if (res.status !== expect) throw new HttpError(method, path, res.status, text);

@@ -43,7 +43,8 @@ async function waitForPortFree(port, timeoutMs) {
       srv.listen(port, HOST, () => srv.close(() => resolve(undefined)));
     });
     if (!error) return;
-    if (Date.now() >= deadline) throw new Error(`port ${port} still in use after ${timeoutMs / 1000} s (${error.code ?? error.message})`);
+    if (Date.now() >= deadline)
+      throw new Error(`port ${port} still in use after ${timeoutMs / 1000} s (${error.code ?? error.message})`);
     await sleep(200);
   }
 }
@@ -75,12 +76,18 @@ export async function startServer({
   const persistDir = givenPersistDir ?? (await mkdtemp(join(tmpdir(), "oc-bench-state-")));
   const ownedDirs = givenPersistDir === undefined ? [persistDir] : [];
   const args = [
-    "wrangler", "dev",
-    "--ip", HOST,
-    "--port", String(port),
-    "--persist-to", persistDir,
-    "--env-file", ".dev.vars.example",
-    "--log-level", "warn",
+    "wrangler",
+    "dev",
+    "--ip",
+    HOST,
+    "--port",
+    String(port),
+    "--persist-to",
+    persistDir,
+    "--env-file",
+    ".dev.vars.example",
+    "--log-level",
+    "warn",
     "--show-interactive-dev-session=false",
   ];
   log(`starting: npx ${args.join(" ")}`);
@@ -178,7 +185,10 @@ export async function startServer({
     await waitForHealth(server, readyTimeoutMs, () => exitInfo);
   } catch (error) {
     await server.stop();
-    const tail = lines.slice(-30).map((l) => `    | ${l}`).join("\n");
+    const tail = lines
+      .slice(-30)
+      .map((l) => `    | ${l}`)
+      .join("\n");
     error.message += tail ? `\n  server output (last lines):\n${tail}` : "\n  (server printed nothing)";
     throw error;
   }
@@ -192,7 +202,9 @@ async function waitForHealth(server, timeoutMs, exitInfo) {
   while (Date.now() < deadline) {
     const info = exitInfo();
     if (info) {
-      throw new Error(`wrangler dev exited before it was ready (code ${info.code}, signal ${info.signal}${info.error ? `, ${info.error.message}` : ""})`);
+      throw new Error(
+        `wrangler dev exited before it was ready (code ${info.code}, signal ${info.signal}${info.error ? `, ${info.error.message}` : ""})`,
+      );
     }
     try {
       const res = await fetch(`${server.baseUrl}/health`, { signal: AbortSignal.timeout(2_000) });

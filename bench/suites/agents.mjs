@@ -6,7 +6,8 @@ import { GatewayConn, gatewayUrl } from "../lib/gateway.mjs";
 import { httpClient } from "../lib/http.mjs";
 import { runConcurrent, summarize } from "../lib/measure.mjs";
 
-export const description = "agents: sessions_send until ok, a 5-turn ping-pong flow to its announce, spawn → announce, 100 parallel spawns";
+export const description =
+  "agents: sessions_send until ok, a 5-turn ping-pong flow to its announce, spawn → announce, 100 parallel spawns";
 
 const ADMIN = "dev-admin-token";
 const TENANT = `bench-agents-${Date.now().toString(36)}`;
@@ -17,7 +18,15 @@ export async function run(ctx) {
   const n = (count) => Math.max(2, Math.round(count * (ctx.quick ? 0.1 : 1)));
   const admin = httpClient(baseUrl, { token: ADMIN, signal });
   await admin.post("/v1/admin/tenants", { id: TENANT }, { expect: 201 });
-  const issued = JSON.parse((await admin.post(`/v1/admin/tenants/${TENANT}/tokens`, { scopes: ["operator.read", "operator.write", "operator.admin"] }, { expect: 201 })).text);
+  const issued = JSON.parse(
+    (
+      await admin.post(
+        `/v1/admin/tenants/${TENANT}/tokens`,
+        { scopes: ["operator.read", "operator.write", "operator.admin"] },
+        { expect: 201 },
+      )
+    ).text,
+  );
   const client = httpClient(`${baseUrl}/t/${TENANT}`, { token: issued.token, signal });
   const configure = (extra) =>
     client.request("PUT", "/v1/config", {
@@ -29,8 +38,14 @@ export async function run(ctx) {
         ...extra,
       },
     });
-  const tool = async (tool, args) => JSON.parse((await client.post("/tools/invoke", { tool, args, sessionKey: "main" })).text).result.details;
-  const append = (key, body) => client.post(`/v1/sessions/${encodeURIComponent(key)}/messages`, { role: "user", content: "seed", ...body }, { expect: 201 });
+  const tool = async (tool, args) =>
+    JSON.parse((await client.post("/tools/invoke", { tool, args, sessionKey: "main" })).text).result.details;
+  const append = (key, body) =>
+    client.post(
+      `/v1/sessions/${encodeURIComponent(key)}/messages`,
+      { role: "user", content: "seed", ...body },
+      { expect: 201 },
+    );
   const rows = [];
   await append("main", {});
 
@@ -44,13 +59,23 @@ export async function run(ctx) {
   for (let i = 0; i < sends; i++) {
     signal?.throwIfAborted();
     const t0 = performance.now();
-    const result = await tool("sessions_send", { sessionKey: "agent:main:send-target", message: `ping ${i}`, timeoutSeconds: 30 });
+    const result = await tool("sessions_send", {
+      sessionKey: "agent:main:send-target",
+      message: `ping ${i}`,
+      timeoutSeconds: 30,
+    });
     if (result.status === "ok" && result.reply === `ECHO: ping ${i}`) sendLatency.push(performance.now() - t0);
     else sendErrors++;
   }
   const send = summarize(sendLatency);
   rows.push(
-    { name: "sessions_send until ok p50", value: send.p50, unit: "ms", note: `n=${sendLatency.length}, echo runner`, errors: sendErrors },
+    {
+      name: "sessions_send until ok p50",
+      value: send.p50,
+      unit: "ms",
+      note: `n=${sendLatency.length}, echo runner`,
+      errors: sendErrors,
+    },
     { name: "sessions_send until ok p99", value: send.p99, unit: "ms", note: `max ${send.max.toFixed(1)} ms` },
   );
 
@@ -69,16 +94,28 @@ export async function run(ctx) {
       flowErrors++;
       continue;
     }
-    const delivered = await pollUntil(async () => {
-      const { deliveries } = JSON.parse((await client.get(`/v1/sessions/${encodeURIComponent(key)}/deliveries`)).text);
-      return deliveries[0]?.status === "delivered";
-    }, WAIT_MS, signal);
+    const delivered = await pollUntil(
+      async () => {
+        const { deliveries } = JSON.parse(
+          (await client.get(`/v1/sessions/${encodeURIComponent(key)}/deliveries`)).text,
+        );
+        return deliveries[0]?.status === "delivered";
+      },
+      WAIT_MS,
+      signal,
+    );
     if (delivered) flowLatency.push(performance.now() - t0);
     else flowErrors++;
   }
   const flow = summarize(flowLatency);
   rows.push(
-    { name: "flow 5 turns + announce p50", value: flow.p50, unit: "ms", note: `n=${flowLatency.length}, 12 runs per flow, until the announce is delivered`, errors: flowErrors },
+    {
+      name: "flow 5 turns + announce p50",
+      value: flow.p50,
+      unit: "ms",
+      note: `n=${flowLatency.length}, 12 runs per flow, until the announce is delivered`,
+      errors: flowErrors,
+    },
     { name: "flow 5 turns + announce p99", value: flow.p99, unit: "ms" },
   );
 
@@ -88,7 +125,8 @@ export async function run(ctx) {
   const announced = new Map(); // childKey → arrival time
   conn.onEvent((frame) => {
     const message = frame.event === "session.message" ? frame.payload?.message : undefined;
-    if (message?.provenance?.sourceTool === "sessions_spawn" && message.role === "user") announced.set(message.provenance.sourceSessionKey, performance.now());
+    if (message?.provenance?.sourceTool === "sessions_spawn" && message.role === "user")
+      announced.set(message.provenance.sourceSessionKey, performance.now());
   });
   const sub = await conn.request("sessions.messages.subscribe", { key: "main" });
   if (!sub.ok) throw new Error(`subscribe failed: ${JSON.stringify(sub.error)}`);
@@ -109,7 +147,13 @@ export async function run(ctx) {
   }
   const spawn = summarize(spawnLatency);
   rows.push(
-    { name: "spawn → announce p50", value: spawn.p50, unit: "ms", note: `n=${spawnLatency.length}, echo child`, errors: spawnErrors },
+    {
+      name: "spawn → announce p50",
+      value: spawn.p50,
+      unit: "ms",
+      note: `n=${spawnLatency.length}, echo child`,
+      errors: spawnErrors,
+    },
     { name: "spawn → announce p99", value: spawn.p99, unit: "ms" },
   );
 
@@ -132,9 +176,26 @@ export async function run(ctx) {
   const totalMs = performance.now() - t0;
   const missing = keys.filter((k) => !announced.has(k)).length;
   rows.push(
-    { name: `${parallel} parallel spawns: all accepted`, value: burst.seconds * 1000, unit: "ms", note: `${burst.count} accepted`, errors: burst.errors },
-    { name: `${parallel} parallel spawns: all announced`, value: totalMs, unit: "ms", note: all ? "every announce arrived" : `${missing} announces missing`, errors: missing },
-    { name: "parallel spawn throughput", value: (keys.length / totalMs) * 1000, unit: "spawns/s", note: "spawn → child run → announce, end to end" },
+    {
+      name: `${parallel} parallel spawns: all accepted`,
+      value: burst.seconds * 1000,
+      unit: "ms",
+      note: `${burst.count} accepted`,
+      errors: burst.errors,
+    },
+    {
+      name: `${parallel} parallel spawns: all announced`,
+      value: totalMs,
+      unit: "ms",
+      note: all ? "every announce arrived" : `${missing} announces missing`,
+      errors: missing,
+    },
+    {
+      name: "parallel spawn throughput",
+      value: (keys.length / totalMs) * 1000,
+      unit: "spawns/s",
+      note: "spawn → child run → announce, end to end",
+    },
   );
   await conn.close();
   return rows;

@@ -6,7 +6,8 @@ import { closeAll, GatewayConn, gatewayUrl, messageText, openMany } from "../lib
 import { summarize } from "../lib/measure.mjs";
 import { fdLimit, openFds, serverMemory } from "../lib/procs.mjs";
 
-export const description = "gateway: handshake p50/p99, fan-out to 1 / 100 / 1,000 subscribers, RSS with 1,000 idle sockets";
+export const description =
+  "gateway: handshake p50/p99, fan-out to 1 / 100 / 1,000 subscribers, RSS with 1,000 idle sockets";
 
 const OPEN_CONCURRENCY = 16;
 const SUBSCRIBE_CONCURRENCY = 64;
@@ -43,9 +44,17 @@ export async function run(ctx) {
   const inUse = await openFds();
   const room = limit.soft - inUse - 64;
   if (room < sockets) {
-    log(`!! fd limit ${limit.soft} (hard ${limit.hard}) with ${inUse} open leaves room for ${room} sockets, not ${sockets}: raise it with 'ulimit -n ${sockets + 512}'`);
+    log(
+      `!! fd limit ${limit.soft} (hard ${limit.hard}) with ${inUse} open leaves room for ${room} sockets, not ${sockets}: raise it with 'ulimit -n ${sockets + 512}'`,
+    );
     sockets = Math.max(1, room);
-    rows.push({ name: "fd limit too low", value: limit.soft, unit: "fds", note: `only ${sockets} sockets opened`, errors: 1 });
+    rows.push({
+      name: "fd limit too low",
+      value: limit.soft,
+      unit: "fds",
+      note: `only ${sockets} sockets opened`,
+      errors: 1,
+    });
   } else {
     log(`fd limit ${limit.soft} (hard ${limit.hard}), ${inUse} in use: room for ${sockets} sockets`);
   }
@@ -77,7 +86,8 @@ export async function run(ctx) {
     const t0 = performance.now();
     const subscribeErrors = [];
     const subscriptions = [];
-    for (const k of fanouts) for (let i = 0; i < Math.min(k, conns.length); i++) subscriptions.push([i, `agent:main:fanout-${k}`]);
+    for (const k of fanouts)
+      for (let i = 0; i < Math.min(k, conns.length); i++) subscriptions.push([i, `agent:main:fanout-${k}`]);
     let next = 0;
     await Promise.all(
       Array.from({ length: SUBSCRIBE_CONCURRENCY }, async () => {
@@ -85,7 +95,8 @@ export async function run(ctx) {
           const [i, key] = subscriptions[next++];
           try {
             const payload = await conns[i].call("sessions.messages.subscribe", { key });
-            if (payload?.subscribed !== true || payload.key !== key) throw new Error(`unexpected answer ${JSON.stringify(payload)}`);
+            if (payload?.subscribed !== true || payload.key !== key)
+              throw new Error(`unexpected answer ${JSON.stringify(payload)}`);
           } catch (error) {
             subscribeErrors.push(error.message);
           }
@@ -104,7 +115,9 @@ export async function run(ctx) {
 
     // Memory: active, then after an idle period long enough for hibernation (10 s).
     const memActive = await serverMemory(server.pid);
-    log(`workerd RSS ${mem0.workerdMiB.toFixed(0)} MiB before, ${memActive.workerdMiB.toFixed(0)} MiB with ${conns.length} sockets; idling ${IDLE_SECONDS} s`);
+    log(
+      `workerd RSS ${mem0.workerdMiB.toFixed(0)} MiB before, ${memActive.workerdMiB.toFixed(0)} MiB with ${conns.length} sockets; idling ${IDLE_SECONDS} s`,
+    );
     const idleStart = performance.now();
     await sleep(IDLE_SECONDS * 1000, signal);
     const memIdle = await serverMemory(server.pid);
@@ -144,7 +157,10 @@ export async function run(ctx) {
       unit: "MiB",
       note: `${(memIdle.totalMiB - mem0.totalMiB) >= 0 ? "+" : ""}${(memIdle.totalMiB - mem0.totalMiB).toFixed(1)} MiB vs before (npm/wrangler/esbuild/workerd); largest growth: ${growth}`,
     });
-    if (closedWhileIdle) log(`!! ${closedWhileIdle} sockets closed while idle (e.g. ${JSON.stringify(conns.find((c) => c.closed)?.closed)})`);
+    if (closedWhileIdle)
+      log(
+        `!! ${closedWhileIdle} sockets closed while idle (e.g. ${JSON.stringify(conns.find((c) => c.closed)?.closed)})`,
+      );
 
     // Fan-out. The first message after the idle period also measures waking the object.
     const fanRows = [];
@@ -173,7 +189,13 @@ export async function run(ctx) {
           : `≥ ${sinceOpen.toFixed(0)} s since the sockets opened: the object stayed in memory (no hibernation observed)`,
       });
     } catch (error) {
-      fanRows.push({ name: "tenant object uptime after idle", value: Number.NaN, unit: "s", note: error.message, errors: 1 });
+      fanRows.push({
+        name: "tenant object uptime after idle",
+        value: Number.NaN,
+        unit: "s",
+        note: error.message,
+        errors: 1,
+      });
     }
 
     for (const k of fanouts) {
@@ -188,7 +210,12 @@ export async function run(ctx) {
         note: `n=${result.complete}/${reps} complete; POST p50 ${result.post.p50.toFixed(1)} ms; first receiver p50 ${result.first.p50.toFixed(1)} ms`,
         errors: result.errors,
       });
-      fanRows.push({ name: `fan-out K=${k} → all p99`, value: result.all.p99, unit: "ms", note: `max ${result.all.max.toFixed(1)} ms; first receiver p99 ${result.first.p99.toFixed(1)} ms` });
+      fanRows.push({
+        name: `fan-out K=${k} → all p99`,
+        value: result.all.p99,
+        unit: "ms",
+        note: `max ${result.all.max.toFixed(1)} ms; first receiver p99 ${result.first.p99.toFixed(1)} ms`,
+      });
       fanRows.push({
         name: `fan-out K=${k} missed deliveries`,
         value: result.missed,
@@ -246,8 +273,20 @@ async function handshakes({ log, signal }, url, reps) {
   const h = summarize(hello);
   const c = summarize(challenge);
   return [
-    { name: "handshake → hello-ok p50", value: h.p50, unit: "ms", note: `n=${h.n} sequential; open → challenge p50 ${c.p50.toFixed(1)} ms`, errors },
-    { name: "handshake → hello-ok p99", value: h.p99, unit: "ms", note: `max ${h.max.toFixed(1)} ms; open → challenge p99 ${c.p99.toFixed(1)} ms; ${unclean} unclean closes`, errors: unclean },
+    {
+      name: "handshake → hello-ok p50",
+      value: h.p50,
+      unit: "ms",
+      note: `n=${h.n} sequential; open → challenge p50 ${c.p50.toFixed(1)} ms`,
+      errors,
+    },
+    {
+      name: "handshake → hello-ok p99",
+      value: h.p99,
+      unit: "ms",
+      note: `max ${h.max.toFixed(1)} ms; open → challenge p99 ${c.p99.toFixed(1)} ms; ${unclean} unclean closes`,
+      errors: unclean,
+    },
   ];
 }
 
@@ -321,7 +360,9 @@ async function fanOut({ client, signal, log }, conns, k, reps, { label }) {
         complete++;
       } else {
         missed += targets.length - got;
-        log(`!! fan-out ${key} message ${i}: ${got}/${targets.length} subscribers got it within ${DELIVERY_TIMEOUT_MS} ms`);
+        log(
+          `!! fan-out ${key} message ${i}: ${got}/${targets.length} subscribers got it within ${DELIVERY_TIMEOUT_MS} ms`,
+        );
       }
       current = null;
     }

@@ -2,7 +2,8 @@
 import { performance } from "node:perf_hooks";
 import { runConcurrent, runSequential } from "../lib/measure.mjs";
 
-export const description = "HTTP: /health ceiling, appends (1 and 16 sessions), history last page at 100 / 10k / 100k messages";
+export const description =
+  "HTTP: /health ceiling, appends (1 and 16 sessions), history last page at 100 / 10k / 100k messages";
 
 const CONCURRENCY = 16;
 const BATCH = 1000; // the batch route's maximum
@@ -30,7 +31,9 @@ export async function run(ctx) {
   /** Adds the standard rows of one load run; returns the result. */
   const loadRows = (label, result, note) => {
     if (result.errors || result.timedOut) {
-      log(`!! ${label}: ${result.errors} errors of ${result.count} ${JSON.stringify(result.errorKinds)}${result.timedOut ? ", stopped at time limit" : ""}`);
+      log(
+        `!! ${label}: ${result.errors} errors of ${result.count} ${JSON.stringify(result.errorKinds)}${result.timedOut ? ", stopped at time limit" : ""}`,
+      );
       for (const sample of result.errorSamples) log(`   e.g. ${sample}`);
     }
     const errors = result.errors + (result.timedOut ? 1 : 0);
@@ -69,7 +72,12 @@ export async function run(ctx) {
     await runConcurrent({ signal, concurrency: CONCURRENCY, total: appendTotal, task: single }),
     `c=${CONCURRENCY}, n=${appendTotal}, POST /v1/sessions/bench-append/messages`,
   );
-  rows.push({ name: "append 1 session / ceiling", value: app1.perSecond / ceiling.perSecond, unit: "ratio", note: "throughput ratio" });
+  rows.push({
+    name: "append 1 session / ceiling",
+    value: app1.perSecond / ceiling.perSecond,
+    unit: "ratio",
+    note: "throughput ratio",
+  });
 
   const spread = appendTo((i) => `bench-append-${i % 16}`);
   log("append (16 sessions): warm-up");
@@ -80,7 +88,12 @@ export async function run(ctx) {
     await runConcurrent({ signal, concurrency: CONCURRENCY, total: appendTotal, task: spread }),
     `c=${CONCURRENCY}, n=${appendTotal}, keys bench-append-0..15 round-robin`,
   );
-  rows.push({ name: "append 16 sessions / ceiling", value: app16.perSecond / ceiling.perSecond, unit: "ratio", note: "throughput ratio" });
+  rows.push({
+    name: "append 16 sessions / ceiling",
+    value: app16.perSecond / ceiling.perSecond,
+    unit: "ratio",
+    note: "throughput ratio",
+  });
 
   // 3. History last page vs transcript length.
   const sizes = [100, 10_000, 100_000].map((s) => (ctx.quick ? Math.max(100, s / 10) : s));
@@ -118,7 +131,9 @@ export async function run(ctx) {
         const list = page.messages ?? [];
         const lastSeq = list.at(-1)?.__openclaw?.seq;
         if (list.length !== expectCount || lastSeq !== size || page.hasMore !== size > HISTORY_LIMIT) {
-          throw new Error(`history ${key}: got ${list.length} messages, last seq ${lastSeq}, hasMore ${page.hasMore}; expected ${expectCount}, ${size}, ${size > HISTORY_LIMIT}`);
+          throw new Error(
+            `history ${key}: got ${list.length} messages, last seq ${lastSeq}, hasMore ${page.hasMore}; expected ${expectCount}, ${size}, ${size > HISTORY_LIMIT}`,
+          );
         }
         expectedLength = body.length;
       },
@@ -130,7 +145,8 @@ export async function run(ctx) {
       total: historyTotal,
       task: async () => {
         const { text: body } = await client.get(path, { expect: 200 });
-        if (body.length !== expectedLength) throw new Error(`history ${key}: body length ${body.length}, expected ${expectedLength}`);
+        if (body.length !== expectedLength)
+          throw new Error(`history ${key}: body length ${body.length}, expected ${expectedLength}`);
       },
     });
     if (warm.errors) {
@@ -141,10 +157,20 @@ export async function run(ctx) {
     if (result.errors) for (const sample of result.errorSamples) log(`   e.g. ${sample}`);
     const note = `n=${historyTotal} sequential, ${(expectedLength / 1024).toFixed(1)} KiB/page`;
     rows.push({ name: `history ${label(size)} p50`, value: result.p50, unit: "ms", note, errors: result.errors });
-    rows.push({ name: `history ${label(size)} p99`, value: result.p99, unit: "ms", note: `max ${result.max.toFixed(1)} ms` });
+    rows.push({
+      name: `history ${label(size)} p99`,
+      value: result.p99,
+      unit: "ms",
+      note: `max ${result.max.toFixed(1)} ms`,
+    });
     if (!result.errors) p50BySize.set(size, result.p50);
   }
-  rows.push({ name: "seed overall", value: seededTotal / seedSeconds, unit: "msg/s", note: `${label(seededTotal)} msgs` });
+  rows.push({
+    name: "seed overall",
+    value: seededTotal / seedSeconds,
+    unit: "msg/s",
+    note: `${label(seededTotal)} msgs`,
+  });
   const [small, , large] = sizes;
   if (p50BySize.has(small) && p50BySize.has(large)) {
     rows.push({
@@ -154,7 +180,13 @@ export async function run(ctx) {
       note: "~1 means last-page reads do not grow with transcript length",
     });
   } else {
-    rows.push({ name: `history p50 ${label(large)} / ${label(small)}`, value: Number.NaN, unit: "ratio", note: "not measured", errors: 1 });
+    rows.push({
+      name: `history p50 ${label(large)} / ${label(small)}`,
+      value: Number.NaN,
+      unit: "ratio",
+      note: "not measured",
+      errors: 1,
+    });
   }
   return rows;
 }
@@ -179,7 +211,10 @@ async function seed({ client, log, signal }, key, size) {
     const body = JSON.stringify({ messages: Array.from({ length: count }, (_, j) => seedMessage(done + j)) });
     bytes += body.length;
     try {
-      const { text: answer } = await client.post(`${sessionPath(key)}/messages/batch`, body, { expect: 201, timeoutMs: 60_000 });
+      const { text: answer } = await client.post(`${sessionPath(key)}/messages/batch`, body, {
+        expect: 201,
+        timeoutMs: 60_000,
+      });
       const result = JSON.parse(answer);
       if (result.count !== count || result.lastSeq !== done + count) {
         throw new Error(`batch answer ${answer.slice(0, 200)}; expected count ${count}, lastSeq ${done + count}`);

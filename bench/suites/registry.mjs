@@ -2,7 +2,8 @@
 import { performance } from "node:perf_hooks";
 import { runConcurrent, summarize } from "../lib/measure.mjs";
 
-export const description = "registry: sessions_list and GET /v1/sessions at 100 / 1k / 10k sessions, messageLimit, full list of 1k";
+export const description =
+  "registry: sessions_list and GET /v1/sessions at 100 / 1k / 10k sessions, messageLimit, full list of 1k";
 
 const CREATE_CONCURRENCY = 16;
 const sessionPath = (key) => `/v1/sessions/${encodeURIComponent(key)}`;
@@ -41,9 +42,14 @@ export async function run(ctx) {
           maxSeconds: quick ? 60 : 240,
           task: async (i) => {
             nextIndex = Math.max(nextIndex, first + i + 1);
-            const { text } = await client.post(`${sessionPath(seedKey(first + i))}/messages`, { role: "user", content: `registry seed ${first + i}` }, { expect: 201 });
+            const { text } = await client.post(
+              `${sessionPath(seedKey(first + i))}/messages`,
+              { role: "user", content: `registry seed ${first + i}` },
+              { expect: 201 },
+            );
             const body = JSON.parse(text);
-            if (body.sessionKey !== undefined && body.sessionKey !== seedKey(first + i)) throw new Error(`append answered sessionKey ${body.sessionKey}`);
+            if (body.sessionKey !== undefined && body.sessionKey !== seedKey(first + i))
+              throw new Error(`append answered sessionKey ${body.sessionKey}`);
           },
         });
       } finally {
@@ -108,7 +114,12 @@ export async function run(ctx) {
         note: `n=${withMessages.ok} sequential, ${(withMessages.bytes / 1024).toFixed(1)} KiB${levelNote}`,
         errors: withMessages.errors,
       });
-      rows.push({ name: "sessions_list limit 50 messageLimit 5 @1k p99", value: withMessages.p99, unit: "ms", note: `max ${withMessages.max.toFixed(1)} ms` });
+      rows.push({
+        name: "sessions_list limit 50 messageLimit 5 @1k p99",
+        value: withMessages.p99,
+        unit: "ms",
+        note: `max ${withMessages.max.toFixed(1)} ms`,
+      });
 
       // 4. The full list of 1,000 rows (OpenClaw: 103 ms median, 1.1 MB).
       const full = await measure(ctx, {
@@ -124,7 +135,12 @@ export async function run(ctx) {
         note: `n=${full.ok} sequential, ${(full.bytes / 1e6).toFixed(2)} MB; OpenClaw sessions.list 1k: 103 ms, 1.1 MB${levelNote}`,
         errors: full.errors,
       });
-      rows.push({ name: "GET /v1/sessions?limit=1000 @1k p99", value: full.p99, unit: "ms", note: `max ${full.max.toFixed(1)} ms` });
+      rows.push({
+        name: "GET /v1/sessions?limit=1000 @1k p99",
+        value: full.p99,
+        unit: "ms",
+        note: `max ${full.max.toFixed(1)} ms`,
+      });
     }
 
     if (level === 10_000) {
@@ -153,8 +169,16 @@ export async function run(ctx) {
     const b = p50.get(`${name}@${large}`);
     const ratio = a && b ? b / a : Number.NaN;
     const verdict = Number.isFinite(ratio) ? (ratio <= 2 ? "target ≤ 2 met" : "TARGET ≤ 2 MISSED") : "not measured";
-    rows.push({ name: `${name} p50 ${label(large)} / ${label(small)}`, value: ratio, unit: "ratio", note: verdict, ...(Number.isFinite(ratio) ? {} : { errors: 1 }) });
-    log(`${name}: p50 @${label(large)} / p50 @${label(small)} = ${Number.isFinite(ratio) ? ratio.toFixed(2) : "n/a"} (${verdict})`);
+    rows.push({
+      name: `${name} p50 ${label(large)} / ${label(small)}`,
+      value: ratio,
+      unit: "ratio",
+      note: verdict,
+      ...(Number.isFinite(ratio) ? {} : { errors: 1 }),
+    });
+    log(
+      `${name}: p50 @${label(large)} / p50 @${label(small)} = ${Number.isFinite(ratio) ? ratio.toFixed(2) : "n/a"} (${verdict})`,
+    );
   }
   return rows;
 }
@@ -179,7 +203,8 @@ async function configure(client) {
 async function countSessions(client) {
   const { text } = await client.get("/v1/sessions", { timeoutMs: 60_000 });
   const body = JSON.parse(text);
-  if (!Array.isArray(body.sessions) || body.count !== body.sessions.length) throw new Error(`GET /v1/sessions: unexpected body ${text.slice(0, 200)}`);
+  if (!Array.isArray(body.sessions) || body.count !== body.sessions.length)
+    throw new Error(`GET /v1/sessions: unexpected body ${text.slice(0, 200)}`);
   return body.count;
 }
 
@@ -191,8 +216,13 @@ function checkToolList(text, expected, { withMessages = false } = {}) {
     throw new Error(`sessions_list: count ${details?.count}, ${details?.sessions?.length} rows; expected ${expected}`);
   }
   if (withMessages) {
-    const bad = details.sessions.filter((s) => !Array.isArray(s.messages) || s.messages.length < 1 || s.messages.length > 5);
-    if (bad.length) throw new Error(`sessions_list messageLimit 5: ${bad.length} rows without 1..5 messages (e.g. ${JSON.stringify(bad[0]).slice(0, 200)})`);
+    const bad = details.sessions.filter(
+      (s) => !Array.isArray(s.messages) || s.messages.length < 1 || s.messages.length > 5,
+    );
+    if (bad.length)
+      throw new Error(
+        `sessions_list messageLimit 5: ${bad.length} rows without 1..5 messages (e.g. ${JSON.stringify(bad[0]).slice(0, 200)})`,
+      );
   }
 }
 

@@ -27,7 +27,10 @@ class Turns {
       this.waiting.delete(frame.payload.runId);
       clearTimeout(waiter.timer);
       if (state === "final") waiter.resolve({ payload: frame.payload, at: performance.now() });
-      else waiter.reject(new GatewayError(`run ended ${state}: ${frame.payload.errorMessage ?? ""}`.trim(), `chat ${state}`));
+      else
+        waiter.reject(
+          new GatewayError(`run ended ${state}: ${frame.payload.errorMessage ?? ""}`.trim(), `chat ${state}`),
+        );
     });
   }
 
@@ -66,7 +69,11 @@ class Turns {
     const { payload, at } = await final;
     const finalMs = at - t0;
     const reply = messageText(payload.message);
-    if (reply !== `ECHO: ${message}`) throw new GatewayError(`chat final carried ${JSON.stringify(reply).slice(0, 120)}, expected the echo`, "wrong reply");
+    if (reply !== `ECHO: ${message}`)
+      throw new GatewayError(
+        `chat final carried ${JSON.stringify(reply).slice(0, 120)}, expected the echo`,
+        "wrong reply",
+      );
     if (payload.sessionKey !== undefined && payload.sessionKey !== sessionKey) {
       throw new GatewayError(`chat final for ${payload.sessionKey}, expected ${sessionKey}`, "wrong session");
     }
@@ -87,12 +94,30 @@ export async function run(ctx) {
     const turns = new Turns(main);
 
     // 1. Sequential turns, each in a fresh session agent:main:turn-N (creates the session).
-    const fresh = await sequential(ctx, n(200), (i) => turns.turn(`agent:main:turn-${i}`, `turn ${i}`), 5, (i) => turns.turn(`agent:main:turn-warm-${i}`, "warm"));
-    pushTurnRows(rows, log, "turn, new session each", fresh, `OpenClaw: 380–660 ms; target < 20 ms ${fresh.final.p50 < 20 ? "met" : "MISSED"}`);
+    const fresh = await sequential(
+      ctx,
+      n(200),
+      (i) => turns.turn(`agent:main:turn-${i}`, `turn ${i}`),
+      5,
+      (i) => turns.turn(`agent:main:turn-warm-${i}`, "warm"),
+    );
+    pushTurnRows(
+      rows,
+      log,
+      "turn, new session each",
+      fresh,
+      `OpenClaw: 380–660 ms; target < 20 ms ${fresh.final.p50 < 20 ? "met" : "MISSED"}`,
+    );
 
     // 2. Sequential turns in one session that keeps growing (OpenClaw's measurement shape).
     const same = await sequential(ctx, n(100), (i) => turns.turn("agent:main:turn-same", `same ${i}`), 0);
-    pushTurnRows(rows, log, "turn, one session", same, `OpenClaw bench-chat: 380–658 ms; target < 20 ms ${same.final.p50 < 20 ? "met" : "MISSED"}`);
+    pushTurnRows(
+      rows,
+      log,
+      "turn, one session",
+      same,
+      `OpenClaw bench-chat: 380–658 ms; target < 20 ms ${same.final.p50 < 20 ? "met" : "MISSED"}`,
+    );
 
     // 3. 100 sessions in parallel, each doing sequential turns, over a few connections.
     const sessions = quick ? 20 : 100;
@@ -207,5 +232,10 @@ function pushTurnRows(rows, log, name, result, note) {
     note: `n=${result.final.n} sequential, chat.send → chat final; ack p50 ${result.ack.p50.toFixed(1)} ms; ${note}`,
     errors: result.errors,
   });
-  rows.push({ name: `${name} p99`, value: result.final.p99, unit: "ms", note: `max ${result.final.max.toFixed(1)} ms; ack p99 ${result.ack.p99.toFixed(1)} ms; chat final arrived before the ack in ${result.finalFirst}/${result.final.n} turns` });
+  rows.push({
+    name: `${name} p99`,
+    value: result.final.p99,
+    unit: "ms",
+    note: `max ${result.final.max.toFixed(1)} ms; ack p99 ${result.ack.p99.toFixed(1)} ms; chat final arrived before the ack in ${result.finalFirst}/${result.final.n} turns`,
+  });
 }

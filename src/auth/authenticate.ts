@@ -1,5 +1,5 @@
-import type { Env } from "../env";
 import type { Principal } from "../domain/tenant-context";
+import type { Env } from "../env";
 import type { TenantConfig } from "../protocol/config";
 import { OPERATOR_SCOPES } from "../protocol/http";
 import { cachedAccess, rememberAccess } from "./access-cache";
@@ -21,7 +21,12 @@ export async function authenticate(env: Env, tenantId: string, token: string): P
   return access;
 }
 
-async function resolveAccess(env: Env, tenantId: string, token: string, tokenHash: string): Promise<Access | "wrong_tenant" | null> {
+async function resolveAccess(
+  env: Env,
+  tenantId: string,
+  token: string,
+  tokenHash: string,
+): Promise<Access | "wrong_tenant" | null> {
   const tenant = env.TENANTS.getByName(tenantId);
   if (isRunToken(token)) {
     const claims = env.RUN_TOKEN_SECRET ? await verifyRunToken(env.RUN_TOKEN_SECRET, token) : null;

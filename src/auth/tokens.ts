@@ -24,7 +24,6 @@ export function parseTokenId(token: string): string | null {
   return TOKEN_PATTERN.exec(token)?.[1] ?? null;
 }
 
-
 /** Constant-time equality of two strings (lengths may leak; contents do not). */
 export function constantTimeEqual(a: string, b: string): boolean {
   const left = new TextEncoder().encode(a);
@@ -42,5 +41,3 @@ export function bearerToken(header: string | undefined | null): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1] ?? null;
 }
-
-

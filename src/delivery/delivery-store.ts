@@ -53,7 +53,10 @@ export class DeliveryStore {
   constructor(private readonly sql: SqlStorage) {}
 
   /** Inserts a delivery once per idempotency key; returns the existing one on repeats. */
-  enqueue(input: { idempotencyKey: string; kind: string; target: DeliveryTarget; message: string }, at: number): Delivery {
+  enqueue(
+    input: { idempotencyKey: string; kind: string; target: DeliveryTarget; message: string },
+    at: number,
+  ): Delivery {
     const existing = this.byKey(input.idempotencyKey);
     if (existing) return existing;
     const id = crypto.randomUUID();

@@ -1,5 +1,5 @@
-import type { SessionEntry } from "../protocol/session";
 import { parseAgentSessionKey } from "../keys/session-key";
+import type { SessionEntry } from "../protocol/session";
 import { dropUndefined } from "../util/encoding";
 import type { DeliveryTarget } from "./delivery-store";
 
@@ -8,22 +8,43 @@ import type { DeliveryTarget } from "./delivery-store";
  * channel + recipient, else a group/channel key (`<channel>:group|channel:<id>[:thread:<t>]`),
  * else the origin. Null when the session has no route (nothing to deliver to).
  */
-export function deliveryTargetOf(entry: Pick<SessionEntry, "key" | "deliveryContext" | "lastChannel" | "lastTo" | "lastAccountId" | "lastThreadId" | "origin">): DeliveryTarget | null {
+export function deliveryTargetOf(
+  entry: Pick<
+    SessionEntry,
+    "key" | "deliveryContext" | "lastChannel" | "lastTo" | "lastAccountId" | "lastThreadId" | "origin"
+  >,
+): DeliveryTarget | null {
   const ctx = entry.deliveryContext;
-  if (ctx?.channel && ctx.to) return clean({ channel: ctx.channel, to: ctx.to, accountId: ctx.accountId, threadId: ctx.threadId });
+  if (ctx?.channel && ctx.to)
+    return clean({ channel: ctx.channel, to: ctx.to, accountId: ctx.accountId, threadId: ctx.threadId });
   if (entry.lastChannel && entry.lastTo) {
-    return clean({ channel: entry.lastChannel, to: entry.lastTo, accountId: entry.lastAccountId, threadId: entry.lastThreadId });
+    return clean({
+      channel: entry.lastChannel,
+      to: entry.lastTo,
+      accountId: entry.lastAccountId,
+      threadId: entry.lastThreadId,
+    });
   }
   const rest = parseAgentSessionKey(entry.key)?.rest ?? entry.key;
   const match = /^([^:]+):(group|channel):([^:]+)(?::thread:([^:]+))?/.exec(rest);
   if (match) return clean({ channel: match[1]!, to: `${match[2]}:${match[3]}`, threadId: match[4] });
   if (entry.origin?.provider && entry.origin.to) {
-    return clean({ channel: entry.origin.provider, to: entry.origin.to, accountId: entry.origin.accountId, threadId: entry.origin.threadId });
+    return clean({
+      channel: entry.origin.provider,
+      to: entry.origin.to,
+      accountId: entry.origin.accountId,
+      threadId: entry.origin.threadId,
+    });
   }
   return null;
 }
 
-function clean(target: { channel: string; to: string; accountId?: string | undefined; threadId?: string | number | undefined }): DeliveryTarget {
+function clean(target: {
+  channel: string;
+  to: string;
+  accountId?: string | undefined;
+  threadId?: string | number | undefined;
+}): DeliveryTarget {
   return dropUndefined(target) as DeliveryTarget;
 }
 

@@ -1,7 +1,7 @@
 import { hmacHex } from "../auth/run-token";
+import { entrySendPolicy } from "../policy/send-policy";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
-import { entrySendPolicy } from "../policy/send-policy";
 import { SIGNATURE_HEADER } from "../runs/runners/webhook";
 import type { Delivery, DeliveryStore, DeliveryTarget } from "./delivery-store";
 import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
@@ -28,7 +28,10 @@ export class Outbox {
   constructor(private readonly host: OutboxHost) {}
 
   /** Queues a delivery (once per idempotency key) and tries it now. */
-  enqueue(input: { idempotencyKey: string; kind: string; target: DeliveryTarget; message: string }, now = Date.now()): Delivery {
+  enqueue(
+    input: { idempotencyKey: string; kind: string; target: DeliveryTarget; message: string },
+    now = Date.now(),
+  ): Delivery {
     const delivery = this.host.deliveries().enqueue(input, now);
     if (delivery.status === "pending") this.host.setTimer(delivery.id, now);
     return delivery;
@@ -38,15 +41,18 @@ export class Outbox {
   async attempt(id: string, now = Date.now()): Promise<void> {
     if (this.inFlight.has(id)) return;
     const delivery = this.host.deliveries().get(id);
-    if (!delivery || delivery.status !== "pending") return;
+    if (delivery?.status !== "pending") return;
     this.inFlight.add(id);
     try {
       const config = await this.host.tenantConfig();
       const entry = this.host.entry();
-      if (entry && this.blocked(config, entry, delivery)) return this.finish(id, { status: "blocked", error: "send blocked by session policy" }, now);
+      if (entry && this.blocked(config, entry, delivery))
+        return this.finish(id, { status: "blocked", error: "send blocked by session policy" }, now);
       const url = config.delivery?.webhookUrl;
       if (!url) {
-        console.log(`delivery ${delivery.idempotencyKey} → ${delivery.target.channel}:${delivery.target.to}: ${delivery.message}`);
+        console.log(
+          `delivery ${delivery.idempotencyKey} → ${delivery.target.channel}:${delivery.target.to}: ${delivery.message}`,
+        );
         return this.finish(id, { status: "delivered", deliveredTo: "log" }, now);
       }
       const error = await this.post(url, delivery, entry);
@@ -61,13 +67,24 @@ export class Outbox {
     }
   }
 
-  private finish(id: string, outcome: { status: "delivered" | "dead" | "blocked"; error?: string; deliveredTo?: string }, now: number): void {
+  private finish(
+    id: string,
+    outcome: { status: "delivered" | "dead" | "blocked"; error?: string; deliveredTo?: string },
+    now: number,
+  ): void {
     if (this.host.deliveries().record(id, outcome, now)) this.host.changed(this.host.deliveries().get(id)!);
   }
 
   private blocked(config: TenantConfig, entry: SessionEntry, delivery: Delivery): boolean {
     const policy = config.session?.sendPolicy;
-    return entrySendPolicy({ sessionKey: entry.key, entry, channel: delivery.target.channel, ...(policy ? { config: policy } : {}) }) === "deny";
+    return (
+      entrySendPolicy({
+        sessionKey: entry.key,
+        entry,
+        channel: delivery.target.channel,
+        ...(policy ? { config: policy } : {}),
+      }) === "deny"
+    );
   }
 
   /** POSTs the delivery, signed like run requests; returns an error text or null. */
@@ -84,7 +101,11 @@ export class Outbox {
     try {
       const response = await fetch(url, {
         method: "POST",
-        headers: { "content-type": "application/json", "idempotency-key": delivery.idempotencyKey, [SIGNATURE_HEADER]: `sha256=${await hmacHex(await this.host.signingSecret(), body)}` },
+        headers: {
+          "content-type": "application/json",
+          "idempotency-key": delivery.idempotencyKey,
+          [SIGNATURE_HEADER]: `sha256=${await hmacHex(await this.host.signingSecret(), body)}`,
+        },
         body,
       });
       await response.body?.cancel();

@@ -1,11 +1,18 @@
-import { normalizeAgentId, isValidAgentId, parseAgentSessionKey } from "../keys/session-key";
+import { isValidAgentId, normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
 import type { TranscriptMessage } from "../protocol/session";
 import { sanitizeChatHistory } from "../session/sanitize";
 import { messagePreview } from "../session/session-row";
 import { patchSession } from "./registry";
 import { chatSend } from "./runs";
 import { appendMessages } from "./sessions";
-import { canonicalKey, defaultAgentId, DomainError, sessionStub, type TenantContext, tenantStub } from "./tenant-context";
+import {
+  canonicalKey,
+  DomainError,
+  defaultAgentId,
+  sessionStub,
+  type TenantContext,
+  tenantStub,
+} from "./tenant-context";
 
 /** chat.history / chat.inject / sessions.preview / sessions.create (gateway methods). */
 
@@ -14,7 +21,10 @@ const CHAT_HISTORY_MAX_LIMIT = 1000;
 /** One RPC page may carry this much; chat.history's own budget (6 MiB) applies after. */
 const READ_MAX_BYTES = 8 * 1024 * 1024;
 
-export async function chatHistory(ctx: TenantContext, params: { sessionKey: string; limit?: number; maxChars?: number }) {
+export async function chatHistory(
+  ctx: TenantContext,
+  params: { sessionKey: string; limit?: number; maxChars?: number },
+) {
   const key = canonicalKey(ctx, params.sessionKey);
   const limit = Math.min(CHAT_HISTORY_MAX_LIMIT, params.limit ?? CHAT_HISTORY_DEFAULT_LIMIT);
   const stub = sessionStub(ctx, key);
@@ -44,7 +54,14 @@ export async function chatInject(ctx: TenantContext, params: { sessionKey: strin
     provider: "openclaw",
     model: "gateway-injected",
     stopReason: "stop",
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    usage: {
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 0,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
   };
   const result = await appendMessages(ctx, params.sessionKey, [message]);
   const appended = result.appended[0]!;
@@ -57,14 +74,22 @@ const PREVIEW_MAX_ITEMS = 100;
 const PREVIEW_MAX_CHARS = 4000;
 const PREVIEW_READ_BYTES = 256 * 1024;
 
-export async function sessionsPreview(ctx: TenantContext, params: { keys: string[]; limit?: number; maxChars?: number }) {
+export async function sessionsPreview(
+  ctx: TenantContext,
+  params: { keys: string[]; limit?: number; maxChars?: number },
+) {
   const limit = Math.min(PREVIEW_MAX_ITEMS, params.limit ?? 12);
   const maxChars = Math.min(PREVIEW_MAX_CHARS, params.maxChars ?? 240);
   const previews = await Promise.all(
     params.keys.slice(0, PREVIEW_MAX_KEYS).map(async (rawKey) => {
       try {
         const key = canonicalKey(ctx, rawKey);
-        const page = await sessionStub(ctx, key).read({ direction: "tail", limit, includeTools: false, maxBytes: PREVIEW_READ_BYTES });
+        const page = await sessionStub(ctx, key).read({
+          direction: "tail",
+          limit,
+          includeTools: false,
+          maxBytes: PREVIEW_READ_BYTES,
+        });
         if (!page) return { key: rawKey, status: "missing" as const, items: [] };
         const items = page.messages.map((m) => {
           const message = JSON.parse(m.json) as { role: string; content: unknown };
@@ -85,13 +110,24 @@ export async function sessionsPreview(ctx: TenantContext, params: { keys: string
  */
 export async function sessionsCreate(
   ctx: TenantContext,
-  params: { key?: string; agentId?: string; label?: string; model?: string; parentSessionKey?: string; task?: string; message?: string },
+  params: {
+    key?: string;
+    agentId?: string;
+    label?: string;
+    model?: string;
+    parentSessionKey?: string;
+    task?: string;
+    message?: string;
+  },
 ) {
   if (params.agentId !== undefined && !isValidAgentId(params.agentId)) {
     throw new DomainError("invalid", `unknown agent id "${params.agentId}"`);
   }
   const agentId = params.agentId !== undefined ? normalizeAgentId(params.agentId) : defaultAgentId(ctx.config);
-  const key = params.key !== undefined ? canonicalKey(ctx, params.key, agentId) : `agent:${agentId}:dashboard:${crypto.randomUUID()}`;
+  const key =
+    params.key !== undefined
+      ? canonicalKey(ctx, params.key, agentId)
+      : `agent:${agentId}:dashboard:${crypto.randomUUID()}`;
   const keyAgent = parseAgentSessionKey(key)?.agentId;
   if (params.agentId !== undefined && keyAgent !== undefined && keyAgent !== agentId) {
     throw new DomainError("invalid", `session key agent "${keyAgent}" does not match agentId "${agentId}"`);
@@ -112,7 +148,8 @@ export async function sessionsCreate(
     entry = await sessionStub(ctx, key).setParent(parentSessionKey);
   }
   const text = params.message ?? params.task;
-  if (text === undefined || text.trim() === "") return { ok: true, key, sessionId: entry.sessionId, entry, runStarted: false };
+  if (text === undefined || text.trim() === "")
+    return { ok: true, key, sessionId: entry.sessionId, entry, runStarted: false };
   // With a task or message the new session's first turn starts right away (chat.send).
   try {
     const run = await chatSend(ctx, { sessionKey: key, message: text, idempotencyKey: crypto.randomUUID() });

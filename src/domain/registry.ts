@@ -4,8 +4,8 @@ import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { SessionRow } from "../session/session-row";
 import {
   canonicalKey,
-  defaultAgentId,
   DomainError,
+  defaultAgentId,
   mainKeyOf,
   sessionRef,
   sessionStub,
@@ -31,7 +31,12 @@ export type SessionsListResult = {
 
 export function sessionsDefaults(ctx: TenantContext): SessionsDefaults {
   const alias = resolveMainAlias(ctx.config.session);
-  return { defaultAgentId: defaultAgentId(ctx.config), mainKey: alias.mainKey, mainSessionKey: mainKeyOf(ctx), scope: alias.scope };
+  return {
+    defaultAgentId: defaultAgentId(ctx.config),
+    mainKey: alias.mainKey,
+    mainSessionKey: mainKeyOf(ctx),
+    scope: alias.scope,
+  };
 }
 
 /** The operator's list: OpenClaw's `sessions.list` params and result shape. */
@@ -49,7 +54,9 @@ export async function listSessions(ctx: TenantContext, params: SessionsListParam
     ...(params.search !== undefined ? { search: params.search } : {}),
   });
   const hasMore = params.limit !== undefined && rows.length > params.limit;
-  const sessions = (hasMore ? rows.slice(0, params.limit) : rows).map((row) => presentRow(row, params.includeLastMessage === true));
+  const sessions = (hasMore ? rows.slice(0, params.limit) : rows).map((row) =>
+    presentRow(row, params.includeLastMessage === true),
+  );
   return {
     ts: Date.now(),
     path: "(multiple)",
@@ -109,7 +116,10 @@ export async function resolveSession(ctx: TenantContext, params: SessionsResolve
   const matches = rows.filter(visible).filter((row) => reservedAllowed(row.key, params));
   if (matches.length === 0) throw new DomainError("not_found", `No session found with label: ${label}`);
   if (matches.length > 1) {
-    throw new DomainError("invalid", `Multiple sessions found with label: ${label} (${matches.map((r) => r.key).join(", ")})`);
+    throw new DomainError(
+      "invalid",
+      `Multiple sessions found with label: ${label} (${matches.map((r) => r.key).join(", ")})`,
+    );
   }
   return matches[0]!.key;
 }
@@ -120,7 +130,13 @@ function reservedAllowed(key: string, params: SessionsResolveParams): boolean {
   return true;
 }
 
-export type PatchResult = { ok: true; path: string; key: string; entry: SessionEntry; resolved: { modelProvider?: string; model?: string } };
+export type PatchResult = {
+  ok: true;
+  path: string;
+  key: string;
+  entry: SessionEntry;
+  resolved: { modelProvider?: string; model?: string };
+};
 
 /** `sessions.patch`: creates the session when absent, null clears an override. */
 export async function patchSession(ctx: TenantContext, rawKey: string, patch: SessionPatch): Promise<PatchResult> {

@@ -1,16 +1,16 @@
-import { normalizeAgentId, agentIdOf } from "../keys/session-key";
-import type { RunnerConfig } from "../protocol/config";
-import type { InputProvenance, SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
+import { agentIdOf, normalizeAgentId } from "../keys/session-key";
 import { isSandboxedSession } from "../policy/sandbox";
 import { entrySendPolicy, parseSendCommand, SEND_BLOCKED_TEXT } from "../policy/send-policy";
+import type { RunnerConfig } from "../protocol/config";
+import type { InputProvenance, SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
 import type { StartResult } from "../runs/run-engine";
-import { MAX_MESSAGE_BYTES } from "../session/message-limits";
 import type { RunInput, RunSnapshot } from "../runs/run-types";
+import { MAX_MESSAGE_BYTES } from "../session/message-limits";
 import { patchSession } from "./registry";
 import {
   canonicalKey,
-  defaultAgentId,
   DomainError,
+  defaultAgentId,
   hasScope,
   mainKeyOf,
   sessionRef,
@@ -60,12 +60,19 @@ export type RunRequest = {
 export async function startRun(
   ctx: TenantContext,
   request: RunRequest,
-): Promise<Exclude<StartResult, { status: "blocked" | "too_large" }> & { sessionKey: string; sessionId: string; messageId?: string }> {
+): Promise<
+  Exclude<StartResult, { status: "blocked" | "too_large" }> & {
+    sessionKey: string;
+    sessionId: string;
+    messageId?: string;
+  }
+> {
   const ref = sessionRef(ctx, request.key);
   const stub = sessionStub(ctx, request.key);
   // Run ids are tenant-wide (as OpenClaw's dedupe is gateway-wide): a reused id answers from its run.
   const owner = await tenantStub(ctx).recordRun(request.runId, request.key);
-  if (owner !== request.key) return { ...(await existingRunResult(ctx, owner, request.runId)), sessionKey: owner, sessionId: "" };
+  if (owner !== request.key)
+    return { ...(await existingRunResult(ctx, owner, request.runId)), sessionKey: owner, sessionId: "" };
   const input: RunInput = {
     message: request.message,
     origin: request.origin,
@@ -89,25 +96,49 @@ export async function startRun(
   const timeoutSeconds = request.timeoutSeconds ?? ctx.config.agents?.defaults?.timeoutSeconds;
   const result = await stub.startRun(
     ref,
-    { runId: request.runId, input: timeoutSeconds ? { ...input, timeoutSeconds } : input, runner: runnerFor(ctx, ref.agentId), userMessage },
+    {
+      runId: request.runId,
+      input: timeoutSeconds ? { ...input, timeoutSeconds } : input,
+      runner: runnerFor(ctx, ref.agentId),
+      userMessage,
+    },
     request.seed,
     // The session object applies the send policy to its own entry (no extra round trip).
     request.ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },
   );
   if (result.status === "blocked") throw new DomainError("invalid", SEND_BLOCKED_TEXT);
   if (result.status === "too_large") {
-    throw new DomainError("too_large", `message is ${result.bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes per message`);
+    throw new DomainError(
+      "too_large",
+      `message is ${result.bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes per message`,
+    );
   }
   return { ...result, sessionKey: request.key };
 }
 
 /** The dedupe answer for a run id already used in another session. */
-async function existingRunResult(ctx: TenantContext, key: string, runId: string): Promise<Exclude<StartResult, { status: "blocked" | "too_large" }>> {
+async function existingRunResult(
+  ctx: TenantContext,
+  key: string,
+  runId: string,
+): Promise<Exclude<StartResult, { status: "blocked" | "too_large" }>> {
   const snapshot = await sessionStub(ctx, key).runSnapshot(runId);
   if (!snapshot) return { runId, status: "error", summary: `run id ${runId} is already used by another session` };
   if (snapshot.status === "pending") return { runId, status: "in_flight" };
-  const status = snapshot.state === "ok" ? "ok" : snapshot.state === "timeout" ? "timeout" : snapshot.state === "aborted" ? "aborted" : "error";
-  return { runId, status, ...(snapshot.error ? { summary: snapshot.error } : {}), ...(snapshot.reply !== undefined ? { reply: snapshot.reply } : {}) };
+  const status =
+    snapshot.state === "ok"
+      ? "ok"
+      : snapshot.state === "timeout"
+        ? "timeout"
+        : snapshot.state === "aborted"
+          ? "aborted"
+          : "error";
+  return {
+    runId,
+    status,
+    ...(snapshot.error ? { summary: snapshot.error } : {}),
+    ...(snapshot.reply !== undefined ? { reply: snapshot.reply } : {}),
+  };
 }
 
 /** Throws "send blocked by session policy" when the send policy denies sending to `key`. */
@@ -132,7 +163,8 @@ export type ChatSendParams = {
 /** chat.send: `{ runId, status: "started" }` at once; dedupe by idempotencyKey; /stop and /send commands. */
 export async function chatSend(ctx: TenantContext, params: ChatSendParams): Promise<Record<string, unknown>> {
   const text = params.message.trim();
-  if (text === "" && (params.attachments?.length ?? 0) === 0) throw new DomainError("invalid", "message or attachment required");
+  if (text === "" && (params.attachments?.length ?? 0) === 0)
+    throw new DomainError("invalid", "message or attachment required");
   const key = canonicalKey(ctx, params.sessionKey);
   if (/^\/stop\b/i.test(text)) {
     const runIds = await sessionStub(ctx, key).stopRuns();
@@ -143,7 +175,8 @@ export async function chatSend(ctx: TenantContext, params: ChatSendParams): Prom
   if (params.systemInputProvenance && !hasScope(ctx.principal, "operator.admin")) {
     throw new DomainError("invalid", "missing scope: operator.admin");
   }
-  const message = params.thinking && !text.startsWith("/") ? `/think ${params.thinking} ${params.message}` : params.message;
+  const message =
+    params.thinking && !text.startsWith("/") ? `/think ${params.thinking} ${params.message}` : params.message;
   const result = await startRun(ctx, {
     key,
     runId: params.idempotencyKey,
@@ -159,7 +192,11 @@ export async function chatSend(ctx: TenantContext, params: ChatSendParams): Prom
 function chatSendResult(result: Exclude<StartResult, { status: "blocked" | "too_large" }>): Record<string, unknown> {
   switch (result.status) {
     case "started":
-      return { runId: result.runId, status: "started", ...(result.userSeq !== undefined ? { messageSeq: result.userSeq } : {}) };
+      return {
+        runId: result.runId,
+        status: "started",
+        ...(result.userSeq !== undefined ? { messageSeq: result.userSeq } : {}),
+      };
     case "in_flight":
       return { runId: result.runId, status: "in_flight" };
     case "ok":
@@ -179,7 +216,14 @@ async function sendCommand(
 ): Promise<Record<string, unknown>> {
   if (!hasScope(ctx.principal, "operator.admin")) throw new DomainError("invalid", "unauthorized");
   if (command.kind === "set") await patchSession(ctx, key, { sendPolicy: command.value });
-  const result = await startRun(ctx, { key, runId, message: text, origin: "chat.send", fixedReply: command.reply, ignoreSendPolicy: true });
+  const result = await startRun(ctx, {
+    key,
+    runId,
+    message: text,
+    origin: "chat.send",
+    fixedReply: command.reply,
+    ignoreSendPolicy: true,
+  });
   return chatSendResult(result);
 }
 
@@ -209,7 +253,8 @@ export async function agentRun(
     throw new DomainError("invalid", "provider/model overrides are not authorized for this caller.");
   }
   const requestedAgent = params.agentId !== undefined ? normalizeAgentId(params.agentId) : undefined;
-  if (requestedAgent !== undefined && !isKnownAgent(ctx, requestedAgent)) throw new DomainError("invalid", `unknown agent id "${params.agentId}"`);
+  if (requestedAgent !== undefined && !isKnownAgent(ctx, requestedAgent))
+    throw new DomainError("invalid", `unknown agent id "${params.agentId}"`);
   let key: string;
   if (params.sessionKey !== undefined) {
     key = canonicalKey(ctx, params.sessionKey, requestedAgent);
@@ -275,7 +320,9 @@ export function waitPayload(snapshot: RunSnapshot): Record<string, unknown> {
 export async function chatAbort(ctx: TenantContext, params: { sessionKey: string; runId?: string }) {
   const key = canonicalKey(ctx, params.sessionKey);
   const stub = sessionStub(ctx, key);
-  const runIds = params.runId ? [(await stub.abortRun(params.runId)).abortedRunId].filter((id): id is string => id !== null) : await stub.stopRuns();
+  const runIds = params.runId
+    ? [(await stub.abortRun(params.runId)).abortedRunId].filter((id): id is string => id !== null)
+    : await stub.stopRuns();
   return { ok: true, aborted: runIds.length > 0, runIds };
 }
 

@@ -1,9 +1,10 @@
 import type { IngestBody } from "../protocol/http";
-import { contentText } from "../runs/runners/runner";
-import { startRun } from "./runs";
 import type { SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
-import { MAX_MESSAGE_BYTES, type AppendResult } from "../session/session-object";
+import { contentText } from "../runs/runners/runner";
+import { type AppendResult, MAX_MESSAGE_BYTES } from "../session/session-object";
 import type { MessageRecord } from "../session/session-store";
+import { dropUndefined } from "../util/encoding";
+import { startRun } from "./runs";
 import {
   canonicalKey,
   DomainError,
@@ -13,7 +14,6 @@ import {
   type TenantContext,
   tenantStub,
 } from "./tenant-context";
-import { dropUndefined } from "../util/encoding";
 
 /** Session operations shared by every transport (HTTP and the gateway WebSocket). */
 
@@ -71,7 +71,10 @@ export async function appendMessages(
     ...(idempotencyKey ? { idempotencyKey } : {}),
   });
   if ("rejected" in result) {
-    throw new DomainError("too_large", `message is ${result.bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes per message`);
+    throw new DomainError(
+      "too_large",
+      `message is ${result.bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes per message`,
+    );
   }
   return result;
 }
@@ -100,7 +103,11 @@ export type HistoryPage = {
  * The last `limit` messages before the cursor (OpenClaw's HTTP history paging). Large
  * messages may need several RPC pages; they are stitched here.
  */
-export async function historyPage(ctx: TenantContext, rawKey: string, query: HistoryQuery & { limit: number }): Promise<HistoryPage> {
+export async function historyPage(
+  ctx: TenantContext,
+  rawKey: string,
+  query: HistoryQuery & { limit: number },
+): Promise<HistoryPage> {
   const key = canonicalKey(ctx, rawKey);
   const stub = sessionStub(ctx, key);
   const collected: MessageRecord[] = [];
@@ -169,13 +176,20 @@ export async function transcriptPages(
 }
 
 /** Resolves a sessionId (current or archived by a reset) to its key via the registry. */
-export async function keyForSessionId(ctx: TenantContext, sessionId: string): Promise<{ key: string; agentId: string }> {
+export async function keyForSessionId(
+  ctx: TenantContext,
+  sessionId: string,
+): Promise<{ key: string; agentId: string }> {
   const found = await tenantStub(ctx).keyForSessionId(sessionId);
   if (!found) throw new DomainError("not_found", `Session not found: ${sessionId}`);
   return found;
 }
 
-export async function resetSession(ctx: TenantContext, rawKey: string, reason: "new" | "reset" = "reset"): Promise<SessionEntry> {
+export async function resetSession(
+  ctx: TenantContext,
+  rawKey: string,
+  reason: "new" | "reset" = "reset",
+): Promise<SessionEntry> {
   const key = canonicalKey(ctx, rawKey);
   return sessionStub(ctx, key).reset(sessionRef(ctx, key), reason);
 }
@@ -187,4 +201,3 @@ export async function deleteSession(ctx: TenantContext, rawKey: string): Promise
   const deleted = await sessionStub(ctx, key).delete(sessionRef(ctx, key));
   return { key, deleted };
 }
-

@@ -86,7 +86,9 @@ export function sessionStub(ctx: Pick<TenantContext, "env" | "tenantId">, key: s
   return ctx.env.SESSIONS.getByName(`${ctx.tenantId}/${key}`);
 }
 
-export function tenantStub(ctx: Pick<TenantContext, "env" | "tenantId" | "localTenant">): DurableObjectStub<TenantObject> {
+export function tenantStub(
+  ctx: Pick<TenantContext, "env" | "tenantId" | "localTenant">,
+): DurableObjectStub<TenantObject> {
   return ctx.localTenant ?? ctx.env.TENANTS.getByName(ctx.tenantId);
 }
 
@@ -94,6 +96,7 @@ export function tenantStub(ctx: Pick<TenantContext, "env" | "tenantId" | "localT
 export function hasScope(principal: Principal, scope: OperatorScope): boolean {
   if (principal.kind === "run") return false;
   if (principal.scopes.includes("operator.admin")) return true;
-  if (scope === "operator.read") return principal.scopes.includes("operator.write") || principal.scopes.includes("operator.read");
+  if (scope === "operator.read")
+    return principal.scopes.includes("operator.write") || principal.scopes.includes("operator.read");
   return principal.scopes.includes(scope);
 }

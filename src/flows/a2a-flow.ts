@@ -2,7 +2,14 @@ import type { RunnerConfig } from "../protocol/config";
 import type { TranscriptMessage } from "../protocol/session";
 import type { StartResult } from "../runs/run-engine";
 import type { RunSnapshot } from "../runs/run-types";
-import { type A2aSessions, ANNOUNCE_MESSAGE, announcePrompt, endsPingPong, isSilentAnnounce, replyStepPrompt } from "./a2a-prompts";
+import {
+  type A2aSessions,
+  ANNOUNCE_MESSAGE,
+  announcePrompt,
+  endsPingPong,
+  isSilentAnnounce,
+  replyStepPrompt,
+} from "./a2a-prompts";
 import type { Flow, FlowStore } from "./flow-store";
 
 /** A run of a flow step, in the target (this object) or the requester (another object). */
@@ -98,7 +105,16 @@ export class A2aFlowDriver {
         return true;
       }
       const pingPong = spec.maxTurns > 0 && spec.requesterKey !== undefined && spec.requesterKey !== spec.targetKey;
-      flows.update(flow.id, { state: pingPong ? "pingpong" : "announce", turn: pingPong ? 1 : 0, round1Reply: primary.reply, latestReply: primary.reply }, now);
+      flows.update(
+        flow.id,
+        {
+          state: pingPong ? "pingpong" : "announce",
+          turn: pingPong ? 1 : 0,
+          round1Reply: primary.reply,
+          latestReply: primary.reply,
+        },
+        now,
+      );
       return true;
     }
     if (flow.state === "pingpong") {
@@ -117,16 +133,28 @@ export class A2aFlowDriver {
           userMessage: {
             role: "user",
             content: flow.latestReply ?? "",
-            provenance: { kind: "inter_session", sourceSessionKey: otherKey, ...(otherChannel ? { sourceChannel: otherChannel } : {}), sourceTool: "sessions_send" },
+            provenance: {
+              kind: "inter_session",
+              sourceSessionKey: otherKey,
+              ...(otherChannel ? { sourceChannel: otherChannel } : {}),
+              sourceTool: "sessions_send",
+            },
           },
         },
         runner,
       );
-      const outcome = started.status === "started" || started.status === "in_flight" ? await this.host.awaitStep(flow, side, runId, STEP_WAIT_MS) : null;
+      const outcome =
+        started.status === "started" || started.status === "in_flight"
+          ? await this.host.awaitStep(flow, side, runId, STEP_WAIT_MS)
+          : null;
       if (outcome?.status === "pending") return false;
       const reply = outcome?.status === "ok" ? outcome.reply : started.status === "ok" ? started.reply : undefined;
       if (endsPingPong(reply) || flow.turn >= spec.maxTurns) {
-        flows.update(flow.id, { state: "announce", ...(reply && !endsPingPong(reply) ? { latestReply: reply } : {}) }, now);
+        flows.update(
+          flow.id,
+          { state: "announce", ...(reply && !endsPingPong(reply) ? { latestReply: reply } : {}) },
+          now,
+        );
       } else {
         flows.update(flow.id, { state: "pingpong", turn: flow.turn + 1, latestReply: reply! }, now);
       }
@@ -141,11 +169,18 @@ export class A2aFlowDriver {
         runId,
         message: ANNOUNCE_MESSAGE,
         extraSystemPrompt: announcePrompt(sessions, spec.originalMessage, flow.round1Reply, flow.latestReply),
-        userMessage: { role: "user", content: ANNOUNCE_MESSAGE, provenance: { kind: "internal_system", sourceTool: "sessions_send" } },
+        userMessage: {
+          role: "user",
+          content: ANNOUNCE_MESSAGE,
+          provenance: { kind: "internal_system", sourceTool: "sessions_send" },
+        },
       },
       spec.targetRunner,
     );
-    const outcome = started.status === "started" || started.status === "in_flight" ? await this.host.awaitStep(flow, "target", runId, STEP_WAIT_MS) : null;
+    const outcome =
+      started.status === "started" || started.status === "in_flight"
+        ? await this.host.awaitStep(flow, "target", runId, STEP_WAIT_MS)
+        : null;
     if (outcome?.status === "pending") return false;
     const reply = outcome?.status === "ok" ? outcome.reply : started.status === "ok" ? started.reply : undefined;
     if (!isSilentAnnounce(reply)) this.host.announce(flow, reply!.trim());

@@ -32,7 +32,12 @@ export function agentToAgentContext(s: A2aSessions): string {
 }
 
 /** extraSystemPrompt of ping-pong turn `turn` of `maxTurns`, run in the requester or the target. */
-export function replyStepPrompt(s: A2aSessions, current: "requester" | "target", turn: number, maxTurns: number): string {
+export function replyStepPrompt(
+  s: A2aSessions,
+  current: "requester" | "target",
+  turn: number,
+  maxTurns: number,
+): string {
   return [
     "Agent-to-agent reply step:",
     current === "requester" ? "Current agent: Agent 1 (requester)." : "Current agent: Agent 2 (target).",
@@ -43,7 +48,12 @@ export function replyStepPrompt(s: A2aSessions, current: "requester" | "target",
 }
 
 /** extraSystemPrompt of the announce step (run in the target). */
-export function announcePrompt(s: A2aSessions, original: string, round1Reply: string | undefined, latestReply: string | undefined): string {
+export function announcePrompt(
+  s: A2aSessions,
+  original: string,
+  round1Reply: string | undefined,
+  latestReply: string | undefined,
+): string {
   return [
     "Agent-to-agent announce step:",
     ...sessionLines(s),

@@ -64,19 +64,36 @@ export class FlowStore {
   constructor(private readonly sql: SqlStorage) {}
 
   insert(id: string, spec: FlowSpec, at: number): void {
-    this.sql.exec("INSERT OR IGNORE INTO flows (id, state, spec, created_at, updated_at) VALUES (?, 'primary', ?, ?, ?)", id, JSON.stringify(spec), at, at);
+    this.sql.exec(
+      "INSERT OR IGNORE INTO flows (id, state, spec, created_at, updated_at) VALUES (?, 'primary', ?, ?, ?)",
+      id,
+      JSON.stringify(spec),
+      at,
+      at,
+    );
   }
 
   get(id: string): Flow | undefined {
-    const row = first<Row>(this.sql, "SELECT id, state, spec, turn, round1_reply, latest_reply, outcome FROM flows WHERE id = ?", id);
+    const row = first<Row>(
+      this.sql,
+      "SELECT id, state, spec, turn, round1_reply, latest_reply, outcome FROM flows WHERE id = ?",
+      id,
+    );
     return row && toFlow(row);
   }
 
   unfinished(): Flow[] {
-    return all<Row>(this.sql, "SELECT id, state, spec, turn, round1_reply, latest_reply, outcome FROM flows WHERE state <> 'done'").map(toFlow);
+    return all<Row>(
+      this.sql,
+      "SELECT id, state, spec, turn, round1_reply, latest_reply, outcome FROM flows WHERE state <> 'done'",
+    ).map(toFlow);
   }
 
-  update(id: string, change: { state: FlowState; turn?: number; round1Reply?: string; latestReply?: string; outcome?: string }, at: number): void {
+  update(
+    id: string,
+    change: { state: FlowState; turn?: number; round1Reply?: string; latestReply?: string; outcome?: string },
+    at: number,
+  ): void {
     this.sql.exec(
       `UPDATE flows SET state = ?, turn = coalesce(?, turn), round1_reply = coalesce(?, round1_reply),
          latest_reply = coalesce(?, latest_reply), outcome = coalesce(?, outcome), updated_at = ? WHERE id = ?`,

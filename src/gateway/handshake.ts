@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
 import { type ConnectParams, SUPPORTED_PROTOCOLS } from "../protocol/gateway";
+import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
 import { fromBase64Url, toHex } from "../util/encoding";
 
 /** Pure decisions of the connect handshake: protocol, scopes, device signature, error texts. */
@@ -15,7 +15,9 @@ export function negotiateProtocol(minProtocol: number, maxProtocol: number): 3 |
 
 /** Requested scopes the token holds (write/admin imply read); none requested = all the token has. */
 export function grantScopes(requested: string[] | undefined, held: readonly OperatorScope[]): OperatorScope[] {
-  const known = (requested ?? held).filter((s): s is OperatorScope => (OPERATOR_SCOPES as readonly string[]).includes(s));
+  const known = (requested ?? held).filter((s): s is OperatorScope =>
+    (OPERATOR_SCOPES as readonly string[]).includes(s),
+  );
   const holds = (scope: OperatorScope) =>
     held.includes("operator.admin") ||
     held.includes(scope) ||
@@ -34,7 +36,17 @@ export function devicePayload(input: {
   token: string;
   nonce: string;
 }): string {
-  return ["v2", input.deviceId, input.clientId, input.clientMode, input.role, input.scopes.join(","), String(input.signedAt), input.token, input.nonce].join("|");
+  return [
+    "v2",
+    input.deviceId,
+    input.clientId,
+    input.clientMode,
+    input.role,
+    input.scopes.join(","),
+    String(input.signedAt),
+    input.token,
+    input.nonce,
+  ].join("|");
 }
 
 /** How far a device signature's timestamp may drift from the server clock. */
@@ -47,13 +59,21 @@ export const DEVICE_SIGNATURE_SKEW_MS = 10 * 60_000;
  */
 export async function verifyDevice(
   device: NonNullable<ConnectParams["device"]>,
-  context: { nonce: string; clientId: string; clientMode: string; role: string; scopes: string[]; token: string; now: number },
+  context: {
+    nonce: string;
+    clientId: string;
+    clientMode: string;
+    role: string;
+    scopes: string[];
+    token: string;
+    now: number;
+  },
 ): Promise<string | null> {
   if (device.nonce !== context.nonce) return "DEVICE_AUTH_NONCE_MISMATCH";
   if (Math.abs(context.now - device.signedAt) > DEVICE_SIGNATURE_SKEW_MS) return "DEVICE_AUTH_SIGNATURE_EXPIRED";
   const publicKey = fromBase64Url(device.publicKey);
   const signature = fromBase64Url(device.signature);
-  if (!publicKey || publicKey.byteLength !== 32 || !signature) return "DEVICE_AUTH_PUBLIC_KEY_INVALID";
+  if (publicKey?.byteLength !== 32 || !signature) return "DEVICE_AUTH_PUBLIC_KEY_INVALID";
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", publicKey));
   const expectedId = toHex(digest);
   if (expectedId !== device.id.toLowerCase()) return "DEVICE_AUTH_DEVICE_ID_MISMATCH";
@@ -75,7 +95,6 @@ export async function verifyDevice(
     return "DEVICE_AUTH_SIGNATURE_INVALID";
   }
 }
-
 
 /** zod issues in the words of OpenClaw's (ajv) validation messages. */
 export function describeParamsError(error: z.ZodError): string {

@@ -1,14 +1,21 @@
+import { sessionsDefaults } from "../domain/registry";
 import { DomainError, hasScope, type Principal, type TenantContext } from "../domain/tenant-context";
 import type { Env } from "../env";
-import { connectParamsSchema, MAX_BUFFERED_BYTES, MAX_PAYLOAD_BYTES, MAX_PREAUTH_PAYLOAD_BYTES, requestFrameSchema, TICK_INTERVAL_MS } from "../protocol/gateway";
 import type { TenantConfig } from "../protocol/config";
+import {
+  connectParamsSchema,
+  MAX_BUFFERED_BYTES,
+  MAX_PAYLOAD_BYTES,
+  MAX_PREAUTH_PAYLOAD_BYTES,
+  requestFrameSchema,
+  TICK_INTERVAL_MS,
+} from "../protocol/gateway";
 import type { OperatorScope } from "../protocol/http";
+import type { TenantObject } from "../tenant/tenant-object";
 import { type ConnectionState, canRead, readState, writeState } from "./connection";
 import { errorFrame, eventFrame, gatewayError, rawEventFrame, resFrame } from "./frames";
 import { describeParamsError, grantScopes, negotiateProtocol, verifyDevice } from "./handshake";
 import { EVENTS, METHODS, PENDING_METHODS, TwoPhase } from "./methods";
-import { sessionsDefaults } from "../domain/registry";
-import type { TenantObject } from "../tenant/tenant-object";
 
 /** What the hub needs from the tenant object that hosts it. */
 export type HubHost = {
@@ -67,7 +74,8 @@ export class GatewayHub {
     const state = readState(ws);
     if (!state) return this.close(ws, 1011, "lost connection state");
     const size = typeof data === "string" ? data.length : data.byteLength;
-    if (state.phase === "challenge" && size > MAX_PREAUTH_PAYLOAD_BYTES) return this.close(ws, 1009, "preauth payload too large");
+    if (state.phase === "challenge" && size > MAX_PREAUTH_PAYLOAD_BYTES)
+      return this.close(ws, 1009, "preauth payload too large");
     if (size > MAX_PAYLOAD_BYTES) return this.close(ws, 1009, "payload too large");
     if (typeof data !== "string") {
       return this.reject(ws, state, "", "invalid request frame", state.phase === "challenge");
@@ -93,7 +101,7 @@ export class GatewayHub {
   closed(ws: WebSocket): void {
     const state = readState(ws);
     if (state) this.inflight.delete(state.connId);
-    this.byKey?.forEach((sockets) => sockets.delete(ws));
+    for (const sockets of this.byKey?.values() ?? []) sockets.delete(ws);
     this.sessionWatchers?.delete(ws);
   }
 
@@ -188,7 +196,7 @@ export class GatewayHub {
       this.sessionWatchers = new Set();
       for (const ws of this.host.ctx.getWebSockets()) {
         const state = readState(ws);
-        if (!state || state.phase !== "ready") continue;
+        if (state?.phase !== "ready") continue;
         if (state.sessions) this.sessionWatchers.add(ws);
         for (const key of state.messageKeys ?? []) this.addToKey(key, ws);
       }
@@ -207,19 +215,32 @@ export class GatewayHub {
 
   private async connect(ws: WebSocket, state: ConnectionState, id: string, rawParams: unknown): Promise<void> {
     const parsed = connectParamsSchema.safeParse(rawParams);
-    if (!parsed.success) return this.reject(ws, state, id, `invalid connect params: ${describeParamsError(parsed.error)}`, true);
+    if (!parsed.success)
+      return this.reject(ws, state, id, `invalid connect params: ${describeParamsError(parsed.error)}`, true);
     const params = parsed.data;
     const protocol = negotiateProtocol(params.minProtocol, params.maxProtocol);
     if (protocol === null) {
       const expectedProtocol = params.maxProtocol < 3 ? 3 : 4;
-      safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", "protocol mismatch", { expectedProtocol, supportedProtocols: [3, 4] })));
+      safeSend(
+        ws,
+        errorFrame(
+          id,
+          gatewayError("INVALID_REQUEST", "protocol mismatch", { expectedProtocol, supportedProtocols: [3, 4] }),
+        ),
+      );
       return this.close(ws, 1002, "protocol mismatch");
     }
     const role = params.role ?? "operator";
     if (role !== "operator") return this.reject(ws, state, id, "invalid role", true);
     const token = params.auth?.token ?? params.auth?.password ?? "";
     const access = token ? await this.host.authenticate(token) : null;
-    if (!access) return this.authFailure(ws, id, "AUTH_TOKEN_MISMATCH", token ? "unauthorized: gateway token mismatch" : "unauthorized: gateway token missing");
+    if (!access)
+      return this.authFailure(
+        ws,
+        id,
+        "AUTH_TOKEN_MISMATCH",
+        token ? "unauthorized: gateway token mismatch" : "unauthorized: gateway token missing",
+      );
     const requestedScopes = params.scopes;
     if (params.device) {
       const failure = await verifyDevice(params.device, {
@@ -241,7 +262,12 @@ export class GatewayHub {
       role: "operator",
       scopes,
       ...(access.tokenId ? { tokenId: access.tokenId } : {}),
-      client: { id: params.client.id, mode: params.client.mode, version: params.client.version, platform: params.client.platform },
+      client: {
+        id: params.client.id,
+        mode: params.client.mode,
+        version: params.client.version,
+        platform: params.client.platform,
+      },
       caps: params.caps ?? [],
     };
     writeState(ws, ready);
@@ -275,20 +301,38 @@ export class GatewayHub {
 
   // ── Requests ────────────────────────────────────────────────────────────
 
-  private async request(ws: WebSocket, state: ConnectionState, id: string, method: string, params: unknown): Promise<void> {
+  private async request(
+    ws: WebSocket,
+    state: ConnectionState,
+    id: string,
+    method: string,
+    params: unknown,
+  ): Promise<void> {
     const inflight = this.inflight.get(state.connId) ?? new Set<string>();
     if (inflight.has(id)) {
       return void safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", `duplicate request id: ${id}`)));
     }
     const definition = METHODS[method];
     if (!definition) {
-      const message = PENDING_METHODS.includes(method) ? `${method} is not available yet on this gateway` : `unknown method: ${method}`;
-      return void safeSend(ws, errorFrame(id, gatewayError(PENDING_METHODS.includes(method) ? "UNAVAILABLE" : "INVALID_REQUEST", message)));
+      const message = PENDING_METHODS.includes(method)
+        ? `${method} is not available yet on this gateway`
+        : `unknown method: ${method}`;
+      return void safeSend(
+        ws,
+        errorFrame(id, gatewayError(PENDING_METHODS.includes(method) ? "UNAVAILABLE" : "INVALID_REQUEST", message)),
+      );
     }
-    if (definition.scope && !hasScope({ kind: "operator", scopes: state.scopes ?? [] }, definition.scope)) return this.refuse(ws, state, id, definition.scope);
+    if (definition.scope && !hasScope({ kind: "operator", scopes: state.scopes ?? [] }, definition.scope))
+      return this.refuse(ws, state, id, definition.scope);
     const parsed = definition.params.safeParse(params);
     if (!parsed.success) {
-      return void safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", `invalid ${method} params: ${describeParamsError(parsed.error)}`)));
+      return void safeSend(
+        ws,
+        errorFrame(
+          id,
+          gatewayError("INVALID_REQUEST", `invalid ${method} params: ${describeParamsError(parsed.error)}`),
+        ),
+      );
     }
     inflight.add(id);
     this.inflight.set(state.connId, inflight);
@@ -307,8 +351,17 @@ export class GatewayHub {
       if (payload instanceof TwoPhase) {
         safeSend(ws, resFrame(id, payload.accepted));
         if (heldRunId) this.releaseRunEvents(heldRunId);
-        const final = await payload.final.catch((error: unknown) => ({ ok: false as const, payload: undefined, message: (error as Error).message }));
-        safeSend(ws, final.ok ? resFrame(id, final.payload) : errorFrame(id, gatewayError("UNAVAILABLE", final.message), final.payload));
+        const final = await payload.final.catch((error: unknown) => ({
+          ok: false as const,
+          payload: undefined,
+          message: (error as Error).message,
+        }));
+        safeSend(
+          ws,
+          final.ok
+            ? resFrame(id, final.payload)
+            : errorFrame(id, gatewayError("UNAVAILABLE", final.message), final.payload),
+        );
       } else {
         safeSend(ws, resFrame(id, payload));
         if (heldRunId) this.releaseRunEvents(heldRunId);
@@ -329,7 +382,11 @@ export class GatewayHub {
   private refuse(ws: WebSocket, state: ConnectionState, id: string, scope: OperatorScope): void {
     const error =
       state.protocol === 4
-        ? gatewayError("FORBIDDEN", `missing scope: ${scope}`, { code: "MISSING_SCOPE", missingScope: scope, requiredScopes: [scope] })
+        ? gatewayError("FORBIDDEN", `missing scope: ${scope}`, {
+            code: "MISSING_SCOPE",
+            missingScope: scope,
+            requiredScopes: [scope],
+          })
         : gatewayError("INVALID_REQUEST", `missing scope: ${scope}`);
     safeSend(ws, errorFrame(id, error));
     const refusals = (state.refusals ?? 0) + 1;
@@ -359,8 +416,19 @@ export class GatewayHub {
   }
 
   private context(state: ConnectionState): TenantContext {
-    const principal: Principal = { kind: "operator", scopes: state.scopes ?? [], ...(state.tokenId ? { tokenId: state.tokenId } : {}) };
-    return { env: this.host.env, tenantId: state.tenantId, config: this.host.config(), principal, origin: state.origin, localTenant: this.host.self };
+    const principal: Principal = {
+      kind: "operator",
+      scopes: state.scopes ?? [],
+      ...(state.tokenId ? { tokenId: state.tokenId } : {}),
+    };
+    return {
+      env: this.host.env,
+      tenantId: state.tenantId,
+      config: this.host.config(),
+      principal,
+      origin: state.origin,
+      localTenant: this.host.self,
+    };
   }
 
   private reject(ws: WebSocket, _state: ConnectionState, id: string, message: string, closeAfter: boolean): void {
@@ -384,7 +452,6 @@ export class GatewayHub {
     if (current === null || current > due) await this.host.ctx.storage.setAlarm(due);
   }
 }
-
 
 /** A send to a closing socket must never throw out of a handler. */
 function safeSend(ws: WebSocket, frame: string): void {

@@ -70,7 +70,10 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
       const key = canonicalKey(ctx, params.key, params.agentId ? normalizeAgentId(params.agentId) : undefined);
       const keys = connection.state.messageKeys ?? [];
       if (!keys.includes(key) && keys.length >= MAX_MESSAGE_SUBSCRIPTIONS) {
-        throw new DomainError("invalid", `too many session subscriptions on one connection (max ${MAX_MESSAGE_SUBSCRIPTIONS})`);
+        throw new DomainError(
+          "invalid",
+          `too many session subscriptions on one connection (max ${MAX_MESSAGE_SUBSCRIPTIONS})`,
+        );
       }
       connection.setMessageSubscription(key, true);
       return { subscribed: true, key };
@@ -101,7 +104,10 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     handle: ({ ctx, params, connection }) => {
       const client = connection.state.client;
       if (client && client.mode === "webchat" && client.id !== "openclaw-control-ui") {
-        throw new DomainError("invalid", "webchat clients cannot patch sessions; use chat.send for session-scoped updates");
+        throw new DomainError(
+          "invalid",
+          "webchat clients cannot patch sessions; use chat.send for session-scoped updates",
+        );
       }
       const { key, ...patch } = params;
       return patchSession(ctx, key, patch);
@@ -143,8 +149,17 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     params: methodParamSchemas["chat.send"],
     runIdOf: (params) => params.idempotencyKey,
     handle: ({ ctx, params }) => {
-      if ((params.originatingChannel || params.originatingTo || params.originatingAccountId || params.originatingThreadId) && !(params.originatingChannel && params.originatingTo)) {
-        throw new DomainError("invalid", "originatingChannel and originatingTo are required when routing fields are set");
+      if (
+        (params.originatingChannel ||
+          params.originatingTo ||
+          params.originatingAccountId ||
+          params.originatingThreadId) &&
+        !(params.originatingChannel && params.originatingTo)
+      ) {
+        throw new DomainError(
+          "invalid",
+          "originatingChannel and originatingTo are required when routing fields are set",
+        );
       }
       return chatSend(ctx, params);
     },
@@ -157,9 +172,19 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
       const started = await agentRun(ctx, params);
       if (started.status === "in_flight") return { runId: started.runId, status: "in_flight" };
       if (started.status !== "started") {
-        return { runId: started.runId, status: started.status, ...(started.summary ? { summary: started.summary } : {}) };
+        return {
+          runId: started.runId,
+          status: started.status,
+          ...(started.summary ? { summary: started.summary } : {}),
+        };
       }
-      const accepted = { runId: started.runId, sessionKey: started.sessionKey, agentId: started.agentId, status: "accepted", acceptedAt: Date.now() };
+      const accepted = {
+        runId: started.runId,
+        sessionKey: started.sessionKey,
+        agentId: started.agentId,
+        status: "accepted",
+        acceptedAt: Date.now(),
+      };
       return new TwoPhase(accepted, agentFinal(ctx, started.runId));
     },
   }),
@@ -206,11 +231,22 @@ export class TwoPhase {
 /** The longest one `agent` request waits for its final answer (the run goes on after). */
 const AGENT_FINAL_MAX_WAIT_MS = 15 * 60_000;
 
-async function agentFinal(ctx: TenantContext, runId: string): Promise<{ ok: true; payload: unknown } | { ok: false; payload: unknown; message: string }> {
+async function agentFinal(
+  ctx: TenantContext,
+  runId: string,
+): Promise<{ ok: true; payload: unknown } | { ok: false; payload: unknown; message: string }> {
   const snapshot = await agentWait(ctx, runId, AGENT_FINAL_MAX_WAIT_MS);
   const durationMs = (snapshot.endedAt ?? Date.now()) - (snapshot.startedAt ?? Date.now());
   if (snapshot.status === "ok") {
-    return { ok: true, payload: { runId, status: "ok", summary: "completed", result: { payloads: [{ text: snapshot.reply ?? "", mediaUrl: null }], meta: { durationMs } } } };
+    return {
+      ok: true,
+      payload: {
+        runId,
+        status: "ok",
+        summary: "completed",
+        result: { payloads: [{ text: snapshot.reply ?? "", mediaUrl: null }], meta: { durationMs } },
+      },
+    };
   }
   const summary = snapshot.error ?? (snapshot.status === "pending" ? "still running" : snapshot.status);
   return { ok: false, payload: { runId, status: "error", summary }, message: summary };

@@ -2,11 +2,11 @@ import { Hono } from "hono";
 import { DomainError } from "../domain/tenant-context";
 import { type AppEnv, tenantAuth, toApiError } from "./context";
 import { ApiError, errorBody } from "./errors";
-import { gatewayUpgrade } from "./routes/gateway";
 import { adminRoutes } from "./routes/admin";
 import { configRoutes } from "./routes/config";
-import { sessionRoutes } from "./routes/sessions";
+import { gatewayUpgrade } from "./routes/gateway";
 import { runRoutes } from "./routes/runs";
+import { sessionRoutes } from "./routes/sessions";
 import { toolRoutes } from "./routes/tools";
 
 /** Routes of one tenant; mounted at /t/<tenantId> and, for DEFAULT_TENANT, at the root. */
@@ -32,7 +32,9 @@ export function createApp() {
   app.route("/t/:tenantId", tenantApp());
   app.route("/", tenantApp());
 
-  app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
+  app.notFound((c) =>
+    c.json(errorBody("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404),
+  );
   app.onError((error, c) => {
     const api = error instanceof ApiError ? error : error instanceof DomainError ? toApiError(error) : undefined;
     if (api) return c.json(errorBody(api.type, api.message), api.status);

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { authenticate } from "../auth/authenticate";
 import { bearerToken } from "../auth/tokens";
-import { DomainError, hasScope, type TenantContext } from "../domain/tenant-context";
+import { type DomainError, hasScope, type TenantContext } from "../domain/tenant-context";
 import type { Env } from "../env";
 import { type OperatorScope, TENANT_ID_PATTERN } from "../protocol/http";
 import { ApiError, forbidden, notFound, unauthorized } from "./errors";
@@ -21,12 +21,21 @@ export const tenantAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const access = await authenticate(c.env, tenantId, token);
   if (access === "wrong_tenant") throw forbidden("run token belongs to another tenant");
   if (!access) throw unauthorized();
-  c.set("tenant", { env: c.env, tenantId, config: access.config, principal: access.principal, origin: new URL(c.req.url).origin });
+  c.set("tenant", {
+    env: c.env,
+    tenantId,
+    config: access.config,
+    principal: access.principal,
+    origin: new URL(c.req.url).origin,
+  });
   await next();
 };
 
 /** Operators need `scope`; run tokens pass only where `allowRunToken` says so. */
-export function requireScope(scope: OperatorScope, options: { allowRunToken?: boolean } = {}): MiddlewareHandler<AppEnv> {
+export function requireScope(
+  scope: OperatorScope,
+  options: { allowRunToken?: boolean } = {},
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const principal = c.var.tenant.principal;
     if (principal.kind === "run" && options.allowRunToken) return next();

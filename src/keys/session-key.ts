@@ -123,11 +123,7 @@ export function isReservedKey(key: string | null | undefined): boolean {
  * Canonical key under which a session is stored (OpenClaw toAgentStoreSessionKey plus the
  * gateway's resolveSessionStoreKey rules for reserved keys and main aliases).
  */
-export function toStoreKey(input: {
-  agentId: string;
-  requestKey: string;
-  cfg?: MainAliasConfig;
-}): string {
+export function toStoreKey(input: { agentId: string; requestKey: string; cfg?: MainAliasConfig }): string {
   const { mainKey, alias } = resolveMainAlias(input.cfg);
   const raw = (input.requestKey ?? "").trim();
   const lowered = raw.toLowerCase();

@@ -1,5 +1,5 @@
-import type { TenantConfig } from "../protocol/config";
 import { mainSessionKey, normalizeAgentId } from "../keys/session-key";
+import type { TenantConfig } from "../protocol/config";
 
 /**
  * Whether a session runs sandboxed: the agent's `sandbox.mode` (else the defaults'):
@@ -22,5 +22,7 @@ export function isSandboxedSession(
 /** The sandbox's session-tool visibility (`agents.defaults.sandbox.sessionToolsVisibility`, default "spawned"). */
 export function sandboxToolsVisibility(config: TenantConfig, agentId: string): "spawned" | "all" {
   const agent = config.agents?.list?.find((a) => normalizeAgentId(a.id) === normalizeAgentId(agentId));
-  return agent?.sandbox?.sessionToolsVisibility ?? config.agents?.defaults?.sandbox?.sessionToolsVisibility ?? "spawned";
+  return (
+    agent?.sandbox?.sessionToolsVisibility ?? config.agents?.defaults?.sandbox?.sessionToolsVisibility ?? "spawned"
+  );
 }

@@ -13,9 +13,7 @@ export type SessionVisibility = "self" | "tree" | "agent" | "all";
 export type AccessAction = "list" | "history" | "send" | "status";
 
 /** Outcome of an access check; denials carry OpenClaw's forbidden status and text. */
-export type SessionAccessResult =
-  | { allowed: true }
-  | { allowed: false; status: "forbidden"; error: string };
+export type SessionAccessResult = { allowed: true } | { allowed: false; status: "forbidden"; error: string };
 
 const VISIBILITIES: readonly SessionVisibility[] = ["self", "tree", "agent", "all"];
 
@@ -46,8 +44,7 @@ export function resolveVisibility(input: {
   // OpenClaw clamps every non-tree value to tree, so a sandboxed "self" is widened too.
   const visibility: SessionVisibility = clamp ? "tree" : configured;
   // Subagents are exempt (they sit inside their parent's tree); an unknown requester has no tree.
-  const restrictToSpawned =
-    clamp && (input.requesterKnown ?? true) && !(input.requesterIsSubagent ?? false);
+  const restrictToSpawned = clamp && (input.requesterKnown ?? true) && !(input.requesterIsSubagent ?? false);
   return { visibility, restrictToSpawned };
 }
 

@@ -54,7 +54,10 @@ export const runnerConfigSchema = z.discriminatedUnion("type", [
      * Name of the worker secret holding the API key (never the key itself). Only names
      * starting with MODEL_KEY_ can be read, so a tenant cannot point at deployment secrets.
      */
-    apiKeySecret: z.string().regex(/^MODEL_KEY_[A-Z0-9_]{1,64}$/, "must name a worker secret starting with MODEL_KEY_").optional(),
+    apiKeySecret: z
+      .string()
+      .regex(/^MODEL_KEY_[A-Z0-9_]{1,64}$/, "must name a worker secret starting with MODEL_KEY_")
+      .optional(),
     maxContextMessages: z.int().min(1).max(500).optional(),
   }),
   z.strictObject({
@@ -91,9 +94,7 @@ export const tenantConfigSchema = z.strictObject({
     .optional(),
   tools: z
     .strictObject({
-      sessions: z
-        .strictObject({ visibility: z.enum(["self", "tree", "agent", "all"]).optional() })
-        .optional(),
+      sessions: z.strictObject({ visibility: z.enum(["self", "tree", "agent", "all"]).optional() }).optional(),
       agentToAgent: z
         .strictObject({ enabled: z.boolean().optional(), allow: z.array(z.string().min(1)).optional() })
         .optional(),
@@ -110,7 +111,9 @@ export const tenantConfigSchema = z.strictObject({
             .optional(),
         })
         .optional(),
-      subagents: z.strictObject({ tools: z.strictObject({ allow: toolNames.optional(), deny: toolNames.optional() }).optional() }).optional(),
+      subagents: z
+        .strictObject({ tools: z.strictObject({ allow: toolNames.optional(), deny: toolNames.optional() }).optional() })
+        .optional(),
     })
     .optional(),
   agents: z

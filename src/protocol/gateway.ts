@@ -12,9 +12,23 @@ export const MAX_PAYLOAD_BYTES = 25 * 1024 * 1024;
 export const MAX_BUFFERED_BYTES = 50 * 1024 * 1024;
 export const TICK_INTERVAL_MS = 30_000;
 
-export const ERROR_CODES = ["NOT_LINKED", "NOT_PAIRED", "AGENT_TIMEOUT", "INVALID_REQUEST", "APPROVAL_NOT_FOUND", "UNAVAILABLE", "FORBIDDEN"] as const;
+export const ERROR_CODES = [
+  "NOT_LINKED",
+  "NOT_PAIRED",
+  "AGENT_TIMEOUT",
+  "INVALID_REQUEST",
+  "APPROVAL_NOT_FOUND",
+  "UNAVAILABLE",
+  "FORBIDDEN",
+] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
-export type ErrorShape = { code: ErrorCode; message: string; details?: unknown; retryable?: boolean; retryAfterMs?: number };
+export type ErrorShape = {
+  code: ErrorCode;
+  message: string;
+  details?: unknown;
+  retryable?: boolean;
+  retryAfterMs?: number;
+};
 
 export const requestFrameSchema = z.strictObject({
   type: z.literal("req"),

@@ -6,7 +6,8 @@ import { z } from "zod";
  */
 
 const looseNumber = z.preprocess(
-  (value) => (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : value),
+  (value) =>
+    typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : value,
   z.number().finite(),
 );
 const looseBoolean = z.preprocess(
@@ -15,7 +16,8 @@ const looseBoolean = z.preprocess(
 );
 
 /** Optional string fields OpenClaw ignores when they are not strings. */
-const ignoredUnlessString = (max: number) => z.preprocess((v) => (typeof v === "string" ? v : undefined), z.string().max(max).optional());
+const ignoredUnlessString = (max: number) =>
+  z.preprocess((v) => (typeof v === "string" ? v : undefined), z.string().max(max).optional());
 
 export const invokeBodySchema = z.object({
   tool: z.string().trim().min(1).max(128),
@@ -53,7 +55,16 @@ export const sessionsSendArgsSchema = z.object({
   timeoutSeconds: looseNumber.optional(),
 });
 
-export const SPAWN_ROUTING_PARAMS = ["target", "transport", "channel", "to", "threadId", "thread_id", "replyTo", "reply_to"] as const;
+export const SPAWN_ROUTING_PARAMS = [
+  "target",
+  "transport",
+  "channel",
+  "to",
+  "threadId",
+  "thread_id",
+  "replyTo",
+  "reply_to",
+] as const;
 
 export const sessionsSpawnArgsSchema = z.object({
   task: z.string().trim().min(1, "task required").max(200_000),

@@ -1,11 +1,11 @@
 import { mintRunToken } from "../auth/run-token";
 import type { RunnerConfig } from "../protocol/config";
-import { transcriptMessageSchema, type SessionEntry, type TranscriptMessage } from "../protocol/session";
-import type { LiveEvent } from "../session/publisher";
+import { type SessionEntry, type TranscriptMessage, transcriptMessageSchema } from "../protocol/session";
 import { oversized } from "../session/message-limits";
+import type { LiveEvent } from "../session/publisher";
 import type { SessionStore } from "../session/session-store";
 import { DeltaThrottle, isSilentReply } from "./deltas";
-import { RunStore, type Timer } from "./run-store";
+import type { RunStore, Timer } from "./run-store";
 import { type RunInput, type RunRecord, type RunSnapshot, type RunState, TERMINAL_STATES } from "./run-types";
 import { echoRunner } from "./runners/echo";
 import { openaiRunner } from "./runners/openai";
@@ -83,7 +83,12 @@ export class RunEngine {
       if (request.userMessage) {
         userSeq = this.host.appendMessages([request.userMessage], (entry) => ({ ...entry, systemSent: true }))[0];
       }
-      runs.insert(request.runId, { ...request.input, runner: request.runner, agentId: request.agentId, tenantId: request.tenantId } as RunInput, now, userSeq);
+      runs.insert(
+        request.runId,
+        { ...request.input, runner: request.runner, agentId: request.agentId, tenantId: request.tenantId } as RunInput,
+        now,
+        userSeq,
+      );
     });
     const queued = runs.active() !== undefined;
     this.pump();
@@ -101,7 +106,12 @@ export class RunEngine {
       const timeoutMs = (next.input.timeoutSeconds ?? 0) * 1000;
       if (timeoutMs > 0) runs.setTimer("run-timeout", next.runId, now + timeoutMs);
       runs.setTimer("run-watchdog", next.runId, now + WATCHDOG_MS);
-      this.host.updateEntry((entry) => ({ ...entry, status: "running", startedAt: now, updatedAt: Math.max(now, entry.updatedAt) }));
+      this.host.updateEntry((entry) => ({
+        ...entry,
+        status: "running",
+        startedAt: now,
+        updatedAt: Math.max(now, entry.updatedAt),
+      }));
     });
     void this.host.scheduleAlarm();
     this.lifecycle(next.runId, "start", now);
@@ -129,7 +139,10 @@ export class RunEngine {
         signal: controller.signal,
         onText: (text) => throttle.push(text),
         // Runners may read model keys only (MODEL_KEY_*), never the deployment's own secrets.
-        secret: (name) => (name.startsWith("MODEL_KEY_") && typeof this.host.env[name] === "string" ? (this.host.env[name] as string) : undefined),
+        secret: (name) =>
+          name.startsWith("MODEL_KEY_") && typeof this.host.env[name] === "string"
+            ? (this.host.env[name] as string)
+            : undefined,
         readAttachment: async (key) => {
           const object = await this.host.env.ATTACHMENTS?.get(key);
           return object ? new Uint8Array(await object.arrayBuffer()) : null;
@@ -144,7 +157,8 @@ export class RunEngine {
       this.complete(run.runId, outcome);
     } catch (error) {
       if (controller.signal.aborted) return;
-      const message = error instanceof RunnerError ? error.message : `runner failed: ${(error as Error)?.message ?? String(error)}`;
+      const message =
+        error instanceof RunnerError ? error.message : `runner failed: ${(error as Error)?.message ?? String(error)}`;
       this.fail(run.runId, "error", message);
     } finally {
       this.controllers.delete(run.runId);
@@ -156,7 +170,14 @@ export class RunEngine {
       const text = run.input.fixedReply;
       return async (request) => {
         request.onText(text);
-        return { kind: "reply", text, stopReason: "stop", provider: "openclaw", model: "gateway-injected", api: "openai-responses" };
+        return {
+          kind: "reply",
+          text,
+          stopReason: "stop",
+          provider: "openclaw",
+          model: "gateway-injected",
+          api: "openai-responses",
+        };
       };
     }
     const config = runnerConfig(run);
@@ -219,7 +240,7 @@ export class RunEngine {
   /** Appends the reply and ends the run `ok`. False when the run had already ended. */
   complete(runId: string, reply: RunnerReply, now = Date.now()): boolean {
     const run = this.host.runs().get(runId);
-    if (!run || run.state !== "running") return false;
+    if (run?.state !== "running") return false;
     const silent = isSilentReply(reply.text);
     // Clients build the text from deltas: the whole reply goes out before the final event,
     // even when the runner never streamed (webhook completions).
@@ -236,14 +257,14 @@ export class RunEngine {
       ...(reply.api ? { api: reply.api } : {}),
       ...(reply.provider ? { provider: reply.provider } : {}),
       ...(reply.model ? { model: reply.model } : {}),
-      ...(reply.usage ? { usage: { input: reply.usage.input, output: reply.usage.output, totalTokens: reply.usage.totalTokens } } : {}),
+      ...(reply.usage
+        ? { usage: { input: reply.usage.input, output: reply.usage.output, totalTokens: reply.usage.totalTokens } }
+        : {}),
       stopReason: reply.stopReason ?? "stop",
       timestamp: now,
     };
     this.host.store().transaction(() => {
-      const seqs = this.host.appendMessages([...toolMessages, assistant], (entry) =>
-        endEntry(entry, run, "ok", now),
-      );
+      const seqs = this.host.appendMessages([...toolMessages, assistant], (entry) => endEntry(entry, run, "ok", now));
       this.host.runs().finish(runId, {
         state: "ok",
         at: now,
@@ -255,7 +276,12 @@ export class RunEngine {
       this.host.runs().clearTimersFor(runId);
     });
     this.lifecycle(runId, "end", now);
-    this.chatEvent(runId, { state: "final", ...(silent ? {} : { message: assistant }), stopReason: assistant.stopReason, ...(reply.usage ? { usage: reply.usage } : {}) });
+    this.chatEvent(runId, {
+      state: "final",
+      ...(silent ? {} : { message: assistant }),
+      stopReason: assistant.stopReason,
+      ...(reply.usage ? { usage: reply.usage } : {}),
+    });
     this.host.emit({ event: "sessions.changed", payload: { phase: "end", runId } });
     this.settle(runId);
     return true;
@@ -289,12 +315,28 @@ export class RunEngine {
       } else if (run.state === "running") {
         this.host.updateEntry((entry) => endEntry(entry, run, state, now));
       }
-      this.host.runs().finish(runId, { state, at: now, stopReason: state === "error" ? "error" : "aborted", error: message, ...(replySeq !== undefined ? { replySeq } : {}) });
+      this.host.runs().finish(runId, {
+        state,
+        at: now,
+        stopReason: state === "error" ? "error" : "aborted",
+        error: message,
+        ...(replySeq !== undefined ? { replySeq } : {}),
+      });
       this.host.runs().clearTimersFor(runId);
     });
     if (run.state === "running") {
       this.lifecycle(runId, "error", now, { error: message });
-      this.chatEvent(runId, state === "aborted" ? { state: "aborted", ...(partial ? { message: { role: "assistant", content: [{ type: "text", text: partial }], timestamp: now } } : {}) } : { state: "error", errorMessage: message });
+      this.chatEvent(
+        runId,
+        state === "aborted"
+          ? {
+              state: "aborted",
+              ...(partial
+                ? { message: { role: "assistant", content: [{ type: "text", text: partial }], timestamp: now } }
+                : {}),
+            }
+          : { state: "error", errorMessage: message },
+      );
       this.host.emit({ event: "sessions.changed", payload: { phase: "error", runId } });
     }
     this.settle(runId);
@@ -304,7 +346,7 @@ export class RunEngine {
   /** Progress reported by a deferred (webhook) run: streamed text and extra messages. */
   progress(runId: string, update: { text?: string; messages?: TranscriptMessage[] }): void {
     const run = this.host.runs().get(runId);
-    if (!run || run.state !== "running") return;
+    if (run?.state !== "running") return;
     if (update.messages && update.messages.length > 0) {
       const valid = update.messages.flatMap((m) => {
         const parsed = transcriptMessageSchema.safeParse(m);
@@ -351,7 +393,7 @@ export class RunEngine {
   /** Resolves when the run ends, or with status "timeout" after `timeoutMs` (the run goes on). */
   wait(runId: string, timeoutMs: number): Promise<RunSnapshot | null> {
     const current = this.snapshot(runId);
-    if (!current || current.status !== "pending") return Promise.resolve(current);
+    if (current?.status !== "pending") return Promise.resolve(current);
     return new Promise((resolve) => {
       const waiters = this.waiters.get(runId) ?? new Set();
       const done = (snapshot: RunSnapshot) => {
@@ -389,7 +431,7 @@ export class RunEngine {
   /** A live run is re-armed; an orphaned one (object evicted) is retried or failed. */
   private watchdog(runId: string, now: number): void {
     const run = this.host.runs().get(runId);
-    if (!run || run.state !== "running") return;
+    if (run?.state !== "running") return;
     if (this.controllers.has(runId) || (run.deferred && now < deadline(run))) {
       this.host.runs().setTimer("run-watchdog", runId, now + WATCHDOG_MS);
       return;
@@ -423,11 +465,25 @@ export class RunEngine {
   private delta(runId: string, text: string, delta: string): void {
     if (isSilentReply(text, { prefix: true })) return;
     this.agentEvent(runId, "assistant", { text, delta });
-    this.chatEvent(runId, { state: "delta", message: { role: "assistant", content: [{ type: "text", text }], timestamp: Date.now() }, deltaText: delta });
+    this.chatEvent(runId, {
+      state: "delta",
+      message: { role: "assistant", content: [{ type: "text", text }], timestamp: Date.now() },
+      deltaText: delta,
+    });
   }
 
-  private lifecycle(runId: string, phase: "start" | "end" | "error", now: number, extra: Record<string, unknown> = {}): void {
-    this.agentEvent(runId, "lifecycle", { phase, ...(phase === "start" ? { startedAt: now } : { endedAt: now }), ...extra }, now);
+  private lifecycle(
+    runId: string,
+    phase: "start" | "end" | "error",
+    now: number,
+    extra: Record<string, unknown> = {},
+  ): void {
+    this.agentEvent(
+      runId,
+      "lifecycle",
+      { phase, ...(phase === "start" ? { startedAt: now } : { endedAt: now }), ...extra },
+      now,
+    );
   }
 
   private agentEvent(runId: string, stream: string, data: Record<string, unknown>, now = Date.now()): void {
@@ -472,7 +528,13 @@ function dedupeResult(run: RunRecord): StartResult {
 
 export function toSnapshot(run: RunRecord): RunSnapshot {
   const status: RunSnapshot["status"] =
-    run.state === "ok" ? "ok" : run.state === "queued" || run.state === "running" ? "pending" : run.state === "timeout" ? "timeout" : "error";
+    run.state === "ok"
+      ? "ok"
+      : run.state === "queued" || run.state === "running"
+        ? "pending"
+        : run.state === "timeout"
+          ? "timeout"
+          : "error";
   return {
     runId: run.runId,
     status,
@@ -489,7 +551,14 @@ export function toSnapshot(run: RunRecord): RunSnapshot {
 function endEntry(entry: SessionEntry, run: RunRecord, state: RunState, now: number): SessionEntry {
   const status = state === "ok" ? "done" : state === "timeout" ? "timeout" : state === "aborted" ? "killed" : "failed";
   const startedAt = run.startedAt ?? now;
-  return { ...entry, status, endedAt: now, runtimeMs: now - startedAt, abortedLastRun: state === "aborted", updatedAt: Math.max(now, entry.updatedAt) };
+  return {
+    ...entry,
+    status,
+    endedAt: now,
+    runtimeMs: now - startedAt,
+    abortedLastRun: state === "aborted",
+    updatedAt: Math.max(now, entry.updatedAt),
+  };
 }
 
 // The runner config, agent and tenant are stored with the run input so recovery needs no config.

@@ -58,7 +58,10 @@ type RunRow = {
 export type Timer = { id: number; dueAt: number; kind: string; ref: string };
 
 export class RunStore {
-  constructor(private readonly sql: SqlStorage, private readonly sessionKey: () => string) {}
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly sessionKey: () => string,
+  ) {}
 
   get(runId: string): RunRecord | undefined {
     const row = first<RunRow>(this.sql, "SELECT * FROM runs WHERE run_id = ?", runId);
@@ -66,7 +69,7 @@ export class RunStore {
   }
 
   insert(runId: string, input: RunInput, at: number, userSeq: number | undefined): void {
-    const seq = (first<{ n: number }>(this.sql, "SELECT coalesce(max(seq), 0) + 1 AS n FROM runs")?.n ?? 1);
+    const seq = first<{ n: number }>(this.sql, "SELECT coalesce(max(seq), 0) + 1 AS n FROM runs")?.n ?? 1;
     this.sql.exec(
       "INSERT INTO runs (run_id, seq, state, input, created_at, user_seq) VALUES (?, ?, 'queued', ?, ?, ?)",
       runId,
@@ -90,7 +93,9 @@ export class RunStore {
   }
 
   unfinished(): RunRecord[] {
-    return all<RunRow>(this.sql, "SELECT * FROM runs WHERE state IN ('queued', 'running') ORDER BY seq").map((r) => this.toRecord(r));
+    return all<RunRow>(this.sql, "SELECT * FROM runs WHERE state IN ('queued', 'running') ORDER BY seq").map((r) =>
+      this.toRecord(r),
+    );
   }
 
   markDeferred(runId: string): void {
@@ -98,13 +103,25 @@ export class RunStore {
   }
 
   markRunning(runId: string, at: number): void {
-    this.sql.exec("UPDATE runs SET state = 'running', started_at = coalesce(started_at, ?), attempts = attempts + 1 WHERE run_id = ?", at, runId);
+    this.sql.exec(
+      "UPDATE runs SET state = 'running', started_at = coalesce(started_at, ?), attempts = attempts + 1 WHERE run_id = ?",
+      at,
+      runId,
+    );
   }
 
   /** Ends a run once; returns false when it had already ended (late or duplicate completion). */
   finish(
     runId: string,
-    outcome: { state: RunState; at: number; stopReason?: string; error?: string; usage?: RunUsage; reply?: string; replySeq?: number },
+    outcome: {
+      state: RunState;
+      at: number;
+      stopReason?: string;
+      error?: string;
+      usage?: RunUsage;
+      reply?: string;
+      replySeq?: number;
+    },
   ): boolean {
     return (
       this.sql.exec(

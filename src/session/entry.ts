@@ -33,7 +33,11 @@ export function newEntry(ref: SessionRef, seed: SessionSeed | undefined, now: nu
 }
 
 /** Inbound user messages carry the latest delivery route. */
-export function withDelivery(entry: SessionEntry, messages: TranscriptMessage[], seed: SessionSeed | undefined): SessionEntry {
+export function withDelivery(
+  entry: SessionEntry,
+  messages: TranscriptMessage[],
+  seed: SessionSeed | undefined,
+): SessionEntry {
   const delivery = seed?.deliveryContext;
   if (!delivery || !messages.some((m) => m.role === "user")) return entry;
   return dropUndefined({
@@ -98,9 +102,15 @@ export function resetEntry(previous: SessionEntry, now: number): SessionEntry {
     lastMessagePreview: _p,
     ...kept
   } = previous;
-  return { ...kept, sessionId: crypto.randomUUID(), updatedAt: Math.max(now, previous.updatedAt), messageCount: 0, systemSent: false, abortedLastRun: false };
+  return {
+    ...kept,
+    sessionId: crypto.randomUUID(),
+    updatedAt: Math.max(now, previous.updatedAt),
+    messageCount: 0,
+    systemSent: false,
+    abortedLastRun: false,
+  };
 }
-
 
 function finite(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
@@ -109,4 +119,3 @@ function finite(value: unknown): number | undefined {
 function knownChatType(value: string): SessionEntry["chatType"] {
   return value === "direct" || value === "group" || value === "channel" ? value : undefined;
 }
-

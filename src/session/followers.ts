@@ -42,7 +42,11 @@ export class Followers {
     this.write(follower, `retry: 1000\n\n${this.historyEvent(query, page)}`);
     this.ensureKeepalive();
     return new Response(readable, {
-      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" },
+      headers: {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache",
+        connection: "keep-alive",
+      },
     });
   }
 

@@ -1,5 +1,5 @@
-import type { MessageRecord, SessionStore } from "./session-store";
 import { type SessionRow, toSessionRow } from "./session-row";
+import type { MessageRecord, SessionStore } from "./session-store";
 
 /** Why a session changed, as `sessions.changed` reports it. */
 export type ChangeReason = "create" | "patch" | "new" | "reset" | "send" | "abort" | "archive";
@@ -8,7 +8,11 @@ export type ChangeReason = "create" | "patch" | "new" | "reset" | "send" | "abor
  * A live event of a run (chat deltas, lifecycle): not stored, delivered in order with the
  * messages — `afterSeq` is the transcript length when it happened.
  */
-export type LiveEvent = { event: "chat" | "agent" | "sessions.changed"; payload: Record<string, unknown>; afterSeq: number };
+export type LiveEvent = {
+  event: "chat" | "agent" | "sessions.changed";
+  payload: Record<string, unknown>;
+  afterSeq: number;
+};
 
 /** What a session object tells its tenant: the fresh row, new messages, live events, and why. */
 export type SessionUpdate = {
@@ -60,7 +64,11 @@ export class Publisher {
     const state = this.store().loadEntry();
     if (!state) return false;
     const published = this.store().published();
-    return state.indexedVersion < state.version || published.sessionId !== state.entry.sessionId || published.seq < state.entry.messageCount;
+    return (
+      state.indexedVersion < state.version ||
+      published.sessionId !== state.entry.sessionId ||
+      published.seq < state.entry.messageCount
+    );
   }
 
   /**
@@ -138,7 +146,13 @@ export class Publisher {
       const lastSeq = page.messages.at(-1)?.seq ?? fromSeq;
       // Events wait for the messages they follow; the rest go with the next update.
       const ready = page.hasMore ? this.events.filter((e) => e.afterSeq <= lastSeq) : this.events;
-      if (page.messages.length === 0 && reasons.length === 0 && ready.length === 0 && state.indexedVersion >= state.version) return;
+      if (
+        page.messages.length === 0 &&
+        reasons.length === 0 &&
+        ready.length === 0 &&
+        state.indexedVersion >= state.version
+      )
+        return;
       this.reasons = [];
       this.events = this.events.filter((e) => !ready.includes(e));
       let answer: { hot: boolean };
@@ -156,7 +170,10 @@ export class Publisher {
         // streaming deltas (the final event carries the whole text), so a long outage cannot
         // grow the retry without bound.
         this.reasons = reasons.concat(this.reasons);
-        this.events = ready.filter((e) => !isDelta(e)).concat(this.events).slice(-MAX_QUEUED_EVENTS);
+        this.events = ready
+          .filter((e) => !isDelta(e))
+          .concat(this.events)
+          .slice(-MAX_QUEUED_EVENTS);
         throw error;
       }
       this.hot = answer.hot;
@@ -169,5 +186,8 @@ export class Publisher {
 const MAX_QUEUED_EVENTS = 500;
 
 function isDelta(event: LiveEvent): boolean {
-  return (event.event === "chat" && event.payload.state === "delta") || (event.event === "agent" && event.payload.stream === "assistant");
+  return (
+    (event.event === "chat" && event.payload.state === "delta") ||
+    (event.event === "agent" && event.payload.stream === "assistant")
+  );
 }

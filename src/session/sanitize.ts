@@ -240,8 +240,7 @@ function maskPemBlock(block: string): string {
 
 function maskMatch(match: string, groups: readonly unknown[]): string {
   if (match.includes(PEM_MARKER)) return maskPemBlock(match);
-  const secret =
-    groups.filter((g): g is string => typeof g === "string" && g.length > 0).at(-1) ?? match;
+  const secret = groups.filter((g): g is string => typeof g === "string" && g.length > 0).at(-1) ?? match;
   // Passwords are never partially shown, whatever their length.
   const masked = PASSWORD_WORD_RE.test(match) ? REDACT_SHORT_MASK : maskToken(secret);
   if (secret === match) return masked;
@@ -386,10 +385,7 @@ function positiveIntOr(value: number | undefined, fallback: number): number {
 }
 
 /** Applies chat.history display rules (spec §2.7 steps 2–5) to transcript messages. */
-export function sanitizeChatHistory(
-  messages: TranscriptMessage[],
-  opts: ChatHistoryOptions = {},
-): TranscriptMessage[] {
+export function sanitizeChatHistory(messages: TranscriptMessage[], opts: ChatHistoryOptions = {}): TranscriptMessage[] {
   const limits = { maxChars: positiveIntOr(opts.maxChars, CHAT_HISTORY_TEXT_MAX_CHARS) };
   const budgetBytes = positiveIntOr(opts.budgetBytes, CHAT_HISTORY_BUDGET_BYTES);
   const singleMax = Math.min(CHAT_HISTORY_MAX_SINGLE_MESSAGE_BYTES, budgetBytes);
@@ -412,21 +408,13 @@ type ToolSanitizeState = { truncated: boolean; redacted: boolean };
 /** Redacts first, so truncation can never leave half a secret visible. */
 function toolText(text: string, state: ToolSanitizeState): string {
   const redaction = redactSecrets(text);
-  const cut = truncateWithSuffix(
-    redaction.text,
-    SESSIONS_HISTORY_TEXT_MAX_CHARS,
-    SESSIONS_HISTORY_TRUNCATION_SUFFIX,
-  );
+  const cut = truncateWithSuffix(redaction.text, SESSIONS_HISTORY_TEXT_MAX_CHARS, SESSIONS_HISTORY_TRUNCATION_SUFFIX);
   state.redacted ||= redaction.redacted;
   state.truncated ||= cut.truncated;
   return cut.text;
 }
 
-function deleteKeys(
-  target: Record<string, unknown>,
-  keys: readonly string[],
-  state: ToolSanitizeState,
-): void {
+function deleteKeys(target: Record<string, unknown>, keys: readonly string[], state: ToolSanitizeState): void {
   for (const key of keys) {
     if (key in target) {
       delete target[key];
@@ -468,10 +456,7 @@ function buildToolPlaceholder(): TranscriptMessage {
  * Applies sessions_history tool rules (spec §4.5): tool filtering, redaction,
  * 4000-char text cap and an 80 KiB byte cap keeping the newest messages.
  */
-export function sanitizeToolHistory(
-  messages: TranscriptMessage[],
-  opts: ToolHistoryOptions = {},
-): ToolHistoryResult {
+export function sanitizeToolHistory(messages: TranscriptMessage[], opts: ToolHistoryOptions = {}): ToolHistoryResult {
   const selected = opts.includeTools ? messages : filterToolMessages(messages);
   const state: ToolSanitizeState = { truncated: false, redacted: false };
   const sanitized = selected.map((message) => sanitizeToolMessage(message, state));

@@ -1,25 +1,25 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../env";
-import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
-import { type Page, type PageQuery, SessionStore } from "./session-store";
-import { applyAppend, applyPatch, newEntry, resetEntry, withDelivery } from "./entry";
-import { type AppendRejected, oversized } from "./message-limits";
-import { type EngineHost, RunEngine, type StartResult, type StartRun } from "../runs/run-engine";
-import type { RunSnapshot } from "../runs/run-types";
 import type { Delivery } from "../delivery/delivery-store";
 import { deliveryTargetOf } from "../delivery/delivery-target";
 import { Outbox } from "../delivery/outbox";
+import type { Env } from "../env";
 import { A2aFlowDriver, type StepRun } from "../flows/a2a-flow";
 import type { Flow, FlowSpec } from "../flows/flow-store";
-import type { RunnerConfig, SendPolicyConfig } from "../protocol/config";
 import { entrySendPolicy } from "../policy/send-policy";
+import type { RunnerConfig, SendPolicyConfig } from "../protocol/config";
+import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
+import { type EngineHost, RunEngine, type StartResult, type StartRun } from "../runs/run-engine";
+import type { RunSnapshot } from "../runs/run-types";
 import { deleteAttachments } from "../spawn/attachments";
 import { type AnnounceDelivery, SpawnDriver } from "../spawn/spawn-driver";
 import type { SpawnSpec } from "../spawn/spawn-store";
-import { FOLLOW_DEFAULT_LIMIT, type FollowQuery, Followers } from "./followers";
-import { type LiveEvent, Publisher } from "./publisher";
-import { toSessionRow, type SessionRow } from "./session-row";
 import { dropUndefined } from "../util/encoding";
+import { applyAppend, applyPatch, newEntry, resetEntry, withDelivery } from "./entry";
+import { FOLLOW_DEFAULT_LIMIT, Followers, type FollowQuery } from "./followers";
+import { type AppendRejected, oversized } from "./message-limits";
+import { type LiveEvent, Publisher } from "./publisher";
+import { type SessionRow, toSessionRow } from "./session-row";
+import { type Page, type PageQuery, SessionStore } from "./session-store";
 
 /** Retry delay when the tenant could not be reached for an update. */
 const PUBLISH_RETRY_MS = 1_000;
@@ -43,7 +43,7 @@ export type AppendResult = {
   duplicate: boolean;
 };
 
-export { MAX_MESSAGE_BYTES, type AppendRejected } from "./message-limits";
+export { type AppendRejected, MAX_MESSAGE_BYTES } from "./message-limits";
 
 /**
  * One session (tenant + canonical key): its entry, append-only transcript, runs, timers
@@ -104,7 +104,12 @@ export class SessionObject extends DurableObject<Env> {
       changed: (delivery) =>
         this.emit({
           event: "sessions.changed",
-          payload: { reason: "delivery", deliveryId: delivery.id, deliveryStatus: delivery.status, deliveryKind: delivery.kind },
+          payload: {
+            reason: "delivery",
+            deliveryId: delivery.id,
+            deliveryStatus: delivery.status,
+            deliveryKind: delivery.kind,
+          },
         }),
     });
     this.flows = new A2aFlowDriver({
@@ -130,7 +135,10 @@ export class SessionObject extends DurableObject<Env> {
       snapshot: (runId) => this.engine.snapshot(runId),
       recentMessages: (limit) => {
         const entry = this.entry();
-        return entry ? this.store.tail({ sessionId: entry.sessionId, limit, includeTools: true, maxBytes: 2 * 1024 * 1024 }).messages : [];
+        return entry
+          ? this.store.tail({ sessionId: entry.sessionId, limit, includeTools: true, maxBytes: 2 * 1024 * 1024 })
+              .messages
+          : [];
       },
       sendAnnounce: (key, agentId, announce) => {
         const tenantId = this.store.identity()!.tenantId;
@@ -152,7 +160,12 @@ export class SessionObject extends DurableObject<Env> {
       },
       deleteSelf: async () => {
         const identity = this.store.identity();
-        if (identity) await this.delete({ tenantId: identity.tenantId, key: identity.sessionKey, agentId: this.entry()?.agentId ?? "main" });
+        if (identity)
+          await this.delete({
+            tenantId: identity.tenantId,
+            key: identity.sessionKey,
+            agentId: this.entry()?.agentId ?? "main",
+          });
       },
     });
     for (const resumed of this.flows.resumeAll()) this.ctx.waitUntil(resumed);
@@ -174,9 +187,19 @@ export class SessionObject extends DurableObject<Env> {
     if (tooLarge) return tooLarge;
     const result = this.store.transaction(() => {
       const created = this.ensureEntry(ref, input.seed, now);
-      const appended = this.appendRecords(input.messages, (entry) => withDelivery(entry, input.messages, input.seed), now);
+      const appended = this.appendRecords(
+        input.messages,
+        (entry) => withDelivery(entry, input.messages, input.seed),
+        now,
+      );
       const entry = this.store.loadEntry()!.entry;
-      const outcome: AppendResult = { sessionKey: entry.key, sessionId: entry.sessionId, appended, created, duplicate: false };
+      const outcome: AppendResult = {
+        sessionKey: entry.key,
+        sessionId: entry.sessionId,
+        appended,
+        created,
+        duplicate: false,
+      };
       if (input.idempotencyKey) this.store.rememberIdempotent(input.idempotencyKey, JSON.stringify(outcome), now);
       return outcome;
     });
@@ -190,14 +213,22 @@ export class SessionObject extends DurableObject<Env> {
    * The one append path (ingest, runs, injects): inserts, updates the entry, and after the
    * surrounding transaction notifies SSE followers and publishes to the tenant.
    */
-  private appendRecords(messages: TranscriptMessage[], update: (entry: SessionEntry) => SessionEntry, now: number): AppendedMessage[] {
+  private appendRecords(
+    messages: TranscriptMessage[],
+    update: (entry: SessionEntry) => SessionEntry,
+    now: number,
+  ): AppendedMessage[] {
     let entry = this.store.loadEntry()!.entry;
     const appended: AppendedMessage[] = [];
     for (const raw of messages) {
       const message = raw.timestamp === undefined ? { ...raw, timestamp: now } : raw;
       const seq = entry.messageCount + 1;
       const messageId = crypto.randomUUID();
-      this.store.insertMessage(entry.sessionId, { seq, id: messageId, role: message.role, createdAt: now }, JSON.stringify(message));
+      this.store.insertMessage(
+        entry.sessionId,
+        { seq, id: messageId, role: message.role, createdAt: now },
+        JSON.stringify(message),
+      );
       entry = applyAppend(entry, message, seq, now);
       appended.push({ seq, messageId });
     }
@@ -214,7 +245,13 @@ export class SessionObject extends DurableObject<Env> {
     // before the publish below cannot leave them undelivered.
     void this.scheduleAlarm();
     if (this.followers.size > 0) {
-      const page = this.store.forward({ sessionId, cursorSeq: seqs[0]! - 1, limit: seqs.length, includeTools: true, maxBytes: Number.MAX_SAFE_INTEGER });
+      const page = this.store.forward({
+        sessionId,
+        cursorSeq: seqs[0]! - 1,
+        limit: seqs.length,
+        includeTools: true,
+        maxBytes: Number.MAX_SAFE_INTEGER,
+      });
       this.followers.appended(page.messages);
     }
     this.publishInBackground();
@@ -256,14 +293,17 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** A page of the current transcript (or of an older one by sessionId). */
-  read(query: Omit<PageQuery, "sessionId"> & { sessionId?: string; direction: "tail" | "forward" }):
-    | (Page & { sessionId: string })
-    | null {
+  read(
+    query: Omit<PageQuery, "sessionId"> & { sessionId?: string; direction: "tail" | "forward" },
+  ): (Page & { sessionId: string }) | null {
     const entry = this.entry();
     if (!entry) return null;
     const sessionId = query.sessionId ?? entry.sessionId;
     if (sessionId !== entry.sessionId && this.store.transcriptStartedAt(sessionId) === undefined) return null;
-    const page = query.direction === "tail" ? this.store.tail({ ...query, sessionId }) : this.store.forward({ ...query, sessionId });
+    const page =
+      query.direction === "tail"
+        ? this.store.tail({ ...query, sessionId })
+        : this.store.forward({ ...query, sessionId });
     return { ...page, sessionId };
   }
 
@@ -336,21 +376,31 @@ export class SessionObject extends DurableObject<Env> {
     seed?: SessionSeed,
     policy?: { config: SendPolicyConfig | null },
   ): Promise<StartResult & { sessionId: string; messageId?: string }> {
-    if (this.sendBlocked(ref, policy)) return { runId: request.runId, status: "blocked", sessionId: this.entry()?.sessionId ?? "" };
+    if (this.sendBlocked(ref, policy))
+      return { runId: request.runId, status: "blocked", sessionId: this.entry()?.sessionId ?? "" };
     const now = Date.now();
     const created = this.store.transaction(() => this.ensureEntry(ref, seed, now));
     // A new session reaches the registry before its run starts, so the run's events follow its creation.
     if (created) await this.publisher.publish("create");
     const result = this.engine.start({ ...request, tenantId: ref.tenantId, agentId: ref.agentId }, now);
     const sessionId = this.store.loadEntry()!.entry.sessionId;
-    const messageId = result.status === "started" && result.userSeq !== undefined ? this.store.messageId(sessionId, result.userSeq) : undefined;
+    const messageId =
+      result.status === "started" && result.userSeq !== undefined
+        ? this.store.messageId(sessionId, result.userSeq)
+        : undefined;
     return { ...result, sessionId, ...(messageId ? { messageId } : {}) };
   }
 
   /** The send policy, applied by this object to its own entry (no extra round trip for the caller). */
   private sendBlocked(ref: SessionRef, policy: { config: SendPolicyConfig | null } | undefined): boolean {
     if (!policy) return false;
-    return entrySendPolicy({ sessionKey: ref.key, entry: this.entry(), ...(policy.config ? { config: policy.config } : {}) }) === "deny";
+    return (
+      entrySendPolicy({
+        sessionKey: ref.key,
+        entry: this.entry(),
+        ...(policy.config ? { config: policy.config } : {}),
+      }) === "deny"
+    );
   }
 
   runSnapshot(runId: string): RunSnapshot | null {
@@ -384,7 +434,15 @@ export class SessionObject extends DurableObject<Env> {
     if (callback.kind === "complete") {
       const ok = callback.error
         ? this.engine.fail(runId, "error", callback.error)
-        : this.engine.complete(runId, { kind: "reply", text: callback.reply ?? "", ...(callback.usage ? { usage: callback.usage } : {}), ...(callback.toolMessages ? { toolMessages: callback.toolMessages } : {}), stopReason: "stop", provider: "webhook", api: "webhook" });
+        : this.engine.complete(runId, {
+            kind: "reply",
+            text: callback.reply ?? "",
+            ...(callback.usage ? { usage: callback.usage } : {}),
+            ...(callback.toolMessages ? { toolMessages: callback.toolMessages } : {}),
+            stopReason: "stop",
+            provider: "webhook",
+            api: "webhook",
+          });
       return { ok, state: this.store.runs.get(runId)?.state ?? null };
     }
     if (run.state !== "running") return { ok: false, state: run.state };
@@ -410,7 +468,18 @@ export class SessionObject extends DurableObject<Env> {
     const result = this.store.transaction(() => {
       const started = this.engine.start({ ...request, tenantId: ref.tenantId, agentId: ref.agentId }, now);
       if (started.status === "started") {
-        this.store.flows.insert(request.runId, { ...flow, tenantId: ref.tenantId, primaryRunId: request.runId, targetKey: ref.key, targetAgentId: ref.agentId, targetRunner: request.runner }, now);
+        this.store.flows.insert(
+          request.runId,
+          {
+            ...flow,
+            tenantId: ref.tenantId,
+            primaryRunId: request.runId,
+            targetKey: ref.key,
+            targetAgentId: ref.agentId,
+            targetRunner: request.runner,
+          },
+          now,
+        );
         this.store.runs.setTimer("flow", request.runId, now + 30_000);
       }
       return started;
@@ -437,7 +506,17 @@ export class SessionObject extends DurableObject<Env> {
    */
   async startSpawn(
     ref: SessionRef,
-    lineage: Pick<SessionEntry, "spawnedBy" | "spawnDepth" | "subagentRole" | "subagentControlScope" | "sandboxed" | "label" | "model" | "thinkingLevel">,
+    lineage: Pick<
+      SessionEntry,
+      | "spawnedBy"
+      | "spawnDepth"
+      | "subagentRole"
+      | "subagentControlScope"
+      | "sandboxed"
+      | "label"
+      | "model"
+      | "thinkingLevel"
+    >,
     request: Omit<StartRun, "tenantId" | "agentId">,
     spec: SpawnSpec,
   ): Promise<StartResult> {
@@ -464,14 +543,25 @@ export class SessionObject extends DurableObject<Env> {
       runId: announce.runId,
       tenantId: ref.tenantId,
       agentId: ref.agentId,
-      input: { message: announce.text, origin: "tool", provenance: announce.provenance, deliver: announce.deliver, sandboxed: announce.sandboxed },
+      input: {
+        message: announce.text,
+        origin: "tool",
+        provenance: announce.provenance,
+        deliver: announce.deliver,
+        sandboxed: announce.sandboxed,
+      },
       runner: announce.runner,
       userMessage: { role: "user", content: announce.text, provenance: announce.provenance },
     });
     await this.env.TENANTS.getByName(ref.tenantId).recordRun(announce.runId, ref.key);
     const target = deliveryTargetOf(entry) ?? announce.fallbackTarget;
     if (announce.deliver && target) {
-      this.outbox.enqueue({ idempotencyKey: announce.runId, kind: "subagent-announce", target, message: announce.channelText });
+      this.outbox.enqueue({
+        idempotencyKey: announce.runId,
+        kind: "subagent-announce",
+        target,
+        message: announce.channelText,
+      });
     }
     return true;
   }
@@ -494,17 +584,30 @@ export class SessionObject extends DurableObject<Env> {
       sandboxed,
       ...(step.userMessage?.provenance ? { provenance: step.userMessage.provenance } : {}),
     };
-    const request = { runId: step.runId, input, runner, ...(step.userMessage ? { userMessage: step.userMessage } : {}) };
+    const request = {
+      runId: step.runId,
+      input,
+      runner,
+      ...(step.userMessage ? { userMessage: step.userMessage } : {}),
+    };
     if (step.side === "target") {
       await tenant.recordRun(step.runId, spec.targetKey);
       return this.engine.start({ ...request, tenantId: spec.tenantId, agentId: spec.targetAgentId });
     }
     const key = spec.requesterKey!;
     await tenant.recordRun(step.runId, key);
-    return this.env.SESSIONS.getByName(`${spec.tenantId}/${key}`).startRun({ tenantId: spec.tenantId, key, agentId: spec.requesterAgentId ?? "main" }, request);
+    return this.env.SESSIONS.getByName(`${spec.tenantId}/${key}`).startRun(
+      { tenantId: spec.tenantId, key, agentId: spec.requesterAgentId ?? "main" },
+      request,
+    );
   }
 
-  private async awaitFlowStep(flow: Flow, side: "requester" | "target", runId: string, waitMs: number): Promise<RunSnapshot | null> {
+  private async awaitFlowStep(
+    flow: Flow,
+    side: "requester" | "target",
+    runId: string,
+    waitMs: number,
+  ): Promise<RunSnapshot | null> {
     if (side === "target") return waitMs > 0 ? this.engine.wait(runId, waitMs) : this.engine.snapshot(runId);
     return this.env.SESSIONS.getByName(`${flow.spec.tenantId}/${flow.spec.requesterKey}`).waitRun(runId, waitMs);
   }
@@ -562,8 +665,10 @@ export class SessionObject extends DurableObject<Env> {
    * costs one alarm write, not one per append.
    */
   private scheduleAlarm(): Promise<void> {
-    const due = [this.store.runs.nextTimerDue(), this.publisher.hasPending() ? Date.now() + PUBLISH_RETRY_MS : undefined]
-      .filter((t): t is number => t !== undefined);
+    const due = [
+      this.store.runs.nextTimerDue(),
+      this.publisher.hasPending() ? Date.now() + PUBLISH_RETRY_MS : undefined,
+    ].filter((t): t is number => t !== undefined);
     if (due.length === 0) return Promise.resolve();
     const desired = Math.min(...due);
     if (this.alarmAt !== null && this.alarmAt <= desired && this.alarmAt > Date.now()) return Promise.resolve();
@@ -612,6 +717,10 @@ export class SessionObject extends DurableObject<Env> {
 /** Webhook host callbacks for a deferred run. */
 export type RunCallback =
   | { kind: "progress"; text?: string; messages?: TranscriptMessage[] }
-  | { kind: "complete"; reply?: string; error?: string; usage?: { input: number; output: number; totalTokens: number }; toolMessages?: TranscriptMessage[] };
-
-
+  | {
+      kind: "complete";
+      reply?: string;
+      error?: string;
+      usage?: { input: number; output: number; totalTokens: number };
+      toolMessages?: TranscriptMessage[];
+    };

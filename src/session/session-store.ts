@@ -1,6 +1,6 @@
-import type { SessionEntry } from "../protocol/session";
 import { DELIVERY_MIGRATIONS, DeliveryStore } from "../delivery/delivery-store";
 import { FLOW_MIGRATIONS, FlowStore } from "../flows/flow-store";
+import type { SessionEntry } from "../protocol/session";
 import { RUN_MIGRATIONS, RunStore } from "../runs/run-store";
 import { SPAWN_MIGRATIONS, SpawnStore } from "../spawn/spawn-store";
 import { all, first, migrate } from "../storage/sql";
@@ -99,7 +99,10 @@ export class SessionStore {
 
   identity(): { tenantId: string; sessionKey: string } | undefined {
     if (this.who === undefined) {
-      const row = first<{ tenant_id: string; session_key: string }>(this.sql, "SELECT tenant_id, session_key FROM meta");
+      const row = first<{ tenant_id: string; session_key: string }>(
+        this.sql,
+        "SELECT tenant_id, session_key FROM meta",
+      );
       this.who = row ? { tenantId: row.tenant_id, sessionKey: row.session_key } : null;
     }
     return this.who ?? undefined;
@@ -117,7 +120,13 @@ export class SessionStore {
   /** The entry with its version and how far the tenant acknowledged it (the cached copy: do not mutate). */
   loadEntry(): EntryState | undefined {
     if (this.state === undefined) {
-      const row = first<{ json: string; version: number; indexed_version: number; published_session_id: string | null; published_seq: number }>(
+      const row = first<{
+        json: string;
+        version: number;
+        indexed_version: number;
+        published_session_id: string | null;
+        published_seq: number;
+      }>(
         this.sql,
         "SELECT json, version, indexed_version, published_session_id, published_seq FROM entry WHERE id = 1",
       );
@@ -136,7 +145,12 @@ export class SessionStore {
 
   /** Stores the entry and returns its new version (bumped on every change). */
   saveEntry(entry: SessionEntry): number {
-    const row = first<{ version: number; indexed_version: number; published_session_id: string | null; published_seq: number }>(
+    const row = first<{
+      version: number;
+      indexed_version: number;
+      published_session_id: string | null;
+      published_seq: number;
+    }>(
       this.sql,
       `INSERT INTO entry (id, json, version) VALUES (1, ?, 1)
        ON CONFLICT(id) DO UPDATE SET json = excluded.json, version = entry.version + 1
@@ -162,7 +176,13 @@ export class SessionStore {
       seq,
     );
     const state = this.loadEntry();
-    if (state) this.state = { ...state, indexedVersion: Math.max(state.indexedVersion, version), publishedSessionId: sessionId, publishedSeq: seq };
+    if (state)
+      this.state = {
+        ...state,
+        indexedVersion: Math.max(state.indexedVersion, version),
+        publishedSessionId: sessionId,
+        publishedSeq: seq,
+      };
   }
 
   published(): { sessionId: string | null; seq: number } {
@@ -225,7 +245,10 @@ export class SessionStore {
   }
 
   messageId(sessionId: string, seq: number): string {
-    return first<{ id: string }>(this.sql, "SELECT id FROM messages WHERE session_id = ? AND seq = ?", sessionId, seq)?.id ?? "";
+    return (
+      first<{ id: string }>(this.sql, "SELECT id FROM messages WHERE session_id = ? AND seq = ?", sessionId, seq)?.id ??
+      ""
+    );
   }
 
   findIdempotent(key: string): string | undefined {

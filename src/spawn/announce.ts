@@ -65,7 +65,8 @@ export function statsLine(stats: Stats): string {
     `runtime ${formatDuration(stats.runtimeMs)}`,
     `tokens ${formatTokens(inOut)} (in ${formatTokens(stats.inputTokens)} / out ${formatTokens(stats.outputTokens)})`,
   ];
-  if (stats.totalTokens !== undefined && stats.totalTokens > inOut) parts.push(`prompt/cache ${formatTokens(stats.totalTokens)}`);
+  if (stats.totalTokens !== undefined && stats.totalTokens > inOut)
+    parts.push(`prompt/cache ${formatTokens(stats.totalTokens)}`);
   if (stats.costUsd !== undefined && stats.costUsd > 0) parts.push(`est $${stats.costUsd.toFixed(4)}`);
   parts.push(`sessionKey ${stats.sessionKey}`, `sessionId ${stats.sessionId}`, `transcript ${stats.transcriptPath}`);
   return `Stats: ${parts.join(" • ")}`;
@@ -122,7 +123,11 @@ export function announceText(input: AnnounceInput): string {
 export function childTaskMessage(task: string, depth: number, maxDepth: number, mode: "run" | "session"): string {
   return [
     `[Subagent Context] You are running as a subagent (depth ${depth}/${maxDepth}). Results auto-announce to your requester; do not busy-poll for status.`,
-    ...(mode === "session" ? ["[Subagent Mode] This is a thread-bound session that stays active after the task; follow-ups arrive in the thread."] : []),
+    ...(mode === "session"
+      ? [
+          "[Subagent Mode] This is a thread-bound session that stays active after the task; follow-ups arrive in the thread.",
+        ]
+      : []),
     `[Subagent Task]: ${task}`,
   ].join("\n");
 }

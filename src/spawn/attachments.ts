@@ -7,14 +7,27 @@ import { sha256Hex } from "../util/encoding";
 
 export type AttachmentInput = { name: string; content: string; encoding?: "utf8" | "base64"; mimeType?: string };
 export type AttachmentLimits = { maxFiles: number; maxFileBytes: number; maxTotalBytes: number };
-export const DEFAULT_ATTACHMENT_LIMITS: AttachmentLimits = { maxFiles: 50, maxFileBytes: 1024 * 1024, maxTotalBytes: 5 * 1024 * 1024 };
+export const DEFAULT_ATTACHMENT_LIMITS: AttachmentLimits = {
+  maxFiles: 50,
+  maxFileBytes: 1024 * 1024,
+  maxTotalBytes: 5 * 1024 * 1024,
+};
 
 export type DecodedAttachment = { name: string; bytes: Uint8Array; mimeType?: string };
-export type Receipt = { count: number; totalBytes: number; files: Array<{ name: string; bytes: number; sha256: string }>; relDir: string };
+export type Receipt = {
+  count: number;
+  totalBytes: number;
+  files: Array<{ name: string; bytes: number; sha256: string }>;
+  relDir: string;
+};
 
 /** Decodes and checks every attachment; the first problem is returned as OpenClaw's code text. */
-export function validateAttachments(inputs: AttachmentInput[], limits: AttachmentLimits): { files: DecodedAttachment[]; totalBytes: number } | { error: string } {
-  if (inputs.length > limits.maxFiles) return { error: `attachments_file_count_exceeded (maxFiles=${limits.maxFiles})` };
+export function validateAttachments(
+  inputs: AttachmentInput[],
+  limits: AttachmentLimits,
+): { files: DecodedAttachment[]; totalBytes: number } | { error: string } {
+  if (inputs.length > limits.maxFiles)
+    return { error: `attachments_file_count_exceeded (maxFiles=${limits.maxFiles})` };
   const seen = new Set<string>();
   const files: DecodedAttachment[] = [];
   let totalBytes = 0;
@@ -23,14 +36,21 @@ export function validateAttachments(inputs: AttachmentInput[], limits: Attachmen
     if (!isValidName(name)) return { error: `attachments_invalid_name (${name})` };
     if (seen.has(name)) return { error: `attachments_duplicate_name (${name})` };
     seen.add(name);
-    const bytes = input.encoding === "base64" ? decodeStrictBase64(input.content, limits.maxFileBytes) : new TextEncoder().encode(String(input.content ?? ""));
+    const bytes =
+      input.encoding === "base64"
+        ? decodeStrictBase64(input.content, limits.maxFileBytes)
+        : new TextEncoder().encode(String(input.content ?? ""));
     if (!bytes) return { error: "attachments_invalid_base64_or_too_large" };
     if (bytes.byteLength > limits.maxFileBytes) {
-      return { error: `attachments_file_bytes_exceeded (name=${name} bytes=${bytes.byteLength} maxFileBytes=${limits.maxFileBytes})` };
+      return {
+        error: `attachments_file_bytes_exceeded (name=${name} bytes=${bytes.byteLength} maxFileBytes=${limits.maxFileBytes})`,
+      };
     }
     totalBytes += bytes.byteLength;
     if (totalBytes > limits.maxTotalBytes) {
-      return { error: `attachments_total_bytes_exceeded (totalBytes=${totalBytes} maxTotalBytes=${limits.maxTotalBytes})` };
+      return {
+        error: `attachments_total_bytes_exceeded (totalBytes=${totalBytes} maxTotalBytes=${limits.maxTotalBytes})`,
+      };
     }
     files.push({ name, bytes, ...(input.mimeType ? { mimeType: input.mimeType } : {}) });
   }
@@ -56,12 +76,16 @@ function decodeStrictBase64(text: string, maxBytes: number): Uint8Array | null {
   }
 }
 
-
 /**
  * Stores the files under `<tenant>/<childKey>/.openclaw/attachments/<uuid>/` with a
  * `.manifest.json`, and returns the receipt (relDir is relative to the child's workspace).
  */
-export async function storeAttachments(bucket: R2Bucket, prefix: string, files: DecodedAttachment[], totalBytes: number): Promise<Receipt & { keys: string[] }> {
+export async function storeAttachments(
+  bucket: R2Bucket,
+  prefix: string,
+  files: DecodedAttachment[],
+  totalBytes: number,
+): Promise<Receipt & { keys: string[] }> {
   const relDir = `.openclaw/attachments/${crypto.randomUUID()}`;
   const receiptFiles: Receipt["files"] = [];
   const keys: string[] = [];

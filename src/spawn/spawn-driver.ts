@@ -48,7 +48,7 @@ export class SpawnDriver {
   /** The child's run settled: schedule the announce (the alarm runs it, surviving eviction). */
   settled(runId: string, now = Date.now()): boolean {
     const spawn = this.host.spawns().get(runId);
-    if (!spawn || spawn.state !== "running") return false;
+    if (spawn?.state !== "running") return false;
     this.host.setTimer("spawn-announce", runId, now);
     return true;
   }
@@ -72,13 +72,14 @@ export class SpawnDriver {
   private async announce(runId: string, now: number): Promise<void> {
     const spawn = this.host.spawns().get(runId);
     const entry = this.host.entry();
-    if (!spawn || spawn.state !== "running" || !entry) return;
+    if (spawn?.state !== "running" || !entry) return;
     const snapshot = this.host.snapshot(runId);
     if (snapshot?.status === "pending") return; // settled() reschedules when it ends
     const outcome = outcomeOf(snapshot);
     const full = (snapshot?.reply ?? "").trim() || this.latestToolResult();
     // The announce must fit in one transcript message with its wrapper and stats.
-    const result = full.length > ANNOUNCE_RESULT_MAX_CHARS ? `${full.slice(0, ANNOUNCE_RESULT_MAX_CHARS)}\n…(truncated)…` : full;
+    const result =
+      full.length > ANNOUNCE_RESULT_MAX_CHARS ? `${full.slice(0, ANNOUNCE_RESULT_MAX_CHARS)}\n…(truncated)…` : full;
     if (!isSilentResult(result)) await this.deliver(spawn, entry, snapshot, outcome, result);
     this.host.spawns().mark(runId, "announced", now, outcome);
     if (spawn.spec.cleanup === "delete") {
@@ -92,7 +93,13 @@ export class SpawnDriver {
     }
   }
 
-  private async deliver(spawn: Spawn, entry: SessionEntry, snapshot: RunSnapshot | null, outcome: ReturnType<typeof outcomeOf>, result: string): Promise<void> {
+  private async deliver(
+    spawn: Spawn,
+    entry: SessionEntry,
+    snapshot: RunSnapshot | null,
+    outcome: ReturnType<typeof outcomeOf>,
+    result: string,
+  ): Promise<void> {
     const spec = spawn.spec;
     const notes = [
       ...(spec.cleanup === "delete" ? ["the sub-agent session is deleted after this announce"] : []),
@@ -121,7 +128,14 @@ export class SpawnDriver {
       stats,
       requesterIsSubagent: spec.requesterIsSubagent,
     });
-    const channelText = [`A background task "${spec.label ?? spec.task}" just ${statusLabel(outcome, snapshot?.error)}.`, "", "Findings:", result || "(no output)", "", stats].join("\n");
+    const channelText = [
+      `A background task "${spec.label ?? spec.task}" just ${statusLabel(outcome, snapshot?.error)}.`,
+      "",
+      "Findings:",
+      result || "(no output)",
+      "",
+      stats,
+    ].join("\n");
     const announce: AnnounceDelivery = {
       runId: `${spawn.runId}:announce`,
       sandboxed: spec.requesterSandboxed,
@@ -134,7 +148,11 @@ export class SpawnDriver {
     };
     if (await this.host.sendAnnounce(spec.requesterKey, spec.requesterAgentId, announce)) return;
     // The requester is gone: its own requester gets the announce, as OpenClaw intends.
-    if (spec.fallbackKey) await this.host.sendAnnounce(spec.fallbackKey, spec.fallbackAgentId ?? spec.requesterAgentId, { ...announce, deliver: true });
+    if (spec.fallbackKey)
+      await this.host.sendAnnounce(spec.fallbackKey, spec.fallbackAgentId ?? spec.requesterAgentId, {
+        ...announce,
+        deliver: true,
+      });
   }
 
   /** The latest tool result's text, used when the final assistant text is empty. */

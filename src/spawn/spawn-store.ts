@@ -1,5 +1,5 @@
-import type { RunnerConfig } from "../protocol/config";
 import type { DeliveryTarget } from "../delivery/delivery-store";
+import type { RunnerConfig } from "../protocol/config";
 import { first } from "../storage/sql";
 
 /** SQL of the spawn record a sub-agent session keeps about itself (who to announce to, cleanup). */
@@ -44,15 +44,38 @@ export class SpawnStore {
   constructor(private readonly sql: SqlStorage) {}
 
   insert(runId: string, spec: SpawnSpec, at: number): void {
-    this.sql.exec("INSERT OR IGNORE INTO spawns (run_id, spec, state, created_at, updated_at) VALUES (?, ?, 'running', ?, ?)", runId, JSON.stringify(spec), at, at);
+    this.sql.exec(
+      "INSERT OR IGNORE INTO spawns (run_id, spec, state, created_at, updated_at) VALUES (?, ?, 'running', ?, ?)",
+      runId,
+      JSON.stringify(spec),
+      at,
+      at,
+    );
   }
 
   get(runId: string): Spawn | undefined {
-    const row = first<{ run_id: string; spec: string; state: string; outcome: string | null }>(this.sql, "SELECT run_id, spec, state, outcome FROM spawns WHERE run_id = ?", runId);
-    return row && { runId: row.run_id, spec: JSON.parse(row.spec) as SpawnSpec, state: row.state as SpawnState, ...(row.outcome ? { outcome: row.outcome } : {}) };
+    const row = first<{ run_id: string; spec: string; state: string; outcome: string | null }>(
+      this.sql,
+      "SELECT run_id, spec, state, outcome FROM spawns WHERE run_id = ?",
+      runId,
+    );
+    return (
+      row && {
+        runId: row.run_id,
+        spec: JSON.parse(row.spec) as SpawnSpec,
+        state: row.state as SpawnState,
+        ...(row.outcome ? { outcome: row.outcome } : {}),
+      }
+    );
   }
 
   mark(runId: string, state: SpawnState, at: number, outcome?: string): void {
-    this.sql.exec("UPDATE spawns SET state = ?, outcome = coalesce(?, outcome), updated_at = ? WHERE run_id = ?", state, outcome ?? null, at, runId);
+    this.sql.exec(
+      "UPDATE spawns SET state = ?, outcome = coalesce(?, outcome), updated_at = ? WHERE run_id = ?",
+      state,
+      outcome ?? null,
+      at,
+      runId,
+    );
   }
 }

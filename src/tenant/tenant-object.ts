@@ -2,12 +2,12 @@ import { DurableObject } from "cloudflare:workers";
 import { isDevOperatorToken } from "../auth/authenticate";
 import { constantTimeEqual, mintToken, parseTokenId, sha256Hex } from "../auth/tokens";
 import { presentRow } from "../domain/registry";
-import { GatewayHub } from "../gateway/hub";
-import type { LiveEvent, SessionUpdate } from "../session/publisher";
 import type { Env } from "../env";
+import { GatewayHub } from "../gateway/hub";
 import { classifySessionKind, isCronRunKey } from "../keys/session-key";
 import type { TenantConfig } from "../protocol/config";
 import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
+import type { LiveEvent, SessionUpdate } from "../session/publisher";
 import type { SessionRow } from "../session/session-row";
 import { type IndexColumns, type ListFilter, TenantStore } from "./tenant-store";
 
@@ -50,7 +50,8 @@ export class TenantObject extends DurableObject<Env> {
       return new Response("expected a WebSocket upgrade", { status: 426 });
     }
     if (tenantId === this.env.DEFAULT_TENANT) this.ensure(tenantId);
-    else if (!this.store.exists()) return Response.json({ ok: false, error: { type: "not_found", message: "No such gateway" } }, { status: 404 });
+    else if (!this.store.exists())
+      return Response.json({ ok: false, error: { type: "not_found", message: "No such gateway" } }, { status: 404 });
     return this.hub.accept(tenantId, new URL(request.url).origin);
   }
 
@@ -87,7 +88,8 @@ export class TenantObject extends DurableObject<Env> {
   publish(update: SessionUpdate): { hot: boolean } {
     const hot = this.hub.hasSubscribers(update.row.key);
     // A late update of a deleted session is dropped whole: no index row, no events.
-    if (this.store.upsertSession(update.row, update.version, this.indexColumns(update.row)) !== "deleted") this.fanOut(update);
+    if (this.store.upsertSession(update.row, update.version, this.indexColumns(update.row)) !== "deleted")
+      this.fanOut(update);
     return { hot };
   }
 
@@ -113,7 +115,10 @@ export class TenantObject extends DurableObject<Env> {
     flushEvents(Number.MAX_SAFE_INTEGER);
     if (!this.hub.hasSubscribers(key)) return;
     for (const reason of update.reasons) {
-      this.hub.toSessionWatchers("sessions.changed", `{"sessionKey":${JSON.stringify(key)},"ts":${ts},"reason":"${reason}",${rowFields()}}`);
+      this.hub.toSessionWatchers(
+        "sessions.changed",
+        `{"sessionKey":${JSON.stringify(key)},"ts":${ts},"reason":"${reason}",${rowFields()}}`,
+      );
     }
   }
 
@@ -121,14 +126,19 @@ export class TenantObject extends DurableObject<Env> {
   private emitLiveEvent(key: string, event: LiveEvent, rowFields: () => string): void {
     if (event.event === "sessions.changed") {
       if (!this.hub.hasSubscribers(key)) return;
-      this.hub.toSessionWatchers("sessions.changed", `{${JSON.stringify({ sessionKey: key, ts: Date.now(), ...event.payload }).slice(1, -1)},${rowFields()}}`);
+      this.hub.toSessionWatchers(
+        "sessions.changed",
+        `{${JSON.stringify({ sessionKey: key, ts: Date.now(), ...event.payload }).slice(1, -1)},${rowFields()}}`,
+      );
     } else {
       const runId = typeof event.payload.runId === "string" ? event.payload.runId : undefined;
       this.hub.broadcast(event.event, { ...event.payload, sessionKey: key }, runId);
     }
   }
 
-  private async authenticateToken(token: string): Promise<{ scopes: readonly OperatorScope[]; tokenId?: string } | null> {
+  private async authenticateToken(
+    token: string,
+  ): Promise<{ scopes: readonly OperatorScope[]; tokenId?: string } | null> {
     const tenantId = this.store.tenantId();
     if (!tenantId) return null;
     if (isDevOperatorToken(this.env, tenantId, token)) return { scopes: OPERATOR_SCOPES };
@@ -309,7 +319,11 @@ export class TenantObject extends DurableObject<Env> {
   private indexColumns(row: SessionRow): IndexColumns {
     const cfg = this.store.config().session;
     return {
-      kind: classifySessionKind(row.key, { cfg, agentId: row.agentId, ...(row.chatType ? { chatType: row.chatType } : {}) }),
+      kind: classifySessionKind(row.key, {
+        cfg,
+        agentId: row.agentId,
+        ...(row.chatType ? { chatType: row.chatType } : {}),
+      }),
       isCronRun: isCronRunKey(row.key),
       searchText: [row.displayName, row.label, row.sessionId, row.key]
         .filter((part): part is string => typeof part === "string")

@@ -114,7 +114,11 @@ export class TenantStore {
   token(tokenId: string): { hash: string; scopes: OperatorScope[] } | undefined {
     const cached = this.cachedTokens.get(tokenId);
     if (cached !== undefined) return cached ?? undefined;
-    const row = first<{ hash: string; scopes: string }>(this.sql, "SELECT hash, scopes FROM tokens WHERE token_id = ?", tokenId);
+    const row = first<{ hash: string; scopes: string }>(
+      this.sql,
+      "SELECT hash, scopes FROM tokens WHERE token_id = ?",
+      tokenId,
+    );
     const token = row ? { hash: row.hash, scopes: JSON.parse(row.scopes) as OperatorScope[] } : null;
     // Unknown ids are not cached: random ids must not grow the map.
     if (token) this.cachedTokens.set(tokenId, token);
@@ -152,7 +156,11 @@ export class TenantStore {
    * session_ids decides both "deleted" and whether this transcript is new to the index.
    */
   upsertSession(row: SessionRow, version: number, columns: IndexColumns): "stored" | "stale" | "deleted" {
-    const known = first<{ deleted: number }>(this.sql, "SELECT deleted FROM session_ids WHERE session_id = ?", row.sessionId);
+    const known = first<{ deleted: number }>(
+      this.sql,
+      "SELECT deleted FROM session_ids WHERE session_id = ?",
+      row.sessionId,
+    );
     if (known?.deleted) return "deleted";
     const written = this.sql.exec(
       `INSERT INTO sessions (key, session_id, agent_id, kind, label, spawned_by, parent_session_key, updated_at, archived_at, version, search_text, is_cron_run, row)
@@ -178,14 +186,24 @@ export class TenantStore {
       columns.isCronRun ? 1 : 0,
       JSON.stringify(row),
     ).rowsWritten;
-    if (!known) this.sql.exec("INSERT INTO session_ids (session_id, key, agent_id) VALUES (?, ?, ?)", row.sessionId, row.key, row.agentId);
+    if (!known)
+      this.sql.exec(
+        "INSERT INTO session_ids (session_id, key, agent_id) VALUES (?, ?, ?)",
+        row.sessionId,
+        row.key,
+        row.agentId,
+      );
     return written > 0 ? "stored" : "stale";
   }
 
   /** Messages of this update not fanned out before; records the new high-water mark. */
   claimUndelivered<M extends { seq: number }>(key: string, sessionId: string, messages: M[]): M[] {
     if (messages.length === 0) return messages;
-    const row = first<{ session_id: string; seq: number }>(this.sql, "SELECT session_id, seq FROM delivered WHERE key = ?", key);
+    const row = first<{ session_id: string; seq: number }>(
+      this.sql,
+      "SELECT session_id, seq FROM delivered WHERE key = ?",
+      key,
+    );
     const after = row && row.session_id === sessionId ? row.seq : 0;
     const fresh = messages.filter((m) => m.seq > after);
     if (fresh.length > 0) {
@@ -201,7 +219,9 @@ export class TenantStore {
 
   /** A named tenant secret, created (random) on first use. */
   secret(name: string, at: number, rotate = false): string {
-    const existing = rotate ? undefined : first<{ value: string }>(this.sql, "SELECT value FROM secrets WHERE name = ?", name)?.value;
+    const existing = rotate
+      ? undefined
+      : first<{ value: string }>(this.sql, "SELECT value FROM secrets WHERE name = ?", name)?.value;
     if (existing) return existing;
     const value = toHex(crypto.getRandomValues(new Uint8Array(32)));
     this.sql.exec(
@@ -262,8 +282,17 @@ export class TenantStore {
 
   keysWithLabel(label: string, agentId?: string): string[] {
     const rows = agentId
-      ? all<{ key: string }>(this.sql, "SELECT key FROM sessions WHERE label = ? AND agent_id = ? ORDER BY updated_at DESC LIMIT 20", label, agentId)
-      : all<{ key: string }>(this.sql, "SELECT key FROM sessions WHERE label = ? ORDER BY updated_at DESC LIMIT 20", label);
+      ? all<{ key: string }>(
+          this.sql,
+          "SELECT key FROM sessions WHERE label = ? AND agent_id = ? ORDER BY updated_at DESC LIMIT 20",
+          label,
+          agentId,
+        )
+      : all<{ key: string }>(
+          this.sql,
+          "SELECT key FROM sessions WHERE label = ? ORDER BY updated_at DESC LIMIT 20",
+          label,
+        );
     return rows.map((r) => r.key);
   }
 

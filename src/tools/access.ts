@@ -6,9 +6,9 @@ import {
   checkSessionAccess,
   matchesAgentToAgentAllow,
   resolveVisibility,
+  type SessionVisibility,
   sessionNotFoundText,
   sessionNotVisibleText,
-  type SessionVisibility,
 } from "../policy/visibility";
 import type { ListScope } from "../tenant/tenant-store";
 import type { Requester } from "./requester";
@@ -60,7 +60,8 @@ export async function checkTarget(
   action: AccessAction,
 ): Promise<Denied | null> {
   const target = targetKey === requester.key ? null : await tenantStub(ctx).session(targetKey);
-  const spawnedByRequester = target !== null && (target.spawnedBy === requester.key || target.parentSessionKey === requester.key);
+  const spawnedByRequester =
+    target !== null && (target.spawnedBy === requester.key || target.parentSessionKey === requester.key);
   if (policy.restrictToSpawned && targetKey !== requester.key && !spawnedByRequester) {
     return { status: "forbidden", error: sessionNotVisibleText(targetKey) };
   }
@@ -90,12 +91,18 @@ export async function resolveReference(
 ): Promise<{ key: string; sessionId?: string } | Denied> {
   const trimmed = input.trim();
   if (!shouldResolveAsSessionId(trimmed)) {
-    const internal = toInternalKey(trimmed, { requesterKey: requester.key, cfg: ctx.config.session, agentId: requester.agentId });
+    const internal = toInternalKey(trimmed, {
+      requesterKey: requester.key,
+      cfg: ctx.config.session,
+      agentId: requester.agentId,
+    });
     return { key: canonicalKey(ctx, internal, requester.agentId) };
   }
   const tenant = tenantStub(ctx);
   // A UUID-looking or otherwise non-key string: first as a key, then as a sessionId.
-  const asKey = looksLikeSessionId(trimmed) ? null : await tenant.session(canonicalKey(ctx, trimmed, requester.agentId));
+  const asKey = looksLikeSessionId(trimmed)
+    ? null
+    : await tenant.session(canonicalKey(ctx, trimmed, requester.agentId));
   if (asKey) return { key: asKey.key };
   // Session ids are stored lowercase (crypto.randomUUID).
   const sessionId = looksLikeSessionId(trimmed) ? trimmed.toLowerCase() : trimmed;

@@ -8,7 +8,10 @@ import { jsonResult, type ToolResult } from "./result";
  * Which agent ids a requester may target with sessions_spawn: its agent's
  * `subagents.allowAgents` (else the defaults'); `*` = any; none configured = only itself.
  */
-export function spawnAllowlist(config: TenantConfig, requesterAgentId: string): { allowAny: boolean; allowed: string[] } {
+export function spawnAllowlist(
+  config: TenantConfig,
+  requesterAgentId: string,
+): { allowAny: boolean; allowed: string[] } {
   const agent = config.agents?.list?.find((a) => normalizeAgentId(a.id) === requesterAgentId);
   const allow = agent?.subagents?.allowAgents ?? config.agents?.defaults?.subagents?.allowAgents ?? [];
   const allowAny = allow.some((id) => id.trim() === "*");

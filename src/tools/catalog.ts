@@ -3,20 +3,20 @@ import type { TenantContext } from "../domain/tenant-context";
 import type { TenantConfig } from "../protocol/config";
 import {
   agentsListArgsSchema,
+  sessionStatusArgsSchema,
   sessionsHistoryArgsSchema,
   sessionsListArgsSchema,
   sessionsSendArgsSchema,
   sessionsSpawnArgsSchema,
-  sessionStatusArgsSchema,
 } from "../protocol/tools";
-import { sessionsSend } from "./sessions-send";
-import { sessionsSpawn } from "./sessions-spawn";
 import { agentsList } from "./agents-list";
 import type { Requester } from "./requester";
-import { type ToolResult } from "./result";
+import type { ToolResult } from "./result";
 import { sessionStatus } from "./session-status";
 import { sessionsHistory } from "./sessions-history";
 import { sessionsList } from "./sessions-list";
+import { sessionsSend } from "./sessions-send";
+import { sessionsSpawn } from "./sessions-spawn";
 
 /** Every tool this service implements, with its argument schema. */
 type ToolDefinition<S extends z.ZodType> = {

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { describeZodError } from "../http/errors";
 import type { TenantContext } from "../domain/tenant-context";
+import { describeZodError } from "../http/errors";
 import { availableOverHttp, SESSION_TOOLS, TOOLS } from "./catalog";
 import { requesterFor } from "./requester";
-import { assertNoRoutingParams } from "./sessions-spawn";
 import { ToolInputError, type ToolResult } from "./result";
+import { assertNoRoutingParams } from "./sessions-spawn";
 
 export class ToolNotAvailableError extends Error {
   constructor(name: string) {

@@ -1,4 +1,4 @@
-import { canonicalKey, defaultAgentId, mainKeyOf, tenantStub, type TenantContext } from "../domain/tenant-context";
+import { canonicalKey, defaultAgentId, mainKeyOf, type TenantContext, tenantStub } from "../domain/tenant-context";
 import { agentIdOf, subagentDepth } from "../keys/session-key";
 import { isSandboxedSession } from "../policy/sandbox";
 

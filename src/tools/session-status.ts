@@ -2,8 +2,8 @@ import type { z } from "zod";
 import { agentModel, patchSession } from "../domain/registry";
 import { sessionStub, type TenantContext } from "../domain/tenant-context";
 import { toDisplayKey } from "../keys/session-key";
-import type { sessionStatusArgsSchema } from "../protocol/tools";
 import type { SessionEntry } from "../protocol/session";
+import type { sessionStatusArgsSchema } from "../protocol/tools";
 import { accessPolicy, checkTarget, resolveReference } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, ToolInputError, type ToolResult } from "./result";
@@ -29,7 +29,10 @@ export async function sessionStatus(ctx: TenantContext, requester: Requester, ar
   }
   const sessionKey = toDisplayKey(resolved.key, ctx.config.session, requester.agentId);
   const statusText = statusCard(resolved.key, entry, agentModel(ctx, requester.agentId));
-  return { ...jsonResult({ ok: true, sessionKey, changedModel, statusText }), content: [{ type: "text", text: statusText }] };
+  return {
+    ...jsonResult({ ok: true, sessionKey, changedModel, statusText }),
+    content: [{ type: "text", text: statusText }],
+  };
 }
 
 function statusCard(key: string, entry: SessionEntry | null, fallbackModel: string | undefined): string {
@@ -38,7 +41,9 @@ function statusCard(key: string, entry: SessionEntry | null, fallbackModel: stri
   lines.push(`🆔 Session id: ${entry.sessionId}`);
   lines.push(`🧠 Model: ${entry.model ?? fallbackModel ?? "default"}`);
   lines.push(`💬 Messages: ${entry.messageCount}`);
-  lines.push(`🔢 Tokens: ${entry.inputTokens ?? 0} in / ${entry.outputTokens ?? 0} out (total ${entry.totalTokens ?? 0})`);
+  lines.push(
+    `🔢 Tokens: ${entry.inputTokens ?? 0} in / ${entry.outputTokens ?? 0} out (total ${entry.totalTokens ?? 0})`,
+  );
   if (entry.status) lines.push(`📍 Status: ${entry.status}`);
   if (entry.sendPolicy) lines.push(`📮 Send policy: ${entry.sendPolicy}`);
   lines.push(`🕒 Updated: ${new Date(entry.updatedAt).toISOString()}`);

@@ -1,10 +1,10 @@
+import type { z } from "zod";
 import { presentRow } from "../domain/registry";
 import { sessionStub, type TenantContext, tenantStub } from "../domain/tenant-context";
 import { classifySessionKind, deriveChannel, toDisplayKey } from "../keys/session-key";
 import type { sessionsListArgsSchema } from "../protocol/tools";
 import { sanitizeChatHistory } from "../session/sanitize";
 import type { SessionRow } from "../session/session-row";
-import type { z } from "zod";
 import { dropUndefined } from "../util/encoding";
 import { accessPolicy, listScope } from "./access";
 import type { Requester } from "./requester";
@@ -21,7 +21,9 @@ type Args = z.infer<typeof sessionsListArgsSchema>;
 
 /** `sessions_list`: the sessions this requester may see, newest first, in OpenClaw's row shape. */
 export async function sessionsList(ctx: TenantContext, requester: Requester, args: Args): Promise<ToolResult> {
-  const kinds = (args.kinds ?? []).map((k) => k.trim().toLowerCase()).filter((k) => (KINDS as readonly string[]).includes(k));
+  const kinds = (args.kinds ?? [])
+    .map((k) => k.trim().toLowerCase())
+    .filter((k) => (KINDS as readonly string[]).includes(k));
   const limit = Math.min(SESSIONS_LIST_MAX_LIMIT, Math.max(1, Math.floor(args.limit ?? SESSIONS_LIST_MAX_LIMIT)));
   const activeMinutes = args.activeMinutes === undefined ? undefined : Math.max(1, Math.floor(args.activeMinutes));
   const messageLimit = Math.min(SESSIONS_LIST_MAX_MESSAGES, Math.max(0, Math.floor(args.messageLimit ?? 0)));
@@ -47,8 +49,13 @@ function toolRow(ctx: TenantContext, requester: Requester, row: SessionRow): Too
   const cfg = ctx.config.session;
   // "main" means the requester's own main session (as sessions_history reads it), so only
   // that key is shown as "main"; another agent's main session keeps its full key.
-  const display = (key: string | undefined) => (key === undefined ? undefined : toDisplayKey(key, cfg, requester.agentId));
-  const kind = classifySessionKind(row.key, { cfg, agentId: row.agentId, ...(row.chatType ? { chatType: row.chatType } : {}) });
+  const display = (key: string | undefined) =>
+    key === undefined ? undefined : toDisplayKey(key, cfg, requester.agentId);
+  const kind = classifySessionKind(row.key, {
+    cfg,
+    agentId: row.agentId,
+    ...(row.chatType ? { chatType: row.chatType } : {}),
+  });
   const presented = presentRow(row, false);
   const out: Record<string, unknown> = {
     key: display(row.key),
@@ -108,8 +115,15 @@ async function attachMessages(ctx: TenantContext, rows: SessionRow[], out: ToolR
   const worker = async () => {
     for (let i = next++; i < rows.length; i = next++) {
       const row = rows[i]!;
-      const page = await sessionStub(ctx, row.key).read({ direction: "tail", limit, includeTools: false, maxBytes: 512 * 1024 });
-      const messages = (page?.messages ?? []).map((m) => JSON.parse(m.json) as Record<string, unknown> & { role: string });
+      const page = await sessionStub(ctx, row.key).read({
+        direction: "tail",
+        limit,
+        includeTools: false,
+        maxBytes: 512 * 1024,
+      });
+      const messages = (page?.messages ?? []).map(
+        (m) => JSON.parse(m.json) as Record<string, unknown> & { role: string },
+      );
       out[i]!.messages = sanitizeChatHistory(messages);
     }
   };

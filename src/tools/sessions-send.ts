@@ -19,7 +19,7 @@ import {
 } from "../policy/visibility";
 import type { sessionsSendArgsSchema } from "../protocol/tools";
 import type { SessionRow } from "../session/session-row";
-import { accessPolicy, type AccessPolicy, checkTarget, resolveReference } from "./access";
+import { type AccessPolicy, accessPolicy, checkTarget, resolveReference } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
 
@@ -42,7 +42,9 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
   if (!args.sessionKey && !args.label) return fail("error", SEND_TARGET_MISSING_TEXT);
 
   const policy = accessPolicy(ctx, requester);
-  const target = args.label ? await byLabel(ctx, requester, policy, args.label, args.agentId) : await resolveReference(ctx, requester, policy, args.sessionKey!);
+  const target = args.label
+    ? await byLabel(ctx, requester, policy, args.label, args.agentId)
+    : await resolveReference(ctx, requester, policy, args.sessionKey!);
   if (!("key" in target)) return fail(target.status, target.error);
   const key = target.key;
   const display = toDisplayKey(key, ctx.config.session, requester.agentId);
@@ -55,7 +57,11 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
   const requesterChannel = channelOf(requesterRow);
   const stub = sessionStub(ctx, key);
   const ref = sessionRef(ctx, key);
-  const targetSandboxed = isSandboxedSession(ctx.config, { key, agentId: ref.agentId, recordedSandboxed: targetRow?.sandboxed === true });
+  const targetSandboxed = isSandboxedSession(ctx.config, {
+    key,
+    agentId: ref.agentId,
+    recordedSandboxed: targetRow?.sandboxed === true,
+  });
   const requesterKnown = requester.key !== key;
   const sessions = {
     ...(requesterKnown ? { requesterKey: requester.key } : {}),
@@ -74,13 +80,27 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
     ref,
     {
       runId,
-      input: { message: args.message, origin: "tool", provenance, extraSystemPrompt: agentToAgentContext(sessions), deliver: false, lane: "nested", sandboxed: targetSandboxed },
+      input: {
+        message: args.message,
+        origin: "tool",
+        provenance,
+        extraSystemPrompt: agentToAgentContext(sessions),
+        deliver: false,
+        lane: "nested",
+        sandboxed: targetSandboxed,
+      },
       runner: runnerFor(ctx, ref.agentId),
       userMessage: { role: "user", content: args.message, provenance },
     },
     {
       originalMessage: args.message,
-      ...(requesterKnown ? { requesterKey: requester.key, requesterAgentId: requester.agentId, requesterRunner: runnerFor(ctx, requester.agentId) } : {}),
+      ...(requesterKnown
+        ? {
+            requesterKey: requester.key,
+            requesterAgentId: requester.agentId,
+            requesterRunner: runnerFor(ctx, requester.agentId),
+          }
+        : {}),
       ...(requesterChannel ? { requesterChannel } : {}),
       targetDisplayKey: display,
       ...(targetChannel ? { targetChannel } : {}),
@@ -94,14 +114,29 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
   if (started.status !== "started") return fail("error", `run ${started.status}`, display);
 
   const delivery = { status: "pending", mode: "announce" };
-  const timeoutSeconds = Math.min(MAX_TIMEOUT_SECONDS, Math.max(0, Math.floor(args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)));
+  const timeoutSeconds = Math.min(
+    MAX_TIMEOUT_SECONDS,
+    Math.max(0, Math.floor(args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)),
+  );
   if (timeoutSeconds === 0) return jsonResult({ runId, status: "accepted", sessionKey: display, delivery });
   const outcome = await stub.waitRun(runId, timeoutSeconds * 1000);
   if (!outcome || outcome.status === "pending") {
-    return jsonResult({ runId, status: "timeout", error: `No reply within ${timeoutSeconds}s; the run continues and its reply will land in the session history.`, sessionKey: display });
+    return jsonResult({
+      runId,
+      status: "timeout",
+      error: `No reply within ${timeoutSeconds}s; the run continues and its reply will land in the session history.`,
+      sessionKey: display,
+    });
   }
-  if (outcome.status !== "ok") return jsonResult({ runId, status: "error", error: outcome.error ?? "agent error", sessionKey: display });
-  return jsonResult({ runId, status: "ok", ...(outcome.reply ? { reply: outcome.reply } : {}), sessionKey: display, delivery });
+  if (outcome.status !== "ok")
+    return jsonResult({ runId, status: "error", error: outcome.error ?? "agent error", sessionKey: display });
+  return jsonResult({
+    runId,
+    status: "ok",
+    ...(outcome.reply ? { reply: outcome.reply } : {}),
+    sessionKey: display,
+    delivery,
+  });
 }
 
 /** Label lookup (+ agentId), with the cross-agent and sandbox rules OpenClaw applies first. */
@@ -131,7 +166,8 @@ async function byLabel(
     return { key };
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    if (policy.restrictToSpawned && error.code === "not_found") return { status: "forbidden", error: SANDBOX_LABEL_NOT_VISIBLE_TEXT };
+    if (policy.restrictToSpawned && error.code === "not_found")
+      return { status: "forbidden", error: SANDBOX_LABEL_NOT_VISIBLE_TEXT };
     return { status: "error", error: error.code === "not_found" ? noSessionWithLabelText(label) : error.message };
   }
 }

@@ -1,12 +1,18 @@
 import type { z } from "zod";
+import { deliveryTargetOf } from "../delivery/delivery-target";
 import { runnerFor } from "../domain/runs";
 import { sessionStub, type TenantContext, tenantStub } from "../domain/tenant-context";
-import { deliveryTargetOf } from "../delivery/delivery-target";
 import { isValidAgentId, normalizeAgentId } from "../keys/session-key";
 import { isSandboxedSession } from "../policy/sandbox";
 import { SPAWN_ROUTING_PARAMS, type sessionsSpawnArgsSchema } from "../protocol/tools";
 import { childTaskMessage } from "../spawn/announce";
-import { attachmentsPromptLine, DEFAULT_ATTACHMENT_LIMITS, type Receipt, storeAttachments, validateAttachments } from "../spawn/attachments";
+import {
+  attachmentsPromptLine,
+  DEFAULT_ATTACHMENT_LIMITS,
+  type Receipt,
+  storeAttachments,
+  validateAttachments,
+} from "../spawn/attachments";
 import { spawnAllowlist } from "./agents-list";
 import type { Requester } from "./requester";
 import { jsonResult, ToolInputError, type ToolResult } from "./result";
@@ -14,14 +20,18 @@ import { jsonResult, ToolInputError, type ToolResult } from "./result";
 type Args = z.infer<typeof sessionsSpawnArgsSchema>;
 
 const MODEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,255}$/;
-const RUN_NOTE = "The sub-agent runs in the background; its result is announced to this session when it finishes. Do not poll for status.";
+const RUN_NOTE =
+  "The sub-agent runs in the background; its result is announced to this session when it finishes. Do not poll for status.";
 const SESSION_NOTE = "thread-bound session stays active after this task; continue in-thread for follow-ups.";
 
 /** Rejects OpenClaw's channel-routing params before anything else (a thrown tool input error). */
 export function assertNoRoutingParams(args: unknown): void {
   if (typeof args !== "object" || args === null) return;
   for (const param of SPAWN_ROUTING_PARAMS) {
-    if (param in args) throw new ToolInputError(`sessions_spawn does not support "${param}". Use "message" or "sessions_send" for channel delivery.`);
+    if (param in args)
+      throw new ToolInputError(
+        `sessions_spawn does not support "${param}". Use "message" or "sessions_send" for channel delivery.`,
+      );
   }
 }
 
@@ -43,16 +53,22 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
   }
   const cleanup = mode === "session" ? "keep" : (args.cleanup ?? "keep");
   if (args.agentId !== undefined && !isValidAgentId(args.agentId)) {
-    throw new ToolInputError(`Invalid agentId "${args.agentId}". Agent IDs must match [a-z0-9][a-z0-9_-]{0,63}. Use agents_list to discover valid targets.`);
+    throw new ToolInputError(
+      `Invalid agentId "${args.agentId}". Agent IDs must match [a-z0-9][a-z0-9_-]{0,63}. Use agents_list to discover valid targets.`,
+    );
   }
-  if (args.model !== undefined && !MODEL_PATTERN.test(args.model)) throw new ToolInputError(`Invalid model "${args.model}".`);
+  if (args.model !== undefined && !MODEL_PATTERN.test(args.model))
+    throw new ToolInputError(`Invalid model "${args.model}".`);
 
   if (requester.spawnDepth >= maxDepth) {
-    return forbidden(`sessions_spawn is not allowed at this depth (current depth: ${requester.spawnDepth}, max: ${maxDepth})`);
+    return forbidden(
+      `sessions_spawn is not allowed at this depth (current depth: ${requester.spawnDepth}, max: ${maxDepth})`,
+    );
   }
   const maxChildren = subagents.maxChildrenPerAgent ?? 5;
   const active = await tenantStub(ctx).countActiveChildren(requester.key);
-  if (active >= maxChildren) return forbidden(`sessions_spawn has reached max active children for this session (${active}/${maxChildren})`);
+  if (active >= maxChildren)
+    return forbidden(`sessions_spawn has reached max active children for this session (${active}/${maxChildren})`);
 
   const agentEntry = ctx.config.agents?.list?.find((a) => normalizeAgentId(a.id) === requester.agentId);
   if ((agentEntry?.subagents?.requireAgentId ?? subagents.requireAgentId) && args.agentId === undefined) {
@@ -60,46 +76,63 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
   }
   const targetAgent = args.agentId !== undefined ? normalizeAgentId(args.agentId) : requester.agentId;
   const runtime = args.runtime ?? "subagent";
-  let runner = runnerFor(ctx, targetAgent);
+  const runner = runnerFor(ctx, targetAgent);
   if (runtime === "acp") {
     if (args.attachments?.length) return failed("attachments are not supported for runtime=acp");
     const allowed = (ctx.config.acp?.allowedAgents ?? []).map(normalizeAgentId);
     if (!allowed.includes(targetAgent)) {
-      return failed(`ACP harness "${targetAgent}" is not allowed (acp.allowedAgents: ${allowed.length ? allowed.join(", ") : "none configured"})`);
+      return failed(
+        `ACP harness "${targetAgent}" is not allowed (acp.allowedAgents: ${allowed.length ? allowed.join(", ") : "none configured"})`,
+      );
     }
     if (runner.type !== "webhook") return failed(`ACP harness "${targetAgent}" needs a webhook runner in agents.list`);
   } else if (targetAgent !== requester.agentId) {
     const { allowAny, allowed } = spawnAllowlist(ctx.config, requester.agentId);
     if (!allowAny && !allowed.includes(targetAgent)) {
-      return forbidden(`agentId is not allowed for sessions_spawn (allowed: ${allowed.length ? allowed.join(", ") : "none"})`);
+      return forbidden(
+        `agentId is not allowed for sessions_spawn (allowed: ${allowed.length ? allowed.join(", ") : "none"})`,
+      );
     }
   }
 
   const childKey = `agent:${targetAgent}:subagent:${crypto.randomUUID()}`;
   const childSandboxed = isSandboxedSession(ctx.config, { key: childKey, agentId: targetAgent });
   if (requester.sandboxed && !childSandboxed) {
-    return forbidden("Sandboxed sessions cannot spawn unsandboxed subagents. Configure a sandboxed target agent or spawn from an unsandboxed session.");
+    return forbidden(
+      "Sandboxed sessions cannot spawn unsandboxed subagents. Configure a sandboxed target agent or spawn from an unsandboxed session.",
+    );
   }
   if (args.sandbox === "require" && !childSandboxed) {
-    return forbidden('sessions_spawn sandbox="require" needs a sandboxed target runtime. Configure sandbox.mode for the target agent or use sandbox="inherit".');
+    return forbidden(
+      'sessions_spawn sandbox="require" needs a sandboxed target runtime. Configure sandbox.mode for the target agent or use sandbox="inherit".',
+    );
   }
 
   let receipt: (Receipt & { keys: string[] }) | undefined;
   if (args.attachments && args.attachments.length > 0) {
     const settings = ctx.config.tools?.sessions_spawn?.attachments;
-    if (settings?.enabled !== true) return forbidden("attachments are disabled for sessions_spawn (enable tools.sessions_spawn.attachments.enabled)");
+    if (settings?.enabled !== true)
+      return forbidden("attachments are disabled for sessions_spawn (enable tools.sessions_spawn.attachments.enabled)");
     const checked = validateAttachments(args.attachments, {
       maxFiles: settings.maxFiles ?? DEFAULT_ATTACHMENT_LIMITS.maxFiles,
       maxFileBytes: settings.maxFileBytes ?? DEFAULT_ATTACHMENT_LIMITS.maxFileBytes,
       maxTotalBytes: settings.maxTotalBytes ?? DEFAULT_ATTACHMENT_LIMITS.maxTotalBytes,
     });
     if ("error" in checked) return failed(checked.error);
-    receipt = await storeAttachments(ctx.env.ATTACHMENTS, `${ctx.tenantId}/${childKey}`, checked.files, checked.totalBytes);
+    receipt = await storeAttachments(
+      ctx.env.ATTACHMENTS,
+      `${ctx.tenantId}/${childKey}`,
+      checked.files,
+      checked.totalBytes,
+    );
   }
 
   const depth = requester.spawnDepth + 1;
   const runId = crypto.randomUUID();
-  const timeoutSeconds = Math.max(0, Math.floor(args.runTimeoutSeconds ?? args.timeoutSeconds ?? subagents.runTimeoutSeconds ?? 0));
+  const timeoutSeconds = Math.max(
+    0,
+    Math.floor(args.runTimeoutSeconds ?? args.timeoutSeconds ?? subagents.runTimeoutSeconds ?? 0),
+  );
   const tenant = tenantStub(ctx);
   const requesterRow = await tenant.session(requester.key);
   const fallbackKey = requesterRow?.spawnedBy;
@@ -130,7 +163,12 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
           ...(timeoutSeconds > 0 ? { timeoutSeconds } : {}),
           ...(args.thinking ? { thinking: args.thinking } : {}),
           ...(args.label ? { label: args.label } : {}),
-          ...(receipt ? { extraSystemPrompt: attachmentsPromptLine(receipt, args.attachAs?.mountPath), attachments: { relDir: receipt.relDir, keys: receipt.keys, files: receipt.files } } : {}),
+          ...(receipt
+            ? {
+                extraSystemPrompt: attachmentsPromptLine(receipt, args.attachAs?.mountPath),
+                attachments: { relDir: receipt.relDir, keys: receipt.keys, files: receipt.files },
+              }
+            : {}),
           ...(ctx.origin ? { callbackBase: `${ctx.origin}/t/${ctx.tenantId}` } : {}),
         },
         runner,
@@ -170,6 +208,15 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
     mode,
     note: mode === "session" ? SESSION_NOTE : RUN_NOTE,
     ...(args.model ? { modelApplied: true } : {}),
-    ...(receipt ? { attachments: { count: receipt.count, totalBytes: receipt.totalBytes, files: receipt.files, relDir: receipt.relDir } } : {}),
+    ...(receipt
+      ? {
+          attachments: {
+            count: receipt.count,
+            totalBytes: receipt.totalBytes,
+            files: receipt.files,
+            relDir: receipt.relDir,
+          },
+        }
+      : {}),
   });
 }

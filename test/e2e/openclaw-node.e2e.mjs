@@ -99,7 +99,10 @@ async function withFrames(client, fn) {
 async function http(method, path, body) {
   const res = await fetch(`${server.baseUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+    },
     body: body !== undefined ? JSON.stringify(body) : undefined,
     signal: AbortSignal.timeout(STEP_MS),
   });
@@ -123,7 +126,11 @@ async function appendOverHttp(content) {
 function textOf(message) {
   const content = message?.content;
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.filter((p) => p?.type === "text").map((p) => p.text).join("");
+  if (Array.isArray(content))
+    return content
+      .filter((p) => p?.type === "text")
+      .map((p) => p.text)
+      .join("");
   return undefined;
 }
 
@@ -173,7 +180,9 @@ async function disconnectAll() {
   for (const client of clients.splice(0)) {
     const ws = client.ws;
     const closed =
-      ws && ws.readyState !== WebSocket.CLOSED ? new Promise((resolveClosed) => ws.addEventListener("close", resolveClosed, { once: true })) : undefined;
+      ws && ws.readyState !== WebSocket.CLOSED
+        ? new Promise((resolveClosed) => ws.addEventListener("close", resolveClosed, { once: true }))
+        : undefined;
     await client.disconnect().catch(() => {});
     if (closed) await withTimeout(closed, 2_000, "client close handshake").catch(() => {});
   }
@@ -218,23 +227,37 @@ describe("openclaw-node against wrangler dev", { timeout: 150_000 }, () => {
     await withFrames(client, async () => {
       const result = await withTimeout(client.sessions.list(), STEP_MS, "sessions.list");
       assert.ok(result && typeof result === "object", "sessions.list payload should be an object");
-      assert.ok(Array.isArray(result.sessions), `sessions.list payload should have a sessions array, got ${JSON.stringify(result)}`);
+      assert.ok(
+        Array.isArray(result.sessions),
+        `sessions.list payload should have a sessions array, got ${JSON.stringify(result)}`,
+      );
     });
   });
 
-  test("3. a message appended over HTTP shows up in chat.history with __openclaw.seq", { timeout: TEST_MS }, async () => {
+  test("3. a message appended over HTTP shows up in chat.history with __openclaw.seq", {
+    timeout: TEST_MS,
+  }, async () => {
     await withFrames(client, async () => {
       const text = `e2e first ${Date.now()}`;
       const appended = await appendOverHttp(text);
       assert.equal(appended.sessionKey, SESSION);
-      assert.ok(Number.isInteger(appended.seq) && appended.seq >= 1, `append should answer a seq, got ${JSON.stringify(appended)}`);
+      assert.ok(
+        Number.isInteger(appended.seq) && appended.seq >= 1,
+        `append should answer a seq, got ${JSON.stringify(appended)}`,
+      );
 
       const history = await withTimeout(client.sessions.history(SESSION), STEP_MS, "chat.history");
-      assert.ok(Array.isArray(history?.messages), `chat.history payload should have messages, got ${JSON.stringify(history)?.slice(0, 500)}`);
+      assert.ok(
+        Array.isArray(history?.messages),
+        `chat.history payload should have messages, got ${JSON.stringify(history)?.slice(0, 500)}`,
+      );
       const found = history.messages.find((m) => textOf(m) === text);
       assert.ok(found, `chat.history should contain "${text}"; it has ${JSON.stringify(history.messages.map(textOf))}`);
       assert.equal(found.role, "user");
-      assert.ok(Number.isInteger(seqOf(found)) && seqOf(found) >= 1, `message should carry __openclaw.seq, got ${JSON.stringify(found)}`);
+      assert.ok(
+        Number.isInteger(seqOf(found)) && seqOf(found) >= 1,
+        `message should carry __openclaw.seq, got ${JSON.stringify(found)}`,
+      );
       assert.equal(seqOf(found), appended.seq, "chat.history seq should match the seq the append answered");
       written.push({ text, seq: seqOf(found) });
     });
@@ -243,15 +266,27 @@ describe("openclaw-node against wrangler dev", { timeout: 150_000 }, () => {
   test("4. sessions.subscribeMessages delivers session.message for an HTTP append", { timeout: TEST_MS }, async () => {
     await withFrames(client, async () => {
       const queue = eventQueue();
-      const sub = await withTimeout(client.sessions.subscribeMessages(SESSION, queue.handler), STEP_MS, "sessions.messages.subscribe");
+      const sub = await withTimeout(
+        client.sessions.subscribeMessages(SESSION, queue.handler),
+        STEP_MS,
+        "sessions.messages.subscribe",
+      );
       try {
         const text = `e2e live ${Date.now()}`;
         const appended = await appendOverHttp(text);
         const event = await queue.waitFor(isMessageEvent(text), STEP_MS, `session.message for "${text}"`);
         assert.equal(event.payload.sessionKey, SESSION);
         assert.equal(event.payload.message.role, "user");
-        assert.equal(seqOf(event.payload.message), appended.seq, "session.message should carry __openclaw.seq of the append");
-        assert.equal(event.payload.messageSeq, appended.seq, "session.message payload.messageSeq should be the message's seq");
+        assert.equal(
+          seqOf(event.payload.message),
+          appended.seq,
+          "session.message should carry __openclaw.seq of the append",
+        );
+        assert.equal(
+          event.payload.messageSeq,
+          appended.seq,
+          "session.message payload.messageSeq should be the message's seq",
+        );
         written.push({ text, seq: appended.seq });
       } finally {
         await withTimeout(sub.unsubscribe(), STEP_MS, "sessions.messages.unsubscribe");
@@ -267,7 +302,9 @@ describe("openclaw-node against wrangler dev", { timeout: 150_000 }, () => {
   });
 
   let streamedRunId;
-  test("5b. chat('stream me') streams text chunks that add up to 'ECHO: stream me' and ends with done", { timeout: TEST_MS }, async () => {
+  test("5b. chat('stream me') streams text chunks that add up to 'ECHO: stream me' and ends with done", {
+    timeout: TEST_MS,
+  }, async () => {
     await withFrames(client, async () => {
       const chunks = [];
       await withTimeout(
@@ -277,7 +314,10 @@ describe("openclaw-node against wrangler dev", { timeout: 150_000 }, () => {
         STEP_MS,
         "chat('stream me') to end",
       );
-      const text = chunks.filter((c) => c.type === "text").map((c) => c.text).join("");
+      const text = chunks
+        .filter((c) => c.type === "text")
+        .map((c) => c.text)
+        .join("");
       assert.equal(text, "ECHO: stream me", `chunks: ${JSON.stringify(chunks)}`);
       assert.equal(chunks.at(-1)?.type, "done", `last chunk should be done; chunks: ${JSON.stringify(chunks)}`);
       assert.ok(!chunks.some((c) => c.type === "error"), `no error chunk expected; chunks: ${JSON.stringify(chunks)}`);
@@ -294,7 +334,9 @@ describe("openclaw-node against wrangler dev", { timeout: 150_000 }, () => {
     });
   });
 
-  test("6. after a restart on the same port and state, a new client re-subscribes, gets new messages and reads the old ones by seq", { timeout: RESTART_TEST_MS }, async () => {
+  test("6. after a restart on the same port and state, a new client re-subscribes, gets new messages and reads the old ones by seq", {
+    timeout: RESTART_TEST_MS,
+  }, async () => {
     assert.equal(written.length, 2, "needs the two messages written by tests 3 and 4");
     const [first, second] = written;
 

@@ -30,7 +30,12 @@ export async function startPeers(): Promise<Peers> {
         webhookSecret = JSON.parse(body).secret;
         return json(res, 200, { ok: true });
       }
-      if (url.pathname === "/control/recorded") return json(res, 200, recorded.filter((r) => r.path.includes(url.searchParams.get("path") ?? "")));
+      if (url.pathname === "/control/recorded")
+        return json(
+          res,
+          200,
+          recorded.filter((r) => r.path.includes(url.searchParams.get("path") ?? "")),
+        );
       if (url.pathname === "/control/fail") {
         const { path, times } = JSON.parse(body);
         failuresLeft.set(path, times);
@@ -38,9 +43,16 @@ export async function startPeers(): Promise<Peers> {
       }
       if (url.pathname.startsWith("/webhook/") || url.pathname.startsWith("/delivery/")) {
         const signature = req.headers["x-openclaw-signature"] as string | undefined;
-        const expected = webhookSecret ? `sha256=${createHmac("sha256", webhookSecret).update(body).digest("hex")}` : undefined;
+        const expected = webhookSecret
+          ? `sha256=${createHmac("sha256", webhookSecret).update(body).digest("hex")}`
+          : undefined;
         const parsed = body ? JSON.parse(body) : null;
-        recorded.push({ path: url.pathname, body: parsed, signature, validSignature: expected ? signature === expected : null });
+        recorded.push({
+          path: url.pathname,
+          body: parsed,
+          signature,
+          validSignature: expected ? signature === expected : null,
+        });
         const left = failuresLeft.get(url.pathname) ?? 0;
         if (left > 0) {
           failuresLeft.set(url.pathname, left - 1);
@@ -80,12 +92,20 @@ function scriptedReply(script: Script | undefined, system: string, last: string)
   return script.primary ?? `ECHO: ${last}`;
 }
 
-async function chatCompletions(request: { model?: string; messages?: Array<{ role: string; content: string }> }, res: ServerResponse, scripts: Map<string, Script>) {
+async function chatCompletions(
+  request: { model?: string; messages?: Array<{ role: string; content: string }> },
+  res: ServerResponse,
+  scripts: Map<string, Script>,
+) {
   const last = [...(request.messages ?? [])].reverse().find((m) => m.role === "user")?.content ?? "";
   const model = request.model ?? "echo";
   if (model.startsWith("scripted:")) {
     const script = scripts.get(model.slice("scripted:".length));
-    const system = request.messages?.filter((m) => m.role === "system").map((m) => m.content).join("\n") ?? "";
+    const system =
+      request.messages
+        ?.filter((m) => m.role === "system")
+        .map((m) => m.content)
+        .join("\n") ?? "";
     const reply = scriptedReply(script, system, last);
     if (script?.delayMs) await sleep(script.delayMs);
     if (reply === "!error") return json(res, 500, { error: { message: "scripted failure" } });
@@ -105,7 +125,10 @@ async function chatCompletions(request: { model?: string; messages?: Array<{ rol
     res.end(`data: ${JSON.stringify({ choices: [{ delta: { content: "half" } }] })}\n\n`);
     return;
   }
-  const reply = model === "system-echo" ? `SYSTEM: ${request.messages?.find((m) => m.role === "system")?.content ?? ""}` : `ECHO: ${last}`;
+  const reply =
+    model === "system-echo"
+      ? `SYSTEM: ${request.messages?.find((m) => m.role === "system")?.content ?? ""}`
+      : `ECHO: ${last}`;
   const pieces = reply.match(/.{1,4}/gs) ?? [];
   const delay = model === "slow" ? 400 : 5;
   for (const piece of pieces) {
@@ -113,12 +136,15 @@ async function chatCompletions(request: { model?: string; messages?: Array<{ rol
     await sleep(delay);
   }
   res.write(`data: ${JSON.stringify({ choices: [{ delta: {}, finish_reason: "stop" }] })}\n\n`);
-  res.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 11, completion_tokens: pieces.length, total_tokens: 11 + pieces.length } })}\n\n`);
+  res.write(
+    `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 11, completion_tokens: pieces.length, total_tokens: 11 + pieces.length } })}\n\n`,
+  );
   res.end("data: [DONE]\n\n");
 }
 
 function webhook(path: string, body: any, res: ServerResponse) {
-  if (path === "/webhook/sync") return json(res, 200, { reply: `HOOK: ${body?.input?.message ?? ""}`, usage: { input: 3, output: 4 } });
+  if (path === "/webhook/sync")
+    return json(res, 200, { reply: `HOOK: ${body?.input?.message ?? ""}`, usage: { input: 3, output: 4 } });
   if (path === "/webhook/async") return json(res, 202, { accepted: true });
   if (path === "/webhook/fail") return json(res, 503, { error: "host down" });
   if (path.startsWith("/delivery/")) return json(res, 200, { ok: true });

@@ -2,8 +2,8 @@ import { Hono } from "hono";
 import { forgetAccess } from "../../auth/access-cache";
 import { isAdminToken } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
-import { createTenantBodySchema, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
 import { rebuildIndex } from "../../domain/registry";
+import { createTenantBodySchema, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
 import type { AppEnv } from "../context";
 import { conflict, notFound, unauthorized } from "../errors";
 import { readJson } from "../request";
@@ -44,7 +44,8 @@ adminRoutes.delete("/tenants/:id/tokens/:tokenId", async (c) => {
 /** Rebuilds a tenant's session index from its session objects (the index is derived data). */
 adminRoutes.post("/tenants/:id/reindex", async (c) => {
   const id = tenantIdParam(c.req.param("id"));
-  if (!(await c.env.TENANTS.getByName(id).exists()) && id !== c.env.DEFAULT_TENANT) throw notFound(`Tenant not found: ${id}`);
+  if (!(await c.env.TENANTS.getByName(id).exists()) && id !== c.env.DEFAULT_TENANT)
+    throw notFound(`Tenant not found: ${id}`);
   return c.json({ ok: true, ...(await rebuildIndex({ env: c.env, tenantId: id })) });
 });
 

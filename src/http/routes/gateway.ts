@@ -11,7 +11,12 @@ import { errorBody } from "../errors";
 export const gatewayUpgrade: Handler<AppEnv> = async (c) => {
   const tenantId = c.req.param("tenantId") ?? c.env.DEFAULT_TENANT;
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
-    return c.json({ ok: true, service: "openclaw-sessions", gateway: "connect with a WebSocket", tenant: tenantId ?? null });
+    return c.json({
+      ok: true,
+      service: "openclaw-sessions",
+      gateway: "connect with a WebSocket",
+      tenant: tenantId ?? null,
+    });
   }
   if (!tenantId || !TENANT_ID_PATTERN.test(tenantId)) return c.json(errorBody("not_found", "No such gateway"), 404);
   const headers = new Headers(c.req.raw.headers);

@@ -16,14 +16,21 @@ const progressSchema = z.strictObject({
 const completeSchema = z.strictObject({
   reply: z.string().max(1_800_000).optional(),
   error: z.string().max(10_000).optional(),
-  usage: z.strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative(), totalTokens: z.number().nonnegative() }).optional(),
+  usage: z
+    .strictObject({
+      input: z.number().nonnegative(),
+      output: z.number().nonnegative(),
+      totalTokens: z.number().nonnegative(),
+    })
+    .optional(),
   toolMessages: z.array(transcriptMessageSchema).max(100).optional(),
 });
 
 /** The callback must carry the run token minted for exactly this run. */
 function runKeyFor(c: { var: AppEnv["Variables"] }, runId: string): string {
   const principal = c.var.tenant.principal;
-  if (principal.kind !== "run" || principal.claims.runId !== runId) throw forbidden("run callbacks need this run's run token");
+  if (principal.kind !== "run" || principal.claims.runId !== runId)
+    throw forbidden("run callbacks need this run's run token");
   return principal.claims.sessionKey;
 }
 
@@ -57,4 +64,3 @@ runRoutes.get("/v1/runner-secret", requireScope("operator.admin"), async (c) => 
 runRoutes.post("/v1/runner-secret/rotate", requireScope("operator.admin"), async (c) => {
   return c.json({ ok: true, secret: await tenantStub(c.var.tenant).runnerSecret(true) });
 });
-

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { stream } from "hono/streaming";
+import { listSessions, patchSession } from "../../domain/registry";
 import {
   appendMessage,
   appendMessages,
@@ -10,7 +11,15 @@ import {
   transcriptPages,
 } from "../../domain/sessions";
 import { canonicalKey, sessionStub, type TenantContext } from "../../domain/tenant-context";
-import { ingestBatchBodySchema, ingestBodySchema, parseFlag, parseHistoryCursor, parseHistoryLimit } from "../../protocol/http";
+import {
+  ingestBatchBodySchema,
+  ingestBodySchema,
+  parseFlag,
+  parseHistoryCursor,
+  parseHistoryLimit,
+} from "../../protocol/http";
+import { sessionsListParamsSchema } from "../../protocol/methods";
+import { sessionPatchFieldsSchema } from "../../protocol/session";
 import type { FollowQuery } from "../../session/followers";
 import { historyPageJson } from "../../session/history-json";
 import { FOLLOW_HEADER } from "../../session/session-object";
@@ -18,9 +27,6 @@ import type { MessageRecord } from "../../session/session-store";
 import { type AppEnv, requireScope } from "../context";
 import { badRequest, notFound } from "../errors";
 import { parseQuery, readJson } from "../request";
-import { listSessions, patchSession } from "../../domain/registry";
-import { sessionsListParamsSchema } from "../../protocol/methods";
-import { sessionPatchFieldsSchema } from "../../protocol/session";
 
 /** Session transcripts over HTTP: ingest, OpenClaw's history route, reset, delete, JSONL export. */
 export const sessionRoutes = new Hono<AppEnv>();
@@ -97,13 +103,21 @@ sessionRoutes.get("/sessions/:key/history", requireScope("operator.read"), async
       includeTools,
       ...(limit !== undefined ? { limit } : {}),
       ...(cursor !== undefined ? { cursorSeq: cursor } : {}),
-      ...(c.var.tenant.principal.kind === "operator" && c.var.tenant.principal.tokenId ? { tokenId: c.var.tenant.principal.tokenId } : {}),
+      ...(c.var.tenant.principal.kind === "operator" && c.var.tenant.principal.tokenId
+        ? { tokenId: c.var.tenant.principal.tokenId }
+        : {}),
     };
-    return sessionStub(c.var.tenant, key).fetch("https://session/follow", { headers: { [FOLLOW_HEADER]: JSON.stringify(query) } });
+    return sessionStub(c.var.tenant, key).fetch("https://session/follow", {
+      headers: { [FOLLOW_HEADER]: JSON.stringify(query) },
+    });
   }
 
   if (limit !== undefined) {
-    const page = await historyPage(c.var.tenant, rawKey, { limit, includeTools, ...(cursor !== undefined ? { cursorSeq: cursor } : {}) });
+    const page = await historyPage(c.var.tenant, rawKey, {
+      limit,
+      includeTools,
+      ...(cursor !== undefined ? { cursorSeq: cursor } : {}),
+    });
     return c.body(historyPageJson(page), 200, { "content-type": "application/json; charset=UTF-8" });
   }
 
@@ -134,7 +148,9 @@ sessionRoutes.get("/v1/transcripts/:agentId/:file", requireScope("operator.read"
   const startedAt = await startedAtOf(c.var.tenant, owner.key, sessionId);
   c.header("content-type", "application/x-ndjson; charset=UTF-8");
   return stream(c, async (out) => {
-    await out.write(`${JSON.stringify({ type: "session", version: 3, id: sessionId, timestamp: new Date(startedAt).toISOString() })}\n`);
+    await out.write(
+      `${JSON.stringify({ type: "session", version: 3, id: sessionId, timestamp: new Date(startedAt).toISOString() })}\n`,
+    );
     let parentId: string | null = null;
     for await (const page of pages) {
       let chunk = "";
@@ -156,7 +172,13 @@ async function startedAtOf(ctx: TenantContext, key: string, sessionId: string): 
 function transcriptLine(record: MessageRecord, parentId: string | null): string {
   const message = JSON.parse(record.json) as Record<string, unknown>;
   delete message.__openclaw;
-  return JSON.stringify({ type: "message", id: record.id, parentId, timestamp: new Date(record.createdAt).toISOString(), message });
+  return JSON.stringify({
+    type: "message",
+    id: record.id,
+    parentId,
+    timestamp: new Date(record.createdAt).toISOString(),
+    message,
+  });
 }
 
 async function writeArray(out: { write(chunk: string): Promise<unknown> }, pages: AsyncIterable<MessageRecord[]>) {

@@ -27,7 +27,11 @@ toolRoutes.post("/tools/invoke", requireScope("operator.write", { allowRunToken:
   if (!body.success) {
     const tool = typeof raw === "object" && raw !== null ? (raw as { tool?: unknown }).tool : undefined;
     const hasTool = typeof tool === "string" && tool.trim() !== "";
-    throw new ApiError(400, "invalid_request", hasTool ? "invalid tools.invoke body" : "tools.invoke requires body.tool");
+    throw new ApiError(
+      400,
+      "invalid_request",
+      hasTool ? "invalid tools.invoke body" : "tools.invoke requires body.tool",
+    );
   }
   try {
     const result = await invokeToolOverHttp(tenant, body.data);
@@ -35,7 +39,8 @@ toolRoutes.post("/tools/invoke", requireScope("operator.write", { allowRunToken:
   } catch (error) {
     if (error instanceof ToolNotAvailableError) return c.json(errorBody("not_found", error.message), 404);
     if (error instanceof ToolInputError) return c.json(errorBody("tool_error", error.message), 400);
-    if (error instanceof DomainError && error.code !== "too_large") return c.json(errorBody("tool_error", error.message), 400);
+    if (error instanceof DomainError && error.code !== "too_large")
+      return c.json(errorBody("tool_error", error.message), 400);
     if (error instanceof DomainError) throw error;
     console.error("tools.invoke failed", error);
     return c.json(errorBody("tool_error", "tool execution failed"), 500);

@@ -41,13 +41,17 @@ export const openaiRunner: Runner = async (request) => {
       sawDone = true;
       break;
     }
-    let chunk: { choices?: Array<{ delta?: { content?: unknown }; finish_reason?: string | null }>; usage?: Record<string, unknown> };
+    let chunk: {
+      choices?: Array<{ delta?: { content?: unknown }; finish_reason?: string | null }>;
+      usage?: Record<string, unknown>;
+    };
     try {
       chunk = JSON.parse(data);
     } catch {
       throw new RunnerError("malformed stream from model: a chunk is not JSON");
     }
-    if (typeof chunk !== "object" || chunk === null) throw new RunnerError("malformed stream from model: a chunk is not an object");
+    if (typeof chunk !== "object" || chunk === null)
+      throw new RunnerError("malformed stream from model: a chunk is not an object");
     sawChunk = true;
     const choice = chunk.choices?.[0];
     if (typeof choice?.delta?.content === "string" && choice.delta.content !== "") {
@@ -83,8 +87,7 @@ async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string
     const { value, done } = await reader.read();
     if (done) break;
     buffer += decoder.decode(value, { stream: true });
-    let newline: number;
-    while ((newline = buffer.indexOf("\n")) >= 0) {
+    for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
       const line = buffer.slice(0, newline).replace(/\r$/, "");
       buffer = buffer.slice(newline + 1);
       if (line.startsWith("data:")) yield line.slice(5).trim();

@@ -40,7 +40,10 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
     try {
       response = await fetch(config.url, {
         method: "POST",
-        headers: { "content-type": "application/json", [SIGNATURE_HEADER]: `sha256=${await hmacHex(await runnerSecret(), body)}` },
+        headers: {
+          "content-type": "application/json",
+          [SIGNATURE_HEADER]: `sha256=${await hmacHex(await runnerSecret(), body)}`,
+        },
         body,
         signal: request.signal,
       });
@@ -56,7 +59,11 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
       const detail = (await response.text().catch(() => "")).slice(0, 200);
       throw new RunnerError(`webhook answered ${response.status}${detail ? `: ${detail}` : ""}`);
     }
-    let reply: { reply?: unknown; toolMessages?: unknown; usage?: { input?: number; output?: number; totalTokens?: number } };
+    let reply: {
+      reply?: unknown;
+      toolMessages?: unknown;
+      usage?: { input?: number; output?: number; totalTokens?: number };
+    };
     try {
       reply = await response.json();
     } catch {
