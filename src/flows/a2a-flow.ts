@@ -1,6 +1,6 @@
+import type { StartResult } from "../contracts/session-api";
 import type { RunnerConfig } from "../protocol/config";
 import type { TranscriptMessage } from "../protocol/session";
-import type { StartResult } from "../runs/run-engine";
 import type { RunSnapshot } from "../runs/run-types";
 import {
   type A2aSessions,

@@ -1,4 +1,4 @@
-import { hasScope } from "../domain/tenant-context";
+import { hasScope } from "../auth/principal";
 import type { OperatorScope } from "../protocol/http";
 
 /**

@@ -1,6 +1,8 @@
+import { hasScope, type Principal } from "../auth/principal";
+import type { TenantApi } from "../contracts/tenant-api";
+import type { TenantContext } from "../domain/context";
+import { DomainError } from "../domain/errors";
 import { sessionsDefaults } from "../domain/registry";
-import { DomainError, hasScope, type Principal, type TenantContext } from "../domain/tenant-context";
-import type { Env } from "../env";
 import type { TenantConfig } from "../protocol/config";
 import {
   connectParamsSchema,
@@ -11,7 +13,7 @@ import {
   TICK_INTERVAL_MS,
 } from "../protocol/gateway";
 import type { OperatorScope } from "../protocol/http";
-import type { TenantObject } from "../tenant/tenant-object";
+import { tenantPorts } from "../stubs";
 import { type ConnectionState, canRead, readState, writeState } from "./connection";
 import { errorFrame, eventFrame, gatewayError, rawEventFrame, resFrame } from "./frames";
 import { describeParamsError, grantScopes, negotiateProtocol, verifyDevice } from "./handshake";
@@ -24,8 +26,8 @@ export type HubHost = {
   config(): TenantConfig;
   authenticate(token: string): Promise<{ scopes: readonly OperatorScope[]; tokenId?: string } | null>;
   nextBroadcastSeq(): number;
-  /** The hosting tenant object, used directly by domain code instead of a stub to itself. */
-  self: DurableObjectStub<TenantObject>;
+  /** The hosting tenant object, the domain's tenant port (no RPC to itself). */
+  tenant: TenantApi;
 };
 
 /** A connection must complete `connect` within this (OpenClaw clients use 15 s). */
@@ -422,12 +424,13 @@ export class GatewayHub {
       ...(state.tokenId ? { tokenId: state.tokenId } : {}),
     };
     return {
-      env: this.host.env,
+      ...tenantPorts(this.host.env, state.tenantId),
+      // Inside the tenant object the tenant port is the object itself: no RPC to itself.
+      tenant: this.host.tenant,
       tenantId: state.tenantId,
       config: this.host.config(),
       principal,
       origin: state.origin,
-      localTenant: this.host.self,
     };
   }
 

@@ -1,8 +1,9 @@
 import { mintRunToken } from "../auth/run-token";
+import type { StartResult, StartRun } from "../contracts/session-api";
+import type { LiveEvent } from "../contracts/tenant-api";
 import type { RunnerConfig } from "../protocol/config";
 import { type SessionEntry, type TranscriptMessage, transcriptMessageSchema } from "../protocol/session";
 import { oversized } from "../session/message-limits";
-import type { LiveEvent } from "../session/publisher";
 import type { SessionStore } from "../session/session-store";
 import { DeltaThrottle, isSilentReply } from "./deltas";
 import type { RunStore, Timer } from "./run-store";
@@ -12,23 +13,8 @@ import { openaiRunner } from "./runners/openai";
 import { type ContextMessage, contentText, type Runner, RunnerError, type RunnerReply } from "./runners/runner";
 import { webhookRunner } from "./runners/webhook";
 
-/** How a run is configured when it starts (resolved from tenant config by the caller). */
-export type StartRun = {
-  runId: string;
-  input: RunInput;
-  runner: RunnerConfig;
-  agentId: string;
-  tenantId: string;
-  /** Appended as the user message (with provenance) unless the run continues an existing turn. */
-  userMessage?: TranscriptMessage;
-};
-
-export type StartResult =
-  | { runId: string; status: "started"; userSeq?: number; queued: boolean }
-  | { runId: string; status: "blocked" }
-  | { runId: string; status: "too_large"; bytes: number }
-  | { runId: string; status: "in_flight" }
-  | { runId: string; status: "ok" | "error" | "timeout" | "aborted"; summary?: string; reply?: string };
+/** A run as the engine starts it: the session object adds whose session it is. */
+export type EngineStart = StartRun & { agentId: string; tenantId: string };
 
 /** What the engine needs from its session object. */
 export type EngineHost = {
@@ -72,7 +58,7 @@ export class RunEngine {
 
   // ── Starting ────────────────────────────────────────────────────────────
 
-  start(request: StartRun, now = Date.now()): StartResult {
+  start(request: EngineStart, now = Date.now()): StartResult {
     const existing = this.host.runs().get(request.runId);
     if (existing) return dedupeResult(existing);
     const tooLarge = request.userMessage ? oversized([request.userMessage], now) : null;

@@ -1,29 +1,6 @@
-import { type SessionRow, toSessionRow } from "./session-row";
-import type { MessageRecord, SessionStore } from "./session-store";
-
-/** Why a session changed, as `sessions.changed` reports it. */
-export type ChangeReason = "create" | "patch" | "new" | "reset" | "send" | "abort" | "archive";
-
-/**
- * A live event of a run (chat deltas, lifecycle): not stored, delivered in order with the
- * messages — `afterSeq` is the transcript length when it happened.
- */
-export type LiveEvent = {
-  event: "chat" | "agent" | "sessions.changed";
-  payload: Record<string, unknown>;
-  afterSeq: number;
-};
-
-/** What a session object tells its tenant: the fresh row, new messages, live events, and why. */
-export type SessionUpdate = {
-  row: SessionRow;
-  version: number;
-  sessionId: string;
-  /** Messages appended since the last acknowledged update, in transcript order. */
-  messages: MessageRecord[];
-  reasons: ChangeReason[];
-  events: LiveEvent[];
-};
+import type { ChangeReason, LiveEvent, SessionUpdate } from "../contracts/tenant-api";
+import { toSessionRow } from "./session-row";
+import type { SessionStore } from "./session-store";
 
 /**
  * When nobody follows this session live, plain appends wait this long so a burst becomes

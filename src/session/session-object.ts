@@ -1,25 +1,45 @@
 import { DurableObject } from "cloudflare:workers";
+import { FOLLOW_HEADER } from "../contracts/headers";
+import type {
+  AnnounceDelivery,
+  AppendedMessage,
+  AppendInput,
+  AppendRejected,
+  AppendResult,
+  FlowRequest,
+  IndexSnapshot,
+  Page,
+  ReadQuery,
+  RunCallback,
+  SendPolicyCheck,
+  SessionApi,
+  SessionRef,
+  SpawnLineage,
+  StartResult,
+  StartRun,
+} from "../contracts/session-api";
+import type { LiveEvent } from "../contracts/tenant-api";
 import type { Delivery } from "../delivery/delivery-store";
 import { deliveryTargetOf } from "../delivery/delivery-target";
 import { Outbox } from "../delivery/outbox";
-import type { Env } from "../env";
 import { A2aFlowDriver, type StepRun } from "../flows/a2a-flow";
-import type { Flow, FlowSpec } from "../flows/flow-store";
+import type { Flow } from "../flows/flow-store";
 import { entrySendPolicy } from "../policy/send-policy";
-import type { RunnerConfig, SendPolicyConfig } from "../protocol/config";
+import type { RunnerConfig } from "../protocol/config";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
-import { type EngineHost, RunEngine, type StartResult, type StartRun } from "../runs/run-engine";
+import { type EngineHost, RunEngine } from "../runs/run-engine";
 import type { RunSnapshot } from "../runs/run-types";
 import { deleteAttachments } from "../spawn/attachments";
-import { type AnnounceDelivery, SpawnDriver } from "../spawn/spawn-driver";
+import { SpawnDriver } from "../spawn/spawn-driver";
 import type { SpawnSpec } from "../spawn/spawn-store";
+import { sessionApi, tenantApi } from "../stubs";
 import { dropUndefined } from "../util/encoding";
 import { applyAppend, applyPatch, newEntry, resetEntry, withDelivery } from "./entry";
 import { FOLLOW_DEFAULT_LIMIT, Followers, type FollowQuery } from "./followers";
-import { type AppendRejected, oversized } from "./message-limits";
-import { type LiveEvent, Publisher } from "./publisher";
-import { type SessionRow, toSessionRow } from "./session-row";
-import { type Page, type PageQuery, SessionStore } from "./session-store";
+import { oversized } from "./message-limits";
+import { Publisher } from "./publisher";
+import { toSessionRow } from "./session-row";
+import { SessionStore } from "./session-store";
 
 /** Retry delay when the tenant could not be reached for an update. */
 const PUBLISH_RETRY_MS = 1_000;
@@ -27,30 +47,12 @@ const PUBLISH_RETRY_MS = 1_000;
 const TIMER_RETRY_MS = 5_000;
 const TIMER_RETRY_MAX_MS = 5 * 60_000;
 
-/** Header carrying the follow query from the worker to the session object. */
-export const FOLLOW_HEADER = "x-openclaw-follow";
-
-/** Which session an RPC is about; the worker resolves it before calling. */
-export type SessionRef = { tenantId: string; key: string; agentId: string };
-
-export type AppendInput = { messages: TranscriptMessage[]; seed?: SessionSeed; idempotencyKey?: string };
-export type AppendedMessage = { seq: number; messageId: string };
-export type AppendResult = {
-  sessionKey: string;
-  sessionId: string;
-  appended: AppendedMessage[];
-  created: boolean;
-  duplicate: boolean;
-};
-
-export { type AppendRejected, MAX_MESSAGE_BYTES } from "./message-limits";
-
 /**
  * One session (tenant + canonical key): its entry, append-only transcript, runs, timers
  * and direct subscribers. A thin shell: SQL lives in SessionStore/RunStore, the run
  * lifecycle in RunEngine, delivery to the tenant in Publisher, decisions in pure modules.
  */
-export class SessionObject extends DurableObject<Env> {
+export class SessionObject extends DurableObject<Env> implements SessionApi {
   private store: SessionStore;
   private readonly publisher: Publisher;
   private readonly followers: Followers;
@@ -68,13 +70,13 @@ export class SessionObject extends DurableObject<Env> {
     this.store = new SessionStore(ctx.storage);
     this.publisher = new Publisher(
       () => this.store,
-      (tenantId, update) => this.env.TENANTS.getByName(tenantId).publish(update),
+      async (tenantId, update) => tenantApi(this.env, tenantId).publish(update),
     );
     this.followers = new Followers(
       (query) => this.followPage(query),
       async (tokenId) => {
         const identity = this.store.identity();
-        return identity ? this.env.TENANTS.getByName(identity.tenantId).tokenExists(tokenId) : false;
+        return identity ? tenantApi(this.env, identity.tenantId).tokenExists(tokenId) : false;
       },
     );
     this.engine = new RunEngine({
@@ -89,14 +91,14 @@ export class SessionObject extends DurableObject<Env> {
         if (entry) this.store.saveEntry(update(entry));
       },
       scheduleAlarm: () => this.scheduleAlarm(),
-      runnerSecret: (tenantId) => this.env.TENANTS.getByName(tenantId).runnerSecret(),
+      runnerSecret: async (tenantId) => tenantApi(this.env, tenantId).runnerSecret(),
       onSettled: (runId) => this.onRunSettled(runId),
     });
     this.outbox = new Outbox({
       deliveries: () => this.store.deliveries,
       entry: () => this.entry(),
-      tenantConfig: () => this.tenantOfSelf().config(),
-      signingSecret: () => this.tenantOfSelf().runnerSecret(),
+      tenantConfig: async () => this.tenantOfSelf().config(),
+      signingSecret: async () => this.tenantOfSelf().runnerSecret(),
       setTimer: (ref, dueAt) => {
         this.store.runs.setTimer("delivery", ref, dueAt);
         void this.scheduleAlarm();
@@ -140,9 +142,9 @@ export class SessionObject extends DurableObject<Env> {
               .messages
           : [];
       },
-      sendAnnounce: (key, agentId, announce) => {
+      sendAnnounce: async (key, agentId, announce) => {
         const tenantId = this.store.identity()!.tenantId;
-        return this.env.SESSIONS.getByName(`${tenantId}/${key}`).receiveAnnounce({ tenantId, key, agentId }, announce);
+        return sessionApi(this.env, tenantId, key).receiveAnnounce({ tenantId, key, agentId }, announce);
       },
       setTimer: (kind, runId, dueAt) => {
         this.store.runs.setTimer(kind, runId, dueAt);
@@ -287,15 +289,13 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** The row and its version, for rebuilding the registry. */
-  indexSnapshot(): { row: SessionRow; version: number } | null {
+  indexSnapshot(): IndexSnapshot | null {
     const state = this.store.loadEntry();
     return state ? { row: toSessionRow(state.entry), version: state.version } : null;
   }
 
   /** A page of the current transcript (or of an older one by sessionId). */
-  read(
-    query: Omit<PageQuery, "sessionId"> & { sessionId?: string; direction: "tail" | "forward" },
-  ): (Page & { sessionId: string }) | null {
+  read(query: ReadQuery): (Page & { sessionId: string }) | null {
     const entry = this.entry();
     if (!entry) return null;
     const sessionId = query.sessionId ?? entry.sessionId;
@@ -372,9 +372,9 @@ export class SessionObject extends DurableObject<Env> {
   /** Starts (or dedupes) a run; the session is created when absent. */
   async startRun(
     ref: SessionRef,
-    request: Omit<StartRun, "tenantId" | "agentId">,
+    request: StartRun,
     seed?: SessionSeed,
-    policy?: { config: SendPolicyConfig | null },
+    policy?: SendPolicyCheck,
   ): Promise<StartResult & { sessionId: string; messageId?: string }> {
     if (this.sendBlocked(ref, policy))
       return { runId: request.runId, status: "blocked", sessionId: this.entry()?.sessionId ?? "" };
@@ -392,7 +392,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** The send policy, applied by this object to its own entry (no extra round trip for the caller). */
-  private sendBlocked(ref: SessionRef, policy: { config: SendPolicyConfig | null } | undefined): boolean {
+  private sendBlocked(ref: SessionRef, policy: SendPolicyCheck | undefined): boolean {
     if (!policy) return false;
     return (
       entrySendPolicy({
@@ -458,9 +458,9 @@ export class SessionObject extends DurableObject<Env> {
    */
   async sendInterSession(
     ref: SessionRef,
-    request: Omit<StartRun, "tenantId" | "agentId">,
-    flow: Omit<FlowSpec, "tenantId" | "primaryRunId" | "targetKey" | "targetAgentId" | "targetRunner">,
-    policy: { config: SendPolicyConfig | null },
+    request: StartRun,
+    flow: FlowRequest,
+    policy: SendPolicyCheck,
   ): Promise<StartResult> {
     if (this.sendBlocked(ref, policy)) return { runId: request.runId, status: "blocked" };
     const now = Date.now();
@@ -504,22 +504,7 @@ export class SessionObject extends DurableObject<Env> {
    * Creates a sub-agent session with its lineage, starts its run and records whom to
    * announce to, all in one commit (a failed spawn leaves no half-made child).
    */
-  async startSpawn(
-    ref: SessionRef,
-    lineage: Pick<
-      SessionEntry,
-      | "spawnedBy"
-      | "spawnDepth"
-      | "subagentRole"
-      | "subagentControlScope"
-      | "sandboxed"
-      | "label"
-      | "model"
-      | "thinkingLevel"
-    >,
-    request: Omit<StartRun, "tenantId" | "agentId">,
-    spec: SpawnSpec,
-  ): Promise<StartResult> {
+  async startSpawn(ref: SessionRef, lineage: SpawnLineage, request: StartRun, spec: SpawnSpec): Promise<StartResult> {
     const now = Date.now();
     const result = this.store.transaction(() => {
       this.ensureEntry(ref, undefined, now);
@@ -553,7 +538,7 @@ export class SessionObject extends DurableObject<Env> {
       runner: announce.runner,
       userMessage: { role: "user", content: announce.text, provenance: announce.provenance },
     });
-    await this.env.TENANTS.getByName(ref.tenantId).recordRun(announce.runId, ref.key);
+    await tenantApi(this.env, ref.tenantId).recordRun(announce.runId, ref.key);
     const target = deliveryTargetOf(entry) ?? announce.fallbackTarget;
     if (announce.deliver && target) {
       this.outbox.enqueue({
@@ -575,7 +560,7 @@ export class SessionObject extends DurableObject<Env> {
 
   private async startFlowStep(flow: Flow, step: StepRun, runner: RunnerConfig): Promise<StartResult> {
     const spec = flow.spec;
-    const tenant = this.env.TENANTS.getByName(spec.tenantId);
+    const tenant = tenantApi(this.env, spec.tenantId);
     const sandboxed = step.side === "target" ? spec.targetSandboxed === true : spec.requesterSandboxed === true;
     const input = {
       message: step.message,
@@ -596,7 +581,7 @@ export class SessionObject extends DurableObject<Env> {
     }
     const key = spec.requesterKey!;
     await tenant.recordRun(step.runId, key);
-    return this.env.SESSIONS.getByName(`${spec.tenantId}/${key}`).startRun(
+    return sessionApi(this.env, spec.tenantId, key).startRun(
       { tenantId: spec.tenantId, key, agentId: spec.requesterAgentId ?? "main" },
       request,
     );
@@ -609,7 +594,7 @@ export class SessionObject extends DurableObject<Env> {
     waitMs: number,
   ): Promise<RunSnapshot | null> {
     if (side === "target") return waitMs > 0 ? this.engine.wait(runId, waitMs) : this.engine.snapshot(runId);
-    return this.env.SESSIONS.getByName(`${flow.spec.tenantId}/${flow.spec.requesterKey}`).waitRun(runId, waitMs);
+    return sessionApi(this.env, flow.spec.tenantId, flow.spec.requesterKey!).waitRun(runId, waitMs);
   }
 
   /** The announce reply goes to this (target) session's channel through the outbox. */
@@ -624,7 +609,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   private tenantOfSelf() {
-    return this.env.TENANTS.getByName(this.store.identity()?.tenantId ?? "");
+    return tenantApi(this.env, this.store.identity()?.tenantId ?? "");
   }
 
   // ── Timers ──────────────────────────────────────────────────────────────
@@ -697,7 +682,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   private tenant(tenantId: string) {
-    return this.env.TENANTS.getByName(tenantId);
+    return tenantApi(this.env, tenantId);
   }
 
   /**
@@ -713,14 +698,3 @@ export class SessionObject extends DurableObject<Env> {
     );
   }
 }
-
-/** Webhook host callbacks for a deferred run. */
-export type RunCallback =
-  | { kind: "progress"; text?: string; messages?: TranscriptMessage[] }
-  | {
-      kind: "complete";
-      reply?: string;
-      error?: string;
-      usage?: { input: number; output: number; totalTokens: number };
-      toolMessages?: TranscriptMessage[];
-    };

@@ -1,3 +1,4 @@
+import type { MessageRecord, Page, PageQuery } from "../contracts/session-api";
 import { DELIVERY_MIGRATIONS, DeliveryStore } from "../delivery/delivery-store";
 import { FLOW_MIGRATIONS, FlowStore } from "../flows/flow-store";
 import type { SessionEntry } from "../protocol/session";
@@ -45,21 +46,6 @@ export type EntryState = {
 /** Ingest idempotency keys are honoured for a day (OpenClaw's gateway dedupe keeps 5 minutes). */
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
 const IDEMPOTENCY_PRUNE_EVERY = 200;
-
-/** A stored message ready for the wire: its JSON already carries `__openclaw`. */
-export type MessageRecord = { seq: number; id: string; role: string; createdAt: number; json: string };
-
-export type PageQuery = {
-  sessionId: string;
-  /** Tail pages end just before this seq (exclusive); forward pages start after it. */
-  cursorSeq?: number;
-  limit: number;
-  includeTools: boolean;
-  /** Stop once this many JSON bytes are collected (at least one message is returned). */
-  maxBytes: number;
-};
-
-export type Page = { messages: MessageRecord[]; hasMore: boolean };
 
 type MessageRow = { seq: number; id: string; role: string; created_at: number; body: string };
 

@@ -1,9 +1,9 @@
+import type { MessageRecord } from "../contracts/session-api";
 import type { DeliveryTarget } from "../delivery/delivery-store";
 import type { RunnerConfig } from "../protocol/config";
 import type { InputProvenance, SessionEntry } from "../protocol/session";
 import type { RunSnapshot } from "../runs/run-types";
 import { contentText } from "../runs/runners/runner";
-import type { MessageRecord } from "../session/session-store";
 import { announceText, isSilentResult, outcomeOf, statsLine, statusLabel } from "./announce";
 import type { Spawn, SpawnStore } from "./spawn-store";
 

@@ -1,27 +1,29 @@
 import { DurableObject } from "cloudflare:workers";
 import { isDevOperatorToken } from "../auth/authenticate";
 import { constantTimeEqual, mintToken, parseTokenId, sha256Hex } from "../auth/tokens";
+import { TENANT_HEADER } from "../contracts/headers";
+import type {
+  IssuedToken,
+  ListFilter,
+  LiveEvent,
+  SessionUpdate,
+  TenantAccess,
+  TenantApi,
+} from "../contracts/tenant-api";
 import { presentRow } from "../domain/registry";
-import type { Env } from "../env";
 import { GatewayHub } from "../gateway/hub";
 import { classifySessionKind, isCronRunKey } from "../keys/session-key";
 import type { TenantConfig } from "../protocol/config";
 import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
-import type { LiveEvent, SessionUpdate } from "../session/publisher";
 import type { SessionRow } from "../session/session-row";
-import { type IndexColumns, type ListFilter, TenantStore } from "./tenant-store";
-
-/** Header the worker uses to tell the tenant object which tenant a WebSocket upgrade is for. */
-export const TENANT_HEADER = "x-openclaw-tenant";
-
-export type IssuedToken = { tokenId: string; token: string; scopes: OperatorScope[] };
-export type TenantAccess = { scopes: OperatorScope[]; config: TenantConfig };
+import { sessionApi } from "../stubs";
+import { type IndexColumns, TenantStore } from "./tenant-store";
 
 /**
  * One tenant: its record, token hashes, config and the session index (the registry).
  * It also hosts the tenant's gateway WebSockets (src/gateway/hub.ts).
  */
-export class TenantObject extends DurableObject<Env> {
+export class TenantObject extends DurableObject<Env> implements TenantApi {
   private readonly store: TenantStore;
   private readonly hub: GatewayHub;
 
@@ -34,8 +36,7 @@ export class TenantObject extends DurableObject<Env> {
       config: () => this.store.config(),
       authenticate: (token) => this.authenticateToken(token),
       nextBroadcastSeq: () => this.store.nextCounter("broadcast"),
-      // Awaiting a plain value works like awaiting the stub's promise.
-      self: this as unknown as DurableObjectStub<TenantObject>,
+      tenant: this,
     });
     // Keep-alive pings are answered by the runtime without waking the object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
@@ -248,7 +249,7 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /** Rows newest first, each with `childSessions` (its spawn-tree children). */
-  listSessions(filter: Omit<ListFilter, "now">): SessionRow[] {
+  listSessions(filter: ListFilter): SessionRow[] {
     const rows = this.store.list({ ...filter, now: Date.now() });
     const children = this.store.childrenOf(rows.map((r) => r.key));
     return rows.map((row) => {
@@ -284,7 +285,7 @@ export class TenantObject extends DurableObject<Env> {
     const queue = [...keys];
     const worker = async () => {
       for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
-        const snapshot = await this.env.SESSIONS.getByName(`${tenantId}/${key}`).indexSnapshot();
+        const snapshot = await sessionApi(this.env, tenantId, key).indexSnapshot();
         if (!snapshot) continue;
         // The ordering check keeps a newer row that arrived while this one was read.
         this.store.upsertSession(snapshot.row, snapshot.version, this.indexColumns(snapshot.row));

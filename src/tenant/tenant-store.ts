@@ -1,3 +1,4 @@
+import type { ListFilter } from "../contracts/tenant-api";
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
 import type { SessionRow } from "../session/session-row";
@@ -46,29 +47,6 @@ const MIGRATIONS = [
 
 /** Index columns derived from a row; computed by the caller (they depend on config). */
 export type IndexColumns = { kind: string; isCronRun: boolean; searchText: string };
-
-export type ListFilter = {
-  limit?: number;
-  activeMinutes?: number;
-  includeGlobal?: boolean;
-  includeUnknown?: boolean;
-  includeArchived?: boolean;
-  label?: string;
-  agentId?: string;
-  spawnedBy?: string;
-  search?: string;
-  kinds?: string[];
-  /** Which sessions the caller may see (decided by the visibility policy). */
-  scope?: ListScope;
-  now: number;
-};
-
-/** Visibility as SQL: one key, a key and its spawned children, some agents, or everything. */
-export type ListScope =
-  | { kind: "all" }
-  | { kind: "self"; key: string }
-  | { kind: "tree"; key: string; agentId: string }
-  | { kind: "agents"; agentIds: string[] };
 
 /** SQLite's bound-parameter ceiling on Durable Objects is 100; stay under it. */
 const MAX_BINDS = 90;
@@ -333,7 +311,7 @@ export class TenantStore {
   }
 
   /** Rows matching the filter, newest first. */
-  list(filter: ListFilter): SessionRow[] {
+  list(filter: ListFilter & { now: number }): SessionRow[] {
     const where: string[] = ["is_cron_run = 0"];
     const binds: unknown[] = [];
     if (!filter.includeGlobal) where.push("key <> 'global'");
