@@ -1,3 +1,4 @@
+import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
 import type { RunInput, RunRecord, RunState, RunUsage } from "./run-types";
 
@@ -7,35 +8,33 @@ import type { RunInput, RunRecord, RunState, RunUsage } from "./run-types";
  * alarm is always set to the earliest due row.
  */
 
-export const RUN_MIGRATIONS = [
-  `CREATE TABLE runs (
-     run_id TEXT PRIMARY KEY,
-     seq INTEGER NOT NULL,
-     state TEXT NOT NULL,
-     input TEXT NOT NULL,
-     created_at INTEGER NOT NULL,
-     started_at INTEGER,
-     ended_at INTEGER,
-     stop_reason TEXT,
-     error TEXT,
-     usage TEXT,
-     reply TEXT,
-     user_seq INTEGER,
-     reply_seq INTEGER,
-     attempts INTEGER NOT NULL DEFAULT 0
-   )`,
-  `CREATE INDEX runs_by_state ON runs (state, seq)`,
-  `CREATE TABLE timers (
-     id INTEGER PRIMARY KEY,
-     due_at INTEGER NOT NULL,
-     kind TEXT NOT NULL,
-     ref TEXT NOT NULL,
-     UNIQUE (kind, ref)
-   )`,
-  `CREATE INDEX timers_by_due ON timers (due_at)`,
-  // A webhook host acknowledged with 202: the run now waits for its callbacks, not a retry.
-  `ALTER TABLE runs ADD COLUMN deferred INTEGER NOT NULL DEFAULT 0`,
-] as const;
+export const RUN_SCHEMA: Schema = {
+  module: "runs",
+  migrations: [
+    {
+      name: "create runs",
+      sql: `CREATE TABLE runs (
+        run_id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        input TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        started_at INTEGER,
+        ended_at INTEGER,
+        stop_reason TEXT,
+        error TEXT,
+        usage TEXT,
+        reply TEXT,
+        user_seq INTEGER,
+        reply_seq INTEGER,
+        attempts INTEGER NOT NULL DEFAULT 0
+      )`,
+    },
+    { name: "index runs_by_state", sql: "CREATE INDEX runs_by_state ON runs (state, seq)" },
+    // A webhook host acknowledged with 202: the run now waits for its callbacks, not a retry.
+    { name: "add runs.deferred", sql: "ALTER TABLE runs ADD COLUMN deferred INTEGER NOT NULL DEFAULT 0" },
+  ],
+};
 
 type RunRow = {
   run_id: string;

@@ -1,39 +1,89 @@
 import type { MessageRecord, Page, PageQuery } from "../contracts/session-api";
-import { DELIVERY_MIGRATIONS, DeliveryStore } from "../delivery/delivery-store";
-import { FLOW_MIGRATIONS, FlowStore } from "../flows/flow-store";
+import { DELIVERY_SCHEMA, DeliveryStore } from "../delivery/delivery-store";
+import { FLOW_SCHEMA, FlowStore } from "../flows/flow-store";
 import type { SessionEntry } from "../protocol/session";
-import { RUN_MIGRATIONS, RunStore } from "../runs/run-store";
-import { SPAWN_MIGRATIONS, SpawnStore } from "../spawn/spawn-store";
-import { all, first, migrate } from "../storage/sql";
+import { RUN_SCHEMA, RunStore } from "../runs/run-store";
+import { SPAWN_SCHEMA, SpawnStore } from "../spawn/spawn-store";
+import { type LegacyLayout, migrate, type Schema } from "../storage/migrations";
+import { all, first } from "../storage/sql";
+import { TIMER_SCHEMA } from "../timers/timer-schema";
 
 /**
  * All SQL of a SessionObject. The transcript is append-only and keyed by
  * (session_id, seq); every read is a bounded page over that index, never a full scan.
  */
 
-const MIGRATIONS = [
-  `CREATE TABLE meta (id INTEGER PRIMARY KEY CHECK (id = 1), tenant_id TEXT NOT NULL, session_key TEXT NOT NULL)`,
-  `CREATE TABLE entry (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL, version INTEGER NOT NULL, indexed_version INTEGER NOT NULL DEFAULT 0)`,
-  `CREATE TABLE messages (
-     pos INTEGER PRIMARY KEY,
-     session_id TEXT NOT NULL,
-     seq INTEGER NOT NULL,
-     id TEXT NOT NULL,
-     role TEXT NOT NULL,
-     created_at INTEGER NOT NULL,
-     body TEXT NOT NULL,
-     UNIQUE (session_id, seq)
-   )`,
-  `CREATE TABLE transcripts (session_id TEXT PRIMARY KEY, started_at INTEGER NOT NULL, ended_at INTEGER)`,
-  `CREATE TABLE idempotency (key TEXT PRIMARY KEY, response TEXT NOT NULL, created_at INTEGER NOT NULL)`,
-  // How far the tenant has acknowledged this session's messages (the transcript is the outbox).
-  `ALTER TABLE entry ADD COLUMN published_session_id TEXT`,
-  `ALTER TABLE entry ADD COLUMN published_seq INTEGER NOT NULL DEFAULT 0`,
-  ...RUN_MIGRATIONS,
-  ...DELIVERY_MIGRATIONS,
-  ...FLOW_MIGRATIONS,
-  ...SPAWN_MIGRATIONS,
-] as const;
+export const SESSION_SCHEMA: Schema = {
+  module: "session",
+  migrations: [
+    {
+      name: "create meta",
+      sql: "CREATE TABLE meta (id INTEGER PRIMARY KEY CHECK (id = 1), tenant_id TEXT NOT NULL, session_key TEXT NOT NULL)",
+    },
+    {
+      name: "create entry",
+      sql: "CREATE TABLE entry (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL, version INTEGER NOT NULL, indexed_version INTEGER NOT NULL DEFAULT 0)",
+    },
+    {
+      name: "create messages",
+      sql: `CREATE TABLE messages (
+        pos INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        id TEXT NOT NULL,
+        role TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        UNIQUE (session_id, seq)
+      )`,
+    },
+    {
+      name: "create transcripts",
+      sql: "CREATE TABLE transcripts (session_id TEXT PRIMARY KEY, started_at INTEGER NOT NULL, ended_at INTEGER)",
+    },
+    {
+      name: "create idempotency",
+      sql: "CREATE TABLE idempotency (key TEXT PRIMARY KEY, response TEXT NOT NULL, created_at INTEGER NOT NULL)",
+    },
+    // How far the tenant has acknowledged this session's messages (the transcript is the outbox).
+    { name: "add entry.published_session_id", sql: "ALTER TABLE entry ADD COLUMN published_session_id TEXT" },
+    { name: "add entry.published_seq", sql: "ALTER TABLE entry ADD COLUMN published_seq INTEGER NOT NULL DEFAULT 0" },
+  ],
+};
+
+/** Every module a session object's database holds, in the order a new object creates them. */
+export const SESSION_OBJECT_SCHEMAS = [
+  SESSION_SCHEMA,
+  RUN_SCHEMA,
+  TIMER_SCHEMA,
+  DELIVERY_SCHEMA,
+  FLOW_SCHEMA,
+  SPAWN_SCHEMA,
+];
+
+/**
+ * The single-counter list session objects used before per-module migrations (17 statements),
+ * position by position. Frozen: it describes databases that already exist.
+ */
+const LEGACY_SESSION_LAYOUT: LegacyLayout = [
+  ["session", "create meta"],
+  ["session", "create entry"],
+  ["session", "create messages"],
+  ["session", "create transcripts"],
+  ["session", "create idempotency"],
+  ["session", "add entry.published_session_id"],
+  ["session", "add entry.published_seq"],
+  ["runs", "create runs"],
+  ["runs", "index runs_by_state"],
+  ["timers", "create timers"],
+  ["timers", "index timers_by_due"],
+  ["runs", "add runs.deferred"],
+  ["delivery", "create deliveries"],
+  ["delivery", "index deliveries_by_created"],
+  ["flows", "create flows"],
+  ["flows", "index flows_by_state"],
+  ["spawn", "create spawns"],
+];
 
 export type EntryState = {
   entry: SessionEntry;
@@ -59,7 +109,7 @@ export class SessionStore {
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
-    migrate(storage, MIGRATIONS);
+    migrate(storage, SESSION_OBJECT_SCHEMAS, LEGACY_SESSION_LAYOUT);
     this.runs = new RunStore(this.sql, () => this.identity()?.sessionKey ?? "");
     this.deliveries = new DeliveryStore(this.sql);
     this.flows = new FlowStore(this.sql);

@@ -1,19 +1,26 @@
 import type { DeliveryTarget } from "../delivery/delivery-store";
 import type { RunnerConfig } from "../protocol/config";
+import type { Schema } from "../storage/migrations";
 import { first } from "../storage/sql";
 
 /** SQL of the spawn record a sub-agent session keeps about itself (who to announce to, cleanup). */
 
-export const SPAWN_MIGRATIONS = [
-  `CREATE TABLE spawns (
-     run_id TEXT PRIMARY KEY,
-     spec TEXT NOT NULL,
-     state TEXT NOT NULL,
-     outcome TEXT,
-     created_at INTEGER NOT NULL,
-     updated_at INTEGER NOT NULL
-   )`,
-] as const;
+export const SPAWN_SCHEMA: Schema = {
+  module: "spawn",
+  migrations: [
+    {
+      name: "create spawns",
+      sql: `CREATE TABLE spawns (
+        run_id TEXT PRIMARY KEY,
+        spec TEXT NOT NULL,
+        state TEXT NOT NULL,
+        outcome TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+    },
+  ],
+};
 
 export type SpawnSpec = {
   tenantId: string;

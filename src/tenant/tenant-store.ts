@@ -2,7 +2,8 @@ import type { ListFilter } from "../contracts/tenant-api";
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
 import type { SessionRow } from "../session/session-row";
-import { all, first, migrate } from "../storage/sql";
+import { type LegacyLayout, migrate, type Schema } from "../storage/migrations";
+import { all, first } from "../storage/sql";
 import { toHex } from "../util/encoding";
 
 /**
@@ -11,39 +12,124 @@ import { toHex } from "../util/encoding";
  * is answered by SQL over indexed columns, never by loading the whole table.
  */
 
-const MIGRATIONS = [
-  `CREATE TABLE tenant (id INTEGER PRIMARY KEY CHECK (id = 1), tenant_id TEXT NOT NULL, created_at INTEGER NOT NULL)`,
-  `CREATE TABLE tokens (token_id TEXT PRIMARY KEY, hash TEXT NOT NULL, scopes TEXT NOT NULL, label TEXT, created_at INTEGER NOT NULL)`,
-  `CREATE TABLE config (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL, updated_at INTEGER NOT NULL)`,
-  `CREATE TABLE sessions (
-     key TEXT PRIMARY KEY,
-     session_id TEXT NOT NULL,
-     agent_id TEXT NOT NULL,
-     kind TEXT NOT NULL,
-     label TEXT,
-     spawned_by TEXT,
-     parent_session_key TEXT,
-     updated_at INTEGER NOT NULL,
-     archived_at INTEGER,
-     version INTEGER NOT NULL,
-     search_text TEXT NOT NULL,
-     is_cron_run INTEGER NOT NULL,
-     row TEXT NOT NULL
-   )`,
-  `CREATE INDEX sessions_by_updated ON sessions (updated_at DESC)`,
-  `CREATE INDEX sessions_by_agent ON sessions (agent_id, updated_at DESC)`,
-  `CREATE INDEX sessions_by_label ON sessions (label)`,
-  `CREATE INDEX sessions_by_spawner ON sessions (spawned_by, updated_at DESC)`,
-  `CREATE INDEX sessions_by_parent ON sessions (parent_session_key)`,
-  `CREATE INDEX sessions_by_session_id ON sessions (session_id)`,
-  `CREATE TABLE session_ids (session_id TEXT PRIMARY KEY, key TEXT NOT NULL, agent_id TEXT NOT NULL, deleted INTEGER NOT NULL DEFAULT 0)`,
-  `CREATE INDEX session_ids_by_key ON session_ids (key)`,
-  // Last message seq fanned out per session, so a re-sent update is never delivered twice.
-  `CREATE TABLE delivered (key TEXT PRIMARY KEY, session_id TEXT NOT NULL, seq INTEGER NOT NULL)`,
-  `CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)`,
-  `CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at INTEGER NOT NULL)`,
-  `CREATE TABLE runs_index (run_id TEXT PRIMARY KEY, key TEXT NOT NULL, created_at INTEGER NOT NULL)`,
-] as const;
+export const TENANT_SCHEMAS: Schema[] = [
+  {
+    module: "tenant",
+    migrations: [
+      {
+        name: "create tenant",
+        sql: "CREATE TABLE tenant (id INTEGER PRIMARY KEY CHECK (id = 1), tenant_id TEXT NOT NULL, created_at INTEGER NOT NULL)",
+      },
+    ],
+  },
+  {
+    module: "tokens",
+    migrations: [
+      {
+        name: "create tokens",
+        sql: "CREATE TABLE tokens (token_id TEXT PRIMARY KEY, hash TEXT NOT NULL, scopes TEXT NOT NULL, label TEXT, created_at INTEGER NOT NULL)",
+      },
+    ],
+  },
+  {
+    module: "config",
+    migrations: [
+      {
+        name: "create config",
+        sql: "CREATE TABLE config (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL, updated_at INTEGER NOT NULL)",
+      },
+    ],
+  },
+  {
+    module: "index",
+    migrations: [
+      {
+        name: "create sessions",
+        sql: `CREATE TABLE sessions (
+          key TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          agent_id TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          label TEXT,
+          spawned_by TEXT,
+          parent_session_key TEXT,
+          updated_at INTEGER NOT NULL,
+          archived_at INTEGER,
+          version INTEGER NOT NULL,
+          search_text TEXT NOT NULL,
+          is_cron_run INTEGER NOT NULL,
+          row TEXT NOT NULL
+        )`,
+      },
+      { name: "index sessions_by_updated", sql: "CREATE INDEX sessions_by_updated ON sessions (updated_at DESC)" },
+      {
+        name: "index sessions_by_agent",
+        sql: "CREATE INDEX sessions_by_agent ON sessions (agent_id, updated_at DESC)",
+      },
+      { name: "index sessions_by_label", sql: "CREATE INDEX sessions_by_label ON sessions (label)" },
+      {
+        name: "index sessions_by_spawner",
+        sql: "CREATE INDEX sessions_by_spawner ON sessions (spawned_by, updated_at DESC)",
+      },
+      { name: "index sessions_by_parent", sql: "CREATE INDEX sessions_by_parent ON sessions (parent_session_key)" },
+      { name: "index sessions_by_session_id", sql: "CREATE INDEX sessions_by_session_id ON sessions (session_id)" },
+      {
+        name: "create session_ids",
+        sql: "CREATE TABLE session_ids (session_id TEXT PRIMARY KEY, key TEXT NOT NULL, agent_id TEXT NOT NULL, deleted INTEGER NOT NULL DEFAULT 0)",
+      },
+      { name: "index session_ids_by_key", sql: "CREATE INDEX session_ids_by_key ON session_ids (key)" },
+      // Last message seq fanned out per session, so a re-sent update is never delivered twice.
+      {
+        name: "create delivered",
+        sql: "CREATE TABLE delivered (key TEXT PRIMARY KEY, session_id TEXT NOT NULL, seq INTEGER NOT NULL)",
+      },
+    ],
+  },
+  {
+    module: "counters",
+    migrations: [
+      { name: "create counters", sql: "CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)" },
+    ],
+  },
+  {
+    module: "secrets",
+    migrations: [
+      {
+        name: "create secrets",
+        sql: "CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at INTEGER NOT NULL)",
+      },
+    ],
+  },
+  {
+    module: "runs",
+    migrations: [
+      {
+        name: "create runs_index",
+        sql: "CREATE TABLE runs_index (run_id TEXT PRIMARY KEY, key TEXT NOT NULL, created_at INTEGER NOT NULL)",
+      },
+    ],
+  },
+];
+
+/** The single-counter list tenant objects used before per-module migrations (16 statements). */
+const LEGACY_TENANT_LAYOUT: LegacyLayout = [
+  ["tenant", "create tenant"],
+  ["tokens", "create tokens"],
+  ["config", "create config"],
+  ["index", "create sessions"],
+  ["index", "index sessions_by_updated"],
+  ["index", "index sessions_by_agent"],
+  ["index", "index sessions_by_label"],
+  ["index", "index sessions_by_spawner"],
+  ["index", "index sessions_by_parent"],
+  ["index", "index sessions_by_session_id"],
+  ["index", "create session_ids"],
+  ["index", "index session_ids_by_key"],
+  ["index", "create delivered"],
+  ["counters", "create counters"],
+  ["secrets", "create secrets"],
+  ["runs", "create runs_index"],
+];
 
 /** Index columns derived from a row; computed by the caller (they depend on config). */
 export type IndexColumns = { kind: string; isCronRun: boolean; searchText: string };
@@ -59,7 +145,7 @@ export class TenantStore {
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
-    migrate(storage, MIGRATIONS);
+    migrate(storage, TENANT_SCHEMAS, LEGACY_TENANT_LAYOUT);
   }
 
   transaction<T>(fn: () => T): T {
