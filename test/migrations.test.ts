@@ -9,7 +9,7 @@ import { sessionApi } from "../src/stubs";
 import { TENANT_SCHEMAS } from "../src/tenant/tenant-store";
 import sessionFixture from "./fixtures/session-schema-v17.sql?raw";
 import tenantFixture from "./fixtures/tenant-schema-v16.sql?raw";
-import { call } from "./helpers";
+import { call, until } from "./helpers";
 
 type Recorded = { module: string; name: string };
 
@@ -100,6 +100,12 @@ describe("per-module migrations", () => {
       { messages: [{ role: "user", content: "after the upgrade" }] },
     );
     expect(appended).toMatchObject({ appended: [{ seq: 3 }] });
+    // The delivery the last release left pending without a timer is re-armed on start and delivered.
+    const delivered = await until(
+      async () => (await stub.deliveries()) as Array<{ idempotencyKey: string; status: string; attempts: number }>,
+      (list) => list[0]?.status === "delivered",
+    );
+    expect(delivered[0]).toMatchObject({ idempotencyKey: "legacy-run:announce", status: "delivered", attempts: 1 });
   });
 
   it("upgrades a tenant object on the previous release's schema: its tokens keep working", async () => {

@@ -90,6 +90,11 @@ export class DeliveryStore {
     return row && toDelivery(row);
   }
 
+  /** Deliveries still owed (their attempts run by timer). */
+  pendingIds(): string[] {
+    return all<{ id: string }>(this.sql, "SELECT id FROM deliveries WHERE status = 'pending'").map((r) => r.id);
+  }
+
   list(limit: number): Delivery[] {
     return all<Row>(this.sql, "SELECT * FROM deliveries ORDER BY created_at DESC LIMIT ?", limit).map(toDelivery);
   }

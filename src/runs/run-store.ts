@@ -1,12 +1,8 @@
 import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
-import type { RunInput, RunRecord, RunState, RunUsage } from "./run-types";
+import type { RunRecord, RunState, RunUsage, StoredRunInput } from "./run-types";
 
-/**
- * SQL for runs and the timer table of a SessionObject. The object has one alarm; every
- * timer (run timeout, watchdog, flow steps, delivery retries, spawn announce/archive) is a row here and the
- * alarm is always set to the earliest due row.
- */
+/** SQL of a session's runs: one row per run, its state, input, outcome and attempts. */
 
 export const RUN_SCHEMA: Schema = {
   module: "runs",
@@ -54,8 +50,6 @@ type RunRow = {
   deferred: number;
 };
 
-export type Timer = { id: number; dueAt: number; kind: string; ref: string };
-
 export class RunStore {
   constructor(
     private readonly sql: SqlStorage,
@@ -67,7 +61,7 @@ export class RunStore {
     return row && this.toRecord(row);
   }
 
-  insert(runId: string, input: RunInput, at: number, userSeq: number | undefined): void {
+  insert(runId: string, input: StoredRunInput, at: number, userSeq: number | undefined): void {
     const seq = first<{ n: number }>(this.sql, "SELECT coalesce(max(seq), 0) + 1 AS n FROM runs")?.n ?? 1;
     this.sql.exec(
       "INSERT INTO runs (run_id, seq, state, input, created_at, user_seq) VALUES (?, ?, 'queued', ?, ?, ?)",
@@ -138,47 +132,12 @@ export class RunStore {
     );
   }
 
-  // ── Timers ──────────────────────────────────────────────────────────────
-
-  setTimer(kind: string, ref: string, dueAt: number): void {
-    this.sql.exec(
-      "INSERT INTO timers (due_at, kind, ref) VALUES (?, ?, ?) ON CONFLICT(kind, ref) DO UPDATE SET due_at = excluded.due_at",
-      dueAt,
-      kind,
-      ref,
-    );
-  }
-
-  clearTimer(kind: string, ref: string): void {
-    this.sql.exec("DELETE FROM timers WHERE kind = ? AND ref = ?", kind, ref);
-  }
-
-  clearTimersFor(ref: string): void {
-    this.sql.exec("DELETE FROM timers WHERE ref = ?", ref);
-  }
-
-  dueTimers(now: number): Timer[] {
-    return all<{ id: number; due_at: number; kind: string; ref: string }>(
-      this.sql,
-      "SELECT id, due_at, kind, ref FROM timers WHERE due_at <= ? ORDER BY due_at LIMIT 100",
-      now,
-    ).map((t) => ({ id: t.id, dueAt: t.due_at, kind: t.kind, ref: t.ref }));
-  }
-
-  deleteTimer(id: number): void {
-    this.sql.exec("DELETE FROM timers WHERE id = ?", id);
-  }
-
-  nextTimerDue(): number | undefined {
-    return first<{ due: number | null }>(this.sql, "SELECT min(due_at) AS due FROM timers")?.due ?? undefined;
-  }
-
   private toRecord(row: RunRow): RunRecord {
     return {
       runId: row.run_id,
       sessionKey: this.sessionKey(),
       state: row.state as RunState,
-      input: JSON.parse(row.input) as RunInput,
+      input: JSON.parse(row.input) as StoredRunInput,
       createdAt: row.created_at,
       ...(row.started_at !== null ? { startedAt: row.started_at } : {}),
       ...(row.ended_at !== null ? { endedAt: row.ended_at } : {}),

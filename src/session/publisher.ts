@@ -30,7 +30,7 @@ export class Publisher {
   private wake: (() => void) | null = null;
 
   constructor(
-    private readonly store: () => SessionStore,
+    private readonly store: SessionStore,
     /** Sends an update; answers whether anyone follows the session live ("hot"). */
     private readonly deliver: (tenantId: string, update: SessionUpdate) => Promise<{ hot: boolean }>,
   ) {}
@@ -38,9 +38,9 @@ export class Publisher {
   /** Whether storage holds changes the tenant has not acknowledged. */
   hasPending(): boolean {
     if (this.events.length > 0 || this.reasons.length > 0) return true;
-    const state = this.store().loadEntry();
+    const state = this.store.loadEntry();
     if (!state) return false;
-    const published = this.store().published();
+    const published = this.store.published();
     return (
       state.indexedVersion < state.version ||
       published.sessionId !== state.entry.sessionId ||
@@ -102,7 +102,7 @@ export class Publisher {
 
   private async drain(): Promise<void> {
     for (;;) {
-      const store = this.store();
+      const store = this.store;
       const state = store.loadEntry();
       const identity = store.identity();
       if (!state || !identity) {
@@ -154,7 +154,7 @@ export class Publisher {
         throw error;
       }
       this.hot = answer.hot;
-      this.store().markPublished(state.version, state.entry.sessionId, lastSeq);
+      this.store.markPublished(state.version, state.entry.sessionId, lastSeq);
     }
   }
 }

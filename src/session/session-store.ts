@@ -9,8 +9,9 @@ import { all, first } from "../storage/sql";
 import { TIMER_SCHEMA } from "../timers/timer-schema";
 
 /**
- * All SQL of a SessionObject. The transcript is append-only and keyed by
- * (session_id, seq); every read is a bounded page over that index, never a full scan.
+ * The SQL of a session's entry and transcript; it also opens the object's database (every
+ * module's schema) and holds the other modules' stores. The transcript is append-only and
+ * keyed by (session_id, seq); every read is a bounded page over that index, never a full scan.
  */
 
 export const SESSION_SCHEMA: Schema = {
@@ -114,6 +115,18 @@ export class SessionStore {
     this.deliveries = new DeliveryStore(this.sql);
     this.flows = new FlowStore(this.sql);
     this.spawns = new SpawnStore(this.sql);
+  }
+
+  /**
+   * Deletes everything this object stored (the session was deleted) and starts over with an
+   * empty schema, so the same store keeps serving (a later append may create the key anew).
+   */
+  async wipe(): Promise<void> {
+    await this.storage.deleteAlarm();
+    await this.storage.deleteAll();
+    this.state = undefined;
+    this.who = undefined;
+    migrate(this.storage, SESSION_OBJECT_SCHEMAS);
   }
 
   /** Runs `fn` atomically; a throw rolls the writes back and drops the in-memory copies. */

@@ -15,5 +15,9 @@ export const TIMER_SCHEMA: Schema = {
       )`,
     },
     { name: "index timers_by_due", sql: "CREATE INDEX timers_by_due ON timers (due_at)" },
+    // Failed attempts of the timer's work (backoff survives restarts) and whether the work is
+    // running now (a lease: the row stays until the work finished, so a crash retries it).
+    { name: "add timers.attempts", sql: "ALTER TABLE timers ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0" },
+    { name: "add timers.leased", sql: "ALTER TABLE timers ADD COLUMN leased INTEGER NOT NULL DEFAULT 0" },
   ],
 };
