@@ -1,4 +1,4 @@
-import type { SessionApi, StartResult } from "../contracts/session-api";
+import type { FlowRequest, SessionApi, SessionRef, StartResult, StartRun } from "../contracts/session-api";
 import type { TenantApi } from "../contracts/tenant-api";
 import { agentIdOf, DEFAULT_AGENT_ID } from "../keys/session-key";
 import type { RunnerConfig } from "../protocol/config";
@@ -31,7 +31,7 @@ export type FlowPorts = {
   timers: TimerPort;
   /** This (target) session's runs. */
   runs: {
-    start(request: EngineStart): StartResult;
+    start(request: EngineStart, now?: number): StartResult;
     wait(runId: string, timeoutMs: number): Promise<RunSnapshot | null>;
     snapshot(runId: string): RunSnapshot | null;
   };
@@ -65,10 +65,24 @@ export class A2aFlowDriver {
 
   constructor(private readonly ports: FlowPorts) {}
 
-  /** Creates the flow of a primary run (in the same commit as the run), with its safety timer. */
-  create(spec: FlowSpec, now = Date.now()): void {
+  /**
+   * The target side of sessions_send: starts the primary run and creates its flow with its
+   * safety timer, in the caller's transaction (neither exists without the other).
+   */
+  startPrimary(ref: SessionRef, request: StartRun, flow: FlowRequest, now = Date.now()): StartResult {
+    const started = this.ports.runs.start({ ...request, tenantId: ref.tenantId, agentId: ref.agentId }, now);
+    if (started.status !== "started") return started;
+    const spec: FlowSpec = {
+      ...flow,
+      tenantId: ref.tenantId,
+      primaryRunId: request.runId,
+      targetKey: ref.key,
+      targetAgentId: ref.agentId,
+      targetRunner: request.runner,
+    };
     this.ports.store.insert(spec.primaryRunId, spec, now);
     this.ports.timers.set("flow", spec.primaryRunId, now + FLOW_TIMER_MS);
+    return started;
   }
 
   /** A run of this session ended: the flow it belongs to (if any) continues now. */

@@ -1,4 +1,4 @@
-import type { AbortOutcome, StartResult, StartRun } from "../contracts/session-api";
+import type { AbortOutcome, RunCallback, StartResult, StartRun } from "../contracts/session-api";
 import { type SessionEntry, type TranscriptMessage, transcriptMessageSchema } from "../protocol/session";
 import { oversized } from "../session/message-limits";
 import type { SessionStore } from "../session/session-store";
@@ -200,6 +200,29 @@ export class RunLifecycle {
     }
     if (update.text !== undefined) this.host.events.text(runId, update.text);
     this.host.timers.set("run-watchdog", runId, Date.now() + WATCHDOG_MS);
+  }
+
+  /** A webhook host's callback: streamed text and messages, or the completion (idempotent). */
+  callback(runId: string, callback: RunCallback): { ok: boolean; state: string | null } {
+    const run = this.host.runs.get(runId);
+    if (!run) return { ok: false, state: null };
+    if (callback.kind === "complete") {
+      const ok = callback.error
+        ? this.fail(runId, "error", callback.error)
+        : this.complete(runId, {
+            kind: "reply",
+            text: callback.reply ?? "",
+            ...(callback.usage ? { usage: callback.usage } : {}),
+            ...(callback.toolMessages ? { toolMessages: callback.toolMessages } : {}),
+            stopReason: "stop",
+            provider: "webhook",
+            api: "webhook",
+          });
+      return { ok, state: this.host.runs.get(runId)?.state ?? null };
+    }
+    if (run.state !== "running") return { ok: false, state: run.state };
+    this.progress(runId, callback);
+    return { ok: true, state: run.state };
   }
 
   /** Aborts the given run, or the active one. */

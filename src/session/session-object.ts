@@ -31,6 +31,7 @@ import { RunEvents } from "../runs/run-events";
 import { RunExecutor } from "../runs/run-executor";
 import { RunLifecycle } from "../runs/run-lifecycle";
 import type { RunSnapshot } from "../runs/run-types";
+import { acceptAnnounce } from "../spawn/announce-inbox";
 import { deleteAttachments } from "../spawn/attachments";
 import { SpawnDriver } from "../spawn/spawn-driver";
 import type { SpawnSpec } from "../spawn/spawn-store";
@@ -305,25 +306,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   /** Webhook callbacks: streamed text, extra messages, completion (idempotent). */
   runCallback(runId: string, callback: RunCallback): { ok: boolean; state: string | null } {
-    const run = this.store.runs.get(runId);
-    if (!run) return { ok: false, state: null };
-    if (callback.kind === "complete") {
-      const ok = callback.error
-        ? this.runs.fail(runId, "error", callback.error)
-        : this.runs.complete(runId, {
-            kind: "reply",
-            text: callback.reply ?? "",
-            ...(callback.usage ? { usage: callback.usage } : {}),
-            ...(callback.toolMessages ? { toolMessages: callback.toolMessages } : {}),
-            stopReason: "stop",
-            provider: "webhook",
-            api: "webhook",
-          });
-      return { ok, state: this.store.runs.get(runId)?.state ?? null };
-    }
-    if (run.state !== "running") return { ok: false, state: run.state };
-    this.runs.progress(runId, callback);
-    return { ok: true, state: run.state };
+    return this.runs.callback(runId, callback);
   }
 
   // ── Agent-to-agent (sessions_send) and deliveries ───────────────────────
@@ -341,23 +324,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     if (this.sendBlocked(ref, policy)) return { runId: request.runId, status: "blocked" };
     const now = Date.now();
     const created = this.store.transaction(() => this.transcript.ensureEntry(ref, undefined, now));
-    const result = this.store.transaction(() => {
-      const started = this.runs.start({ ...request, tenantId: ref.tenantId, agentId: ref.agentId }, now);
-      if (started.status === "started") {
-        this.flows.create(
-          {
-            ...flow,
-            tenantId: ref.tenantId,
-            primaryRunId: request.runId,
-            targetKey: ref.key,
-            targetAgentId: ref.agentId,
-            targetRunner: request.runner,
-          },
-          now,
-        );
-      }
-      return started;
-    });
+    const result = this.store.transaction(() => this.flows.startPrimary(ref, request, flow, now));
     if (created) await this.publisher.publish("create");
     return result;
   }
@@ -396,31 +363,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   async receiveAnnounce(ref: SessionRef, announce: AnnounceDelivery): Promise<boolean> {
     const entry = this.transcript.entry();
     if (!entry) return false;
-    const target = deliveryTargetOf(entry) ?? announce.fallbackTarget;
-    this.store.transaction(() => {
-      this.runs.start({
-        runId: announce.runId,
-        tenantId: ref.tenantId,
-        agentId: ref.agentId,
-        input: {
-          message: announce.text,
-          origin: "tool",
-          provenance: announce.provenance,
-          deliver: announce.deliver,
-          sandboxed: announce.sandboxed,
-        },
-        runner: announce.runner,
-        userMessage: { role: "user", content: announce.text, provenance: announce.provenance },
-      });
-      if (announce.deliver && target) {
-        this.outbox.enqueue({
-          idempotencyKey: announce.runId,
-          kind: "subagent-announce",
-          target,
-          message: announce.channelText,
-        });
-      }
-    });
+    this.store.transaction(() => acceptAnnounce({ runs: this.runs, outbox: this.outbox }, ref, entry, announce));
     await this.tenant(ref.tenantId).recordRun(announce.runId, ref.key);
     return true;
   }
