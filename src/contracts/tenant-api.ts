@@ -24,11 +24,14 @@ export type LiveEvent = {
   afterSeq: number;
 };
 
-/** What a session object tells its tenant: the fresh row, new messages, live events, and why. */
+/** What a session object tells its tenant: new messages, live events, why, and the row when it changed. */
 export type SessionUpdate = {
-  row: SessionRow;
-  version: number;
+  key: string;
   sessionId: string;
+  /** The entry version this update describes. */
+  version: number;
+  /** The fresh row, only when the entry changed since the tenant last acknowledged it. */
+  row?: SessionRow;
   /** Messages appended since the last acknowledged update, in transcript order. */
   messages: MessageRecord[];
   reasons: ChangeReason[];

@@ -25,6 +25,8 @@ export type ConnectionState = {
   messageKeys?: string[];
   /** Requests refused for missing scopes; too many closes the socket (1008). */
   refusals?: number;
+  /** The seq of the last event frame sent (persisted shortly after it changes). */
+  seq?: number;
 };
 
 /** Keys one connection may follow at once (keeps the attachment far below 16 KiB). */

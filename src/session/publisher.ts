@@ -135,8 +135,9 @@ export class Publisher {
       let answer: { hot: boolean };
       try {
         answer = await this.deliver(identity.tenantId, {
-          row: toSessionRow(state.entry),
+          key: state.entry.key,
           version: state.version,
+          ...(state.indexedVersion < state.version ? { row: toSessionRow(state.entry) } : {}),
           sessionId: state.entry.sessionId,
           messages: page.messages,
           reasons,
