@@ -1,4 +1,5 @@
 import { hmacHex } from "../auth/run-token";
+import { logWarning } from "../observability/log";
 import { entrySendPolicy } from "../policy/send-policy";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
@@ -14,6 +15,8 @@ export type OutboxHost = {
   setTimer(ref: string, dueAt: number): void;
   /** A delivery changed state (reported as `sessions.changed` with reason "delivery"). */
   changed(delivery: Delivery): void;
+  /** Tenant and session of this outbox, for log lines. */
+  logContext?(): { tenant?: string; session?: string };
 };
 
 /**
@@ -59,7 +62,17 @@ export class Outbox {
       if (!error) return this.finish(id, { status: "delivered", deliveredTo: url }, now);
       const attempts = delivery.attempts + 1;
       const maxAttempts = config.delivery?.maxAttempts ?? DEFAULT_DELIVERY_ATTEMPTS;
-      if (attempts >= maxAttempts) return this.finish(id, { status: "dead", error }, now);
+      const dead = attempts >= maxAttempts;
+      logWarning(dead ? "delivery.dead" : "delivery.failed", {
+        ...this.host.logContext?.(),
+        delivery: delivery.id,
+        kind: delivery.kind,
+        channel: delivery.target.channel,
+        attempt: attempts,
+        maxAttempts,
+        error,
+      });
+      if (dead) return this.finish(id, { status: "dead", error }, now);
       this.host.deliveries().record(id, { status: "pending", error }, now);
       this.host.setTimer(id, now + deliveryBackoffMs(attempts));
     } finally {

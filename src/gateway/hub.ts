@@ -1,6 +1,7 @@
 import { sessionsDefaults } from "../domain/registry";
 import { DomainError, hasScope, type Principal, type TenantContext } from "../domain/tenant-context";
 import type { Env } from "../env";
+import { logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import {
   connectParamsSchema,
@@ -295,6 +296,7 @@ export class GatewayHub {
   }
 
   private authFailure(ws: WebSocket, id: string, code: string, message: string): void {
+    logWarning("auth.failed", { surface: "gateway", tenant: readState(ws)?.tenantId, reason: code });
     safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", message, { code })));
     this.close(ws, 1008, "unauthorized");
   }

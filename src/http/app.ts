@@ -5,6 +5,7 @@ import { ApiError, errorBody } from "./errors";
 import { adminRoutes } from "./routes/admin";
 import { configRoutes } from "./routes/config";
 import { gatewayUpgrade } from "./routes/gateway";
+import { runStatusRoutes } from "./routes/run-status";
 import { runRoutes } from "./routes/runs";
 import { sessionRoutes } from "./routes/sessions";
 import { toolRoutes } from "./routes/tools";
@@ -17,6 +18,7 @@ function tenantApp() {
   app.route("/", configRoutes);
   app.route("/", toolRoutes);
   app.route("/", runRoutes);
+  app.route("/", runStatusRoutes);
   return app;
 }
 

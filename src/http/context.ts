@@ -3,6 +3,7 @@ import { authenticate } from "../auth/authenticate";
 import { bearerToken } from "../auth/tokens";
 import { type DomainError, hasScope, type TenantContext } from "../domain/tenant-context";
 import type { Env } from "../env";
+import { logWarning } from "../observability/log";
 import { type OperatorScope, TENANT_ID_PATTERN } from "../protocol/http";
 import { ApiError, forbidden, notFound, unauthorized } from "./errors";
 
@@ -17,10 +18,20 @@ export const tenantAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const tenantId = c.req.param("tenantId") ?? c.env.DEFAULT_TENANT;
   if (!tenantId) throw notFound("No default tenant is configured; use /t/<tenantId>/…");
   const token = bearerToken(c.req.header("authorization"));
-  if (!token || !TENANT_ID_PATTERN.test(tenantId)) throw unauthorized();
+  const refuse = (reason: string) => logAuthFailure(c, reason, TENANT_ID_PATTERN.test(tenantId) ? tenantId : undefined);
+  if (!token || !TENANT_ID_PATTERN.test(tenantId)) {
+    refuse(token ? "invalid tenant id" : "no bearer token");
+    throw unauthorized();
+  }
   const access = await authenticate(c.env, tenantId, token);
-  if (access === "wrong_tenant") throw forbidden("run token belongs to another tenant");
-  if (!access) throw unauthorized();
+  if (access === "wrong_tenant") {
+    refuse("run token of another tenant");
+    throw forbidden("run token belongs to another tenant");
+  }
+  if (!access) {
+    refuse("token not valid for this tenant");
+    throw unauthorized();
+  }
   c.set("tenant", {
     env: c.env,
     tenantId,
@@ -59,4 +70,15 @@ export function toApiError(error: DomainError): ApiError {
     case "invalid":
       return new ApiError(400, "invalid_request", error.message);
   }
+}
+
+/** One log line per refused request: the route and why, never the token. */
+export function logAuthFailure(c: Context<AppEnv>, reason: string, tenant?: string): void {
+  logWarning("auth.failed", {
+    surface: "http",
+    tenant,
+    reason,
+    method: c.req.method,
+    path: new URL(c.req.url).pathname.slice(0, 200),
+  });
 }

@@ -1,4 +1,5 @@
 import { mintRunToken } from "../auth/run-token";
+import { logWarning } from "../observability/log";
 import type { RunnerConfig } from "../protocol/config";
 import { type SessionEntry, type TranscriptMessage, transcriptMessageSchema } from "../protocol/session";
 import { oversized } from "../session/message-limits";
@@ -324,6 +325,17 @@ export class RunEngine {
       });
       this.host.runs().clearTimersFor(runId);
     });
+    if (state !== "aborted") {
+      logWarning("run.failed", {
+        tenant: runTenant(run),
+        session: run.sessionKey,
+        run: runId,
+        agent: runAgent(run),
+        runner: runnerConfig(run)?.type,
+        status: state,
+        error: message,
+      });
+    }
     if (run.state === "running") {
       this.lifecycle(runId, "error", now, { error: message });
       this.chatEvent(

@@ -7,9 +7,11 @@ import { A2aFlowDriver, type StepRun } from "../flows/a2a-flow";
 import type { Flow, FlowSpec } from "../flows/flow-store";
 import { entrySendPolicy } from "../policy/send-policy";
 import type { RunnerConfig, SendPolicyConfig } from "../protocol/config";
+import type { RunView } from "../protocol/runs";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { type EngineHost, RunEngine, type StartResult, type StartRun } from "../runs/run-engine";
 import type { RunSnapshot } from "../runs/run-types";
+import { RUN_LIST_TEXT_CHARS, toRunView } from "../runs/run-view";
 import { deleteAttachments } from "../spawn/attachments";
 import { type AnnounceDelivery, SpawnDriver } from "../spawn/spawn-driver";
 import type { SpawnSpec } from "../spawn/spawn-store";
@@ -93,6 +95,7 @@ export class SessionObject extends DurableObject<Env> {
       onSettled: (runId) => this.onRunSettled(runId),
     });
     this.outbox = new Outbox({
+      logContext: () => ({ tenant: this.store.identity()?.tenantId, session: this.store.identity()?.sessionKey }),
       deliveries: () => this.store.deliveries,
       entry: () => this.entry(),
       tenantConfig: () => this.tenantOfSelf().config(),
@@ -416,6 +419,24 @@ export class SessionObject extends DurableObject<Env> {
     const snapshot = await this.engine.wait(runId, timeoutMs);
     if (snapshot && snapshot.status !== "pending") await this.publisher.flush().catch(() => undefined);
     return snapshot;
+  }
+
+  /** A run as the HTTP API shows it; with `waitMs`, once it ended or after that long (the run goes on). */
+  async runView(runId: string, waitMs = 0): Promise<RunView | null> {
+    if (waitMs > 0) await this.engine.wait(runId, waitMs);
+    const run = this.store.runs.get(runId);
+    return run ? toRunView(run) : null;
+  }
+
+  /** Runs newest first, before `beforeSeq`; null when the session does not exist. */
+  runPage(limit: number, beforeSeq?: number): { runs: RunView[]; nextSeq?: number } | null {
+    if (!this.entry()) return null;
+    const rows = this.store.runs.page(limit + 1, beforeSeq);
+    const page = rows.slice(0, limit);
+    return {
+      runs: page.map((row) => toRunView(row.run, { maxTextChars: RUN_LIST_TEXT_CHARS })),
+      ...(rows.length > limit ? { nextSeq: page.at(-1)!.seq } : {}),
+    };
   }
 
   abortRun(runId?: string) {

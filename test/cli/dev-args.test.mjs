@@ -109,6 +109,7 @@ describe("Node preflight", () => {
   });
 
   test("accepts 22.12 and newer", () => {
-    for (const version of ["v22.12.0", "v22.20.1", "v24.0.0", "v30.1.2"]) assert.equal(nodeVersionProblem(version), null);
+    for (const version of ["v22.12.0", "v22.20.1", "v24.0.0", "v30.1.2"])
+      assert.equal(nodeVersionProblem(version), null);
   });
 });

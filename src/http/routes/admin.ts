@@ -4,7 +4,7 @@ import { isAdminToken } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
 import { rebuildIndex } from "../../domain/registry";
 import { createTenantBodySchema, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
-import type { AppEnv } from "../context";
+import { type AppEnv, logAuthFailure } from "../context";
 import { conflict, notFound, unauthorized } from "../errors";
 import { readJson } from "../request";
 
@@ -12,7 +12,10 @@ import { readJson } from "../request";
 export const adminRoutes = new Hono<AppEnv>();
 
 adminRoutes.use("*", async (c, next) => {
-  if (!isAdminToken(c.env, bearerToken(c.req.header("authorization")))) throw unauthorized();
+  if (!isAdminToken(c.env, bearerToken(c.req.header("authorization")))) {
+    logAuthFailure(c, c.env.ADMIN_TOKEN ? "admin token not valid" : "admin API closed (ADMIN_TOKEN unset)");
+    throw unauthorized();
+  }
   await next();
 });
 
