@@ -1,14 +1,14 @@
 // Stops `npm run dev`, `npm test` and `npm run bench` early, with the fix, when Node is too old.
-// Plain CommonJS without modern syntax on purpose: it must run (and explain) on any old Node.
+// CommonJS without newer syntax on purpose: it must run (and explain) on an old Node.
 "use strict";
 
-var REQUIRED = [22, 12, 0];
+const REQUIRED = [22, 12, 0];
 
 /** The problem with a Node version string ("v20.19.1"), or null when it is recent enough. */
 function nodeVersionProblem(version) {
-  var parts = String(version).replace(/^v/, "").split(".").map(Number);
-  for (var i = 0; i < REQUIRED.length; i++) {
-    var have = parts[i] || 0;
+  const parts = String(version).replace(/^v/, "").split(".").map(Number);
+  for (let i = 0; i < REQUIRED.length; i++) {
+    const have = parts[i] || 0;
     if (have > REQUIRED[i]) return null;
     if (have < REQUIRED[i]) {
       return (
@@ -26,10 +26,8 @@ function nodeVersionProblem(version) {
 
 module.exports = { nodeVersionProblem: nodeVersionProblem, REQUIRED_NODE: REQUIRED.join(".") };
 
-if (require.main === module) {
-  var problem = nodeVersionProblem(process.version);
-  if (problem) {
-    console.error(problem);
-    process.exit(1);
-  }
+const problem = require.main === module ? nodeVersionProblem(process.version) : null;
+if (problem) {
+  console.error(problem);
+  process.exit(1);
 }
