@@ -1,3 +1,4 @@
+import type { DirectoryObject } from "./directory/directory-object";
 import type { SessionObject } from "./session/session-object";
 import type { TenantObject } from "./tenant/tenant-object";
 
@@ -5,6 +6,8 @@ import type { TenantObject } from "./tenant/tenant-object";
 export interface Env {
   SESSIONS: DurableObjectNamespace<SessionObject>;
   TENANTS: DurableObjectNamespace<TenantObject>;
+  /** The tenant directory (one object): lists tenants for the admin API. */
+  DIRECTORY: DurableObjectNamespace<DirectoryObject>;
   /** sessions_spawn attachments. */
   ATTACHMENTS: R2Bucket;
   /** Tenant served at the root as well as under /t/<id>. */

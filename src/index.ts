@@ -1,6 +1,7 @@
 import type { Env } from "./env";
 import { createApp } from "./http/app";
 
+export { DirectoryObject } from "./directory/directory-object";
 export { SessionObject } from "./session/session-object";
 export { TenantObject } from "./tenant/tenant-object";
 

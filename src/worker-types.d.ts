@@ -5,7 +5,7 @@ declare global {
   namespace Cloudflare {
     interface GlobalProps {
       mainModule: typeof import("./index");
-      durableNamespaces: "SessionObject" | "TenantObject";
+      durableNamespaces: "SessionObject" | "TenantObject" | "DirectoryObject";
     }
     interface Env extends WorkerEnv {}
   }

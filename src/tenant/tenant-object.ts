@@ -9,10 +9,13 @@ import type { TenantConfig } from "../protocol/config";
 import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
 import type { LiveEvent, SessionUpdate } from "../session/publisher";
 import type { SessionRow } from "../session/session-row";
-import { type IndexColumns, type ListFilter, TenantStore } from "./tenant-store";
+import { type IndexColumns, type ListFilter, TenantStore, type TokenInfo } from "./tenant-store";
 
 /** Header the worker uses to tell the tenant object which tenant a WebSocket upgrade is for. */
 export const TENANT_HEADER = "x-openclaw-tenant";
+
+/** A token's last use is written at most this often (reads of it are approximate by as much). */
+export const LAST_USED_RESOLUTION_MS = 60_000;
 
 export type IssuedToken = { tokenId: string; token: string; scopes: OperatorScope[] };
 export type TenantAccess = { scopes: OperatorScope[]; config: TenantConfig };
@@ -22,7 +25,7 @@ export type TenantAccess = { scopes: OperatorScope[]; config: TenantConfig };
  * It also hosts the tenant's gateway WebSockets (src/gateway/hub.ts).
  */
 export class TenantObject extends DurableObject<Env> {
-  private readonly store: TenantStore;
+  private store: TenantStore;
   private readonly hub: GatewayHub;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -196,7 +199,61 @@ export class TenantObject extends DurableObject<Env> {
     // Compare even when the id is unknown so timing does not reveal which ids exist.
     const matches = constantTimeEqual(token?.hash ?? "0".repeat(64), hash);
     if (!token || !matches) return null;
+    this.touchToken(tokenId);
     return { scopes: token.scopes, config: this.store.config() };
+  }
+
+  // ── Admin: tokens, deletion ─────────────────────────────────────────────
+
+  /** When each token's last use was written (in memory: a restart writes the next use at once). */
+  private readonly touchedAt = new Map<string, number>();
+
+  /** Records a token's use, at most once per LAST_USED_RESOLUTION_MS per token. */
+  private touchToken(tokenId: string, now = Date.now()): void {
+    if (now - (this.touchedAt.get(tokenId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
+    this.touchedAt.set(tokenId, now);
+    this.store.touchToken(tokenId, now);
+  }
+
+  /** The tenant's tokens, newest first (never their hashes); null when the tenant does not exist. */
+  tokens(limit: number, after?: { createdAt: number; tokenId: string }): TokenInfo[] | null {
+    return this.store.exists() ? this.store.tokenPage(limit, after) : null;
+  }
+
+  /** The tenant record with counts; null when it does not exist. */
+  info(): { createdAt: number; deletingAt?: number; sessions: number; tokens: number } | null {
+    const record = this.store.record();
+    if (!record) return null;
+    const { tenantId: _id, ...rest } = record;
+    return { ...rest, sessions: this.store.liveKeys(0).total, tokens: this.store.tokenCount() };
+  }
+
+  /**
+   * A step of deleting the tenant: the first call marks it, revokes every token and closes its
+   * gateway sockets; each call answers the next `batch` of session keys still to delete (the
+   * caller deletes them in their own objects) and how many remain. Null: no such tenant.
+   */
+  deletionStep(batch: number): { deletingSince: number; keys: string[]; remaining: number } | null {
+    if (!this.store.exists()) return null;
+    const deletingSince = this.store.markDeleting(Date.now());
+    for (const tokenId of this.store.deleteAllTokens()) this.hub.closeToken(tokenId);
+    for (const ws of this.ctx.getWebSockets()) {
+      try {
+        ws.close(1008, "tenant deleted");
+      } catch {
+        // Already closed.
+      }
+    }
+    const { keys, total } = this.store.liveKeys(batch);
+    return { deletingSince, keys, remaining: total };
+  }
+
+  /** The last step: drops everything the tenant object holds (config, index, secrets, run ids). */
+  async finishDeletion(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.touchedAt.clear();
+    this.store = new TenantStore(this.ctx.storage);
   }
 
   // ── Runs ────────────────────────────────────────────────────────────────

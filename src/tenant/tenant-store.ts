@@ -42,7 +42,20 @@ const MIGRATIONS = [
   `CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)`,
   `CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at INTEGER NOT NULL)`,
   `CREATE TABLE runs_index (run_id TEXT PRIMARY KEY, key TEXT NOT NULL, created_at INTEGER NOT NULL)`,
+  // Admin API: when a token was last used (at most one write a minute per token), and tenant deletion.
+  `ALTER TABLE tokens ADD COLUMN last_used_at INTEGER`,
+  `CREATE INDEX tokens_by_created ON tokens (created_at DESC, token_id DESC)`,
+  `ALTER TABLE tenant ADD COLUMN deleting_at INTEGER`,
 ] as const;
+
+/** A token as the admin API lists it: never the hash. */
+export type TokenInfo = {
+  tokenId: string;
+  scopes: OperatorScope[];
+  label?: string;
+  createdAt: number;
+  lastUsedAt?: number;
+};
 
 /** Index columns derived from a row; computed by the caller (they depend on config). */
 export type IndexColumns = { kind: string; isCronRun: boolean; searchText: string };
@@ -123,6 +136,80 @@ export class TenantStore {
     // Unknown ids are not cached: random ids must not grow the map.
     if (token) this.cachedTokens.set(tokenId, token);
     return token ?? undefined;
+  }
+
+  /** Tokens newest first, `limit` of them after the cursor `<createdAt>:<tokenId>` (exclusive). */
+  tokenPage(limit: number, after?: { createdAt: number; tokenId: string }): TokenInfo[] {
+    const rows = all<{
+      token_id: string;
+      scopes: string;
+      label: string | null;
+      created_at: number;
+      last_used_at: number | null;
+    }>(
+      this.sql,
+      `SELECT token_id, scopes, label, created_at, last_used_at FROM tokens
+       WHERE created_at < ? OR (created_at = ? AND token_id < ?)
+       ORDER BY created_at DESC, token_id DESC LIMIT ?`,
+      after?.createdAt ?? Number.MAX_SAFE_INTEGER,
+      after?.createdAt ?? Number.MAX_SAFE_INTEGER,
+      after?.tokenId ?? "",
+      limit,
+    );
+    return rows.map((row) => ({
+      tokenId: row.token_id,
+      scopes: JSON.parse(row.scopes) as OperatorScope[],
+      ...(row.label !== null ? { label: row.label } : {}),
+      createdAt: row.created_at,
+      ...(row.last_used_at !== null ? { lastUsedAt: row.last_used_at } : {}),
+    }));
+  }
+
+  touchToken(tokenId: string, at: number): void {
+    this.sql.exec("UPDATE tokens SET last_used_at = ? WHERE token_id = ?", at, tokenId);
+  }
+
+  deleteAllTokens(): string[] {
+    this.cachedTokens.clear();
+    return all<{ token_id: string }>(this.sql, "DELETE FROM tokens RETURNING token_id").map((r) => r.token_id);
+  }
+
+  // ── Deletion ────────────────────────────────────────────────────────────
+
+  /** Marks the tenant as being deleted (once); returns when that started. */
+  markDeleting(at: number): number {
+    this.sql.exec("UPDATE tenant SET deleting_at = coalesce(deleting_at, ?) WHERE id = 1", at);
+    return first<{ deleting_at: number }>(this.sql, "SELECT deleting_at FROM tenant WHERE id = 1")?.deleting_at ?? at;
+  }
+
+  record(): { tenantId: string; createdAt: number; deletingAt?: number } | undefined {
+    const row = first<{ tenant_id: string; created_at: number; deleting_at: number | null }>(
+      this.sql,
+      "SELECT tenant_id, created_at, deleting_at FROM tenant WHERE id = 1",
+    );
+    return (
+      row && {
+        tenantId: row.tenant_id,
+        createdAt: row.created_at,
+        ...(row.deleting_at !== null ? { deletingAt: row.deleting_at } : {}),
+      }
+    );
+  }
+
+  /** Keys of live (not deleted) sessions, at most `limit`, and how many there are. */
+  liveKeys(limit: number): { keys: string[]; total: number } {
+    const total =
+      first<{ n: number }>(this.sql, "SELECT count(DISTINCT key) AS n FROM session_ids WHERE deleted = 0")?.n ?? 0;
+    const keys = all<{ key: string }>(
+      this.sql,
+      "SELECT DISTINCT key FROM session_ids WHERE deleted = 0 ORDER BY key LIMIT ?",
+      limit,
+    ).map((r) => r.key);
+    return { keys, total };
+  }
+
+  tokenCount(): number {
+    return first<{ n: number }>(this.sql, "SELECT count(*) AS n FROM tokens")?.n ?? 0;
   }
 
   deleteToken(tokenId: string): boolean {

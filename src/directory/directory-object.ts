@@ -1,0 +1,34 @@
+import { DurableObject } from "cloudflare:workers";
+import { type DirectoryEntry, DirectoryStore } from "./directory-store";
+
+/** The one object (named DIRECTORY_NAME) that knows every tenant id of the deployment. */
+export const DIRECTORY_NAME = "directory";
+
+/**
+ * The tenant directory: tenants live in one Durable Object each, and a Worker cannot list
+ * Durable Objects, so the admin API records every tenant id here to list them. Admin traffic
+ * only (create, list, delete): one object is plenty and keeps tenant objects out of it.
+ */
+export class DirectoryObject extends DurableObject {
+  private readonly store = new DirectoryStore(this.ctx.storage);
+
+  add(id: string): void {
+    this.store.add(id, Date.now());
+  }
+
+  markDeleting(id: string): void {
+    this.store.markDeleting(id, Date.now());
+  }
+
+  remove(id: string): boolean {
+    return this.store.remove(id);
+  }
+
+  get(id: string): DirectoryEntry | null {
+    return this.store.get(id) ?? null;
+  }
+
+  page(limit: number, afterId?: string): DirectoryEntry[] {
+    return this.store.page(limit, afterId);
+  }
+}
