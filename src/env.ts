@@ -8,6 +8,8 @@ export interface Env {
   TENANTS: DurableObjectNamespace<TenantObject>;
   /** The tenant directory (one object): lists tenants for the admin API. */
   DIRECTORY: DurableObjectNamespace<DirectoryObject>;
+  /** Swagger UI files for the /docs reference page (static assets from swagger-ui-dist). */
+  ASSETS: Fetcher;
   /** sessions_spawn attachments. */
   ATTACHMENTS: R2Bucket;
   /** Tenant served at the root as well as under /t/<id>. */

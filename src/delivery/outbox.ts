@@ -3,6 +3,7 @@ import { logWarning } from "../observability/log";
 import { entrySendPolicy } from "../policy/send-policy";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
+import type { DeliveryWebhookBody } from "../protocol/webhooks";
 import { SIGNATURE_HEADER } from "../runs/runners/webhook";
 import type { Delivery, DeliveryStore, DeliveryTarget } from "./delivery-store";
 import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
@@ -102,15 +103,16 @@ export class Outbox {
 
   /** POSTs the delivery, signed like run requests; returns an error text or null. */
   private async post(url: string, delivery: Delivery, entry: SessionEntry | null): Promise<string | null> {
-    const body = JSON.stringify({
+    const payload: DeliveryWebhookBody = {
       type: "delivery",
       id: delivery.id,
       idempotencyKey: delivery.idempotencyKey,
       kind: delivery.kind,
-      sessionKey: entry?.key,
+      ...(entry ? { sessionKey: entry.key } : {}),
       ...delivery.target,
       message: delivery.message,
-    });
+    };
+    const body = JSON.stringify(payload);
     try {
       const response = await fetch(url, {
         method: "POST",

@@ -4,6 +4,7 @@ import { type AppEnv, tenantAuth, toApiError } from "./context";
 import { ApiError, errorBody } from "./errors";
 import { adminRoutes } from "./routes/admin";
 import { configRoutes } from "./routes/config";
+import { docsRoutes } from "./routes/docs";
 import { gatewayUpgrade } from "./routes/gateway";
 import { runStatusRoutes } from "./routes/run-status";
 import { runRoutes } from "./routes/runs";
@@ -26,6 +27,7 @@ export function createApp() {
   const app = new Hono<AppEnv>();
 
   app.get("/health", (c) => c.json({ ok: true, status: "live" }));
+  app.route("/", docsRoutes);
   // The gateway WebSocket: `ws://host:port` (default tenant) or `wss://host/t/<tenantId>`.
   app.get("/", gatewayUpgrade);
   app.get("/t/:tenantId", gatewayUpgrade);

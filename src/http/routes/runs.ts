@@ -1,30 +1,12 @@
 import { Hono } from "hono";
-import { z } from "zod";
 import { sessionStub, tenantStub } from "../../domain/tenant-context";
-import { transcriptMessageSchema } from "../../protocol/session";
+import { runCompleteBodySchema, runProgressBodySchema } from "../../protocol/webhooks";
 import { type AppEnv, requireScope } from "../context";
 import { forbidden, notFound } from "../errors";
 import { readJson } from "../request";
 
 /** Webhook run callbacks (run token only) and the runner secret (tenant admins). */
 export const runRoutes = new Hono<AppEnv>();
-
-const progressSchema = z.strictObject({
-  text: z.string().max(1_000_000).optional(),
-  messages: z.array(transcriptMessageSchema).max(100).optional(),
-});
-const completeSchema = z.strictObject({
-  reply: z.string().max(1_800_000).optional(),
-  error: z.string().max(10_000).optional(),
-  usage: z
-    .strictObject({
-      input: z.number().nonnegative(),
-      output: z.number().nonnegative(),
-      totalTokens: z.number().nonnegative(),
-    })
-    .optional(),
-  toolMessages: z.array(transcriptMessageSchema).max(100).optional(),
-});
 
 /** The callback must carry the run token minted for exactly this run. */
 function runKeyFor(c: { var: AppEnv["Variables"] }, runId: string): string {
@@ -37,7 +19,7 @@ function runKeyFor(c: { var: AppEnv["Variables"] }, runId: string): string {
 runRoutes.post("/v1/runs/:runId/events", requireScope("operator.write", { allowRunToken: true }), async (c) => {
   const runId = c.req.param("runId");
   const key = runKeyFor(c, runId);
-  const body = await readJson(c, progressSchema);
+  const body = await readJson(c, runProgressBodySchema);
   const result = await sessionStub(c.var.tenant, key).runCallback(runId, {
     kind: "progress",
     ...(body.text !== undefined ? { text: body.text } : {}),
@@ -50,7 +32,7 @@ runRoutes.post("/v1/runs/:runId/events", requireScope("operator.write", { allowR
 runRoutes.post("/v1/runs/:runId/complete", requireScope("operator.write", { allowRunToken: true }), async (c) => {
   const runId = c.req.param("runId");
   const key = runKeyFor(c, runId);
-  const body = await readJson(c, completeSchema);
+  const body = await readJson(c, runCompleteBodySchema);
   const result = await sessionStub(c.var.tenant, key).runCallback(runId, { kind: "complete", ...body });
   if (result.state === null) throw notFound(`Run not found: ${runId}`);
   // A late or repeated completion is acknowledged without changing anything.
