@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { DomainError } from "../domain/tenant-context";
 import { type AppEnv, tenantAuth, toApiError } from "./context";
+import { tenantCors } from "./cors";
 import { ApiError, errorBody } from "./errors";
 import { adminRoutes } from "./routes/admin";
 import { configRoutes } from "./routes/config";
@@ -9,17 +10,20 @@ import { gatewayUpgrade } from "./routes/gateway";
 import { runStatusRoutes } from "./routes/run-status";
 import { runRoutes } from "./routes/runs";
 import { sessionRoutes } from "./routes/sessions";
+import { streamTicketRoutes } from "./routes/stream-ticket";
 import { toolRoutes } from "./routes/tools";
 
 /** Routes of one tenant; mounted at /t/<tenantId> and, for DEFAULT_TENANT, at the root. */
 function tenantApp() {
   const app = new Hono<AppEnv>();
+  app.use("*", tenantCors);
   app.use("*", tenantAuth);
   app.route("/", sessionRoutes);
   app.route("/", configRoutes);
   app.route("/", toolRoutes);
   app.route("/", runRoutes);
   app.route("/", runStatusRoutes);
+  app.route("/", streamTicketRoutes);
   return app;
 }
 

@@ -3,9 +3,10 @@ import { authenticate } from "../auth/authenticate";
 import { bearerToken } from "../auth/tokens";
 import { type DomainError, hasScope, type TenantContext } from "../domain/tenant-context";
 import type { Env } from "../env";
-import { logWarning } from "../observability/log";
 import { type OperatorScope, TENANT_ID_PATTERN } from "../protocol/http";
+import { logAuthFailure } from "./auth-log";
 import { ApiError, forbidden, notFound, unauthorized } from "./errors";
+import { ticketAuth } from "./stream-ticket-auth";
 
 export type AppEnv = { Bindings: Env; Variables: { tenant: TenantContext } };
 export type AppContext = Context<AppEnv>;
@@ -18,6 +19,8 @@ export const tenantAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const tenantId = c.req.param("tenantId") ?? c.env.DEFAULT_TENANT;
   if (!tenantId) throw notFound("No default tenant is configured; use /t/<tenantId>/…");
   const token = bearerToken(c.req.header("authorization"));
+  const ticket = token ? undefined : c.req.query("ticket");
+  if (ticket !== undefined && TENANT_ID_PATTERN.test(tenantId)) return ticketAuth(c, next, tenantId, ticket);
   const refuse = (reason: string) => logAuthFailure(c, reason, TENANT_ID_PATTERN.test(tenantId) ? tenantId : undefined);
   if (!token || !TENANT_ID_PATTERN.test(tenantId)) {
     refuse(token ? "invalid tenant id" : "no bearer token");
@@ -70,15 +73,4 @@ export function toApiError(error: DomainError): ApiError {
     case "invalid":
       return new ApiError(400, "invalid_request", error.message);
   }
-}
-
-/** One log line per refused request: the route and why, never the token. */
-export function logAuthFailure(c: Context<AppEnv>, reason: string, tenant?: string): void {
-  logWarning("auth.failed", {
-    surface: "http",
-    tenant,
-    reason,
-    method: c.req.method,
-    path: new URL(c.req.url).pathname.slice(0, 200),
-  });
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { OperatorScope } from "./http";
 
 /** A stream ticket: lets a browser's EventSource follow one session's history without a header. */
 
@@ -13,3 +14,6 @@ export const streamTicketSchema = z
     expiresAt: z.number().describe("Epoch ms; the ticket must be redeemed before then."),
   })
   .meta({ id: "StreamTicket" });
+
+/** What a stream ticket lets its holder do: follow one session with the issuing token's scopes. */
+export type StreamTicketGrant = { key: string; scopes: OperatorScope[]; tokenId?: string };

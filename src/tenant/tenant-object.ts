@@ -7,6 +7,7 @@ import { GatewayHub } from "../gateway/hub";
 import { classifySessionKind, isCronRunKey } from "../keys/session-key";
 import type { TenantConfig } from "../protocol/config";
 import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
+import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import type { LiveEvent, SessionUpdate } from "../session/publisher";
 import type { SessionRow } from "../session/session-row";
 import { type IndexColumns, type ListFilter, TenantStore, type TokenInfo } from "./tenant-store";
@@ -201,6 +202,27 @@ export class TenantObject extends DurableObject<Env> {
     if (!token || !matches) return null;
     this.touchToken(tokenId);
     return { scopes: token.scopes, config: this.store.config() };
+  }
+
+  // ── Stream tickets (EventSource) ────────────────────────────────────────
+
+  /** Stores a stream ticket's grant under its hash; false when the tenant does not exist. */
+  issueStreamTicket(hash: string, grant: StreamTicketGrant, expiresAt: number): boolean {
+    if (!this.store.exists()) return false;
+    this.store.insertTicket(hash, JSON.stringify(grant), expiresAt, Date.now());
+    return true;
+  }
+
+  /**
+   * Redeems a ticket once: its grant with the tenant config, or null (unknown, used or expired).
+   * A grant from a token revoked since is refused.
+   */
+  redeemStreamTicket(hash: string): { grant: StreamTicketGrant; config: TenantConfig } | null {
+    const json = this.store.takeTicket(hash, Date.now());
+    if (!json) return null;
+    const grant = JSON.parse(json) as StreamTicketGrant;
+    if (grant.tokenId && !this.store.token(grant.tokenId)) return null;
+    return { grant, config: this.store.config() };
   }
 
   // ── Admin: tokens, deletion ─────────────────────────────────────────────

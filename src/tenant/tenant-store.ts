@@ -46,6 +46,8 @@ const MIGRATIONS = [
   `ALTER TABLE tokens ADD COLUMN last_used_at INTEGER`,
   `CREATE INDEX tokens_by_created ON tokens (created_at DESC, token_id DESC)`,
   `ALTER TABLE tenant ADD COLUMN deleting_at INTEGER`,
+  // Single-use tickets for EventSource history follows (only their SHA-256 is stored).
+  `CREATE TABLE stream_tickets (hash TEXT PRIMARY KEY, grant_json TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
 ] as const;
 
 /** A token as the admin API lists it: never the hash. */
@@ -210,6 +212,29 @@ export class TenantStore {
 
   tokenCount(): number {
     return first<{ n: number }>(this.sql, "SELECT count(*) AS n FROM tokens")?.n ?? 0;
+  }
+
+  // ── Stream tickets ──────────────────────────────────────────────────────
+
+  /** Stores a ticket (by hash) until `expiresAt`; expired ones are dropped on the way. */
+  insertTicket(hash: string, grantJson: string, expiresAt: number, now: number): void {
+    this.sql.exec("DELETE FROM stream_tickets WHERE expires_at <= ?", now);
+    this.sql.exec(
+      "INSERT INTO stream_tickets (hash, grant_json, expires_at) VALUES (?, ?, ?)",
+      hash,
+      grantJson,
+      expiresAt,
+    );
+  }
+
+  /** Removes a ticket and answers its grant if it had not expired (single use either way). */
+  takeTicket(hash: string, now: number): string | undefined {
+    const row = first<{ grant_json: string; expires_at: number }>(
+      this.sql,
+      "DELETE FROM stream_tickets WHERE hash = ? RETURNING grant_json, expires_at",
+      hash,
+    );
+    return row && row.expires_at > now ? row.grant_json : undefined;
   }
 
   deleteToken(tokenId: string): boolean {

@@ -17,6 +17,7 @@ import {
 import { sessionsListParamsSchema } from "../../protocol/methods";
 import { runListQuerySchema, runListResponseSchema, runQuerySchema, runResponseSchema } from "../../protocol/runs";
 import { sessionPatchFieldsSchema } from "../../protocol/session";
+import { streamTicketSchema } from "../../protocol/stream-ticket";
 import { runCompleteBodySchema, runProgressBodySchema } from "../../protocol/webhooks";
 import {
   batchResultSchema,
@@ -310,6 +311,18 @@ export const OPERATIONS: Operation[] = [
       ticket: z.string().optional().describe("A stream ticket (SSE only, single use, one minute)."),
     }),
     ok: { status: 200, schema: historyPageSchema, description: "A history page (or text/event-stream)." },
+    errors: [400, 404],
+  },
+  {
+    method: "post",
+    path: "/sessions/:key/history/stream-ticket",
+    scope: "tenant",
+    tag: "History",
+    summary: "A single-use, one-minute ticket to follow history with EventSource",
+    description:
+      "EventSource cannot send an Authorization header. Trade the token for a ticket here, then open `url` (history with `?ticket=`); the ticket works for one connection within a minute and carries the token's rights for this session only.",
+    auth: "operator.read",
+    ok: { status: 201, schema: streamTicketSchema, description: "The ticket." },
     errors: [400, 404],
   },
   {

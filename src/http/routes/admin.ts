@@ -6,7 +6,8 @@ import { rebuildIndex } from "../../domain/registry";
 import { createTenant, deleteTenantStep, listTenants, listTokens, tenantInfo } from "../../domain/tenant-admin";
 import { adminListQuerySchema } from "../../protocol/admin";
 import { createTenantBodySchema, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
-import { type AppEnv, logAuthFailure } from "../context";
+import { logAuthFailure } from "../auth-log";
+import type { AppEnv } from "../context";
 import { conflict, errorBody, notFound, unauthorized } from "../errors";
 import { parseQuery, readJson } from "../request";
 

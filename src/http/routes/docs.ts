@@ -9,7 +9,11 @@ export const docsRoutes = new Hono<AppEnv>();
 /** The files of the swagger-ui-dist package the page loads (served from the ASSETS binding). */
 const PAGE_ASSETS = new Set(["swagger-ui-bundle.js", "swagger-ui.css"]);
 
-docsRoutes.get("/openapi.json", async (c) => c.json(await openApiDocument()));
+// Public and free of secrets: any origin may load it (other tools render it too).
+docsRoutes.get("/openapi.json", async (c) => {
+  c.header("Access-Control-Allow-Origin", "*");
+  return c.json(await openApiDocument());
+});
 
 docsRoutes.get("/docs", (c) => c.html(REFERENCE_PAGE));
 
