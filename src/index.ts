@@ -1,4 +1,3 @@
-import type { Env } from "./env";
 import { createApp } from "./http/app";
 
 export { DirectoryObject } from "./directory/directory-object";

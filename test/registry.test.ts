@@ -3,7 +3,6 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { resolveSession } from "../src/domain/registry";
 import { DomainError, type TenantContext } from "../src/domain/tenant-context";
-import type { Env } from "../src/env";
 import type { SessionRow } from "../src/session/session-row";
 import { ADMIN, call, DEV, freshTenant, issueToken, type TestTenant, user } from "./helpers";
 

@@ -1,5 +1,4 @@
 import type { Principal } from "../domain/tenant-context";
-import type { Env } from "../env";
 import type { TenantConfig } from "../protocol/config";
 import { OPERATOR_SCOPES } from "../protocol/http";
 import { cachedAccess, rememberAccess } from "./access-cache";

@@ -1,5 +1,4 @@
 import { DIRECTORY_NAME } from "../directory/directory-object";
-import type { Env } from "../env";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
 import type { TokenInfo } from "../tenant/tenant-store";
 import { DomainError } from "./tenant-context";

@@ -1,5 +1,4 @@
 import type { RunTokenClaims } from "../auth/run-token";
-import type { Env } from "../env";
 import {
   agentIdOf,
   classifySessionKeyShape,

@@ -1,6 +1,5 @@
 import { sessionsDefaults } from "../domain/registry";
 import { DomainError, hasScope, type Principal, type TenantContext } from "../domain/tenant-context";
-import type { Env } from "../env";
 import { logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import {

@@ -2,7 +2,6 @@ import type { Context, MiddlewareHandler } from "hono";
 import { authenticate } from "../auth/authenticate";
 import { bearerToken } from "../auth/tokens";
 import { type DomainError, hasScope, type TenantContext } from "../domain/tenant-context";
-import type { Env } from "../env";
 import { type OperatorScope, TENANT_ID_PATTERN } from "../protocol/http";
 import { logAuthFailure } from "./auth-log";
 import { ApiError, forbidden, notFound, unauthorized } from "./errors";

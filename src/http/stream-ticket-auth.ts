@@ -1,7 +1,6 @@
 import type { Context, Next } from "hono";
 import { redeemStreamTicket } from "../domain/stream-tickets";
 import type { TenantContext } from "../domain/tenant-context";
-import type { Env } from "../env";
 import { logAuthFailure } from "./auth-log";
 import { badRequest, unauthorized } from "./errors";
 

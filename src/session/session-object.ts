@@ -2,7 +2,6 @@ import { DurableObject } from "cloudflare:workers";
 import type { Delivery } from "../delivery/delivery-store";
 import { deliveryTargetOf } from "../delivery/delivery-target";
 import { Outbox } from "../delivery/outbox";
-import type { Env } from "../env";
 import { A2aFlowDriver, type StepRun } from "../flows/a2a-flow";
 import type { Flow, FlowSpec } from "../flows/flow-store";
 import { entrySendPolicy } from "../policy/send-policy";

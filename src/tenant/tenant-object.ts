@@ -2,7 +2,6 @@ import { DurableObject } from "cloudflare:workers";
 import { isDevOperatorToken } from "../auth/authenticate";
 import { constantTimeEqual, mintToken, parseTokenId, sha256Hex } from "../auth/tokens";
 import { presentRow } from "../domain/registry";
-import type { Env } from "../env";
 import { GatewayHub } from "../gateway/hub";
 import { classifySessionKind, isCronRunKey } from "../keys/session-key";
 import type { TenantConfig } from "../protocol/config";
