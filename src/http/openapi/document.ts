@@ -103,7 +103,9 @@ function describe(operation: Operation): DescribeRouteOptions {
 
 /** OpenAPI 3.1 `webhooks`: the requests this service sends, with their schemas from zod. */
 function withWebhooks(document: Document): Document {
-  const schemas = ((document.components as Record<string, Record<string, unknown>>).schemas ??= {});
+  const components = document.components as Record<string, Record<string, unknown>>;
+  components.schemas ??= {};
+  const schemas = components.schemas;
   // Every zod schema with a `.meta({ id })`, converted once with references into components.
   const all = z.toJSONSchema(z.globalRegistry, {
     target: "draft-2020-12",
