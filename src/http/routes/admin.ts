@@ -15,8 +15,12 @@ import { parseQuery, readJson } from "../request";
 export const adminRoutes = new Hono<AppEnv>();
 
 adminRoutes.use("*", async (c, next) => {
-  if (!isAdminToken(c.env, bearerToken(c.req.header("authorization")))) {
-    logAuthFailure(c, c.env.ADMIN_TOKEN ? "admin token not valid" : "admin API closed (ADMIN_TOKEN unset)");
+  const token = bearerToken(c.req.header("authorization"));
+  if (!isAdminToken(c.env, token)) {
+    logAuthFailure(
+      c,
+      !c.env.ADMIN_TOKEN ? "admin API closed (ADMIN_TOKEN unset)" : token ? "admin token not valid" : "no bearer token",
+    );
     throw unauthorized();
   }
   await next();
