@@ -1,3 +1,4 @@
+import type { DirectoryApi } from "./contracts/directory-api";
 import type { SessionApi } from "./contracts/session-api";
 import type { TenantApi } from "./contracts/tenant-api";
 
@@ -10,6 +11,9 @@ import type { TenantApi } from "./contracts/tenant-api";
 type Namespace = { getByName(name: string): unknown };
 export type ObjectBindings = { SESSIONS: Namespace; TENANTS: Namespace };
 
+/** The one directory object of a deployment. */
+export const DIRECTORY_NAME = "directory";
+
 export function sessionObjectName(tenantId: string, key: string): string {
   return `${tenantId}/${key}`;
 }
@@ -20,6 +24,10 @@ export function sessionApi(env: ObjectBindings, tenantId: string, key: string): 
 
 export function tenantApi(env: ObjectBindings, tenantId: string): TenantApi {
   return env.TENANTS.getByName(tenantId) as TenantApi;
+}
+
+export function directoryApi(env: { DIRECTORY: Namespace }): DirectoryApi {
+  return env.DIRECTORY.getByName(DIRECTORY_NAME) as DirectoryApi;
 }
 
 /** The ports a TenantContext carries, built from the worker's bindings. */

@@ -1,6 +1,7 @@
 import type { Delivery, DeliveryTarget } from "../delivery/delivery-store";
 import type { Flow, FlowSpec } from "../flows/flow-store";
 import type { RunnerConfig, SendPolicyConfig } from "../protocol/config";
+import type { RunView } from "../protocol/runs";
 import type { InputProvenance, SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import type { RunInput, RunSnapshot, RunUsage } from "../runs/run-types";
 import type { SessionRow } from "../session/session-row";
@@ -133,6 +134,10 @@ export interface SessionApi {
     policy?: SendPolicyCheck,
   ): Awaitable<StartResult & { sessionId: string; messageId?: string }>;
   runSnapshot(runId: string): Awaitable<RunSnapshot | null>;
+  /** A run as the HTTP API shows it; with `waitMs`, once it ended or after that long. */
+  runView(runId: string, waitMs?: number): Awaitable<RunView | null>;
+  /** Runs newest first, before `beforeSeq`; null when the session does not exist. */
+  runPage(limit: number, beforeSeq?: number): Awaitable<{ runs: RunView[]; nextSeq?: number } | null>;
   waitRun(runId: string, timeoutMs: number): Awaitable<RunSnapshot | null>;
   abortRun(runId?: string): Awaitable<AbortOutcome>;
   stopRuns(): Awaitable<string[]>;

@@ -1,5 +1,6 @@
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
+import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import type { SessionRow } from "../session/session-row";
 import type { Awaitable, MessageRecord } from "./session-api";
 
@@ -90,4 +91,21 @@ export interface TenantApi {
   agentIds(): Awaitable<string[]>;
   countActiveChildren(key: string): Awaitable<number>;
   rebuildIndex(): Awaitable<{ sessions: number }>;
+  // Stream tickets (EventSource follows)
+  issueStreamTicket(hash: string, grant: StreamTicketGrant, expiresAt: number): Awaitable<boolean>;
+  redeemStreamTicket(hash: string): Awaitable<{ grant: StreamTicketGrant; config: TenantConfig } | null>;
+  // Admin
+  tokenList(limit: number, after?: { createdAt: number; tokenId: string }): Awaitable<TokenInfo[] | null>;
+  info(): Awaitable<{ createdAt: number; deletingAt?: number; sessions: number; tokens: number } | null>;
+  deletionStep(batch: number): Awaitable<{ deletingSince: number; keys: string[]; remaining: number } | null>;
+  finishDeletion(): Awaitable<void>;
 }
+
+/** A token as the admin API lists it: never the hash. */
+export type TokenInfo = {
+  tokenId: string;
+  scopes: OperatorScope[];
+  label?: string;
+  createdAt: number;
+  lastUsedAt?: number;
+};

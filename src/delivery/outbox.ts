@@ -1,7 +1,9 @@
 import { hmacHex } from "../auth/run-token";
+import { logWarning } from "../observability/log";
 import { sendBlocked } from "../policy/send-policy";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
+import type { DeliveryWebhookBody } from "../protocol/webhooks";
 import { SIGNATURE_HEADER } from "../runs/runners/webhook";
 import type { TimerPort } from "../timers/timers";
 import type { Delivery, DeliveryStore, DeliveryTarget } from "./delivery-store";
@@ -15,6 +17,8 @@ export type OutboxPorts = {
   signingSecret(): Promise<string>;
   /** A delivery changed state (reported as `sessions.changed` with reason "delivery"). */
   changed(delivery: Delivery): void;
+  /** Tenant and session of this outbox, for log lines. */
+  logContext?(): { tenant?: string | undefined; session?: string | undefined };
 };
 
 /**
@@ -68,7 +72,17 @@ export class Outbox {
       if (!error) return this.finish(id, { status: "delivered", deliveredTo: url }, now);
       const attempts = delivery.attempts + 1;
       const maxAttempts = config.delivery?.maxAttempts ?? DEFAULT_DELIVERY_ATTEMPTS;
-      if (attempts >= maxAttempts) return this.finish(id, { status: "dead", error }, now);
+      const dead = attempts >= maxAttempts;
+      logWarning(dead ? "delivery.dead" : "delivery.failed", {
+        ...this.ports.logContext?.(),
+        delivery: delivery.id,
+        kind: delivery.kind,
+        channel: delivery.target.channel,
+        attempt: attempts,
+        maxAttempts,
+        error,
+      });
+      if (dead) return this.finish(id, { status: "dead", error }, now);
       this.ports.store.record(id, { status: "pending", error }, now);
       this.ports.timers.set("delivery", id, now + deliveryBackoffMs(attempts));
     } finally {
@@ -91,15 +105,16 @@ export class Outbox {
 
   /** POSTs the delivery, signed like run requests; returns an error text or null. */
   private async post(url: string, delivery: Delivery, entry: SessionEntry | null): Promise<string | null> {
-    const body = JSON.stringify({
+    const payload: DeliveryWebhookBody = {
       type: "delivery",
       id: delivery.id,
       idempotencyKey: delivery.idempotencyKey,
       kind: delivery.kind,
-      sessionKey: entry?.key,
+      ...(entry ? { sessionKey: entry.key } : {}),
       ...delivery.target,
       message: delivery.message,
-    });
+    };
+    const body = JSON.stringify(payload);
     try {
       const response = await fetch(url, {
         method: "POST",

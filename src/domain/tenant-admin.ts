@@ -1,11 +1,16 @@
 import { forgetAccess } from "../auth/access-cache";
 import type { TenantApi } from "../contracts/tenant-api";
+import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
 import type { TenantConfig } from "../protocol/config";
+import { directoryApi, sessionApi, tenantApi } from "../stubs";
 import type { TenantContext } from "./context";
+import { DomainError } from "./errors";
 
 /**
- * Changes to a tenant's config and tokens. Each also drops this isolate's cached
- * authentications of the tenant (or of the token), so the change applies to the next request.
+ * Changes to tenants, their config and tokens: the deployment admin operations (create, list,
+ * inspect, delete tenants; list and revoke tokens) and a tenant's own config. Every change to
+ * config or tokens also drops this isolate's cached authentications of the tenant (or token),
+ * so it applies to the next request.
  */
 
 /** Replaces the config (validated by the caller) in one write. */
@@ -20,4 +25,144 @@ export async function revokeToken(tenant: TenantApi, tenantId: string, tokenId: 
   const revoked = await tenant.revokeToken(tokenId);
   forgetAccess(tenantId, tokenId);
   return revoked;
+}
+
+/** Sessions deleted per DELETE call: each is one call to its object, well within a request's limits. */
+export const DELETE_BATCH_SESSIONS = 25;
+/** Attachment files swept per DELETE call once the sessions are gone. */
+const DELETE_BATCH_FILES = 1000;
+
+type AdminEnv = Pick<Env, "TENANTS" | "SESSIONS" | "DIRECTORY" | "ATTACHMENTS" | "DEFAULT_TENANT">;
+
+const directory = (env: AdminEnv) => directoryApi(env);
+
+/**
+ * Creates a tenant; false when it already exists. Either way the directory knows it afterwards,
+ * so a retried create (or one for a tenant made before the directory existed) repairs the list.
+ */
+export async function createTenant(env: AdminEnv, id: string): Promise<boolean> {
+  const created = await tenantApi(env, id).create(id);
+  await directory(env).add(id);
+  return created;
+}
+
+export async function listTenants(env: AdminEnv, query: { limit?: number; cursor?: string }) {
+  // The default tenant exists implicitly (created on first use), so it is always listed.
+  if (env.DEFAULT_TENANT) await directory(env).add(env.DEFAULT_TENANT);
+  const limit = Math.min(query.limit ?? ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT);
+  const rows = await directory(env).page(limit + 1, query.cursor);
+  const page = rows.slice(0, limit);
+  return {
+    tenants: page.map((t) => ({ id: t.id, createdAt: t.createdAt, status: t.deletingAt ? "deleting" : "active" })),
+    hasMore: rows.length > limit,
+    ...(rows.length > limit ? { nextCursor: page.at(-1)!.id } : {}),
+  };
+}
+
+export async function tenantInfo(env: AdminEnv, id: string) {
+  const info = await tenantApi(env, id).info();
+  if (!info) throw new DomainError("not_found", `Tenant not found: ${id}`);
+  const { deletingAt, ...rest } = info;
+  return { id, ...rest, status: deletingAt ? "deleting" : "active" };
+}
+
+/** A tenant's tokens, newest first; the cursor is `<createdAt>:<tokenId>` of the last one. */
+export async function listTokens(env: AdminEnv, id: string, query: { limit?: number; cursor?: string }) {
+  const limit = Math.min(query.limit ?? ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT);
+  const after = query.cursor ? parseTokenCursor(query.cursor) : undefined;
+  const rows = await tenantApi(env, id).tokenList(limit + 1, after);
+  if (!rows) throw new DomainError("not_found", `Tenant not found: ${id}`);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    tenantId: id,
+    tokens: page,
+    hasMore: rows.length > limit,
+    ...(rows.length > limit && last ? { nextCursor: `${last.createdAt}:${last.tokenId}` } : {}),
+  };
+}
+
+function parseTokenCursor(cursor: string): { createdAt: number; tokenId: string } {
+  const match = /^(\d{1,15}):([0-9a-f]{16})$/.exec(cursor);
+  if (!match) throw new DomainError("invalid", "cursor must be a nextCursor value");
+  return { createdAt: Number(match[1]), tokenId: match[2]! };
+}
+
+export type DeletionProgress = {
+  tenantId: string;
+  status: "deleting" | "deleted";
+  done: boolean;
+  deletingSince?: number;
+  sessions: { deleted: number; failed: number; remaining: number };
+  attachments: { deleted: number };
+};
+
+/**
+ * One bounded step of deleting a tenant with all its data; call again until `done`. Every step
+ * is safe to repeat: tokens are revoked at the first, then sessions (transcripts, runs, timers,
+ * attachments) are deleted in their objects a batch at a time, then leftover attachment files,
+ * then the tenant object's own storage (config, index, secrets) and its directory entry.
+ */
+export async function deleteTenantStep(env: AdminEnv, id: string): Promise<DeletionProgress> {
+  const tenant = tenantApi(env, id);
+  const step = await tenant.deletionStep(DELETE_BATCH_SESSIONS);
+  if (!step) {
+    // Already gone from its object: finish a deletion interrupted after that, or 404.
+    if (await directory(env).remove(id)) return finished(id, 0, 0);
+    throw new DomainError("not_found", `Tenant not found: ${id}`);
+  }
+  // Tokens are revoked at the first step: this isolate forgets them now, others within a second.
+  forgetAccess(id);
+  await directory(env).markDeleting(id);
+  const results = await Promise.allSettled(
+    step.keys.map((key) => sessionApi(env, id, key).delete({ tenantId: id, key, agentId: "main" })),
+  );
+  const failed = results.filter((r) => r.status === "rejected").length;
+  const deleted = results.length - failed;
+  const remaining = step.remaining - deleted;
+  const progress = { deleted, failed, remaining };
+  if (remaining > 0)
+    return {
+      tenantId: id,
+      status: "deleting",
+      done: false,
+      deletingSince: step.deletingSince,
+      sessions: progress,
+      attachments: { deleted: 0 },
+    };
+
+  const files = await sweepFiles(env.ATTACHMENTS, `${id}/`, DELETE_BATCH_FILES);
+  if (files.more)
+    return {
+      tenantId: id,
+      status: "deleting",
+      done: false,
+      deletingSince: step.deletingSince,
+      sessions: progress,
+      attachments: { deleted: files.deleted },
+    };
+  await tenant.finishDeletion();
+  await directory(env).remove(id);
+  return finished(id, deleted, files.deleted);
+}
+
+function finished(id: string, sessions: number, files: number): DeletionProgress {
+  return {
+    tenantId: id,
+    status: "deleted",
+    done: true,
+    sessions: { deleted: sessions, failed: 0, remaining: 0 },
+    attachments: { deleted: files },
+  };
+}
+
+/** Deletes up to `limit` objects under a prefix; `more` when some are left. */
+async function sweepFiles(
+  bucket: R2Bucket,
+  prefix: string,
+  limit: number,
+): Promise<{ deleted: number; more: boolean }> {
+  const listed = await bucket.list({ prefix, limit });
+  if (listed.objects.length > 0) await bucket.delete(listed.objects.map((o) => o.key));
+  return { deleted: listed.objects.length, more: listed.truncated };
 }

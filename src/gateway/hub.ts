@@ -4,6 +4,7 @@ import type { TenantApi } from "../contracts/tenant-api";
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { sessionsDefaults } from "../domain/registry";
+import { logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import {
   connectParamsSchema,
@@ -146,6 +147,11 @@ export class GatewayHub {
     }
   }
 
+  /** Closes every connection (the tenant is being deleted). */
+  closeAll(code: number, reason: string): void {
+    for (const connection of [...this.connections.all()]) this.close(connection.ws, code, reason);
+  }
+
   /** Closes a socket still in the challenge phase past its deadline; true when it may stay. */
   private enforceHandshakeDeadline(ws: WebSocket, now = Date.now()): boolean {
     const connection = this.connections.get(ws);
@@ -246,6 +252,7 @@ export class GatewayHub {
   }
 
   private authFailure(ws: WebSocket, id: string, code: string, message: string): void {
+    logWarning("auth.failed", { surface: "gateway", tenant: this.connections.get(ws)?.state.tenantId, reason: code });
     safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", message, { code })));
     this.close(ws, 1008, "unauthorized");
   }

@@ -1,21 +1,28 @@
 import { Hono } from "hono";
 import { type AppEnv, tenantAuth } from "./context";
+import { tenantCors } from "./cors";
 import { errorBody, toApiError } from "./errors";
 import { adminRoutes } from "./routes/admin";
 import { configRoutes } from "./routes/config";
+import { docsRoutes } from "./routes/docs";
 import { gatewayUpgrade } from "./routes/gateway";
+import { runStatusRoutes } from "./routes/run-status";
 import { runRoutes } from "./routes/runs";
 import { sessionRoutes } from "./routes/sessions";
+import { streamTicketRoutes } from "./routes/stream-ticket";
 import { toolRoutes } from "./routes/tools";
 
 /** Routes of one tenant; mounted at /t/<tenantId> and, for DEFAULT_TENANT, at the root. */
 function tenantApp() {
   const app = new Hono<AppEnv>();
+  app.use("*", tenantCors);
   app.use("*", tenantAuth);
   app.route("/", sessionRoutes);
   app.route("/", configRoutes);
   app.route("/", toolRoutes);
   app.route("/", runRoutes);
+  app.route("/", runStatusRoutes);
+  app.route("/", streamTicketRoutes);
   return app;
 }
 
@@ -23,6 +30,7 @@ export function createApp() {
   const app = new Hono<AppEnv>();
 
   app.get("/health", (c) => c.json({ ok: true, status: "live" }));
+  app.route("/", docsRoutes);
   // The gateway WebSocket: `ws://host:port` (default tenant) or `wss://host/t/<tenantId>`.
   app.get("/", gatewayUpgrade);
   app.get("/t/:tenantId", gatewayUpgrade);

@@ -5,7 +5,9 @@ import { bearerToken } from "../auth/tokens";
 import type { TenantContext } from "../domain/context";
 import { type OperatorScope, TENANT_ID_PATTERN } from "../protocol/http";
 import { tenantPorts } from "../stubs";
+import { logAuthFailure } from "./auth-log";
 import { forbidden, notFound, unauthorized } from "./errors";
+import { ticketAuth } from "./stream-ticket-auth";
 
 export type AppEnv = { Bindings: Env; Variables: { tenant: TenantContext } };
 export type AppContext = Context<AppEnv>;
@@ -18,10 +20,22 @@ export const tenantAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const tenantId = c.req.param("tenantId") ?? c.env.DEFAULT_TENANT;
   if (!tenantId) throw notFound("No default tenant is configured; use /t/<tenantId>/…");
   const token = bearerToken(c.req.header("authorization"));
-  if (!token || !TENANT_ID_PATTERN.test(tenantId)) throw unauthorized();
+  const ticket = token ? undefined : c.req.query("ticket");
+  if (ticket !== undefined && TENANT_ID_PATTERN.test(tenantId)) return ticketAuth(c, next, tenantId, ticket);
+  const refuse = (reason: string) => logAuthFailure(c, reason, TENANT_ID_PATTERN.test(tenantId) ? tenantId : undefined);
+  if (!token || !TENANT_ID_PATTERN.test(tenantId)) {
+    refuse(token ? "invalid tenant id" : "no bearer token");
+    throw unauthorized();
+  }
   const access = await authenticate(c.env, tenantId, token);
-  if (access === "wrong_tenant") throw forbidden("run token belongs to another tenant");
-  if (!access) throw unauthorized();
+  if (access === "wrong_tenant") {
+    refuse("run token of another tenant");
+    throw forbidden("run token belongs to another tenant");
+  }
+  if (!access) {
+    refuse("token not valid for this tenant");
+    throw unauthorized();
+  }
   c.set("tenant", {
     ...tenantPorts(c.env, tenantId),
     tenantId,

@@ -43,6 +43,20 @@ const subagentDefaultsSchema = z.strictObject({
   requireAgentId: z.boolean().optional(),
 });
 
+/** `https://app.example.com` (scheme, host, port; no path), or "*" for any origin. */
+const browserOrigin = z.string().refine((value) => value === "*" || isOrigin(value), {
+  message: 'must be an origin like https://app.example.com (scheme, host and port, no path or trailing slash), or "*"',
+});
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
 /** How an agent's replies are produced (this service's extension, see README "Runners"). */
 export const runnerConfigSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("echo") }),
@@ -133,6 +147,8 @@ export const tenantConfigSchema = z.strictObject({
   gateway: z
     .strictObject({
       tools: z.strictObject({ allow: toolNames.optional(), deny: toolNames.optional() }).optional(),
+      /** Browser origins allowed to call this tenant's HTTP API (CORS); none by default. OpenClaw's key. */
+      controlUi: z.strictObject({ allowedOrigins: z.array(browserOrigin).max(100).optional() }).optional(),
     })
     .optional(),
   acp: z.strictObject({ allowedAgents: z.array(z.string().min(1)).optional() }).optional(),

@@ -1,4 +1,5 @@
 import type { AbortOutcome, RunCallback, StartResult, StartRun } from "../contracts/session-api";
+import { logWarning } from "../observability/log";
 import { type SessionEntry, type TranscriptMessage, transcriptMessageSchema } from "../protocol/session";
 import { oversized } from "../session/message-limits";
 import type { SessionStore } from "../session/session-store";
@@ -185,6 +186,17 @@ export class RunLifecycle {
       });
       this.host.timers.clearRef(runId);
     });
+    if (state !== "aborted") {
+      logWarning("run.failed", {
+        tenant: run.input.tenantId,
+        session: run.sessionKey,
+        run: runId,
+        agent: run.input.agentId,
+        runner: run.input.runner?.type,
+        status: state,
+        error: message,
+      });
+    }
     if (run.state === "running") this.host.events.failed(runId, state, message, partial, now);
     this.settle(runId);
     return true;

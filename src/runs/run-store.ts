@@ -91,6 +91,16 @@ export class RunStore {
     );
   }
 
+  /** Runs newest first, `limit` of them before `beforeSeq` (exclusive); each with its seq (the cursor). */
+  page(limit: number, beforeSeq?: number): Array<{ seq: number; run: RunRecord }> {
+    return all<RunRow>(
+      this.sql,
+      "SELECT * FROM runs WHERE seq < ? ORDER BY seq DESC LIMIT ?",
+      beforeSeq ?? Number.MAX_SAFE_INTEGER,
+      limit,
+    ).map((row) => ({ seq: row.seq, run: this.toRecord(row) }));
+  }
+
   markDeferred(runId: string): void {
     this.sql.exec("UPDATE runs SET deferred = 1 WHERE run_id = ?", runId);
   }

@@ -26,11 +26,13 @@ import { Outbox } from "../delivery/outbox";
 import { A2aFlowDriver } from "../flows/a2a-flow";
 import type { Flow } from "../flows/flow-store";
 import { sendBlocked } from "../policy/send-policy";
+import type { RunView } from "../protocol/runs";
 import type { SessionEntry, SessionPatch, SessionSeed } from "../protocol/session";
 import { RunEvents } from "../runs/run-events";
 import { RunExecutor } from "../runs/run-executor";
 import { RunLifecycle } from "../runs/run-lifecycle";
 import type { RunSnapshot } from "../runs/run-types";
+import { RUN_LIST_TEXT_CHARS, toRunView } from "../runs/run-view";
 import { acceptAnnounce } from "../spawn/announce-inbox";
 import { deleteAttachments } from "../spawn/attachments";
 import { SpawnDriver } from "../spawn/spawn-driver";
@@ -106,6 +108,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     this.outbox = new Outbox({
       store: store.deliveries,
       timers: this.timers,
+      logContext: () => ({ tenant: store.identity()?.tenantId, session: store.identity()?.sessionKey }),
       entry: () => this.transcript.entry(),
       tenantConfig: async () => this.tenant().config(),
       signingSecret: async () => this.tenant().runnerSecret(),
@@ -295,6 +298,24 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     const snapshot = await this.runs.wait(runId, timeoutMs);
     if (snapshot && snapshot.status !== "pending") await this.publisher.flush().catch(() => undefined);
     return snapshot;
+  }
+
+  /** A run as the HTTP API shows it; with `waitMs`, once it ended or after that long (the run goes on). */
+  async runView(runId: string, waitMs = 0): Promise<RunView | null> {
+    if (waitMs > 0) await this.runs.wait(runId, waitMs);
+    const run = this.store.runs.get(runId);
+    return run ? toRunView(run) : null;
+  }
+
+  /** Runs newest first, before `beforeSeq`; null when the session does not exist. */
+  runPage(limit: number, beforeSeq?: number): { runs: RunView[]; nextSeq?: number } | null {
+    if (!this.transcript.entry()) return null;
+    const rows = this.store.runs.page(limit + 1, beforeSeq);
+    const page = rows.slice(0, limit);
+    return {
+      runs: page.map((row) => toRunView(row.run, { maxTextChars: RUN_LIST_TEXT_CHARS })),
+      ...(rows.length > limit ? { nextSeq: page.at(-1)!.seq } : {}),
+    };
   }
 
   abortRun(runId?: string): AbortOutcome {

@@ -299,6 +299,18 @@ export class IndexStore {
     return all<{ agent_id: string }>(this.sql, "SELECT DISTINCT agent_id FROM sessions").map((r) => r.agent_id);
   }
 
+  /** Keys of live (not deleted) sessions, at most `limit`, and how many there are. */
+  liveKeys(limit: number): { keys: string[]; total: number } {
+    const total =
+      first<{ n: number }>(this.sql, "SELECT count(DISTINCT key) AS n FROM session_ids WHERE deleted = 0")?.n ?? 0;
+    const keys = all<{ key: string }>(
+      this.sql,
+      "SELECT DISTINCT key FROM session_ids WHERE deleted = 0 ORDER BY key LIMIT ?",
+      limit,
+    ).map((r) => r.key);
+    return { keys, total };
+  }
+
   allKeys(): string[] {
     return all<{ key: string }>(this.sql, "SELECT DISTINCT key FROM session_ids WHERE deleted = 0").map((r) => r.key);
   }

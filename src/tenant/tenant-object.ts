@@ -2,11 +2,19 @@ import { DurableObject } from "cloudflare:workers";
 import { isDevOperatorToken } from "../auth/authenticate";
 import { constantTimeEqual, mintToken, parseTokenId, sha256Hex } from "../auth/tokens";
 import { TENANT_HEADER } from "../contracts/headers";
-import type { IssuedToken, ListFilter, SessionUpdate, TenantAccess, TenantApi } from "../contracts/tenant-api";
+import type {
+  IssuedToken,
+  ListFilter,
+  SessionUpdate,
+  TenantAccess,
+  TenantApi,
+  TokenInfo,
+} from "../contracts/tenant-api";
 import { GatewayHub } from "../gateway/hub";
 import { classifySessionKind, isCronRunKey } from "../keys/session-key";
 import type { TenantConfig } from "../protocol/config";
 import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
+import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import type { SessionRow } from "../session/session-row";
 import { sessionApi } from "../stubs";
 import { type IndexColumns, IndexStore } from "./index-store";
@@ -16,6 +24,8 @@ import { TokenStore } from "./token-store";
 
 /** Session objects asked at once while the index is rebuilt. */
 const REINDEX_CONCURRENCY = 8;
+/** A token's last use is written at most this often (admin lists show it to the minute). */
+export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * One tenant: its record, tokens and config, the session index (the registry), and the
@@ -27,6 +37,8 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   private readonly tokens: TokenStore;
   private readonly index: IndexStore;
   private readonly limiter = new RateLimiter();
+  /** When each token's last use was written (in memory: a restart writes the next use at once). */
+  private readonly touchedAt = new Map<string, number>();
   private readonly hub: GatewayHub;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -154,7 +166,75 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     // Compare even when the id is unknown so timing does not reveal which ids exist.
     const matches = constantTimeEqual(token?.hash ?? "0".repeat(64), hash);
     if (!token || !matches) return null;
+    this.touchToken(tokenId);
     return { scopes: token.scopes, config: this.tenantStore.config() };
+  }
+
+  /** Records a token's use, at most once per LAST_USED_RESOLUTION_MS per token. */
+  private touchToken(tokenId: string, now = Date.now()): void {
+    if (now - (this.touchedAt.get(tokenId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
+    this.touchedAt.set(tokenId, now);
+    this.tokens.touchToken(tokenId, now);
+  }
+
+  // ── Stream tickets (EventSource) ────────────────────────────────────────
+
+  /** Stores a stream ticket's grant under its hash; false when the tenant does not exist. */
+  issueStreamTicket(hash: string, grant: StreamTicketGrant, expiresAt: number): boolean {
+    if (!this.tenantStore.exists()) return false;
+    this.tokens.insertTicket(hash, JSON.stringify(grant), expiresAt, Date.now());
+    return true;
+  }
+
+  /**
+   * Redeems a ticket once: its grant with the tenant config, or null (unknown, used or expired).
+   * A grant from a token revoked since is refused.
+   */
+  redeemStreamTicket(hash: string): { grant: StreamTicketGrant; config: TenantConfig } | null {
+    const json = this.tokens.takeTicket(hash, Date.now());
+    if (!json) return null;
+    const grant = JSON.parse(json) as StreamTicketGrant;
+    if (grant.tokenId && !this.tokens.token(grant.tokenId)) return null;
+    return { grant, config: this.tenantStore.config() };
+  }
+
+  // ── Admin: tokens, deletion ─────────────────────────────────────────────
+
+  /** The tenant's tokens, newest first (never their hashes); null when the tenant does not exist. */
+  tokenList(limit: number, after?: { createdAt: number; tokenId: string }): TokenInfo[] | null {
+    return this.tenantStore.exists() ? this.tokens.tokenPage(limit, after) : null;
+  }
+
+  /** The tenant record with counts; null when it does not exist. */
+  info(): { createdAt: number; deletingAt?: number; sessions: number; tokens: number } | null {
+    const record = this.tenantStore.record();
+    if (!record) return null;
+    const { tenantId: _id, ...rest } = record;
+    return { ...rest, sessions: this.index.liveKeys(0).total, tokens: this.tokens.tokenCount() };
+  }
+
+  /**
+   * A step of deleting the tenant: the first call marks it, revokes every token and closes its
+   * gateway sockets; each call answers the next `batch` of session keys still to delete (the
+   * caller deletes them in their own objects) and how many remain. Null: no such tenant.
+   */
+  deletionStep(batch: number): { deletingSince: number; keys: string[]; remaining: number } | null {
+    if (!this.tenantStore.exists()) return null;
+    const deletingSince = this.tenantStore.markDeleting(Date.now());
+    for (const tokenId of this.tokens.deleteAllTokens()) this.hub.closeToken(tokenId);
+    this.hub.closeAll(1008, "tenant deleted");
+    const { keys, total } = this.index.liveKeys(batch);
+    return { deletingSince, keys, remaining: total };
+  }
+
+  /** The last step: drops everything the tenant object holds (config, index, secrets, run ids). */
+  async finishDeletion(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.touchedAt.clear();
+    this.tokens.forget();
+    this.tenantStore.forget();
+    openTenantDatabase(this.ctx.storage);
   }
 
   private async authenticateToken(

@@ -12,6 +12,8 @@ const RECORD_SCHEMAS: Schema[] = [
         name: "create tenant",
         sql: "CREATE TABLE tenant (id INTEGER PRIMARY KEY CHECK (id = 1), tenant_id TEXT NOT NULL, created_at INTEGER NOT NULL)",
       },
+      // Admin API: a tenant being deleted (deletion runs in retry-safe steps).
+      { name: "add tenant.deleting_at", sql: "ALTER TABLE tenant ADD COLUMN deleting_at INTEGER" },
     ],
   },
   {
@@ -77,6 +79,31 @@ export class TenantStore {
 
   tenantId(): string | undefined {
     return first<{ tenant_id: string }>(this.sql, "SELECT tenant_id FROM tenant WHERE id = 1")?.tenant_id;
+  }
+
+  record(): { tenantId: string; createdAt: number; deletingAt?: number } | undefined {
+    const row = first<{ tenant_id: string; created_at: number; deleting_at: number | null }>(
+      this.sql,
+      "SELECT tenant_id, created_at, deleting_at FROM tenant WHERE id = 1",
+    );
+    return (
+      row && {
+        tenantId: row.tenant_id,
+        createdAt: row.created_at,
+        ...(row.deleting_at !== null ? { deletingAt: row.deleting_at } : {}),
+      }
+    );
+  }
+
+  /** Marks the tenant as being deleted (once); returns when that started. */
+  markDeleting(at: number): number {
+    this.sql.exec("UPDATE tenant SET deleting_at = coalesce(deleting_at, ?) WHERE id = 1", at);
+    return this.record()?.deletingAt ?? at;
+  }
+
+  /** Drops the cached config (the database was wiped). */
+  forget(): void {
+    this.cachedConfig = undefined;
   }
 
   config(): Readonly<TenantConfig> {

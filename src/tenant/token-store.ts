@@ -1,6 +1,7 @@
+import type { TokenInfo } from "../contracts/tenant-api";
 import type { OperatorScope } from "../protocol/http";
 import type { Schema } from "../storage/migrations";
-import { first } from "../storage/sql";
+import { all, first } from "../storage/sql";
 import { toHex } from "../util/encoding";
 
 export const TOKEN_SCHEMAS: Schema[] = [
@@ -10,6 +11,22 @@ export const TOKEN_SCHEMAS: Schema[] = [
       {
         name: "create tokens",
         sql: "CREATE TABLE tokens (token_id TEXT PRIMARY KEY, hash TEXT NOT NULL, scopes TEXT NOT NULL, label TEXT, created_at INTEGER NOT NULL)",
+      },
+      // Admin API: when a token was last used (at most one write a minute per token), listed newest first.
+      { name: "add tokens.last_used_at", sql: "ALTER TABLE tokens ADD COLUMN last_used_at INTEGER" },
+      {
+        name: "index tokens_by_created",
+        sql: "CREATE INDEX tokens_by_created ON tokens (created_at DESC, token_id DESC)",
+      },
+    ],
+  },
+  {
+    // Single-use tickets for EventSource history follows (only their SHA-256 is stored).
+    module: "stream_tickets",
+    migrations: [
+      {
+        name: "create stream_tickets",
+        sql: "CREATE TABLE stream_tickets (hash TEXT PRIMARY KEY, grant_json TEXT NOT NULL, expires_at INTEGER NOT NULL)",
       },
     ],
   },
@@ -24,7 +41,7 @@ export const TOKEN_SCHEMAS: Schema[] = [
   },
 ];
 
-/** A tenant's credentials: operator token hashes (never the tokens) and named secrets. */
+/** A tenant's credentials: operator token hashes (never the tokens), named secrets, stream tickets. */
 export class TokenStore {
   /** Tokens are read on every request; cached and dropped on change. */
   private readonly cached = new Map<string, { hash: string; scopes: OperatorScope[] } | null>();
@@ -75,5 +92,73 @@ export class TokenStore {
       at,
     );
     return value;
+  }
+
+  /** Tokens newest first, `limit` of them after the cursor `<createdAt>:<tokenId>` (exclusive). */
+  tokenPage(limit: number, after?: { createdAt: number; tokenId: string }): TokenInfo[] {
+    const rows = all<{
+      token_id: string;
+      scopes: string;
+      label: string | null;
+      created_at: number;
+      last_used_at: number | null;
+    }>(
+      this.sql,
+      `SELECT token_id, scopes, label, created_at, last_used_at FROM tokens
+       WHERE created_at < ? OR (created_at = ? AND token_id < ?)
+       ORDER BY created_at DESC, token_id DESC LIMIT ?`,
+      after?.createdAt ?? Number.MAX_SAFE_INTEGER,
+      after?.createdAt ?? Number.MAX_SAFE_INTEGER,
+      after?.tokenId ?? "",
+      limit,
+    );
+    return rows.map((row) => ({
+      tokenId: row.token_id,
+      scopes: JSON.parse(row.scopes) as OperatorScope[],
+      ...(row.label !== null ? { label: row.label } : {}),
+      createdAt: row.created_at,
+      ...(row.last_used_at !== null ? { lastUsedAt: row.last_used_at } : {}),
+    }));
+  }
+
+  touchToken(tokenId: string, at: number): void {
+    this.sql.exec("UPDATE tokens SET last_used_at = ? WHERE token_id = ?", at, tokenId);
+  }
+
+  deleteAllTokens(): string[] {
+    this.cached.clear();
+    return all<{ token_id: string }>(this.sql, "DELETE FROM tokens RETURNING token_id").map((r) => r.token_id);
+  }
+
+  tokenCount(): number {
+    return first<{ n: number }>(this.sql, "SELECT count(*) AS n FROM tokens")?.n ?? 0;
+  }
+
+  /** Drops the cached tokens (the database was wiped). */
+  forget(): void {
+    this.cached.clear();
+  }
+
+  // ── Stream tickets ──────────────────────────────────────────────────────
+
+  /** Stores a ticket (by hash) until `expiresAt`; expired ones are dropped on the way. */
+  insertTicket(hash: string, grantJson: string, expiresAt: number, now: number): void {
+    this.sql.exec("DELETE FROM stream_tickets WHERE expires_at <= ?", now);
+    this.sql.exec(
+      "INSERT INTO stream_tickets (hash, grant_json, expires_at) VALUES (?, ?, ?)",
+      hash,
+      grantJson,
+      expiresAt,
+    );
+  }
+
+  /** Removes a ticket and answers its grant if it had not expired (single use either way). */
+  takeTicket(hash: string, now: number): string | undefined {
+    const row = first<{ grant_json: string; expires_at: number }>(
+      this.sql,
+      "DELETE FROM stream_tickets WHERE hash = ? RETURNING grant_json, expires_at",
+      hash,
+    );
+    return row && row.expires_at > now ? row.grant_json : undefined;
   }
 }

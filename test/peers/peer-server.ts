@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Validator } from "@seriousme/openapi-schema-validator";
 
 /**
  * Real peers for tests, on 127.0.0.1: an OpenAI-compatible model and webhook agent hosts.
@@ -36,6 +37,11 @@ export async function startPeers(): Promise<Peers> {
           200,
           recorded.filter((r) => r.path.includes(url.searchParams.get("path") ?? "")),
         );
+      // Validates an OpenAPI document against the official 3.x JSON schemas (ajv needs Node, not workerd).
+      if (url.pathname === "/control/validate-openapi") {
+        const result = await new Validator().validate(JSON.parse(body));
+        return json(res, 200, { valid: result.valid, errors: result.errors ?? null });
+      }
       if (url.pathname === "/control/fail") {
         const { path, times } = JSON.parse(body);
         failuresLeft.set(path, times);

@@ -1,26 +1,61 @@
 import { Hono } from "hono";
 import { isAdminToken } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
-import { revokeToken } from "../../domain/tenant-admin";
+import {
+  createTenant,
+  deleteTenantStep,
+  listTenants,
+  listTokens,
+  revokeToken,
+  tenantInfo,
+} from "../../domain/tenant-admin";
+import { adminListQuerySchema } from "../../protocol/admin";
 import { createTenantBodySchema, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
 import { tenantApi } from "../../stubs";
+import { logAuthFailure } from "../auth-log";
 import type { AppEnv } from "../context";
-import { conflict, notFound, unauthorized } from "../errors";
-import { readJson } from "../request";
+import { conflict, errorBody, notFound, unauthorized } from "../errors";
+import { parseQuery, readJson } from "../request";
 
 /** Deployment admin API: tenants and their tokens. Guarded by ADMIN_TOKEN. */
 export const adminRoutes = new Hono<AppEnv>();
 
 adminRoutes.use("*", async (c, next) => {
-  if (!isAdminToken(c.env, bearerToken(c.req.header("authorization")))) throw unauthorized();
+  const token = bearerToken(c.req.header("authorization"));
+  if (!isAdminToken(c.env, token)) {
+    logAuthFailure(
+      c,
+      !c.env.ADMIN_TOKEN ? "admin API closed (ADMIN_TOKEN unset)" : token ? "admin token not valid" : "no bearer token",
+    );
+    throw unauthorized();
+  }
   await next();
 });
 
 adminRoutes.post("/tenants", async (c) => {
   const { id } = await readJson(c, createTenantBodySchema);
-  const created = await tenantApi(c.env, id).create(id);
-  if (!created) throw conflict(`Tenant already exists: ${id}`);
+  if (!(await createTenant(c.env, id))) throw conflict(`Tenant already exists: ${id}`);
   return c.json({ id }, 201);
+});
+
+adminRoutes.get("/tenants", async (c) => {
+  const query = parseQuery(c.req.queries(), adminListQuerySchema);
+  return c.json({ ok: true, ...(await listTenants(c.env, query)) });
+});
+
+adminRoutes.get("/tenants/:id", async (c) => {
+  return c.json({ ok: true, tenant: await tenantInfo(c.env, tenantIdParam(c.req.param("id"))) });
+});
+
+/** Deletes the tenant with all its data, a bounded step per call: 202 until done, then 200. */
+adminRoutes.delete("/tenants/:id", async (c) => {
+  const progress = await deleteTenantStep(c.env, tenantIdParam(c.req.param("id")));
+  return c.json({ ok: true, ...progress }, progress.done ? 200 : 202);
+});
+
+adminRoutes.get("/tenants/:id/tokens", async (c) => {
+  const query = parseQuery(c.req.queries(), adminListQuerySchema);
+  return c.json({ ok: true, ...(await listTokens(c.env, tenantIdParam(c.req.param("id")), query)) });
 });
 
 adminRoutes.post("/tenants/:id/tokens", async (c) => {
@@ -51,3 +86,8 @@ function tenantIdParam(id: string): string {
   if (!TENANT_ID_PATTERN.test(id)) throw notFound(`Tenant not found: ${id}`);
   return id;
 }
+
+// Every other /v1/admin path is unknown here: 404 (with a valid admin token), never the tenant routes' 401.
+adminRoutes.all("*", (c) =>
+  c.json(errorBody("not_found", `No admin route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404),
+);

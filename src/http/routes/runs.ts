@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { runCallback } from "../../domain/runs";
-import { runCompleteBodySchema, runProgressBodySchema } from "../../protocol/http";
+import { runCompleteBodySchema, runProgressBodySchema } from "../../protocol/webhooks";
 import { dropUndefined } from "../../util/encoding";
 import { type AppEnv, requireScope } from "../context";
 import { readJson } from "../request";

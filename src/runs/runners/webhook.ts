@@ -1,5 +1,6 @@
 import { hmacHex } from "../../auth/run-token";
 import type { TranscriptMessage } from "../../protocol/session";
+import type { WebhookRunRequest } from "../../protocol/webhooks";
 import { type Runner, RunnerError } from "./runner";
 
 /** Header carrying `sha256=<hex HMAC of the body>` with the tenant's runner secret. */
@@ -13,7 +14,7 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
   return async (request) => {
     const config = request.config;
     if (config.type !== "webhook") throw new RunnerError("webhook runner misconfigured");
-    const body = JSON.stringify({
+    const payload: WebhookRunRequest = {
       type: "run",
       runId: request.runId,
       tenantId: request.tenantId,
@@ -35,7 +36,8 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
             complete: `${request.callbackBase}/v1/runs/${request.runId}/complete`,
           }
         : undefined,
-    });
+    };
+    const body = JSON.stringify(payload);
     let response: Response;
     try {
       response = await fetch(config.url, {

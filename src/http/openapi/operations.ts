@@ -1,0 +1,443 @@
+import { z } from "zod";
+import {
+  adminListQuerySchema,
+  issuedTokenSchema,
+  tenantDeletionSchema,
+  tenantInfoSchema,
+  tenantListSchema,
+  tokenListSchema,
+} from "../../protocol/admin";
+import { tenantConfigSchema } from "../../protocol/config";
+import {
+  createTenantBodySchema,
+  ingestBatchBodySchema,
+  ingestBodySchema,
+  issueTokenBodySchema,
+} from "../../protocol/http";
+import { sessionsListParamsSchema } from "../../protocol/methods";
+import { runListQuerySchema, runListResponseSchema, runQuerySchema, runResponseSchema } from "../../protocol/runs";
+import { sessionPatchFieldsSchema } from "../../protocol/session";
+import { streamTicketSchema } from "../../protocol/stream-ticket";
+import { runCompleteBodySchema, runProgressBodySchema } from "../../protocol/webhooks";
+import {
+  batchResultSchema,
+  createdTenantSchema,
+  deleteResultSchema,
+  deliveriesSchema,
+  healthSchema,
+  historyPageSchema,
+  ingestResultSchema,
+  patchResultSchema,
+  reindexResultSchema,
+  resetResultSchema,
+  revokedTokenSchema,
+  runCallbackResultSchema,
+  secretSchema,
+  serviceInfoSchema,
+  sessionsListSchema,
+  toolInvokeBodySchema,
+  toolResultSchema,
+} from "./responses";
+
+/**
+ * Every HTTP route of the service, described for the OpenAPI document (built from these by
+ * hono-openapi, schemas from zod). A test checks this list against the app's real routes.
+ * `tenant` routes are served at the root for DEFAULT_TENANT and under /t/{tenantId}.
+ */
+
+export type Operation = {
+  method: "get" | "post" | "put" | "patch" | "delete";
+  /** Hono path syntax (`:param`), as the route is registered. */
+  path: string;
+  scope: "root" | "admin" | "tenant";
+  tag: string;
+  summary: string;
+  description?: string;
+  /** Who may call it: an operator scope, a run token, the admin token, or anyone. */
+  auth: "none" | "admin" | "operator.read" | "operator.write" | "operator.admin" | "run" | "operator.write or run";
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  ok: { status: number; schema?: z.ZodType; description: string; contentType?: string; text?: boolean };
+  /** Error statuses besides the auth ones (added from `auth`). */
+  errors?: number[];
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: "Invalid input (the message names the field).",
+  401: "Missing or unknown token (for this tenant).",
+  403: "The token lacks the scope, or is a run token where only operators may call.",
+  404: "Not found.",
+  409: "Conflict.",
+  413: "Body over 2 MB, or a message over the per-message limit.",
+  429: "Rate limited (Retry-After says when to retry).",
+};
+
+export { ERROR_TEXT };
+
+const keyParam =
+  "Session key as the caller writes it (`main`, `agent:<agentId>:<name>`, …); URL-encode `:`-free forms freely.";
+
+export const OPERATIONS: Operation[] = [
+  // ── Service ───────────────────────────────────────────────────────────────
+  {
+    method: "get",
+    path: "/health",
+    scope: "root",
+    tag: "Service",
+    summary: "Liveness",
+    auth: "none",
+    ok: { status: 200, schema: healthSchema, description: "The service is up." },
+  },
+  {
+    method: "get",
+    path: "/openapi.json",
+    scope: "root",
+    tag: "Service",
+    summary: "This OpenAPI 3.1 document",
+    auth: "none",
+    ok: { status: 200, description: "The document.", contentType: "application/json" },
+  },
+  {
+    method: "get",
+    path: "/docs",
+    scope: "root",
+    tag: "Service",
+    summary: "API reference page (Swagger UI, served offline)",
+    auth: "none",
+    ok: { status: 200, description: "HTML page rendering /openapi.json.", contentType: "text/html", text: true },
+  },
+  {
+    method: "get",
+    path: "/docs/assets/:file",
+    scope: "root",
+    tag: "Service",
+    summary: "Script and styles of the reference page",
+    auth: "none",
+    ok: { status: 200, description: "swagger-ui-bundle.js or swagger-ui.css.", contentType: "text/plain", text: true },
+    errors: [404],
+  },
+  {
+    method: "get",
+    path: "/",
+    scope: "tenant",
+    tag: "Gateway",
+    summary: "Gateway WebSocket (upgrade), else service info",
+    description:
+      "With `Upgrade: websocket` this is the OpenClaw gateway WebSocket (protocol 3 and 4): `connect.challenge`, then a `connect` request carrying `auth.token`. Without, a small JSON description. 404 on upgrade for an unknown tenant.",
+    auth: "none",
+    ok: { status: 200, schema: serviceInfoSchema, description: "Service info (101 Switching Protocols on upgrade)." },
+    errors: [404],
+  },
+
+  // ── Admin (ADMIN_TOKEN) ───────────────────────────────────────────────────
+  {
+    method: "post",
+    path: "/v1/admin/tenants",
+    scope: "admin",
+    tag: "Admin",
+    summary: "Create a tenant",
+    auth: "admin",
+    body: createTenantBodySchema,
+    ok: { status: 201, schema: createdTenantSchema, description: "Created." },
+    errors: [400, 409],
+  },
+  {
+    method: "get",
+    path: "/v1/admin/tenants",
+    scope: "admin",
+    tag: "Admin",
+    summary: "List tenants (by id, paged)",
+    auth: "admin",
+    query: adminListQuerySchema,
+    ok: { status: 200, schema: tenantListSchema, description: "A page of tenants." },
+    errors: [400],
+  },
+  {
+    method: "get",
+    path: "/v1/admin/tenants/:id",
+    scope: "admin",
+    tag: "Admin",
+    summary: "A tenant with its counts",
+    auth: "admin",
+    ok: { status: 200, schema: tenantInfoSchema, description: "The tenant." },
+    errors: [404],
+  },
+  {
+    method: "delete",
+    path: "/v1/admin/tenants/:id",
+    scope: "admin",
+    tag: "Admin",
+    summary: "Delete a tenant with all its data (call until done)",
+    description:
+      "Each call does a bounded step: the first revokes every token and closes the tenant's sockets, then sessions (transcripts, runs, timers, attachments) are deleted a batch at a time, then leftover attachment files, then the tenant's config, index and secrets. 202 while work remains (call again), 200 with `done: true` at the end. Safe to repeat after a failure.",
+    auth: "admin",
+    ok: { status: 200, schema: tenantDeletionSchema, description: "Deleted (202 with the same body while deleting)." },
+    errors: [404],
+  },
+  {
+    method: "get",
+    path: "/v1/admin/tenants/:id/tokens",
+    scope: "admin",
+    tag: "Admin",
+    summary: "List a tenant's tokens (never their secrets)",
+    auth: "admin",
+    query: adminListQuerySchema,
+    ok: { status: 200, schema: tokenListSchema, description: "A page of tokens, newest first." },
+    errors: [400, 404],
+  },
+  {
+    method: "post",
+    path: "/v1/admin/tenants/:id/tokens",
+    scope: "admin",
+    tag: "Admin",
+    summary: "Issue an operator token",
+    auth: "admin",
+    body: issueTokenBodySchema,
+    ok: { status: 201, schema: issuedTokenSchema, description: "The token, shown once." },
+    errors: [400, 404],
+  },
+  {
+    method: "delete",
+    path: "/v1/admin/tenants/:id/tokens/:tokenId",
+    scope: "admin",
+    tag: "Admin",
+    summary: "Revoke a token (closes the sockets it opened)",
+    auth: "admin",
+    ok: { status: 200, schema: revokedTokenSchema, description: "Revoked." },
+    errors: [404],
+  },
+  {
+    method: "post",
+    path: "/v1/admin/tenants/:id/reindex",
+    scope: "admin",
+    tag: "Admin",
+    summary: "Rebuild a tenant's session index from its session objects",
+    auth: "admin",
+    ok: { status: 200, schema: reindexResultSchema, description: "Rebuilt." },
+    errors: [404],
+  },
+
+  // ── Sessions ──────────────────────────────────────────────────────────────
+  {
+    method: "get",
+    path: "/v1/sessions",
+    scope: "tenant",
+    tag: "Sessions",
+    summary: "List sessions (OpenClaw's sessions.list)",
+    auth: "operator.read",
+    query: sessionsListParamsSchema,
+    ok: { status: 200, schema: sessionsListSchema, description: "Rows newest first." },
+    errors: [400],
+  },
+  {
+    method: "post",
+    path: "/v1/sessions/:key/messages",
+    scope: "tenant",
+    tag: "Sessions",
+    summary: "Append a message (the first creates the session); run: true starts an agent run",
+    description: keyParam,
+    auth: "operator.write",
+    body: ingestBodySchema,
+    ok: { status: 201, schema: ingestResultSchema, description: "Appended (and the run started)." },
+    errors: [400, 413],
+  },
+  {
+    method: "post",
+    path: "/v1/sessions/:key/messages/batch",
+    scope: "tenant",
+    tag: "Sessions",
+    summary: "Append up to 1,000 messages atomically",
+    auth: "operator.write",
+    body: ingestBatchBodySchema,
+    ok: { status: 201, schema: batchResultSchema, description: "Appended." },
+    errors: [400, 413],
+  },
+  {
+    method: "patch",
+    path: "/v1/sessions/:key",
+    scope: "tenant",
+    tag: "Sessions",
+    summary: "Patch a session (OpenClaw's sessions.patch; null clears; creates when absent)",
+    auth: "operator.write",
+    body: sessionPatchFieldsSchema,
+    ok: { status: 200, schema: patchResultSchema, description: "The patched entry." },
+    errors: [400],
+  },
+  {
+    method: "delete",
+    path: "/v1/sessions/:key",
+    scope: "tenant",
+    tag: "Sessions",
+    summary: "Delete a session (main cannot be deleted)",
+    auth: "operator.write",
+    ok: { status: 200, schema: deleteResultSchema, description: "Deleted." },
+    errors: [400, 404],
+  },
+  {
+    method: "post",
+    path: "/v1/sessions/:key/reset",
+    scope: "tenant",
+    tag: "Sessions",
+    summary: "Start a new transcript under the same key",
+    auth: "operator.write",
+    ok: { status: 200, schema: resetResultSchema, description: "The new entry." },
+    errors: [400],
+  },
+  {
+    method: "get",
+    path: "/v1/sessions/:key/deliveries",
+    scope: "tenant",
+    tag: "Sessions",
+    summary: "The session's delivery outbox, newest first",
+    auth: "operator.read",
+    query: z.object({ limit: z.number().optional() }),
+    ok: { status: 200, schema: deliveriesSchema, description: "Deliveries." },
+    errors: [400],
+  },
+  {
+    method: "get",
+    path: "/sessions/:key/history",
+    scope: "tenant",
+    tag: "History",
+    summary: "History (OpenClaw's HTTP surface); SSE follow with Accept: text/event-stream",
+    description:
+      "`limit` absent = everything (streamed), < 1 → 1, > 1000 → 1000; `cursor` (`seq:N` or `N`) ends the page before it. With `Accept: text/event-stream` (or `follow=1`) the answer is an SSE stream: `event: history`, then `event: message` per append, `: keepalive` every 15 s. Browsers (EventSource) pass `?ticket=` from POST …/history/stream-ticket instead of the Authorization header.",
+    auth: "operator.read",
+    query: z.object({
+      limit: z.string().optional(),
+      cursor: z.string().optional(),
+      includeTools: z.string().optional().describe("1 includes tool results."),
+      follow: z.string().optional().describe("1 = SSE."),
+      ticket: z.string().optional().describe("A stream ticket (SSE only, single use, one minute)."),
+    }),
+    ok: { status: 200, schema: historyPageSchema, description: "A history page (or text/event-stream)." },
+    errors: [400, 404],
+  },
+  {
+    method: "post",
+    path: "/sessions/:key/history/stream-ticket",
+    scope: "tenant",
+    tag: "History",
+    summary: "A single-use, one-minute ticket to follow history with EventSource",
+    description:
+      "EventSource cannot send an Authorization header. Trade the token for a ticket here, then open `url` (history with `?ticket=`); the ticket works for one connection within a minute and carries the token's rights for this session only.",
+    auth: "operator.read",
+    ok: { status: 201, schema: streamTicketSchema, description: "The ticket." },
+    errors: [400, 404],
+  },
+  {
+    method: "get",
+    path: "/v1/transcripts/:agentId/:file",
+    scope: "tenant",
+    tag: "History",
+    summary: "A transcript as OpenClaw's JSONL (`<sessionId>.jsonl`)",
+    auth: "operator.read",
+    ok: { status: 200, description: "JSON lines.", contentType: "application/x-ndjson", text: true },
+    errors: [404],
+  },
+
+  // ── Runs ──────────────────────────────────────────────────────────────────
+  {
+    method: "get",
+    path: "/v1/runs/:runId",
+    scope: "tenant",
+    tag: "Runs",
+    summary: "A run: status, timestamps, error, reply, usage; ?wait= long-polls until it ends",
+    auth: "operator.read",
+    query: runQuerySchema,
+    ok: { status: 200, schema: runResponseSchema, description: "The run (as it is after the wait)." },
+    errors: [400, 404],
+  },
+  {
+    method: "get",
+    path: "/v1/sessions/:key/runs",
+    scope: "tenant",
+    tag: "Runs",
+    summary: "A session's runs, newest first (paged)",
+    auth: "operator.read",
+    query: runListQuerySchema,
+    ok: { status: 200, schema: runListResponseSchema, description: "A page of runs." },
+    errors: [400, 404],
+  },
+  {
+    method: "post",
+    path: "/v1/runs/:runId/events",
+    scope: "tenant",
+    tag: "Webhook runner callbacks",
+    summary: "Progress of a deferred webhook run (run token of this run)",
+    auth: "run",
+    body: runProgressBodySchema,
+    ok: { status: 200, schema: runCallbackResultSchema, description: "Acknowledged." },
+    errors: [400, 404],
+  },
+  {
+    method: "post",
+    path: "/v1/runs/:runId/complete",
+    scope: "tenant",
+    tag: "Webhook runner callbacks",
+    summary: "Complete a deferred webhook run (late and repeated calls change nothing)",
+    auth: "run",
+    body: runCompleteBodySchema,
+    ok: { status: 200, schema: runCallbackResultSchema, description: "Acknowledged." },
+    errors: [400, 404],
+  },
+  {
+    method: "get",
+    path: "/v1/runner-secret",
+    scope: "tenant",
+    tag: "Webhook runner callbacks",
+    summary: "The HMAC key outbound webhook bodies are signed with",
+    auth: "operator.admin",
+    ok: { status: 200, schema: secretSchema, description: "The secret." },
+  },
+  {
+    method: "post",
+    path: "/v1/runner-secret/rotate",
+    scope: "tenant",
+    tag: "Webhook runner callbacks",
+    summary: "Rotate the runner secret",
+    auth: "operator.admin",
+    ok: { status: 200, schema: secretSchema, description: "The new secret." },
+  },
+
+  // ── Config and tools ──────────────────────────────────────────────────────
+  {
+    method: "get",
+    path: "/v1/config",
+    scope: "tenant",
+    tag: "Config",
+    summary: "The tenant config (OpenClaw key names)",
+    auth: "operator.admin",
+    ok: {
+      status: 200,
+      schema: z.object({ ok: z.literal(true), config: tenantConfigSchema }),
+      description: "The config.",
+    },
+  },
+  {
+    method: "put",
+    path: "/v1/config",
+    scope: "tenant",
+    tag: "Config",
+    summary: "Replace the tenant config (validated whole; unknown keys are errors)",
+    auth: "operator.admin",
+    body: tenantConfigSchema,
+    ok: {
+      status: 200,
+      schema: z.object({ ok: z.literal(true), config: tenantConfigSchema }),
+      description: "The stored config.",
+    },
+    errors: [400],
+  },
+  {
+    method: "post",
+    path: "/tools/invoke",
+    scope: "tenant",
+    tag: "Tools",
+    summary: "Invoke a session tool (OpenClaw's /tools/invoke)",
+    auth: "operator.write or run",
+    body: toolInvokeBodySchema,
+    ok: { status: 200, schema: toolResultSchema, description: "The tool's result." },
+    errors: [400, 404, 413, 429],
+  },
+];

@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { OPERATOR_SCOPES } from "./http";
+
+/** Shapes of the deployment admin API (`/v1/admin/*`, ADMIN_TOKEN). */
+
+export const ADMIN_LIST_DEFAULT_LIMIT = 50;
+export const ADMIN_LIST_MAX_LIMIT = 500;
+
+export const adminListQuerySchema = z.object({
+  limit: z
+    .int("limit must be a whole number")
+    .min(1, "limit must be at least 1")
+    .optional()
+    .describe(`Items per page (default ${ADMIN_LIST_DEFAULT_LIMIT}, at most ${ADMIN_LIST_MAX_LIMIT}).`),
+  cursor: z.string().min(1).max(200).optional().describe("nextCursor of the previous page."),
+});
+
+export const tenantSummarySchema = z
+  .object({
+    id: z.string(),
+    createdAt: z.number().describe("Epoch ms the directory first recorded the tenant."),
+    status: z.enum(["active", "deleting"]),
+  })
+  .meta({ id: "TenantSummary" });
+
+export const tenantListSchema = z
+  .object({
+    ok: z.literal(true),
+    tenants: z.array(tenantSummarySchema).describe("By id."),
+    hasMore: z.boolean(),
+    nextCursor: z.string().optional(),
+  })
+  .meta({ id: "TenantList" });
+
+export const tenantInfoSchema = z
+  .object({
+    ok: z.literal(true),
+    tenant: z.object({
+      id: z.string(),
+      createdAt: z.number(),
+      status: z.enum(["active", "deleting"]),
+      sessions: z.number().describe("Sessions in the tenant's index."),
+      tokens: z.number().describe("Operator tokens issued and not revoked."),
+    }),
+  })
+  .meta({ id: "TenantInfo" });
+
+export const tokenInfoSchema = z
+  .object({
+    tokenId: z.string().describe("The public half of the token (`ocs_<tokenId>.<secret>`)."),
+    scopes: z.array(z.enum(OPERATOR_SCOPES)),
+    label: z.string().optional(),
+    createdAt: z.number(),
+    lastUsedAt: z.number().optional().describe("Recorded at most once a minute per token."),
+  })
+  .meta({ id: "TokenInfo" });
+
+export const tokenListSchema = z
+  .object({
+    ok: z.literal(true),
+    tenantId: z.string(),
+    tokens: z.array(tokenInfoSchema).describe("Newest first. Secrets and hashes are never listed."),
+    hasMore: z.boolean(),
+    nextCursor: z.string().optional(),
+  })
+  .meta({ id: "TokenList" });
+
+export const tenantDeletionSchema = z
+  .object({
+    ok: z.literal(true),
+    tenantId: z.string(),
+    status: z.enum(["deleting", "deleted"]),
+    done: z.boolean().describe("False: call DELETE again (each call does a bounded step)."),
+    deletingSince: z.number().optional(),
+    sessions: z.object({
+      deleted: z.number().describe("Sessions deleted by this call (transcripts, runs, attachments)."),
+      failed: z.number().describe("Sessions whose deletion failed in this call (retried by the next call)."),
+      remaining: z.number(),
+    }),
+    attachments: z.object({ deleted: z.number().describe("Leftover attachment files removed by this call.") }),
+  })
+  .meta({ id: "TenantDeletion" });
+
+export const issuedTokenSchema = z
+  .object({
+    tokenId: z.string(),
+    token: z.string().describe("Shown once; only its SHA-256 is stored."),
+    scopes: z.array(z.enum(OPERATOR_SCOPES)),
+  })
+  .meta({ id: "IssuedToken" });
