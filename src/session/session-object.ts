@@ -16,6 +16,7 @@ import type { SpawnSpec } from "../spawn/spawn-store";
 import { dropUndefined } from "../util/encoding";
 import { applyAppend, applyPatch, newEntry, resetEntry, withDelivery } from "./entry";
 import { FOLLOW_DEFAULT_LIMIT, Followers, type FollowQuery } from "./followers";
+import { SeqWaiters } from "./seq-waiters";
 import { type AppendRejected, oversized } from "./message-limits";
 import { type LiveEvent, Publisher } from "./publisher";
 import { type SessionRow, toSessionRow } from "./session-row";
@@ -54,6 +55,7 @@ export class SessionObject extends DurableObject<Env> {
   private store: SessionStore;
   private readonly publisher: Publisher;
   private readonly followers: Followers;
+  private readonly seqWaiters = new SeqWaiters();
   private readonly engine: RunEngine;
   private readonly outbox: Outbox;
   private readonly flows: A2aFlowDriver;
@@ -244,6 +246,7 @@ export class SessionObject extends DurableObject<Env> {
     // Still the commit's turn: the retry alarm is written with the messages, so a crash
     // before the publish below cannot leave them undelivered.
     void this.scheduleAlarm();
+    this.seqWaiters.appended(sessionId, seqs.at(-1)!);
     if (this.followers.size > 0) {
       const page = this.store.forward({
         sessionId,
@@ -305,6 +308,17 @@ export class SessionObject extends DurableObject<Env> {
         ? this.store.tail({ ...query, sessionId })
         : this.store.forward({ ...query, sessionId });
     return { ...page, sessionId };
+  }
+
+  /**
+   * sessions_wait: returns once the current transcript has a message past `afterSeq` or after
+   * `timeoutMs`, with the transcript's last seq (0 while the session does not exist yet).
+   */
+  async waitForMessages(afterSeq: number, timeoutMs: number): Promise<{ sessionId: string | null; lastSeq: number }> {
+    const before = this.entry();
+    if ((before?.messageCount ?? 0) <= afterSeq) await this.seqWaiters.wait(before?.sessionId ?? "", afterSeq, timeoutMs);
+    const after = this.entry();
+    return { sessionId: after?.sessionId ?? null, lastSeq: after?.messageCount ?? 0 };
   }
 
   /** Transcripts this key has had (the current one last). */
