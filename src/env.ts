@@ -7,6 +7,8 @@ export interface Env {
   TENANTS: DurableObjectNamespace<TenantObject>;
   /** sessions_spawn attachments. */
   ATTACHMENTS: R2Bucket;
+  /** OAuth clients, grants and tokens of the MCP endpoint (@cloudflare/workers-oauth-provider). */
+  OAUTH_KV: KVNamespace;
   /** Tenant served at the root as well as under /t/<id>. */
   DEFAULT_TENANT?: string;
   /** Deployment secret guarding /v1/admin/*. Unset = admin API closed. */

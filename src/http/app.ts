@@ -1,5 +1,7 @@
 import { Hono } from "hono";
 import { DomainError } from "../domain/tenant-context";
+import { mcpRoutes } from "../mcp/http";
+import { oauthRoutes } from "../oauth/routes";
 import { type AppEnv, tenantAuth, toApiError } from "./context";
 import { ApiError, errorBody } from "./errors";
 import { adminRoutes } from "./routes/admin";
@@ -29,6 +31,9 @@ export function createApp() {
   app.get("/t/:tenantId", gatewayUpgrade);
   app.get("/t/:tenantId/", gatewayUpgrade);
   app.route("/v1/admin", adminRoutes);
+  // MCP and its OAuth come before the tenant routes, whose auth middleware would claim their paths.
+  app.route("/", oauthRoutes);
+  app.route("/", mcpRoutes);
   app.route("/t/:tenantId", tenantApp());
   app.route("/", tenantApp());
 

@@ -16,9 +16,9 @@ import type { SpawnSpec } from "../spawn/spawn-store";
 import { dropUndefined } from "../util/encoding";
 import { applyAppend, applyPatch, newEntry, resetEntry, withDelivery } from "./entry";
 import { FOLLOW_DEFAULT_LIMIT, Followers, type FollowQuery } from "./followers";
-import { SeqWaiters } from "./seq-waiters";
 import { type AppendRejected, oversized } from "./message-limits";
 import { type LiveEvent, Publisher } from "./publisher";
+import { SeqWaiters } from "./seq-waiters";
 import { type SessionRow, toSessionRow } from "./session-row";
 import { type Page, type PageQuery, SessionStore } from "./session-store";
 
@@ -316,7 +316,8 @@ export class SessionObject extends DurableObject<Env> {
    */
   async waitForMessages(afterSeq: number, timeoutMs: number): Promise<{ sessionId: string | null; lastSeq: number }> {
     const before = this.entry();
-    if ((before?.messageCount ?? 0) <= afterSeq) await this.seqWaiters.wait(before?.sessionId ?? "", afterSeq, timeoutMs);
+    if ((before?.messageCount ?? 0) <= afterSeq)
+      await this.seqWaiters.wait(before?.sessionId ?? "", afterSeq, timeoutMs);
     const after = this.entry();
     return { sessionId: after?.sessionId ?? null, lastSeq: after?.messageCount ?? 0 };
   }

@@ -30,7 +30,11 @@ export const TOOL_INFO: Record<string, ToolInfo> = {
       "Read a visible session's transcript: its newest messages, sanitized (secrets redacted, long texts cut); " +
       "tool messages only with includeTools.",
     readOnly: true,
-    params: { sessionKey: SESSION_KEY, limit: "At most this many messages (1-1000).", includeTools: "Include tool calls and results." },
+    params: {
+      sessionKey: SESSION_KEY,
+      limit: "At most this many messages (1-1000).",
+      includeTools: "Include tool calls and results.",
+    },
   },
   session_status: {
     title: "Session status",
@@ -38,7 +42,10 @@ export const TOOL_INFO: Record<string, ToolInfo> = {
       "A status card of a visible session (model, tokens, message count). model sets the session's model override; " +
       '"default" clears it.',
     readOnly: false,
-    params: { sessionKey: `${SESSION_KEY} Default: the calling session.`, model: 'Model override to set, or "default".' },
+    params: {
+      sessionKey: `${SESSION_KEY} Default: the calling session.`,
+      model: 'Model override to set, or "default".',
+    },
   },
   agents_list: {
     title: "List agents",
@@ -64,7 +71,10 @@ export const TOOL_INFO: Record<string, ToolInfo> = {
       "Start a sub-agent on a task in a new isolated session. It runs in the background; its result is announced " +
       "to the calling session when it finishes. Returns the child session key and run id at once.",
     readOnly: false,
-    params: { task: "What the sub-agent should do.", agentId: "Target agent (see agents_list). Default: the caller's." },
+    params: {
+      task: "What the sub-agent should do.",
+      agentId: "Target agent (see agents_list). Default: the caller's.",
+    },
   },
   sessions_wait: {
     title: "Wait for session messages",

@@ -43,7 +43,13 @@ export async function sessionsWait(ctx: TenantContext, requester: Requester, arg
   // Tool results are read too, so a page of only tool results still moves nextAfterSeq on.
   const page = timedOut
     ? null
-    : await stub.read({ direction: "forward", cursorSeq: afterSeq, limit, includeTools: true, maxBytes: PAGE_MAX_BYTES });
+    : await stub.read({
+        direction: "forward",
+        cursorSeq: afterSeq,
+        limit,
+        includeTools: true,
+        maxBytes: PAGE_MAX_BYTES,
+      });
   const records = page?.messages ?? [];
   const messages = records.map((m) => JSON.parse(m.json) as Record<string, unknown> & { role: string });
   const sanitized = sanitizeToolHistory(messages, { includeTools: args.includeTools === true });
