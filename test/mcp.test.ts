@@ -59,6 +59,12 @@ const toolCall = (name: string, args: unknown, id: number | string = 1) => ({
   params: { name, arguments: args },
 });
 
+/** The JSON document a resource read returns. */
+const readJson = async (client: Client, uri: string) => {
+  const content = (await client.readResource({ uri })).contents[0] as { text: string };
+  return JSON.parse(content.text);
+};
+
 async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
   return (await client.callTool({ name, arguments: args })) as {
     content: Array<{ type: string; text: string }>;
@@ -367,11 +373,10 @@ describe("MCP endpoint: resources", () => {
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates[0]!.uriTemplate).toBe("openclaw://session/{sessionKey}{?beforeSeq,limit}");
 
-    const first = await client.readResource({ uri: "openclaw://session/agent%3Amain%3Alog?limit=2" });
-    const page = JSON.parse(first.contents[0]!.text as string);
+    const page = await readJson(client, "openclaw://session/agent%3Amain%3Alog?limit=2");
     expect(page.messages.map((m: any) => m.content)).toEqual(["line 4", "line 5"]);
     expect(page).toMatchObject({ sessionKey: "agent:main:log", hasMore: true, nextBeforeSeq: 4 });
-    const older = JSON.parse((await client.readResource({ uri: page.nextUri })).contents[0]!.text as string);
+    const older = await readJson(client, page.nextUri);
     expect(older.messages.map((m: any) => m.content)).toEqual(["line 2", "line 3"]);
     await client.close();
   });
