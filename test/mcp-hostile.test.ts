@@ -225,6 +225,17 @@ describe("MCP endpoint under hostile input", () => {
     expect(sixteen.status).toBe(200);
     expect(JSON.parse(sixteen.text)).toHaveLength(16);
 
+    const twice = await post(
+      t,
+      JSON.stringify([
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      ]),
+      json,
+    );
+    expect(twice.status).toBe(400);
+    expect(JSON.parse(twice.text).error.message).toContain("duplicate request id");
+
     const empty = await post(t, "[]", json);
     expect(empty.status).toBe(400);
     expect(JSON.parse(empty.text).error.code).toBe(-32600);

@@ -329,6 +329,52 @@ describe("MCP endpoint: sessions_wait", () => {
     await client.close();
   });
 
+  it("keeps a long wait alive with progress notifications for a client that asks for them", async () => {
+    const t = await freshTenant("mcp-wait-progress");
+    await t.append("main", user("quiet"));
+    const client = await connectTenant(t);
+    const progress: number[] = [];
+    // Without a progress notification at 10 s the client's 12 s timeout would end the 14 s wait.
+    const result = (await client.callTool(
+      { name: "sessions_wait", arguments: { sessionKey: "main", afterSeq: 1, timeoutSeconds: 14 } },
+      undefined,
+      { timeout: 12_000, resetTimeoutOnProgress: true, onprogress: (p) => progress.push(p.progress) },
+    )) as { structuredContent?: any };
+    expect(result.structuredContent).toMatchObject({ timedOut: true, messages: [] });
+    expect(progress).toEqual([1]);
+    await client.close();
+  }, 30_000);
+
+  it("is served by /tools/invoke too, with the same answer", async () => {
+    const t = await freshTenant("mcp-wait-invoke");
+    await t.append("main", user("a"));
+    await t.append("main", user("b"));
+    const res = await t.invoke("sessions_wait", { sessionKey: "main", afterSeq: 1, timeoutSeconds: 0 });
+    expect(res.status).toBe(200);
+    expect(res.data.result.details).toMatchObject({ nextAfterSeq: 2, timedOut: false });
+    expect(res.data.result.details.messages.map((m: any) => m.content)).toEqual(["b"]);
+  });
+
+  it("is a session tool: a sub-agent's run token without session tools does not get it", async () => {
+    const t = await freshTenant("mcp-wait-sub");
+    const runToken = await mintRunToken("test-run-token-secret", {
+      tenantId: t.id,
+      agentId: "main",
+      sessionKey: "agent:main:subagent:x",
+      runId: "r",
+      sandboxed: false,
+      spawnDepth: 1,
+      sessionTools: false,
+      exp: Date.now() + 60_000,
+    });
+    const client = await connect(`${t.prefix}/mcp`, runToken);
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).not.toContain("sessions_wait");
+    expect(names).not.toContain("sessions_list");
+    expect((await client.listResources()).resources).toEqual([]);
+    await client.close();
+  });
+
   it("moves nextAfterSeq past tool results even when they are not shown", async () => {
     const t = await freshTenant("mcp-wait-tools");
     await t.append("main", user("go"));

@@ -162,6 +162,10 @@ async function readMessages(c: Context<AppEnv>): Promise<Messages | Response> {
     }
     messages.push(parsed.data);
   }
+  // Answers are matched to requests by id: two requests with one id could not both be answered.
+  const ids = messages.flatMap((m) => ("method" in m && "id" in m ? [m.id] : []));
+  if (new Set(ids).size !== ids.length)
+    return rpcError(c, 400, -32600, "Invalid Request: duplicate request id in batch");
   return { raw, messages };
 }
 

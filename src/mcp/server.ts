@@ -8,6 +8,7 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  type ServerNotification,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
@@ -52,7 +53,7 @@ export function createMcpServer(ctx: TenantContext, sessionKey: string | undefin
       .map((name) => describeTool(name)),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const admitted = await admitToolCall(ctx);
     if (!admitted.ok) return toolError(admitted.message, { retryAfterSeconds: admitted.retryAfterSeconds });
     const name = request.params.name.trim();
@@ -60,6 +61,7 @@ export function createMcpServer(ctx: TenantContext, sessionKey: string | undefin
     if (!mayUse(ctx, name)) return toolError(`missing scope: ${requiredScope(name)}`);
     const call: InvokeRequest = { tool: name, args: request.params.arguments ?? {} };
     if (sessionKey !== undefined) call.sessionKey = sessionKey;
+    const stopKeepalive = progressKeepalive(request.params._meta?.progressToken, extra.sendNotification);
     try {
       return toCallToolResult(await invokeToolOverHttp(ctx, call));
     } catch (error) {
@@ -67,6 +69,8 @@ export function createMcpServer(ctx: TenantContext, sessionKey: string | undefin
       if (error instanceof ToolInputError || error instanceof DomainError) return toolError(error.message);
       console.error("mcp tools/call failed", error);
       return toolError("tool execution failed");
+    } finally {
+      stopKeepalive();
     }
   });
 
@@ -116,6 +120,29 @@ export function createMcpServer(ctx: TenantContext, sessionKey: string | undefin
   });
 
   return server;
+}
+
+/**
+ * While a call runs (sessions_wait, sessions_send wait for minutes), a client that asked for
+ * progress gets a notification every KEEPALIVE_MS: SDK clients with resetTimeoutOnProgress keep
+ * waiting, and proxies see bytes on the SSE stream.
+ */
+const KEEPALIVE_MS = 10_000;
+
+function progressKeepalive(
+  token: string | number | undefined,
+  send: (notification: ServerNotification) => Promise<void>,
+): () => void {
+  if (token === undefined) return () => {};
+  let progress = 0;
+  const timer = setInterval(() => {
+    progress += 1;
+    send({
+      method: "notifications/progress",
+      params: { progressToken: token, progress, message: "still working" },
+    }).catch(() => clearInterval(timer));
+  }, KEEPALIVE_MS);
+  return () => clearInterval(timer);
 }
 
 function describeTool(name: string): Tool {
