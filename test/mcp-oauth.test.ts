@@ -1,4 +1,5 @@
 import { exports } from "cloudflare:workers";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { call, freshTenant, issueToken, type TestTenant } from "./helpers";
 
@@ -288,5 +289,94 @@ describe("OAuth for the MCP endpoint", () => {
     const res = await call(`/.well-known/oauth-authorization-server/t/${t.id}`, { token: null });
     expect(res.status).toBe(400);
     expect(res.data.error).toBe("invalid_request");
+  });
+});
+
+describe("OAuth endpoints under hostile input", () => {
+  it("answers generated registration, token, revocation and authorization requests with 4xx or redirects, never 5xx", async () => {
+    const t = await freshTenant("oauth-fuzz");
+    const clientId = await register(t);
+    const str = fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom(clientId, REDIRECT, "https://evil.example/cb", "S256", "plain", "code", "token", "a:b:c", ""),
+    );
+    const formFields = fc.dictionary(
+      fc.constantFrom(
+        "grant_type",
+        "code",
+        "redirect_uri",
+        "client_id",
+        "client_secret",
+        "code_verifier",
+        "refresh_token",
+        "token",
+        "token_type_hint",
+        "resource",
+        "scope",
+        "handle",
+        "action",
+      ),
+      str,
+      { maxKeys: 6 },
+    );
+    const registration = fc.oneof(
+      fc.jsonValue().map((v) => JSON.stringify(v)),
+      fc
+        .record(
+          {
+            redirect_uris: fc.oneof(fc.array(str, { maxLength: 3 }), str),
+            client_name: str,
+            token_endpoint_auth_method: fc.constantFrom("none", "client_secret_basic", "private_key_jwt", "x"),
+            grant_types: fc.array(fc.constantFrom("authorization_code", "refresh_token", "implicit", "x"), {
+              maxLength: 3,
+            }),
+            response_types: fc.array(fc.constantFrom("code", "token"), { maxLength: 2 }),
+          },
+          { requiredKeys: [] },
+        )
+        .map((v) => JSON.stringify(v)),
+      fc.string({ maxLength: 40 }),
+    );
+    const request = fc.oneof(
+      registration.map((body) => ({
+        path: `/t/${t.id}/oauth/register`,
+        init: { method: "POST", headers: { "content-type": "application/json" }, body },
+      })),
+      formFields.map((fields) => ({
+        path: `/t/${t.id}/oauth/token`,
+        init: {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams(fields).toString(),
+        },
+      })),
+      formFields.map((fields) => ({ path: `/t/${t.id}/oauth/authorize?${new URLSearchParams(fields)}`, init: {} })),
+      formFields.map((fields) => ({
+        path: `/t/${t.id}/oauth/authorize?${new URLSearchParams(fields)}`,
+        init: {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams(fields).toString(),
+        },
+      })),
+      fc.constantFrom(
+        {
+          path: `/t/${t.id}/oauth/token`,
+          init: { method: "POST", headers: { "content-type": "application/json" }, body: "{" },
+        },
+        { path: `/t/${t.id}/oauth/token`, init: { method: "POST", body: "x".repeat(70 * 1024) } },
+        { path: `/t/${t.id}/oauth/register`, init: { method: "GET" } },
+        { path: "/t/NOT_VALID/oauth/token", init: { method: "POST", body: "a=b" } },
+        { path: "/.well-known/oauth-authorization-server/t/..", init: {} },
+        { path: "/.well-known/oauth-protected-resource/t/x%2Fy/mcp", init: {} },
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(request, async ({ path, init }) => {
+        const res = await send(path, init as RequestInit);
+        expect(res.status, `${path} → ${res.status} ${res.text.slice(0, 200)}`).toBeLessThan(500);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
