@@ -1,4 +1,4 @@
-import { evictDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -317,6 +317,27 @@ describe("MCP endpoint: sessions_wait", () => {
     const result = await waiting;
     expect(result.structuredContent).toMatchObject({ nextAfterSeq: 2, timedOut: false });
     expect(result.structuredContent.messages.map((m: any) => m.content)).toEqual(["news"]);
+    await client.close();
+  });
+
+  it("answers at once, like a timeout, when the session object is reset during the wait", async () => {
+    const t = await freshTenant("mcp-wait-evict");
+    await t.append("main", user("before"));
+    const client = await connectTenant(t);
+    const waiting = callTool(client, "sessions_wait", { sessionKey: "main", afterSeq: 1, timeoutSeconds: 60 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // What a deploy does to a running object: it is reset and its in-flight calls fail.
+    await runInDurableObject(env.SESSIONS.getByName(`${t.id}/agent:main:main`), (_, state) => {
+      state.abort("reset by the test");
+    }).catch(() => undefined);
+    const result = await waiting;
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toMatchObject({ timedOut: true, nextAfterSeq: 1, lastSeq: 1 });
+    // The next wait works on the fresh object.
+    const next = callTool(client, "sessions_wait", { sessionKey: "main", afterSeq: 1, timeoutSeconds: 20 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await t.append("main", user("after"));
+    expect((await next).structuredContent.messages.map((m: any) => m.content)).toEqual(["after"]);
     await client.close();
   });
 

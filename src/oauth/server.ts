@@ -61,7 +61,20 @@ export function authorizationServer(env: Env, origin: string, tenantId: string):
   if (cached) return cached;
   if (!oauthCapableOrigin(origin)) return null;
   const urls = oauthUrls(env, origin, tenantId);
-  const server = new OAuthAuthorizationServer<Env>({
+  let server: OAuthAuthorizationServer<Env>;
+  try {
+    server = build(urls);
+  } catch {
+    // The provider refuses an origin it cannot use as an issuer: then there is no OAuth there.
+    return null;
+  }
+  if (servers.size >= MAX_CACHED_SERVERS) servers.delete(servers.keys().next().value!);
+  servers.set(cacheKey, server);
+  return server;
+}
+
+function build(urls: OAuthUrls): OAuthAuthorizationServer<Env> {
+  return new OAuthAuthorizationServer<Env>({
     issuer: urls.issuer,
     resources: urls.resources,
     defaultResource: urls.resources[0]!,
@@ -74,7 +87,4 @@ export function authorizationServer(env: Env, origin: string, tenantId: string):
     // Client mistakes are answered on the wire; they are not this service's errors to log.
     onError: () => undefined,
   });
-  if (servers.size >= MAX_CACHED_SERVERS) servers.delete(servers.keys().next().value!);
-  servers.set(cacheKey, server);
-  return server;
 }

@@ -37,8 +37,14 @@ export async function sessionsWait(ctx: TenantContext, requester: Requester, arg
     SESSIONS_WAIT_MAX_TIMEOUT_SECONDS,
     Math.max(0, args.timeoutSeconds ?? SESSIONS_WAIT_DEFAULT_TIMEOUT_SECONDS),
   );
-  const stub = sessionStub(ctx, key);
-  const state = await stub.waitForMessages(afterSeq, Math.round(timeoutSeconds * 1000));
+  let stub = sessionStub(ctx, key);
+  let state = await stub.waitForMessages(afterSeq, Math.round(timeoutSeconds * 1000)).catch(() => null);
+  if (!state) {
+    // An object reset during the wait (a deploy, an eviction) cut it short: answer with what is
+    // there now, through a new stub (the stub of a reset object stays broken).
+    stub = sessionStub(ctx, key);
+    state = await stub.waitForMessages(afterSeq, 0);
+  }
   const timedOut = state.lastSeq <= afterSeq;
   // Tool results are read too, so a page of only tool results still moves nextAfterSeq on.
   const page = timedOut
