@@ -105,6 +105,21 @@ describe("MCP endpoint: initialize and tools/list", () => {
     await client.close();
   });
 
+  it("answers JSON, or SSE when the client accepts it and the call may wait or JSON is not accepted", async () => {
+    const t = await freshTenant("mcp-sse");
+    await t.append("main", user("x"));
+    const wait = toolCall("sessions_wait", { sessionKey: "main", timeoutSeconds: 0 });
+    const list = { jsonrpc: "2.0", id: 9, method: "tools/list" };
+    const type = async (body: unknown, accept: string) =>
+      (await rpc(`${t.prefix}/mcp`, body, { token: t.token, headers: { accept } })).headers.get("content-type");
+    expect(await type(list, ACCEPT_BOTH)).toContain("application/json");
+    expect(await type(wait, ACCEPT_BOTH)).toContain("text/event-stream");
+    expect(await type(wait, "application/json")).toContain("application/json");
+    expect(await type(list, "text/event-stream")).toContain("text/event-stream");
+    const streamed = await rpc(`${t.prefix}/mcp`, wait, { token: t.token });
+    expect(streamed.data.result.structuredContent).toMatchObject({ nextAfterSeq: 1 });
+  });
+
   it("lists the tools this caller may call, with plain object schemas derived from the zod definitions", async () => {
     const t = await freshTenant("mcp-list");
     const client = await connectTenant(t);
