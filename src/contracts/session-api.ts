@@ -118,6 +118,8 @@ export interface SessionApi {
   entry(): Awaitable<SessionEntry | null>;
   read(query: ReadQuery): Awaitable<(Page & { sessionId: string }) | null>;
   transcripts(): Awaitable<TranscriptInfo[]>;
+  /** Resolves once the transcript has a message past `afterSeq`, or after `timeoutMs` (sessions_wait). */
+  waitForMessages(afterSeq: number, timeoutMs: number): Awaitable<{ sessionId: string | null; lastSeq: number }>;
   indexSnapshot(): Awaitable<IndexSnapshot | null>;
   /** SSE follow (`FOLLOW_HEADER` carries the query). */
   fetch(request: Request): Promise<Response>;

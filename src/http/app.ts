@@ -1,4 +1,6 @@
 import { Hono } from "hono";
+import { mcpRoutes } from "../mcp/http";
+import { oauthRoutes } from "../oauth/routes";
 import { type AppEnv, tenantAuth } from "./context";
 import { tenantCors } from "./cors";
 import { errorBody, toApiError } from "./errors";
@@ -36,6 +38,9 @@ export function createApp() {
   app.get("/t/:tenantId", gatewayUpgrade);
   app.get("/t/:tenantId/", gatewayUpgrade);
   app.route("/v1/admin", adminRoutes);
+  // MCP and its OAuth come before the tenant routes, whose auth middleware would claim their paths.
+  app.route("/", oauthRoutes);
+  app.route("/", mcpRoutes);
   app.route("/t/:tenantId", tenantApp());
   app.route("/", tenantApp());
 

@@ -94,3 +94,12 @@ export const sessionsSpawnArgsSchema = z.object({
     .optional(),
   attachAs: z.object({ mountPath: z.string().max(1024).optional() }).optional(),
 });
+
+/** sessions_wait (this service's addition): messages of a session after `afterSeq`, long-polling. */
+export const sessionsWaitArgsSchema = z.object({
+  sessionKey: z.string().trim().min(1, "sessionKey required").max(512),
+  afterSeq: looseNumber.optional(),
+  timeoutSeconds: looseNumber.optional(),
+  limit: looseNumber.optional(),
+  includeTools: looseBoolean.optional(),
+});

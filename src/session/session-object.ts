@@ -41,6 +41,7 @@ import { sessionApi, tenantApi } from "../stubs";
 import { type TimerHandlers, Timers } from "../timers/timers";
 import { FOLLOW_DEFAULT_LIMIT, Followers, type FollowQuery } from "./followers";
 import { Publisher } from "./publisher";
+import { SeqWaiters } from "./seq-waiters";
 import { SessionStore } from "./session-store";
 import { Transcript } from "./transcript";
 
@@ -67,6 +68,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   private readonly publisher: Publisher;
   private readonly followers: Followers;
   private readonly runs: RunLifecycle;
+  /** sessions_wait callers waiting for a message past a seq. */
+  private readonly seqWaiters = new SeqWaiters();
   private readonly outbox: Outbox;
   private readonly flows: A2aFlowDriver;
   private readonly spawns: SpawnDriver;
@@ -202,6 +205,19 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   read(query: ReadQuery): (Page & { sessionId: string }) | null {
     return this.transcript.read(query);
+  }
+
+  /**
+   * sessions_wait: returns once the current transcript has a message past `afterSeq` or after
+   * `timeoutMs`, with the transcript's last seq (0 while the session does not exist yet).
+   */
+  async waitForMessages(afterSeq: number, timeoutMs: number): Promise<{ sessionId: string | null; lastSeq: number }> {
+    const before = this.transcript.entry();
+    if ((before?.messageCount ?? 0) <= afterSeq) {
+      await this.seqWaiters.wait(before?.sessionId ?? "", afterSeq, timeoutMs);
+    }
+    const after = this.transcript.entry();
+    return { sessionId: after?.sessionId ?? null, lastSeq: after?.messageCount ?? 0 };
   }
 
   transcripts(): TranscriptInfo[] {
@@ -425,6 +441,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     // Still the commit's turn: the retry alarm is written with the messages, so a crash
     // before the publish below cannot leave them undelivered.
     void this.timers.arm();
+    this.seqWaiters.appended(sessionId, seqs.at(-1)!);
     if (this.followers.size > 0) this.followers.appended(this.transcript.appendedRecords(sessionId, seqs));
     this.publishInBackground();
   }

@@ -8,6 +8,7 @@ import {
   sessionsListArgsSchema,
   sessionsSendArgsSchema,
   sessionsSpawnArgsSchema,
+  sessionsWaitArgsSchema,
 } from "../protocol/tools";
 import { agentsList } from "./agents-list";
 import type { Requester } from "./requester";
@@ -17,6 +18,7 @@ import { sessionsHistory } from "./sessions-history";
 import { sessionsList } from "./sessions-list";
 import { sessionsSend } from "./sessions-send";
 import { sessionsSpawn } from "./sessions-spawn";
+import { sessionsWait } from "./sessions-wait";
 
 /** Every tool this service implements, with its argument schema. */
 type ToolDefinition<S extends z.ZodType> = {
@@ -33,10 +35,11 @@ export const TOOLS: Record<string, ToolDefinition<z.ZodType>> = {
   agents_list: define({ schema: agentsListArgsSchema, run: agentsList }),
   sessions_send: define({ schema: sessionsSendArgsSchema, run: sessionsSend }),
   sessions_spawn: define({ schema: sessionsSpawnArgsSchema, run: sessionsSpawn }),
+  sessions_wait: define({ schema: sessionsWaitArgsSchema, run: sessionsWait }),
 };
 
 /** Session tools: sub-agents do not get them by default. */
-export const SESSION_TOOLS = ["sessions_list", "sessions_history", "sessions_send"];
+export const SESSION_TOOLS = ["sessions_list", "sessions_history", "sessions_send", "sessions_wait"];
 
 /** Tools OpenClaw never serves over HTTP unless `gateway.tools.allow` lists them. */
 export const HTTP_DENIED_TOOLS = [

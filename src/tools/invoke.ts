@@ -22,16 +22,7 @@ export type InvokeRequest = { tool: string; args?: unknown; action?: string; ses
 export async function invokeToolOverHttp(ctx: TenantContext, raw: InvokeRequest): Promise<ToolResult> {
   // OpenClaw trims the tool name before looking it up.
   const request = { ...raw, tool: raw.tool.trim() };
-  // The HTTP deny list guards operator tokens; an agent's own calls (run tokens) are its tools.
-  const available =
-    ctx.principal.kind === "run"
-      ? Object.hasOwn(TOOLS, request.tool) && !(ctx.config.gateway?.tools?.deny ?? []).includes(request.tool)
-      : availableOverHttp(ctx.config, request.tool);
-  if (!available) throw new ToolNotAvailableError(request.tool);
-  // A run token without session tools (sub-agents by default) does not see them.
-  if (ctx.principal.kind === "run" && !ctx.principal.claims.sessionTools && SESSION_TOOLS.includes(request.tool)) {
-    throw new ToolNotAvailableError(request.tool);
-  }
+  if (!toolAvailable(ctx, request.tool)) throw new ToolNotAvailableError(request.tool);
   const tool = TOOLS[request.tool]!;
   const args = isPlainObject(request.args) ? { ...request.args } : {};
   if (request.tool === "sessions_spawn") assertNoRoutingParams(args);
@@ -41,6 +32,15 @@ export async function invokeToolOverHttp(ctx: TenantContext, raw: InvokeRequest)
   if (!parsed.success) throw new ToolInputError(describeZodError(parsed.error));
   const requester = await requesterFor(ctx, request.sessionKey);
   return tool.run(ctx, requester, parsed.data);
+}
+
+/** Whether this caller may call `name` over HTTP (what tools/invoke serves and MCP lists). */
+export function toolAvailable(ctx: TenantContext, name: string): boolean {
+  // The HTTP deny list guards operator tokens; an agent's own calls (run tokens) are its tools.
+  if (ctx.principal.kind !== "run") return availableOverHttp(ctx.config, name);
+  if (!Object.hasOwn(TOOLS, name) || (ctx.config.gateway?.tools?.deny ?? []).includes(name)) return false;
+  // A run token without session tools (sub-agents by default) does not see them.
+  return ctx.principal.claims.sessionTools || !SESSION_TOOLS.includes(name);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,23 +1,20 @@
 import { Hono } from "hono";
 import { invokeBodySchema } from "../../protocol/tools";
 import { invokeToolOverHttp } from "../../tools/invoke";
+import { admitToolCall } from "../../tools/rate-limit";
 import { type AppEnv, requireScope } from "../context";
 import { ApiError, errorBody, toApiError } from "../errors";
 import { readJsonValue } from "../request";
-
-/** Default tool calls per tenant per minute when the config sets none. */
-export const DEFAULT_TOOLS_PER_MINUTE = 6000;
 
 /** OpenClaw's `POST /tools/invoke`: `{ tool, args, sessionKey, action }` → `{ ok, result }`. */
 export const toolRoutes = new Hono<AppEnv>();
 
 toolRoutes.post("/tools/invoke", requireScope("operator.write", { allowRunToken: true }), async (c) => {
   const tenant = c.var.tenant;
-  const perMinute = tenant.config.rateLimit?.toolsPerMinute ?? DEFAULT_TOOLS_PER_MINUTE;
-  const retryAfterMs = await tenant.tenant.admit("tools", perMinute);
-  if (retryAfterMs > 0) {
-    c.header("Retry-After", String(Math.ceil(retryAfterMs / 1000)));
-    return c.json(errorBody("rate_limited", `Too many tool calls: the limit is ${perMinute} per minute`), 429);
+  const admitted = await admitToolCall(tenant);
+  if (!admitted.ok) {
+    c.header("Retry-After", String(admitted.retryAfterSeconds));
+    return c.json(errorBody("rate_limited", admitted.message), 429);
   }
 
   const raw = await readJsonValue(c);

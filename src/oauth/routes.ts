@@ -1,0 +1,157 @@
+import { AuthorizationError, type AuthRequest } from "@cloudflare/workers-oauth-provider";
+import { type Context, Hono } from "hono";
+import { authenticate } from "../auth/authenticate";
+import { hasScope } from "../auth/principal";
+import { sha256Hex } from "../auth/tokens";
+import type { AppEnv } from "../http/context";
+import { TENANT_ID_PATTERN } from "../protocol/http";
+import { type GrantProps, grantUserId } from "./access";
+import { consentPage, errorPage } from "./consent-page";
+import { authorizationServer, OAUTH_SCOPES, oauthUrls } from "./server";
+
+/**
+ * OAuth for the MCP endpoint: protected-resource metadata (RFC 9728), the provider's endpoints
+ * (authorization-server metadata, dynamic client registration, token, revocation) and the
+ * authorization page, where an operator of the tenant approves by pasting an operator token.
+ */
+export const oauthRoutes = new Hono<AppEnv>();
+
+const OAUTH_NEEDS_HTTPS = "OAuth is only offered over https (or plain http on a loopback host).";
+
+/** Token and registration requests are small forms and JSON documents. */
+const MAX_OAUTH_BODY_BYTES = 64 * 1024;
+
+oauthRoutes.get("/.well-known/oauth-protected-resource/mcp", (c) => {
+  const tenantId = c.env.DEFAULT_TENANT;
+  if (!tenantId) return c.json({ error: "not_found", error_description: "No default tenant is configured" }, 404);
+  return protectedResource(c, tenantId, `${new URL(c.req.url).origin}/mcp`);
+});
+oauthRoutes.get("/.well-known/oauth-protected-resource/t/:tenantId/mcp", (c) => {
+  const tenantId = c.req.param("tenantId");
+  return protectedResource(c, tenantId, `${new URL(c.req.url).origin}/t/${tenantId}/mcp`);
+});
+
+oauthRoutes.on(["GET", "HEAD", "OPTIONS"], "/.well-known/oauth-authorization-server/t/:tenantId", byProvider);
+oauthRoutes.on(["POST", "OPTIONS"], "/t/:tenantId/oauth/token", byProvider);
+oauthRoutes.on(["POST", "OPTIONS"], "/t/:tenantId/oauth/register", byProvider);
+oauthRoutes.get("/t/:tenantId/oauth/authorize", showConsent);
+oauthRoutes.post("/t/:tenantId/oauth/authorize", decideConsent);
+
+function protectedResource(c: Context<AppEnv>, tenantId: string, resource: string): Response {
+  if (!TENANT_ID_PATTERN.test(tenantId))
+    return c.json({ error: "not_found", error_description: "Unknown resource" }, 404);
+  c.header("Access-Control-Allow-Origin", "*");
+  return c.json({
+    resource,
+    authorization_servers: [oauthUrls(c.env, new URL(c.req.url).origin, tenantId).issuer],
+    scopes_supported: [...OAUTH_SCOPES],
+    bearer_methods_supported: ["header"],
+    resource_name: `OpenClaw sessions of tenant ${tenantId}`,
+  });
+}
+
+/** Endpoints the provider implements, for one tenant's authorization server. */
+async function byProvider(c: Context<AppEnv>): Promise<Response> {
+  const tenantId = c.req.param("tenantId")!;
+  if (!TENANT_ID_PATTERN.test(tenantId))
+    return c.json({ error: "not_found", error_description: "Unknown tenant" }, 404);
+  let request = c.req.raw;
+  if (c.req.method === "POST") {
+    const tooLarge = () =>
+      c.json({ error: "invalid_request", error_description: `Body exceeds ${MAX_OAUTH_BODY_BYTES} bytes` }, 413);
+    if (Number(c.req.header("content-length") ?? "0") > MAX_OAUTH_BODY_BYTES) return tooLarge();
+    const body = await c.req.arrayBuffer();
+    if (body.byteLength > MAX_OAUTH_BODY_BYTES) return tooLarge();
+    request = new Request(c.req.raw, { body });
+  }
+  const server = authorizationServer(c.env, new URL(c.req.url).origin, tenantId);
+  if (!server) return c.json({ error: "invalid_request", error_description: OAUTH_NEEDS_HTTPS }, 400);
+  // Hono's ExecutionContext type is narrower than the runtime's; it is the same object.
+  return server.fetch(request, c.env, c.executionCtx as unknown as ExecutionContext);
+}
+
+async function showConsent(c: Context<AppEnv>): Promise<Response> {
+  const tenantId = c.req.param("tenantId")!;
+  if (!TENANT_ID_PATTERN.test(tenantId)) return c.html(errorPage("Unknown tenant."), 404);
+  const api = authorizationServer(c.env, new URL(c.req.url).origin, tenantId)?.getOAuthApi(c.env);
+  if (!api) return c.html(errorPage(OAUTH_NEEDS_HTTPS), 400);
+  let authRequest: AuthRequest;
+  try {
+    authRequest = await api.parseAuthRequest(c.req.raw);
+  } catch (error) {
+    return authorizationFailed(c, error);
+  }
+  const consent = await api.describeConsent(authRequest);
+  const { handle, headers } = await api.beginConsent(authRequest);
+  const requested = OAUTH_SCOPES.filter((scope) => authRequest.scope.includes(scope));
+  const page = consentPage({ tenantId, consent, handle, checked: requested.length > 0 ? requested : OAUTH_SCOPES });
+  return new Response(page, { headers: withHtml(headers) });
+}
+
+async function decideConsent(c: Context<AppEnv>): Promise<Response> {
+  const tenantId = c.req.param("tenantId")!;
+  if (!TENANT_ID_PATTERN.test(tenantId)) return c.html(errorPage("Unknown tenant."), 404);
+  if (Number(c.req.header("content-length") ?? "0") > MAX_OAUTH_BODY_BYTES)
+    return c.html(errorPage("Form too large."), 413);
+  const api = authorizationServer(c.env, new URL(c.req.url).origin, tenantId)?.getOAuthApi(c.env);
+  if (!api) return c.html(errorPage(OAUTH_NEEDS_HTTPS), 400);
+  const form = await c.req.formData().catch(() => null);
+  const field = (name: string) => {
+    const value = form?.get(name);
+    return typeof value === "string" ? value : "";
+  };
+  const handle = field("handle");
+  try {
+    if (field("action") === "deny") {
+      const denied = await api.denyConsent(c.req.raw, handle);
+      return new Response(null, { status: 302, headers: denied.headers });
+    }
+    const picked = OAUTH_SCOPES.filter((scope) => form?.getAll("scope").includes(scope));
+    const token = field("token").trim();
+    const access = token ? await authenticate(c.env, tenantId, token) : null;
+    const operator =
+      access && access !== "wrong_tenant" && access.principal.kind === "operator" ? access.principal : null;
+    const granted = operator ? picked.filter((scope) => hasScope(operator, scope)) : [];
+    const problem = !operator
+      ? `That is not an operator token of tenant ${tenantId}.`
+      : granted.length === 0
+        ? "Pick at least one scope that the token holds."
+        : null;
+    if (problem) {
+      // The handle is still unused: show the same request again with the reason.
+      const authRequest = await api.parseAuthRequest(c.req.raw);
+      const consent = await api.describeConsent(authRequest);
+      const page = consentPage({ tenantId, consent, handle, checked: picked, error: problem });
+      return new Response(page, { status: 400, headers: withHtml(new Headers({ "Cache-Control": "no-store" })) });
+    }
+    const approved = await api.approveConsent(c.req.raw, handle, { scope: granted });
+    const props: GrantProps = {
+      tenantId,
+      ...(operator!.tokenId ? { tokenId: operator!.tokenId } : {}),
+      tokenHash: await sha256Hex(token),
+    };
+    const { redirectTo } = await api.completeAuthorization({
+      request: approved.request,
+      userId: grantUserId(props),
+      scope: granted,
+      props,
+      metadata: { tenantId, approvedAt: Date.now() },
+    });
+    approved.headers.set("Location", redirectTo);
+    return new Response(null, { status: 302, headers: approved.headers });
+  } catch (error) {
+    return authorizationFailed(c, error);
+  }
+}
+
+/** A request the provider refused: back to the client when that is safe, else a page saying why. */
+function authorizationFailed(c: Context<AppEnv>, error: unknown): Response {
+  if (!(error instanceof AuthorizationError)) throw error;
+  if (error.redirectTo) return c.redirect(error.redirectTo, 302);
+  return c.html(errorPage(error.description), 400);
+}
+
+function withHtml(headers: Headers): Headers {
+  headers.set("Content-Type", "text/html; charset=utf-8");
+  return headers;
+}
