@@ -8,6 +8,7 @@ import { gatewayUpgrade } from "./routes/gateway";
 import { runRoutes } from "./routes/runs";
 import { sessionRoutes } from "./routes/sessions";
 import { toolRoutes } from "./routes/tools";
+import { transferRoutes } from "./routes/transfer";
 
 /** Routes of one tenant; mounted at /t/<tenantId> and, for DEFAULT_TENANT, at the root. */
 function tenantApp() {
@@ -17,6 +18,7 @@ function tenantApp() {
   app.route("/", configRoutes);
   app.route("/", toolRoutes);
   app.route("/", runRoutes);
+  app.route("/", transferRoutes);
   return app;
 }
 

@@ -7,6 +7,7 @@ import { A2aFlowDriver, type StepRun } from "../flows/a2a-flow";
 import type { Flow, FlowSpec } from "../flows/flow-store";
 import { entrySendPolicy } from "../policy/send-policy";
 import type { RunnerConfig, SendPolicyConfig } from "../protocol/config";
+import type { ImportBody, ImportResult } from "../protocol/import";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { type EngineHost, RunEngine, type StartResult, type StartRun } from "../runs/run-engine";
 import type { RunSnapshot } from "../runs/run-types";
@@ -16,6 +17,7 @@ import type { SpawnSpec } from "../spawn/spawn-store";
 import { dropUndefined } from "../util/encoding";
 import { applyAppend, applyPatch, newEntry, resetEntry, withDelivery } from "./entry";
 import { FOLLOW_DEFAULT_LIMIT, Followers, type FollowQuery } from "./followers";
+import { type ImportConflict, planImport } from "./import-plan";
 import { type AppendRejected, oversized } from "./message-limits";
 import { type LiveEvent, Publisher } from "./publisher";
 import { type SessionRow, toSessionRow } from "./session-row";
@@ -255,6 +257,46 @@ export class SessionObject extends DurableObject<Env> {
       this.followers.appended(page.messages);
     }
     this.publishInBackground();
+  }
+
+  /**
+   * Writes one page of another gateway's transcript at its source positions (see
+   * import-plan.ts); answers once the tenant's index has the result.
+   */
+  async importPage(ref: SessionRef, body: ImportBody): Promise<ImportResult | ImportConflict | AppendRejected> {
+    const now = Date.now();
+    const outcome = this.store.transaction(() => {
+      const state = this.store.loadEntry();
+      const current = state
+        ? { entry: state.entry, importedThrough: this.store.importedThrough(state.entry.sessionId) }
+        : null;
+      const plan = planImport(current, ref, body, now);
+      if ("rejected" in plan) return plan;
+      const sessionId = plan.entry.sessionId;
+      if (plan.created) {
+        this.store.setIdentity(ref.tenantId, ref.key);
+        this.store.startTranscript(sessionId, plan.entry.createdAt);
+      }
+      for (const row of plan.rows) this.store.insertMessage(sessionId, row.record, row.body);
+      this.store.setImportedThrough(sessionId, plan.entry.messageCount);
+      this.store.saveEntry(plan.entry);
+      const seqs = plan.rows.map((row) => row.record.seq);
+      if (seqs.length > 0) queueMicrotask(() => this.afterAppend(sessionId, seqs));
+      return { plan, seqs };
+    });
+    if ("rejected" in outcome) return outcome;
+    const { plan } = outcome;
+    if (plan.created) await this.publisher.publish("create");
+    else if (plan.rows.length === 0) await this.publisher.publish("patch");
+    else await this.publisher.flush();
+    return {
+      sessionKey: plan.entry.key,
+      sessionId: plan.entry.sessionId,
+      created: plan.created,
+      imported: plan.rows.length,
+      skipped: plan.skipped,
+      lastSeq: plan.entry.messageCount,
+    };
   }
 
   /** The entry, or null when the session does not exist. */

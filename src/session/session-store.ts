@@ -32,6 +32,8 @@ const MIGRATIONS = [
   ...DELIVERY_MIGRATIONS,
   ...FLOW_MIGRATIONS,
   ...SPAWN_MIGRATIONS,
+  // How far imports wrote a transcript (NULL: not created by an import); see import-plan.ts.
+  `ALTER TABLE transcripts ADD COLUMN imported_through INTEGER`,
 ] as const;
 
 export type EntryState = {
@@ -201,6 +203,21 @@ export class SessionStore {
   transcriptStartedAt(sessionId: string): number | undefined {
     return first<{ started_at: number }>(this.sql, "SELECT started_at FROM transcripts WHERE session_id = ?", sessionId)
       ?.started_at;
+  }
+
+  /** The last seq imports wrote into this transcript; null when it was not created by an import. */
+  importedThrough(sessionId: string): number | null {
+    return (
+      first<{ imported_through: number | null }>(
+        this.sql,
+        "SELECT imported_through FROM transcripts WHERE session_id = ?",
+        sessionId,
+      )?.imported_through ?? null
+    );
+  }
+
+  setImportedThrough(sessionId: string, seq: number): void {
+    this.sql.exec("UPDATE transcripts SET imported_through = ? WHERE session_id = ?", seq, sessionId);
   }
 
   insertMessage(sessionId: string, record: Omit<MessageRecord, "json">, body: string): void {

@@ -257,6 +257,11 @@ export class TenantObject extends DurableObject<Env> {
     });
   }
 
+  /** Every indexed key (archived, cron runs, global included), a page at a time in key order. */
+  sessionKeysAfter(afterKey: string, limit: number): string[] {
+    return this.store.keysAfter(afterKey, limit);
+  }
+
   /** Keys carrying a label (optionally of one agent), newest first. */
   keysWithLabel(label: string, agentId?: string): string[] {
     return this.store.keysWithLabel(label, agentId);

@@ -49,10 +49,12 @@ export type IndexColumns = { kind: string; isCronRun: boolean; searchText: strin
 
 export type ListFilter = {
   limit?: number;
+  offset?: number;
   activeMinutes?: number;
   includeGlobal?: boolean;
   includeUnknown?: boolean;
   includeArchived?: boolean;
+  archivedOnly?: boolean;
   label?: string;
   agentId?: string;
   spawnedBy?: string;
@@ -338,7 +340,8 @@ export class TenantStore {
     const binds: unknown[] = [];
     if (!filter.includeGlobal) where.push("key <> 'global'");
     if (!filter.includeUnknown) where.push("key <> 'unknown'");
-    if (!filter.includeArchived) where.push("archived_at IS NULL");
+    if (filter.archivedOnly) where.push("archived_at IS NOT NULL");
+    else if (!filter.includeArchived) where.push("archived_at IS NULL");
     if (filter.agentId !== undefined) {
       where.push("agent_id = ? AND key NOT IN ('global', 'unknown')");
       binds.push(filter.agentId);
@@ -379,11 +382,13 @@ export class TenantStore {
       binds.push(JSON.stringify(scope.agentIds));
     }
     const limit = filter.limit === undefined ? -1 : Math.max(1, Math.floor(filter.limit));
+    // The key breaks ties, so offset pages neither repeat nor skip rows of equal updatedAt.
     const rows = all<{ row: string }>(
       this.sql,
-      `SELECT row FROM sessions WHERE ${where.join(" AND ")} ORDER BY updated_at DESC LIMIT ?`,
+      `SELECT row FROM sessions WHERE ${where.join(" AND ")} ORDER BY updated_at DESC, key LIMIT ? OFFSET ?`,
       ...binds,
       limit,
+      Math.max(0, Math.floor(filter.offset ?? 0)),
     );
     return rows.map((r) => JSON.parse(r.row) as SessionRow);
   }
@@ -394,6 +399,16 @@ export class TenantStore {
 
   tenantId(): string | undefined {
     return first<{ tenant_id: string }>(this.sql, "SELECT tenant_id FROM tenant WHERE id = 1")?.tenant_id;
+  }
+
+  /** One page of indexed keys in key order, after `afterKey` (stable while sessions change). */
+  keysAfter(afterKey: string, limit: number): string[] {
+    return all<{ key: string }>(
+      this.sql,
+      "SELECT key FROM sessions WHERE key > ? ORDER BY key LIMIT ?",
+      afterKey,
+      Math.max(1, Math.floor(limit)),
+    ).map((r) => r.key);
   }
 
   allKeys(): string[] {
