@@ -1,7 +1,7 @@
-import { evictDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { freshTenant, issueToken, type TestTenant, user } from "./helpers";
+import { freshTenant, issueToken, type TestTenant, until, user } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
 
 const open: GatewayClient[] = [];
@@ -229,6 +229,43 @@ describe("POST /v1/sessions/{key}/import", () => {
     });
     const history = await tenant.call(`/sessions/${encodeURIComponent(key)}/history`);
     expect(history.data.messages.map((m: any) => m.__openclaw.id)).toEqual(page(1, 8).map((m) => m.__openclaw.id));
+  });
+
+  it("moves past seqs the source hid (throughSeq) and publishes them as done", async () => {
+    const tenant = await freshTenant("thru");
+    const key = "agent:main:silent";
+    const res = await importPage(tenant, key, {
+      sessionId: SOURCE_ID,
+      messages: [sourceMessage(1), sourceMessage(2)],
+      throughSeq: 3,
+    });
+    expect(res.data).toMatchObject({ imported: 2, lastSeq: 3 });
+    const stub = env.SESSIONS.getByName(`${tenant.id}/${key}`);
+    // Nothing stays pending for the tenant: the missing seq 3 is not waited for.
+    const published = () =>
+      runInDurableObject(stub, (_instance, state) => {
+        const row = state.storage.sql
+          .exec<{ seq: number; count: number }>(
+            "SELECT published_seq AS seq, json ->> '$.messageCount' AS count FROM entry",
+          )
+          .one();
+        return `${row.seq}/${row.count}`;
+      });
+    await until(published, (value) => value === "3/3");
+    expect((await tenant.list()).data.sessions[0]).toMatchObject({ key, messageCount: 3 });
+    // The next page starts after it; a native append afterwards takes seq 4.
+    expect((await importPage(tenant, key, { sessionId: SOURCE_ID, messages: [sourceMessage(3)] })).data).toMatchObject({
+      imported: 0,
+      skipped: 1,
+    });
+    expect((await tenant.append(key, user("here now"))).data.seq).toBe(4);
+    const below = await importPage(tenant, "agent:main:other", {
+      sessionId: crypto.randomUUID(),
+      messages: [sourceMessage(5)],
+      throughSeq: 4,
+    });
+    expect(below.status).toBe(400);
+    expect(below.data.error.message).toContain("throughSeq");
   });
 
   it("creates a session without messages from its entry alone", async () => {

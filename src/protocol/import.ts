@@ -92,6 +92,11 @@ export const importBodySchema = z
     sessionId: z.string().regex(SOURCE_SESSION_ID_PATTERN, "sessionId must match [A-Za-z0-9][A-Za-z0-9._:-]{0,127}"),
     entry: importEntrySchema.optional(),
     messages: z.array(importMessageSchema).max(IMPORT_MAX_MESSAGES).default([]),
+    /**
+     * The source was read through this seq: seqs up to it that no message carries were hidden
+     * by the source's history rules (silent replies) and will not come.
+     */
+    throughSeq: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   })
   .superRefine((body, issues) => {
     let previous = 0;
@@ -106,6 +111,9 @@ export const importBodySchema = z
       }
       previous = seq;
     });
+    if (body.throughSeq !== undefined && body.throughSeq < previous) {
+      issues.addIssue({ code: "custom", path: ["throughSeq"], message: "throughSeq is below the last message's seq" });
+    }
   });
 export type ImportBody = z.infer<typeof importBodySchema>;
 

@@ -37,6 +37,7 @@ export function planImport(
   let entry = current?.entry ?? createdEntry(ref, body, now);
   let lastSeq = entry.messageCount;
   let last: TranscriptMessage | undefined;
+  let preview = entry.lastMessagePreview;
   const rows: ImportRow[] = [];
   body.messages.forEach((message, index) => {
     const position = message.__openclaw;
@@ -53,14 +54,14 @@ export function planImport(
     });
     lastSeq = position.seq;
     last = kept;
+    preview = messagePreview(kept.content) ?? preview;
   });
 
-  const preview = last ? messagePreview(last.content) : undefined;
   entry = dropUndefined({
     ...entry,
-    messageCount: lastSeq,
+    messageCount: Math.max(lastSeq, body.throughSeq ?? 0),
     updatedAt: Math.max(entry.updatedAt, last?.timestamp ?? 0),
-    ...(preview !== undefined ? { lastMessagePreview: preview } : {}),
+    lastMessagePreview: preview,
     // The source's own fields win, its timestamps and token counters included (imported
     // messages never add to the counters: the source's totals already count them).
     ...dropUndefined(body.entry ?? {}),
