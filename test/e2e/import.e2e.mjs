@@ -332,7 +332,7 @@ describe("npm run import between two tenants of wrangler dev", { timeout: 600_00
   test("an import killed halfway and run again leaves nothing missing and nothing doubled", async () => {
     const target = await createTenant(`kill-${suffix()}`);
     // Small pages and one session at a time, so the kill lands in the middle.
-    const { child, done } = runImport(importArgs(target, ["--batch-size", "10", "--concurrency", "1"]), {
+    const { done } = runImport(importArgs(target, ["--batch-size", "10", "--concurrency", "1"]), {
       onStderr: (stderr, proc) => {
         const copied = [...stderr.matchAll(/import: \d+\/\d+ sessions, ([\d,]+) messages/g)].map((m) =>
           Number(m[1].replace(/,/g, "")),
