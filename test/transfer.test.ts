@@ -231,6 +231,28 @@ describe("POST /v1/sessions/{key}/import", () => {
     expect(history.data.messages.map((m: any) => m.__openclaw.id)).toEqual(page(1, 8).map((m) => m.__openclaw.id));
   });
 
+  it("refuses with 409 a page whose held seqs carry other message ids (a source reset in place)", async () => {
+    const tenant = await freshTenant("rewr");
+    const key = "agent:main:rewritten";
+    await importPage(tenant, key, { sessionId: SOURCE_ID, messages: [sourceMessage(1), sourceMessage(2)] });
+    // OpenClaw resets in place: the same sessionId, numbering from 1 again.
+    const reset = sourceMessage(1, { role: "system", content: "Reset", __openclaw: { id: "reset-marker", seq: 1 } });
+    const refused = await importPage(tenant, key, { sessionId: SOURCE_ID, messages: [reset, sourceMessage(3)] });
+    expect(refused.status).toBe(409);
+    expect(refused.data.error.message).toContain("reset in place or rewritten");
+    const gap = await importPage(tenant, key, {
+      sessionId: SOURCE_ID,
+      messages: [sourceMessage(2), sourceMessage(3)],
+      throughSeq: 4,
+    });
+    expect(gap.data).toMatchObject({ imported: 1, skipped: 1, lastSeq: 4 });
+    // A message where the session holds none (a seq the source had hidden) is a rewrite too.
+    const hidden = await importPage(tenant, key, { sessionId: SOURCE_ID, messages: [sourceMessage(4)] });
+    expect(hidden.status).toBe(409);
+    const history = await tenant.call(`/sessions/${encodeURIComponent(key)}/history`);
+    expect(history.data.messages.map((m: any) => m.__openclaw.id)).toEqual(["src-1", "src-2", "src-3"]);
+  });
+
   it("moves past seqs the source hid (throughSeq) and publishes them as done", async () => {
     const tenant = await freshTenant("thru");
     const key = "agent:main:silent";
@@ -253,11 +275,7 @@ describe("POST /v1/sessions/{key}/import", () => {
       });
     await until(published, (value) => value === "3/3");
     expect((await tenant.list()).data.sessions[0]).toMatchObject({ key, messageCount: 3 });
-    // The next page starts after it; a native append afterwards takes seq 4.
-    expect((await importPage(tenant, key, { sessionId: SOURCE_ID, messages: [sourceMessage(3)] })).data).toMatchObject({
-      imported: 0,
-      skipped: 1,
-    });
+    // A native append afterwards takes seq 4.
     expect((await tenant.append(key, user("here now"))).data.seq).toBe(4);
     const below = await importPage(tenant, "agent:main:other", {
       sessionId: crypto.randomUUID(),

@@ -13,6 +13,12 @@ import { type ImportPageBody, TargetError, type TargetService, type TargetSessio
 
 /** Request bodies stay under the target's 2 MB limit. */
 const MAX_PAGE_BYTES = 1_500_000;
+/**
+ * A resumed session is read from this many messages before where it stopped: the target
+ * checks it holds those very messages (same ids), which catches a source that reset its
+ * transcript in place (OpenClaw 2026.9 numbers from 1 again under the same sessionId).
+ */
+const RESUME_OVERLAP = 3;
 /** Without history paging a source shows this many of the newest messages at most. */
 const UNPAGED_HISTORY_MESSAGES = 1000;
 
@@ -142,6 +148,12 @@ async function copyOrPlan(run: Run, row: MappedRow): Promise<SessionOutcome> {
     );
   }
   const after = current ? current.messageCount : 0;
+  if (probe.totalMessages < after) {
+    throw new SessionEnd(
+      "skipped",
+      `the source now has ${probe.totalMessages} messages, fewer than the ${after} imported: it was reset in place or rewritten; delete the session here to import it again`,
+    );
+  }
   const entryNewer = !current || (row.updatedAt !== undefined && (current.updatedAt ?? 0) < row.updatedAt);
   const outcome: SessionOutcome = current ? "updated" : "new";
   if (current && after >= probe.totalMessages && !entryNewer) {
@@ -156,6 +168,7 @@ async function copyOrPlan(run: Run, row: MappedRow): Promise<SessionOutcome> {
   }
 
   const writer = new PageWriter(run.target, row.key, { sessionId, entry: row.entry }, stats, after);
+  const from = Math.max(0, after - RESUME_OVERLAP);
   const write = async (page: SourcePage) => {
     for (const [reason, n] of page.skipped) stats.skipMessages(reason, n);
     // A page of hidden messages only still moves the target past them.
@@ -164,7 +177,7 @@ async function copyOrPlan(run: Run, row: MappedRow): Promise<SessionOutcome> {
     run.progress.update();
   };
   if (!probe.paged) {
-    const page = await source.newestPage(row.key, after);
+    const page = await source.newestPage(row.key, from);
     if (probe.totalMessages - after > UNPAGED_HISTORY_MESSAGES) {
       stats.skipMessages(
         "older than the newest 1,000 (the source's chat.history has no offset paging)",
@@ -174,7 +187,7 @@ async function copyOrPlan(run: Run, row: MappedRow): Promise<SessionOutcome> {
     await write(page);
   } else {
     try {
-      for await (const page of source.pages(row.key, sessionId, after, probe.totalMessages, options.batchSize)) {
+      for await (const page of source.pages(row.key, sessionId, from, probe.totalMessages, options.batchSize)) {
         await write(page);
       }
     } catch (error) {
@@ -193,6 +206,8 @@ class PageWriter {
   pagesSent = 0;
   /** The source seq the target holds everything through. */
   through: number;
+  /** Where the target stood when the session started: messages up to it are sent only to be checked. */
+  private readonly heldBefore: number;
   private readonly target: TargetService;
   private readonly key: string;
   private readonly session: Omit<ImportPageBody, "messages">;
@@ -210,6 +225,7 @@ class PageWriter {
     this.session = session;
     this.stats = stats;
     this.through = through;
+    this.heldBefore = through;
   }
 
   /** Writes the messages of a source page read through seq `through` (the last body says so). */
@@ -241,11 +257,17 @@ class PageWriter {
       this.pagesSent++;
       this.created ||= answer.created;
       this.stats.messages += answer.imported;
-      this.stats.alreadyThere += answer.skipped;
+      const overlap = messages.filter((m) => m.__openclaw.seq <= this.heldBefore).length;
+      this.stats.alreadyThere += Math.max(0, answer.skipped - overlap);
       if (messages.length > 0) this.stats.bytes += Math.round((bytes * answer.imported) / messages.length);
     } catch (error) {
       if (!(error instanceof TargetError)) throw error;
-      if (error.kind === "conflict") throw new SessionEnd("skipped", `the target refused it: ${error.message}`);
+      if (error.kind === "conflict") {
+        throw new SessionEnd(
+          "skipped",
+          `the target refused it: ${error.message} (delete the session there to import it again)`,
+        );
+      }
       if (error.kind !== "rejected") throw error;
       if (messages.length === 0 || /\bentry\b/.test(error.message)) {
         throw new SessionEnd("failed", `the target refused the session's fields: ${error.message}`);

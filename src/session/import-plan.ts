@@ -10,7 +10,9 @@ import type { MessageRecord } from "./session-store";
 /**
  * Pure rules of an import page: which messages are written (at their source seq, with their
  * source id and time) and what the entry becomes. A seq the session already holds is skipped,
- * which makes pages idempotent and an interrupted import resumable.
+ * which makes pages idempotent and an interrupted import resumable; the held message must be
+ * the same one (same id), else the source rewrote its transcript (OpenClaw resets in place)
+ * and nothing is written.
  */
 
 export type ImportRow = { record: Omit<MessageRecord, "json">; body: string };
@@ -25,9 +27,11 @@ export function planImport(
   ref: SessionRef,
   body: ImportBody,
   now: number,
+  /** The id of the message the session holds at a seq ("" or undefined: none). */
+  heldId: (seq: number) => string | undefined,
 ): ImportPlan | ImportConflict | AppendRejected {
   if (current) {
-    const refusal = refuse(current, ref.key, body.sessionId);
+    const refusal = refuse(current, ref.key, body.sessionId) ?? rewritten(current.entry, ref.key, body, heldId);
     if (refusal) return { rejected: "conflict", message: refusal };
   }
   const stored = body.messages.map(({ __openclaw: _position, ...message }) => message as TranscriptMessage);
@@ -80,6 +84,24 @@ function refuse(current: NonNullable<ImportState>, key: string, sessionId: strin
   }
   if (current.importedThrough !== current.entry.messageCount) {
     return `Session ${key} has new messages since it was imported; importing more would interleave two histories`;
+  }
+  return undefined;
+}
+
+/** Why a page's already-held messages show the source rewrote its transcript, if they do. */
+function rewritten(
+  entry: SessionEntry,
+  key: string,
+  body: ImportBody,
+  heldId: (seq: number) => string | undefined,
+): string | undefined {
+  for (const message of body.messages) {
+    const { seq, id } = message.__openclaw;
+    if (seq > entry.messageCount) return undefined;
+    const held = heldId(seq);
+    if (held !== id) {
+      return `Session ${key} holds ${held ? `message ${held}` : "no message"} at seq ${seq} where the source now has ${id}: the source's transcript was reset in place or rewritten since it was imported`;
+    }
   }
   return undefined;
 }

@@ -270,7 +270,9 @@ export class SessionObject extends DurableObject<Env> {
       const current = state
         ? { entry: state.entry, importedThrough: this.store.importedThrough(state.entry.sessionId) }
         : null;
-      const plan = planImport(current, ref, body, now);
+      const plan = planImport(current, ref, body, now, (seq) =>
+        state ? this.store.messageId(state.entry.sessionId, seq) : undefined,
+      );
       if ("rejected" in plan) return plan;
       const sessionId = plan.entry.sessionId;
       if (plan.created) {
