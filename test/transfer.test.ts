@@ -286,6 +286,21 @@ describe("POST /v1/sessions/{key}/import", () => {
     expect(below.data.error.message).toContain("throughSeq");
   });
 
+  it("recreates a session deleted here, under its source sessionId, when imported again", async () => {
+    const tenant = await freshTenant("again");
+    const key = "agent:main:again";
+    await importPage(tenant, key, { sessionId: SOURCE_ID, messages: [sourceMessage(1)] });
+    expect((await tenant.call(`/v1/sessions/${encodeURIComponent(key)}`, { method: "DELETE" })).status).toBe(200);
+    const again = await importPage(tenant, key, {
+      sessionId: SOURCE_ID,
+      messages: [sourceMessage(1), sourceMessage(2)],
+    });
+    expect(again.data).toMatchObject({ created: true, imported: 2 });
+    expect((await tenant.list()).data.sessions.map((r: any) => [r.key, r.sessionId, r.messageCount])).toEqual([
+      [key, SOURCE_ID, 2],
+    ]);
+  });
+
   it("creates a session without messages from its entry alone", async () => {
     const tenant = await freshTenant("empty");
     const res = await importPage(tenant, "agent:main:cron:nightly", {

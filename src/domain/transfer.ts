@@ -9,12 +9,11 @@ import { canonicalKey, DomainError, sessionRef, sessionStub, type TenantContext,
 /** Writes one import page into a session (created by the first page). */
 export async function importPage(ctx: TenantContext, rawKey: string, body: ImportBody): Promise<ImportResult> {
   const key = canonicalKey(ctx, rawKey);
+  const ref = sessionRef(ctx, key);
   // A transcript id names one session of a tenant (history, resolve and export look it up).
-  const owner = await tenantStub(ctx).keyForSessionId(body.sessionId);
-  if (owner && owner.key !== key) {
-    throw new DomainError("conflict", `sessionId ${body.sessionId} already belongs to session ${owner.key}`);
-  }
-  const result = await sessionStub(ctx, key).importPage(sessionRef(ctx, key), body);
+  const owner = await tenantStub(ctx).claimSessionId(body.sessionId, key, ref.agentId);
+  if (owner) throw new DomainError("conflict", `sessionId ${body.sessionId} already belongs to session ${owner}`);
+  const result = await sessionStub(ctx, key).importPage(ref, body);
   if ("rejected" in result) {
     if (result.rejected === "conflict") throw new DomainError("conflict", result.message);
     throw new DomainError(

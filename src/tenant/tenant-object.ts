@@ -257,6 +257,11 @@ export class TenantObject extends DurableObject<Env> {
     });
   }
 
+  /** An import's transcript id: null when it may be used for `key`, else the key holding it. */
+  claimSessionId(sessionId: string, key: string, agentId: string): string | null {
+    return this.store.claimSessionId(sessionId, key, agentId) ?? null;
+  }
+
   /** Every indexed key (archived, cron runs, global included), a page at a time in key order. */
   sessionKeysAfter(afterKey: string, limit: number): string[] {
     return this.store.keysAfter(afterKey, limit);

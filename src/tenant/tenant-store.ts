@@ -272,6 +272,29 @@ export class TenantStore {
     return row && (JSON.parse(row.row) as SessionRow);
   }
 
+  /**
+   * Reserves a transcript id for an import into `key`. Answers the live key holding it when
+   * that is another session (refused); else takes it, reviving an id deleted here before: an
+   * import recreates its session on purpose, unlike a late update of a deleted one.
+   */
+  claimSessionId(sessionId: string, key: string, agentId: string): string | undefined {
+    const known = first<{ key: string; deleted: number }>(
+      this.sql,
+      "SELECT key, deleted FROM session_ids WHERE session_id = ?",
+      sessionId,
+    );
+    if (known && !known.deleted) return known.key === key ? undefined : known.key;
+    if (known) {
+      this.sql.exec(
+        "UPDATE session_ids SET deleted = 0, key = ?, agent_id = ? WHERE session_id = ?",
+        key,
+        agentId,
+        sessionId,
+      );
+    }
+    return undefined;
+  }
+
   /** Which key a sessionId (current or from before a reset) belongs to. */
   keyForSessionId(sessionId: string): { key: string; agentId: string } | undefined {
     const row = first<{ key: string; agent_id: string }>(
