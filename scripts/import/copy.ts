@@ -200,7 +200,13 @@ async function copyOrPlan(run: Run, row: MappedRow): Promise<SessionOutcome> {
   return writer.created ? "new" : outcome;
 }
 
-/** Posts a session's pages, split to the body limit; a refused page is narrowed to the messages at fault. */
+/** A message to send and its JSON size. */
+type Sized = { message: SourceMessage; bytes: number };
+
+/**
+ * Posts a session's pages, split to the body limit. A refused message (the target names it)
+ * is skipped and counted, and the rest of its page still goes, in order.
+ */
 class PageWriter {
   created = false;
   pagesSent = 0;
@@ -230,23 +236,23 @@ class PageWriter {
 
   /** Writes the messages of a source page read through seq `through` (the last body says so). */
   async write(messages: SourceMessage[], through?: number): Promise<void> {
-    let chunk: SourceMessage[] = [];
+    let chunk: Sized[] = [];
     let chunkBytes = 0;
-    const sizes = messages.map((m) => Buffer.byteLength(JSON.stringify(m)));
-    for (const [index, message] of messages.entries()) {
-      const bytes = sizes[index]!;
+    for (const message of messages) {
+      const bytes = Buffer.byteLength(JSON.stringify(message));
       if (chunk.length > 0 && chunkBytes + bytes > MAX_PAGE_BYTES) {
-        await this.send(chunk, chunkBytes);
+        await this.send(chunk);
         chunk = [];
         chunkBytes = 0;
       }
-      chunk.push(message);
+      chunk.push({ message, bytes });
       chunkBytes += bytes;
     }
-    await this.send(chunk, chunkBytes, through);
+    await this.send(chunk, through);
   }
 
-  private async send(messages: SourceMessage[], bytes: number, through?: number): Promise<void> {
+  private async send(items: Sized[], through?: number): Promise<void> {
+    const messages = items.map((item) => item.message);
     try {
       const answer = await this.target.importPage(this.key, {
         ...this.session,
@@ -259,7 +265,8 @@ class PageWriter {
       this.stats.messages += answer.imported;
       const overlap = messages.filter((m) => m.__openclaw.seq <= this.heldBefore).length;
       this.stats.alreadyThere += Math.max(0, answer.skipped - overlap);
-      if (messages.length > 0) this.stats.bytes += Math.round((bytes * answer.imported) / messages.length);
+      // Written ones are the newest of the page (held seqs come first).
+      this.stats.bytes += items.slice(items.length - answer.imported).reduce((n, item) => n + item.bytes, 0);
     } catch (error) {
       if (!(error instanceof TargetError)) throw error;
       if (error.kind === "conflict") {
@@ -269,22 +276,26 @@ class PageWriter {
         );
       }
       if (error.kind !== "rejected") throw error;
-      if (messages.length === 0 || /\bentry\b/.test(error.message)) {
-        throw new SessionEnd("failed", `the target refused the session's fields: ${error.message}`);
-      }
-      if (messages.length === 1) {
-        this.stats.skipMessages(`refused by the target (${error.message})`, 1);
-        // The page's end still counts as read.
-        if (through !== undefined) await this.send([], 0, through);
+      const named = /\bmessages\.(\d+)\b/.exec(error.message);
+      const index = named ? Number(named[1]) : error.status === 413 && items.length === 1 ? 0 : -1;
+      if (index >= 0 && index < items.length) {
+        const why = error.message.replace(/^\d+ /, "").replace(/\bmessages\.\d+\.?/g, "");
+        this.stats.skipMessages(`refused by the target (${why})`, 1);
+        // The rest of the page still goes (an empty page still records how far it was read).
+        await this.send(
+          items.filter((_, i) => i !== index),
+          through,
+        );
         return;
       }
-      // Narrow down to the messages at fault; the others still go, in order.
-      const half = Math.ceil(messages.length / 2);
-      const first = messages.slice(0, half);
-      const second = messages.slice(half);
-      const firstBytes = Math.round((bytes * first.length) / messages.length);
-      await this.send(first, firstBytes);
-      await this.send(second, bytes - firstBytes, through);
+      if (error.status === 413 && items.length > 1) {
+        // Too large, and the target does not say which: halve until it does.
+        const half = Math.ceil(items.length / 2);
+        await this.send(items.slice(0, half));
+        await this.send(items.slice(half), through);
+        return;
+      }
+      throw new SessionEnd("failed", `the target refused the page: ${error.message}`);
     }
   }
 }

@@ -42,6 +42,8 @@ type HistoryPayload = {
 export class SourceGateway {
   private client: GatewayClient | null = null;
   private connecting: Promise<GatewayClient> | null = null;
+  /** Once connected, a failed reconnect is an outage to wait out, not a wrong address. */
+  private connectedOnce = false;
   /** Row fields without an equivalent in the target, over all rows. */
   readonly unmapped = new Set<string>();
   readonly url: string;
@@ -63,6 +65,7 @@ export class SourceGateway {
       this.connecting = null;
     });
     this.client = await this.connecting;
+    this.connectedOnce = true;
     return this.client;
   }
 
@@ -76,7 +79,7 @@ export class SourceGateway {
       async () => (await this.open()).request(method, params),
       (error) => {
         if (!(error instanceof GatewayError)) return { retry: false };
-        if (error.kind === "transport") return { retry: true };
+        if (error.kind === "transport" || (error.kind === "connect" && this.connectedOnce)) return { retry: true };
         if (error.kind === "request" && error.retryable) {
           return { retry: true, ...(error.retryAfterMs !== undefined ? { afterMs: error.retryAfterMs } : {}) };
         }
@@ -191,7 +194,7 @@ export class SourceGateway {
         payload.hasMore !== true ||
         typeof payload.nextOffset !== "number" ||
         known - payload.nextOffset <= after ||
-        JSON.stringify(messages).length < HISTORY_BUDGET_BYTES - 2 * LARGEST_SHOWN_MESSAGE_BYTES;
+        Buffer.byteLength(JSON.stringify(messages)) < HISTORY_BUDGET_BYTES - 2 * LARGEST_SHOWN_MESSAGE_BYTES;
       if (!reachedBack) {
         // Cut by the byte budget: ask for what fitted, then grow again.
         window = Math.max(1, end - (known - (payload.nextOffset as number)));

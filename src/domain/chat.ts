@@ -54,7 +54,7 @@ export async function chatHistory(
   // The oldest message shown (or read, when sanitizing hid them all) is where the next page ends.
   const oldestSeq = seqOf(messages[0]) ?? page?.messages[0]?.seq;
   const nextOffset = oldestSeq === undefined ? totalMessages : totalMessages - oldestSeq + 1;
-  const hasMore = nextOffset < totalMessages && (oldestSeq ?? 1) > 1;
+  const hasMore = nextOffset < totalMessages;
   return {
     sessionKey: params.sessionKey,
     ...(current ? { sessionId: current.sessionId } : {}),

@@ -11,6 +11,7 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { GatewayClient } from "../../scripts/import/gateway-client.ts";
+import { startFakeGateway } from "./fake-gateway.mjs";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const IMPORT_BIN = resolve(REPO_ROOT, "scripts/import/bin.mjs");
@@ -274,20 +275,23 @@ async function fillSource(tenant) {
   await settled(tenant);
 }
 
+before(async () => {
+  server = await startServer({ cwd: REPO_ROOT });
+});
+
+after(async () => {
+  await server?.stop();
+});
+
 describe("npm run import between two tenants of wrangler dev", { timeout: 600_000 }, () => {
   let expected;
 
   before(async () => {
-    server = await startServer({ cwd: REPO_ROOT });
     Object.assign(source, await createTenant(source.id));
     await fillSource(source);
     expected = await snapshot(source);
     source.messages = expected.messages;
     source.keys = expected.rows.map((r) => r.key);
-  });
-
-  after(async () => {
-    await server?.stop();
   });
 
   test("the source holds sessions of every kind and one 5,000-message transcript", () => {
@@ -413,6 +417,128 @@ describe("npm run import between two tenants of wrangler dev", { timeout: 600_00
     assert.deepEqual(
       big.map((l) => l.message.__openclaw.seq),
       Array.from({ length: BIG_MESSAGES }, (_, i) => i + 1),
+    );
+  });
+});
+
+describe("npm run import from a gateway that hides, merges and renumbers records (like OpenClaw 2026.9)", () => {
+  const TOKEN = "fake-gateway-token";
+  const sessionId = crypto.randomUUID();
+  const msg = (id, role, content, extra = {}) => ({
+    role,
+    content,
+    timestamp: 1_700_000_000_000,
+    __openclaw: { id },
+    ...extra,
+  });
+  const mixed = {
+    row: {
+      key: "agent:main:mixed",
+      sessionId,
+      updatedAt: 1_700_000_100_000,
+      createdAt: 1_700_000_000_000,
+      label: "mixed",
+      status: "running",
+      pinned: true,
+      visibility: "shared",
+    },
+    records: [
+      { seq: 1, message: msg("m1", "user", "hello") },
+      { seq: 2, message: msg("m2", "assistant", [{ type: "text", text: "hi" }]) },
+      { seq: 3, message: msg("m3", "compactionSummary", "summary of earlier turns") },
+      { seq: 4, message: msg("m4", "user", "from a robot", { provenance: { kind: "robot" } }) },
+      {
+        seq: 5,
+        message: msg("m5", "toolResult", [{ type: "text", text: "[omitted]" }], {
+          __openclaw: { id: "m5", truncated: true },
+        }),
+      },
+      {
+        seq: 6,
+        message: [msg("m6", "assistant", [{ type: "text", text: "part one" }]), msg("m6b", "assistant", "part two")],
+      },
+      { seq: 7, message: msg("m7", "user", "last words") },
+      { seq: 8, hidden: true },
+    ],
+  };
+  const sessions = new Map([[mixed.row.key, mixed]]);
+  let gateway;
+  let target;
+
+  before(async () => {
+    gateway = await startFakeGateway({ token: TOKEN, sessions, refuseArchived: true });
+    target = await createTenant(`fake-${suffix()}`);
+  });
+  after(() => gateway?.close());
+
+  const run = async () => {
+    const args = [
+      "--from",
+      gateway.url,
+      "--from-token",
+      TOKEN,
+      "--to",
+      `${server.baseUrl}/t/${target.id}`,
+      "--to-token",
+      target.token,
+    ];
+    const result = await runImport([...args, "--json", "--no-progress"]).done;
+    assert.equal(result.code, 0, result.stderr);
+    return { summary: JSON.parse(result.stdout), stderr: result.stderr };
+  };
+
+  test("copies what the target can hold, says why the rest was left out, and moves past hidden records", async () => {
+    const { summary, stderr } = await run();
+    assert.match(stderr, /refused offset paging or the archived filter/);
+    assert.deepEqual(summary.sessions, { total: 1, new: 1, updated: 0, unchanged: 0, skipped: 0, failed: 0 });
+    assert.equal(summary.messages.copied, 4);
+    assert.deepEqual(Object.fromEntries(summary.skippedMessages.map((s) => [s.reason, s.count])), {
+      'role "compactionSummary" has no equivalent here': 1,
+      'refused by the target (provenance.kind: Invalid option: expected one of "external_user"|"inter_session"|"internal_system")': 1,
+      "over the source's chat.history size limit (it shows a placeholder)": 1,
+      "a second display message of one source record (the first was kept)": 1,
+    });
+    assert.deepEqual(summary.unmappedFields, ["pinned", "status (value not accepted)", "visibility"]);
+
+    const history = await tenantCall(target, "GET", "/sessions/agent%3Amain%3Amixed/history?includeTools=1");
+    assert.deepEqual(
+      history.messages.map((m) => [m.__openclaw.seq, m.__openclaw.id]),
+      [
+        [1, "m1"],
+        [2, "m2"],
+        [6, "m6"],
+        [7, "m7"],
+      ],
+    );
+    const row = (await tenantCall(target, "GET", "/v1/sessions")).sessions[0];
+    assert.equal(row.sessionId, sessionId);
+    assert.equal(row.label, "mixed");
+    assert.equal(row.messageCount, 8, "the hidden record 8 counts as read");
+    assert.equal(row.status, undefined, "a running status does not come over");
+
+    const rerun = await run();
+    assert.equal(rerun.summary.sessions.unchanged, 1);
+    assert.equal(rerun.summary.messages.copied, 0);
+  });
+
+  test("skips a session the source reset in place (same sessionId, numbered from 1 again)", async () => {
+    mixed.row.updatedAt += 1000;
+    mixed.records = [
+      { seq: 1, message: msg("reset", "system", "Reset") },
+      { seq: 2, message: msg("n2", "user", "a new start") },
+    ];
+    const shorter = await run();
+    assert.equal(shorter.summary.sessions.skipped, 1);
+    assert.match(shorter.summary.skippedSessions[0].reason, /fewer than the 8 imported: it was reset in place/);
+
+    for (let seq = 3; seq <= 10; seq++) mixed.records.push({ seq, message: msg(`n${seq}`, "user", `new ${seq}`) });
+    const longer = await run();
+    assert.equal(longer.summary.sessions.skipped, 1);
+    assert.match(longer.summary.skippedSessions[0].reason, /reset in place or rewritten since it was imported/);
+    const history = await tenantCall(target, "GET", "/sessions/agent%3Amain%3Amixed/history");
+    assert.deepEqual(
+      history.messages.map((m) => m.__openclaw.id),
+      ["m1", "m2", "m6", "m7"],
     );
   });
 });
