@@ -1,4 +1,3 @@
-import type { Env } from "./env";
 import { createApp } from "./http/app";
 
 export { SessionObject } from "./session/session-object";

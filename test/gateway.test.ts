@@ -15,6 +15,25 @@ afterEach(() => {
 });
 
 describe("gateway handshake", () => {
+  it("closes sockets that never send connect 15 s after the challenge, within a second, 100 at a time", async () => {
+    const tenant = `deadline-${crypto.randomUUID().slice(0, 8)}`;
+    await createTenant(tenant);
+    const sockets = await Promise.all(Array.from({ length: 100 }, () => GatewayClient.open(`/t/${tenant}`)));
+    open.push(...sockets);
+    const closedAfterMs = await Promise.all(
+      sockets.map(async (socket) => {
+        const challenge = await socket.waitFor((f) => f.event === "connect.challenge");
+        await socket.waitForClose(20_000);
+        return { ms: Date.now() - challenge.payload.ts, code: socket.closed!.code, reason: socket.closed!.reason };
+      }),
+    );
+    for (const closed of closedAfterMs) {
+      expect(closed).toMatchObject({ code: 1008, reason: "handshake timeout" });
+      expect(closed.ms).toBeGreaterThanOrEqual(15_000);
+      expect(closed.ms).toBeLessThan(16_000);
+    }
+  }, 30_000);
+
   it("sends connect.challenge first and answers connect with hello-ok", async () => {
     const client = await GatewayClient.open();
     open.push(client);
@@ -292,7 +311,9 @@ describe("gateway events", () => {
       sessionKey: "agent:main:live",
       message: { __openclaw: { seq: 1, id: expect.any(String) } },
     });
-    expect(events[0].seq).toBeUndefined();
+    // Every event frame carries the connection's own gap-free seq.
+    const seqs = follower.frames.filter((f) => f.type === "event" && f.event !== "connect.challenge").map((f) => f.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     expect(other.events("session.message")).toHaveLength(0);
   });
 

@@ -1,10 +1,11 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { TenantContext } from "../src/domain/context";
+import { DomainError } from "../src/domain/errors";
 import { resolveSession } from "../src/domain/registry";
-import { DomainError, type TenantContext } from "../src/domain/tenant-context";
-import type { Env } from "../src/env";
 import type { SessionRow } from "../src/session/session-row";
+import { tenantPorts } from "../src/stubs";
 import { ADMIN, call, DEV, freshTenant, issueToken, type TestTenant, user } from "./helpers";
 
 /**
@@ -520,7 +521,7 @@ describe("PATCH /v1/sessions/{key} (sessions.patch)", () => {
 
 describe("sessions.resolve (domain, as the gateway will call it)", () => {
   const ctxOf = (t: TestTenant): TenantContext => ({
-    env: env as unknown as Env,
+    ...tenantPorts(env, t.id),
     tenantId: t.id,
     config: {},
     principal: { kind: "operator", scopes: ["operator.admin"] },

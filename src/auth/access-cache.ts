@@ -1,4 +1,4 @@
-import type { Access } from "./authenticate";
+import type { Access } from "./principal";
 
 /**
  * Successful authentications, cached per worker isolate for a second: most requests then

@@ -1,12 +1,9 @@
-import type { Principal } from "../domain/tenant-context";
-import type { Env } from "../env";
-import type { TenantConfig } from "../protocol/config";
 import { OPERATOR_SCOPES } from "../protocol/http";
+import { tenantApi } from "../stubs";
 import { cachedAccess, rememberAccess } from "./access-cache";
+import type { Access } from "./principal";
 import { isRunToken, verifyRunToken } from "./run-token";
 import { constantTimeEqual, parseTokenId, sha256Hex } from "./tokens";
-
-export type Access = { principal: Principal; config: TenantConfig };
 
 /**
  * Resolves a bearer token for one tenant. A token is only ever checked against the
@@ -27,7 +24,7 @@ async function resolveAccess(
   token: string,
   tokenHash: string,
 ): Promise<Access | "wrong_tenant" | null> {
-  const tenant = env.TENANTS.getByName(tenantId);
+  const tenant = tenantApi(env, tenantId);
   if (isRunToken(token)) {
     const claims = env.RUN_TOKEN_SECRET ? await verifyRunToken(env.RUN_TOKEN_SECRET, token) : null;
     if (!claims) return null;

@@ -1,23 +1,30 @@
+import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
 
 /** SQL of a session's delivery outbox ("posted to a channel" = a row here until delivered). */
 
-export const DELIVERY_MIGRATIONS = [
-  `CREATE TABLE deliveries (
-     id TEXT PRIMARY KEY,
-     idempotency_key TEXT NOT NULL UNIQUE,
-     kind TEXT NOT NULL,
-     target TEXT NOT NULL,
-     message TEXT NOT NULL,
-     status TEXT NOT NULL,
-     attempts INTEGER NOT NULL DEFAULT 0,
-     last_error TEXT,
-     delivered_to TEXT,
-     created_at INTEGER NOT NULL,
-     updated_at INTEGER NOT NULL
-   )`,
-  `CREATE INDEX deliveries_by_created ON deliveries (created_at DESC)`,
-] as const;
+export const DELIVERY_SCHEMA: Schema = {
+  module: "delivery",
+  migrations: [
+    {
+      name: "create deliveries",
+      sql: `CREATE TABLE deliveries (
+        id TEXT PRIMARY KEY,
+        idempotency_key TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        target TEXT NOT NULL,
+        message TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        delivered_to TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+    },
+    { name: "index deliveries_by_created", sql: "CREATE INDEX deliveries_by_created ON deliveries (created_at DESC)" },
+  ],
+};
 
 export type DeliveryTarget = { channel: string; to: string; accountId?: string; threadId?: string | number };
 export type DeliveryStatus = "pending" | "delivered" | "dead" | "blocked";
@@ -81,6 +88,11 @@ export class DeliveryStore {
   byKey(idempotencyKey: string): Delivery | undefined {
     const row = first<Row>(this.sql, "SELECT * FROM deliveries WHERE idempotency_key = ?", idempotencyKey);
     return row && toDelivery(row);
+  }
+
+  /** Deliveries still owed (their attempts run by timer). */
+  pendingIds(): string[] {
+    return all<{ id: string }>(this.sql, "SELECT id FROM deliveries WHERE status = 'pending'").map((r) => r.id);
   }
 
   list(limit: number): Delivery[] {

@@ -3,15 +3,16 @@ import { entrySendPolicy } from "../policy/send-policy";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
 import { SIGNATURE_HEADER } from "../runs/runners/webhook";
+import type { TimerPort } from "../timers/timers";
 import type { Delivery, DeliveryStore, DeliveryTarget } from "./delivery-store";
 import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
 
-export type OutboxHost = {
-  deliveries(): DeliveryStore;
+export type OutboxPorts = {
+  store: DeliveryStore;
+  timers: TimerPort;
   entry(): SessionEntry | null;
   tenantConfig(): Promise<TenantConfig>;
   signingSecret(): Promise<string>;
-  setTimer(ref: string, dueAt: number): void;
   /** A delivery changed state (reported as `sessions.changed` with reason "delivery"). */
   changed(delivery: Delivery): void;
 };
@@ -25,27 +26,35 @@ export type OutboxHost = {
 export class Outbox {
   private readonly inFlight = new Set<string>();
 
-  constructor(private readonly host: OutboxHost) {}
+  constructor(private readonly ports: OutboxPorts) {}
 
-  /** Queues a delivery (once per idempotency key) and tries it now. */
+  /** Queues a delivery (once per idempotency key); its timer, due now, is written in the same turn. */
   enqueue(
     input: { idempotencyKey: string; kind: string; target: DeliveryTarget; message: string },
     now = Date.now(),
   ): Delivery {
-    const delivery = this.host.deliveries().enqueue(input, now);
-    if (delivery.status === "pending") this.host.setTimer(delivery.id, now);
+    const delivery = this.ports.store.enqueue(input, now);
+    if (delivery.status === "pending") this.ports.timers.set("delivery", delivery.id, now);
     return delivery;
+  }
+
+  /** After a restart: every pending delivery without a timer gets one due now. */
+  reconcile(now = Date.now()): void {
+    const armed = this.ports.timers.refs("delivery");
+    for (const id of this.ports.store.pendingIds()) {
+      if (!armed.has(id)) this.ports.timers.set("delivery", id, now);
+    }
   }
 
   /** One attempt; reschedules itself on failure. */
   async attempt(id: string, now = Date.now()): Promise<void> {
     if (this.inFlight.has(id)) return;
-    const delivery = this.host.deliveries().get(id);
+    const delivery = this.ports.store.get(id);
     if (delivery?.status !== "pending") return;
     this.inFlight.add(id);
     try {
-      const config = await this.host.tenantConfig();
-      const entry = this.host.entry();
+      const config = await this.ports.tenantConfig();
+      const entry = this.ports.entry();
       if (entry && this.blocked(config, entry, delivery))
         return this.finish(id, { status: "blocked", error: "send blocked by session policy" }, now);
       const url = config.delivery?.webhookUrl;
@@ -60,8 +69,8 @@ export class Outbox {
       const attempts = delivery.attempts + 1;
       const maxAttempts = config.delivery?.maxAttempts ?? DEFAULT_DELIVERY_ATTEMPTS;
       if (attempts >= maxAttempts) return this.finish(id, { status: "dead", error }, now);
-      this.host.deliveries().record(id, { status: "pending", error }, now);
-      this.host.setTimer(id, now + deliveryBackoffMs(attempts));
+      this.ports.store.record(id, { status: "pending", error }, now);
+      this.ports.timers.set("delivery", id, now + deliveryBackoffMs(attempts));
     } finally {
       this.inFlight.delete(id);
     }
@@ -72,7 +81,7 @@ export class Outbox {
     outcome: { status: "delivered" | "dead" | "blocked"; error?: string; deliveredTo?: string },
     now: number,
   ): void {
-    if (this.host.deliveries().record(id, outcome, now)) this.host.changed(this.host.deliveries().get(id)!);
+    if (this.ports.store.record(id, outcome, now)) this.ports.changed(this.ports.store.get(id)!);
   }
 
   private blocked(config: TenantConfig, entry: SessionEntry, delivery: Delivery): boolean {
@@ -104,7 +113,7 @@ export class Outbox {
         headers: {
           "content-type": "application/json",
           "idempotency-key": delivery.idempotencyKey,
-          [SIGNATURE_HEADER]: `sha256=${await hmacHex(await this.host.signingSecret(), body)}`,
+          [SIGNATURE_HEADER]: `sha256=${await hmacHex(await this.ports.signingSecret(), body)}`,
         },
         body,
       });

@@ -1,18 +1,14 @@
 import { isValidAgentId, normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
+import { defaultAgentId } from "../policy/agents";
 import type { TranscriptMessage } from "../protocol/session";
 import { sanitizeChatHistory } from "../session/sanitize";
 import { messagePreview } from "../session/session-row";
+import type { TenantContext } from "./context";
+import { DomainError } from "./errors";
+import { canonicalKey } from "./keys";
 import { patchSession } from "./registry";
 import { chatSend } from "./runs";
 import { appendMessages } from "./sessions";
-import {
-  canonicalKey,
-  DomainError,
-  defaultAgentId,
-  sessionStub,
-  type TenantContext,
-  tenantStub,
-} from "./tenant-context";
 
 /** chat.history / chat.inject / sessions.preview / sessions.create (gateway methods). */
 
@@ -31,7 +27,7 @@ export async function chatHistory(
 ) {
   const key = canonicalKey(ctx, params.sessionKey);
   const limit = Math.min(CHAT_HISTORY_MAX_LIMIT, params.limit ?? CHAT_HISTORY_DEFAULT_LIMIT);
-  const stub = sessionStub(ctx, key);
+  const stub = ctx.sessions(key);
   const offset = params.offset ?? 0;
   // An offset needs the message count first; the newest page does not.
   const entry = offset > 0 ? await stub.entry() : undefined;
@@ -114,7 +110,7 @@ export async function sessionsPreview(
     params.keys.slice(0, PREVIEW_MAX_KEYS).map(async (rawKey) => {
       try {
         const key = canonicalKey(ctx, rawKey);
-        const page = await sessionStub(ctx, key).read({
+        const page = await ctx.sessions(key).read({
           direction: "tail",
           limit,
           includeTools: false,
@@ -165,7 +161,7 @@ export async function sessionsCreate(
   let parentSessionKey: string | undefined;
   if (params.parentSessionKey !== undefined) {
     parentSessionKey = canonicalKey(ctx, params.parentSessionKey);
-    if (!(await tenantStub(ctx).session(parentSessionKey))) {
+    if (!(await ctx.tenant.session(parentSessionKey))) {
       throw new DomainError("invalid", `unknown parent session: ${params.parentSessionKey}`);
     }
   }
@@ -175,7 +171,7 @@ export async function sessionsCreate(
   });
   let entry = patched.entry;
   if (parentSessionKey !== undefined) {
-    entry = await sessionStub(ctx, key).setParent(parentSessionKey);
+    entry = await ctx.sessions(key).setParent(parentSessionKey);
   }
   const text = params.message ?? params.task;
   if (text === undefined || text.trim() === "")

@@ -1,17 +1,11 @@
 import { normalizeAgentId, resolveMainAlias } from "../keys/session-key";
+import { agentModel, defaultAgentId } from "../policy/agents";
 import type { SessionsListParams, SessionsResolveParams } from "../protocol/methods";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { SessionRow } from "../session/session-row";
-import {
-  canonicalKey,
-  DomainError,
-  defaultAgentId,
-  mainKeyOf,
-  sessionRef,
-  sessionStub,
-  type TenantContext,
-  tenantStub,
-} from "./tenant-context";
+import type { TenantContext } from "./context";
+import { DomainError } from "./errors";
+import { canonicalKey, mainKeyOf, sessionRef } from "./keys";
 
 /** Session index operations (OpenClaw's sessions.list / resolve / patch) for every transport. */
 
@@ -41,7 +35,7 @@ export function sessionsDefaults(ctx: TenantContext): SessionsDefaults {
 
 /** The operator's list: OpenClaw's `sessions.list` params and result shape. */
 export async function listSessions(ctx: TenantContext, params: SessionsListParams): Promise<SessionsListResult> {
-  const rows = await tenantStub(ctx).listSessions({
+  const rows = await ctx.tenant.listSessions({
     // One extra row tells whether more exist.
     ...(params.limit !== undefined ? { limit: params.limit + 1 } : {}),
     ...(params.offset ? { offset: params.offset } : {}),
@@ -91,7 +85,7 @@ export async function resolveSession(ctx: TenantContext, params: SessionsResolve
   const given = [rawKey, rawSessionId, rawLabel].filter((v) => v !== undefined);
   if (given.length > 1) throw new DomainError("invalid", "Provide either key, sessionId, or label (not multiple)");
   if (given.length === 0) throw new DomainError("invalid", "Either key, sessionId, or label is required");
-  const tenant = tenantStub(ctx);
+  const tenant = ctx.tenant;
   const spawnedBy = params.spawnedBy !== undefined ? canonicalKey(ctx, params.spawnedBy) : undefined;
   const visible = (row: SessionRow | null): row is SessionRow =>
     row !== null && (spawnedBy === undefined || row.spawnedBy === spawnedBy || row.parentSessionKey === spawnedBy);
@@ -147,8 +141,8 @@ export async function patchSession(ctx: TenantContext, rawKey: string, patch: Se
     ...patch,
     ...(typeof patch.spawnedBy === "string" ? { spawnedBy: canonicalKey(ctx, patch.spawnedBy) } : {}),
   };
-  const entry = await sessionStub(ctx, key).patch(sessionRef(ctx, key), normalized);
-  const model = entry.model ?? agentModel(ctx, entry.agentId);
+  const entry = await ctx.sessions(key).patch(sessionRef(ctx, key), normalized);
+  const model = entry.model ?? agentModel(ctx.config, entry.agentId);
   return {
     ok: true,
     path: "(multiple)",
@@ -156,14 +150,4 @@ export async function patchSession(ctx: TenantContext, rawKey: string, patch: Se
     entry,
     resolved: { ...(entry.modelProvider ? { modelProvider: entry.modelProvider } : {}), ...(model ? { model } : {}) },
   };
-}
-
-/** The model an agent runs with when the session has no override. */
-export function agentModel(ctx: TenantContext, agentId: string): string | undefined {
-  const agent = ctx.config.agents?.list?.find((a) => normalizeAgentId(a.id) === agentId);
-  return agent?.model ?? ctx.config.agents?.defaults?.model;
-}
-
-export async function rebuildIndex(ctx: Pick<TenantContext, "env" | "tenantId">): Promise<{ sessions: number }> {
-  return tenantStub(ctx).rebuildIndex();
 }

@@ -1,38 +1,18 @@
+import { hasScope } from "../auth/principal";
+import type { StartResult } from "../contracts/session-api";
 import { agentIdOf, normalizeAgentId } from "../keys/session-key";
+import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { entrySendPolicy, parseSendCommand, SEND_BLOCKED_TEXT } from "../policy/send-policy";
-import type { RunnerConfig } from "../protocol/config";
 import type { InputProvenance, SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
-import type { StartResult } from "../runs/run-engine";
 import type { RunInput, RunSnapshot } from "../runs/run-types";
 import { MAX_MESSAGE_BYTES } from "../session/message-limits";
+import type { TenantContext } from "./context";
+import { DomainError } from "./errors";
+import { canonicalKey, mainKeyOf, sessionRef } from "./keys";
 import { patchSession } from "./registry";
-import {
-  canonicalKey,
-  DomainError,
-  defaultAgentId,
-  hasScope,
-  mainKeyOf,
-  sessionRef,
-  sessionStub,
-  type TenantContext,
-  tenantStub,
-} from "./tenant-context";
 
 /** Agent runs as the transports start them: chat.send, agent, agent.wait, aborts, ingest with run. */
-
-/** The runner an agent uses: its own, else the defaults', else the built-in echo runner. */
-export function runnerFor(ctx: TenantContext, agentId: string): RunnerConfig {
-  const agent = ctx.config.agents?.list?.find((a) => normalizeAgentId(a.id) === agentId);
-  return agent?.runner ?? ctx.config.agents?.defaults?.runner ?? { type: "echo" };
-}
-
-/** Whether an agent id exists for this tenant (any id is fine when no agents are configured). */
-export function isKnownAgent(ctx: TenantContext, agentId: string): boolean {
-  const list = ctx.config.agents?.list;
-  if (!list || list.length === 0) return agentId === defaultAgentId(ctx.config);
-  return list.some((a) => normalizeAgentId(a.id) === agentId);
-}
 
 export type RunRequest = {
   key: string;
@@ -68,9 +48,9 @@ export async function startRun(
   }
 > {
   const ref = sessionRef(ctx, request.key);
-  const stub = sessionStub(ctx, request.key);
+  const stub = ctx.sessions(request.key);
   // Run ids are tenant-wide (as OpenClaw's dedupe is gateway-wide): a reused id answers from its run.
-  const owner = await tenantStub(ctx).recordRun(request.runId, request.key);
+  const owner = await ctx.tenant.recordRun(request.runId, request.key);
   if (owner !== request.key)
     return { ...(await existingRunResult(ctx, owner, request.runId)), sessionKey: owner, sessionId: "" };
   const input: RunInput = {
@@ -99,7 +79,7 @@ export async function startRun(
     {
       runId: request.runId,
       input: timeoutSeconds ? { ...input, timeoutSeconds } : input,
-      runner: runnerFor(ctx, ref.agentId),
+      runner: runnerOf(ctx.config, ref.agentId),
       userMessage,
     },
     request.seed,
@@ -122,7 +102,7 @@ async function existingRunResult(
   key: string,
   runId: string,
 ): Promise<Exclude<StartResult, { status: "blocked" | "too_large" }>> {
-  const snapshot = await sessionStub(ctx, key).runSnapshot(runId);
+  const snapshot = await ctx.sessions(key).runSnapshot(runId);
   if (!snapshot) return { runId, status: "error", summary: `run id ${runId} is already used by another session` };
   if (snapshot.status === "pending") return { runId, status: "in_flight" };
   const status =
@@ -167,7 +147,7 @@ export async function chatSend(ctx: TenantContext, params: ChatSendParams): Prom
     throw new DomainError("invalid", "message or attachment required");
   const key = canonicalKey(ctx, params.sessionKey);
   if (/^\/stop\b/i.test(text)) {
-    const runIds = await sessionStub(ctx, key).stopRuns();
+    const runIds = await ctx.sessions(key).stopRuns();
     return { ok: true, aborted: runIds.length > 0, runIds };
   }
   const command = parseSendCommand(text);
@@ -253,7 +233,7 @@ export async function agentRun(
     throw new DomainError("invalid", "provider/model overrides are not authorized for this caller.");
   }
   const requestedAgent = params.agentId !== undefined ? normalizeAgentId(params.agentId) : undefined;
-  if (requestedAgent !== undefined && !isKnownAgent(ctx, requestedAgent))
+  if (requestedAgent !== undefined && !isKnownAgent(ctx.config, requestedAgent))
     throw new DomainError("invalid", `unknown agent id "${params.agentId}"`);
   let key: string;
   if (params.sessionKey !== undefined) {
@@ -263,7 +243,7 @@ export async function agentRun(
       throw new DomainError("invalid", `session key agent "${keyAgent}" does not match agentId "${requestedAgent}"`);
     }
   } else if (params.sessionId !== undefined) {
-    const owner = await tenantStub(ctx).keyForSessionId(params.sessionId);
+    const owner = await ctx.tenant.keyForSessionId(params.sessionId);
     if (!owner) throw new DomainError("invalid", `unknown session id "${params.sessionId}"`);
     key = owner.key;
   } else {
@@ -272,11 +252,11 @@ export async function agentRun(
   let message = params.message;
   const reset = /^\/(new|reset)\b\s*/i.exec(message);
   // A retried request (same idempotencyKey) must not reset again; a blocked send resets nothing.
-  const retried = reset ? (await tenantStub(ctx).runKey(params.idempotencyKey)) !== null : false;
+  const retried = reset ? (await ctx.tenant.runKey(params.idempotencyKey)) !== null : false;
   if (reset && !retried) {
     if (!hasScope(ctx.principal, "operator.admin")) throw new DomainError("invalid", "missing scope: operator.admin");
-    assertSendAllowed(ctx, key, await sessionStub(ctx, key).entry());
-    await sessionStub(ctx, key).reset(sessionRef(ctx, key), reset[1]!.toLowerCase() as "new" | "reset");
+    assertSendAllowed(ctx, key, await ctx.sessions(key).entry());
+    await ctx.sessions(key).reset(sessionRef(ctx, key), reset[1]!.toLowerCase() as "new" | "reset");
     message = message.slice(reset[0].length);
     if (message.trim() === "") message = reset[0].trim();
   }
@@ -298,9 +278,9 @@ export async function agentRun(
 
 /** agent.wait: the run's outcome, or `status: "timeout"` (a successful answer) after timeoutMs. */
 export async function agentWait(ctx: TenantContext, runId: string, timeoutMs: number): Promise<RunSnapshot> {
-  const key = await tenantStub(ctx).runKey(runId);
+  const key = await ctx.tenant.runKey(runId);
   if (!key) throw new DomainError("invalid", `unknown runId: ${runId}`);
-  const snapshot = await sessionStub(ctx, key).waitRun(runId, timeoutMs);
+  const snapshot = await ctx.sessions(key).waitRun(runId, timeoutMs);
   if (!snapshot) throw new DomainError("invalid", `unknown runId: ${runId}`);
   return snapshot;
 }
@@ -319,7 +299,7 @@ export function waitPayload(snapshot: RunSnapshot): Record<string, unknown> {
 
 export async function chatAbort(ctx: TenantContext, params: { sessionKey: string; runId?: string }) {
   const key = canonicalKey(ctx, params.sessionKey);
-  const stub = sessionStub(ctx, key);
+  const stub = ctx.sessions(key);
   const runIds = params.runId
     ? [(await stub.abortRun(params.runId)).abortedRunId].filter((id): id is string => id !== null)
     : await stub.stopRuns();
@@ -328,6 +308,6 @@ export async function chatAbort(ctx: TenantContext, params: { sessionKey: string
 
 export async function sessionsAbort(ctx: TenantContext, params: { key: string; runId?: string }) {
   const key = canonicalKey(ctx, params.key);
-  const result = await sessionStub(ctx, key).abortRun(params.runId);
+  const result = await ctx.sessions(key).abortRun(params.runId);
   return { ok: true, ...result };
 }

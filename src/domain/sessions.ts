@@ -1,19 +1,13 @@
+import type { AppendResult, MessageRecord } from "../contracts/session-api";
 import type { IngestBody } from "../protocol/http";
 import type { SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { contentText } from "../runs/runners/runner";
-import { type AppendResult, MAX_MESSAGE_BYTES } from "../session/session-object";
-import type { MessageRecord } from "../session/session-store";
+import { MAX_MESSAGE_BYTES } from "../session/message-limits";
 import { dropUndefined } from "../util/encoding";
+import type { TenantContext } from "./context";
+import { DomainError } from "./errors";
+import { canonicalKey, mainKeyOf, sessionRef } from "./keys";
 import { startRun } from "./runs";
-import {
-  canonicalKey,
-  DomainError,
-  mainKeyOf,
-  sessionRef,
-  sessionStub,
-  type TenantContext,
-  tenantStub,
-} from "./tenant-context";
 
 /** Session operations shared by every transport (HTTP and the gateway WebSocket). */
 
@@ -65,7 +59,7 @@ export async function appendMessages(
   idempotencyKey?: string,
 ): Promise<AppendResult> {
   const key = canonicalKey(ctx, rawKey);
-  const result = await sessionStub(ctx, key).append(sessionRef(ctx, key), {
+  const result = await ctx.sessions(key).append(sessionRef(ctx, key), {
     messages,
     ...(seed ? { seed } : {}),
     ...(idempotencyKey ? { idempotencyKey } : {}),
@@ -109,7 +103,7 @@ export async function historyPage(
   query: HistoryQuery & { limit: number },
 ): Promise<HistoryPage> {
   const key = canonicalKey(ctx, rawKey);
-  const stub = sessionStub(ctx, key);
+  const stub = ctx.sessions(key);
   const collected: MessageRecord[] = [];
   let cursorSeq = query.cursorSeq;
   let sessionId = "";
@@ -147,7 +141,7 @@ export async function transcriptPages(
   key: string,
   options: { sessionId?: string; includeTools: boolean; beforeSeq?: number },
 ): Promise<{ sessionId: string; pages: AsyncGenerator<MessageRecord[]> }> {
-  const stub = sessionStub(ctx, key);
+  const stub = ctx.sessions(key);
   const read = (sessionId: string | undefined, afterSeq: number) =>
     stub.read({
       direction: "forward",
@@ -180,7 +174,7 @@ export async function keyForSessionId(
   ctx: TenantContext,
   sessionId: string,
 ): Promise<{ key: string; agentId: string }> {
-  const found = await tenantStub(ctx).keyForSessionId(sessionId);
+  const found = await ctx.tenant.keyForSessionId(sessionId);
   if (!found) throw new DomainError("not_found", `Session not found: ${sessionId}`);
   return found;
 }
@@ -191,13 +185,13 @@ export async function resetSession(
   reason: "new" | "reset" = "reset",
 ): Promise<SessionEntry> {
   const key = canonicalKey(ctx, rawKey);
-  return sessionStub(ctx, key).reset(sessionRef(ctx, key), reason);
+  return ctx.sessions(key).reset(sessionRef(ctx, key), reason);
 }
 
 export async function deleteSession(ctx: TenantContext, rawKey: string): Promise<{ key: string; deleted: boolean }> {
   const key = canonicalKey(ctx, rawKey);
   const mainKey = mainKeyOf(ctx);
   if (key === mainKey) throw new DomainError("invalid", `Cannot delete the main session (${mainKey}).`);
-  const deleted = await sessionStub(ctx, key).delete(sessionRef(ctx, key));
+  const deleted = await ctx.sessions(key).delete(sessionRef(ctx, key));
   return { key, deleted };
 }

@@ -1,8 +1,10 @@
+import type { MessageRecord } from "../contracts/session-api";
 import type { ImportBody, ImportResult } from "../protocol/import";
-import { MAX_MESSAGE_BYTES } from "../session/session-object";
-import type { MessageRecord } from "../session/session-store";
+import { MAX_MESSAGE_BYTES } from "../session/message-limits";
+import type { TenantContext } from "./context";
+import { DomainError } from "./errors";
+import { canonicalKey, sessionRef } from "./keys";
 import { transcriptPages } from "./sessions";
-import { canonicalKey, DomainError, sessionRef, sessionStub, type TenantContext, tenantStub } from "./tenant-context";
 
 /** Sessions in and out of a tenant: import pages from another gateway, tenant-wide export. */
 
@@ -11,9 +13,9 @@ export async function importPage(ctx: TenantContext, rawKey: string, body: Impor
   const key = canonicalKey(ctx, rawKey);
   const ref = sessionRef(ctx, key);
   // A transcript id names one session of a tenant (history, resolve and export look it up).
-  const owner = await tenantStub(ctx).claimSessionId(body.sessionId, key, ref.agentId);
+  const owner = await ctx.tenant.claimSessionId(body.sessionId, key, ref.agentId);
   if (owner) throw new DomainError("conflict", `sessionId ${body.sessionId} already belongs to session ${owner}`);
-  const result = await sessionStub(ctx, key).importPage(ref, body);
+  const result = await ctx.sessions(key).importPage(ref, body);
   if ("rejected" in result) {
     if (result.rejected === "conflict") throw new DomainError("conflict", result.message);
     throw new DomainError(
@@ -44,9 +46,9 @@ export async function* exportLines(ctx: TenantContext): AsyncGenerator<string> {
   const counts = { sessions: 0, transcripts: 0, messages: 0 };
   let afterKey = "";
   for (;;) {
-    const keys = await tenantStub(ctx).sessionKeysAfter(afterKey, EXPORT_KEYS_PER_PAGE);
+    const keys = await ctx.tenant.sessionKeysAfter(afterKey, EXPORT_KEYS_PER_PAGE);
     for (const key of keys) {
-      const stub = sessionStub(ctx, key);
+      const stub = ctx.sessions(key);
       const [entry, transcripts] = await Promise.all([stub.entry(), stub.transcripts()]);
       // Deleted since the index page was read.
       if (!entry) continue;

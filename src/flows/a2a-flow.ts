@@ -1,7 +1,11 @@
+import type { FlowRequest, SessionApi, SessionRef, StartResult, StartRun } from "../contracts/session-api";
+import type { TenantApi } from "../contracts/tenant-api";
+import { agentIdOf, DEFAULT_AGENT_ID } from "../keys/session-key";
 import type { RunnerConfig } from "../protocol/config";
 import type { TranscriptMessage } from "../protocol/session";
-import type { StartResult } from "../runs/run-engine";
+import type { EngineStart } from "../runs/run-lifecycle";
 import type { RunSnapshot } from "../runs/run-types";
+import type { TimerPort } from "../timers/timers";
 import {
   type A2aSessions,
   ANNOUNCE_MESSAGE,
@@ -10,10 +14,10 @@ import {
   isSilentAnnounce,
   replyStepPrompt,
 } from "./a2a-prompts";
-import type { Flow, FlowStore } from "./flow-store";
+import type { Flow, FlowSpec, FlowStore } from "./flow-store";
 
 /** A run of a flow step, in the target (this object) or the requester (another object). */
-export type StepRun = {
+type StepRun = {
   side: "requester" | "target";
   runId: string;
   message: string;
@@ -21,25 +25,35 @@ export type StepRun = {
   userMessage?: TranscriptMessage;
 };
 
-export type FlowHost = {
-  flows(): FlowStore;
-  /** Starts a run in one side's session (deduped by runId, so a resumed step never runs twice). */
-  startStep(flow: Flow, step: StepRun, runner: RunnerConfig): Promise<StartResult>;
-  /** The step run's outcome: waits up to `waitMs`, null when unknown. */
-  awaitStep(flow: Flow, side: "requester" | "target", runId: string, waitMs: number): Promise<RunSnapshot | null>;
-  /** Posts the announce reply to the target's channel through the outbox. */
+/** What the driver needs from the target session object that hosts it. */
+export type FlowPorts = {
+  store: FlowStore;
+  timers: TimerPort;
+  /** This (target) session's runs. */
+  runs: {
+    start(request: EngineStart, now?: number): StartResult;
+    wait(runId: string, timeoutMs: number): Promise<RunSnapshot | null>;
+    snapshot(runId: string): RunSnapshot | null;
+  };
+  /** Another session of the tenant (the requester side). */
+  session(tenantId: string, key: string): SessionApi;
+  tenant(tenantId: string): TenantApi;
+  /** Posts the announce reply to this session's channel through the outbox. */
   announce(flow: Flow, reply: string): void;
-  /** Re-arms the flow's safety timer so an eviction mid-step resumes it. */
-  armTimer(flowId: string, dueAt: number): void;
-  clearTimer(flowId: string): void;
+  waitUntil(promise: Promise<unknown>): void;
 };
 
 /** How long one advance waits for a step run before yielding to the timer. */
 const STEP_WAIT_MS = 20_000;
 /** The safety timer: if nothing advanced the flow by then, the alarm does. */
-const FLOW_TIMER_MS = 30_000;
+export const FLOW_TIMER_MS = 30_000;
 /** Retry delay after a step failed to reach the other session. */
 const STEP_RETRY_MS = 1_000;
+
+/** Step runs are `<flowId>:turn:<n>` and `<flowId>:announce`; the primary run's id is the flow id. */
+export function flowIdOfRun(runId: string): string {
+  return runId.split(":", 1)[0]!;
+}
 
 /**
  * OpenClaw's sessions_send follow-up (primary reply → ping-pong → announce) as a durable
@@ -49,14 +63,41 @@ const STEP_RETRY_MS = 1_000;
 export class A2aFlowDriver {
   private readonly running = new Set<string>();
 
-  constructor(private readonly host: FlowHost) {}
+  constructor(private readonly ports: FlowPorts) {}
 
-  /** After a wake-up: continue every unfinished flow (each step is idempotent). */
-  resumeAll(): Promise<void>[] {
-    return this.host
-      .flows()
-      .unfinished()
-      .map((flow) => this.advance(flow.id));
+  /**
+   * The target side of sessions_send: starts the primary run and creates its flow with its
+   * safety timer, in the caller's transaction (neither exists without the other).
+   */
+  startPrimary(ref: SessionRef, request: StartRun, flow: FlowRequest, now = Date.now()): StartResult {
+    const started = this.ports.runs.start({ ...request, tenantId: ref.tenantId, agentId: ref.agentId }, now);
+    if (started.status !== "started") return started;
+    const spec: FlowSpec = {
+      ...flow,
+      tenantId: ref.tenantId,
+      primaryRunId: request.runId,
+      targetKey: ref.key,
+      targetAgentId: ref.agentId,
+      targetRunner: request.runner,
+    };
+    this.ports.store.insert(spec.primaryRunId, spec, now);
+    this.ports.timers.set("flow", spec.primaryRunId, now + FLOW_TIMER_MS);
+    return started;
+  }
+
+  /** A run of this session ended: the flow it belongs to (if any) continues now. */
+  runSettled(runId: string): void {
+    const flowId = flowIdOfRun(runId);
+    const flow = this.ports.store.get(flowId);
+    if (flow && flow.state !== "done") this.ports.waitUntil(this.advance(flowId));
+  }
+
+  /** After a restart: every unfinished flow without a timer gets one due now (each step is idempotent). */
+  reconcile(now = Date.now()): void {
+    const armed = this.ports.timers.refs("flow");
+    for (const flow of this.ports.store.unfinished()) {
+      if (!armed.has(flow.id)) this.ports.timers.set("flow", flow.id, now);
+    }
   }
 
   /** Advances a flow as far as it can go now. Concurrent calls for one flow collapse. */
@@ -65,19 +106,19 @@ export class A2aFlowDriver {
     this.running.add(flowId);
     try {
       for (;;) {
-        const flow = this.host.flows().get(flowId);
+        const flow = this.ports.store.get(flowId);
         if (!flow || flow.state === "done") {
-          this.host.clearTimer(flowId);
+          this.ports.timers.clear("flow", flowId);
           return;
         }
-        this.host.armTimer(flowId, now() + FLOW_TIMER_MS);
+        this.ports.timers.set("flow", flowId, now() + FLOW_TIMER_MS);
         let progressed: boolean;
         try {
           progressed = await this.step(flow, now());
         } catch (error) {
           // The other session was unreachable (restarting, evicted): retry soon by timer.
           console.error(`flow ${flowId}: step failed, retrying`, error);
-          this.host.armTimer(flowId, now() + STEP_RETRY_MS);
+          this.ports.timers.set("flow", flowId, now() + STEP_RETRY_MS);
           return;
         }
         if (!progressed) return;
@@ -90,7 +131,7 @@ export class A2aFlowDriver {
   /** One step; false when it has to wait for a run. */
   private async step(flow: Flow, now: number): Promise<boolean> {
     const spec = flow.spec;
-    const flows = this.host.flows();
+    const flows = this.ports.store;
     const sessions: A2aSessions = {
       ...(spec.requesterKey ? { requesterKey: spec.requesterKey } : {}),
       ...(spec.requesterChannel ? { requesterChannel: spec.requesterChannel } : {}),
@@ -98,7 +139,7 @@ export class A2aFlowDriver {
       ...(spec.targetChannel ? { targetChannel: spec.targetChannel } : {}),
     };
     if (flow.state === "primary") {
-      const primary = await this.host.awaitStep(flow, "target", spec.primaryRunId, 0);
+      const primary = await this.awaitStep(flow, "target", spec.primaryRunId, 0);
       if (!primary || primary.status === "pending") return false;
       if (primary.status !== "ok" || !primary.reply?.trim()) {
         flows.update(flow.id, { state: "done", outcome: "no-reply" }, now);
@@ -123,7 +164,7 @@ export class A2aFlowDriver {
       const otherKey = side === "requester" ? spec.targetKey : spec.requesterKey!;
       const otherChannel = side === "requester" ? spec.targetChannel : spec.requesterChannel;
       const runner = side === "requester" ? (spec.requesterRunner ?? spec.targetRunner) : spec.targetRunner;
-      const started = await this.host.startStep(
+      const started = await this.startStep(
         flow,
         {
           side,
@@ -145,7 +186,7 @@ export class A2aFlowDriver {
       );
       const outcome =
         started.status === "started" || started.status === "in_flight"
-          ? await this.host.awaitStep(flow, side, runId, STEP_WAIT_MS)
+          ? await this.awaitStep(flow, side, runId, STEP_WAIT_MS)
           : null;
       if (outcome?.status === "pending") return false;
       const reply = outcome?.status === "ok" ? outcome.reply : started.status === "ok" ? started.reply : undefined;
@@ -162,7 +203,7 @@ export class A2aFlowDriver {
     }
     // announce
     const runId = `${flow.id}:announce`;
-    const started = await this.host.startStep(
+    const started = await this.startStep(
       flow,
       {
         side: "target",
@@ -179,12 +220,49 @@ export class A2aFlowDriver {
     );
     const outcome =
       started.status === "started" || started.status === "in_flight"
-        ? await this.host.awaitStep(flow, "target", runId, STEP_WAIT_MS)
+        ? await this.awaitStep(flow, "target", runId, STEP_WAIT_MS)
         : null;
     if (outcome?.status === "pending") return false;
     const reply = outcome?.status === "ok" ? outcome.reply : started.status === "ok" ? started.reply : undefined;
-    if (!isSilentAnnounce(reply)) this.host.announce(flow, reply!.trim());
+    if (!isSilentAnnounce(reply)) this.ports.announce(flow, reply!.trim());
     flows.update(flow.id, { state: "done", outcome: isSilentAnnounce(reply) ? "silent" : "announced" }, now);
     return true;
+  }
+
+  /** Starts a step run in one side's session (deduped by runId, so a resumed step never runs twice). */
+  private async startStep(flow: Flow, step: StepRun, runner: RunnerConfig): Promise<StartResult> {
+    const spec = flow.spec;
+    const sandboxed = step.side === "target" ? spec.targetSandboxed === true : spec.requesterSandboxed === true;
+    const request = {
+      runId: step.runId,
+      runner,
+      input: {
+        message: step.message,
+        origin: "tool" as const,
+        extraSystemPrompt: step.extraSystemPrompt,
+        sandboxed,
+        ...(step.userMessage?.provenance ? { provenance: step.userMessage.provenance } : {}),
+      },
+      ...(step.userMessage ? { userMessage: step.userMessage } : {}),
+    };
+    const key = step.side === "target" ? spec.targetKey : spec.requesterKey!;
+    // agent.wait finds step runs by id like any other run.
+    await this.ports.tenant(spec.tenantId).recordRun(step.runId, key);
+    if (step.side === "target") {
+      return this.ports.runs.start({ ...request, tenantId: spec.tenantId, agentId: spec.targetAgentId });
+    }
+    const ref = { tenantId: spec.tenantId, key, agentId: spec.requesterAgentId ?? agentIdOf(key, DEFAULT_AGENT_ID) };
+    return this.ports.session(spec.tenantId, key).startRun(ref, request);
+  }
+
+  /** The step run's outcome: waits up to `waitMs`, null when unknown. */
+  private async awaitStep(
+    flow: Flow,
+    side: "requester" | "target",
+    runId: string,
+    waitMs: number,
+  ): Promise<RunSnapshot | null> {
+    if (side === "target") return waitMs > 0 ? this.ports.runs.wait(runId, waitMs) : this.ports.runs.snapshot(runId);
+    return this.ports.session(flow.spec.tenantId, flow.spec.requesterKey!).waitRun(runId, waitMs);
   }
 }

@@ -1,22 +1,29 @@
 import type { RunnerConfig } from "../protocol/config";
+import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
 
 /** SQL of the agent-to-agent flows a session drives (it is the sessions_send target). */
 
-export const FLOW_MIGRATIONS = [
-  `CREATE TABLE flows (
-     id TEXT PRIMARY KEY,
-     state TEXT NOT NULL,
-     spec TEXT NOT NULL,
-     turn INTEGER NOT NULL DEFAULT 0,
-     round1_reply TEXT,
-     latest_reply TEXT,
-     outcome TEXT,
-     created_at INTEGER NOT NULL,
-     updated_at INTEGER NOT NULL
-   )`,
-  `CREATE INDEX flows_by_state ON flows (state)`,
-] as const;
+export const FLOW_SCHEMA: Schema = {
+  module: "flows",
+  migrations: [
+    {
+      name: "create flows",
+      sql: `CREATE TABLE flows (
+        id TEXT PRIMARY KEY,
+        state TEXT NOT NULL,
+        spec TEXT NOT NULL,
+        turn INTEGER NOT NULL DEFAULT 0,
+        round1_reply TEXT,
+        latest_reply TEXT,
+        outcome TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+    },
+    { name: "index flows_by_state", sql: "CREATE INDEX flows_by_state ON flows (state)" },
+  ],
+};
 
 export type FlowState = "primary" | "pingpong" | "announce" | "done";
 

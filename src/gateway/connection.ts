@@ -1,4 +1,4 @@
-import { hasScope } from "../domain/tenant-context";
+import { hasScope } from "../auth/principal";
 import type { OperatorScope } from "../protocol/http";
 
 /**
@@ -25,6 +25,8 @@ export type ConnectionState = {
   messageKeys?: string[];
   /** Requests refused for missing scopes; too many closes the socket (1008). */
   refusals?: number;
+  /** The seq of the last event frame sent (persisted shortly after it changes). */
+  seq?: number;
 };
 
 /** Keys one connection may follow at once (keeps the attachment far below 16 KiB). */

@@ -1,6 +1,9 @@
+import type { Principal } from "../auth/principal";
+import { hasScope } from "../auth/principal";
+import type { TenantApi } from "../contracts/tenant-api";
+import type { TenantContext } from "../domain/context";
+import { DomainError } from "../domain/errors";
 import { sessionsDefaults } from "../domain/registry";
-import { DomainError, hasScope, type Principal, type TenantContext } from "../domain/tenant-context";
-import type { Env } from "../env";
 import type { TenantConfig } from "../protocol/config";
 import {
   connectParamsSchema,
@@ -11,9 +14,11 @@ import {
   TICK_INTERVAL_MS,
 } from "../protocol/gateway";
 import type { OperatorScope } from "../protocol/http";
-import type { TenantObject } from "../tenant/tenant-object";
-import { type ConnectionState, canRead, readState, writeState } from "./connection";
-import { errorFrame, eventFrame, gatewayError, rawEventFrame, resFrame } from "./frames";
+import { tenantPorts } from "../stubs";
+import type { ConnectionState } from "./connection";
+import { type Connection, Connections, safeSend } from "./connections";
+import { Fanout } from "./fanout";
+import { errorFrame, eventFrame, gatewayError, resFrame } from "./frames";
 import { describeParamsError, grantScopes, negotiateProtocol, verifyDevice } from "./handshake";
 import { EVENTS, METHODS, PENDING_METHODS, TwoPhase } from "./methods";
 
@@ -23,32 +28,36 @@ export type HubHost = {
   env: Env;
   config(): TenantConfig;
   authenticate(token: string): Promise<{ scopes: readonly OperatorScope[]; tokenId?: string } | null>;
-  nextBroadcastSeq(): number;
-  /** The hosting tenant object, used directly by domain code instead of a stub to itself. */
-  self: DurableObjectStub<TenantObject>;
+  /** The hosting tenant object, the domain's tenant port (no RPC to itself). */
+  tenant: TenantApi;
 };
 
 /** A connection must complete `connect` within this (OpenClaw clients use 15 s). */
-const HANDSHAKE_TIMEOUT_MS = 15_000;
+export const HANDSHAKE_TIMEOUT_MS = 15_000;
 /** Repeated refusals for missing scopes end the connection, as OpenClaw does. */
 const MAX_REFUSALS = 20;
 const SERVER_VERSION = "openclaw-sessions-edge/0.1.0";
 
 /**
- * The tenant's gateway WebSockets on the Hibernation API. Per-connection state lives in
- * socket attachments; the subscription index is rebuilt from them after every wake-up.
+ * The tenant's gateway WebSockets on the Hibernation API: the handshake, request dispatch
+ * and the tick. Connections and their subscriptions live in `Connections` (hydrated from the
+ * socket attachments), event rendering in `Fanout`.
  */
 export class GatewayHub {
-  /** key → sockets following its messages; rebuilt lazily from attachments. */
-  private byKey: Map<string, Set<WebSocket>> | null = null;
-  private sessionWatchers: Set<WebSocket> | null = null;
+  readonly connections: Connections;
+  readonly fanout: Fanout;
   /** Request ids in flight per connection (duplicate ids are refused). */
-  private inflight = new Map<string, Set<string>>();
-  /** Run events held back until the run's `agent` request was answered "accepted". */
-  private held = new Map<string, string[]>();
+  private readonly inflight = new Map<string, Set<string>>();
   private readonly startedAt = Date.now();
+  /** Handshake deadlines of sockets still in the challenge phase (cleared once they connect). */
+  private readonly deadlines = new Map<WebSocket, ReturnType<typeof setTimeout>>();
+  /** When the alarm is set, as far as this instance knows (undefined = not read yet). */
+  private alarmAt: number | null | undefined;
 
-  constructor(private readonly host: HubHost) {}
+  constructor(private readonly host: HubHost) {
+    this.connections = new Connections(host.ctx);
+    this.fanout = new Fanout(this.connections);
+  }
 
   // ── Lifecycle ───────────────────────────────────────────────────────────
 
@@ -64,159 +73,96 @@ export class GatewayHub {
       nonce: crypto.randomUUID(),
       challengeTs: Date.now(),
     };
-    writeState(server, state);
+    this.connections.add(server, state);
     server.send(eventFrame("connect.challenge", { nonce: state.nonce, ts: state.challengeTs }));
-    await this.ensureTick();
+    // The deadline is exact while the object is awake; the alarm enforces it after a hibernation.
+    this.deadlines.set(
+      server,
+      setTimeout(() => this.enforceHandshakeDeadline(server), HANDSHAKE_TIMEOUT_MS),
+    );
+    await this.ensureAlarm(state.challengeTs + HANDSHAKE_TIMEOUT_MS);
     return new Response(null, { status: 101, webSocket: client });
   }
 
   async message(ws: WebSocket, data: string | ArrayBuffer): Promise<void> {
-    const state = readState(ws);
-    if (!state) return this.close(ws, 1011, "lost connection state");
+    const connection = this.connections.get(ws);
+    if (!connection) return this.close(ws, 1011, "lost connection state");
+    const challenge = connection.state.phase === "challenge";
     const size = typeof data === "string" ? data.length : data.byteLength;
-    if (state.phase === "challenge" && size > MAX_PREAUTH_PAYLOAD_BYTES)
-      return this.close(ws, 1009, "preauth payload too large");
+    if (challenge && size > MAX_PREAUTH_PAYLOAD_BYTES) return this.close(ws, 1009, "preauth payload too large");
     if (size > MAX_PAYLOAD_BYTES) return this.close(ws, 1009, "payload too large");
-    if (typeof data !== "string") {
-      return this.reject(ws, state, "", "invalid request frame", state.phase === "challenge");
-    }
+    if (typeof data !== "string") return this.reject(ws, "", "invalid request frame", challenge);
     let raw: unknown;
     try {
       raw = JSON.parse(data);
     } catch {
-      return this.reject(ws, state, "", "invalid request frame", state.phase === "challenge");
+      return this.reject(ws, "", "invalid request frame", challenge);
     }
     const frame = requestFrameSchema.safeParse(raw);
     const id = typeof (raw as { id?: unknown })?.id === "string" ? (raw as { id: string }).id : "";
-    if (!frame.success) return this.reject(ws, state, id, "invalid request frame", state.phase === "challenge");
-    if (state.phase === "challenge") {
+    if (!frame.success) return this.reject(ws, id, "invalid request frame", challenge);
+    if (challenge) {
       if (frame.data.method !== "connect") {
-        return this.reject(ws, state, id, "invalid handshake: first request must be connect", true);
+        return this.reject(ws, id, "invalid handshake: first request must be connect", true);
       }
-      return this.connect(ws, state, frame.data.id, frame.data.params);
+      return this.connect(connection, frame.data.id, frame.data.params);
     }
-    await this.request(ws, state, frame.data.id, frame.data.method, frame.data.params);
+    await this.request(connection, frame.data.id, frame.data.method, frame.data.params);
   }
 
   closed(ws: WebSocket): void {
-    const state = readState(ws);
-    if (state) this.inflight.delete(state.connId);
-    for (const sockets of this.byKey?.values() ?? []) sockets.delete(ws);
-    this.sessionWatchers?.delete(ws);
+    this.clearDeadline(ws);
+    const connection = this.connections.get(ws);
+    if (connection) this.inflight.delete(connection.state.connId);
+    this.connections.remove(ws);
   }
 
   /**
-   * Alarm-driven tick: one frame to every ready socket; sockets that never completed the
-   * handshake in time are closed; the next alarm only if anyone is left.
+   * The alarm: a tick to every ready connection; connections past their handshake deadline
+   * are closed; the next alarm at the next tick or deadline, only while anyone is connected.
    */
-  async tick(): Promise<void> {
+  async alarm(): Promise<void> {
     const now = Date.now();
-    const frame = eventFrame("tick", { ts: now }, this.host.nextBroadcastSeq());
-    let open = 0;
     let next = now + TICK_INTERVAL_MS;
-    for (const ws of this.host.ctx.getWebSockets()) {
-      const state = readState(ws);
-      if (state?.phase === "ready") {
-        safeSend(ws, frame);
+    let open = 0;
+    const tick = JSON.stringify({ ts: now });
+    for (const connection of [...this.connections.all()]) {
+      if (connection.state.phase === "ready") {
+        this.connections.sendEvent(connection, "tick", tick);
         open++;
-      } else if (!state || now - state.challengeTs > HANDSHAKE_TIMEOUT_MS) {
-        this.close(ws, 1008, "handshake timeout");
-      } else {
+      } else if (this.enforceHandshakeDeadline(connection.ws, now)) {
         open++;
-        next = Math.min(next, state.challengeTs + HANDSHAKE_TIMEOUT_MS + 1_000);
+        next = Math.min(next, connection.state.challengeTs + HANDSHAKE_TIMEOUT_MS);
       }
     }
+    this.alarmAt = open > 0 ? next : null;
     if (open > 0) await this.host.ctx.storage.setAlarm(next);
   }
 
   /** Closes every connection authenticated with a revoked token. */
   closeToken(tokenId: string): void {
-    for (const ws of this.host.ctx.getWebSockets()) {
-      if (readState(ws)?.tokenId === tokenId) this.close(ws, 1008, "token revoked");
+    for (const connection of [...this.connections.all()]) {
+      if (connection.state.tokenId === tokenId) this.close(connection.ws, 1008, "token revoked");
     }
   }
 
-  // ── Fan-out ─────────────────────────────────────────────────────────────
-
-  /** Sends a targeted event to the sockets following `key` (session.message). */
-  toMessageSubscribers(key: string, event: string, payloadJson: string): void {
-    const sockets = this.index().byKey.get(key);
-    if (!sockets || sockets.size === 0) return;
-    const frame = rawEventFrame(event, payloadJson);
-    for (const ws of sockets) this.sendIfReadable(ws, frame);
-  }
-
-  /** Sends a targeted event to sessions.subscribe'd sockets (sessions.changed). */
-  toSessionWatchers(event: string, payloadJson: string): void {
-    const sockets = this.index().watchers;
-    if (sockets.size === 0) return;
-    const frame = rawEventFrame(event, payloadJson);
-    for (const ws of sockets) this.sendIfReadable(ws, frame);
-  }
-
-  /**
-   * A broadcast event (global seq) to every connection allowed to read. Events of a run whose
-   * `agent` request is not answered yet wait, so "accepted" always comes first.
-   */
-  broadcast(event: string, payload: unknown, runId?: string): void {
-    const frame = eventFrame(event, payload, this.host.nextBroadcastSeq());
-    const held = runId ? this.held.get(runId) : undefined;
-    if (held) {
-      held.push(frame);
-      return;
-    }
-    for (const ws of this.host.ctx.getWebSockets()) this.sendIfReadable(ws, frame);
-  }
-
-  private holdRunEvents(runId: string): void {
-    if (!this.held.has(runId)) this.held.set(runId, []);
-  }
-
-  private releaseRunEvents(runId: string): void {
-    const frames = this.held.get(runId);
-    this.held.delete(runId);
-    for (const frame of frames ?? []) {
-      for (const ws of this.host.ctx.getWebSockets()) this.sendIfReadable(ws, frame);
-    }
-  }
-
-  hasSubscribers(key: string): boolean {
-    const index = this.index();
-    return index.watchers.size > 0 || (index.byKey.get(key)?.size ?? 0) > 0;
-  }
-
-  private sendIfReadable(ws: WebSocket, frame: string): void {
-    const state = readState(ws);
-    if (state && canRead(state)) safeSend(ws, frame);
-  }
-
-  private index(): { byKey: Map<string, Set<WebSocket>>; watchers: Set<WebSocket> } {
-    if (!this.byKey || !this.sessionWatchers) {
-      this.byKey = new Map();
-      this.sessionWatchers = new Set();
-      for (const ws of this.host.ctx.getWebSockets()) {
-        const state = readState(ws);
-        if (state?.phase !== "ready") continue;
-        if (state.sessions) this.sessionWatchers.add(ws);
-        for (const key of state.messageKeys ?? []) this.addToKey(key, ws);
-      }
-    }
-    return { byKey: this.byKey, watchers: this.sessionWatchers };
-  }
-
-  private addToKey(key: string, ws: WebSocket): void {
-    const map = this.byKey!;
-    const set = map.get(key) ?? new Set<WebSocket>();
-    set.add(ws);
-    map.set(key, set);
+  /** Closes a socket still in the challenge phase past its deadline; true when it may stay. */
+  private enforceHandshakeDeadline(ws: WebSocket, now = Date.now()): boolean {
+    const connection = this.connections.get(ws);
+    if (connection?.state.phase !== "challenge" || now - connection.state.challengeTs < HANDSHAKE_TIMEOUT_MS)
+      return true;
+    this.close(ws, 1008, "handshake timeout");
+    return false;
   }
 
   // ── Handshake ───────────────────────────────────────────────────────────
 
-  private async connect(ws: WebSocket, state: ConnectionState, id: string, rawParams: unknown): Promise<void> {
+  private async connect(connection: Connection, id: string, rawParams: unknown): Promise<void> {
+    const { ws } = connection;
     const parsed = connectParamsSchema.safeParse(rawParams);
-    if (!parsed.success)
-      return this.reject(ws, state, id, `invalid connect params: ${describeParamsError(parsed.error)}`, true);
+    if (!parsed.success) {
+      return this.reject(ws, id, `invalid connect params: ${describeParamsError(parsed.error)}`, true);
+    }
     const params = parsed.data;
     const protocol = negotiateProtocol(params.minProtocol, params.maxProtocol);
     if (protocol === null) {
@@ -231,20 +177,17 @@ export class GatewayHub {
       return this.close(ws, 1002, "protocol mismatch");
     }
     const role = params.role ?? "operator";
-    if (role !== "operator") return this.reject(ws, state, id, "invalid role", true);
+    if (role !== "operator") return this.reject(ws, id, "invalid role", true);
     const token = params.auth?.token ?? params.auth?.password ?? "";
     const access = token ? await this.host.authenticate(token) : null;
-    if (!access)
-      return this.authFailure(
-        ws,
-        id,
-        "AUTH_TOKEN_MISMATCH",
-        token ? "unauthorized: gateway token mismatch" : "unauthorized: gateway token missing",
-      );
+    if (!access) {
+      const message = token ? "unauthorized: gateway token mismatch" : "unauthorized: gateway token missing";
+      return this.authFailure(ws, id, "AUTH_TOKEN_MISMATCH", message);
+    }
     const requestedScopes = params.scopes;
     if (params.device) {
       const failure = await verifyDevice(params.device, {
-        nonce: state.nonce,
+        nonce: connection.state.nonce,
         clientId: params.client.id,
         clientMode: params.client.mode,
         role,
@@ -254,13 +197,12 @@ export class GatewayHub {
       });
       if (failure) return this.authFailure(ws, id, failure, "device signature invalid");
     }
-    const scopes = grantScopes(requestedScopes, access.scopes);
     const ready: ConnectionState = {
-      ...state,
+      ...connection.state,
       phase: "ready",
       protocol,
       role: "operator",
-      scopes,
+      scopes: grantScopes(requestedScopes, access.scopes),
       ...(access.tokenId ? { tokenId: access.tokenId } : {}),
       client: {
         id: params.client.id,
@@ -270,8 +212,17 @@ export class GatewayHub {
       },
       caps: params.caps ?? [],
     };
-    writeState(ws, ready);
+    this.connections.update(connection, ready);
+    // A connected socket no longer keeps the object awake for its deadline.
+    this.clearDeadline(ws);
     safeSend(ws, resFrame(id, this.helloOk(ready)));
+  }
+
+  private clearDeadline(ws: WebSocket): void {
+    const timer = this.deadlines.get(ws);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.deadlines.delete(ws);
   }
 
   private helloOk(state: ConnectionState) {
@@ -301,56 +252,43 @@ export class GatewayHub {
 
   // ── Requests ────────────────────────────────────────────────────────────
 
-  private async request(
-    ws: WebSocket,
-    state: ConnectionState,
-    id: string,
-    method: string,
-    params: unknown,
-  ): Promise<void> {
+  private async request(connection: Connection, id: string, method: string, params: unknown): Promise<void> {
+    const { ws, state } = connection;
     const inflight = this.inflight.get(state.connId) ?? new Set<string>();
     if (inflight.has(id)) {
       return void safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", `duplicate request id: ${id}`)));
     }
     const definition = METHODS[method];
     if (!definition) {
-      const message = PENDING_METHODS.includes(method)
-        ? `${method} is not available yet on this gateway`
-        : `unknown method: ${method}`;
-      return void safeSend(
-        ws,
-        errorFrame(id, gatewayError(PENDING_METHODS.includes(method) ? "UNAVAILABLE" : "INVALID_REQUEST", message)),
-      );
+      const pending = PENDING_METHODS.includes(method);
+      const message = pending ? `${method} is not available yet on this gateway` : `unknown method: ${method}`;
+      return void safeSend(ws, errorFrame(id, gatewayError(pending ? "UNAVAILABLE" : "INVALID_REQUEST", message)));
     }
-    if (definition.scope && !hasScope({ kind: "operator", scopes: state.scopes ?? [] }, definition.scope))
-      return this.refuse(ws, state, id, definition.scope);
+    if (definition.scope && !hasScope({ kind: "operator", scopes: state.scopes ?? [] }, definition.scope)) {
+      return this.refuse(connection, id, definition.scope);
+    }
     const parsed = definition.params.safeParse(params);
     if (!parsed.success) {
-      return void safeSend(
-        ws,
-        errorFrame(
-          id,
-          gatewayError("INVALID_REQUEST", `invalid ${method} params: ${describeParamsError(parsed.error)}`),
-        ),
-      );
+      const message = `invalid ${method} params: ${describeParamsError(parsed.error)}`;
+      return void safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", message)));
     }
     inflight.add(id);
     this.inflight.set(state.connId, inflight);
     const heldRunId = definition.runIdOf?.(parsed.data);
-    if (heldRunId) this.holdRunEvents(heldRunId);
+    if (heldRunId) this.fanout.hold(heldRunId);
     try {
       const payload = await definition.handle({
         ctx: this.context(state),
         params: parsed.data,
         connection: {
           state,
-          setSessionsSubscription: (on) => this.setSessionsSubscription(ws, on),
-          setMessageSubscription: (key, on) => this.setMessageSubscription(ws, key, on),
+          setSessionsSubscription: (on) => this.connections.update(connection, { ...connection.state, sessions: on }),
+          setMessageSubscription: (key, on) => this.setMessageSubscription(connection, key, on),
         },
       });
       if (payload instanceof TwoPhase) {
         safeSend(ws, resFrame(id, payload.accepted));
-        if (heldRunId) this.releaseRunEvents(heldRunId);
+        if (heldRunId) this.fanout.release(heldRunId);
         const final = await payload.final.catch((error: unknown) => ({
           ok: false as const,
           payload: undefined,
@@ -364,7 +302,7 @@ export class GatewayHub {
         );
       } else {
         safeSend(ws, resFrame(id, payload));
-        if (heldRunId) this.releaseRunEvents(heldRunId);
+        if (heldRunId) this.fanout.release(heldRunId);
       }
     } catch (error) {
       if (error instanceof DomainError) {
@@ -375,11 +313,13 @@ export class GatewayHub {
       }
     } finally {
       inflight.delete(id);
-      if (heldRunId) this.releaseRunEvents(heldRunId);
+      if (inflight.size === 0) this.inflight.delete(state.connId);
+      if (heldRunId) this.fanout.release(heldRunId);
     }
   }
 
-  private refuse(ws: WebSocket, state: ConnectionState, id: string, scope: OperatorScope): void {
+  private refuse(connection: Connection, id: string, scope: OperatorScope): void {
+    const { ws, state } = connection;
     const error =
       state.protocol === 4
         ? gatewayError("FORBIDDEN", `missing scope: ${scope}`, {
@@ -390,29 +330,15 @@ export class GatewayHub {
         : gatewayError("INVALID_REQUEST", `missing scope: ${scope}`);
     safeSend(ws, errorFrame(id, error));
     const refusals = (state.refusals ?? 0) + 1;
-    writeState(ws, { ...(readState(ws) ?? state), refusals });
+    this.connections.update(connection, { ...state, refusals });
     if (refusals >= MAX_REFUSALS) this.close(ws, 1008, "too many unauthorized requests");
   }
 
-  private setSessionsSubscription(ws: WebSocket, on: boolean): void {
-    const state = readState(ws);
-    if (!state) return;
-    writeState(ws, { ...state, sessions: on });
-    const watchers = this.index().watchers;
-    if (on) watchers.add(ws);
-    else watchers.delete(ws);
-  }
-
-  private setMessageSubscription(ws: WebSocket, key: string, on: boolean): void {
-    const state = readState(ws);
-    if (!state) return;
-    const keys = new Set(state.messageKeys ?? []);
+  private setMessageSubscription(connection: Connection, key: string, on: boolean): void {
+    const keys = new Set(connection.state.messageKeys ?? []);
     if (on) keys.add(key);
     else keys.delete(key);
-    writeState(ws, { ...state, messageKeys: [...keys] });
-    const index = this.index();
-    if (on) this.addToKey(key, ws);
-    else index.byKey.get(key)?.delete(ws);
+    this.connections.update(connection, { ...connection.state, messageKeys: [...keys] });
   }
 
   private context(state: ConnectionState): TenantContext {
@@ -422,16 +348,17 @@ export class GatewayHub {
       ...(state.tokenId ? { tokenId: state.tokenId } : {}),
     };
     return {
-      env: this.host.env,
+      ...tenantPorts(this.host.env, state.tenantId),
+      // Inside the tenant object the tenant port is the object itself: no RPC to itself.
+      tenant: this.host.tenant,
       tenantId: state.tenantId,
       config: this.host.config(),
       principal,
       origin: state.origin,
-      localTenant: this.host.self,
     };
   }
 
-  private reject(ws: WebSocket, _state: ConnectionState, id: string, message: string, closeAfter: boolean): void {
+  private reject(ws: WebSocket, id: string, message: string, closeAfter: boolean): void {
     safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", message)));
     if (closeAfter) this.close(ws, 1008, message.slice(0, 120));
   }
@@ -445,19 +372,11 @@ export class GatewayHub {
     }
   }
 
-  /** The tick alarm; at first it comes early enough to enforce the handshake deadline. */
-  private async ensureTick(): Promise<void> {
-    const due = Date.now() + HANDSHAKE_TIMEOUT_MS + 1_000;
-    const current = await this.host.ctx.storage.getAlarm();
-    if (current === null || current > due) await this.host.ctx.storage.setAlarm(due);
-  }
-}
-
-/** A send to a closing socket must never throw out of a handler. */
-function safeSend(ws: WebSocket, frame: string): void {
-  try {
-    ws.send(frame);
-  } catch {
-    // The socket is closing; its close handler cleans up.
+  /** The alarm is kept at or before `due` (an earlier one is left as it is; read once per wake-up). */
+  private async ensureAlarm(due: number): Promise<void> {
+    this.alarmAt ??= await this.host.ctx.storage.getAlarm();
+    if (this.alarmAt !== null && this.alarmAt <= due && this.alarmAt > Date.now()) return;
+    this.alarmAt = due;
+    await this.host.ctx.storage.setAlarm(due);
   }
 }

@@ -1,9 +1,11 @@
 import type { z } from "zod";
 import { chatHistory, chatInject, sessionsCreate, sessionsPreview } from "../domain/chat";
+import type { TenantContext } from "../domain/context";
+import { DomainError } from "../domain/errors";
+import { canonicalKey } from "../domain/keys";
 import { listSessions, patchSession, resolveSession, sessionsDefaults } from "../domain/registry";
 import { agentRun, agentWait, chatAbort, chatSend, sessionsAbort, waitPayload } from "../domain/runs";
 import { deleteSession, resetSession } from "../domain/sessions";
-import { canonicalKey, DomainError, type TenantContext } from "../domain/tenant-context";
 import { normalizeAgentId } from "../keys/session-key";
 import { methodParamSchemas } from "../protocol/gateway";
 import type { OperatorScope } from "../protocol/http";

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { DomainError } from "../domain/tenant-context";
+import { DomainError } from "../domain/errors";
 import { type AppEnv, tenantAuth, toApiError } from "./context";
 import { ApiError, errorBody } from "./errors";
 import { adminRoutes } from "./routes/admin";

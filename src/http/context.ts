@@ -1,9 +1,11 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { authenticate } from "../auth/authenticate";
+import { hasScope } from "../auth/principal";
 import { bearerToken } from "../auth/tokens";
-import { type DomainError, hasScope, type TenantContext } from "../domain/tenant-context";
-import type { Env } from "../env";
+import type { TenantContext } from "../domain/context";
+import type { DomainError } from "../domain/errors";
 import { type OperatorScope, TENANT_ID_PATTERN } from "../protocol/http";
+import { tenantPorts } from "../stubs";
 import { ApiError, forbidden, notFound, unauthorized } from "./errors";
 
 export type AppEnv = { Bindings: Env; Variables: { tenant: TenantContext } };
@@ -22,7 +24,7 @@ export const tenantAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (access === "wrong_tenant") throw forbidden("run token belongs to another tenant");
   if (!access) throw unauthorized();
   c.set("tenant", {
-    env: c.env,
+    ...tenantPorts(c.env, tenantId),
     tenantId,
     config: access.config,
     principal: access.principal,

@@ -1,5 +1,6 @@
 import { mainSessionKey, normalizeAgentId } from "../keys/session-key";
 import type { TenantConfig } from "../protocol/config";
+import { findAgent } from "./agents";
 
 /**
  * Whether a session runs sandboxed: the agent's `sandbox.mode` (else the defaults'):
@@ -12,7 +13,7 @@ export function isSandboxedSession(
 ): boolean {
   if (session.recordedSandboxed) return true;
   const agentId = normalizeAgentId(session.agentId);
-  const agent = config.agents?.list?.find((a) => normalizeAgentId(a.id) === agentId);
+  const agent = findAgent(config, agentId);
   const mode = agent?.sandbox?.mode ?? config.agents?.defaults?.sandbox?.mode ?? "off";
   if (mode === "all") return true;
   if (mode === "non-main") return session.key !== mainSessionKey(agentId, config.session);
@@ -21,7 +22,7 @@ export function isSandboxedSession(
 
 /** The sandbox's session-tool visibility (`agents.defaults.sandbox.sessionToolsVisibility`, default "spawned"). */
 export function sandboxToolsVisibility(config: TenantConfig, agentId: string): "spawned" | "all" {
-  const agent = config.agents?.list?.find((a) => normalizeAgentId(a.id) === normalizeAgentId(agentId));
+  const agent = findAgent(config, agentId);
   return (
     agent?.sandbox?.sessionToolsVisibility ?? config.agents?.defaults?.sandbox?.sessionToolsVisibility ?? "spawned"
   );

@@ -117,6 +117,9 @@ export const importBodySchema = z
   });
 export type ImportBody = z.infer<typeof importBodySchema>;
 
+/** An import page the session refuses (not its import, or the source rewrote what it holds). */
+export type ImportConflict = { rejected: "conflict"; message: string };
+
 /** What one import page did. */
 export type ImportResult = {
   sessionKey: string;

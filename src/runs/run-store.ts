@@ -1,41 +1,36 @@
+import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
-import type { RunInput, RunRecord, RunState, RunUsage } from "./run-types";
+import type { RunRecord, RunState, RunUsage, StoredRunInput } from "./run-types";
 
-/**
- * SQL for runs and the timer table of a SessionObject. The object has one alarm; every
- * timer (run timeout, watchdog, flow steps, delivery retries, spawn announce/archive) is a row here and the
- * alarm is always set to the earliest due row.
- */
+/** SQL of a session's runs: one row per run, its state, input, outcome and attempts. */
 
-export const RUN_MIGRATIONS = [
-  `CREATE TABLE runs (
-     run_id TEXT PRIMARY KEY,
-     seq INTEGER NOT NULL,
-     state TEXT NOT NULL,
-     input TEXT NOT NULL,
-     created_at INTEGER NOT NULL,
-     started_at INTEGER,
-     ended_at INTEGER,
-     stop_reason TEXT,
-     error TEXT,
-     usage TEXT,
-     reply TEXT,
-     user_seq INTEGER,
-     reply_seq INTEGER,
-     attempts INTEGER NOT NULL DEFAULT 0
-   )`,
-  `CREATE INDEX runs_by_state ON runs (state, seq)`,
-  `CREATE TABLE timers (
-     id INTEGER PRIMARY KEY,
-     due_at INTEGER NOT NULL,
-     kind TEXT NOT NULL,
-     ref TEXT NOT NULL,
-     UNIQUE (kind, ref)
-   )`,
-  `CREATE INDEX timers_by_due ON timers (due_at)`,
-  // A webhook host acknowledged with 202: the run now waits for its callbacks, not a retry.
-  `ALTER TABLE runs ADD COLUMN deferred INTEGER NOT NULL DEFAULT 0`,
-] as const;
+export const RUN_SCHEMA: Schema = {
+  module: "runs",
+  migrations: [
+    {
+      name: "create runs",
+      sql: `CREATE TABLE runs (
+        run_id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        input TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        started_at INTEGER,
+        ended_at INTEGER,
+        stop_reason TEXT,
+        error TEXT,
+        usage TEXT,
+        reply TEXT,
+        user_seq INTEGER,
+        reply_seq INTEGER,
+        attempts INTEGER NOT NULL DEFAULT 0
+      )`,
+    },
+    { name: "index runs_by_state", sql: "CREATE INDEX runs_by_state ON runs (state, seq)" },
+    // A webhook host acknowledged with 202: the run now waits for its callbacks, not a retry.
+    { name: "add runs.deferred", sql: "ALTER TABLE runs ADD COLUMN deferred INTEGER NOT NULL DEFAULT 0" },
+  ],
+};
 
 type RunRow = {
   run_id: string;
@@ -55,8 +50,6 @@ type RunRow = {
   deferred: number;
 };
 
-export type Timer = { id: number; dueAt: number; kind: string; ref: string };
-
 export class RunStore {
   constructor(
     private readonly sql: SqlStorage,
@@ -68,7 +61,7 @@ export class RunStore {
     return row && this.toRecord(row);
   }
 
-  insert(runId: string, input: RunInput, at: number, userSeq: number | undefined): void {
+  insert(runId: string, input: StoredRunInput, at: number, userSeq: number | undefined): void {
     const seq = first<{ n: number }>(this.sql, "SELECT coalesce(max(seq), 0) + 1 AS n FROM runs")?.n ?? 1;
     this.sql.exec(
       "INSERT INTO runs (run_id, seq, state, input, created_at, user_seq) VALUES (?, ?, 'queued', ?, ?, ?)",
@@ -139,47 +132,12 @@ export class RunStore {
     );
   }
 
-  // ── Timers ──────────────────────────────────────────────────────────────
-
-  setTimer(kind: string, ref: string, dueAt: number): void {
-    this.sql.exec(
-      "INSERT INTO timers (due_at, kind, ref) VALUES (?, ?, ?) ON CONFLICT(kind, ref) DO UPDATE SET due_at = excluded.due_at",
-      dueAt,
-      kind,
-      ref,
-    );
-  }
-
-  clearTimer(kind: string, ref: string): void {
-    this.sql.exec("DELETE FROM timers WHERE kind = ? AND ref = ?", kind, ref);
-  }
-
-  clearTimersFor(ref: string): void {
-    this.sql.exec("DELETE FROM timers WHERE ref = ?", ref);
-  }
-
-  dueTimers(now: number): Timer[] {
-    return all<{ id: number; due_at: number; kind: string; ref: string }>(
-      this.sql,
-      "SELECT id, due_at, kind, ref FROM timers WHERE due_at <= ? ORDER BY due_at LIMIT 100",
-      now,
-    ).map((t) => ({ id: t.id, dueAt: t.due_at, kind: t.kind, ref: t.ref }));
-  }
-
-  deleteTimer(id: number): void {
-    this.sql.exec("DELETE FROM timers WHERE id = ?", id);
-  }
-
-  nextTimerDue(): number | undefined {
-    return first<{ due: number | null }>(this.sql, "SELECT min(due_at) AS due FROM timers")?.due ?? undefined;
-  }
-
   private toRecord(row: RunRow): RunRecord {
     return {
       runId: row.run_id,
       sessionKey: this.sessionKey(),
       state: row.state as RunState,
-      input: JSON.parse(row.input) as RunInput,
+      input: JSON.parse(row.input) as StoredRunInput,
       createdAt: row.created_at,
       ...(row.started_at !== null ? { startedAt: row.started_at } : {}),
       ...(row.ended_at !== null ? { endedAt: row.ended_at } : {}),

@@ -1,3 +1,4 @@
+import type { RunnerConfig } from "../protocol/config";
 import type { InputProvenance } from "../protocol/session";
 
 /** Run states: queued → running → ok | error | timeout | aborted. */
@@ -27,13 +28,16 @@ export type RunInput = {
   attachments?: { relDir: string; keys: string[]; files: Array<{ name: string; bytes: number; sha256: string }> };
 };
 
+/** The input as stored with the run: also whose run it is and which runner, so recovery needs no config. */
+export type StoredRunInput = RunInput & { runner: RunnerConfig; agentId: string; tenantId: string };
+
 export type RunUsage = { input: number; output: number; totalTokens: number; cost?: number };
 
 export type RunRecord = {
   runId: string;
   sessionKey: string;
   state: RunState;
-  input: RunInput;
+  input: StoredRunInput;
   createdAt: number;
   startedAt?: number;
   endedAt?: number;

@@ -1,7 +1,7 @@
+import type { SessionRef } from "../contracts/session-api";
 import { deriveChatType } from "../keys/session-key";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { dropUndefined } from "../util/encoding";
-import type { SessionRef } from "./session-object";
 import { messagePreview } from "./session-row";
 
 /** Pure rules of the session entry: creation, appends, usage counters, patches, resets. */

@@ -1,5 +1,5 @@
+import type { MessageRecord, Page } from "../contracts/session-api";
 import { historyPageJson } from "./history-json";
-import type { MessageRecord, Page } from "./session-store";
 
 /** What an SSE follower asked for (OpenClaw's history query). */
 export type FollowQuery = {

@@ -1,4 +1,4 @@
-import type { MessageRecord } from "./session-store";
+import type { MessageRecord } from "../contracts/session-api";
 
 /** OpenClaw's history page JSON, built from pre-serialized messages (items and messages alike). */
 export function historyPageJson(page: {

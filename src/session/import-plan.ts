@@ -1,11 +1,10 @@
-import type { ImportBody } from "../protocol/import";
+import type { AppendRejected, MessageRecord, SessionRef } from "../contracts/session-api";
+import type { ImportBody, ImportConflict } from "../protocol/import";
 import type { SessionEntry, TranscriptMessage } from "../protocol/session";
 import { dropUndefined } from "../util/encoding";
 import { newEntry } from "./entry";
-import { type AppendRejected, oversized } from "./message-limits";
-import type { SessionRef } from "./session-object";
+import { oversized } from "./message-limits";
 import { messagePreview } from "./session-row";
-import type { MessageRecord } from "./session-store";
 
 /**
  * Pure rules of an import page: which messages are written (at their source seq, with their
@@ -17,7 +16,6 @@ import type { MessageRecord } from "./session-store";
 
 export type ImportRow = { record: Omit<MessageRecord, "json">; body: string };
 export type ImportPlan = { created: boolean; entry: SessionEntry; rows: ImportRow[]; skipped: number };
-export type ImportConflict = { rejected: "conflict"; message: string };
 
 /** The session as it is: its entry and how far imports wrote it (null: not an import). */
 export type ImportState = { entry: SessionEntry; importedThrough: number | null } | null;

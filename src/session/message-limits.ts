@@ -1,10 +1,8 @@
+import type { AppendRejected } from "../contracts/session-api";
 import type { TranscriptMessage } from "../protocol/session";
 
 /** Stays under the platform's 2 MB row limit with room for the row's other columns. */
 export const MAX_MESSAGE_BYTES = 1_800_000;
-
-/** Append outcome for a message over MAX_MESSAGE_BYTES (a result, not a throw: RPC-friendly). */
-export type AppendRejected = { rejected: "too_large"; bytes: number };
 
 /** The first message over the size limit, if any (checked before anything is written). */
 export function oversized(messages: TranscriptMessage[], now: number): AppendRejected | null {

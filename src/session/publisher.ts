@@ -1,29 +1,6 @@
-import { type SessionRow, toSessionRow } from "./session-row";
-import type { MessageRecord, SessionStore } from "./session-store";
-
-/** Why a session changed, as `sessions.changed` reports it. */
-export type ChangeReason = "create" | "patch" | "new" | "reset" | "send" | "abort" | "archive";
-
-/**
- * A live event of a run (chat deltas, lifecycle): not stored, delivered in order with the
- * messages — `afterSeq` is the transcript length when it happened.
- */
-export type LiveEvent = {
-  event: "chat" | "agent" | "sessions.changed";
-  payload: Record<string, unknown>;
-  afterSeq: number;
-};
-
-/** What a session object tells its tenant: the fresh row, new messages, live events, and why. */
-export type SessionUpdate = {
-  row: SessionRow;
-  version: number;
-  sessionId: string;
-  /** Messages appended since the last acknowledged update, in transcript order. */
-  messages: MessageRecord[];
-  reasons: ChangeReason[];
-  events: LiveEvent[];
-};
+import type { ChangeReason, LiveEvent, SessionUpdate } from "../contracts/tenant-api";
+import { toSessionRow } from "./session-row";
+import type { SessionStore } from "./session-store";
 
 /**
  * When nobody follows this session live, plain appends wait this long so a burst becomes
@@ -53,7 +30,7 @@ export class Publisher {
   private wake: (() => void) | null = null;
 
   constructor(
-    private readonly store: () => SessionStore,
+    private readonly store: SessionStore,
     /** Sends an update; answers whether anyone follows the session live ("hot"). */
     private readonly deliver: (tenantId: string, update: SessionUpdate) => Promise<{ hot: boolean }>,
   ) {}
@@ -61,9 +38,9 @@ export class Publisher {
   /** Whether storage holds changes the tenant has not acknowledged. */
   hasPending(): boolean {
     if (this.events.length > 0 || this.reasons.length > 0) return true;
-    const state = this.store().loadEntry();
+    const state = this.store.loadEntry();
     if (!state) return false;
-    const published = this.store().published();
+    const published = this.store.published();
     return (
       state.indexedVersion < state.version ||
       published.sessionId !== state.entry.sessionId ||
@@ -125,7 +102,7 @@ export class Publisher {
 
   private async drain(): Promise<void> {
     for (;;) {
-      const store = this.store();
+      const store = this.store;
       const state = store.loadEntry();
       const identity = store.identity();
       if (!state || !identity) {
@@ -158,8 +135,9 @@ export class Publisher {
       let answer: { hot: boolean };
       try {
         answer = await this.deliver(identity.tenantId, {
-          row: toSessionRow(state.entry),
+          key: state.entry.key,
           version: state.version,
+          ...(state.indexedVersion < state.version ? { row: toSessionRow(state.entry) } : {}),
           sessionId: state.entry.sessionId,
           messages: page.messages,
           reasons,
@@ -180,7 +158,7 @@ export class Publisher {
       // With nothing after the page, everything through messageCount is out (imports may
       // leave seqs without a message: the source's hidden silent replies).
       const through = page.hasMore ? lastSeq : Math.max(lastSeq, state.entry.messageCount);
-      this.store().markPublished(state.version, state.entry.sessionId, through);
+      this.store.markPublished(state.version, state.entry.sessionId, through);
     }
   }
 }

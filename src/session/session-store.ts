@@ -1,40 +1,92 @@
-import { DELIVERY_MIGRATIONS, DeliveryStore } from "../delivery/delivery-store";
-import { FLOW_MIGRATIONS, FlowStore } from "../flows/flow-store";
+import type { MessageRecord, Page, PageQuery } from "../contracts/session-api";
+import { DELIVERY_SCHEMA, DeliveryStore } from "../delivery/delivery-store";
+import { FLOW_SCHEMA, FlowStore } from "../flows/flow-store";
 import type { SessionEntry } from "../protocol/session";
-import { RUN_MIGRATIONS, RunStore } from "../runs/run-store";
-import { SPAWN_MIGRATIONS, SpawnStore } from "../spawn/spawn-store";
-import { all, first, migrate } from "../storage/sql";
+import { RUN_SCHEMA, RunStore } from "../runs/run-store";
+import { SPAWN_SCHEMA, SpawnStore } from "../spawn/spawn-store";
+import { type LegacyLayout, migrate, type Schema } from "../storage/migrations";
+import { all, first } from "../storage/sql";
+import { TIMER_SCHEMA } from "../timers/timer-schema";
 
 /**
- * All SQL of a SessionObject. The transcript is append-only and keyed by
- * (session_id, seq); every read is a bounded page over that index, never a full scan.
+ * The SQL of a session's entry and transcript; it also opens the object's database (every
+ * module's schema) and holds the other modules' stores. The transcript is append-only and
+ * keyed by (session_id, seq); every read is a bounded page over that index, never a full scan.
  */
 
-const MIGRATIONS = [
-  `CREATE TABLE meta (id INTEGER PRIMARY KEY CHECK (id = 1), tenant_id TEXT NOT NULL, session_key TEXT NOT NULL)`,
-  `CREATE TABLE entry (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL, version INTEGER NOT NULL, indexed_version INTEGER NOT NULL DEFAULT 0)`,
-  `CREATE TABLE messages (
-     pos INTEGER PRIMARY KEY,
-     session_id TEXT NOT NULL,
-     seq INTEGER NOT NULL,
-     id TEXT NOT NULL,
-     role TEXT NOT NULL,
-     created_at INTEGER NOT NULL,
-     body TEXT NOT NULL,
-     UNIQUE (session_id, seq)
-   )`,
-  `CREATE TABLE transcripts (session_id TEXT PRIMARY KEY, started_at INTEGER NOT NULL, ended_at INTEGER)`,
-  `CREATE TABLE idempotency (key TEXT PRIMARY KEY, response TEXT NOT NULL, created_at INTEGER NOT NULL)`,
-  // How far the tenant has acknowledged this session's messages (the transcript is the outbox).
-  `ALTER TABLE entry ADD COLUMN published_session_id TEXT`,
-  `ALTER TABLE entry ADD COLUMN published_seq INTEGER NOT NULL DEFAULT 0`,
-  ...RUN_MIGRATIONS,
-  ...DELIVERY_MIGRATIONS,
-  ...FLOW_MIGRATIONS,
-  ...SPAWN_MIGRATIONS,
-  // How far imports wrote a transcript (NULL: not created by an import); see import-plan.ts.
-  `ALTER TABLE transcripts ADD COLUMN imported_through INTEGER`,
-] as const;
+export const SESSION_SCHEMA: Schema = {
+  module: "session",
+  migrations: [
+    {
+      name: "create meta",
+      sql: "CREATE TABLE meta (id INTEGER PRIMARY KEY CHECK (id = 1), tenant_id TEXT NOT NULL, session_key TEXT NOT NULL)",
+    },
+    {
+      name: "create entry",
+      sql: "CREATE TABLE entry (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL, version INTEGER NOT NULL, indexed_version INTEGER NOT NULL DEFAULT 0)",
+    },
+    {
+      name: "create messages",
+      sql: `CREATE TABLE messages (
+        pos INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        id TEXT NOT NULL,
+        role TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        UNIQUE (session_id, seq)
+      )`,
+    },
+    {
+      name: "create transcripts",
+      sql: "CREATE TABLE transcripts (session_id TEXT PRIMARY KEY, started_at INTEGER NOT NULL, ended_at INTEGER)",
+    },
+    {
+      name: "create idempotency",
+      sql: "CREATE TABLE idempotency (key TEXT PRIMARY KEY, response TEXT NOT NULL, created_at INTEGER NOT NULL)",
+    },
+    // How far the tenant has acknowledged this session's messages (the transcript is the outbox).
+    { name: "add entry.published_session_id", sql: "ALTER TABLE entry ADD COLUMN published_session_id TEXT" },
+    { name: "add entry.published_seq", sql: "ALTER TABLE entry ADD COLUMN published_seq INTEGER NOT NULL DEFAULT 0" },
+    // How far imports wrote a transcript (NULL: not created by an import); see import-plan.ts.
+    { name: "add transcripts.imported_through", sql: "ALTER TABLE transcripts ADD COLUMN imported_through INTEGER" },
+  ],
+};
+
+/** Every module a session object's database holds, in the order a new object creates them. */
+export const SESSION_OBJECT_SCHEMAS = [
+  SESSION_SCHEMA,
+  RUN_SCHEMA,
+  TIMER_SCHEMA,
+  DELIVERY_SCHEMA,
+  FLOW_SCHEMA,
+  SPAWN_SCHEMA,
+];
+
+/**
+ * The single-counter list session objects used before per-module migrations (17 statements),
+ * position by position. Frozen: it describes databases that already exist.
+ */
+const LEGACY_SESSION_LAYOUT: LegacyLayout = [
+  ["session", "create meta"],
+  ["session", "create entry"],
+  ["session", "create messages"],
+  ["session", "create transcripts"],
+  ["session", "create idempotency"],
+  ["session", "add entry.published_session_id"],
+  ["session", "add entry.published_seq"],
+  ["runs", "create runs"],
+  ["runs", "index runs_by_state"],
+  ["timers", "create timers"],
+  ["timers", "index timers_by_due"],
+  ["runs", "add runs.deferred"],
+  ["delivery", "create deliveries"],
+  ["delivery", "index deliveries_by_created"],
+  ["flows", "create flows"],
+  ["flows", "index flows_by_state"],
+  ["spawn", "create spawns"],
+];
 
 export type EntryState = {
   entry: SessionEntry;
@@ -48,21 +100,6 @@ export type EntryState = {
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
 const IDEMPOTENCY_PRUNE_EVERY = 200;
 
-/** A stored message ready for the wire: its JSON already carries `__openclaw`. */
-export type MessageRecord = { seq: number; id: string; role: string; createdAt: number; json: string };
-
-export type PageQuery = {
-  sessionId: string;
-  /** Tail pages end just before this seq (exclusive); forward pages start after it. */
-  cursorSeq?: number;
-  limit: number;
-  includeTools: boolean;
-  /** Stop once this many JSON bytes are collected (at least one message is returned). */
-  maxBytes: number;
-};
-
-export type Page = { messages: MessageRecord[]; hasMore: boolean };
-
 type MessageRow = { seq: number; id: string; role: string; created_at: number; body: string };
 
 export class SessionStore {
@@ -75,11 +112,23 @@ export class SessionStore {
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
-    migrate(storage, MIGRATIONS);
+    migrate(storage, SESSION_OBJECT_SCHEMAS, LEGACY_SESSION_LAYOUT);
     this.runs = new RunStore(this.sql, () => this.identity()?.sessionKey ?? "");
     this.deliveries = new DeliveryStore(this.sql);
     this.flows = new FlowStore(this.sql);
     this.spawns = new SpawnStore(this.sql);
+  }
+
+  /**
+   * Deletes everything this object stored (the session was deleted) and starts over with an
+   * empty schema, so the same store keeps serving (a later append may create the key anew).
+   */
+  async wipe(): Promise<void> {
+    await this.storage.deleteAlarm();
+    await this.storage.deleteAll();
+    this.state = undefined;
+    this.who = undefined;
+    migrate(this.storage, SESSION_OBJECT_SCHEMAS);
   }
 
   /** Runs `fn` atomically; a throw rolls the writes back and drops the in-memory copies. */

@@ -1,36 +1,24 @@
-import type { DeliveryTarget } from "../delivery/delivery-store";
-import type { RunnerConfig } from "../protocol/config";
-import type { InputProvenance, SessionEntry } from "../protocol/session";
+import type { AnnounceDelivery, MessageRecord } from "../contracts/session-api";
+import type { SessionEntry } from "../protocol/session";
 import type { RunSnapshot } from "../runs/run-types";
 import { contentText } from "../runs/runners/runner";
-import type { MessageRecord } from "../session/session-store";
+import type { TimerPort } from "../timers/timers";
 import { announceText, isSilentResult, outcomeOf, statsLine, statusLabel } from "./announce";
 import type { Spawn, SpawnStore } from "./spawn-store";
-
-/** What a requester receives: appended (and run) in its session, delivered to its channel. */
-export type AnnounceDelivery = {
-  runId: string;
-  sandboxed: boolean;
-  text: string;
-  channelText: string;
-  provenance: InputProvenance;
-  runner: RunnerConfig;
-  deliver: boolean;
-  fallbackTarget?: DeliveryTarget;
-};
 
 /** Longest child result quoted in an announce. */
 const ANNOUNCE_RESULT_MAX_CHARS = 100_000;
 
-export type SpawnHost = {
-  spawns(): SpawnStore;
+/** What the driver needs from the sub-agent's own session object. */
+export type SpawnPorts = {
+  store: SpawnStore;
+  timers: TimerPort;
   entry(): SessionEntry | null;
   snapshot(runId: string): RunSnapshot | null;
   /** Newest messages of the current transcript (tool results included). */
   recentMessages(limit: number): MessageRecord[];
   /** Sends the announce to a session; false when that session does not exist any more. */
   sendAnnounce(key: string, agentId: string, announce: AnnounceDelivery): Promise<boolean>;
-  setTimer(kind: "spawn-announce" | "spawn-archive", runId: string, dueAt: number): void;
   archiveSelf(): Promise<void>;
   /** Removes the child's stored attachments. */
   dropAttachments(): Promise<void>;
@@ -43,54 +31,70 @@ export type SpawnHost = {
  * Alarm-driven and idempotent: the announce run id is derived from the child run id.
  */
 export class SpawnDriver {
-  constructor(private readonly host: SpawnHost) {}
+  constructor(private readonly ports: SpawnPorts) {}
 
   /** The child's run settled: schedule the announce (the alarm runs it, surviving eviction). */
   settled(runId: string, now = Date.now()): boolean {
-    const spawn = this.host.spawns().get(runId);
+    const spawn = this.ports.store.get(runId);
     if (spawn?.state !== "running") return false;
-    this.host.setTimer("spawn-announce", runId, now);
+    this.ports.timers.set("spawn-announce", runId, now);
     return true;
   }
 
-  async onTimer(kind: string, runId: string, now = Date.now()): Promise<boolean> {
-    if (kind === "spawn-announce") {
-      await this.announce(runId, now);
-      return true;
-    }
-    if (kind === "spawn-archive") {
-      const spawn = this.host.spawns().get(runId);
-      if (spawn && spawn.state === "announced") {
-        await this.host.archiveSelf();
-        this.host.spawns().mark(runId, "archived", now);
+  /** After a restart: an ended run not yet announced, or a due archive, gets its timer back. */
+  reconcile(now = Date.now()): void {
+    for (const spawn of this.ports.store.pending()) {
+      if (spawn.state === "running" && this.ports.snapshot(spawn.runId)?.status !== "pending") {
+        if (!this.ports.timers.refs("spawn-announce").has(spawn.runId)) this.settled(spawn.runId, now);
+      } else if (spawn.state === "announced" && archives(spawn)) {
+        if (!this.ports.timers.refs("spawn-archive").has(spawn.runId)) {
+          this.ports.timers.set(
+            "spawn-archive",
+            spawn.runId,
+            spawn.updatedAt + spawn.spec.archiveAfterMinutes * 60_000,
+          );
+        }
       }
-      return true;
     }
-    return false;
   }
 
-  private async announce(runId: string, now: number): Promise<void> {
-    const spawn = this.host.spawns().get(runId);
-    const entry = this.host.entry();
-    if (spawn?.state !== "running" || !entry) return;
-    const snapshot = this.host.snapshot(runId);
-    if (snapshot?.status === "pending") return; // settled() reschedules when it ends
-    const outcome = outcomeOf(snapshot);
-    const full = (snapshot?.reply ?? "").trim() || this.latestToolResult();
-    // The announce must fit in one transcript message with its wrapper and stats.
-    const result =
-      full.length > ANNOUNCE_RESULT_MAX_CHARS ? `${full.slice(0, ANNOUNCE_RESULT_MAX_CHARS)}\n…(truncated)…` : full;
-    if (!isSilentResult(result)) await this.deliver(spawn, entry, snapshot, outcome, result);
-    this.host.spawns().mark(runId, "announced", now, outcome);
+  /** The `spawn-archive` timer: a kept child is hidden from lists once its time is up. */
+  async archive(runId: string, now = Date.now()): Promise<void> {
+    const spawn = this.ports.store.get(runId);
+    if (spawn?.state !== "announced") return;
+    await this.ports.archiveSelf();
+    this.ports.store.mark(runId, "archived", now);
+  }
+
+  /**
+   * The `spawn-announce` timer: tell the requester how the child's run ended, then clean up.
+   * Each step is idempotent and the state is saved between them, so a crash anywhere repeats
+   * only what had not finished (the announce run id is derived from the child run id).
+   */
+  async announce(runId: string, now = Date.now()): Promise<void> {
+    let spawn = this.ports.store.get(runId);
+    const entry = this.ports.entry();
+    if (!spawn || !entry) return;
+    if (spawn.state === "running") {
+      const snapshot = this.ports.snapshot(runId);
+      if (snapshot?.status === "pending") return; // settled() reschedules when it ends
+      const outcome = outcomeOf(snapshot);
+      const full = (snapshot?.reply ?? "").trim() || this.latestToolResult();
+      // The announce must fit in one transcript message with its wrapper and stats.
+      const result =
+        full.length > ANNOUNCE_RESULT_MAX_CHARS ? `${full.slice(0, ANNOUNCE_RESULT_MAX_CHARS)}\n…(truncated)…` : full;
+      if (!isSilentResult(result)) await this.deliver(spawn, entry, snapshot, outcome, result);
+      this.ports.store.mark(runId, "announced", now, outcome);
+      spawn = { ...spawn, state: "announced" };
+    }
+    if (spawn.state !== "announced") return;
     if (spawn.spec.cleanup === "delete") {
-      await this.host.deleteSelf();
+      await this.ports.deleteSelf();
       return;
     }
     // A kept child keeps its attachments only with tools.sessions_spawn.attachments.retainOnSessionKeep.
-    if (!spawn.spec.retainAttachments) await this.host.dropAttachments();
-    if (spawn.spec.mode === "run" && spawn.spec.archiveAfterMinutes > 0) {
-      this.host.setTimer("spawn-archive", runId, now + spawn.spec.archiveAfterMinutes * 60_000);
-    }
+    if (!spawn.spec.retainAttachments) await this.ports.dropAttachments();
+    if (archives(spawn)) this.ports.timers.set("spawn-archive", runId, now + spawn.spec.archiveAfterMinutes * 60_000);
   }
 
   private async deliver(
@@ -146,10 +150,10 @@ export class SpawnDriver {
       deliver: !spec.requesterIsSubagent,
       ...(spec.fallbackTarget ? { fallbackTarget: spec.fallbackTarget } : {}),
     };
-    if (await this.host.sendAnnounce(spec.requesterKey, spec.requesterAgentId, announce)) return;
+    if (await this.ports.sendAnnounce(spec.requesterKey, spec.requesterAgentId, announce)) return;
     // The requester is gone: its own requester gets the announce, as OpenClaw intends.
     if (spec.fallbackKey)
-      await this.host.sendAnnounce(spec.fallbackKey, spec.fallbackAgentId ?? spec.requesterAgentId, {
+      await this.ports.sendAnnounce(spec.fallbackKey, spec.fallbackAgentId ?? spec.requesterAgentId, {
         ...announce,
         deliver: true,
       });
@@ -157,7 +161,7 @@ export class SpawnDriver {
 
   /** The latest tool result's text, used when the final assistant text is empty. */
   private latestToolResult(): string {
-    const messages = this.host.recentMessages(50);
+    const messages = this.ports.recentMessages(50);
     for (let i = messages.length - 1; i >= 0; i--) {
       const record = messages[i]!;
       if (record.role !== "toolResult") continue;
@@ -166,4 +170,9 @@ export class SpawnDriver {
     }
     return "";
   }
+}
+
+/** Kept children of a one-shot run are archived after `archiveAfterMinutes`. */
+function archives(spawn: Spawn): boolean {
+  return spawn.spec.cleanup !== "delete" && spawn.spec.mode === "run" && spawn.spec.archiveAfterMinutes > 0;
 }

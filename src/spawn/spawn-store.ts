@@ -1,19 +1,26 @@
 import type { DeliveryTarget } from "../delivery/delivery-store";
 import type { RunnerConfig } from "../protocol/config";
-import { first } from "../storage/sql";
+import type { Schema } from "../storage/migrations";
+import { all, first } from "../storage/sql";
 
 /** SQL of the spawn record a sub-agent session keeps about itself (who to announce to, cleanup). */
 
-export const SPAWN_MIGRATIONS = [
-  `CREATE TABLE spawns (
-     run_id TEXT PRIMARY KEY,
-     spec TEXT NOT NULL,
-     state TEXT NOT NULL,
-     outcome TEXT,
-     created_at INTEGER NOT NULL,
-     updated_at INTEGER NOT NULL
-   )`,
-] as const;
+export const SPAWN_SCHEMA: Schema = {
+  module: "spawn",
+  migrations: [
+    {
+      name: "create spawns",
+      sql: `CREATE TABLE spawns (
+        run_id TEXT PRIMARY KEY,
+        spec TEXT NOT NULL,
+        state TEXT NOT NULL,
+        outcome TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      )`,
+    },
+  ],
+};
 
 export type SpawnSpec = {
   tenantId: string;
@@ -38,7 +45,7 @@ export type SpawnSpec = {
 };
 
 export type SpawnState = "running" | "announced" | "archived";
-export type Spawn = { runId: string; spec: SpawnSpec; state: SpawnState; outcome?: string };
+export type Spawn = { runId: string; spec: SpawnSpec; state: SpawnState; outcome?: string; updatedAt: number };
 
 export class SpawnStore {
   constructor(private readonly sql: SqlStorage) {}
@@ -54,19 +61,20 @@ export class SpawnStore {
   }
 
   get(runId: string): Spawn | undefined {
-    const row = first<{ run_id: string; spec: string; state: string; outcome: string | null }>(
+    const row = first<SpawnRow>(
       this.sql,
-      "SELECT run_id, spec, state, outcome FROM spawns WHERE run_id = ?",
+      "SELECT run_id, spec, state, outcome, updated_at FROM spawns WHERE run_id = ?",
       runId,
     );
-    return (
-      row && {
-        runId: row.run_id,
-        spec: JSON.parse(row.spec) as SpawnSpec,
-        state: row.state as SpawnState,
-        ...(row.outcome ? { outcome: row.outcome } : {}),
-      }
-    );
+    return row && toSpawn(row);
+  }
+
+  /** Spawns with work left (not archived): announce, cleanup or archive. */
+  pending(): Spawn[] {
+    return all<SpawnRow>(
+      this.sql,
+      "SELECT run_id, spec, state, outcome, updated_at FROM spawns WHERE state <> 'archived'",
+    ).map(toSpawn);
   }
 
   mark(runId: string, state: SpawnState, at: number, outcome?: string): void {
@@ -78,4 +86,16 @@ export class SpawnStore {
       runId,
     );
   }
+}
+
+type SpawnRow = { run_id: string; spec: string; state: string; outcome: string | null; updated_at: number };
+
+function toSpawn(row: SpawnRow): Spawn {
+  return {
+    runId: row.run_id,
+    spec: JSON.parse(row.spec) as SpawnSpec,
+    state: row.state as SpawnState,
+    ...(row.outcome ? { outcome: row.outcome } : {}),
+    updatedAt: row.updated_at,
+  };
 }

@@ -1,4 +1,6 @@
-import { canonicalKey, type TenantContext, tenantStub } from "../domain/tenant-context";
+import type { ListScope } from "../contracts/tenant-api";
+import type { TenantContext } from "../domain/context";
+import { canonicalKey } from "../domain/keys";
 import { agentIdOf, looksLikeSessionId, shouldResolveAsSessionId, toInternalKey } from "../keys/session-key";
 import { sandboxToolsVisibility } from "../policy/sandbox";
 import {
@@ -10,7 +12,6 @@ import {
   sessionNotFoundText,
   sessionNotVisibleText,
 } from "../policy/visibility";
-import type { ListScope } from "../tenant/tenant-store";
 import type { Requester } from "./requester";
 
 /** Applies the visibility policy of one requester: list scopes and per-target checks. */
@@ -43,7 +44,7 @@ export async function listScope(ctx: TenantContext, requester: Requester, policy
       if (a2a?.enabled !== true || !matchesAgentToAgentAllow(requester.agentId, a2a.allow)) {
         return { kind: "agents", agentIds: [requester.agentId] };
       }
-      const agentIds = (await tenantStub(ctx).agentIds()).filter(
+      const agentIds = (await ctx.tenant.agentIds()).filter(
         (id) => id === requester.agentId || matchesAgentToAgentAllow(id, a2a.allow),
       );
       return { kind: "agents", agentIds };
@@ -59,7 +60,7 @@ export async function checkTarget(
   targetKey: string,
   action: AccessAction,
 ): Promise<Denied | null> {
-  const target = targetKey === requester.key ? null : await tenantStub(ctx).session(targetKey);
+  const target = targetKey === requester.key ? null : await ctx.tenant.session(targetKey);
   const spawnedByRequester =
     target !== null && (target.spawnedBy === requester.key || target.parentSessionKey === requester.key);
   if (policy.restrictToSpawned && targetKey !== requester.key && !spawnedByRequester) {
@@ -98,7 +99,7 @@ export async function resolveReference(
     });
     return { key: canonicalKey(ctx, internal, requester.agentId) };
   }
-  const tenant = tenantStub(ctx);
+  const tenant = ctx.tenant;
   // A UUID-looking or otherwise non-key string: first as a key, then as a sessionId.
   const asKey = looksLikeSessionId(trimmed)
     ? null

@@ -1,22 +1,8 @@
-import type { TenantContext } from "../domain/tenant-context";
+import type { TenantContext } from "../domain/context";
 import { normalizeAgentId } from "../keys/session-key";
-import type { TenantConfig } from "../protocol/config";
+import { spawnAllowlist } from "../policy/agents";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
-
-/**
- * Which agent ids a requester may target with sessions_spawn: its agent's
- * `subagents.allowAgents` (else the defaults'); `*` = any; none configured = only itself.
- */
-export function spawnAllowlist(
-  config: TenantConfig,
-  requesterAgentId: string,
-): { allowAny: boolean; allowed: string[] } {
-  const agent = config.agents?.list?.find((a) => normalizeAgentId(a.id) === requesterAgentId);
-  const allow = agent?.subagents?.allowAgents ?? config.agents?.defaults?.subagents?.allowAgents ?? [];
-  const allowAny = allow.some((id) => id.trim() === "*");
-  return { allowAny, allowed: [...new Set(allow.filter((id) => id.trim() !== "*").map(normalizeAgentId))] };
-}
 
 /** `agents_list`: the requester first, then the agents it may spawn, sorted. */
 export function agentsList(ctx: TenantContext, requester: Requester): ToolResult {

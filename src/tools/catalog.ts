@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { TenantContext } from "../domain/tenant-context";
+import type { TenantContext } from "../domain/context";
 import type { TenantConfig } from "../protocol/config";
 import {
   agentsListArgsSchema,

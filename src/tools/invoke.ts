@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { TenantContext } from "../domain/tenant-context";
+import type { TenantContext } from "../domain/context";
 import { describeZodError } from "../http/errors";
 import { availableOverHttp, SESSION_TOOLS, TOOLS } from "./catalog";
 import { requesterFor } from "./requester";

@@ -1,5 +1,7 @@
-import { canonicalKey, defaultAgentId, mainKeyOf, type TenantContext, tenantStub } from "../domain/tenant-context";
+import type { TenantContext } from "../domain/context";
+import { canonicalKey, mainKeyOf } from "../domain/keys";
 import { agentIdOf, subagentDepth } from "../keys/session-key";
+import { defaultAgentId } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 
 /** The session a tool call acts as. Visibility and spawn rules come from here, never from args. */
@@ -36,7 +38,7 @@ export async function requesterFor(ctx: TenantContext, rawKey: string | undefine
 export async function operatorRequester(ctx: TenantContext, rawKey: string | undefined): Promise<Requester> {
   const key = rawKey === undefined || rawKey.trim() === "" ? mainKeyOf(ctx) : canonicalKey(ctx, rawKey);
   const agentId = agentIdOf(key, defaultAgentId(ctx.config));
-  const row = await tenantStub(ctx).session(key);
+  const row = await ctx.tenant.session(key);
   const spawnDepth = row?.spawnDepth ?? subagentDepth(key);
   return {
     key,

@@ -1,7 +1,8 @@
 import type { z } from "zod";
-import { agentModel, patchSession } from "../domain/registry";
-import { sessionStub, type TenantContext } from "../domain/tenant-context";
+import type { TenantContext } from "../domain/context";
+import { patchSession } from "../domain/registry";
 import { toDisplayKey } from "../keys/session-key";
+import { agentModel } from "../policy/agents";
 import type { SessionEntry } from "../protocol/session";
 import type { sessionStatusArgsSchema } from "../protocol/tools";
 import { accessPolicy, checkTarget, resolveReference } from "./access";
@@ -19,7 +20,7 @@ export async function sessionStatus(ctx: TenantContext, requester: Requester, ar
   const denied = await checkTarget(ctx, requester, policy, resolved.key, "status");
   if (denied) throw new ToolInputError(denied.error);
 
-  let entry = await sessionStub(ctx, resolved.key).entry();
+  let entry = await ctx.sessions(resolved.key).entry();
   if (!entry && resolved.key !== requester.key) throw new ToolInputError(`Unknown sessionKey: ${args.sessionKey}`);
   let changedModel = false;
   if (args.model !== undefined) {
@@ -28,7 +29,7 @@ export async function sessionStatus(ctx: TenantContext, requester: Requester, ar
     changedModel = true;
   }
   const sessionKey = toDisplayKey(resolved.key, ctx.config.session, requester.agentId);
-  const statusText = statusCard(resolved.key, entry, agentModel(ctx, requester.agentId));
+  const statusText = statusCard(resolved.key, entry, agentModel(ctx.config, requester.agentId));
   return {
     ...jsonResult({ ok: true, sessionKey, changedModel, statusText }),
     content: [{ type: "text", text: statusText }],

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { sessionStub, type TenantContext } from "../domain/tenant-context";
+import type { TenantContext } from "../domain/context";
 import { toDisplayKey } from "../keys/session-key";
 import type { sessionsHistoryArgsSchema } from "../protocol/tools";
 import { sanitizeToolHistory } from "../session/sanitize";
@@ -26,7 +26,7 @@ export async function sessionsHistory(ctx: TenantContext, requester: Requester, 
   const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(args.limit ?? DEFAULT_LIMIT)));
   const includeTools = args.includeTools === true;
   // A sessionId names one transcript: the current one or one from before a reset.
-  const page = await sessionStub(ctx, key).read({
+  const page = await ctx.sessions(key).read({
     direction: "tail",
     limit,
     includeTools,

@@ -1,6 +1,6 @@
 import type { z } from "zod";
+import type { TenantContext } from "../domain/context";
 import { presentRow } from "../domain/registry";
-import { sessionStub, type TenantContext, tenantStub } from "../domain/tenant-context";
 import { classifySessionKind, deriveChannel, toDisplayKey } from "../keys/session-key";
 import type { sessionsListArgsSchema } from "../protocol/tools";
 import { sanitizeChatHistory } from "../session/sanitize";
@@ -29,7 +29,7 @@ export async function sessionsList(ctx: TenantContext, requester: Requester, arg
   const messageLimit = Math.min(SESSIONS_LIST_MAX_MESSAGES, Math.max(0, Math.floor(args.messageLimit ?? 0)));
 
   const policy = accessPolicy(ctx, requester);
-  const rows = await tenantStub(ctx).listSessions({
+  const rows = await ctx.tenant.listSessions({
     limit,
     ...(activeMinutes !== undefined ? { activeMinutes } : {}),
     ...(kinds.length > 0 ? { kinds } : {}),
@@ -115,7 +115,7 @@ async function attachMessages(ctx: TenantContext, rows: SessionRow[], out: ToolR
   const worker = async () => {
     for (let i = next++; i < rows.length; i = next++) {
       const row = rows[i]!;
-      const page = await sessionStub(ctx, row.key).read({
+      const page = await ctx.sessions(row.key).read({
         direction: "tail",
         limit,
         includeTools: false,

@@ -1,9 +1,11 @@
 import type { z } from "zod";
+import type { TenantContext } from "../domain/context";
+import { DomainError } from "../domain/errors";
+import { sessionRef } from "../domain/keys";
 import { resolveSession } from "../domain/registry";
-import { runnerFor } from "../domain/runs";
-import { DomainError, sessionRef, sessionStub, type TenantContext, tenantStub } from "../domain/tenant-context";
 import { agentToAgentContext, clampPingPongTurns } from "../flows/a2a-prompts";
 import { deriveChannel, normalizeAgentId, toDisplayKey } from "../keys/session-key";
+import { runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { SEND_BLOCKED_TEXT } from "../policy/send-policy";
 import {
@@ -51,11 +53,11 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
   const denied = await checkTarget(ctx, requester, policy, key, "send");
   if (denied) return fail(denied.status, denied.error, display);
 
-  const tenant = tenantStub(ctx);
+  const tenant = ctx.tenant;
   const [targetRow, requesterRow] = await Promise.all([tenant.session(key), tenant.session(requester.key)]);
   const targetChannel = channelOf(targetRow);
   const requesterChannel = channelOf(requesterRow);
-  const stub = sessionStub(ctx, key);
+  const stub = ctx.sessions(key);
   const ref = sessionRef(ctx, key);
   const targetSandboxed = isSandboxedSession(ctx.config, {
     key,
@@ -89,7 +91,7 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
         lane: "nested",
         sandboxed: targetSandboxed,
       },
-      runner: runnerFor(ctx, ref.agentId),
+      runner: runnerOf(ctx.config, ref.agentId),
       userMessage: { role: "user", content: args.message, provenance },
     },
     {
@@ -98,7 +100,7 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
         ? {
             requesterKey: requester.key,
             requesterAgentId: requester.agentId,
-            requesterRunner: runnerFor(ctx, requester.agentId),
+            requesterRunner: runnerOf(ctx.config, requester.agentId),
           }
         : {}),
       ...(requesterChannel ? { requesterChannel } : {}),

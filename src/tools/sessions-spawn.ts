@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import { deliveryTargetOf } from "../delivery/delivery-target";
-import { runnerFor } from "../domain/runs";
-import { sessionStub, type TenantContext, tenantStub } from "../domain/tenant-context";
+import type { TenantContext } from "../domain/context";
 import { isValidAgentId, normalizeAgentId } from "../keys/session-key";
+import { findAgent, runnerOf, spawnAllowlist } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { SPAWN_ROUTING_PARAMS, type sessionsSpawnArgsSchema } from "../protocol/tools";
 import { childTaskMessage } from "../spawn/announce";
@@ -13,7 +13,6 @@ import {
   storeAttachments,
   validateAttachments,
 } from "../spawn/attachments";
-import { spawnAllowlist } from "./agents-list";
 import type { Requester } from "./requester";
 import { jsonResult, ToolInputError, type ToolResult } from "./result";
 
@@ -66,17 +65,17 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
     );
   }
   const maxChildren = subagents.maxChildrenPerAgent ?? 5;
-  const active = await tenantStub(ctx).countActiveChildren(requester.key);
+  const active = await ctx.tenant.countActiveChildren(requester.key);
   if (active >= maxChildren)
     return forbidden(`sessions_spawn has reached max active children for this session (${active}/${maxChildren})`);
 
-  const agentEntry = ctx.config.agents?.list?.find((a) => normalizeAgentId(a.id) === requester.agentId);
+  const agentEntry = findAgent(ctx.config, requester.agentId);
   if ((agentEntry?.subagents?.requireAgentId ?? subagents.requireAgentId) && args.agentId === undefined) {
     return forbidden("sessions_spawn requires agentId for this agent. Use agents_list to discover valid targets.");
   }
   const targetAgent = args.agentId !== undefined ? normalizeAgentId(args.agentId) : requester.agentId;
   const runtime = args.runtime ?? "subagent";
-  const runner = runnerFor(ctx, targetAgent);
+  const runner = runnerOf(ctx.config, targetAgent);
   if (runtime === "acp") {
     if (args.attachments?.length) return failed("attachments are not supported for runtime=acp");
     const allowed = (ctx.config.acp?.allowedAgents ?? []).map(normalizeAgentId);
@@ -119,12 +118,7 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
       maxTotalBytes: settings.maxTotalBytes ?? DEFAULT_ATTACHMENT_LIMITS.maxTotalBytes,
     });
     if ("error" in checked) return failed(checked.error);
-    receipt = await storeAttachments(
-      ctx.env.ATTACHMENTS,
-      `${ctx.tenantId}/${childKey}`,
-      checked.files,
-      checked.totalBytes,
-    );
+    receipt = await storeAttachments(ctx.attachments, `${ctx.tenantId}/${childKey}`, checked.files, checked.totalBytes);
   }
 
   const depth = requester.spawnDepth + 1;
@@ -133,14 +127,14 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
     0,
     Math.floor(args.runTimeoutSeconds ?? args.timeoutSeconds ?? subagents.runTimeoutSeconds ?? 0),
   );
-  const tenant = tenantStub(ctx);
+  const tenant = ctx.tenant;
   const requesterRow = await tenant.session(requester.key);
   const fallbackKey = requesterRow?.spawnedBy;
   const fallbackRow = fallbackKey ? await tenant.session(fallbackKey) : null;
   const fallbackTarget = fallbackRow ? deliveryTargetOf(fallbackRow) : null;
   try {
     await tenant.recordRun(runId, childKey);
-    await sessionStub(ctx, childKey).startSpawn(
+    await ctx.sessions(childKey).startSpawn(
       { tenantId: ctx.tenantId, key: childKey, agentId: targetAgent },
       {
         spawnedBy: requester.key,
@@ -188,7 +182,7 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
         requesterAgentId: requester.agentId,
         requesterIsSubagent: requester.spawnDepth > 0,
         requesterSandboxed: requester.sandboxed,
-        requesterRunner: runnerFor(ctx, requester.agentId),
+        requesterRunner: runnerOf(ctx.config, requester.agentId),
         ...(fallbackKey ? { fallbackKey, fallbackAgentId: fallbackRow?.agentId ?? requester.agentId } : {}),
         ...(fallbackTarget ? { fallbackTarget } : {}),
         archiveAfterMinutes: subagents.archiveAfterMinutes ?? 60,
@@ -198,7 +192,7 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
     );
   } catch (error) {
     // Nothing half-made stays behind.
-    if (receipt) await ctx.env.ATTACHMENTS.delete(receipt.keys).catch(() => undefined);
+    if (receipt) await ctx.attachments.delete(receipt.keys).catch(() => undefined);
     throw error;
   }
   return jsonResult({

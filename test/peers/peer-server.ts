@@ -58,6 +58,9 @@ export async function startPeers(): Promise<Peers> {
           failuresLeft.set(url.pathname, left - 1);
           return json(res, 500, { error: "scripted failure" });
         }
+        // A slow receiver (`/delivery/slow-<ms>/…`) keeps an attempt in flight long enough to cut it off.
+        const slowMs = Number(/^\/delivery\/slow-(\d+)/.exec(url.pathname)?.[1] ?? 0);
+        if (slowMs > 0) await sleep(slowMs);
         return webhook(url.pathname, parsed, res);
       }
       json(res, 404, { error: "no such peer route" });

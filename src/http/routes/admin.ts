@@ -2,8 +2,8 @@ import { Hono } from "hono";
 import { forgetAccess } from "../../auth/access-cache";
 import { isAdminToken } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
-import { rebuildIndex } from "../../domain/registry";
 import { createTenantBodySchema, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
+import { tenantApi } from "../../stubs";
 import type { AppEnv } from "../context";
 import { conflict, notFound, unauthorized } from "../errors";
 import { readJson } from "../request";
@@ -18,7 +18,7 @@ adminRoutes.use("*", async (c, next) => {
 
 adminRoutes.post("/tenants", async (c) => {
   const { id } = await readJson(c, createTenantBodySchema);
-  const created = await c.env.TENANTS.getByName(id).create(id);
+  const created = await tenantApi(c.env, id).create(id);
   if (!created) throw conflict(`Tenant already exists: ${id}`);
   return c.json({ id }, 201);
 });
@@ -27,7 +27,7 @@ adminRoutes.post("/tenants/:id/tokens", async (c) => {
   const id = tenantIdParam(c.req.param("id"));
   const body = await readJson(c, issueTokenBodySchema);
   const scopes = [...new Set(body.scopes)];
-  const issued = await c.env.TENANTS.getByName(id).issueToken(scopes, body.label);
+  const issued = await tenantApi(c.env, id).issueToken(scopes, body.label);
   if (!issued) throw notFound(`Tenant not found: ${id}`);
   return c.json(issued, 201);
 });
@@ -35,7 +35,7 @@ adminRoutes.post("/tenants/:id/tokens", async (c) => {
 adminRoutes.delete("/tenants/:id/tokens/:tokenId", async (c) => {
   const id = tenantIdParam(c.req.param("id"));
   const tokenId = c.req.param("tokenId");
-  const revoked = await c.env.TENANTS.getByName(id).revokeToken(tokenId);
+  const revoked = await tenantApi(c.env, id).revokeToken(tokenId);
   forgetAccess(id, tokenId);
   if (!revoked) throw notFound(`Token not found: ${tokenId}`);
   return c.json({ ok: true, tokenId, revoked: true });
@@ -44,9 +44,8 @@ adminRoutes.delete("/tenants/:id/tokens/:tokenId", async (c) => {
 /** Rebuilds a tenant's session index from its session objects (the index is derived data). */
 adminRoutes.post("/tenants/:id/reindex", async (c) => {
   const id = tenantIdParam(c.req.param("id"));
-  if (!(await c.env.TENANTS.getByName(id).exists()) && id !== c.env.DEFAULT_TENANT)
-    throw notFound(`Tenant not found: ${id}`);
-  return c.json({ ok: true, ...(await rebuildIndex({ env: c.env, tenantId: id })) });
+  if (!(await tenantApi(c.env, id).exists()) && id !== c.env.DEFAULT_TENANT) throw notFound(`Tenant not found: ${id}`);
+  return c.json({ ok: true, ...(await tenantApi(c.env, id).rebuildIndex()) });
 });
 
 function tenantIdParam(id: string): string {

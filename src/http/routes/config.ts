@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import { forgetAccess } from "../../auth/access-cache";
-import { tenantStub } from "../../domain/tenant-context";
 import { tenantConfigSchema } from "../../protocol/config";
 import { type AppEnv, requireScope } from "../context";
 import { readJson } from "../request";
@@ -14,7 +13,7 @@ configRoutes.get("/v1/config", requireScope("operator.admin"), async (c) => {
 
 configRoutes.put("/v1/config", requireScope("operator.admin"), async (c) => {
   const config = await readJson(c, tenantConfigSchema);
-  const stored = await tenantStub(c.var.tenant).putConfig(config);
+  const stored = await c.var.tenant.tenant.putConfig(config);
   forgetAccess(c.var.tenant.tenantId);
   return c.json({ ok: true, config: stored });
 });

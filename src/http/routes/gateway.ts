@@ -1,6 +1,7 @@
 import type { Handler } from "hono";
+import { TENANT_HEADER } from "../../contracts/headers";
 import { TENANT_ID_PATTERN } from "../../protocol/http";
-import { TENANT_HEADER } from "../../tenant/tenant-object";
+import { tenantApi } from "../../stubs";
 import type { AppEnv } from "../context";
 import { errorBody } from "../errors";
 
@@ -21,5 +22,5 @@ export const gatewayUpgrade: Handler<AppEnv> = async (c) => {
   if (!tenantId || !TENANT_ID_PATTERN.test(tenantId)) return c.json(errorBody("not_found", "No such gateway"), 404);
   const headers = new Headers(c.req.raw.headers);
   headers.set(TENANT_HEADER, tenantId);
-  return c.env.TENANTS.getByName(tenantId).fetch(new Request(c.req.raw.url, { headers }));
+  return tenantApi(c.env, tenantId).fetch(new Request(c.req.raw.url, { headers }));
 };

@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { sessionStub, tenantStub } from "../../domain/tenant-context";
 import { transcriptMessageSchema } from "../../protocol/session";
 import { type AppEnv, requireScope } from "../context";
 import { forbidden, notFound } from "../errors";
@@ -38,7 +37,7 @@ runRoutes.post("/v1/runs/:runId/events", requireScope("operator.write", { allowR
   const runId = c.req.param("runId");
   const key = runKeyFor(c, runId);
   const body = await readJson(c, progressSchema);
-  const result = await sessionStub(c.var.tenant, key).runCallback(runId, {
+  const result = await c.var.tenant.sessions(key).runCallback(runId, {
     kind: "progress",
     ...(body.text !== undefined ? { text: body.text } : {}),
     ...(body.messages ? { messages: body.messages } : {}),
@@ -51,7 +50,7 @@ runRoutes.post("/v1/runs/:runId/complete", requireScope("operator.write", { allo
   const runId = c.req.param("runId");
   const key = runKeyFor(c, runId);
   const body = await readJson(c, completeSchema);
-  const result = await sessionStub(c.var.tenant, key).runCallback(runId, { kind: "complete", ...body });
+  const result = await c.var.tenant.sessions(key).runCallback(runId, { kind: "complete", ...body });
   if (result.state === null) throw notFound(`Run not found: ${runId}`);
   // A late or repeated completion is acknowledged without changing anything.
   return c.json({ ok: true, runId, completed: result.ok, state: result.state });
@@ -59,8 +58,8 @@ runRoutes.post("/v1/runs/:runId/complete", requireScope("operator.write", { allo
 
 /** The HMAC key webhook run requests are signed with; POST rotates it. */
 runRoutes.get("/v1/runner-secret", requireScope("operator.admin"), async (c) => {
-  return c.json({ ok: true, secret: await tenantStub(c.var.tenant).runnerSecret() });
+  return c.json({ ok: true, secret: await c.var.tenant.tenant.runnerSecret() });
 });
 runRoutes.post("/v1/runner-secret/rotate", requireScope("operator.admin"), async (c) => {
-  return c.json({ ok: true, secret: await tenantStub(c.var.tenant).runnerSecret(true) });
+  return c.json({ ok: true, secret: await c.var.tenant.tenant.runnerSecret(true) });
 });

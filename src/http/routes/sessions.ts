@@ -1,5 +1,9 @@
 import { Hono } from "hono";
 import { stream } from "hono/streaming";
+import { FOLLOW_HEADER } from "../../contracts/headers";
+import type { MessageRecord } from "../../contracts/session-api";
+import type { TenantContext } from "../../domain/context";
+import { canonicalKey } from "../../domain/keys";
 import { listSessions, patchSession } from "../../domain/registry";
 import {
   appendMessage,
@@ -10,7 +14,6 @@ import {
   resetSession,
   transcriptPages,
 } from "../../domain/sessions";
-import { canonicalKey, sessionStub, type TenantContext } from "../../domain/tenant-context";
 import {
   ingestBatchBodySchema,
   ingestBodySchema,
@@ -22,8 +25,6 @@ import { sessionsListParamsSchema } from "../../protocol/methods";
 import { sessionPatchFieldsSchema } from "../../protocol/session";
 import type { FollowQuery } from "../../session/followers";
 import { historyPageJson } from "../../session/history-json";
-import { FOLLOW_HEADER } from "../../session/session-object";
-import type { MessageRecord } from "../../session/session-store";
 import { type AppEnv, requireScope } from "../context";
 import { badRequest, notFound } from "../errors";
 import { parseQuery, readJson } from "../request";
@@ -68,7 +69,7 @@ sessionRoutes.patch("/v1/sessions/:key", requireScope("operator.write"), async (
 sessionRoutes.get("/v1/sessions/:key/deliveries", requireScope("operator.read"), async (c) => {
   const key = canonicalKey(c.var.tenant, c.req.param("key"));
   const limit = parseHistoryLimit(c.req.query("limit")) ?? 100;
-  return c.json({ ok: true, sessionKey: key, deliveries: await sessionStub(c.var.tenant, key).deliveries(limit) });
+  return c.json({ ok: true, sessionKey: key, deliveries: await c.var.tenant.sessions(key).deliveries(limit) });
 });
 
 sessionRoutes.post("/v1/sessions/:key/reset", requireScope("operator.write"), async (c) => {
@@ -107,9 +108,9 @@ sessionRoutes.get("/sessions/:key/history", requireScope("operator.read"), async
         ? { tokenId: c.var.tenant.principal.tokenId }
         : {}),
     };
-    return sessionStub(c.var.tenant, key).fetch("https://session/follow", {
-      headers: { [FOLLOW_HEADER]: JSON.stringify(query) },
-    });
+    return c.var.tenant
+      .sessions(key)
+      .fetch(new Request("https://session/follow", { headers: { [FOLLOW_HEADER]: JSON.stringify(query) } }));
   }
 
   if (limit !== undefined) {
@@ -164,7 +165,7 @@ sessionRoutes.get("/v1/transcripts/:agentId/:file", requireScope("operator.read"
 });
 
 async function startedAtOf(ctx: TenantContext, key: string, sessionId: string): Promise<number> {
-  const transcripts = await sessionStub(ctx, key).transcripts();
+  const transcripts = await ctx.sessions(key).transcripts();
   return transcripts.find((t) => t.sessionId === sessionId)?.startedAt ?? Date.now();
 }
 

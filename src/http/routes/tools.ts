@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { DomainError, tenantStub } from "../../domain/tenant-context";
+import { DomainError } from "../../domain/errors";
 import { invokeBodySchema } from "../../protocol/tools";
 import { invokeToolOverHttp, ToolNotAvailableError } from "../../tools/invoke";
 import { ToolInputError } from "../../tools/result";
@@ -16,7 +16,7 @@ export const toolRoutes = new Hono<AppEnv>();
 toolRoutes.post("/tools/invoke", requireScope("operator.write", { allowRunToken: true }), async (c) => {
   const tenant = c.var.tenant;
   const perMinute = tenant.config.rateLimit?.toolsPerMinute ?? DEFAULT_TOOLS_PER_MINUTE;
-  const retryAfterMs = await tenantStub(tenant).admit("tools", perMinute);
+  const retryAfterMs = await tenant.tenant.admit("tools", perMinute);
   if (retryAfterMs > 0) {
     c.header("Retry-After", String(Math.ceil(retryAfterMs / 1000)));
     return c.json(errorBody("rate_limited", `Too many tool calls: the limit is ${perMinute} per minute`), 429);

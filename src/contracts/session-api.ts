@@ -1,0 +1,153 @@
+import type { Delivery, DeliveryTarget } from "../delivery/delivery-store";
+import type { Flow, FlowSpec } from "../flows/flow-store";
+import type { RunnerConfig, SendPolicyConfig } from "../protocol/config";
+import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
+import type { InputProvenance, SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
+import type { RunInput, RunSnapshot, RunUsage } from "../runs/run-types";
+import type { SessionRow } from "../session/session-row";
+import type { SpawnSpec } from "../spawn/spawn-store";
+
+/**
+ * The RPC surface of a session object (one per tenant + canonical session key). Callers hold
+ * it as a port (`TenantContext.sessions(key)`); the Durable Object class implements it.
+ * Results are plain data (RPC copies them); failures that callers handle are results, not throws.
+ */
+
+/** A value or a promise of it: the class answers synchronously, its stub asynchronously. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** Which session an RPC is about; the caller resolves it before calling. */
+export type SessionRef = { tenantId: string; key: string; agentId: string };
+
+export type AppendInput = { messages: TranscriptMessage[]; seed?: SessionSeed; idempotencyKey?: string };
+export type AppendedMessage = { seq: number; messageId: string };
+export type AppendResult = {
+  sessionKey: string;
+  sessionId: string;
+  appended: AppendedMessage[];
+  created: boolean;
+  duplicate: boolean;
+};
+/** Append outcome for a message over the size limit (a result, not a throw: RPC-friendly). */
+export type AppendRejected = { rejected: "too_large"; bytes: number };
+
+/** A stored message ready for the wire: its JSON already carries `__openclaw`. */
+export type MessageRecord = { seq: number; id: string; role: string; createdAt: number; json: string };
+
+export type PageQuery = {
+  sessionId: string;
+  /** Tail pages end just before this seq (exclusive); forward pages start after it. */
+  cursorSeq?: number;
+  limit: number;
+  includeTools: boolean;
+  /** Stop once this many JSON bytes are collected (at least one message is returned). */
+  maxBytes: number;
+};
+export type Page = { messages: MessageRecord[]; hasMore: boolean };
+/** A page of the current transcript, or of an older one by sessionId. */
+export type ReadQuery = Omit<PageQuery, "sessionId"> & { sessionId?: string; direction: "tail" | "forward" };
+
+export type TranscriptInfo = { sessionId: string; startedAt: number; endedAt: number | null };
+export type IndexSnapshot = { row: SessionRow; version: number };
+
+/** How a run is configured when it starts (resolved from tenant config by the caller). */
+export type StartRun = {
+  runId: string;
+  input: RunInput;
+  runner: RunnerConfig;
+  /** Appended as the user message (with provenance) unless the run continues an existing turn. */
+  userMessage?: TranscriptMessage;
+};
+
+export type StartResult =
+  | { runId: string; status: "started"; userSeq?: number; queued: boolean }
+  | { runId: string; status: "blocked" }
+  | { runId: string; status: "too_large"; bytes: number }
+  | { runId: string; status: "in_flight" }
+  | { runId: string; status: "ok" | "error" | "timeout" | "aborted"; summary?: string; reply?: string };
+
+/** The send policy a session object applies to its own entry (null config = allow). */
+export type SendPolicyCheck = { config: SendPolicyConfig | null };
+
+/** Webhook host callbacks for a deferred run. */
+export type RunCallback =
+  | { kind: "progress"; text?: string; messages?: TranscriptMessage[] }
+  | {
+      kind: "complete";
+      reply?: string;
+      error?: string;
+      usage?: RunUsage;
+      toolMessages?: TranscriptMessage[];
+    };
+
+/** The lineage a sub-agent session records about itself when spawned. */
+export type SpawnLineage = Pick<
+  SessionEntry,
+  | "spawnedBy"
+  | "spawnDepth"
+  | "subagentRole"
+  | "subagentControlScope"
+  | "sandboxed"
+  | "label"
+  | "model"
+  | "thinkingLevel"
+>;
+
+/** The sessions_send follow-up spec as the tool fixes it (the target object adds its own side). */
+export type FlowRequest = Omit<FlowSpec, "tenantId" | "primaryRunId" | "targetKey" | "targetAgentId" | "targetRunner">;
+
+/** What a requester receives from a finished sub-agent: appended (and run) in its session, delivered to its channel. */
+export type AnnounceDelivery = {
+  runId: string;
+  sandboxed: boolean;
+  text: string;
+  channelText: string;
+  provenance: InputProvenance;
+  runner: RunnerConfig;
+  deliver: boolean;
+  fallbackTarget?: DeliveryTarget;
+};
+
+export type AbortOutcome = { abortedRunId: string | null; status: "aborted" | "no-active-run" };
+
+export interface SessionApi {
+  // Transcript
+  append(ref: SessionRef, input: AppendInput): Awaitable<AppendResult | AppendRejected>;
+  /** A page of another gateway's transcript, written at its source positions. */
+  importPage(ref: SessionRef, body: ImportBody): Awaitable<ImportResult | ImportConflict | AppendRejected>;
+  entry(): Awaitable<SessionEntry | null>;
+  read(query: ReadQuery): Awaitable<(Page & { sessionId: string }) | null>;
+  transcripts(): Awaitable<TranscriptInfo[]>;
+  indexSnapshot(): Awaitable<IndexSnapshot | null>;
+  /** SSE follow (`FOLLOW_HEADER` carries the query). */
+  fetch(request: Request): Promise<Response>;
+  // Control
+  reset(ref: SessionRef, reason?: "new" | "reset"): Awaitable<SessionEntry>;
+  patch(ref: SessionRef, patch: SessionPatch): Awaitable<SessionEntry>;
+  setParent(parentSessionKey: string): Awaitable<SessionEntry>;
+  delete(ref: SessionRef): Awaitable<boolean>;
+  // Runs
+  startRun(
+    ref: SessionRef,
+    request: StartRun,
+    seed?: SessionSeed,
+    policy?: SendPolicyCheck,
+  ): Awaitable<StartResult & { sessionId: string; messageId?: string }>;
+  runSnapshot(runId: string): Awaitable<RunSnapshot | null>;
+  waitRun(runId: string, timeoutMs: number): Awaitable<RunSnapshot | null>;
+  abortRun(runId?: string): Awaitable<AbortOutcome>;
+  stopRuns(): Awaitable<string[]>;
+  runCallback(runId: string, callback: RunCallback): Awaitable<{ ok: boolean; state: string | null }>;
+  // Agent-to-agent (sessions_send) and deliveries
+  sendInterSession(
+    ref: SessionRef,
+    request: StartRun,
+    flow: FlowRequest,
+    policy: SendPolicyCheck,
+  ): Awaitable<StartResult>;
+  deliveries(limit?: number): Awaitable<Delivery[]>;
+  flow(id: string): Awaitable<Flow | null>;
+  // Sub-agents (sessions_spawn)
+  startSpawn(ref: SessionRef, lineage: SpawnLineage, request: StartRun, spec: SpawnSpec): Awaitable<StartResult>;
+  receiveAnnounce(ref: SessionRef, announce: AnnounceDelivery): Awaitable<boolean>;
+}

@@ -1,0 +1,99 @@
+import type { TenantConfig } from "../protocol/config";
+import type { OperatorScope } from "../protocol/http";
+import type { SessionRow } from "../session/session-row";
+import type { Awaitable, MessageRecord } from "./session-api";
+
+/**
+ * The RPC surface of a tenant object (one per tenant): tokens, config, the session index and
+ * run index, rate limits, and the publish path from session objects to the tenant's gateway.
+ */
+
+export type IssuedToken = { tokenId: string; token: string; scopes: OperatorScope[] };
+export type TenantAccess = { scopes: OperatorScope[]; config: TenantConfig };
+
+/** Why a session changed, as `sessions.changed` reports it. */
+export type ChangeReason = "create" | "patch" | "new" | "reset" | "send" | "abort" | "archive";
+
+/**
+ * A live event of a run (chat deltas, lifecycle): not stored, delivered in order with the
+ * messages — `afterSeq` is the transcript length when it happened.
+ */
+export type LiveEvent = {
+  event: "chat" | "agent" | "sessions.changed";
+  payload: Record<string, unknown>;
+  afterSeq: number;
+};
+
+/** What a session object tells its tenant: new messages, live events, why, and the row when it changed. */
+export type SessionUpdate = {
+  key: string;
+  sessionId: string;
+  /** The entry version this update describes. */
+  version: number;
+  /** The fresh row, only when the entry changed since the tenant last acknowledged it. */
+  row?: SessionRow;
+  /** Messages appended since the last acknowledged update, in transcript order. */
+  messages: MessageRecord[];
+  reasons: ChangeReason[];
+  events: LiveEvent[];
+};
+
+/** Visibility as SQL: one key, a key and its spawned children, some agents, or everything. */
+export type ListScope =
+  | { kind: "all" }
+  | { kind: "self"; key: string }
+  | { kind: "tree"; key: string; agentId: string }
+  | { kind: "agents"; agentIds: string[] };
+
+export type ListFilter = {
+  limit?: number;
+  offset?: number;
+  activeMinutes?: number;
+  includeGlobal?: boolean;
+  includeUnknown?: boolean;
+  includeArchived?: boolean;
+  archivedOnly?: boolean;
+  label?: string;
+  agentId?: string;
+  spawnedBy?: string;
+  search?: string;
+  kinds?: string[];
+  /** Which sessions the caller may see (decided by the visibility policy). */
+  scope?: ListScope;
+};
+
+export interface TenantApi {
+  /** WebSocket upgrades of the tenant's gateway (`TENANT_HEADER` names the tenant). */
+  fetch(request: Request): Promise<Response>;
+  // Tenant and tokens
+  create(tenantId: string): Awaitable<boolean>;
+  ensure(tenantId: string): Awaitable<void>;
+  exists(): Awaitable<boolean>;
+  openDefault(tenantId: string): Awaitable<TenantConfig>;
+  issueToken(scopes: OperatorScope[], label?: string): Awaitable<IssuedToken | null>;
+  tokenExists(tokenId: string): Awaitable<boolean>;
+  revokeToken(tokenId: string): Awaitable<boolean>;
+  authenticate(tokenId: string, hash: string): Awaitable<TenantAccess | null>;
+  // Config and secrets
+  config(): Awaitable<TenantConfig>;
+  putConfig(config: TenantConfig): Awaitable<TenantConfig>;
+  runnerSecret(rotate?: boolean): Awaitable<string>;
+  // Runs
+  recordRun(runId: string, key: string): Awaitable<string>;
+  runKey(runId: string): Awaitable<string | null>;
+  admit(meter: string, perMinute: number): Awaitable<number>;
+  // Session index
+  publish(update: SessionUpdate): Awaitable<{ hot: boolean }>;
+  removeSession(key: string, at: number): Awaitable<boolean>;
+  session(key: string): Awaitable<SessionRow | null>;
+  keyForSessionId(sessionId: string): Awaitable<{ key: string; agentId: string } | null>;
+  listSessions(filter: ListFilter): Awaitable<SessionRow[]>;
+  /** Every indexed key (archived, cron runs, global included), a page at a time in key order. */
+  sessionKeysAfter(afterKey: string, limit: number): Awaitable<string[]>;
+  /** An import's transcript id: null when it may be used for `key`, else the key holding it. */
+  claimSessionId(sessionId: string, key: string, agentId: string): Awaitable<string | null>;
+  keysWithLabel(label: string, agentId?: string): Awaitable<string[]>;
+  agentIds(): Awaitable<string[]>;
+  countActiveChildren(key: string): Awaitable<number>;
+  rebuildIndex(): Awaitable<{ sessions: number }>;
+}

@@ -1,0 +1,20 @@
+import type { Principal } from "../auth/principal";
+import type { SessionApi } from "../contracts/session-api";
+import type { TenantApi } from "../contracts/tenant-api";
+import type { TenantConfig } from "../protocol/config";
+
+/**
+ * Everything a domain operation needs about the calling tenant, as ports: the transports
+ * build it (the worker from stubs, the gateway inside the tenant object from itself).
+ */
+export type TenantContext = {
+  tenantId: string;
+  config: Readonly<TenantConfig>;
+  principal: Principal;
+  /** Public origin of the request (`https://host`), for callback URLs. */
+  origin?: string;
+  tenant: TenantApi;
+  sessions(key: string): SessionApi;
+  /** sessions_spawn attachments. */
+  attachments: R2Bucket;
+};

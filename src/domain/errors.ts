@@ -1,0 +1,9 @@
+/** A domain failure the transports map to their own error shapes (HTTP status, gateway error frame, MCP tool error). */
+export class DomainError extends Error {
+  constructor(
+    readonly code: "invalid" | "not_found" | "forbidden" | "conflict" | "too_large",
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,167 @@
+import { type ConnectionState, canRead, readState, writeState } from "./connection";
+
+/** A live gateway connection: its socket, its state (mirrored in the attachment) and its event seq. */
+export type Connection = {
+  readonly ws: WebSocket;
+  state: ConnectionState;
+  /** The seq of the last event frame sent to this connection (gap-free per connection). */
+  seq: number;
+};
+
+/** How long event seqs may stay in memory only; then they are written to the attachments. */
+const SEQ_PERSIST_DELAY_MS = 1_000;
+
+/**
+ * The tenant's gateway connections, hydrated from the Hibernation API's socket attachments
+ * once per wake-up and kept in memory after that (no attachment read per frame), with the
+ * subscription index: `sessions.subscribe` watchers and per-key message followers.
+ *
+ * Every event frame carries the connection's own `seq`, counted in memory and persisted to
+ * the attachment shortly after (the pending write keeps the object awake until it is done,
+ * so a hibernation wake-up continues the count without a gap).
+ */
+export class Connections {
+  private byWs: Map<WebSocket, Connection> | null = null;
+  private readonly watchers = new Set<Connection>();
+  private readonly followers = new Map<string, Set<Connection>>();
+  private readonly unsaved = new Set<Connection>();
+  private persistTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(private readonly ctx: DurableObjectState) {}
+
+  /** Every connection, hydrated from the attachments on first use after a wake-up. */
+  all(): IterableIterator<Connection> {
+    return this.hydrate().values();
+  }
+
+  get size(): number {
+    return this.hydrate().size;
+  }
+
+  get(ws: WebSocket): Connection | undefined {
+    return this.hydrate().get(ws);
+  }
+
+  /** A new socket (challenge phase). */
+  add(ws: WebSocket, state: ConnectionState): Connection {
+    writeState(ws, state);
+    const connection: Connection = { ws, state, seq: state.seq ?? 0 };
+    this.hydrate().set(ws, connection);
+    return connection;
+  }
+
+  /** Changes a connection's state, in memory and in its attachment. */
+  update(connection: Connection, state: ConnectionState): void {
+    this.unindex(connection);
+    connection.state = state;
+    writeState(connection.ws, { ...state, seq: connection.seq });
+    this.unsaved.delete(connection);
+    this.index(connection);
+  }
+
+  remove(ws: WebSocket): void {
+    const connection = this.byWs?.get(ws);
+    if (!connection) return;
+    this.unindex(connection);
+    this.unsaved.delete(connection);
+    this.byWs?.delete(ws);
+  }
+
+  // ── Subscriptions ───────────────────────────────────────────────────────
+
+  /** Connections that may read and watch every session (`sessions.subscribe`). */
+  sessionWatchers(): ReadonlySet<Connection> {
+    this.hydrate();
+    return this.watchers;
+  }
+
+  /** Connections following one key's messages (`sessions.messages.subscribe`). */
+  keyFollowers(key: string): ReadonlySet<Connection> | undefined {
+    this.hydrate();
+    return this.followers.get(key);
+  }
+
+  /** Whether anyone would receive a session's events. */
+  hasSubscribers(key: string): boolean {
+    this.hydrate();
+    return this.watchers.size > 0 || (this.followers.get(key)?.size ?? 0) > 0;
+  }
+
+  // ── Sending ─────────────────────────────────────────────────────────────
+
+  /**
+   * Sends an event frame built around `payloadJson` (already JSON) with the connection's next
+   * seq. The payload is rendered once per event; only the seq differs per connection.
+   */
+  sendEvent(connection: Connection, event: string, payloadJson: string): void {
+    connection.seq += 1;
+    safeSend(
+      connection.ws,
+      `{"type":"event","event":${JSON.stringify(event)},"payload":${payloadJson},"seq":${connection.seq}}`,
+    );
+    this.unsaved.add(connection);
+    this.schedulePersist();
+  }
+
+  /** Sends an event to every connection allowed to read. */
+  broadcast(event: string, payloadJson: string): void {
+    for (const connection of this.all()) {
+      if (canRead(connection.state)) this.sendEvent(connection, event, payloadJson);
+    }
+  }
+
+  private schedulePersist(): void {
+    if (this.persistTimer) return;
+    this.persistTimer = setTimeout(() => {
+      this.persistTimer = null;
+      for (const connection of this.unsaved) writeState(connection.ws, { ...connection.state, seq: connection.seq });
+      this.unsaved.clear();
+    }, SEQ_PERSIST_DELAY_MS);
+  }
+
+  // ── Internals ───────────────────────────────────────────────────────────
+
+  private hydrate(): Map<WebSocket, Connection> {
+    if (this.byWs) return this.byWs;
+    this.byWs = new Map();
+    for (const ws of this.ctx.getWebSockets()) {
+      const state = readState(ws);
+      if (!state) continue;
+      const connection: Connection = { ws, state, seq: state.seq ?? 0 };
+      this.byWs.set(ws, connection);
+      this.index(connection);
+    }
+    return this.byWs;
+  }
+
+  private index(connection: Connection): void {
+    const { state } = connection;
+    if (!canRead(state)) return;
+    if (state.sessions) this.watchers.add(connection);
+    for (const key of state.messageKeys ?? []) {
+      const set = this.followers.get(key) ?? new Set<Connection>();
+      set.add(connection);
+      this.followers.set(key, set);
+    }
+  }
+
+  private unindex(connection: Connection): void {
+    this.watchers.delete(connection);
+    for (const key of connection.state.messageKeys ?? []) {
+      const set = this.followers.get(key);
+      if (!set) continue;
+      set.delete(connection);
+      // Keys nobody follows any more leave the map (it must not grow with every key ever followed).
+      if (set.size === 0) this.followers.delete(key);
+    }
+  }
+}
+
+/** A send to a closing socket must never throw out of a handler. */
+export function safeSend(ws: WebSocket, frame: string): void {
+  try {
+    ws.send(frame);
+  } catch {
+    // The socket is closing; its close handler cleans up.
+  }
+}

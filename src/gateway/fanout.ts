@@ -1,0 +1,97 @@
+import type { LiveEvent, SessionUpdate } from "../contracts/tenant-api";
+import { presentRow } from "../domain/registry";
+import type { SessionRow } from "../session/session-row";
+import type { Connections } from "./connections";
+
+/**
+ * Renders a session's update into OpenClaw's gateway events and sends them to the connections
+ * that follow it: `session.message` to the key's followers, `sessions.changed` to session
+ * watchers, `chat`/`agent` run events to every connection allowed to read. Each payload is
+ * rendered once per event; only the per-connection seq differs.
+ */
+export class Fanout {
+  /** Run events held back until the run's request was answered (runId → events in order). */
+  private readonly held = new Map<string, Array<{ event: string; payloadJson: string }>>();
+
+  constructor(private readonly connections: Connections) {}
+
+  /**
+   * Delivers an update whose messages were not fanned out before. Live events are interleaved
+   * with messages by transcript position. `row` is read only when someone receives it.
+   */
+  deliver(update: Pick<SessionUpdate, "key" | "messages" | "events" | "reasons">, row: () => SessionRow | null): void {
+    const { key } = update;
+    let rowJson: string | undefined;
+    const rowFields = () => {
+      const current = row();
+      rowJson ??= current ? JSON.stringify(presentRow(current, true)).slice(1, -1) : "";
+      return rowJson;
+    };
+    const ts = Date.now();
+    const events = [...update.events];
+    const flushEvents = (upToSeq: number) => {
+      while (events.length > 0 && events[0]!.afterSeq <= upToSeq) this.liveEvent(key, events.shift()!, rowFields);
+    };
+    for (const message of update.messages) {
+      flushEvents(message.seq - 1);
+      if (!this.connections.hasSubscribers(key)) continue;
+      const head = `"sessionKey":${JSON.stringify(key)},"messageId":${JSON.stringify(message.id)},"messageSeq":${message.seq}`;
+      this.toFollowers(key, "session.message", `{${head},"message":${message.json}${withRow(rowFields())}}`);
+      this.toWatchers("sessions.changed", `{${head},"ts":${ts},"phase":"message"${withRow(rowFields())}}`);
+    }
+    flushEvents(Number.MAX_SAFE_INTEGER);
+    if (!this.connections.hasSubscribers(key)) return;
+    for (const reason of update.reasons) {
+      this.toWatchers(
+        "sessions.changed",
+        `{"sessionKey":${JSON.stringify(key)},"ts":${ts},"reason":"${reason}"${withRow(rowFields())}}`,
+      );
+    }
+  }
+
+  /** A session was deleted: watchers hear it once. */
+  deleted(key: string, at: number): void {
+    this.toWatchers("sessions.changed", JSON.stringify({ sessionKey: key, ts: at, reason: "delete" }));
+  }
+
+  /** Events of `runId` wait until `release` (so a request's answer precedes its run's events). */
+  hold(runId: string): void {
+    if (!this.held.has(runId)) this.held.set(runId, []);
+  }
+
+  release(runId: string): void {
+    const events = this.held.get(runId);
+    this.held.delete(runId);
+    for (const { event, payloadJson } of events ?? []) this.connections.broadcast(event, payloadJson);
+  }
+
+  private liveEvent(key: string, event: LiveEvent, rowFields: () => string): void {
+    if (event.event === "sessions.changed") {
+      if (!this.connections.hasSubscribers(key)) return;
+      const fields = JSON.stringify({ sessionKey: key, ts: Date.now(), ...event.payload }).slice(1, -1);
+      this.toWatchers("sessions.changed", `{${fields}${withRow(rowFields())}}`);
+      return;
+    }
+    const payloadJson = JSON.stringify({ ...event.payload, sessionKey: key });
+    const runId = typeof event.payload.runId === "string" ? event.payload.runId : undefined;
+    const held = runId ? this.held.get(runId) : undefined;
+    if (held) held.push({ event: event.event, payloadJson });
+    else this.connections.broadcast(event.event, payloadJson);
+  }
+
+  private toFollowers(key: string, event: string, payloadJson: string): void {
+    for (const connection of this.connections.keyFollowers(key) ?? []) {
+      this.connections.sendEvent(connection, event, payloadJson);
+    }
+  }
+
+  private toWatchers(event: string, payloadJson: string): void {
+    for (const connection of this.connections.sessionWatchers()) {
+      this.connections.sendEvent(connection, event, payloadJson);
+    }
+  }
+}
+
+function withRow(rowFields: string): string {
+  return rowFields ? `,${rowFields}` : "";
+}

@@ -1,0 +1,346 @@
+import type { AbortOutcome, RunCallback, StartResult, StartRun } from "../contracts/session-api";
+import { type SessionEntry, type TranscriptMessage, transcriptMessageSchema } from "../protocol/session";
+import { oversized } from "../session/message-limits";
+import type { SessionStore } from "../session/session-store";
+import type { TimerPort } from "../timers/timers";
+import type { RunEvents } from "./run-events";
+import { type RunExecutor, runDeadline } from "./run-executor";
+import { existingRunResult, toSnapshot } from "./run-status";
+import type { RunStore } from "./run-store";
+import { type RunRecord, type RunSnapshot, type RunState, TERMINAL_STATES } from "./run-types";
+import { RunnerError, type RunnerReply } from "./runners/runner";
+
+/** A run as the lifecycle starts it: the session object adds whose session it is. */
+export type EngineStart = StartRun & { agentId: string; tenantId: string };
+
+/** What the lifecycle needs from its session object. */
+export type LifecycleHost = {
+  store: SessionStore;
+  runs: RunStore;
+  timers: TimerPort & { clearRef(ref: string): void };
+  events: RunEvents;
+  executor: RunExecutor;
+  /** Commits entry + transcript changes and returns appended seqs (the object's one append path). */
+  appendMessages(messages: TranscriptMessage[], update: (entry: SessionEntry) => SessionEntry): number[];
+  updateEntry(update: (entry: SessionEntry) => SessionEntry): void;
+  waitUntil(promise: Promise<unknown>): void;
+  /** A run reached a terminal state (flows and spawns waiting on it continue). */
+  onSettled(runId: string): void;
+};
+
+/** A running run is checked this often; a run whose worker vanished is retried or failed. */
+export const WATCHDOG_MS = 60_000;
+/** Attempts before an interrupted run is given up as an error. */
+const MAX_RUN_ATTEMPTS = 3;
+
+/**
+ * The durable run lifecycle of one session: queued → running → ok | error | timeout |
+ * aborted, one active run, FIFO after it. Everything that must survive eviction is in
+ * SQLite; in memory are only the live runner (abort controller) and waiters.
+ */
+export class RunLifecycle {
+  private readonly controllers = new Map<string, AbortController>();
+  private readonly waiters = new Map<string, Set<(snapshot: RunSnapshot) => void>>();
+
+  constructor(private readonly host: LifecycleHost) {}
+
+  // ── Starting ────────────────────────────────────────────────────────────
+
+  start(request: EngineStart, now = Date.now()): StartResult {
+    const { runs } = this.host;
+    const existing = runs.get(request.runId);
+    if (existing) return existingRunResult(toSnapshot(existing));
+    const tooLarge = request.userMessage ? oversized([request.userMessage], now) : null;
+    if (tooLarge) return { runId: request.runId, status: "too_large", bytes: tooLarge.bytes };
+    let userSeq: number | undefined;
+    this.host.store.transaction(() => {
+      if (request.userMessage) {
+        userSeq = this.host.appendMessages([request.userMessage], (entry) => ({ ...entry, systemSent: true }))[0];
+      }
+      const input = { ...request.input, runner: request.runner, agentId: request.agentId, tenantId: request.tenantId };
+      runs.insert(request.runId, input, now, userSeq);
+    });
+    const queued = runs.active() !== undefined;
+    this.pump();
+    return { runId: request.runId, status: "started", ...(userSeq !== undefined ? { userSeq } : {}), queued };
+  }
+
+  /** Starts the next queued run when none is running. */
+  pump(now = Date.now()): void {
+    const { runs, timers } = this.host;
+    if (runs.active()) return;
+    const next = runs.nextQueued();
+    if (!next) return;
+    this.host.store.transaction(() => {
+      runs.markRunning(next.runId, now);
+      const timeoutMs = (next.input.timeoutSeconds ?? 0) * 1000;
+      if (timeoutMs > 0) timers.set("run-timeout", next.runId, now + timeoutMs);
+      timers.set("run-watchdog", next.runId, now + WATCHDOG_MS);
+      this.host.updateEntry((entry) => ({
+        ...entry,
+        status: "running",
+        startedAt: now,
+        updatedAt: Math.max(now, entry.updatedAt),
+      }));
+    });
+    this.host.events.started(next.runId, now);
+    this.host.waitUntil(this.execute(runs.get(next.runId)!));
+  }
+
+  private async execute(run: RunRecord): Promise<void> {
+    const controller = new AbortController();
+    this.controllers.set(run.runId, controller);
+    this.host.events.restartText(run.runId);
+    try {
+      const outcome = await this.host.executor.execute(run, {
+        signal: controller.signal,
+        onText: (text) => this.host.events.text(run.runId, text),
+      });
+      if (controller.signal.aborted) return;
+      if (outcome.kind === "deferred") {
+        this.host.runs.markDeferred(run.runId); // the host completes it by callback
+        return;
+      }
+      this.complete(run.runId, outcome);
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      const message =
+        error instanceof RunnerError ? error.message : `runner failed: ${(error as Error)?.message ?? String(error)}`;
+      this.fail(run.runId, "error", message);
+    } finally {
+      this.controllers.delete(run.runId);
+    }
+  }
+
+  // ── Ending ──────────────────────────────────────────────────────────────
+
+  /** Appends the reply and ends the run `ok`. False when the run had already ended. */
+  complete(runId: string, reply: RunnerReply, now = Date.now()): boolean {
+    const run = this.host.runs.get(runId);
+    if (run?.state !== "running") return false;
+    const toolMessages = validMessages(reply.toolMessages ?? []);
+    const assistant: TranscriptMessage = {
+      role: "assistant",
+      content: [{ type: "text", text: reply.text }],
+      ...(reply.api ? { api: reply.api } : {}),
+      ...(reply.provider ? { provider: reply.provider } : {}),
+      ...(reply.model ? { model: reply.model } : {}),
+      ...(reply.usage
+        ? { usage: { input: reply.usage.input, output: reply.usage.output, totalTokens: reply.usage.totalTokens } }
+        : {}),
+      stopReason: reply.stopReason ?? "stop",
+      timestamp: now,
+    };
+    this.host.store.transaction(() => {
+      const seqs = this.host.appendMessages([...toolMessages, assistant], (entry) => endEntry(entry, run, "ok", now));
+      this.host.runs.finish(runId, {
+        state: "ok",
+        at: now,
+        stopReason: assistant.stopReason!,
+        ...(reply.usage ? { usage: reply.usage } : {}),
+        reply: reply.text,
+        replySeq: seqs.at(-1)!,
+      });
+      this.host.timers.clearRef(runId);
+    });
+    this.host.events.completed(runId, assistant, reply, now);
+    this.settle(runId);
+    return true;
+  }
+
+  /**
+   * Ends a run as error, timeout or aborted. For aborts and timeouts the text streamed so
+   * far is kept as a partial (OpenClaw's openclawAbort marker); a failed runner's half
+   * answer is never appended.
+   */
+  fail(runId: string, state: "error" | "timeout" | "aborted", message: string, now = Date.now()): boolean {
+    const run = this.host.runs.get(runId);
+    if (!run || (run.state !== "running" && run.state !== "queued")) return false;
+    this.controllers.get(runId)?.abort();
+    const partial = state === "error" ? "" : this.host.events.latestText(runId);
+    this.host.events.cancel(runId);
+    this.host.store.transaction(() => {
+      let replySeq: number | undefined;
+      if (partial && run.state === "running") {
+        const aborted: TranscriptMessage = {
+          role: "assistant",
+          content: [{ type: "text", text: partial }],
+          provider: "openclaw",
+          model: "gateway-injected",
+          api: "openai-responses",
+          stopReason: "aborted",
+          openclawAbort: { aborted: true, origin: state, runId },
+          timestamp: now,
+        };
+        replySeq = this.host.appendMessages([aborted], (entry) => endEntry(entry, run, state, now))[0];
+      } else if (run.state === "running") {
+        this.host.updateEntry((entry) => endEntry(entry, run, state, now));
+      }
+      this.host.runs.finish(runId, {
+        state,
+        at: now,
+        stopReason: state === "error" ? "error" : "aborted",
+        error: message,
+        ...(replySeq !== undefined ? { replySeq } : {}),
+      });
+      this.host.timers.clearRef(runId);
+    });
+    if (run.state === "running") this.host.events.failed(runId, state, message, partial, now);
+    this.settle(runId);
+    return true;
+  }
+
+  /** Progress reported by a deferred (webhook) run: streamed text and extra messages. */
+  progress(runId: string, update: { text?: string; messages?: TranscriptMessage[] }): void {
+    const run = this.host.runs.get(runId);
+    if (run?.state !== "running") return;
+    if (update.messages && update.messages.length > 0) {
+      const valid = validMessages(update.messages);
+      this.host.store.transaction(() => this.host.appendMessages(valid, (entry) => entry));
+    }
+    if (update.text !== undefined) this.host.events.text(runId, update.text);
+    this.host.timers.set("run-watchdog", runId, Date.now() + WATCHDOG_MS);
+  }
+
+  /** A webhook host's callback: streamed text and messages, or the completion (idempotent). */
+  callback(runId: string, callback: RunCallback): { ok: boolean; state: string | null } {
+    const run = this.host.runs.get(runId);
+    if (!run) return { ok: false, state: null };
+    if (callback.kind === "complete") {
+      const ok = callback.error
+        ? this.fail(runId, "error", callback.error)
+        : this.complete(runId, {
+            kind: "reply",
+            text: callback.reply ?? "",
+            ...(callback.usage ? { usage: callback.usage } : {}),
+            ...(callback.toolMessages ? { toolMessages: callback.toolMessages } : {}),
+            stopReason: "stop",
+            provider: "webhook",
+            api: "webhook",
+          });
+      return { ok, state: this.host.runs.get(runId)?.state ?? null };
+    }
+    if (run.state !== "running") return { ok: false, state: run.state };
+    this.progress(runId, callback);
+    return { ok: true, state: run.state };
+  }
+
+  /** Aborts the given run, or the active one. */
+  abort(runId?: string): AbortOutcome {
+    const { runs } = this.host;
+    const target = runId ? runs.get(runId) : runs.active();
+    if (!target || TERMINAL_STATES.includes(target.state)) return { abortedRunId: null, status: "no-active-run" };
+    this.fail(target.runId, "aborted", "aborted");
+    return { abortedRunId: target.runId, status: "aborted" };
+  }
+
+  /** Aborts every unfinished run (the /stop command). */
+  abortAll(): string[] {
+    return this.host.runs
+      .unfinished()
+      .filter((run) => this.fail(run.runId, "aborted", "aborted"))
+      .map((run) => run.runId);
+  }
+
+  // ── Waiting ─────────────────────────────────────────────────────────────
+
+  snapshot(runId: string): RunSnapshot | null {
+    const run = this.host.runs.get(runId);
+    return run ? toSnapshot(run) : null;
+  }
+
+  /** Resolves when the run ends, or with status "pending" after `timeoutMs` (the run goes on). */
+  wait(runId: string, timeoutMs: number): Promise<RunSnapshot | null> {
+    const current = this.snapshot(runId);
+    if (current?.status !== "pending") return Promise.resolve(current);
+    return new Promise((resolve) => {
+      const waiters = this.waiters.get(runId) ?? new Set();
+      const done = (snapshot: RunSnapshot) => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        resolve(snapshot);
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(done);
+        if (waiters.size === 0) this.waiters.delete(runId);
+        resolve({ ...(this.snapshot(runId) ?? current), status: "pending" });
+      }, timeoutMs);
+      waiters.add(done);
+      this.waiters.set(runId, waiters);
+    });
+  }
+
+  // ── Timers ──────────────────────────────────────────────────────────────
+
+  /** The run's `timeout` timer fired. */
+  onTimeout(runId: string, now = Date.now()): void {
+    const seconds = this.host.runs.get(runId)?.input.timeoutSeconds ?? 0;
+    this.fail(runId, "timeout", `run timed out after ${seconds}s`, now);
+  }
+
+  /** A live run is re-armed; an orphaned one (object evicted) is retried or failed. */
+  watchdog(runId: string, now = Date.now()): void {
+    const { runs, timers } = this.host;
+    const run = runs.get(runId);
+    if (run?.state !== "running") return;
+    if (this.controllers.has(runId) || (run.deferred && now < runDeadline(run))) {
+      timers.set("run-watchdog", runId, now + WATCHDOG_MS);
+      return;
+    }
+    if (run.deferred) {
+      this.fail(runId, "timeout", "webhook run did not complete before its deadline", now);
+      return;
+    }
+    if (run.attempts >= MAX_RUN_ATTEMPTS) {
+      this.fail(runId, "error", `run interrupted ${run.attempts} times; giving up`, now);
+      return;
+    }
+    this.host.store.transaction(() => {
+      runs.markRunning(runId, now);
+      timers.set("run-watchdog", runId, now + WATCHDOG_MS);
+    });
+    this.host.waitUntil(this.execute(runs.get(runId)!));
+  }
+
+  /**
+   * After a restart: a run left running with no live runner gets its watchdog due now (a
+   * runner call that was cut off is retried; one a webhook host took waits for its callbacks),
+   * and queued runs start if nothing runs.
+   */
+  recover(now = Date.now()): void {
+    const active = this.host.runs.active();
+    if (active && !this.controllers.has(active.runId) && !active.deferred) {
+      this.host.timers.set("run-watchdog", active.runId, now);
+    }
+    if (!active) this.pump(now);
+  }
+
+  private settle(runId: string): void {
+    this.host.events.forget(runId);
+    const snapshot = this.snapshot(runId);
+    if (snapshot) for (const waiter of this.waiters.get(runId) ?? []) waiter(snapshot);
+    this.waiters.delete(runId);
+    this.host.onSettled(runId);
+    this.pump();
+  }
+}
+
+function validMessages(messages: TranscriptMessage[]): TranscriptMessage[] {
+  return messages.flatMap((m) => {
+    const parsed = transcriptMessageSchema.safeParse(m);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+function endEntry(entry: SessionEntry, run: RunRecord, state: RunState, now: number): SessionEntry {
+  const status = state === "ok" ? "done" : state === "timeout" ? "timeout" : state === "aborted" ? "killed" : "failed";
+  const startedAt = run.startedAt ?? now;
+  return {
+    ...entry,
+    status,
+    endedAt: now,
+    runtimeMs: now - startedAt,
+    abortedLastRun: state === "aborted",
+    updatedAt: Math.max(now, entry.updatedAt),
+  };
+}

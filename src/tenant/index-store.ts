@@ -1,0 +1,341 @@
+import type { ListFilter } from "../contracts/tenant-api";
+import type { SessionRow } from "../session/session-row";
+import type { Schema } from "../storage/migrations";
+import { all, first } from "../storage/sql";
+
+export const INDEX_SCHEMAS: Schema[] = [
+  {
+    module: "index",
+    migrations: [
+      {
+        name: "create sessions",
+        sql: `CREATE TABLE sessions (
+          key TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          agent_id TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          label TEXT,
+          spawned_by TEXT,
+          parent_session_key TEXT,
+          updated_at INTEGER NOT NULL,
+          archived_at INTEGER,
+          version INTEGER NOT NULL,
+          search_text TEXT NOT NULL,
+          is_cron_run INTEGER NOT NULL,
+          row TEXT NOT NULL
+        )`,
+      },
+      { name: "index sessions_by_updated", sql: "CREATE INDEX sessions_by_updated ON sessions (updated_at DESC)" },
+      {
+        name: "index sessions_by_agent",
+        sql: "CREATE INDEX sessions_by_agent ON sessions (agent_id, updated_at DESC)",
+      },
+      { name: "index sessions_by_label", sql: "CREATE INDEX sessions_by_label ON sessions (label)" },
+      {
+        name: "index sessions_by_spawner",
+        sql: "CREATE INDEX sessions_by_spawner ON sessions (spawned_by, updated_at DESC)",
+      },
+      { name: "index sessions_by_parent", sql: "CREATE INDEX sessions_by_parent ON sessions (parent_session_key)" },
+      { name: "index sessions_by_session_id", sql: "CREATE INDEX sessions_by_session_id ON sessions (session_id)" },
+      {
+        name: "create session_ids",
+        sql: "CREATE TABLE session_ids (session_id TEXT PRIMARY KEY, key TEXT NOT NULL, agent_id TEXT NOT NULL, deleted INTEGER NOT NULL DEFAULT 0)",
+      },
+      { name: "index session_ids_by_key", sql: "CREATE INDEX session_ids_by_key ON session_ids (key)" },
+      // Last message seq fanned out per session, so a re-sent update is never delivered twice.
+      {
+        name: "create delivered",
+        sql: "CREATE TABLE delivered (key TEXT PRIMARY KEY, session_id TEXT NOT NULL, seq INTEGER NOT NULL)",
+      },
+    ],
+  },
+  {
+    module: "runs",
+    migrations: [
+      {
+        name: "create runs_index",
+        sql: "CREATE TABLE runs_index (run_id TEXT PRIMARY KEY, key TEXT NOT NULL, created_at INTEGER NOT NULL)",
+      },
+    ],
+  },
+];
+
+/** Index columns derived from a row; computed by the caller (they depend on config). */
+export type IndexColumns = { kind: string; isCronRun: boolean; searchText: string };
+
+/** SQLite's bound-parameter ceiling on Durable Objects is 100; stay under it. */
+const MAX_BINDS = 90;
+
+/**
+ * The tenant's session index: one row per session (derived data, rebuildable from the
+ * session objects), sessionId → key for every transcript ever written, the fan-out
+ * high-water mark per session, and runId → key. Every list filter is answered by SQL over
+ * indexed columns, never by loading the whole table.
+ */
+export class IndexStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  /**
+   * Upserts a row unless the index already holds a newer one (later updatedAt, or the same
+   * updatedAt with a higher version) or the row belongs to a deleted transcript. One read of
+   * session_ids decides both "deleted" and whether this transcript is new to the index.
+   */
+  upsertSession(row: SessionRow, version: number, columns: IndexColumns): "stored" | "stale" | "deleted" {
+    const known = first<{ deleted: number }>(
+      this.sql,
+      "SELECT deleted FROM session_ids WHERE session_id = ?",
+      row.sessionId,
+    );
+    if (known?.deleted) return "deleted";
+    const written = this.sql.exec(
+      `INSERT INTO sessions (key, session_id, agent_id, kind, label, spawned_by, parent_session_key, updated_at, archived_at, version, search_text, is_cron_run, row)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET
+         session_id = excluded.session_id, agent_id = excluded.agent_id, kind = excluded.kind, label = excluded.label,
+         spawned_by = excluded.spawned_by, parent_session_key = excluded.parent_session_key, updated_at = excluded.updated_at,
+         archived_at = excluded.archived_at, version = excluded.version, search_text = excluded.search_text,
+         is_cron_run = excluded.is_cron_run, row = excluded.row
+       WHERE excluded.updated_at > sessions.updated_at
+          OR (excluded.updated_at = sessions.updated_at AND excluded.version > sessions.version)`,
+      row.key,
+      row.sessionId,
+      row.agentId,
+      columns.kind,
+      row.label ?? null,
+      row.spawnedBy ?? null,
+      row.parentSessionKey ?? null,
+      row.updatedAt,
+      row.archivedAt ?? null,
+      version,
+      columns.searchText,
+      columns.isCronRun ? 1 : 0,
+      JSON.stringify(row),
+    ).rowsWritten;
+    if (!known)
+      this.sql.exec(
+        "INSERT INTO session_ids (session_id, key, agent_id) VALUES (?, ?, ?)",
+        row.sessionId,
+        row.key,
+        row.agentId,
+      );
+    return written > 0 ? "stored" : "stale";
+  }
+
+  /** Whether a transcript belongs to a deleted session (its late updates are dropped). */
+  isDeleted(sessionId: string): boolean {
+    return (
+      first<{ deleted: number }>(this.sql, "SELECT deleted FROM session_ids WHERE session_id = ?", sessionId)
+        ?.deleted === 1
+    );
+  }
+
+  /** Messages of this update not fanned out before; records the new high-water mark. */
+  claimUndelivered<M extends { seq: number }>(key: string, sessionId: string, messages: M[]): M[] {
+    if (messages.length === 0) return messages;
+    const row = first<{ session_id: string; seq: number }>(
+      this.sql,
+      "SELECT session_id, seq FROM delivered WHERE key = ?",
+      key,
+    );
+    const after = row && row.session_id === sessionId ? row.seq : 0;
+    const fresh = messages.filter((m) => m.seq > after);
+    if (fresh.length > 0) {
+      this.sql.exec(
+        "INSERT INTO delivered (key, session_id, seq) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET session_id = excluded.session_id, seq = excluded.seq",
+        key,
+        sessionId,
+        fresh.at(-1)!.seq,
+      );
+    }
+    return fresh;
+  }
+
+  /** Records which session a run id belongs to; returns the owner (the first one wins). */
+  recordRun(runId: string, key: string, at: number): string {
+    this.sql.exec("INSERT OR IGNORE INTO runs_index (run_id, key, created_at) VALUES (?, ?, ?)", runId, key, at);
+    return this.runKey(runId) ?? key;
+  }
+
+  runKey(runId: string): string | undefined {
+    return first<{ key: string }>(this.sql, "SELECT key FROM runs_index WHERE run_id = ?", runId)?.key;
+  }
+
+  removeSession(key: string): boolean {
+    this.sql.exec("DELETE FROM delivered WHERE key = ?", key);
+    this.sql.exec("UPDATE session_ids SET deleted = 1 WHERE key = ?", key);
+    return this.sql.exec("DELETE FROM sessions WHERE key = ?", key).rowsWritten > 0;
+  }
+
+  /** Drops index rows of keys whose session objects hold no session any more. */
+  dropSessions(keys: string[]): void {
+    if (keys.length === 0) return;
+    this.sql.exec("DELETE FROM sessions WHERE key IN (SELECT value FROM json_each(?))", JSON.stringify(keys));
+  }
+
+  session(key: string): SessionRow | undefined {
+    const row = first<{ row: string }>(this.sql, "SELECT row FROM sessions WHERE key = ?", key);
+    return row && (JSON.parse(row.row) as SessionRow);
+  }
+
+  /**
+   * Reserves a transcript id for an import into `key`. Answers the live key holding it when
+   * that is another session (refused); else takes it, reviving an id deleted here before: an
+   * import recreates its session on purpose, unlike a late update of a deleted one.
+   */
+  claimSessionId(sessionId: string, key: string, agentId: string): string | undefined {
+    const known = first<{ key: string; deleted: number }>(
+      this.sql,
+      "SELECT key, deleted FROM session_ids WHERE session_id = ?",
+      sessionId,
+    );
+    if (known && !known.deleted) return known.key === key ? undefined : known.key;
+    if (known) {
+      this.sql.exec(
+        "UPDATE session_ids SET deleted = 0, key = ?, agent_id = ? WHERE session_id = ?",
+        key,
+        agentId,
+        sessionId,
+      );
+    }
+    return undefined;
+  }
+
+  /** Which key a sessionId (current or from before a reset) belongs to. */
+  keyForSessionId(sessionId: string): { key: string; agentId: string } | undefined {
+    const row = first<{ key: string; agent_id: string }>(
+      this.sql,
+      "SELECT key, agent_id FROM session_ids WHERE session_id = ? AND deleted = 0",
+      sessionId,
+    );
+    return row && { key: row.key, agentId: row.agent_id };
+  }
+
+  keysWithLabel(label: string, agentId?: string): string[] {
+    const rows = agentId
+      ? all<{ key: string }>(
+          this.sql,
+          "SELECT key FROM sessions WHERE label = ? AND agent_id = ? ORDER BY updated_at DESC LIMIT 20",
+          label,
+          agentId,
+        )
+      : all<{ key: string }>(
+          this.sql,
+          "SELECT key FROM sessions WHERE label = ? ORDER BY updated_at DESC LIMIT 20",
+          label,
+        );
+    return rows.map((r) => r.key);
+  }
+
+  /** Direct children (by spawnedBy or parentSessionKey) of each given key. */
+  childrenOf(keys: string[]): Map<string, string[]> {
+    const children = new Map<string, string[]>();
+    for (let i = 0; i < keys.length; i += MAX_BINDS / 2) {
+      const chunk = keys.slice(i, i + MAX_BINDS / 2);
+      const marks = chunk.map(() => "?").join(",");
+      const rows = all<{ key: string; spawned_by: string | null; parent_session_key: string | null }>(
+        this.sql,
+        `SELECT key, spawned_by, parent_session_key FROM sessions
+         WHERE spawned_by IN (${marks}) OR parent_session_key IN (${marks}) ORDER BY updated_at DESC`,
+        ...chunk,
+        ...chunk,
+      );
+      for (const row of rows) {
+        for (const parent of new Set([row.spawned_by, row.parent_session_key])) {
+          if (!parent) continue;
+          const list = children.get(parent) ?? [];
+          list.push(row.key);
+          children.set(parent, list);
+        }
+      }
+    }
+    return children;
+  }
+
+  countActiveChildren(key: string): number {
+    return (
+      first<{ n: number }>(
+        this.sql,
+        // Active = not archived and not ended (a child that has not started yet counts too).
+        "SELECT count(*) AS n FROM sessions WHERE spawned_by = ? AND archived_at IS NULL AND coalesce(row ->> '$.status', 'running') = 'running'",
+        key,
+      )?.n ?? 0
+    );
+  }
+
+  /** Rows matching the filter, newest first. */
+  list(filter: ListFilter & { now: number }): SessionRow[] {
+    const where: string[] = ["is_cron_run = 0"];
+    const binds: unknown[] = [];
+    if (!filter.includeGlobal) where.push("key <> 'global'");
+    if (!filter.includeUnknown) where.push("key <> 'unknown'");
+    if (filter.archivedOnly) where.push("archived_at IS NOT NULL");
+    else if (!filter.includeArchived) where.push("archived_at IS NULL");
+    if (filter.agentId !== undefined) {
+      where.push("agent_id = ? AND key NOT IN ('global', 'unknown')");
+      binds.push(filter.agentId);
+    }
+    if (filter.spawnedBy !== undefined) {
+      where.push("(spawned_by = ? OR parent_session_key = ?) AND key NOT IN ('global', 'unknown')");
+      binds.push(filter.spawnedBy, filter.spawnedBy);
+    }
+    if (filter.label !== undefined) {
+      where.push("label = ?");
+      binds.push(filter.label);
+    }
+    if (filter.activeMinutes !== undefined) {
+      where.push("updated_at >= ?");
+      binds.push(filter.now - filter.activeMinutes * 60_000);
+    }
+    if (filter.search) {
+      // instr, not LIKE: DO SQLite caps LIKE patterns at 50 bytes.
+      where.push("instr(search_text, ?) > 0");
+      binds.push(filter.search.toLowerCase());
+    }
+    if (filter.kinds && filter.kinds.length > 0) {
+      where.push(`kind IN (${filter.kinds.map(() => "?").join(",")})`);
+      binds.push(...filter.kinds);
+    }
+    const scope = filter.scope ?? { kind: "all" };
+    if (scope.kind === "self") {
+      where.push("key = ?");
+      binds.push(scope.key);
+    } else if (scope.kind === "tree") {
+      // Children as sessions.list {spawnedBy} finds them (spawnedBy or parentSessionKey), of the
+      // requester's own agent: cross-agent access needs visibility "all".
+      where.push("(key = ? OR ((spawned_by = ? OR parent_session_key = ?) AND agent_id = ?))");
+      binds.push(scope.key, scope.key, scope.key, scope.agentId);
+    } else if (scope.kind === "agents") {
+      if (scope.agentIds.length === 0) return [];
+      where.push("agent_id IN (SELECT value FROM json_each(?))");
+      binds.push(JSON.stringify(scope.agentIds));
+    }
+    const limit = filter.limit === undefined ? -1 : Math.max(1, Math.floor(filter.limit));
+    // The key breaks ties, so offset pages neither repeat nor skip rows of equal updatedAt.
+    const rows = all<{ row: string }>(
+      this.sql,
+      `SELECT row FROM sessions WHERE ${where.join(" AND ")} ORDER BY updated_at DESC, key LIMIT ? OFFSET ?`,
+      ...binds,
+      limit,
+      Math.max(0, Math.floor(filter.offset ?? 0)),
+    );
+    return rows.map((r) => JSON.parse(r.row) as SessionRow);
+  }
+
+  agentIds(): string[] {
+    return all<{ agent_id: string }>(this.sql, "SELECT DISTINCT agent_id FROM sessions").map((r) => r.agent_id);
+  }
+
+  /** One page of indexed keys in key order, after `afterKey` (stable while sessions change). */
+  keysAfter(afterKey: string, limit: number): string[] {
+    return all<{ key: string }>(
+      this.sql,
+      "SELECT key FROM sessions WHERE key > ? ORDER BY key LIMIT ?",
+      afterKey,
+      Math.max(1, Math.floor(limit)),
+    ).map((r) => r.key);
+  }
+
+  allKeys(): string[] {
+    return all<{ key: string }>(this.sql, "SELECT DISTINCT key FROM session_ids WHERE deleted = 0").map((r) => r.key);
+  }
+}

@@ -1,0 +1,23 @@
+import type { Schema } from "../storage/migrations";
+
+/** The timer table a session object multiplexes onto its single alarm (src/timers/timers.ts). */
+export const TIMER_SCHEMA: Schema = {
+  module: "timers",
+  migrations: [
+    {
+      name: "create timers",
+      sql: `CREATE TABLE timers (
+        id INTEGER PRIMARY KEY,
+        due_at INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        ref TEXT NOT NULL,
+        UNIQUE (kind, ref)
+      )`,
+    },
+    { name: "index timers_by_due", sql: "CREATE INDEX timers_by_due ON timers (due_at)" },
+    // Failed attempts of the timer's work (backoff survives restarts) and whether the work is
+    // running now (a lease: the row stays until the work finished, so a crash retries it).
+    { name: "add timers.attempts", sql: "ALTER TABLE timers ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0" },
+    { name: "add timers.leased", sql: "ALTER TABLE timers ADD COLUMN leased INTEGER NOT NULL DEFAULT 0" },
+  ],
+};
