@@ -57,6 +57,8 @@ export type StartRun = {
   runner: RunnerConfig;
   /** Appended as the user message (with provenance) unless the run continues an existing turn. */
   userMessage?: TranscriptMessage;
+  /** `/new` or `/reset`: a new transcript first (not when the run id is a retry). */
+  resetFirst?: "new" | "reset";
 };
 
 export type StartResult =

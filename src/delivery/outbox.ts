@@ -1,5 +1,5 @@
 import { hmacHex } from "../auth/run-token";
-import { entrySendPolicy } from "../policy/send-policy";
+import { sendBlocked } from "../policy/send-policy";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
 import { SIGNATURE_HEADER } from "../runs/runners/webhook";
@@ -86,14 +86,7 @@ export class Outbox {
 
   private blocked(config: TenantConfig, entry: SessionEntry, delivery: Delivery): boolean {
     const policy = config.session?.sendPolicy;
-    return (
-      entrySendPolicy({
-        sessionKey: entry.key,
-        entry,
-        channel: delivery.target.channel,
-        ...(policy ? { config: policy } : {}),
-      }) === "deny"
-    );
+    return sendBlocked({ sessionKey: entry.key, entry, channel: delivery.target.channel, config: policy });
   }
 
   /** POSTs the delivery, signed like run requests; returns an error text or null. */

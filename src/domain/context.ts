@@ -13,6 +13,8 @@ export type TenantContext = {
   principal: Principal;
   /** Public origin of the request (`https://host`), for callback URLs. */
   origin?: string;
+  /** The gateway client making the request (WebSocket callers only). */
+  client?: { id: string; mode: string };
   tenant: TenantApi;
   sessions(key: string): SessionApi;
   /** sessions_spawn attachments. */

@@ -136,6 +136,10 @@ export type PatchResult = {
 
 /** `sessions.patch`: creates the session when absent, null clears an override. */
 export async function patchSession(ctx: TenantContext, rawKey: string, patch: SessionPatch): Promise<PatchResult> {
+  // OpenClaw: webchat clients change their session through chat.send, except the Control UI.
+  if (ctx.client?.mode === "webchat" && ctx.client.id !== "openclaw-control-ui") {
+    throw new DomainError("invalid", "webchat clients cannot patch sessions; use chat.send for session-scoped updates");
+  }
   const key = canonicalKey(ctx, rawKey);
   const normalized: SessionPatch = {
     ...patch,

@@ -1,12 +1,14 @@
 import { hasScope } from "../auth/principal";
-import type { StartResult } from "../contracts/session-api";
+import type { RunCallback, StartResult } from "../contracts/session-api";
 import { agentIdOf, normalizeAgentId } from "../keys/session-key";
 import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
-import { entrySendPolicy, parseSendCommand, SEND_BLOCKED_TEXT } from "../policy/send-policy";
-import type { InputProvenance, SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
+import { parseSendCommand, SEND_BLOCKED_TEXT } from "../policy/send-policy";
+import type { InputProvenance, SessionSeed, TranscriptMessage } from "../protocol/session";
+import { existingRunResult } from "../runs/run-status";
 import type { RunInput, RunSnapshot } from "../runs/run-types";
-import { MAX_MESSAGE_BYTES } from "../session/message-limits";
+import { tooLargeMessage } from "../session/message-limits";
+import { dropUndefined } from "../util/encoding";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { canonicalKey, mainKeyOf, sessionRef } from "./keys";
@@ -14,125 +16,74 @@ import { patchSession } from "./registry";
 
 /** Agent runs as the transports start them: chat.send, agent, agent.wait, aborts, ingest with run. */
 
-export type RunRequest = {
+/** A run as a transport asks for it: the run input's own fields, where, and how to treat it. */
+export type RunRequest = Omit<RunInput, "callbackBase" | "sandboxed" | "attachments"> & {
   key: string;
   runId: string;
-  message: string;
-  origin: RunInput["origin"];
-  provenance?: InputProvenance;
-  extraSystemPrompt?: string;
-  timeoutSeconds?: number;
-  thinking?: string;
-  label?: string;
-  lane?: string;
-  deliver?: boolean;
-  fixedReply?: string;
-  /** Skips the send policy (internal steps that are not sends, e.g. announce prompts). */
+  /** Skips the send policy (internal steps that are not sends, e.g. the /send command's confirmation). */
   ignoreSendPolicy?: boolean;
   /** Origin and delivery fields for a session the run creates (ingest). */
   seed?: SessionSeed;
+  /** `/new` or `/reset` before the message: the session starts a new transcript first. */
+  resetFirst?: "new" | "reset";
 };
 
+type Started = Exclude<StartResult, { status: "blocked" | "too_large" }>;
+
 /**
- * Starts a run in a session after the send policy allows it. The run is recorded in the
- * tenant's run index first, so `agent.wait` finds it from its runId alone.
+ * Starts a run in a session; the session object applies the send policy to its own entry.
+ * The run id is recorded in the tenant's run index first, so `agent.wait` finds it from its
+ * id alone, and a run id already used by another session answers from that run.
  */
 export async function startRun(
   ctx: TenantContext,
   request: RunRequest,
-): Promise<
-  Exclude<StartResult, { status: "blocked" | "too_large" }> & {
-    sessionKey: string;
-    sessionId: string;
-    messageId?: string;
-  }
-> {
-  const ref = sessionRef(ctx, request.key);
-  const stub = ctx.sessions(request.key);
+): Promise<Started & { sessionKey: string; sessionId: string; messageId?: string }> {
+  const { key, runId, ignoreSendPolicy, seed, resetFirst, ...fields } = request;
+  const ref = sessionRef(ctx, key);
   // Run ids are tenant-wide (as OpenClaw's dedupe is gateway-wide): a reused id answers from its run.
-  const owner = await ctx.tenant.recordRun(request.runId, request.key);
-  if (owner !== request.key)
-    return { ...(await existingRunResult(ctx, owner, request.runId)), sessionKey: owner, sessionId: "" };
-  const input: RunInput = {
-    message: request.message,
-    origin: request.origin,
-    ...(request.provenance ? { provenance: request.provenance } : {}),
-    ...(request.extraSystemPrompt ? { extraSystemPrompt: request.extraSystemPrompt } : {}),
-    ...(request.timeoutSeconds ? { timeoutSeconds: request.timeoutSeconds } : {}),
-    ...(request.thinking ? { thinking: request.thinking } : {}),
-    ...(request.label ? { label: request.label } : {}),
-    ...(request.lane ? { lane: request.lane } : {}),
-    ...(request.deliver !== undefined ? { deliver: request.deliver } : {}),
-    ...(request.fixedReply !== undefined ? { fixedReply: request.fixedReply } : {}),
-    ...(ctx.origin ? { callbackBase: `${ctx.origin}/t/${ctx.tenantId}` } : {}),
-    sandboxed: isSandboxedSession(ctx.config, { key: request.key, agentId: ref.agentId }),
-  };
+  const owner = await ctx.tenant.recordRun(runId, key);
+  if (owner !== key) {
+    const snapshot = await ctx.sessions(owner).runSnapshot(runId);
+    const existing = snapshot
+      ? existingRunResult(snapshot)
+      : { runId, status: "error" as const, summary: `run id ${runId} is already used by another session` };
+    return { ...(existing as Started), sessionKey: owner, sessionId: "" };
+  }
+  const timeoutSeconds = fields.timeoutSeconds ?? ctx.config.agents?.defaults?.timeoutSeconds;
+  const input: RunInput = dropUndefined({
+    ...fields,
+    timeoutSeconds,
+    callbackBase: ctx.origin ? `${ctx.origin}/t/${ctx.tenantId}` : undefined,
+    sandboxed: isSandboxedSession(ctx.config, { key, agentId: ref.agentId }),
+  });
   const userMessage: TranscriptMessage = {
     role: "user",
-    content: request.message,
-    provenance: request.provenance ?? { kind: "external_user" },
-    idempotencyKey: `${request.runId}:user`,
+    content: fields.message,
+    provenance: fields.provenance ?? { kind: "external_user" },
+    idempotencyKey: `${runId}:user`,
   };
-  const timeoutSeconds = request.timeoutSeconds ?? ctx.config.agents?.defaults?.timeoutSeconds;
-  const result = await stub.startRun(
-    ref,
-    {
-      runId: request.runId,
-      input: timeoutSeconds ? { ...input, timeoutSeconds } : input,
-      runner: runnerOf(ctx.config, ref.agentId),
-      userMessage,
-    },
-    request.seed,
-    // The session object applies the send policy to its own entry (no extra round trip).
-    request.ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },
-  );
-  if (result.status === "blocked") throw new DomainError("invalid", SEND_BLOCKED_TEXT);
-  if (result.status === "too_large") {
-    throw new DomainError(
-      "too_large",
-      `message is ${result.bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes per message`,
+  const result = await ctx
+    .sessions(key)
+    .startRun(
+      ref,
+      { runId, input, runner: runnerOf(ctx.config, ref.agentId), userMessage, ...(resetFirst ? { resetFirst } : {}) },
+      seed,
+      ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },
     );
-  }
-  return { ...result, sessionKey: request.key };
-}
-
-/** The dedupe answer for a run id already used in another session. */
-async function existingRunResult(
-  ctx: TenantContext,
-  key: string,
-  runId: string,
-): Promise<Exclude<StartResult, { status: "blocked" | "too_large" }>> {
-  const snapshot = await ctx.sessions(key).runSnapshot(runId);
-  if (!snapshot) return { runId, status: "error", summary: `run id ${runId} is already used by another session` };
-  if (snapshot.status === "pending") return { runId, status: "in_flight" };
-  const status =
-    snapshot.state === "ok"
-      ? "ok"
-      : snapshot.state === "timeout"
-        ? "timeout"
-        : snapshot.state === "aborted"
-          ? "aborted"
-          : "error";
-  return {
-    runId,
-    status,
-    ...(snapshot.error ? { summary: snapshot.error } : {}),
-    ...(snapshot.reply !== undefined ? { reply: snapshot.reply } : {}),
-  };
-}
-
-/** Throws "send blocked by session policy" when the send policy denies sending to `key`. */
-export function assertSendAllowed(ctx: TenantContext, key: string, entry: SessionEntry | null): void {
-  const config = ctx.config.session?.sendPolicy;
-  if (entrySendPolicy({ sessionKey: key, entry, ...(config ? { config } : {}) }) === "deny") {
-    throw new DomainError("invalid", SEND_BLOCKED_TEXT);
-  }
+  if (result.status === "blocked") throw new DomainError("invalid", SEND_BLOCKED_TEXT);
+  if (result.status === "too_large") throw new DomainError("too_large", tooLargeMessage(result.bytes));
+  return { ...result, sessionKey: key };
 }
 
 export type ChatSendParams = {
   sessionKey: string;
   message: string;
   idempotencyKey: string;
+  originatingChannel?: string;
+  originatingTo?: string;
+  originatingAccountId?: string;
+  originatingThreadId?: string;
   thinking?: string;
   deliver?: boolean;
   attachments?: unknown[];
@@ -142,6 +93,10 @@ export type ChatSendParams = {
 
 /** chat.send: `{ runId, status: "started" }` at once; dedupe by idempotencyKey; /stop and /send commands. */
 export async function chatSend(ctx: TenantContext, params: ChatSendParams): Promise<Record<string, unknown>> {
+  const routed = params.originatingChannel || params.originatingTo || params.originatingAccountId;
+  if ((routed || params.originatingThreadId) && !(params.originatingChannel && params.originatingTo)) {
+    throw new DomainError("invalid", "originatingChannel and originatingTo are required when routing fields are set");
+  }
   const text = params.message.trim();
   if (text === "" && (params.attachments?.length ?? 0) === 0)
     throw new DomainError("invalid", "message or attachment required");
@@ -162,14 +117,14 @@ export async function chatSend(ctx: TenantContext, params: ChatSendParams): Prom
     runId: params.idempotencyKey,
     message,
     origin: "chat.send",
-    ...(params.systemInputProvenance ? { provenance: params.systemInputProvenance } : {}),
-    ...(params.timeoutMs ? { timeoutSeconds: Math.ceil(params.timeoutMs / 1000) } : {}),
-    ...(params.deliver !== undefined ? { deliver: params.deliver } : {}),
+    provenance: params.systemInputProvenance,
+    timeoutSeconds: params.timeoutMs ? Math.ceil(params.timeoutMs / 1000) : undefined,
+    deliver: params.deliver,
   });
   return chatSendResult(result);
 }
 
-function chatSendResult(result: Exclude<StartResult, { status: "blocked" | "too_large" }>): Record<string, unknown> {
+function chatSendResult(result: Started): Record<string, unknown> {
   switch (result.status) {
     case "started":
       return {
@@ -228,7 +183,7 @@ export type AgentParams = {
 export async function agentRun(
   ctx: TenantContext,
   params: AgentParams,
-): Promise<Exclude<StartResult, { status: "blocked" | "too_large" }> & { sessionKey: string; agentId: string }> {
+): Promise<Started & { sessionKey: string; agentId: string }> {
   if ((params.provider !== undefined || params.model !== undefined) && !hasScope(ctx.principal, "operator.admin")) {
     throw new DomainError("invalid", "provider/model overrides are not authorized for this caller.");
   }
@@ -251,27 +206,25 @@ export async function agentRun(
   }
   let message = params.message;
   const reset = /^\/(new|reset)\b\s*/i.exec(message);
-  // A retried request (same idempotencyKey) must not reset again; a blocked send resets nothing.
-  const retried = reset ? (await ctx.tenant.runKey(params.idempotencyKey)) !== null : false;
-  if (reset && !retried) {
+  if (reset) {
     if (!hasScope(ctx.principal, "operator.admin")) throw new DomainError("invalid", "missing scope: operator.admin");
-    assertSendAllowed(ctx, key, await ctx.sessions(key).entry());
-    await ctx.sessions(key).reset(sessionRef(ctx, key), reset[1]!.toLowerCase() as "new" | "reset");
     message = message.slice(reset[0].length);
     if (message.trim() === "") message = reset[0].trim();
   }
+  // The reset happens in the session object with the run (a blocked send or a retry resets nothing).
   const result = await startRun(ctx, {
     key,
     runId: params.idempotencyKey,
     message,
     origin: "agent",
-    ...(params.inputProvenance ? { provenance: params.inputProvenance } : {}),
-    ...(params.extraSystemPrompt ? { extraSystemPrompt: params.extraSystemPrompt } : {}),
-    ...(params.timeout ? { timeoutSeconds: params.timeout } : {}),
-    ...(params.thinking ? { thinking: params.thinking } : {}),
-    ...(params.label ? { label: params.label } : {}),
-    ...(params.lane ? { lane: params.lane } : {}),
-    ...(params.deliver !== undefined ? { deliver: params.deliver } : {}),
+    provenance: params.inputProvenance,
+    extraSystemPrompt: params.extraSystemPrompt,
+    timeoutSeconds: params.timeout || undefined,
+    thinking: params.thinking,
+    label: params.label,
+    lane: params.lane,
+    deliver: params.deliver,
+    ...(reset ? { resetFirst: reset[1]!.toLowerCase() as "new" | "reset" } : {}),
   });
   return { ...result, agentId: agentIdOf(key, defaultAgentId(ctx.config)) };
 }
@@ -310,4 +263,22 @@ export async function sessionsAbort(ctx: TenantContext, params: { key: string; r
   const key = canonicalKey(ctx, params.key);
   const result = await ctx.sessions(key).abortRun(params.runId);
   return { ok: true, ...result };
+}
+
+/**
+ * A webhook host's callback for its run: only with the run token minted for exactly this run,
+ * which also names the session. Late and repeated callbacks are answered without effect.
+ */
+export async function runCallback(
+  ctx: TenantContext,
+  runId: string,
+  callback: RunCallback,
+): Promise<{ ok: boolean; state: string }> {
+  const principal = ctx.principal;
+  if (principal.kind !== "run" || principal.claims.runId !== runId) {
+    throw new DomainError("forbidden", "run callbacks need this run's run token");
+  }
+  const result = await ctx.sessions(principal.claims.sessionKey).runCallback(runId, callback);
+  if (result.state === null) throw new DomainError("not_found", `Run not found: ${runId}`);
+  return { ok: result.ok, state: result.state };
 }

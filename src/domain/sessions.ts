@@ -1,8 +1,11 @@
-import type { AppendResult, MessageRecord } from "../contracts/session-api";
+import { FOLLOW_HEADER } from "../contracts/headers";
+import type { AppendResult, MessageRecord, TranscriptInfo } from "../contracts/session-api";
+import type { Delivery } from "../delivery/delivery-store";
 import type { IngestBody } from "../protocol/http";
 import type { SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { contentText } from "../runs/runners/runner";
-import { MAX_MESSAGE_BYTES } from "../session/message-limits";
+import type { FollowQuery } from "../session/followers";
+import { tooLargeMessage } from "../session/message-limits";
 import { dropUndefined } from "../util/encoding";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
@@ -65,10 +68,7 @@ export async function appendMessages(
     ...(idempotencyKey ? { idempotencyKey } : {}),
   });
   if ("rejected" in result) {
-    throw new DomainError(
-      "too_large",
-      `message is ${result.bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes per message`,
-    );
+    throw new DomainError("too_large", tooLargeMessage(result.bytes));
   }
   return result;
 }
@@ -194,4 +194,42 @@ export async function deleteSession(ctx: TenantContext, rawKey: string): Promise
   if (key === mainKey) throw new DomainError("invalid", `Cannot delete the main session (${mainKey}).`);
   const deleted = await ctx.sessions(key).delete(sessionRef(ctx, key));
   return { key, deleted };
+}
+
+/** A session's delivery outbox (announces posted to its channel), newest first. */
+export async function listDeliveries(
+  ctx: TenantContext,
+  rawKey: string,
+  limit: number,
+): Promise<{ sessionKey: string; deliveries: Delivery[] }> {
+  const key = canonicalKey(ctx, rawKey);
+  return { sessionKey: key, deliveries: await ctx.sessions(key).deliveries(limit) };
+}
+
+/** When one of a key's transcripts (current or from before a reset) started and ended. */
+export async function transcriptInfo(
+  ctx: TenantContext,
+  key: string,
+  sessionId: string,
+): Promise<TranscriptInfo | undefined> {
+  return (await ctx.sessions(key).transcripts()).find((t) => t.sessionId === sessionId);
+}
+
+/**
+ * An SSE stream following a session (OpenClaw's history with `Accept: text/event-stream`),
+ * served by the session object itself; it ends when the caller's token is revoked.
+ */
+export async function followSession(
+  ctx: TenantContext,
+  rawKey: string,
+  options: { includeTools: boolean; limit?: number | undefined; cursorSeq?: number | undefined },
+): Promise<Response> {
+  const key = canonicalKey(ctx, rawKey);
+  const query: FollowQuery = {
+    sessionKey: key,
+    ...dropUndefined(options),
+    ...(ctx.principal.kind === "operator" && ctx.principal.tokenId ? { tokenId: ctx.principal.tokenId } : {}),
+  };
+  const request = new Request("https://session/follow", { headers: { [FOLLOW_HEADER]: JSON.stringify(query) } });
+  return ctx.sessions(key).fetch(request);
 }

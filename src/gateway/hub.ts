@@ -355,6 +355,7 @@ export class GatewayHub {
       config: this.host.config(),
       principal,
       origin: state.origin,
+      ...(state.client ? { client: { id: state.client.id, mode: state.client.mode } } : {}),
     };
   }
 

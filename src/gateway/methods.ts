@@ -1,9 +1,10 @@
 import type { z } from "zod";
+import { listAgents } from "../domain/agents";
 import { chatHistory, chatInject, sessionsCreate, sessionsPreview } from "../domain/chat";
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { canonicalKey } from "../domain/keys";
-import { listSessions, patchSession, resolveSession, sessionsDefaults } from "../domain/registry";
+import { listSessions, patchSession, resolveSession } from "../domain/registry";
 import { agentRun, agentWait, chatAbort, chatSend, sessionsAbort, waitPayload } from "../domain/runs";
 import { deleteSession, resetSession } from "../domain/sessions";
 import { normalizeAgentId } from "../keys/session-key";
@@ -103,14 +104,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   "sessions.patch": define({
     scope: WRITE,
     params: methodParamSchemas["sessions.patch"],
-    handle: ({ ctx, params, connection }) => {
-      const client = connection.state.client;
-      if (client && client.mode === "webchat" && client.id !== "openclaw-control-ui") {
-        throw new DomainError(
-          "invalid",
-          "webchat clients cannot patch sessions; use chat.send for session-scoped updates",
-        );
-      }
+    handle: ({ ctx, params }) => {
       const { key, ...patch } = params;
       return patchSession(ctx, key, patch);
     },
@@ -150,21 +144,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     scope: WRITE,
     params: methodParamSchemas["chat.send"],
     runIdOf: (params) => params.idempotencyKey,
-    handle: ({ ctx, params }) => {
-      if (
-        (params.originatingChannel ||
-          params.originatingTo ||
-          params.originatingAccountId ||
-          params.originatingThreadId) &&
-        !(params.originatingChannel && params.originatingTo)
-      ) {
-        throw new DomainError(
-          "invalid",
-          "originatingChannel and originatingTo are required when routing fields are set",
-        );
-      }
-      return chatSend(ctx, params);
-    },
+    handle: ({ ctx, params }) => chatSend(ctx, params),
   }),
   agent: define({
     scope: WRITE,
@@ -208,14 +188,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   "agents.list": define({
     scope: READ,
     params: methodParamSchemas["agents.list"],
-    handle: ({ ctx }) => {
-      const defaults = sessionsDefaults(ctx);
-      const agents = (ctx.config.agents?.list ?? [{ id: defaults.defaultAgentId }]).map((a) => ({
-        id: normalizeAgentId(a.id),
-        ...("name" in a && a.name ? { name: a.name } : {}),
-      }));
-      return { defaultId: defaults.defaultAgentId, mainKey: defaults.mainKey, scope: defaults.scope, agents };
-    },
+    handle: ({ ctx }) => listAgents(ctx),
   }),
 };
 

@@ -1,7 +1,6 @@
 import { Hono } from "hono";
-import { DomainError } from "../domain/errors";
-import { type AppEnv, tenantAuth, toApiError } from "./context";
-import { ApiError, errorBody } from "./errors";
+import { type AppEnv, tenantAuth } from "./context";
+import { errorBody, toApiError } from "./errors";
 import { adminRoutes } from "./routes/admin";
 import { configRoutes } from "./routes/config";
 import { gatewayUpgrade } from "./routes/gateway";
@@ -38,10 +37,8 @@ export function createApp() {
     c.json(errorBody("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404),
   );
   app.onError((error, c) => {
-    const api = error instanceof ApiError ? error : error instanceof DomainError ? toApiError(error) : undefined;
-    if (api) return c.json(errorBody(api.type, api.message), api.status);
-    console.error("unhandled error", error);
-    return c.json(errorBody("internal", "internal error"), 500);
+    const api = toApiError(error);
+    return c.json(errorBody(api.type, api.message), api.status);
   });
   return app;
 }

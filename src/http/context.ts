@@ -3,10 +3,9 @@ import { authenticate } from "../auth/authenticate";
 import { hasScope } from "../auth/principal";
 import { bearerToken } from "../auth/tokens";
 import type { TenantContext } from "../domain/context";
-import type { DomainError } from "../domain/errors";
 import { type OperatorScope, TENANT_ID_PATTERN } from "../protocol/http";
 import { tenantPorts } from "../stubs";
-import { ApiError, forbidden, notFound, unauthorized } from "./errors";
+import { forbidden, notFound, unauthorized } from "./errors";
 
 export type AppEnv = { Bindings: Env; Variables: { tenant: TenantContext } };
 export type AppContext = Context<AppEnv>;
@@ -45,20 +44,4 @@ export function requireScope(
     if (!hasScope(principal, scope)) throw forbidden(`missing scope: ${scope}`);
     await next();
   };
-}
-
-/** Maps domain failures to HTTP errors. */
-export function toApiError(error: DomainError): ApiError {
-  switch (error.code) {
-    case "not_found":
-      return notFound(error.message);
-    case "forbidden":
-      return forbidden(error.message);
-    case "conflict":
-      return new ApiError(409, "conflict", error.message);
-    case "too_large":
-      return new ApiError(413, "payload_too_large", error.message);
-    case "invalid":
-      return new ApiError(400, "invalid_request", error.message);
-  }
 }

@@ -1,5 +1,7 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { z } from "zod";
+import { DomainError } from "../domain/errors";
+import { ToolNotAvailableError } from "../tools/invoke";
+import { ToolInputError } from "../tools/result";
 
 /** Every HTTP error body is `{ ok: false, error: { type, message } }`. */
 export class ApiError extends Error {
@@ -19,17 +21,35 @@ export const notFound = (message: string) => new ApiError(404, "not_found", mess
 export const conflict = (message: string) => new ApiError(409, "conflict", message);
 export const tooLarge = (message: string) => new ApiError(413, "payload_too_large", message);
 
-/** "path.to.field: message; …" — names where the input is wrong. */
-export function describeZodError(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => {
-      const path = issue.path.map(String).join(".");
-      return path ? `${path}: ${issue.message}` : issue.message;
-    })
-    .join("; ");
-}
-
 export function errorBody(type: string, message: string) {
   return { ok: false as const, error: { type, message } };
+}
+
+/**
+ * The one map from failures to HTTP errors. `tool` is the flavour of `/tools/invoke`, where
+ * OpenClaw answers input and domain refusals as `400 tool_error` and unknown tools as 404.
+ * Anything unexpected is logged and answered 500 without detail.
+ */
+export function toApiError(error: unknown, flavour: "api" | "tool" = "api"): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ToolNotAvailableError) return notFound(error.message);
+  if (error instanceof ToolInputError) return new ApiError(400, "tool_error", error.message);
+  if (error instanceof DomainError) {
+    if (error.code === "too_large") return tooLarge(error.message);
+    if (flavour === "tool") return new ApiError(400, "tool_error", error.message);
+    switch (error.code) {
+      case "not_found":
+        return notFound(error.message);
+      case "forbidden":
+        return forbidden(error.message);
+      case "conflict":
+        return conflict(error.message);
+      case "invalid":
+        return badRequest(error.message);
+    }
+  }
+  console.error(flavour === "tool" ? "tools.invoke failed" : "unhandled error", error);
+  return flavour === "tool"
+    ? new ApiError(500, "tool_error", "tool execution failed")
+    : new ApiError(500, "internal", "internal error");
 }

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import { ApiError, badRequest, describeZodError, tooLarge } from "./errors";
+import { describeZodError } from "../protocol/describe";
+import { ApiError, badRequest, tooLarge } from "./errors";
 
 /** Request bodies over this are refused with 413 (OpenClaw's /tools/invoke uses the same cap). */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;

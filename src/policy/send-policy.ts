@@ -193,3 +193,17 @@ export function entrySendPolicy(input: {
     ...(entry?.chatType ? { entryChatType: entry.chatType } : {}),
   });
 }
+
+/**
+ * The one application of the send policy: whether sending to (or delivering from) a session
+ * is blocked. Session objects apply it to their own entry; a null config means "allow".
+ */
+export function sendBlocked(input: {
+  sessionKey: string;
+  entry: Parameters<typeof entrySendPolicy>[0]["entry"];
+  config: SendPolicyConfig | null | undefined;
+  channel?: string;
+}): boolean {
+  const { config, ...rest } = input;
+  return entrySendPolicy({ ...rest, ...(config ? { config } : {}) }) === "deny";
+}

@@ -57,3 +57,22 @@ export function parseFlag(raw: string | undefined): boolean {
   if (raw === undefined) return false;
   return ["1", "true", "yes", "on"].includes(raw.trim().toLowerCase());
 }
+
+/** A webhook host's progress callback (`POST /v1/runs/{runId}/events`). */
+export const runProgressBodySchema = z.strictObject({
+  text: z.string().max(1_000_000).optional(),
+  messages: z.array(transcriptMessageSchema).max(100).optional(),
+});
+/** A webhook host's completion (`POST /v1/runs/{runId}/complete`): a reply or an error. */
+export const runCompleteBodySchema = z.strictObject({
+  reply: z.string().max(1_800_000).optional(),
+  error: z.string().max(10_000).optional(),
+  usage: z
+    .strictObject({
+      input: z.number().nonnegative(),
+      output: z.number().nonnegative(),
+      totalTokens: z.number().nonnegative(),
+    })
+    .optional(),
+  toolMessages: z.array(transcriptMessageSchema).max(100).optional(),
+});

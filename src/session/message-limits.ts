@@ -13,6 +13,11 @@ export function oversized(messages: TranscriptMessage[], now: number): AppendRej
   return null;
 }
 
+/** The refusal text for a message over MAX_MESSAGE_BYTES. */
+export function tooLargeMessage(bytes: number): string {
+  return `message is ${bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes per message`;
+}
+
 /** UTF-8 byte length; skips encoding when the string cannot possibly be over the limit. */
 function utf8Length(text: string): number {
   if (text.length * 3 <= MAX_MESSAGE_BYTES) return text.length;

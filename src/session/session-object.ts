@@ -25,7 +25,7 @@ import { deliveryTargetOf } from "../delivery/delivery-target";
 import { Outbox } from "../delivery/outbox";
 import { A2aFlowDriver } from "../flows/a2a-flow";
 import type { Flow } from "../flows/flow-store";
-import { entrySendPolicy } from "../policy/send-policy";
+import { sendBlocked } from "../policy/send-policy";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { SessionEntry, SessionPatch, SessionSeed } from "../protocol/session";
 import { RunEvents } from "../runs/run-events";
@@ -279,10 +279,12 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       return { runId: request.runId, status: "blocked", sessionId: this.transcript.entry()?.sessionId ?? "" };
     }
     const now = Date.now();
+    if (request.resetFirst && !this.store.runs.get(request.runId)) await this.reset(ref, request.resetFirst);
     const created = this.store.transaction(() => this.transcript.ensureEntry(ref, seed, now));
     // A new session reaches the registry before its run starts, so the run's events follow its creation.
     if (created) await this.publisher.publish("create");
-    const result = this.runs.start({ ...request, tenantId: ref.tenantId, agentId: ref.agentId }, now);
+    const { resetFirst: _resetFirst, ...run } = request;
+    const result = this.runs.start({ ...run, tenantId: ref.tenantId, agentId: ref.agentId }, now);
     const sessionId = this.transcript.entry()!.sessionId;
     const messageId =
       result.status === "started" && result.userSeq !== undefined
@@ -391,9 +393,10 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   /** The send policy, applied by this object to its own entry (no extra round trip for the caller). */
   private sendBlocked(ref: SessionRef, policy: SendPolicyCheck | undefined): boolean {
-    if (!policy) return false;
-    const config = policy.config ? { config: policy.config } : {};
-    return entrySendPolicy({ sessionKey: ref.key, entry: this.transcript.entry(), ...config }) === "deny";
+    return (
+      policy !== undefined &&
+      sendBlocked({ sessionKey: ref.key, entry: this.transcript.entry(), config: policy.config })
+    );
   }
 
   /** The announce reply of a sessions_send flow goes to this (target) session's channel. */

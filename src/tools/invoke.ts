@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { TenantContext } from "../domain/context";
-import { describeZodError } from "../http/errors";
+import { describeZodError } from "../protocol/describe";
 import { availableOverHttp, SESSION_TOOLS, TOOLS } from "./catalog";
 import { requesterFor } from "./requester";
 import { ToolInputError, type ToolResult } from "./result";

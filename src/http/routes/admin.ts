@@ -1,7 +1,7 @@
 import { Hono } from "hono";
-import { forgetAccess } from "../../auth/access-cache";
 import { isAdminToken } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
+import { revokeToken } from "../../domain/tenant-admin";
 import { createTenantBodySchema, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
 import { tenantApi } from "../../stubs";
 import type { AppEnv } from "../context";
@@ -35,8 +35,7 @@ adminRoutes.post("/tenants/:id/tokens", async (c) => {
 adminRoutes.delete("/tenants/:id/tokens/:tokenId", async (c) => {
   const id = tenantIdParam(c.req.param("id"));
   const tokenId = c.req.param("tokenId");
-  const revoked = await tenantApi(c.env, id).revokeToken(tokenId);
-  forgetAccess(id, tokenId);
+  const revoked = await revokeToken(tenantApi(c.env, id), id, tokenId);
   if (!revoked) throw notFound(`Token not found: ${tokenId}`);
   return c.json({ ok: true, tokenId, revoked: true });
 });

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { forgetAccess } from "../../auth/access-cache";
+import { putConfig } from "../../domain/tenant-admin";
 import { tenantConfigSchema } from "../../protocol/config";
 import { type AppEnv, requireScope } from "../context";
 import { readJson } from "../request";
@@ -13,7 +13,5 @@ configRoutes.get("/v1/config", requireScope("operator.admin"), async (c) => {
 
 configRoutes.put("/v1/config", requireScope("operator.admin"), async (c) => {
   const config = await readJson(c, tenantConfigSchema);
-  const stored = await c.var.tenant.tenant.putConfig(config);
-  forgetAccess(c.var.tenant.tenantId);
-  return c.json({ ok: true, config: stored });
+  return c.json({ ok: true, config: await putConfig(c.var.tenant, config) });
 });

@@ -1,17 +1,18 @@
 import { Hono } from "hono";
 import { stream } from "hono/streaming";
-import { FOLLOW_HEADER } from "../../contracts/headers";
 import type { MessageRecord } from "../../contracts/session-api";
-import type { TenantContext } from "../../domain/context";
 import { canonicalKey } from "../../domain/keys";
 import { listSessions, patchSession } from "../../domain/registry";
 import {
   appendMessage,
   appendMessages,
   deleteSession,
+  followSession,
   historyPage,
   keyForSessionId,
+  listDeliveries,
   resetSession,
+  transcriptInfo,
   transcriptPages,
 } from "../../domain/sessions";
 import {
@@ -23,7 +24,6 @@ import {
 } from "../../protocol/http";
 import { sessionsListParamsSchema } from "../../protocol/methods";
 import { sessionPatchFieldsSchema } from "../../protocol/session";
-import type { FollowQuery } from "../../session/followers";
 import { historyPageJson } from "../../session/history-json";
 import { type AppEnv, requireScope } from "../context";
 import { badRequest, notFound } from "../errors";
@@ -67,9 +67,8 @@ sessionRoutes.patch("/v1/sessions/:key", requireScope("operator.write"), async (
 
 /** The session's delivery outbox (announces posted to its channel), newest first. */
 sessionRoutes.get("/v1/sessions/:key/deliveries", requireScope("operator.read"), async (c) => {
-  const key = canonicalKey(c.var.tenant, c.req.param("key"));
   const limit = parseHistoryLimit(c.req.query("limit")) ?? 100;
-  return c.json({ ok: true, sessionKey: key, deliveries: await c.var.tenant.sessions(key).deliveries(limit) });
+  return c.json({ ok: true, ...(await listDeliveries(c.var.tenant, c.req.param("key"), limit)) });
 });
 
 sessionRoutes.post("/v1/sessions/:key/reset", requireScope("operator.write"), async (c) => {
@@ -98,19 +97,7 @@ sessionRoutes.get("/sessions/:key/history", requireScope("operator.read"), async
 
   // SSE: OpenClaw selects it by Accept; the seed docs' follow=1 is accepted too.
   if (parseFlag(c.req.query("follow")) || (c.req.header("accept") ?? "").includes("text/event-stream")) {
-    const key = canonicalKey(c.var.tenant, rawKey);
-    const query: FollowQuery = {
-      sessionKey: key,
-      includeTools,
-      ...(limit !== undefined ? { limit } : {}),
-      ...(cursor !== undefined ? { cursorSeq: cursor } : {}),
-      ...(c.var.tenant.principal.kind === "operator" && c.var.tenant.principal.tokenId
-        ? { tokenId: c.var.tenant.principal.tokenId }
-        : {}),
-    };
-    return c.var.tenant
-      .sessions(key)
-      .fetch(new Request("https://session/follow", { headers: { [FOLLOW_HEADER]: JSON.stringify(query) } }));
+    return followSession(c.var.tenant, rawKey, { includeTools, limit, cursorSeq: cursor });
   }
 
   if (limit !== undefined) {
@@ -146,7 +133,7 @@ sessionRoutes.get("/v1/transcripts/:agentId/:file", requireScope("operator.read"
   const owner = await keyForSessionId(c.var.tenant, sessionId);
   if (owner.agentId !== c.req.param("agentId").toLowerCase()) throw notFound(`Session not found: ${sessionId}`);
   const { pages } = await transcriptPages(c.var.tenant, owner.key, { sessionId, includeTools: true });
-  const startedAt = await startedAtOf(c.var.tenant, owner.key, sessionId);
+  const startedAt = (await transcriptInfo(c.var.tenant, owner.key, sessionId))?.startedAt ?? Date.now();
   c.header("content-type", "application/x-ndjson; charset=UTF-8");
   return stream(c, async (out) => {
     await out.write(
@@ -163,11 +150,6 @@ sessionRoutes.get("/v1/transcripts/:agentId/:file", requireScope("operator.read"
     }
   });
 });
-
-async function startedAtOf(ctx: TenantContext, key: string, sessionId: string): Promise<number> {
-  const transcripts = await ctx.sessions(key).transcripts();
-  return transcripts.find((t) => t.sessionId === sessionId)?.startedAt ?? Date.now();
-}
 
 /** One JSONL entry: `{ type: "message", id, parentId, timestamp, message }` without `__openclaw`. */
 function transcriptLine(record: MessageRecord, parentId: string | null): string {

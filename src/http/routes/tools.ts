@@ -1,10 +1,8 @@
 import { Hono } from "hono";
-import { DomainError } from "../../domain/errors";
 import { invokeBodySchema } from "../../protocol/tools";
-import { invokeToolOverHttp, ToolNotAvailableError } from "../../tools/invoke";
-import { ToolInputError } from "../../tools/result";
+import { invokeToolOverHttp } from "../../tools/invoke";
 import { type AppEnv, requireScope } from "../context";
-import { ApiError, errorBody } from "../errors";
+import { ApiError, errorBody, toApiError } from "../errors";
 import { readJsonValue } from "../request";
 
 /** Default tool calls per tenant per minute when the config sets none. */
@@ -34,15 +32,8 @@ toolRoutes.post("/tools/invoke", requireScope("operator.write", { allowRunToken:
     );
   }
   try {
-    const result = await invokeToolOverHttp(tenant, body.data);
-    return c.json({ ok: true, result });
+    return c.json({ ok: true, result: await invokeToolOverHttp(tenant, body.data) });
   } catch (error) {
-    if (error instanceof ToolNotAvailableError) return c.json(errorBody("not_found", error.message), 404);
-    if (error instanceof ToolInputError) return c.json(errorBody("tool_error", error.message), 400);
-    if (error instanceof DomainError && error.code !== "too_large")
-      return c.json(errorBody("tool_error", error.message), 400);
-    if (error instanceof DomainError) throw error;
-    console.error("tools.invoke failed", error);
-    return c.json(errorBody("tool_error", "tool execution failed"), 500);
+    throw toApiError(error, "tool");
   }
 });
