@@ -1,6 +1,7 @@
 import type { Delivery, DeliveryTarget } from "../delivery/delivery-store";
 import type { Flow, FlowSpec } from "../flows/flow-store";
 import type { RunnerConfig, SendPolicyConfig } from "../protocol/config";
+import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { RunView } from "../protocol/runs";
 import type { InputProvenance, SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import type { RunInput, RunSnapshot, RunUsage } from "../runs/run-types";
@@ -115,6 +116,8 @@ export type AbortOutcome = { abortedRunId: string | null; status: "aborted" | "n
 export interface SessionApi {
   // Transcript
   append(ref: SessionRef, input: AppendInput): Awaitable<AppendResult | AppendRejected>;
+  /** A page of another gateway's transcript, written at its source positions. */
+  importPage(ref: SessionRef, body: ImportBody): Awaitable<ImportResult | ImportConflict | AppendRejected>;
   entry(): Awaitable<SessionEntry | null>;
   read(query: ReadQuery): Awaitable<(Page & { sessionId: string }) | null>;
   transcripts(): Awaitable<TranscriptInfo[]>;

@@ -48,10 +48,12 @@ export type ListScope =
 
 export type ListFilter = {
   limit?: number;
+  offset?: number;
   activeMinutes?: number;
   includeGlobal?: boolean;
   includeUnknown?: boolean;
   includeArchived?: boolean;
+  archivedOnly?: boolean;
   label?: string;
   agentId?: string;
   spawnedBy?: string;
@@ -87,6 +89,10 @@ export interface TenantApi {
   session(key: string): Awaitable<SessionRow | null>;
   keyForSessionId(sessionId: string): Awaitable<{ key: string; agentId: string } | null>;
   listSessions(filter: ListFilter): Awaitable<SessionRow[]>;
+  /** Every indexed key (archived, cron runs, global included), a page at a time in key order. */
+  sessionKeysAfter(afterKey: string, limit: number): Awaitable<string[]>;
+  /** An import's transcript id: null when it may be used for `key`, else the key holding it. */
+  claimSessionId(sessionId: string, key: string, agentId: string): Awaitable<string | null>;
   keysWithLabel(label: string, agentId?: string): Awaitable<string[]>;
   agentIds(): Awaitable<string[]>;
   countActiveChildren(key: string): Awaitable<number>;

@@ -17,27 +17,57 @@ const CHAT_HISTORY_MAX_LIMIT = 1000;
 /** One RPC page may carry this much; chat.history's own budget (6 MiB) applies after. */
 const READ_MAX_BYTES = 8 * 1024 * 1024;
 
+/**
+ * OpenClaw's chat.history: the newest `limit` messages, display-sanitized. `offset` pages
+ * backwards (it counts messages from the newest); `nextOffset` is the next page's offset.
+ */
 export async function chatHistory(
   ctx: TenantContext,
-  params: { sessionKey: string; limit?: number; maxChars?: number },
+  params: { sessionKey: string; limit?: number; maxChars?: number; offset?: number },
 ) {
   const key = canonicalKey(ctx, params.sessionKey);
   const limit = Math.min(CHAT_HISTORY_MAX_LIMIT, params.limit ?? CHAT_HISTORY_DEFAULT_LIMIT);
   const stub = ctx.sessions(key);
-  const [page, entry] = await Promise.all([
-    stub.read({ direction: "tail", limit, includeTools: true, maxBytes: READ_MAX_BYTES }),
-    stub.entry(),
+  const offset = params.offset ?? 0;
+  // An offset needs the message count first; the newest page does not.
+  const entry = offset > 0 ? await stub.entry() : undefined;
+  const total = entry?.messageCount ?? 0;
+  const [page, current] = await Promise.all([
+    offset > 0 && offset >= total
+      ? null
+      : stub.read({
+          direction: "tail",
+          limit,
+          includeTools: true,
+          maxBytes: READ_MAX_BYTES,
+          ...(offset > 0 ? { cursorSeq: total - offset + 1 } : {}),
+        }),
+    entry === undefined ? stub.entry() : entry,
   ]);
   const raw = (page?.messages ?? []).map((m) => JSON.parse(m.json) as Record<string, unknown> & { role: string });
   const messages = sanitizeChatHistory(raw, params.maxChars !== undefined ? { maxChars: params.maxChars } : {});
+  const totalMessages = offset > 0 ? total : (current?.messageCount ?? 0);
+  // The oldest message shown (or read, when sanitizing hid them all) is where the next page ends.
+  const oldestSeq = seqOf(messages[0]) ?? page?.messages[0]?.seq;
+  const nextOffset = oldestSeq === undefined ? totalMessages : totalMessages - oldestSeq + 1;
+  const hasMore = nextOffset < totalMessages;
   return {
     sessionKey: params.sessionKey,
-    ...(entry ? { sessionId: entry.sessionId } : {}),
+    ...(current ? { sessionId: current.sessionId } : {}),
     messages,
-    thinkingLevel: entry?.thinkingLevel,
-    fastMode: entry?.fastMode,
-    verboseLevel: entry?.verboseLevel,
+    ...(params.offset !== undefined ? { offset: params.offset } : {}),
+    hasMore,
+    ...(hasMore ? { nextOffset } : {}),
+    totalMessages,
+    thinkingLevel: current?.thinkingLevel,
+    fastMode: current?.fastMode,
+    verboseLevel: current?.verboseLevel,
   };
+}
+
+function seqOf(message: Record<string, unknown> | undefined): number | undefined {
+  const meta = message?.__openclaw as { seq?: unknown } | undefined;
+  return typeof meta?.seq === "number" ? meta.seq : undefined;
 }
 
 /** Appends an assistant message without a model call (OpenClaw's gateway-injected shape). */

@@ -15,10 +15,10 @@ export type SessionsListResult = {
   ts: number;
   path: string;
   count: number;
-  /** Protocol 4 paging fields (this service returns one page). */
+  /** Protocol 4 paging fields: `nextOffset` is the `offset` of the next page. */
   limitApplied: number | null;
   hasMore: boolean;
-  nextOffset: null;
+  nextOffset: number | null;
   defaults: SessionsDefaults;
   sessions: SessionRow[];
 };
@@ -38,10 +38,12 @@ export async function listSessions(ctx: TenantContext, params: SessionsListParam
   const rows = await ctx.tenant.listSessions({
     // One extra row tells whether more exist.
     ...(params.limit !== undefined ? { limit: params.limit + 1 } : {}),
+    ...(params.offset ? { offset: params.offset } : {}),
     ...(params.activeMinutes !== undefined ? { activeMinutes: params.activeMinutes } : {}),
     includeGlobal: params.includeGlobal === true,
     includeUnknown: params.includeUnknown === true,
-    includeArchived: params.includeArchived === true,
+    includeArchived: params.includeArchived === true || params.archived === "all",
+    ...(params.archived === true ? { archivedOnly: true } : {}),
     ...(params.label !== undefined ? { label: params.label } : {}),
     ...(params.agentId !== undefined ? { agentId: normalizeAgentId(params.agentId) } : {}),
     ...(params.spawnedBy !== undefined ? { spawnedBy: canonicalKey(ctx, params.spawnedBy) } : {}),
@@ -57,7 +59,7 @@ export async function listSessions(ctx: TenantContext, params: SessionsListParam
     count: sessions.length,
     limitApplied: params.limit ?? null,
     hasMore,
-    nextOffset: null,
+    nextOffset: hasMore ? (params.offset ?? 0) + sessions.length : null,
     defaults: sessionsDefaults(ctx),
     sessions,
   };

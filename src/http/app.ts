@@ -13,6 +13,7 @@ import { runRoutes } from "./routes/runs";
 import { sessionRoutes } from "./routes/sessions";
 import { streamTicketRoutes } from "./routes/stream-ticket";
 import { toolRoutes } from "./routes/tools";
+import { transferRoutes } from "./routes/transfer";
 
 /** Routes of one tenant; mounted at /t/<tenantId> and, for DEFAULT_TENANT, at the root. */
 function tenantApp() {
@@ -25,6 +26,7 @@ function tenantApp() {
   app.route("/", runRoutes);
   app.route("/", runStatusRoutes);
   app.route("/", streamTicketRoutes);
+  app.route("/", transferRoutes);
   return app;
 }
 

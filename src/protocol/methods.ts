@@ -4,6 +4,8 @@ import { z } from "zod";
 
 export const sessionsListParamsSchema = z.strictObject({
   limit: z.int().min(1).optional(),
+  /** Rows to skip (OpenClaw's protocol 4 paging; the result's nextOffset is the next page). */
+  offset: z.int().min(0).optional(),
   activeMinutes: z.int().min(1).optional(),
   includeGlobal: z.boolean().optional(),
   includeUnknown: z.boolean().optional(),
@@ -11,6 +13,8 @@ export const sessionsListParamsSchema = z.strictObject({
   includeLastMessage: z.boolean().optional(),
   /** This service's extension: archived sessions are hidden unless asked for. */
   includeArchived: z.boolean().optional(),
+  /** OpenClaw's archive filter: true = archived only, "all" = both, false/absent = active only. */
+  archived: z.union([z.boolean(), z.literal("all")]).optional(),
   label: z.string().min(1).max(512).optional(),
   spawnedBy: z.string().min(1).optional(),
   agentId: z.string().min(1).optional(),

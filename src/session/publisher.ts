@@ -155,7 +155,10 @@ export class Publisher {
         throw error;
       }
       this.hot = answer.hot;
-      this.store.markPublished(state.version, state.entry.sessionId, lastSeq);
+      // With nothing after the page, everything through messageCount is out (imports may
+      // leave seqs without a message: the source's hidden silent replies).
+      const through = page.hasMore ? lastSeq : Math.max(lastSeq, state.entry.messageCount);
+      this.store.markPublished(state.version, state.entry.sessionId, through);
     }
   }
 }

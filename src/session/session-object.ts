@@ -26,6 +26,7 @@ import { Outbox } from "../delivery/outbox";
 import { A2aFlowDriver } from "../flows/a2a-flow";
 import type { Flow } from "../flows/flow-store";
 import { sendBlocked } from "../policy/send-policy";
+import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { RunView } from "../protocol/runs";
 import type { SessionEntry, SessionPatch, SessionSeed } from "../protocol/session";
 import { RunEvents } from "../runs/run-events";
@@ -196,6 +197,16 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     // A new session must be listable as soon as its creator hears back; later appends
     // reach the registry in the background so they add no round trip.
     if ("created" in result && result.created) await this.publisher.publish("create");
+    return result;
+  }
+
+  /** One page of another gateway's transcript at its source positions; answers once the tenant's index has it. */
+  async importPage(ref: SessionRef, body: ImportBody): Promise<ImportResult | ImportConflict | AppendRejected> {
+    const result = this.transcript.importPage(ref, body);
+    if ("rejected" in result) return result;
+    if (result.created) await this.publisher.publish("create");
+    else if (result.imported === 0) await this.publisher.publish("patch");
+    else await this.publisher.flush();
     return result;
   }
 

@@ -49,6 +49,8 @@ export const SESSION_SCHEMA: Schema = {
     // How far the tenant has acknowledged this session's messages (the transcript is the outbox).
     { name: "add entry.published_session_id", sql: "ALTER TABLE entry ADD COLUMN published_session_id TEXT" },
     { name: "add entry.published_seq", sql: "ALTER TABLE entry ADD COLUMN published_seq INTEGER NOT NULL DEFAULT 0" },
+    // How far imports wrote a transcript (NULL: not created by an import); see import-plan.ts.
+    { name: "add transcripts.imported_through", sql: "ALTER TABLE transcripts ADD COLUMN imported_through INTEGER" },
   ],
 };
 
@@ -250,6 +252,21 @@ export class SessionStore {
   transcriptStartedAt(sessionId: string): number | undefined {
     return first<{ started_at: number }>(this.sql, "SELECT started_at FROM transcripts WHERE session_id = ?", sessionId)
       ?.started_at;
+  }
+
+  /** The last seq imports wrote into this transcript; null when it was not created by an import. */
+  importedThrough(sessionId: string): number | null {
+    return (
+      first<{ imported_through: number | null }>(
+        this.sql,
+        "SELECT imported_through FROM transcripts WHERE session_id = ?",
+        sessionId,
+      )?.imported_through ?? null
+    );
+  }
+
+  setImportedThrough(sessionId: string, seq: number): void {
+    this.sql.exec("UPDATE transcripts SET imported_through = ? WHERE session_id = ?", seq, sessionId);
   }
 
   insertMessage(sessionId: string, record: Omit<MessageRecord, "json">, body: string): void {

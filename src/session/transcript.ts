@@ -9,9 +9,11 @@ import type {
   SessionRef,
   SpawnLineage,
 } from "../contracts/session-api";
+import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { dropUndefined } from "../util/encoding";
 import { applyAppend, applyPatch, newEntry, resetEntry, withDelivery } from "./entry";
+import { planImport } from "./import-plan";
 import { oversized } from "./message-limits";
 import { toSessionRow } from "./session-row";
 import type { SessionStore } from "./session-store";
@@ -98,6 +100,41 @@ export class Transcript {
     const seqs = appended.map((m) => m.seq);
     if (seqs.length > 0) queueMicrotask(() => this.appended(sessionId, seqs));
     return appended;
+  }
+
+  /**
+   * Writes one page of another gateway's transcript at its source positions (rules in
+   * import-plan.ts), atomically; the first page creates the session under the source's id.
+   */
+  importPage(ref: SessionRef, body: ImportBody, now = Date.now()): ImportResult | ImportConflict | AppendRejected {
+    return this.store.transaction(() => {
+      const state = this.store.loadEntry();
+      const current = state
+        ? { entry: state.entry, importedThrough: this.store.importedThrough(state.entry.sessionId) }
+        : null;
+      const plan = planImport(current, ref, body, now, (seq) =>
+        state ? this.store.messageId(state.entry.sessionId, seq) : undefined,
+      );
+      if ("rejected" in plan) return plan;
+      const sessionId = plan.entry.sessionId;
+      if (plan.created) {
+        this.store.setIdentity(ref.tenantId, ref.key);
+        this.store.startTranscript(sessionId, plan.entry.createdAt);
+      }
+      for (const row of plan.rows) this.store.insertMessage(sessionId, row.record, row.body);
+      this.store.setImportedThrough(sessionId, plan.entry.messageCount);
+      this.store.saveEntry(plan.entry);
+      const seqs = plan.rows.map((row) => row.record.seq);
+      if (seqs.length > 0) queueMicrotask(() => this.appended(sessionId, seqs));
+      return {
+        sessionKey: plan.entry.key,
+        sessionId,
+        created: plan.created,
+        imported: plan.rows.length,
+        skipped: plan.skipped,
+        lastSeq: plan.entry.messageCount,
+      };
+    });
   }
 
   /** Changes the entry without appending (run state, archive). */

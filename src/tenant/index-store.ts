@@ -177,6 +177,29 @@ export class IndexStore {
     return row && (JSON.parse(row.row) as SessionRow);
   }
 
+  /**
+   * Reserves a transcript id for an import into `key`. Answers the live key holding it when
+   * that is another session (refused); else takes it, reviving an id deleted here before: an
+   * import recreates its session on purpose, unlike a late update of a deleted one.
+   */
+  claimSessionId(sessionId: string, key: string, agentId: string): string | undefined {
+    const known = first<{ key: string; deleted: number }>(
+      this.sql,
+      "SELECT key, deleted FROM session_ids WHERE session_id = ?",
+      sessionId,
+    );
+    if (known && !known.deleted) return known.key === key ? undefined : known.key;
+    if (known) {
+      this.sql.exec(
+        "UPDATE session_ids SET deleted = 0, key = ?, agent_id = ? WHERE session_id = ?",
+        key,
+        agentId,
+        sessionId,
+      );
+    }
+    return undefined;
+  }
+
   /** Which key a sessionId (current or from before a reset) belongs to. */
   keyForSessionId(sessionId: string): { key: string; agentId: string } | undefined {
     const row = first<{ key: string; agent_id: string }>(
@@ -245,7 +268,8 @@ export class IndexStore {
     const binds: unknown[] = [];
     if (!filter.includeGlobal) where.push("key <> 'global'");
     if (!filter.includeUnknown) where.push("key <> 'unknown'");
-    if (!filter.includeArchived) where.push("archived_at IS NULL");
+    if (filter.archivedOnly) where.push("archived_at IS NOT NULL");
+    else if (!filter.includeArchived) where.push("archived_at IS NULL");
     if (filter.agentId !== undefined) {
       where.push("agent_id = ? AND key NOT IN ('global', 'unknown')");
       binds.push(filter.agentId);
@@ -286,11 +310,13 @@ export class IndexStore {
       binds.push(JSON.stringify(scope.agentIds));
     }
     const limit = filter.limit === undefined ? -1 : Math.max(1, Math.floor(filter.limit));
+    // The key breaks ties, so offset pages neither repeat nor skip rows of equal updatedAt.
     const rows = all<{ row: string }>(
       this.sql,
-      `SELECT row FROM sessions WHERE ${where.join(" AND ")} ORDER BY updated_at DESC LIMIT ?`,
+      `SELECT row FROM sessions WHERE ${where.join(" AND ")} ORDER BY updated_at DESC, key LIMIT ? OFFSET ?`,
       ...binds,
       limit,
+      Math.max(0, Math.floor(filter.offset ?? 0)),
     );
     return rows.map((r) => JSON.parse(r.row) as SessionRow);
   }
@@ -309,6 +335,16 @@ export class IndexStore {
       limit,
     ).map((r) => r.key);
     return { keys, total };
+  }
+
+  /** One page of indexed keys in key order, after `afterKey` (stable while sessions change). */
+  keysAfter(afterKey: string, limit: number): string[] {
+    return all<{ key: string }>(
+      this.sql,
+      "SELECT key FROM sessions WHERE key > ? ORDER BY key LIMIT ?",
+      afterKey,
+      Math.max(1, Math.floor(limit)),
+    ).map((r) => r.key);
   }
 
   allKeys(): string[] {

@@ -310,6 +310,16 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     });
   }
 
+  /** An import's transcript id: null when it may be used for `key`, else the key holding it. */
+  claimSessionId(sessionId: string, key: string, agentId: string): string | null {
+    return this.index.claimSessionId(sessionId, key, agentId) ?? null;
+  }
+
+  /** Every indexed key (archived, cron runs, global included), a page at a time in key order. */
+  sessionKeysAfter(afterKey: string, limit: number): string[] {
+    return this.index.keysAfter(afterKey, limit);
+  }
+
   /** Keys carrying a label (optionally of one agent), newest first. */
   keysWithLabel(label: string, agentId?: string): string[] {
     return this.index.keysWithLabel(label, agentId);

@@ -14,6 +14,7 @@ import {
   ingestBodySchema,
   issueTokenBodySchema,
 } from "../../protocol/http";
+import { importBodySchema } from "../../protocol/import";
 import { sessionsListParamsSchema } from "../../protocol/methods";
 import { runListQuerySchema, runListResponseSchema, runQuerySchema, runResponseSchema } from "../../protocol/runs";
 import { sessionPatchFieldsSchema } from "../../protocol/session";
@@ -377,6 +378,33 @@ export const OPERATIONS: Operation[] = [
     query: z.object({ limit: z.number().optional() }),
     ok: { status: 200, schema: deliveriesSchema, description: "Deliveries." },
     errors: [400],
+  },
+  {
+    method: "post",
+    path: "/v1/sessions/:key/import",
+    scope: "tenant",
+    tag: "Transfer",
+    summary: "Import one page of a session copied from another gateway (npm run import)",
+    description:
+      "Keeps the source's sessionId, message ids, seqs and timestamps; seqs already held are skipped, so a rerun or a resumed copy never doubles a message. 409 when the session here has a different history.",
+    auth: "operator.write",
+    body: importBodySchema,
+    ok: { status: 201, description: "The page was applied (200 when the session already existed)." },
+    errors: [400, 409, 413],
+  },
+  {
+    method: "get",
+    path: "/v1/export",
+    scope: "tenant",
+    tag: "Transfer",
+    summary: "Every session of the tenant with its entry and transcripts, as a JSONL stream",
+    auth: "operator.read",
+    ok: {
+      status: 200,
+      description: "Header line, then per session its entry and transcripts, then an end line with counts.",
+      contentType: "application/x-ndjson",
+      text: true,
+    },
   },
   {
     method: "get",
