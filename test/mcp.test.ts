@@ -8,6 +8,34 @@ import { describe, expect, it } from "vitest";
 import { mintRunToken } from "../src/auth/run-token";
 import { call, freshTenant, issueToken, type TestTenant, user } from "./helpers";
 
+/**
+ * A run token of a run that is active (a webhook run waiting for its callbacks): run tokens act
+ * as their session only while their run is queued or running.
+ */
+async function activeRunToken(
+  t: TestTenant,
+  claims: { sessionKey: string; runId: string; spawnDepth: number; sessionTools: boolean },
+): Promise<string> {
+  await t.append(claims.sessionKey, user("run input"));
+  await runInDurableObject(env.SESSIONS.getByName(`${t.id}/${claims.sessionKey}`), (_instance, state) => {
+    const input = { message: "run input", origin: "tool", runner: { type: "echo" }, agentId: "main", tenantId: t.id };
+    state.storage.sql.exec(
+      "INSERT INTO runs (run_id, seq, state, input, created_at, started_at, deferred) VALUES (?, 1, 'running', ?, ?, ?, 1)",
+      claims.runId,
+      JSON.stringify(input),
+      Date.now(),
+      Date.now(),
+    );
+  });
+  return mintRunToken("test-run-token-secret", {
+    tenantId: t.id,
+    agentId: "main",
+    sandboxed: false,
+    exp: Date.now() + 60_000,
+    ...claims,
+  });
+}
+
 /** The MCP endpoint driven by the official SDK client, and raw JSON-RPC where the wire matters. */
 
 const BASE = "http://svc.test";
@@ -268,19 +296,30 @@ describe("MCP endpoint: tools/call shares /tools/invoke's implementation", () =>
     expect((await callTool(asWork, "session_status", {})).structuredContent.sessionKey).toBe("agent:main:work");
     await asWork.close();
 
-    const runToken = await mintRunToken("test-run-token-secret", {
-      tenantId: t.id,
-      agentId: "main",
+    const runToken = await activeRunToken(t, {
       sessionKey: "agent:main:work",
       runId: "r1",
-      sandboxed: false,
       spawnDepth: 0,
       sessionTools: true,
-      exp: Date.now() + 60_000,
     });
     const asRun = await connect(`${t.prefix}/mcp`, runToken, { "x-openclaw-session-key": "agent:main:main" });
     expect((await callTool(asRun, "session_status", {})).structuredContent.sessionKey).toBe("agent:main:work");
     await asRun.close();
+  });
+
+  it("refuses a run token once its run has ended (401)", async () => {
+    const t = await freshTenant("mcp-ended-run");
+    const runToken = await activeRunToken(t, {
+      sessionKey: "agent:main:job",
+      runId: "r9",
+      spawnDepth: 0,
+      sessionTools: true,
+    });
+    expect((await rpc(`${t.prefix}/mcp`, toolCall("session_status", {}), { token: runToken })).status).toBe(200);
+    await runInDurableObject(env.SESSIONS.getByName(`${t.id}/agent:main:job`), (_instance, state) => {
+      state.storage.sql.exec("UPDATE runs SET state = 'ok', ended_at = ? WHERE run_id = 'r9'", Date.now());
+    });
+    expect((await rpc(`${t.prefix}/mcp`, toolCall("session_status", {}), { token: runToken })).status).toBe(401);
   });
 
   it("counts MCP tool calls against the tenant's tool rate limit", async () => {
@@ -393,15 +432,11 @@ describe("MCP endpoint: sessions_wait", () => {
 
   it("is a session tool: a sub-agent's run token without session tools does not get it", async () => {
     const t = await freshTenant("mcp-wait-sub");
-    const runToken = await mintRunToken("test-run-token-secret", {
-      tenantId: t.id,
-      agentId: "main",
+    const runToken = await activeRunToken(t, {
       sessionKey: "agent:main:subagent:x",
       runId: "r",
-      sandboxed: false,
       spawnDepth: 1,
       sessionTools: false,
-      exp: Date.now() + 60_000,
     });
     const client = await connect(`${t.prefix}/mcp`, runToken);
     const names = (await client.listTools()).tools.map((tool) => tool.name);

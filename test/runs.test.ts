@@ -407,18 +407,62 @@ describe("webhook runner", () => {
         .status,
     ).toBe(403);
     expect((await call(`${base}/complete`, { method: "POST", token: null, json: { reply: "x" } })).status).toBe(401);
+    // While the run is active its token acts as its session for tools, and for nothing else.
+    const invoke = () =>
+      call("/t/hook-async/tools/invoke", { method: "POST", token: runToken, json: { tool: "sessions_list" } });
+    expect((await invoke()).status).toBe(200);
+    expect((await call("/t/hook-async/v1/sessions", { token: runToken })).status).toBe(403);
     const done = await call(`${base}/complete`, { method: "POST", token: runToken, json: { reply: "async done" } });
     expect(done.data).toMatchObject({ ok: true, completed: true, state: "ok" });
     const again = await call(`${base}/complete`, { method: "POST", token: runToken, json: { reply: "twice" } });
     expect(again.data).toMatchObject({ ok: true, completed: false, state: "ok" });
     const messages = (await client.request("chat.history", { sessionKey: "main" })).payload.messages;
     expect(messages.map((m: any) => m.content[0]?.text ?? m.content)).toEqual(["later", "async done"]);
-    // The run token acts as its session for tools and nothing else.
+    // Once the run ended, the token no longer acts as the session (callbacks are still acknowledged).
+    const ended = await invoke();
+    expect(ended.status).toBe(401);
+    expect(ended.data.error.message).toBe("run token is no longer valid: its run has ended");
+  });
+
+  it("refuses run tokens in any other encoding than the one minted (401)", async () => {
+    const { client } = await tenantWith("hook-mangled", { type: "webhook", url: `${peer}/webhook/async` });
+    await client.request("chat.send", { sessionKey: "main", message: "later", idempotencyKey: "m1" });
+    let request: any;
+    for (let i = 0; i < 100 && !request; i++) {
+      const recorded = (await (await fetch(`${peer}/control/recorded?path=/webhook/async`)).json()) as any[];
+      request = recorded.find((r) => r.body.runId === "m1" && r.body.tenantId === "hook-mangled");
+      if (!request) await new Promise((r) => setTimeout(r, 50));
+    }
+    const runToken: string = request.body.runToken;
+    const [payload, signature] = runToken.slice("ocr_".length).split(".") as [string, string];
+    const mangled = [
+      `${runToken}.x`,
+      `${runToken}=`,
+      `${runToken}x`,
+      `ocr_${payload}=.${signature}`,
+      `ocr_${payload}.${signature}.`,
+      `ocr_.${payload}.${signature}`,
+      `OCR_${payload}.${signature}`,
+    ];
+    for (const token of mangled) {
+      const invoked = await call("/t/hook-mangled/tools/invoke", {
+        method: "POST",
+        token,
+        json: { tool: "sessions_list" },
+      });
+      expect(invoked.status, token.slice(-12)).toBe(401);
+      const completed = await call("/t/hook-mangled/v1/runs/m1/complete", {
+        method: "POST",
+        token,
+        json: { reply: "x" },
+      });
+      expect(completed.status, token.slice(-12)).toBe(401);
+    }
+    // The token as minted still works (the run is active).
     expect(
-      (await call("/t/hook-async/tools/invoke", { method: "POST", token: runToken, json: { tool: "sessions_list" } }))
+      (await call("/t/hook-mangled/tools/invoke", { method: "POST", token: runToken, json: { tool: "sessions_list" } }))
         .status,
     ).toBe(200);
-    expect((await call("/t/hook-async/v1/sessions", { token: runToken })).status).toBe(403);
   });
 });
 

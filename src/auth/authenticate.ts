@@ -1,5 +1,5 @@
 import { OPERATOR_SCOPES } from "../protocol/http";
-import { tenantApi } from "../stubs";
+import { sessionApi, tenantApi } from "../stubs";
 import { cachedAccess, rememberAccess } from "./access-cache";
 import type { Access } from "./principal";
 import { isRunToken, verifyRunToken } from "./run-token";
@@ -14,7 +14,10 @@ export async function authenticate(env: Env, tenantId: string, token: string): P
   const cached = cachedAccess(tenantId, tokenHash);
   if (cached) return cached;
   const access = await resolveAccess(env, tenantId, token, tokenHash);
-  if (access && access !== "wrong_tenant") rememberAccess(tenantId, tokenHash, access);
+  // Run tokens are not cached: whether their run is still active is asked every time.
+  if (access && access !== "wrong_tenant" && access.principal.kind === "operator") {
+    rememberAccess(tenantId, tokenHash, access);
+  }
   return access;
 }
 
@@ -30,7 +33,12 @@ async function resolveAccess(
     if (!claims) return null;
     // A valid run token of another tenant is refused outright (403), never looked up here.
     if (claims.tenantId !== tenantId) return "wrong_tenant";
-    return { principal: { kind: "run", scopes: [], claims }, config: await tenant.config() };
+    const [config, run] = await Promise.all([
+      tenant.config(),
+      sessionApi(env, tenantId, claims.sessionKey).runSnapshot(claims.runId),
+    ]);
+    const runActive = run?.status === "pending";
+    return { principal: { kind: "run", scopes: [], claims, runActive }, config };
   }
   if (isDevOperatorToken(env, tenantId, token)) {
     return { principal: { kind: "operator", scopes: OPERATOR_SCOPES }, config: await tenant.openDefault(tenantId) };

@@ -5,7 +5,13 @@ import type { RunTokenClaims } from "./run-token";
 /** Who is calling: an operator token (scopes), or a run token acting as one session. */
 export type Principal =
   | { kind: "operator"; scopes: readonly OperatorScope[]; tokenId?: string }
-  | { kind: "run"; scopes: readonly OperatorScope[]; claims: RunTokenClaims };
+  | {
+      kind: "run";
+      scopes: readonly OperatorScope[];
+      claims: RunTokenClaims;
+      /** Whether the token's run is still queued or running (only then may it call tools). */
+      runActive: boolean;
+    };
 
 /** A caller that authenticated against one tenant, with the config it acts under. */
 export type Access = { principal: Principal; config: TenantConfig };

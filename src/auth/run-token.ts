@@ -29,11 +29,17 @@ export function isRunToken(token: string): boolean {
   return token.startsWith(PREFIX);
 }
 
-/** The claims of a valid, unexpired token, else null. */
+/**
+ * The claims of a valid, unexpired token, else null. Only the one encoding the service mints
+ * is accepted: exactly `ocr_<payload>.<signature>`, both unpadded canonical base64url (a token
+ * with anything appended, padded or re-encoded is refused).
+ */
 export async function verifyRunToken(secret: string, token: string, now = Date.now()): Promise<RunTokenClaims | null> {
   if (!isRunToken(token)) return null;
-  const [payload, signature] = token.slice(PREFIX.length).split(".");
-  if (!payload || !signature) return null;
+  const parts = token.slice(PREFIX.length).split(".");
+  if (parts.length !== 2) return null;
+  const [payload, signature] = parts as [string, string];
+  if (!isCanonicalBase64Url(payload) || !isCanonicalBase64Url(signature)) return null;
   const key = await hmacKey(secret);
   const expected = fromBase64Url(signature);
   if (!expected) return null;
@@ -46,6 +52,12 @@ export async function verifyRunToken(secret: string, token: string, now = Date.n
   } catch {
     return null;
   }
+}
+
+function isCanonicalBase64Url(text: string): boolean {
+  if (!/^[A-Za-z0-9_-]+$/.test(text)) return false;
+  const bytes = fromBase64Url(text);
+  return bytes !== null && toBase64Url(bytes) === text;
 }
 
 /** Hex HMAC-SHA256 of a body (webhook request signatures). */

@@ -6,7 +6,7 @@ import type { TenantContext } from "../domain/context";
 import { type OperatorScope, TENANT_ID_PATTERN } from "../protocol/http";
 import { tenantPorts } from "../stubs";
 import { logAuthFailure } from "./auth-log";
-import { forbidden, notFound, unauthorized } from "./errors";
+import { forbidden, notFound, runEnded, unauthorized } from "./errors";
 import { ticketAuth } from "./stream-ticket-auth";
 
 export type AppEnv = { Bindings: Env; Variables: { tenant: TenantContext } };
@@ -46,14 +46,20 @@ export const tenantAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** Operators need `scope`; run tokens pass only where `allowRunToken` says so. */
+/**
+ * Operators need `scope`; run tokens pass only where `allowRunToken` says so, and only while
+ * their run is active, unless `allowEndedRun` (a late callback is still acknowledged).
+ */
 export function requireScope(
   scope: OperatorScope,
-  options: { allowRunToken?: boolean } = {},
+  options: { allowRunToken?: boolean; allowEndedRun?: boolean } = {},
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const principal = c.var.tenant.principal;
-    if (principal.kind === "run" && options.allowRunToken) return next();
+    if (principal.kind === "run" && options.allowRunToken) {
+      if (!principal.runActive && !options.allowEndedRun) throw runEnded();
+      return next();
+    }
     if (principal.kind === "run") throw forbidden("run tokens may only call tools and their run's callbacks");
     if (!hasScope(principal, scope)) throw forbidden(`missing scope: ${scope}`);
     await next();

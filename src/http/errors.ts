@@ -16,6 +16,8 @@ export class ApiError extends Error {
 
 export const badRequest = (message: string) => new ApiError(400, "invalid_request", message);
 export const unauthorized = () => new ApiError(401, "unauthorized", "Unauthorized");
+/** A run token whose run has ended: it no longer acts as its session. */
+export const runEnded = () => new ApiError(401, "unauthorized", "run token is no longer valid: its run has ended");
 export const forbidden = (message: string) => new ApiError(403, "forbidden", message);
 export const notFound = (message: string) => new ApiError(404, "not_found", message);
 export const conflict = (message: string) => new ApiError(409, "conflict", message);

@@ -95,6 +95,8 @@ async function authenticateMcp(c: Context<AppEnv>, tenantId: string, origin: str
   // OAuth access tokens are `<user>:<grant>:<secret>`; operator and run tokens never hold a colon.
   if (access === null && token.includes(":")) access = await oauthAccess(c.env, origin, tenantId, token);
   if (!access || access === "wrong_tenant") return null;
+  // A run token acts as its session only while its run is active.
+  if (access.principal.kind === "run" && !access.principal.runActive) return null;
   return { ...tenantPorts(c.env, tenantId), tenantId, config: access.config, principal: access.principal, origin };
 }
 
