@@ -126,6 +126,8 @@ export interface SessionApi {
   indexSnapshot(): Awaitable<IndexSnapshot | null>;
   /** SSE follow (`FOLLOW_HEADER` carries the query). */
   fetch(request: Request): Promise<Response>;
+  /** Ends the SSE follows opened with `tokenId` (it was revoked); answers how many. */
+  endFollows(tokenId: string): Awaitable<number>;
   // Control
   reset(ref: SessionRef, reason?: "new" | "reset"): Awaitable<SessionEntry>;
   patch(ref: SessionRef, patch: SessionPatch): Awaitable<SessionEntry>;

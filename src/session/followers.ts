@@ -15,12 +15,20 @@ export const KEEPALIVE_MS = 15_000;
 /** The first `event: history` of a follow without a limit carries at most this many messages. */
 export const FOLLOW_DEFAULT_LIMIT = 1000;
 
-type Follower = { query: FollowQuery; writer: WritableStreamDefaultWriter<Uint8Array> };
+/** A follower is `ready` once its token was confirmed and its first page written. */
+type Follower = { query: FollowQuery; writer: WritableStreamDefaultWriter<Uint8Array>; ready: boolean };
+
+/** What opening a follow gives: the stream, or why not. */
+export type FollowOpened = Response | "not_found" | "revoked";
 
 /**
  * SSE streams following one session (`GET /sessions/{key}/history` with
  * `Accept: text/event-stream` or `follow=1`). They live in memory: an open stream keeps
  * the session object awake, and a client reconnects (`retry: 1000`) if it is evicted.
+ *
+ * A follow opened with a token is registered with the tenant (`confirmToken`) before its first
+ * byte, so revoking the token ends it at once (`endToken`); the keepalive re-confirms, and a
+ * failed check closes the stream (fail closed: the client reconnects and authenticates again).
  */
 export class Followers {
   private readonly followers = new Set<Follower>();
@@ -29,16 +37,30 @@ export class Followers {
 
   constructor(
     private readonly readTail: (query: FollowQuery) => Page | null,
-    private readonly tokenValid: (tokenId: string) => Promise<boolean>,
+    private readonly confirmToken: (tokenId: string, sessionKey: string) => Promise<boolean>,
   ) {}
 
   /** Opens a stream: `retry`, then the current page as `event: history`. */
-  open(query: FollowQuery): Response | null {
-    const page = this.readTail(query);
-    if (!page) return null;
+  async open(query: FollowQuery): Promise<FollowOpened> {
+    if (!this.readTail(query)) return "not_found";
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const follower = { query, writer: writable.getWriter() };
+    const follower: Follower = { query, writer: writable.getWriter(), ready: false };
+    // Registered before the token is confirmed: a revoke that lands meanwhile drops it.
     this.followers.add(follower);
+    if (query.tokenId) {
+      const confirmed = await this.confirmToken(query.tokenId, query.sessionKey).catch(() => false);
+      if (!confirmed || !this.followers.has(follower)) {
+        this.drop(follower);
+        return "revoked";
+      }
+    }
+    // Read after the confirmation so messages appended meanwhile are in the first page.
+    const page = this.readTail(query);
+    if (!page) {
+      this.drop(follower);
+      return "not_found";
+    }
+    follower.ready = true;
     this.write(follower, `retry: 1000\n\n${this.historyEvent(query, page)}`);
     this.ensureKeepalive();
     return new Response(readable, {
@@ -57,6 +79,7 @@ export class Followers {
   /** New messages: one `event: message` each, or a fresh `history` page for paged follows. */
   appended(messages: MessageRecord[]): void {
     for (const follower of this.followers) {
+      if (!follower.ready) continue;
       const { query } = follower;
       if (query.limit !== undefined || query.cursorSeq !== undefined) {
         const page = this.readTail(query);
@@ -73,9 +96,20 @@ export class Followers {
     }
   }
 
+  /** Ends the streams opened with a token (it was revoked); answers how many. */
+  endToken(tokenId: string): number {
+    let ended = 0;
+    for (const follower of [...this.followers]) {
+      if (follower.query.tokenId !== tokenId) continue;
+      this.drop(follower);
+      ended++;
+    }
+    return ended;
+  }
+
   /** Ends every stream (session deleted). */
   closeAll(): void {
-    for (const follower of this.followers) this.drop(follower);
+    for (const follower of [...this.followers]) this.drop(follower);
   }
 
   private historyEvent(query: FollowQuery, page: Page): string {
@@ -107,13 +141,22 @@ export class Followers {
     this.timer = setInterval(() => void this.keepalive(), KEEPALIVE_MS);
   }
 
-  /** Keepalive comment; a follower whose token was revoked is closed. */
+  /** Keepalive comment; the followers of a token that is gone (or cannot be checked) are closed. */
   private async keepalive(): Promise<void> {
+    const checks = new Map<string, Promise<boolean>>();
     for (const follower of [...this.followers]) {
-      const tokenId = follower.query.tokenId;
-      if (tokenId && !(await this.tokenValid(tokenId).catch(() => true))) {
-        this.drop(follower);
-        continue;
+      if (!follower.ready) continue;
+      const { tokenId, sessionKey } = follower.query;
+      if (tokenId) {
+        let check = checks.get(tokenId);
+        if (!check) {
+          check = this.confirmToken(tokenId, sessionKey).catch(() => false);
+          checks.set(tokenId, check);
+        }
+        if (!(await check)) {
+          this.drop(follower);
+          continue;
+        }
       }
       this.write(follower, ": keepalive\n\n");
     }

@@ -87,9 +87,9 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     this.transcript = new Transcript(store, (sessionId, seqs) => this.afterAppend(sessionId, seqs));
     this.followers = new Followers(
       (query) => this.followPage(query),
-      async (tokenId) => {
+      async (tokenId, sessionKey) => {
         const identity = store.identity();
-        return identity ? tenantApi(env, identity.tenantId).tokenExists(tokenId) : false;
+        return identity ? tenantApi(env, identity.tenantId).followWith(tokenId, sessionKey) : false;
       },
     );
     this.runs = new RunLifecycle({
@@ -243,12 +243,18 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   override async fetch(request: Request): Promise<Response> {
     const query = JSON.parse(request.headers.get(FOLLOW_HEADER) ?? "null") as FollowQuery | null;
     if (!query) return new Response("not found", { status: 404 });
-    const response = this.followers.open(query);
-    if (response) return response;
+    const opened = await this.followers.open(query);
+    if (opened instanceof Response) return opened;
+    if (opened === "revoked")
+      return Response.json({ ok: false, error: { type: "unauthorized", message: "Unauthorized" } }, { status: 401 });
     return Response.json(
       { ok: false, error: { type: "not_found", message: `Session not found: ${query.sessionKey}` } },
       { status: 404 },
     );
+  }
+
+  endFollows(tokenId: string): number {
+    return this.followers.endToken(tokenId);
   }
 
   // ── Session control ─────────────────────────────────────────────────────

@@ -149,14 +149,23 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     return { tokenId: minted.tokenId, token: minted.token, scopes };
   }
 
-  tokenExists(tokenId: string): boolean {
-    return this.tokens.token(tokenId) !== undefined;
+  /**
+   * An SSE follower of `key` opened with `tokenId`, or is still open (its keepalive): recorded so
+   * that revoking the token ends it. False when the token is gone: the follower must close.
+   */
+  followWith(tokenId: string, key: string): boolean {
+    if (this.tenantStore.record()?.deletingAt !== undefined) return false;
+    return this.tokens.recordFollow(tokenId, key, Date.now());
   }
 
-  /** Revokes a token; gateway connections authenticated with it are closed at once. */
-  revokeToken(tokenId: string): boolean {
+  /**
+   * Revokes a token: its gateway connections and SSE follows are closed before this answers
+   * (a follow whose session could not be reached closes at its next keepalive check).
+   */
+  async revokeToken(tokenId: string): Promise<boolean> {
     const revoked = this.tokens.deleteToken(tokenId);
     if (revoked) this.hub.closeToken(tokenId);
+    await this.endFollows(this.tokens.takeFollows(tokenId));
     return revoked;
   }
 
@@ -218,11 +227,12 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
    * gateway sockets; each call answers the next `batch` of session keys still to delete (the
    * caller deletes them in their own objects) and how many remain. Null: no such tenant.
    */
-  deletionStep(batch: number): { deletingSince: number; keys: string[]; remaining: number } | null {
+  async deletionStep(batch: number): Promise<{ deletingSince: number; keys: string[]; remaining: number } | null> {
     if (!this.tenantStore.exists()) return null;
     const deletingSince = this.tenantStore.markDeleting(Date.now());
     for (const tokenId of this.tokens.deleteAllTokens()) this.hub.closeToken(tokenId);
     this.hub.closeAll(1008, "tenant deleted");
+    await this.endFollows(this.tokens.takeFollows());
     const { keys, total } = this.index.liveKeys(batch);
     return { deletingSince, keys, remaining: total };
   }
@@ -235,6 +245,21 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     this.tokens.forget();
     this.tenantStore.forget();
     openTenantDatabase(this.ctx.storage);
+  }
+
+  /** Ends SSE follows in their session objects, each tried twice. */
+  private async endFollows(follows: { tokenId: string; sessionKey: string }[]): Promise<void> {
+    const tenantId = this.tenantStore.tenantId();
+    if (!tenantId || follows.length === 0) return;
+    const end = async (follow: { tokenId: string; sessionKey: string }) =>
+      sessionApi(this.env, tenantId, follow.sessionKey).endFollows(follow.tokenId);
+    await Promise.all(
+      follows.map((follow) =>
+        end(follow)
+          .catch(() => end(follow))
+          .catch(() => 0),
+      ),
+    );
   }
 
   private async authenticateToken(

@@ -31,6 +31,17 @@ export const TOKEN_SCHEMAS: Schema[] = [
     ],
   },
   {
+    // Open SSE history follows per token, so that revoking the token ends them at once. Rows are
+    // refreshed by the follower's keepalive and dropped once stale.
+    module: "token_follows",
+    migrations: [
+      {
+        name: "create token_follows",
+        sql: "CREATE TABLE token_follows (token_id TEXT NOT NULL, session_key TEXT NOT NULL, seen_at INTEGER NOT NULL, PRIMARY KEY (token_id, session_key)) WITHOUT ROWID",
+      },
+    ],
+  },
+  {
     module: "secrets",
     migrations: [
       {
@@ -40,6 +51,9 @@ export const TOKEN_SCHEMAS: Schema[] = [
     ],
   },
 ];
+
+/** A follow not refreshed for this long is forgotten (followers refresh every KEEPALIVE_MS, 15 s). */
+export const FOLLOW_STALE_MS = 5 * 60_000;
 
 /** A tenant's credentials: operator token hashes (never the tokens), named secrets, stream tickets. */
 export class TokenStore {
@@ -128,6 +142,38 @@ export class TokenStore {
   deleteAllTokens(): string[] {
     this.cached.clear();
     return all<{ token_id: string }>(this.sql, "DELETE FROM tokens RETURNING token_id").map((r) => r.token_id);
+  }
+
+  /**
+   * Records that a token follows a session (or still does); false, and nothing recorded, when
+   * the token no longer exists.
+   */
+  recordFollow(tokenId: string, sessionKey: string, at: number): boolean {
+    if (!this.token(tokenId)) return false;
+    this.sql.exec(
+      "INSERT INTO token_follows (token_id, session_key, seen_at) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET seen_at = excluded.seen_at",
+      tokenId,
+      sessionKey,
+      at,
+    );
+    this.sql.exec("DELETE FROM token_follows WHERE seen_at < ?", at - FOLLOW_STALE_MS);
+    return true;
+  }
+
+  /** Forgets the follows of one token (or of every token) and answers them. */
+  takeFollows(tokenId?: string): { tokenId: string; sessionKey: string }[] {
+    const rows =
+      tokenId === undefined
+        ? all<{ token_id: string; session_key: string }>(
+            this.sql,
+            "DELETE FROM token_follows RETURNING token_id, session_key",
+          )
+        : all<{ token_id: string; session_key: string }>(
+            this.sql,
+            "DELETE FROM token_follows WHERE token_id = ? RETURNING token_id, session_key",
+            tokenId,
+          );
+    return rows.map((row) => ({ tokenId: row.token_id, sessionKey: row.session_key }));
   }
 
   tokenCount(): number {
