@@ -164,6 +164,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
    */
   async revokeToken(tokenId: string): Promise<boolean> {
     const revoked = this.tokens.deleteToken(tokenId);
+    this.touchedAt.delete(tokenId);
     if (revoked) this.hub.closeToken(tokenId);
     await this.endFollows(this.tokens.takeFollows(tokenId));
     return revoked;
@@ -231,6 +232,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     if (!this.tenantStore.exists()) return null;
     const deletingSince = this.tenantStore.markDeleting(Date.now());
     for (const tokenId of this.tokens.deleteAllTokens()) this.hub.closeToken(tokenId);
+    this.touchedAt.clear();
     this.hub.closeAll(1008, "tenant deleted");
     await this.endFollows(this.tokens.takeFollows());
     const { keys, total } = this.index.liveKeys(batch);
