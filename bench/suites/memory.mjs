@@ -44,7 +44,11 @@ export async function run(ctx) {
         }
       }),
     );
-    await client.post(`/v1/sessions/${encodeURIComponent(key)}/messages`, { role: "user", content: `round ${round}` }, { expect: 201 });
+    await client.post(
+      `/v1/sessions/${encodeURIComponent(key)}/messages`,
+      { role: "user", content: `round ${round}` },
+      { expect: 201 },
+    );
     const open = await serverMemory(server.pid);
     const unclean = await closeAll(opened.conns);
     await sleep(SETTLE_MS);
