@@ -1,6 +1,9 @@
 import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
+import type { TenantContext } from "../src/domain/context";
+import { tenantApi, tenantPorts } from "../src/stubs";
+import { sessionsSend } from "../src/tools/sessions-send";
 import { call, createTenant, issueToken, until } from "./helpers";
 
 const peer = `http://127.0.0.1:${inject("peerPort")}`;
@@ -355,4 +358,45 @@ describe("sessions_send: durability", () => {
       expect(sent).toHaveLength(1);
     });
   }
+});
+
+describe("sessions_send: round trips", () => {
+  /** Ports that record every RPC the tool makes (the objects behind them are the real ones). */
+  function countingPorts(tenantId: string, calls: string[]): Pick<TenantContext, "tenant" | "sessions"> {
+    const counted = <T extends object>(name: string, stub: T): T =>
+      new Proxy(stub, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop);
+          if (typeof value !== "function" || typeof prop !== "string") return value;
+          return (...args: unknown[]) => {
+            calls.push(`${name}.${prop}`);
+            // An RPC stub's methods are themselves stubs (`.apply` would be a remote call).
+            return (target as Record<string, (...a: unknown[]) => unknown>)[prop]!(...args);
+          };
+        },
+      });
+    const ports = tenantPorts(env, tenantId);
+    return { tenant: counted("tenant", ports.tenant), sessions: (key) => counted("session", ports.sessions(key)) };
+  }
+
+  it("reads both rows in one round, then records, starts and waits in another: four calls", async () => {
+    const t = await tenant("send-trips");
+    await seed(t, "agent:main:target");
+    const calls: string[] = [];
+    const ctx: TenantContext = {
+      ...tenantPorts(env, t.id),
+      ...countingPorts(t.id, calls),
+      tenantId: t.id,
+      config: await tenantApi(env, t.id).config(),
+      principal: { kind: "operator", scopes: ["operator.write"] },
+    };
+    const requester = { key: "agent:main:main", agentId: "main", sandboxed: false, spawnDepth: 0, isSubagent: false };
+    const result = await sessionsSend(ctx, requester, {
+      sessionKey: "agent:main:target",
+      message: "counted",
+      timeoutSeconds: 30,
+    });
+    expect(result.details).toMatchObject({ status: "ok", reply: "ECHO: counted" });
+    expect(calls.sort()).toEqual(["session.sendInterSession", "tenant.recordRun", "tenant.session", "tenant.session"]);
+  });
 });

@@ -60,7 +60,12 @@ export type StartRun = {
   userMessage?: TranscriptMessage;
   /** `/new` or `/reset`: a new transcript first (not when the run id is a retry). */
   resetFirst?: "new" | "reset";
+  /** Answer once the run ended or after this long, with its `outcome` (saves the caller a `waitRun`). */
+  waitMs?: number;
 };
+
+/** What starting a run answers; `outcome` when the request asked to wait (`waitMs`) and it started. */
+export type StartAnswer = StartResult & { outcome?: RunSnapshot | null };
 
 export type StartResult =
   | { runId: string; status: "started"; userSeq?: number; queued: boolean }
@@ -139,7 +144,7 @@ export interface SessionApi {
     request: StartRun,
     seed?: SessionSeed,
     policy?: SendPolicyCheck,
-  ): Awaitable<StartResult & { sessionId: string; messageId?: string }>;
+  ): Awaitable<StartAnswer & { sessionId: string; messageId?: string }>;
   runSnapshot(runId: string): Awaitable<RunSnapshot | null>;
   /** A run as the HTTP API shows it; with `waitMs`, once it ended or after that long. */
   runView(runId: string, waitMs?: number): Awaitable<RunView | null>;
@@ -155,7 +160,7 @@ export interface SessionApi {
     request: StartRun,
     flow: FlowRequest,
     policy: SendPolicyCheck,
-  ): Awaitable<StartResult>;
+  ): Awaitable<StartAnswer>;
   deliveries(limit?: number): Awaitable<Delivery[]>;
   flow(id: string): Awaitable<Flow | null>;
   // Sub-agents (sessions_spawn)

@@ -1,4 +1,4 @@
-import type { FlowRequest, SessionApi, SessionRef, StartResult, StartRun } from "../contracts/session-api";
+import type { FlowRequest, SessionApi, SessionRef, StartAnswer, StartResult, StartRun } from "../contracts/session-api";
 import type { TenantApi } from "../contracts/tenant-api";
 import { agentIdOf, DEFAULT_AGENT_ID } from "../keys/session-key";
 import type { RunnerConfig } from "../protocol/config";
@@ -164,7 +164,7 @@ export class A2aFlowDriver {
       const otherKey = side === "requester" ? spec.targetKey : spec.requesterKey!;
       const otherChannel = side === "requester" ? spec.targetChannel : spec.requesterChannel;
       const runner = side === "requester" ? (spec.requesterRunner ?? spec.targetRunner) : spec.targetRunner;
-      const started = await this.startStep(
+      const step = await this.runStep(
         flow,
         {
           side,
@@ -184,12 +184,8 @@ export class A2aFlowDriver {
         },
         runner,
       );
-      const outcome =
-        started.status === "started" || started.status === "in_flight"
-          ? await this.awaitStep(flow, side, runId, STEP_WAIT_MS)
-          : null;
-      if (outcome?.status === "pending") return false;
-      const reply = outcome?.status === "ok" ? outcome.reply : started.status === "ok" ? started.reply : undefined;
+      if (step.pending) return false;
+      const reply = step.reply;
       if (endsPingPong(reply) || flow.turn >= spec.maxTurns) {
         flows.update(
           flow.id,
@@ -203,7 +199,7 @@ export class A2aFlowDriver {
     }
     // announce
     const runId = `${flow.id}:announce`;
-    const started = await this.startStep(
+    const step = await this.runStep(
       flow,
       {
         side: "target",
@@ -218,19 +214,40 @@ export class A2aFlowDriver {
       },
       spec.targetRunner,
     );
-    const outcome =
-      started.status === "started" || started.status === "in_flight"
-        ? await this.awaitStep(flow, "target", runId, STEP_WAIT_MS)
-        : null;
-    if (outcome?.status === "pending") return false;
-    const reply = outcome?.status === "ok" ? outcome.reply : started.status === "ok" ? started.reply : undefined;
+    if (step.pending) return false;
+    const reply = step.reply;
     if (!isSilentAnnounce(reply)) this.ports.announce(flow, reply!.trim());
     flows.update(flow.id, { state: "done", outcome: isSilentAnnounce(reply) ? "silent" : "announced" }, now);
     return true;
   }
 
-  /** Starts a step run in one side's session (deduped by runId, so a resumed step never runs twice). */
-  private async startStep(flow: Flow, step: StepRun, runner: RunnerConfig): Promise<StartResult> {
+  /**
+   * Runs a step and waits for it up to STEP_WAIT_MS: pending when it has not ended by then (the
+   * flow continues when it settles), else its reply (none when it failed).
+   */
+  private async runStep(
+    flow: Flow,
+    step: StepRun,
+    runner: RunnerConfig,
+  ): Promise<{ pending: true } | { pending: false; reply?: string }> {
+    const started = await this.startStep(flow, step, runner);
+    const inProgress = started.status === "started" || started.status === "in_flight";
+    const outcome = !inProgress
+      ? null
+      : started.outcome !== undefined
+        ? started.outcome
+        : await this.awaitStep(flow, step.side, step.runId, STEP_WAIT_MS);
+    if (outcome?.status === "pending") return { pending: true };
+    const reply = outcome?.status === "ok" ? outcome.reply : started.status === "ok" ? started.reply : undefined;
+    return reply === undefined ? { pending: false } : { pending: false, reply };
+  }
+
+  /**
+   * Starts a step run in one side's session (deduped by runId, so a resumed step never runs
+   * twice). Recording the run id and starting go in one round (step run ids are fresh); the
+   * other side's session waits for the run in the same call.
+   */
+  private async startStep(flow: Flow, step: StepRun, runner: RunnerConfig): Promise<StartAnswer> {
     const spec = flow.spec;
     const sandboxed = step.side === "target" ? spec.targetSandboxed === true : spec.requesterSandboxed === true;
     const request = {
@@ -247,12 +264,17 @@ export class A2aFlowDriver {
     };
     const key = step.side === "target" ? spec.targetKey : spec.requesterKey!;
     // agent.wait finds step runs by id like any other run.
-    await this.ports.tenant(spec.tenantId).recordRun(step.runId, key);
+    const recorded = this.ports.tenant(spec.tenantId).recordRun(step.runId, key);
     if (step.side === "target") {
+      await recorded;
       return this.ports.runs.start({ ...request, tenantId: spec.tenantId, agentId: spec.targetAgentId });
     }
     const ref = { tenantId: spec.tenantId, key, agentId: spec.requesterAgentId ?? agentIdOf(key, DEFAULT_AGENT_ID) };
-    return this.ports.session(spec.tenantId, key).startRun(ref, request);
+    const [, started] = await Promise.all([
+      recorded,
+      this.ports.session(spec.tenantId, key).startRun(ref, { ...request, waitMs: STEP_WAIT_MS }),
+    ]);
+    return started;
   }
 
   /** The step run's outcome: waits up to `waitMs`, null when unknown. */

@@ -15,6 +15,7 @@ import type {
   SessionApi,
   SessionRef,
   SpawnLineage,
+  StartAnswer,
   StartResult,
   StartRun,
   TranscriptInfo,
@@ -299,7 +300,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     request: StartRun,
     seed?: SessionSeed,
     policy?: SendPolicyCheck,
-  ): Promise<StartResult & { sessionId: string; messageId?: string }> {
+  ): Promise<StartAnswer & { sessionId: string; messageId?: string }> {
     if (this.sendBlocked(ref, policy)) {
       return { runId: request.runId, status: "blocked", sessionId: this.transcript.entry()?.sessionId ?? "" };
     }
@@ -308,14 +309,20 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     const created = this.store.transaction(() => this.transcript.ensureEntry(ref, seed, now));
     // A new session reaches the registry before its run starts, so the run's events follow its creation.
     if (created) await this.publisher.publish("create");
-    const { resetFirst: _resetFirst, ...run } = request;
+    const { resetFirst: _resetFirst, waitMs, ...run } = request;
     const result = this.runs.start({ ...run, tenantId: ref.tenantId, agentId: ref.agentId }, now);
     const sessionId = this.transcript.entry()!.sessionId;
     const messageId =
       result.status === "started" && result.userSeq !== undefined
         ? this.store.messageId(sessionId, result.userSeq)
         : undefined;
-    return { ...result, sessionId, ...(messageId ? { messageId } : {}) };
+    return { ...(await this.waitIfAsked(result, waitMs)), sessionId, ...(messageId ? { messageId } : {}) };
+  }
+
+  /** `waitMs` of a start request: the run's outcome in the same answer. */
+  private async waitIfAsked(started: StartResult, waitMs: number | undefined): Promise<StartAnswer> {
+    if (!waitMs || (started.status !== "started" && started.status !== "in_flight")) return started;
+    return { ...started, outcome: await this.waitRun(started.runId, waitMs) };
   }
 
   runSnapshot(runId: string): RunSnapshot | null {
@@ -376,13 +383,14 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     request: StartRun,
     flow: FlowRequest,
     policy: SendPolicyCheck,
-  ): Promise<StartResult> {
+  ): Promise<StartAnswer> {
     if (this.sendBlocked(ref, policy)) return { runId: request.runId, status: "blocked" };
     const now = Date.now();
+    const { waitMs, ...run } = request;
     const created = this.store.transaction(() => this.transcript.ensureEntry(ref, undefined, now));
-    const result = this.store.transaction(() => this.flows.startPrimary(ref, request, flow, now));
+    const result = this.store.transaction(() => this.flows.startPrimary(ref, run, flow, now));
     if (created) await this.publisher.publish("create");
-    return result;
+    return this.waitIfAsked(result, waitMs);
   }
 
   /** The outbox of this session, newest first. */

@@ -12,6 +12,7 @@ import {
   sessionNotFoundText,
   sessionNotVisibleText,
 } from "../policy/visibility";
+import type { SessionRow } from "../session/session-row";
 import type { Requester } from "./requester";
 
 /** Applies the visibility policy of one requester: list scopes and per-target checks. */
@@ -59,8 +60,11 @@ export async function checkTarget(
   policy: AccessPolicy,
   targetKey: string,
   action: AccessAction,
+  /** The target's row when the caller has read it already. */
+  targetRow?: SessionRow | null,
 ): Promise<Denied | null> {
-  const target = targetKey === requester.key ? null : await ctx.tenant.session(targetKey);
+  const target =
+    targetKey === requester.key ? null : targetRow !== undefined ? targetRow : await ctx.tenant.session(targetKey);
   const spawnedByRequester =
     target !== null && (target.spawnedBy === requester.key || target.parentSessionKey === requester.key);
   if (policy.restrictToSpawned && targetKey !== requester.key && !spawnedByRequester) {

@@ -50,11 +50,11 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
   if (!("key" in target)) return fail(target.status, target.error);
   const key = target.key;
   const display = toDisplayKey(key, ctx.config.session, requester.agentId);
-  const denied = await checkTarget(ctx, requester, policy, key, "send");
-  if (denied) return fail(denied.status, denied.error, display);
-
   const tenant = ctx.tenant;
+  // Both rows in one round: the target's decides visibility, both give the channels.
   const [targetRow, requesterRow] = await Promise.all([tenant.session(key), tenant.session(requester.key)]);
+  const denied = await checkTarget(ctx, requester, policy, key, "send", targetRow);
+  if (denied) return fail(denied.status, denied.error, display);
   const targetChannel = channelOf(targetRow);
   const requesterChannel = channelOf(requesterRow);
   const stub = ctx.sessions(key);
@@ -77,51 +77,56 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
     ...(requesterChannel ? { sourceChannel: requesterChannel } : {}),
     sourceTool: "sessions_send",
   };
-  await tenant.recordRun(runId, key);
-  const started = await stub.sendInterSession(
-    ref,
-    {
-      runId,
-      input: {
-        message: args.message,
-        origin: "tool",
-        provenance,
-        extraSystemPrompt: agentToAgentContext(sessions),
-        deliver: false,
-        lane: "nested",
-        sandboxed: targetSandboxed,
-      },
-      runner: runnerOf(ctx.config, ref.agentId),
-      userMessage: { role: "user", content: args.message, provenance },
-    },
-    {
-      originalMessage: args.message,
-      ...(requesterKnown
-        ? {
-            requesterKey: requester.key,
-            requesterAgentId: requester.agentId,
-            requesterRunner: runnerOf(ctx.config, requester.agentId),
-          }
-        : {}),
-      ...(requesterChannel ? { requesterChannel } : {}),
-      targetDisplayKey: display,
-      ...(targetChannel ? { targetChannel } : {}),
-      requesterSandboxed: requester.sandboxed,
-      targetSandboxed,
-      maxTurns: clampPingPongTurns(ctx.config.session?.agentToAgent?.maxPingPongTurns),
-    },
-    { config: ctx.config.session?.sendPolicy ?? null },
-  );
-  if (started.status === "blocked") return fail("error", SEND_BLOCKED_TEXT, display);
-  if (started.status !== "started") return fail("error", `run ${started.status}`, display);
-
-  const delivery = { status: "pending", mode: "announce" };
   const timeoutSeconds = Math.min(
     MAX_TIMEOUT_SECONDS,
     Math.max(0, Math.floor(args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)),
   );
+  // The run id is fresh (no owner to check), so recording it and starting (and waiting for)
+  // the run go in one round; agent.wait finds it by id once this answers.
+  const [, started] = await Promise.all([
+    tenant.recordRun(runId, key),
+    stub.sendInterSession(
+      ref,
+      {
+        runId,
+        waitMs: timeoutSeconds * 1000,
+        input: {
+          message: args.message,
+          origin: "tool",
+          provenance,
+          extraSystemPrompt: agentToAgentContext(sessions),
+          deliver: false,
+          lane: "nested",
+          sandboxed: targetSandboxed,
+        },
+        runner: runnerOf(ctx.config, ref.agentId),
+        userMessage: { role: "user", content: args.message, provenance },
+      },
+      {
+        originalMessage: args.message,
+        ...(requesterKnown
+          ? {
+              requesterKey: requester.key,
+              requesterAgentId: requester.agentId,
+              requesterRunner: runnerOf(ctx.config, requester.agentId),
+            }
+          : {}),
+        ...(requesterChannel ? { requesterChannel } : {}),
+        targetDisplayKey: display,
+        ...(targetChannel ? { targetChannel } : {}),
+        requesterSandboxed: requester.sandboxed,
+        targetSandboxed,
+        maxTurns: clampPingPongTurns(ctx.config.session?.agentToAgent?.maxPingPongTurns),
+      },
+      { config: ctx.config.session?.sendPolicy ?? null },
+    ),
+  ]);
+  if (started.status === "blocked") return fail("error", SEND_BLOCKED_TEXT, display);
+  if (started.status !== "started") return fail("error", `run ${started.status}`, display);
+
+  const delivery = { status: "pending", mode: "announce" };
   if (timeoutSeconds === 0) return jsonResult({ runId, status: "accepted", sessionKey: display, delivery });
-  const outcome = await stub.waitRun(runId, timeoutSeconds * 1000);
+  const outcome = started.outcome;
   if (!outcome || outcome.status === "pending") {
     return jsonResult({
       runId,
