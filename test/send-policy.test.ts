@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  parseSendCommand,
-  resolveSendPolicy,
-  SEND_BLOCKED_TEXT,
-  type SendPolicyConfig,
-} from "../src/policy/send-policy";
+import { parseSendCommand, resolveSendPolicy, type SendPolicyConfig } from "../src/policy/send-policy";
 
 const denyDiscordGroups: SendPolicyConfig = {
   rules: [{ action: "deny", match: { channel: "discord", chatType: "group" } }],
@@ -268,11 +263,5 @@ describe("parseSendCommand", () => {
     expect(parseSendCommand("/sender on")).toBeNull();
     expect(parseSendCommand("/send 1")).toBeNull();
     expect(parseSendCommand("/status")).toBeNull();
-  });
-});
-
-describe("SEND_BLOCKED_TEXT", () => {
-  it("is OpenClaw's chat.send/agent rejection text", () => {
-    expect(SEND_BLOCKED_TEXT).toBe("send blocked by session policy");
   });
 });
