@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
+import type { StoredMessage } from "../src/session/message-record";
+import { redactSecrets } from "../src/session/redact";
 import {
   CHAT_HISTORY_OVERSIZED_TEXT,
   filterToolMessages,
-  redactSecrets,
   SESSIONS_HISTORY_MAX_BYTES,
   SESSIONS_HISTORY_OVERSIZED_TEXT,
   sanitizeChatHistory,
   sanitizeToolHistory,
   stripDirectiveTags,
-  type TranscriptMessage,
   utf8Bytes,
 } from "../src/session/sanitize";
 
@@ -19,11 +19,11 @@ function encodedBytes(value: unknown): number {
   return new TextEncoder().encode(JSON.stringify(value)).length;
 }
 
-function user(text: string, extra: Record<string, unknown> = {}): TranscriptMessage {
+function user(text: string, extra: Record<string, unknown> = {}): StoredMessage {
   return { role: "user", content: [{ type: "text", text }], ...extra };
 }
 
-function assistant(text: string, extra: Record<string, unknown> = {}): TranscriptMessage {
+function assistant(text: string, extra: Record<string, unknown> = {}): StoredMessage {
   return { role: "assistant", content: [{ type: "text", text }], ...extra };
 }
 
@@ -35,13 +35,13 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function firstBlock(message: TranscriptMessage | undefined): Record<string, unknown> {
+function firstBlock(message: StoredMessage | undefined): Record<string, unknown> {
   const content = message?.content;
   if (!Array.isArray(content)) throw new Error("expected block content");
   return content[0] as Record<string, unknown>;
 }
 
-function firstBlockText(message: TranscriptMessage): unknown {
+function firstBlockText(message: StoredMessage): unknown {
   return typeof message.content === "string" ? message.content : firstBlock(message).text;
 }
 
@@ -280,7 +280,7 @@ describe("sanitizeChatHistory", () => {
   });
 
   it("keeps assistant NO_REPLY text when it sits beside a tool call", () => {
-    const msg: TranscriptMessage = {
+    const msg: StoredMessage = {
       role: "assistant",
       content: [
         { type: "text", text: "NO_REPLY" },
@@ -291,7 +291,7 @@ describe("sanitizeChatHistory", () => {
   });
 
   it("replaces a message over 128 KiB with a placeholder that keeps role, timestamp and __openclaw", () => {
-    const big: TranscriptMessage = {
+    const big: StoredMessage = {
       role: "toolResult",
       timestamp: 123,
       content: Array.from({ length: 12 }, () => ({ type: "text", text: "y".repeat(12_000) })),
@@ -350,7 +350,7 @@ describe("sanitizeChatHistory", () => {
         usage: { input: 1, bogus: 2 },
         __openclaw: { id: "a", seq: 1 },
       },
-    ] as TranscriptMessage[]);
+    ] as StoredMessage[]);
     const snapshot = structuredClone(input);
     expect(() => sanitizeChatHistory(input, { maxChars: 10 })).not.toThrow();
     expect(input).toEqual(snapshot);
@@ -496,7 +496,7 @@ describe("sanitizeToolHistory", () => {
         ],
         usage: { input: 1 },
       },
-    ] as TranscriptMessage[]);
+    ] as StoredMessage[]);
     const snapshot = structuredClone(input);
     sanitizeToolHistory(input);
     expect(input).toEqual(snapshot);

@@ -1,6 +1,7 @@
 import { isValidAgentId, normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
 import { defaultAgentId } from "../policy/agents";
 import type { TranscriptMessage } from "../protocol/session";
+import { parseMessage } from "../session/message-record";
 import { sanitizeChatHistory } from "../session/sanitize";
 import { messagePreview } from "../session/session-row";
 import type { TenantContext } from "./context";
@@ -44,7 +45,7 @@ export async function chatHistory(
         }),
     entry === undefined ? stub.entry() : entry,
   ]);
-  const raw = (page?.messages ?? []).map((m) => JSON.parse(m.json) as Record<string, unknown> & { role: string });
+  const raw = (page?.messages ?? []).map(parseMessage);
   const messages = sanitizeChatHistory(raw, params.maxChars !== undefined ? { maxChars: params.maxChars } : {});
   const totalMessages = offset > 0 ? total : (current?.messageCount ?? 0);
   // The oldest message shown (or read, when sanitizing hid them all) is where the next page ends.

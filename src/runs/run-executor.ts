@@ -2,6 +2,7 @@ import { mintRunToken } from "../auth/run-token";
 import { sessionToolsAllowed } from "../policy/tools";
 import type { RunnerConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
+import { parseMessage } from "../session/message-record";
 import type { SessionStore } from "../session/session-store";
 import type { RunRecord } from "./run-types";
 import { echoRunner } from "./runners/echo";
@@ -113,7 +114,7 @@ export class RunExecutor {
     });
     const context: ContextMessage[] = [];
     for (const record of page.messages) {
-      const message = JSON.parse(record.json) as { role: string; content: unknown };
+      const message = parseMessage(record);
       if (message.role !== "user" && message.role !== "assistant" && message.role !== "system") continue;
       context.push({ role: message.role, content: contentText(message.content) });
     }

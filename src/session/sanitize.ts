@@ -1,4 +1,7 @@
 import { SILENT_REPLY } from "../runs/deltas";
+import type { StoredMessage } from "./message-record";
+import { redactSecrets } from "./redact";
+
 /**
  * Pure display/tool sanitizers for transcript messages (no I/O, no Cloudflare APIs).
  *
@@ -6,14 +9,10 @@ import { SILENT_REPLY } from "../runs/deltas";
  *   (openclaw src/gateway/server-methods/chat.ts; spec §2.7 steps 2–5).
  * - `sanitizeToolHistory` mirrors the `sessions_history` agent tool
  *   (openclaw src/agents/tools/sessions-history-tool.ts; spec §4.5).
- * - `redactSecrets` mirrors the default pattern set and masking format of
- *   openclaw src/logging/redact.ts (plus AWS access key ids, which upstream lacks).
+ * - Secrets in tool-visible text are masked by `redactSecrets` (./redact.ts).
  *
  * Inputs are never mutated: every changed message/block is a fresh shallow copy.
  */
-
-/** Loosely typed OpenClaw transcript message (spec §5.2). */
-export type TranscriptMessage = Record<string, unknown> & { role: string };
 
 type Block = Record<string, unknown>;
 
@@ -25,7 +24,7 @@ export type ToolHistoryOptions = { includeTools?: boolean };
 
 /** Result of `sanitizeToolHistory` (the sessions_history payload minus sessionKey). */
 export type ToolHistoryResult = {
-  messages: TranscriptMessage[];
+  messages: StoredMessage[];
   truncated: boolean;
   droppedMessages: number;
   contentTruncated: boolean;
@@ -62,13 +61,6 @@ const CHAT_HISTORY_USAGE_KEYS = [
 ] as const;
 
 const TOOL_ROLES = new Set(["toolResult", "tool"]);
-
-// Masking format of openclaw src/logging/redact.ts: long tokens keep a short
-// prefix/suffix so operators can still tell keys apart.
-const REDACT_MIN_TOKEN_CHARS = 18;
-const REDACT_KEEP_START_CHARS = 6;
-const REDACT_KEEP_END_CHARS = 4;
-const REDACT_SHORT_MASK = "***";
 
 // ---------------------------------------------------------------------------
 // Small shared helpers
@@ -185,84 +177,6 @@ export function stripDirectiveTags(text: string): string {
 }
 
 // ---------------------------------------------------------------------------
-// Secret redaction (openclaw src/logging/redact.ts default patterns)
-// ---------------------------------------------------------------------------
-
-// Each pattern's LAST non-empty capture group is the secret; patterns without
-// a group mask the whole match. Upstream compiles its list with the "gi" flags,
-// so the keyword patterns are deliberately case-insensitive.
-// Two local hardenings vs upstream: PEM blocks run first, and assignments only
-// allow spaces/tabs around "=" / ":". Upstream's "\s*" lets "key:\n-----BEGIN"
-// match first, which breaks the BEGIN line and leaves the key body unredacted.
-const SECRET_PATTERNS: readonly RegExp[] = [
-  // PEM private key blocks (handled specially: keep BEGIN/END lines).
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+?-----END [A-Z ]*PRIVATE KEY-----/gi,
-  // ENV-style / key=value assignments: API_KEY=..., token: ..., password="...".
-  /\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)\b[ \t]*[=:][ \t]*(["']?)([^\s"'\\]+)\1/gi,
-  // JSON string fields with secret-ish names.
-  /"(?:apiKey|token|secret|password|passwd|accessToken|refreshToken)"\s*:\s*"([^"]+)"/gi,
-  // CLI flags: --api-key X, --token "X".
-  /--(?:api[-_]?key|token|secret|password|passwd)\s+(["']?)([^\s"']+)\1/gi,
-  // Authorization headers, then any long bare Bearer credential.
-  /Authorization\s*[:=]\s*Bearer\s+([A-Za-z0-9._\-+=]+)/gi,
-  /\bBearer\s+([A-Za-z0-9._\-+=]{18,})\b/gi,
-  // Well-known token prefixes: OpenAI/Anthropic, GitHub, Slack, Groq, Google,
-  // Perplexity, npm, Telegram bot tokens.
-  /\b(sk-[A-Za-z0-9_-]{8,})\b/gi,
-  /\b(ghp_[A-Za-z0-9]{20,})\b/gi,
-  /\b(github_pat_[A-Za-z0-9_]{20,})\b/gi,
-  /\b(xox[baprs]-[A-Za-z0-9-]{10,})\b/gi,
-  /\b(xapp-[A-Za-z0-9-]{10,})\b/gi,
-  /\b(gsk_[A-Za-z0-9_-]{10,})\b/gi,
-  /\b(AIza[0-9A-Za-z_-]{20,})\b/gi,
-  /\b(pplx-[A-Za-z0-9_-]{10,})\b/gi,
-  /\b(npm_[A-Za-z0-9]{10,})\b/gi,
-  /\b(\d{6,}:[A-Za-z0-9_-]{20,})\b/gi,
-  // Local addition (not in upstream defaults): AWS access key ids, case-sensitive.
-  /\b((?:AKIA|ASIA)[0-9A-Z]{16})\b/g,
-];
-
-const PEM_MARKER = "PRIVATE KEY-----";
-const PASSWORD_WORD_RE = /\bpass(?:word)?\b|\bpasswd\b/i;
-
-function maskToken(token: string): string {
-  if (token.length < REDACT_MIN_TOKEN_CHARS) return REDACT_SHORT_MASK;
-  return `${token.slice(0, REDACT_KEEP_START_CHARS)}…${token.slice(-REDACT_KEEP_END_CHARS)}`;
-}
-
-function maskPemBlock(block: string): string {
-  const lines = block.split(/\r?\n/).filter((line) => line.length > 0);
-  const first = lines[0];
-  const last = lines.at(-1);
-  if (lines.length < 2 || first === undefined || last === undefined) return REDACT_SHORT_MASK;
-  return `${first}\n…redacted…\n${last}`;
-}
-
-function maskMatch(match: string, groups: readonly unknown[]): string {
-  if (match.includes(PEM_MARKER)) return maskPemBlock(match);
-  const secret = groups.filter((g): g is string => typeof g === "string" && g.length > 0).at(-1) ?? match;
-  // Passwords are never partially shown, whatever their length.
-  const masked = PASSWORD_WORD_RE.test(match) ? REDACT_SHORT_MASK : maskToken(secret);
-  if (secret === match) return masked;
-  // The secret sits at the end of the match (before an optional closing quote).
-  const at = match.lastIndexOf(secret);
-  return `${match.slice(0, at)}${masked}${match.slice(at + secret.length)}`;
-}
-
-/** Masks API keys, tokens, passwords and PEM private keys in free text. */
-export function redactSecrets(text: string): { text: string; redacted: boolean } {
-  if (!text) return { text, redacted: false };
-  let next = text;
-  for (const pattern of SECRET_PATTERNS) {
-    next = next.replace(pattern, (match: string, ...rest: unknown[]) => {
-      // rest = [...groups, offset, input] (no named groups in our patterns).
-      return maskMatch(match, rest.slice(0, -2));
-    });
-  }
-  return { text: next, redacted: next !== text };
-}
-
-// ---------------------------------------------------------------------------
 // chat.history
 // ---------------------------------------------------------------------------
 
@@ -317,8 +231,8 @@ function sanitizeChatUsage(next: Record<string, unknown>): void {
   if (cost) next.cost = cost;
 }
 
-function sanitizeChatMessage(message: TranscriptMessage, limits: ChatTextLimits): TranscriptMessage {
-  const next: TranscriptMessage = { ...message };
+function sanitizeChatMessage(message: StoredMessage, limits: ChatTextLimits): StoredMessage {
+  const next: StoredMessage = { ...message };
   // Tool-result details can be huge nested payloads; the UI never shows them.
   delete next.details;
   sanitizeChatUsage(next);
@@ -335,7 +249,7 @@ function sanitizeChatMessage(message: TranscriptMessage, limits: ChatTextLimits)
  * Visible assistant text for the silent-token check: `text` wins over
  * `content`; block content counts only when every block is a text block.
  */
-function assistantVisibleText(message: TranscriptMessage): string | undefined {
+function assistantVisibleText(message: StoredMessage): string | undefined {
   if (message.role !== "assistant") return undefined;
   if (typeof message.text === "string") return message.text;
   const content = message.content;
@@ -351,14 +265,14 @@ function assistantVisibleText(message: TranscriptMessage): string | undefined {
   return texts.join("\n");
 }
 
-function isSilentReply(message: TranscriptMessage): boolean {
+function isSilentAssistantReply(message: StoredMessage): boolean {
   const text = assistantVisibleText(message);
   return text !== undefined && text.trim() === SILENT_REPLY;
 }
 
-function buildChatPlaceholder(message: TranscriptMessage | undefined): TranscriptMessage {
+function buildChatPlaceholder(message: StoredMessage | undefined): StoredMessage {
   const meta = isRecord(message?.__openclaw) ? message.__openclaw : {};
-  const placeholder: TranscriptMessage = { role: message?.role ?? "assistant" };
+  const placeholder: StoredMessage = { role: message?.role ?? "assistant" };
   // Upstream falls back to Date.now(); this module stays pure, so a missing
   // timestamp is simply left out.
   if (message && "timestamp" in message) placeholder.timestamp = message.timestamp;
@@ -367,12 +281,12 @@ function buildChatPlaceholder(message: TranscriptMessage | undefined): Transcrip
   return placeholder;
 }
 
-function replaceOversized(messages: TranscriptMessage[], maxBytes: number): TranscriptMessage[] {
+function replaceOversized(messages: StoredMessage[], maxBytes: number): StoredMessage[] {
   return messages.map((m) => (utf8Bytes(m) > maxBytes ? buildChatPlaceholder(m) : m));
 }
 
 /** Final guard: whole array, else the newest message, else its placeholder. */
-function enforceChatBudget(messages: TranscriptMessage[], budgetBytes: number): TranscriptMessage[] {
+function enforceChatBudget(messages: StoredMessage[], budgetBytes: number): StoredMessage[] {
   if (messages.length === 0 || utf8Bytes(messages) <= budgetBytes) return messages;
   const last = messages.at(-1);
   if (last && utf8Bytes([last]) <= budgetBytes) return [last];
@@ -385,14 +299,14 @@ function positiveIntOr(value: number | undefined, fallback: number): number {
 }
 
 /** Applies chat.history display rules (spec §2.7 steps 2–5) to transcript messages. */
-export function sanitizeChatHistory(messages: TranscriptMessage[], opts: ChatHistoryOptions = {}): TranscriptMessage[] {
+export function sanitizeChatHistory(messages: StoredMessage[], opts: ChatHistoryOptions = {}): StoredMessage[] {
   const limits = { maxChars: positiveIntOr(opts.maxChars, CHAT_HISTORY_TEXT_MAX_CHARS) };
   const budgetBytes = positiveIntOr(opts.budgetBytes, CHAT_HISTORY_BUDGET_BYTES);
   const singleMax = Math.min(CHAT_HISTORY_MAX_SINGLE_MESSAGE_BYTES, budgetBytes);
 
   const visible = messages
     .map((message) => sanitizeChatMessage(message, limits))
-    .filter((message) => !isSilentReply(message));
+    .filter((message) => !isSilentAssistantReply(message));
   const bounded = replaceOversized(visible, singleMax);
   const capped = capArrayByJsonBytes(bounded, budgetBytes).items;
   return enforceChatBudget(capped, budgetBytes);
@@ -436,8 +350,8 @@ function sanitizeToolBlock(block: unknown, state: ToolSanitizeState): unknown {
   return next;
 }
 
-function sanitizeToolMessage(message: TranscriptMessage, state: ToolSanitizeState): TranscriptMessage {
-  const next: TranscriptMessage = { ...message };
+function sanitizeToolMessage(message: StoredMessage, state: ToolSanitizeState): StoredMessage {
+  const next: StoredMessage = { ...message };
   deleteKeys(next, ["details", "usage", "cost"], state);
   if (typeof next.content === "string") {
     next.content = toolText(next.content, state);
@@ -448,7 +362,7 @@ function sanitizeToolMessage(message: TranscriptMessage, state: ToolSanitizeStat
   return next;
 }
 
-function buildToolPlaceholder(): TranscriptMessage {
+function buildToolPlaceholder(): StoredMessage {
   return { role: "assistant", content: SESSIONS_HISTORY_OVERSIZED_TEXT };
 }
 
@@ -456,7 +370,7 @@ function buildToolPlaceholder(): TranscriptMessage {
  * Applies sessions_history tool rules (spec §4.5): tool filtering, redaction,
  * 4000-char text cap and an 80 KiB byte cap keeping the newest messages.
  */
-export function sanitizeToolHistory(messages: TranscriptMessage[], opts: ToolHistoryOptions = {}): ToolHistoryResult {
+export function sanitizeToolHistory(messages: StoredMessage[], opts: ToolHistoryOptions = {}): ToolHistoryResult {
   const selected = opts.includeTools ? messages : filterToolMessages(messages);
   const state: ToolSanitizeState = { truncated: false, redacted: false };
   const sanitized = selected.map((message) => sanitizeToolMessage(message, state));

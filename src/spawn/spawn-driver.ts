@@ -2,6 +2,7 @@ import type { AnnounceDelivery, MessageRecord } from "../contracts/session-api";
 import type { SessionEntry } from "../protocol/session";
 import type { RunSnapshot } from "../runs/run-types";
 import { contentText } from "../runs/runners/runner";
+import { parseMessage } from "../session/message-record";
 import type { TimerPort } from "../timers/timers";
 import { announceText, isSilentResult, outcomeOf, statsLine, statusLabel } from "./announce";
 import type { Spawn, SpawnStore } from "./spawn-store";
@@ -165,7 +166,7 @@ export class SpawnDriver {
     for (let i = messages.length - 1; i >= 0; i--) {
       const record = messages[i]!;
       if (record.role !== "toolResult") continue;
-      const text = contentText((JSON.parse(record.json) as { content: unknown }).content).trim();
+      const text = contentText(parseMessage(record).content).trim();
       if (text) return text;
     }
     return "";

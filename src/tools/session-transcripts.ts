@@ -1,7 +1,8 @@
 import type { TenantContext } from "../domain/context";
 import { toDisplayKey } from "../keys/session-key";
 import { HISTORY_MAX_LIMIT } from "../protocol/http";
-import { sanitizeChatHistory, type TranscriptMessage } from "../session/sanitize";
+import { parseMessage, type StoredMessage } from "../session/message-record";
+import { sanitizeChatHistory } from "../session/sanitize";
 import { accessPolicy, checkTarget, type Denied, resolveReference } from "./access";
 import { toolAvailable } from "./invoke";
 import type { Requester } from "./requester";
@@ -32,7 +33,7 @@ export async function listTranscripts(ctx: TenantContext, requester: Requester):
 export type TranscriptPage = {
   sessionKey: string;
   sessionId: string;
-  messages: TranscriptMessage[];
+  messages: StoredMessage[];
   hasMore: boolean;
   /** Pass as `beforeSeq` for the next older page. */
   nextBeforeSeq?: number;
@@ -61,7 +62,7 @@ export async function readTranscript(
   });
   if (!page) return null;
   const oldest = page.messages[0];
-  const messages = page.messages.map((m) => JSON.parse(m.json) as TranscriptMessage);
+  const messages = page.messages.map(parseMessage);
   return {
     sessionKey: toDisplayKey(resolved.key, ctx.config.session, requester.agentId),
     sessionId: page.sessionId,

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { TenantContext } from "../domain/context";
 import { toDisplayKey } from "../keys/session-key";
 import type { sessionsHistoryArgsSchema } from "../protocol/tools";
+import { parseMessage } from "../session/message-record";
 import { sanitizeToolHistory } from "../session/sanitize";
 import { accessPolicy, checkTarget, resolveReference } from "./access";
 import type { Requester } from "./requester";
@@ -33,7 +34,7 @@ export async function sessionsHistory(ctx: TenantContext, requester: Requester, 
     maxBytes: 8 * 1024 * 1024,
     ...(resolved.sessionId !== undefined ? { sessionId: resolved.sessionId } : {}),
   });
-  const messages = (page?.messages ?? []).map((m) => JSON.parse(m.json) as Record<string, unknown> & { role: string });
+  const messages = (page?.messages ?? []).map(parseMessage);
   const sanitized = sanitizeToolHistory(messages, { includeTools });
   return jsonResult({ sessionKey: display, ...sanitized });
 }

@@ -3,6 +3,7 @@ import type { TenantContext } from "../domain/context";
 import { presentRow } from "../domain/registry";
 import { classifySessionKind, deriveChannel, toDisplayKey } from "../keys/session-key";
 import type { sessionsListArgsSchema } from "../protocol/tools";
+import { parseMessage } from "../session/message-record";
 import { sanitizeChatHistory } from "../session/sanitize";
 import type { SessionRow } from "../session/session-row";
 import { dropUndefined } from "../util/encoding";
@@ -121,9 +122,7 @@ async function attachMessages(ctx: TenantContext, rows: SessionRow[], out: ToolR
         includeTools: false,
         maxBytes: 512 * 1024,
       });
-      const messages = (page?.messages ?? []).map(
-        (m) => JSON.parse(m.json) as Record<string, unknown> & { role: string },
-      );
+      const messages = (page?.messages ?? []).map(parseMessage);
       out[i]!.messages = sanitizeChatHistory(messages);
     }
   };

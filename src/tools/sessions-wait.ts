@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { TenantContext } from "../domain/context";
 import { toDisplayKey } from "../keys/session-key";
 import type { sessionsWaitArgsSchema } from "../protocol/tools";
+import { parseMessage } from "../session/message-record";
 import { sanitizeToolHistory } from "../session/sanitize";
 import { accessPolicy, checkTarget, resolveReference } from "./access";
 import type { Requester } from "./requester";
@@ -59,7 +60,7 @@ export async function sessionsWait(ctx: TenantContext, requester: Requester, arg
         maxBytes: PAGE_MAX_BYTES,
       });
   const records = page?.messages ?? [];
-  const messages = records.map((m) => JSON.parse(m.json) as Record<string, unknown> & { role: string });
+  const messages = records.map(parseMessage);
   const sanitized = sanitizeToolHistory(messages, { includeTools: args.includeTools === true });
   return jsonResult({
     sessionKey: display,

@@ -25,6 +25,7 @@ import {
 import { sessionsListParamsSchema } from "../../protocol/methods";
 import { sessionPatchFieldsSchema } from "../../protocol/session";
 import { historyPageJson } from "../../session/history-json";
+import { parseMessage } from "../../session/message-record";
 import { type AppEnv, requireScope } from "../context";
 import { badRequest, notFound } from "../errors";
 import { parseQuery, readJson } from "../request";
@@ -153,7 +154,7 @@ sessionRoutes.get("/v1/transcripts/:agentId/:file", requireScope("operator.read"
 
 /** One JSONL entry: `{ type: "message", id, parentId, timestamp, message }` without `__openclaw`. */
 function transcriptLine(record: MessageRecord, parentId: string | null): string {
-  const message = JSON.parse(record.json) as Record<string, unknown>;
+  const message = parseMessage(record);
   delete message.__openclaw;
   return JSON.stringify({
     type: "message",

@@ -1,0 +1,9 @@
+import type { MessageRecord } from "../contracts/session-api";
+
+/** A transcript message as stored: OpenClaw's message object with its role (and `__openclaw` meta). */
+export type StoredMessage = Record<string, unknown> & { role: string };
+
+/** The message a record carries (records hold it serialized, so pages pass through unparsed). */
+export function parseMessage(record: Pick<MessageRecord, "json">): StoredMessage {
+  return JSON.parse(record.json) as StoredMessage;
+}
