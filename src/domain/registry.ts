@@ -86,6 +86,16 @@ export function presentRow(row: SessionRow, includeLastMessage: boolean): Presen
   };
 }
 
+/** `sessions.describe`: the key's list row, or null when the session does not exist (not an error). */
+export async function describeSession(
+  ctx: TenantContext,
+  params: { key: string; agentId?: string | undefined; includeLastMessage?: boolean | undefined },
+): Promise<{ session: PresentedRow | null }> {
+  const key = canonicalKey(ctx, params.key, params.agentId ? normalizeAgentId(params.agentId) : undefined);
+  const row = await ctx.tenant.session(key);
+  return { session: row ? presentRow(row, params.includeLastMessage === true) : null };
+}
+
 export type PresentedRow = SessionRow & { unread: boolean; pinned: boolean; archived: boolean; derivedTitle?: string };
 
 /** `sessions.resolve`: exactly one of key, sessionId or label → the canonical key. */

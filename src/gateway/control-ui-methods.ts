@@ -116,6 +116,18 @@ export const CONTROL_UI_METHODS: Record<string, ControlUiMethod> = {
     transcription: { ready: false, providers: [] },
     realtime: { ready: false, providers: [] },
   })),
+  // No gateway config file here: the settings pages show an empty, valid config.
+  "config.get": empty(() => ({
+    exists: false,
+    valid: true,
+    issues: [],
+    warnings: [],
+    raw: null,
+    parsed: {},
+    config: {},
+    resolved: {},
+    hash: null,
+  })),
   "environments.list": empty(() => ({ environments: [] })),
   "node.list": empty(() => ({ ts: Date.now(), nodes: [] })),
   "device.pair.list": empty(() => ({ pending: [], paired: [] })),

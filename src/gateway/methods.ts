@@ -4,7 +4,7 @@ import { chatHistory, chatInject, sessionsCreate, sessionsPreview } from "../dom
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { canonicalKey } from "../domain/keys";
-import { listSessions } from "../domain/registry";
+import { describeSession, listSessions } from "../domain/registry";
 import { agentRun, agentWait, chatAbort, chatSend, sessionsAbort, waitPayload } from "../domain/runs";
 import { patchWithMarks } from "../domain/session-marks";
 import { resolveSessionReference } from "../domain/session-reference";
@@ -98,6 +98,11 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     scope: READ,
     params: sessionsResolveParamsSchema,
     handle: ({ ctx, params }) => resolveSessionReference(ctx, params),
+  }),
+  "sessions.describe": define({
+    scope: READ,
+    params: methodParamSchemas["sessions.describe"],
+    handle: ({ ctx, params }) => describeSession(ctx, params),
   }),
   "sessions.preview": define({
     scope: READ,

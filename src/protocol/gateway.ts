@@ -117,6 +117,12 @@ export const methodParamSchemas = {
     includeApprovals: z.boolean().optional(),
   }),
   "sessions.messages.unsubscribe": z.strictObject({ key, agentId: z.string().optional() }),
+  "sessions.describe": z.object({
+    key,
+    agentId: z.string().optional(),
+    includeDerivedTitles: z.boolean().optional(),
+    includeLastMessage: z.boolean().optional(),
+  }),
   // The Control UI's read/pin/archive marks and its optimistic-concurrency guards come along.
   "sessions.patch": sessionPatchFieldsSchema.extend({ key, ...sessionMarksSchema.shape }).strip(),
   "sessions.reset": z.strictObject({ key, reason: z.enum(["new", "reset"]).optional() }),

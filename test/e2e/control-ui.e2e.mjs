@@ -222,7 +222,8 @@ describe("the OpenClaw Control UI served by this service", { skip: skip ?? false
   test("a session opens from the list and shows its transcript", async () => {
     await step("chat-open", async () => {
       const link = await waitForDeep(page, 'a[href="/chat/main/demo"]', UI_STEP_MS);
-      await link.click();
+      // A DOM click: the sidebar row's hover buttons (pin, archive) sit over the link's centre.
+      await link.evaluate((anchor) => anchor.click());
       await waitForText(page, "seeded question about tides", UI_STEP_MS);
       assert.equal(new URL(page.url()).pathname, "/chat/main/demo");
     });
