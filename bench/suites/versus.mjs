@@ -4,15 +4,19 @@
 // The peer: `bash ../shared/peer/start-peer.sh` (ws://127.0.0.1:18789); override with
 // BENCH_PEER_URL / BENCH_PEER_TOKEN, or BENCH_PEER=off to skip it.
 import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { closeAll, GatewayConn, gatewayUrl, messageText, openMany } from "../lib/gateway.mjs";
 import { DEV_OPERATOR_TOKEN, httpClient } from "../lib/http.mjs";
 import { fmt, runConcurrent, summarize } from "../lib/measure.mjs";
+import { cpuSeconds, serverProcesses } from "../lib/procs.mjs";
 
 export const description =
   "versus: the issue-17 table side by side with the real OpenClaw gateway (when reachable), B/A per row";
 
 const PEER_URL = process.env.BENCH_PEER_URL ?? "ws://127.0.0.1:18789";
+/** The real gateway's process (start-peer.sh writes it), for CPU per operation. */
+const PEER_PID_FILE = `${process.env.PEER_DIR ?? "/tmp/peer"}/gateway.pid`;
 const PEER_TOKEN = process.env.BENCH_PEER_TOKEN ?? "peer-test-token-0123456789abcdef";
 /** OpenClaw's own backend client identity: the real gateway grants it the requested scopes. */
 const CLIENT = { id: "gateway-client", version: "0.1.0", platform: "linux", mode: "backend" };
@@ -40,9 +44,14 @@ async function findPeer(log) {
   return null;
 }
 
-function target(label, base, wsUrl, token, signal) {
+function target(label, base, wsUrl, token, signal, pids) {
   return {
     label,
+    /** CPU seconds the target's processes used so far (NaN when they are not known). */
+    cpu: async () => {
+      const list = await pids();
+      return list.length ? cpuSeconds(list) : Number.NaN;
+    },
     http: httpClient(base, { token, signal }),
     open: (opts = {}) => GatewayConn.open(wsUrl, { token, client: CLIENT, scopes: SCOPES, signal, ...opts }),
     openMany: (count, concurrency) =>
@@ -60,8 +69,14 @@ export async function run(ctx) {
   const { log, signal, quick } = ctx;
   const n = (count) => Math.max(1, Math.round(count * (quick ? 0.1 : 1)));
   const peer = await findPeer(log);
-  const B = target("this service", ctx.baseUrl, gatewayUrl(ctx.baseUrl), DEV_OPERATOR_TOKEN, signal);
-  const A = peer ? target("real gateway", peer.base, peer.ws, PEER_TOKEN, signal) : null;
+  const workerdPids = async () =>
+    (await serverProcesses(ctx.server.pid)).filter((p) => p.comm === "workerd").map((p) => p.pid);
+  const B = target("this service", ctx.baseUrl, gatewayUrl(ctx.baseUrl), DEV_OPERATOR_TOKEN, signal, workerdPids);
+  const peerPids = async () => {
+    const pid = Number(await readFile(PEER_PID_FILE, "utf8").catch(() => ""));
+    return pid > 0 ? [pid] : [];
+  };
+  const A = peer ? target("real gateway", peer.base, peer.ws, PEER_TOKEN, signal, peerPids) : null;
   const targets = A ? [A, B] : [B];
   const runId = randomUUID().slice(0, 8);
   const table = []; // { workload, a, b, unit, better: "lower"|"higher", note }
@@ -100,7 +115,8 @@ export async function run(ctx) {
     };
     const b = combined(B);
     const a = A ? combined(A) : null;
-    errors += b.errors + (a?.errors ?? 0);
+    // The real gateway's refusals are a finding (shown), not a failure of this run.
+    errors += b.errors;
     table.push({ workload, a: a?.value, b: b.value, unit, better });
     const ratio = a ? b.value / a.value : Number.NaN;
     rows.push({
@@ -177,11 +193,19 @@ export async function run(ctx) {
     const conns = await Promise.all([0, 1, 2, 3].map(() => t.open()));
     try {
       const total = n(400);
+      const cpu0 = await t.cpu();
       const r = await p50Of(total, 4, (i) =>
-        conns[i % 4].call("sessions.patch", { key: `agent:main:vs-${runId}-c${round}-${i}`, label: `c ${round} ${i}` }),
+        conns[i % 4].call("sessions.patch", {
+          key: `agent:main:vs-${runId}-c${round}-${i}`,
+          label: `c ${runId} ${round} ${i}`,
+        }),
       );
+      const cpuMs = ((await t.cpu()) - cpu0) * 1000;
       created.set(t, created.get(t) + r.ok);
-      return { value: r.p50, note: `n=${r.ok}, p99 ${fmt(r.p99)} ms, ${fmt(r.perSecond)} creates/s` };
+      return {
+        value: r.p50,
+        note: `n=${r.ok}, p99 ${fmt(r.p99)} ms, ${fmt(r.perSecond)} creates/s, server CPU ${fmt(cpuMs / r.ok)} ms/create`,
+      };
     } finally {
       await closeAll(conns);
     }
@@ -195,7 +219,7 @@ export async function run(ctx) {
     const conns = await Promise.all(Array.from({ length: 8 }, () => t.open()));
     try {
       await p50Of(missing, 16, (i) =>
-        conns[i % 8].call("sessions.patch", { key: `agent:main:vs-${runId}-s-${i}`, label: `seed ${i}` }),
+        conns[i % 8].call("sessions.patch", { key: `agent:main:vs-${runId}-s-${i}`, label: `seed ${runId} ${i}` }),
       );
     } finally {
       await closeAll(conns);
