@@ -123,10 +123,16 @@ export async function run(ctx) {
       name: workload,
       value: b.value,
       unit,
-      note: [a ? `real gateway ${fmt(a.value)} ${unit}; B/A ${fmt(ratio)}` : "", b.note, a?.note ? `A: ${a.note}` : ""]
+      note: [
+        a ? `real gateway ${fmt(a.value)} ${unit}; B/A ${fmt(ratio)}` : "",
+        b.note,
+        a?.note ? `A: ${a.note}` : "",
+        a?.errors ? `A had ${a.errors} failed round(s)` : "",
+      ]
         .filter(Boolean)
         .join("; "),
-      errors: b.errors + (a?.errors ?? 0),
+      // The real gateway's refusals (503 to a burst) are a finding shown in the note, not a failure of this run.
+      errors: b.errors,
     });
   }
 
@@ -181,9 +187,13 @@ export async function run(ctx) {
     const opened = await t.openMany(count, count);
     const wall = performance.now() - t0;
     await closeAll(opened.conns);
-    if (opened.errors) throw new Error(`${opened.errors} of ${count} failed, e.g. ${opened.errorSamples[0]}`);
     const s = summarize(opened.timing);
-    return { value: wall, note: `${count} at once: p50 ${fmt(s.p50)} ms, ${fmt(count / (wall / 1000))} sockets/s` };
+    const refused = opened.errors ? `; ${opened.errors} of ${count} refused (${opened.errorSamples[0]})` : "";
+    return {
+      value: wall,
+      errors: opened.errors,
+      note: `${count} at once: p50 ${fmt(s.p50)} ms, ${fmt(opened.conns.length / (wall / 1000))} sockets/s${refused}`,
+    };
   });
 
   // ── Sessions: create, list, /tools/invoke ──
