@@ -59,6 +59,8 @@ export class GatewayConn {
         return;
       }
       if (frame?.type === "res") {
+        const listener = this.resListeners?.get(frame.id);
+        if (listener) return listener(frame);
         const waiter = this.pending.get(frame.id);
         if (waiter) {
           this.pending.delete(frame.id);
@@ -86,7 +88,10 @@ export class GatewayConn {
     });
   }
 
-  static async open(url, { token = DEV_OPERATOR_TOKEN, timeoutMs = DEFAULT_TIMEOUT_MS, signal } = {}) {
+  static async open(
+    url,
+    { token = DEV_OPERATOR_TOKEN, timeoutMs = DEFAULT_TIMEOUT_MS, signal, client = CONNECT_CLIENT, scopes } = {},
+  ) {
     signal?.throwIfAborted();
     const t0 = performance.now();
     const ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: timeoutMs });
@@ -102,7 +107,7 @@ export class GatewayConn {
         );
       const res = await conn.request(
         "connect",
-        { minProtocol: 4, maxProtocol: 4, client: CONNECT_CLIENT, role: "operator", auth: { token } },
+        { minProtocol: 4, maxProtocol: 4, client, role: "operator", ...(scopes ? { scopes } : {}), auth: { token } },
         timeoutMs,
       );
       if (!res.ok || res.payload?.type !== "hello-ok") {
@@ -138,6 +143,39 @@ export class GatewayConn {
         reject(new GatewayError(`${method}: send failed: ${error.message}`, "send"));
       }
     });
+  }
+
+  /**
+   * A request answered twice with the same id (OpenClaw's `agent`: accepted, then final):
+   * resolves with the final payload; throws on an error frame or timeout.
+   */
+  twoPhase(method, params, timeoutMs = DEFAULT_TIMEOUT_MS) {
+    const id = `r${++this.nextId}`;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new GatewayError(`${method}: no final answer within ${timeoutMs} ms`, "timeout"));
+      }, timeoutMs);
+      const off = this.onRes(id, (frame) => {
+        if (!frame.ok) {
+          clearTimeout(timer);
+          off();
+          reject(new GatewayError(`${method} failed: ${JSON.stringify(frame.error).slice(0, 300)}`, "refused"));
+        } else if (frame.payload?.status !== "accepted") {
+          clearTimeout(timer);
+          off();
+          resolve(frame.payload);
+        }
+      });
+      this.ws.send(JSON.stringify({ type: "req", id, method, params }));
+    });
+  }
+
+  /** Every `res` frame with this id (not only the first); returns a function removing it. */
+  onRes(id, listener) {
+    this.resListeners ??= new Map();
+    this.resListeners.set(id, listener);
+    return () => this.resListeners.delete(id);
   }
 
   /** A request that must answer ok: returns the payload, else throws. */
@@ -228,7 +266,10 @@ export class GatewayConn {
  * Returns { conns, errors, errorSamples, seconds, timing: [helloMs…] }. Failed opens are counted,
  * never retried.
  */
-export async function openMany(url, { count, concurrency = 16, maxSeconds = 120, signal, timeoutMs } = {}) {
+export async function openMany(
+  url,
+  { count, concurrency = 16, maxSeconds = 120, signal, timeoutMs, connect = {} } = {},
+) {
   const conns = [];
   const timing = [];
   const errorSamples = [];
@@ -246,7 +287,7 @@ export async function openMany(url, { count, concurrency = 16, maxSeconds = 120,
       }
       next++;
       try {
-        const conn = await GatewayConn.open(url, { signal, ...(timeoutMs ? { timeoutMs } : {}) });
+        const conn = await GatewayConn.open(url, { ...connect, signal, ...(timeoutMs ? { timeoutMs } : {}) });
         conns.push(conn);
         timing.push(conn.timing.helloMs);
       } catch (error) {

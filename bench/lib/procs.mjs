@@ -109,3 +109,18 @@ export async function openFds(pid = "self") {
     return Number.NaN;
   }
 }
+
+/** User + system CPU seconds of these processes so far (clock ticks of 1/100 s). */
+export async function cpuSeconds(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const text = await readFile(`/proc/${pid}/stat`, "utf8");
+      const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited
+    }
+  }
+  return ticks / 100;
+}

@@ -72,6 +72,7 @@ export interface TenantApi {
   exists(): Awaitable<boolean>;
   openDefault(tenantId: string): Awaitable<TenantConfig>;
   issueToken(scopes: OperatorScope[], label?: string): Awaitable<IssuedToken | null>;
+  tokenExists(tokenId: string): Awaitable<boolean>;
   /** Records an open SSE follow of `key` by `tokenId`; false when the token is gone. */
   followWith(tokenId: string, key: string): Awaitable<boolean>;
   revokeToken(tokenId: string): Awaitable<boolean>;

@@ -22,7 +22,9 @@ import { type Connection, Connections, safeSend } from "./connections";
 import { Fanout } from "./fanout";
 import { errorFrame, eventFrame, gatewayError, resFrame } from "./frames";
 import { describeParamsError, grantScopes, negotiateProtocol, verifyDevice } from "./handshake";
+import { HelloCache } from "./hello-cache";
 import { EVENTS, METHODS, PENDING_METHODS, TwoPhase } from "./methods";
+import { type GatewayAccess, TokenCache } from "./token-cache";
 
 /** What the hub needs from the tenant object that hosts it. */
 export type HubHost = {
@@ -54,6 +56,8 @@ export class GatewayHub {
   private readonly deadlines = new Map<WebSocket, ReturnType<typeof setTimeout>>();
   /** When the alarm is set, as far as this instance knows (undefined = not read yet). */
   private alarmAt: number | null | undefined;
+  private readonly tokenCache = new TokenCache();
+  private readonly helloCache = new HelloCache();
 
   constructor(private readonly host: HubHost) {
     this.connections = new Connections(host.ctx);
@@ -81,7 +85,12 @@ export class GatewayHub {
       server,
       setTimeout(() => this.enforceHandshakeDeadline(server), HANDSHAKE_TIMEOUT_MS),
     );
-    await this.ensureAlarm(state.challengeTs + HANDSHAKE_TIMEOUT_MS);
+    // The upgrade does not wait for the alarm write: while awake the timer above is the deadline.
+    this.host.ctx.waitUntil(
+      this.ensureAlarm(state.challengeTs + HANDSHAKE_TIMEOUT_MS).catch((error) =>
+        console.error("gateway: setting the handshake alarm failed", error),
+      ),
+    );
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -142,6 +151,7 @@ export class GatewayHub {
 
   /** Closes every connection authenticated with a revoked token. */
   closeToken(tokenId: string): void {
+    this.tokenCache.forgetToken(tokenId);
     for (const connection of [...this.connections.all()]) {
       if (connection.state.tokenId === tokenId) this.close(connection.ws, 1008, "token revoked");
     }
@@ -149,6 +159,7 @@ export class GatewayHub {
 
   /** Closes every connection (the tenant is being deleted). */
   closeAll(code: number, reason: string): void {
+    this.tokenCache.clear();
     for (const connection of [...this.connections.all()]) this.close(connection.ws, code, reason);
   }
 
@@ -185,7 +196,7 @@ export class GatewayHub {
     const role = params.role ?? "operator";
     if (role !== "operator") return this.reject(ws, id, "invalid role", true);
     const token = params.auth?.token ?? params.auth?.password ?? "";
-    const access = token ? await this.host.authenticate(token) : null;
+    const access = token ? await this.authenticate(token) : null;
     if (!access) {
       const message = token ? "unauthorized: gateway token mismatch" : "unauthorized: gateway token missing";
       return this.authFailure(ws, id, "AUTH_TOKEN_MISMATCH", message);
@@ -221,7 +232,25 @@ export class GatewayHub {
     this.connections.update(connection, ready);
     // A connected socket no longer keeps the object awake for its deadline.
     this.clearDeadline(ws);
-    safeSend(ws, resFrame(id, this.helloOk(ready)));
+    const scopes = ready.scopes ?? [];
+    const hello = this.helloCache.frame(
+      id,
+      this.host.config(),
+      { protocol, scopes },
+      { connId: ready.connId, uptimeMs: Date.now() - this.startedAt },
+      (marks) => this.helloOk({ ...ready, connId: marks.connId }, marks.uptimeMs),
+    );
+    safeSend(ws, hello);
+  }
+
+  /** A token's access: from memory for a token seen within a minute and still present, else checked. */
+  private async authenticate(token: string): Promise<GatewayAccess | null> {
+    const cached = this.tokenCache.get(token);
+    // The token's row is still looked up: a revocation by any path takes effect at once.
+    if (cached && (cached.tokenId === undefined || (await this.host.tenant.tokenExists(cached.tokenId)))) return cached;
+    const access = await this.host.authenticate(token);
+    if (access) this.tokenCache.remember(token, access);
+    return access;
   }
 
   private clearDeadline(ws: WebSocket): void {
@@ -231,7 +260,7 @@ export class GatewayHub {
     this.deadlines.delete(ws);
   }
 
-  private helloOk(state: ConnectionState) {
+  private helloOk(state: ConnectionState, uptimeMs = Date.now() - this.startedAt) {
     const ctx = this.context(state);
     return {
       type: "hello-ok",
@@ -243,7 +272,7 @@ export class GatewayHub {
         presence: [],
         health: { ok: true },
         stateVersion: { presence: 0, health: 0 },
-        uptimeMs: Date.now() - this.startedAt,
+        uptimeMs,
         sessionDefaults: sessionsDefaults(ctx),
         authMode: "token",
       },
@@ -386,6 +415,6 @@ export class GatewayHub {
     this.alarmAt ??= await this.host.ctx.storage.getAlarm();
     if (this.alarmAt !== null && this.alarmAt <= due && this.alarmAt > Date.now()) return;
     this.alarmAt = due;
-    await this.host.ctx.storage.setAlarm(due);
+    await this.host.ctx.storage.setAlarm(due, { allowUnconfirmed: true });
   }
 }

@@ -149,6 +149,10 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     return { tokenId: minted.tokenId, token: minted.token, scopes };
   }
 
+  tokenExists(tokenId: string): boolean {
+    return this.tokens.token(tokenId) !== undefined;
+  }
+
   /**
    * An SSE follower of `key` opened with `tokenId`, or is still open (its keepalive): recorded so
    * that revoking the token ends it. False when the token is gone: the follower must close.
