@@ -81,8 +81,8 @@ export async function recordFrames(page) {
         .map((f) => ({ method: methods.get(f.frame.id), error: f.frame.error }));
     },
     helloOk() {
-      return frames.find((f) => f.dir === "in" && f.frame?.type === "res" && f.frame.payload?.type === "hello-ok")?.frame
-        .payload;
+      return frames.find((f) => f.dir === "in" && f.frame?.type === "res" && f.frame.payload?.type === "hello-ok")
+        ?.frame.payload;
     },
     /** The last `n` frames, one line each, for failure messages. */
     tail(n = 30) {
@@ -113,7 +113,12 @@ export function pageHasText(page, text) {
     };
     const walk = (root) => {
       for (const node of root.childNodes) {
-        if (node.nodeType === 3 && node.textContent.includes(wanted) && node.parentElement && visible(node.parentElement))
+        if (
+          node.nodeType === 3 &&
+          node.textContent.includes(wanted) &&
+          node.parentElement &&
+          visible(node.parentElement)
+        )
           return true;
         if (node.nodeType === 1) {
           if (node.shadowRoot && walk(node.shadowRoot)) return true;

@@ -107,9 +107,7 @@ async function http(method, path, { token = TOKEN, body } = {}) {
 
 async function shot(name) {
   shotIndex += 1;
-  await page
-    .screenshot({ path: join(SHOTS_DIR, `${String(shotIndex).padStart(2, "0")}-${name}.png`) })
-    .catch(() => {});
+  await page.screenshot({ path: join(SHOTS_DIR, `${String(shotIndex).padStart(2, "0")}-${name}.png`) }).catch(() => {});
 }
 
 /** Runs a step; on failure adds a screenshot, the page's last frames and the server log. */
@@ -153,7 +151,11 @@ describe("the OpenClaw Control UI served by this service", { skip: skip ?? false
 
     // The default tenant's agent answers through the mock model; a second tenant keeps echo.
     await http("PUT", "/v1/config", {
-      body: { agents: { list: [{ id: "main", name: AGENT_NAME, runner: { type: "openai", baseUrl: model.url, model: MODEL } }] } },
+      body: {
+        agents: {
+          list: [{ id: "main", name: AGENT_NAME, runner: { type: "openai", baseUrl: model.url, model: MODEL } }],
+        },
+      },
     });
     await http("POST", `/v1/sessions/${encodeURIComponent(DEMO_KEY)}/messages`, {
       body: { role: "user", content: "seeded question about tides", label: "Demo session" },
@@ -234,7 +236,9 @@ describe("the OpenClaw Control UI served by this service", { skip: skip ?? false
       await sendFromComposer("hello from the control ui");
       await waitForText(page, "MODEL SAYS: hello from the control ui", UI_STEP_MS);
       assert.ok(
-        model.calls.some((call) => call.model === MODEL && JSON.stringify(call.messages).includes("hello from the control ui")),
+        model.calls.some(
+          (call) => call.model === MODEL && JSON.stringify(call.messages).includes("hello from the control ui"),
+        ),
         "the model peer got no request with the message",
       );
       const sends = recorder.requests().filter((r) => r.method === "chat.send");
