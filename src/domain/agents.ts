@@ -1,13 +1,21 @@
 import { normalizeAgentId } from "../keys/session-key";
+import { agentIdentity, agentModelRef, primaryModel } from "../policy/agent-models";
 import type { TenantContext } from "./context";
 import { sessionsDefaults } from "./registry";
 
 /** `agents.list`: the tenant's agents (or the default one when none are configured). */
 export function listAgents(ctx: TenantContext) {
   const defaults = sessionsDefaults(ctx);
-  const agents = (ctx.config.agents?.list ?? [{ id: defaults.defaultAgentId }]).map((a) => ({
-    id: normalizeAgentId(a.id),
-    ...("name" in a && a.name ? { name: a.name } : {}),
-  }));
+  const agents = (ctx.config.agents?.list ?? [{ id: defaults.defaultAgentId }]).map((a) => {
+    const id = normalizeAgentId(a.id);
+    const identity = agentIdentity(ctx.config, id);
+    return {
+      id,
+      ...("name" in a && a.name ? { name: a.name } : {}),
+      identity: { name: identity.name, avatar: identity.avatar },
+      // The Control UI sends only when the agent has a primary model; the runner is its model.
+      model: { primary: primaryModel(agentModelRef(ctx.config, id)) },
+    };
+  });
   return { defaultId: defaults.defaultAgentId, mainKey: defaults.mainKey, scope: defaults.scope, agents };
 }

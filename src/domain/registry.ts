@@ -1,7 +1,9 @@
 import { normalizeAgentId, resolveMainAlias } from "../keys/session-key";
+import { DEFAULT_CONTEXT_WINDOW_TOKENS } from "../policy/agent-models";
 import { agentModel, defaultAgentId } from "../policy/agents";
 import type { SessionsListParams, SessionsResolveParams } from "../protocol/methods";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
+import { markFlags } from "../session/marks";
 import type { SessionRow } from "../session/session-row";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
@@ -20,7 +22,7 @@ export type SessionsListResult = {
   hasMore: boolean;
   nextOffset: number | null;
   defaults: SessionsDefaults;
-  sessions: SessionRow[];
+  sessions: PresentedRow[];
 };
 
 export function sessionsDefaults(ctx: TenantContext): SessionsDefaults {
@@ -47,12 +49,15 @@ export async function listSessions(ctx: TenantContext, params: SessionsListParam
     ...(params.label !== undefined ? { label: params.label } : {}),
     ...(params.agentId !== undefined ? { agentId: normalizeAgentId(params.agentId) } : {}),
     ...(params.spawnedBy !== undefined ? { spawnedBy: canonicalKey(ctx, params.spawnedBy) } : {}),
-    ...(params.search !== undefined ? { search: params.search } : {}),
+    ...(params.search ? { search: params.search } : {}),
   });
   const hasMore = params.limit !== undefined && rows.length > params.limit;
-  const sessions = (hasMore ? rows.slice(0, params.limit) : rows).map((row) =>
-    presentRow(row, params.includeLastMessage === true),
-  );
+  const sessions = (hasMore ? rows.slice(0, params.limit) : rows).map((row) => {
+    const presented = presentRow(row, params.includeLastMessage === true);
+    // OpenClaw's title: label, display name, else the start of the conversation.
+    const title = presented.label ?? presented.displayName ?? row.lastMessagePreview;
+    return params.includeDerivedTitles && title ? { ...presented, derivedTitle: derivedTitle(title) } : presented;
+  });
   return {
     ts: Date.now(),
     path: "(multiple)",
@@ -65,16 +70,33 @@ export async function listSessions(ctx: TenantContext, params: SessionsListParam
   };
 }
 
-/** OpenClaw's displayName fallback chain, and the preview only when asked for. */
-export function presentRow(row: SessionRow, includeLastMessage: boolean): SessionRow {
+/**
+ * OpenClaw's displayName fallback chain, the preview only when asked for, the Control UI's
+ * unread / pinned / archived flags and the context window.
+ */
+export function presentRow(row: SessionRow, includeLastMessage: boolean): PresentedRow {
   const { lastMessagePreview, ...rest } = row;
   const displayName = row.displayName ?? row.label ?? row.origin?.label;
   return {
     ...rest,
     ...(displayName !== undefined ? { displayName } : {}),
     ...(includeLastMessage && lastMessagePreview !== undefined ? { lastMessagePreview } : {}),
+    ...markFlags(row),
+    contextTokens: row.contextTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS,
   };
 }
+
+/** `sessions.describe`: the key's list row, or null when the session does not exist (not an error). */
+export async function describeSession(
+  ctx: TenantContext,
+  params: { key: string; agentId?: string | undefined; includeLastMessage?: boolean | undefined },
+): Promise<{ session: PresentedRow | null }> {
+  const key = canonicalKey(ctx, params.key, params.agentId ? normalizeAgentId(params.agentId) : undefined);
+  const row = await ctx.tenant.session(key);
+  return { session: row ? presentRow(row, params.includeLastMessage === true) : null };
+}
+
+export type PresentedRow = SessionRow & { unread: boolean; pinned: boolean; archived: boolean; derivedTitle?: string };
 
 /** `sessions.resolve`: exactly one of key, sessionId or label → the canonical key. */
 export async function resolveSession(ctx: TenantContext, params: SessionsResolveParams): Promise<string> {
@@ -154,4 +176,16 @@ export async function patchSession(ctx: TenantContext, rawKey: string, patch: Se
     entry,
     resolved: { ...(entry.modelProvider ? { modelProvider: entry.modelProvider } : {}), ...(model ? { model } : {}) },
   };
+}
+
+const DERIVED_TITLE_MAX_CHARS = 60;
+
+/** OpenClaw's title truncation: first letter upper-cased, cut at a word past 60 % of the limit. */
+function derivedTitle(text: string): string {
+  const folded = text.replace(/\s+/g, " ").trim();
+  const title = folded.charAt(0).toUpperCase() + folded.slice(1);
+  if (title.length <= DERIVED_TITLE_MAX_CHARS) return title;
+  const cut = title.slice(0, DERIVED_TITLE_MAX_CHARS - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${space > DERIVED_TITLE_MAX_CHARS * 0.6 ? cut.slice(0, space) : cut}…`;
 }

@@ -15,6 +15,7 @@ import {
   TICK_INTERVAL_MS,
 } from "../protocol/gateway";
 import type { OperatorScope } from "../protocol/http";
+import { SERVER_VERSION } from "../protocol/server-version";
 import { tenantPorts } from "../stubs";
 import type { ConnectionState } from "./connection";
 import { type Connection, Connections, safeSend } from "./connections";
@@ -39,7 +40,6 @@ export type HubHost = {
 export const HANDSHAKE_TIMEOUT_MS = 15_000;
 /** Repeated refusals for missing scopes end the connection, as OpenClaw does. */
 const MAX_REFUSALS = 20;
-const SERVER_VERSION = "openclaw-sessions-edge/0.1.0";
 
 /**
  * The tenant's gateway WebSockets on the Hibernation API: the handshake, request dispatch
@@ -265,7 +265,8 @@ export class GatewayHub {
     return {
       type: "hello-ok",
       protocol: state.protocol,
-      server: { version: SERVER_VERSION, connId: state.connId },
+      // The deployer supplies the Control UI build: the UI must not compare its version with ours.
+      server: { version: SERVER_VERSION, connId: state.connId, controlUiBuildSource: "configured" },
       features: { methods: [...Object.keys(METHODS), ...PENDING_METHODS], events: EVENTS },
       snapshot: {
         presence: [],

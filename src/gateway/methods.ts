@@ -4,14 +4,17 @@ import { chatHistory, chatInject, sessionsCreate, sessionsPreview } from "../dom
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { canonicalKey } from "../domain/keys";
-import { listSessions, patchSession, resolveSession } from "../domain/registry";
+import { describeSession, listSessions } from "../domain/registry";
 import { agentRun, agentWait, chatAbort, chatSend, sessionsAbort, waitPayload } from "../domain/runs";
+import { patchWithMarks } from "../domain/session-marks";
+import { resolveSessionReference } from "../domain/session-reference";
 import { deleteSession, resetSession } from "../domain/sessions";
 import { normalizeAgentId } from "../keys/session-key";
 import { methodParamSchemas } from "../protocol/gateway";
 import type { OperatorScope } from "../protocol/http";
 import { sessionsListParamsSchema, sessionsResolveParamsSchema } from "../protocol/methods";
 import { type ConnectionState, MAX_MESSAGE_SUBSCRIPTIONS } from "./connection";
+import { CONTROL_UI_METHODS } from "./control-ui-methods";
 
 /** The gateway methods this service implements: scope, closed params schema and handler. */
 
@@ -94,7 +97,12 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   "sessions.resolve": define({
     scope: READ,
     params: sessionsResolveParamsSchema,
-    handle: async ({ ctx, params }) => ({ ok: true, key: await resolveSession(ctx, params) }),
+    handle: ({ ctx, params }) => resolveSessionReference(ctx, params),
+  }),
+  "sessions.describe": define({
+    scope: READ,
+    params: methodParamSchemas["sessions.describe"],
+    handle: ({ ctx, params }) => describeSession(ctx, params),
   }),
   "sessions.preview": define({
     scope: READ,
@@ -105,8 +113,9 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     scope: WRITE,
     params: methodParamSchemas["sessions.patch"],
     handle: ({ ctx, params }) => {
-      const { key, ...patch } = params;
-      return patchSession(ctx, key, patch);
+      const { key, unread, expectedMarkedUnreadAt, pinned, archived, expectedSessionId, agentId, ...patch } = params;
+      const marks = { unread, expectedMarkedUnreadAt, pinned, archived, expectedSessionId, agentId };
+      return patchWithMarks(ctx, key, patch, marks);
     },
   }),
   "sessions.reset": define({
@@ -190,6 +199,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     params: methodParamSchemas["agents.list"],
     handle: ({ ctx }) => listAgents(ctx),
   }),
+  ...CONTROL_UI_METHODS,
 };
 
 /**

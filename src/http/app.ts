@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { mcpRoutes } from "../mcp/http";
 import { oauthRoutes } from "../oauth/routes";
 import { type AppEnv, tenantAuth } from "./context";
+import { controlUi } from "./control-ui/routes";
 import { tenantCors } from "./cors";
 import { errorBody, toApiError } from "./errors";
 import { adminRoutes } from "./routes/admin";
@@ -35,6 +36,8 @@ export function createApp() {
 
   app.get("/health", (c) => c.json({ ok: true, status: "live" }));
   app.route("/", docsRoutes);
+  // The Control UI at / and /t/<tenantId>/ (browser navigations and its files; APIs pass through).
+  app.use("*", controlUi);
   // The gateway WebSocket: `ws://host:port` (default tenant) or `wss://host/t/<tenantId>`.
   app.get("/", gatewayUpgrade);
   app.get("/t/:tenantId", gatewayUpgrade);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { inputProvenanceSchema, sessionPatchFieldsSchema } from "./session";
+import { inputProvenanceSchema, sessionMarksSchema, sessionPatchFieldsSchema } from "./session";
 
 /**
  * The gateway WebSocket protocol (OpenClaw protocol 3 and 4): frames, the connect
@@ -57,10 +57,12 @@ export const CLIENT_IDS = [
 ] as const;
 export const CLIENT_MODES = ["webchat", "cli", "ui", "backend", "node", "probe", "test"] as const;
 
-export const connectParamsSchema = z.strictObject({
+// Connect params ignore properties this service does not know (newer clients send more, e.g. the
+// Control UI's client.buildId and timeZone); the known ones are validated.
+export const connectParamsSchema = z.object({
   minProtocol: z.int().min(1),
   maxProtocol: z.int().min(1),
-  client: z.strictObject({
+  client: z.object({
     id: z.enum(CLIENT_IDS),
     displayName: z.string().optional(),
     version: z.string().min(1),
@@ -69,6 +71,8 @@ export const connectParamsSchema = z.strictObject({
     modelIdentifier: z.string().optional(),
     mode: z.enum(CLIENT_MODES),
     instanceId: z.string().optional(),
+    buildId: z.string().min(1).max(96).optional(),
+    timeZone: z.string().min(1).max(64).optional(),
   }),
   caps: z.array(z.string()).optional(),
   commands: z.array(z.string()).optional(),
@@ -86,7 +90,7 @@ export const connectParamsSchema = z.strictObject({
     })
     .optional(),
   auth: z
-    .strictObject({
+    .object({
       token: z.string().optional(),
       bootstrapToken: z.string().optional(),
       deviceToken: z.string().optional(),
@@ -95,6 +99,7 @@ export const connectParamsSchema = z.strictObject({
     .optional(),
   locale: z.string().optional(),
   userAgent: z.string().optional(),
+  modelCatalog: z.looseObject({}).optional(),
 });
 export type ConnectParams = z.infer<typeof connectParamsSchema>;
 
@@ -106,9 +111,20 @@ export const methodParamSchemas = {
   health: z.strictObject({}).optional(),
   "sessions.subscribe": z.looseObject({}).optional(),
   "sessions.unsubscribe": z.looseObject({}).optional(),
-  "sessions.messages.subscribe": z.strictObject({ key, agentId: z.string().optional() }),
+  "sessions.messages.subscribe": z.object({
+    key,
+    agentId: z.string().optional(),
+    includeApprovals: z.boolean().optional(),
+  }),
   "sessions.messages.unsubscribe": z.strictObject({ key, agentId: z.string().optional() }),
-  "sessions.patch": sessionPatchFieldsSchema.extend({ key }),
+  "sessions.describe": z.object({
+    key,
+    agentId: z.string().optional(),
+    includeDerivedTitles: z.boolean().optional(),
+    includeLastMessage: z.boolean().optional(),
+  }),
+  // The Control UI's read/pin/archive marks and its optimistic-concurrency guards come along.
+  "sessions.patch": sessionPatchFieldsSchema.extend({ key, ...sessionMarksSchema.shape }).strip(),
   "sessions.reset": z.strictObject({ key, reason: z.enum(["new", "reset"]).optional() }),
   "sessions.delete": z.strictObject({
     key,
@@ -129,8 +145,10 @@ export const methodParamSchemas = {
     task: z.string().optional(),
     message: z.string().optional(),
   }),
-  "chat.history": z.strictObject({
+  "chat.history": z.object({
     sessionKey,
+    maxBytes: z.int().min(1).optional(),
+    cursor: z.string().optional(),
     limit: z.int().min(1).max(1000).optional(),
     maxChars: z.int().min(1).max(500_000).optional(),
     /** Messages to skip from the newest (OpenClaw's backwards paging). */
@@ -142,8 +160,10 @@ export const methodParamSchemas = {
     label: z.string().max(100).optional(),
   }),
   "agents.list": z.looseObject({}).optional(),
-  "chat.send": z.strictObject({
+  "chat.send": z.object({
     sessionKey: z.string().trim().min(1).max(512),
+    sessionId: z.string().optional(),
+    expectedLeafEntryId: z.string().nullable().optional(),
     message: z.string(),
     thinking: z.string().optional(),
     deliver: z.boolean().optional(),

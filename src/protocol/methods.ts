@@ -2,7 +2,8 @@ import { z } from "zod";
 
 /** Params of the session methods shared by the HTTP API and the gateway WebSocket. */
 
-export const sessionsListParamsSchema = z.strictObject({
+// Unknown properties (newer clients' filters) are ignored; the known ones are validated.
+export const sessionsListParamsSchema = z.object({
   limit: z.int().min(1).optional(),
   /** Rows to skip (OpenClaw's protocol 4 paging; the result's nextOffset is the next page). */
   offset: z.int().min(0).optional(),
@@ -18,11 +19,12 @@ export const sessionsListParamsSchema = z.strictObject({
   label: z.string().min(1).max(512).optional(),
   spawnedBy: z.string().min(1).optional(),
   agentId: z.string().min(1).optional(),
-  search: z.string().min(1).max(512).optional(),
+  /** Empty = no search (the Control UI sends ""). */
+  search: z.string().max(512).optional(),
 });
 export type SessionsListParams = z.infer<typeof sessionsListParamsSchema>;
 
-export const sessionsResolveParamsSchema = z.strictObject({
+export const sessionsResolveParamsSchema = z.object({
   key: z.string().min(1).optional(),
   sessionId: z.string().min(1).optional(),
   label: z.string().min(1).max(512).optional(),
@@ -30,5 +32,11 @@ export const sessionsResolveParamsSchema = z.strictObject({
   spawnedBy: z.string().min(1).optional(),
   includeGlobal: z.boolean().optional(),
   includeUnknown: z.boolean().optional(),
+  /** The Control UI's chat URLs: a key (with its slug), or a short id of the key's trailing UUID. */
+  reference: z.object({ key: z.string().min(1), slug: z.string().min(1).optional() }).optional(),
+  shortId: z.string().min(1).optional(),
+  slugHint: z.string().min(1).optional(),
+  /** A miss answers `{ ok: false }` instead of an error. */
+  allowMissing: z.boolean().optional(),
 });
 export type SessionsResolveParams = z.infer<typeof sessionsResolveParamsSchema>;

@@ -123,6 +123,12 @@ export type SessionEntry = {
   endedAt?: number;
   runtimeMs?: number;
   archivedAt?: number;
+  /** Control UI marks: pinned since, explicitly marked unread at, last read at. */
+  pinnedAt?: number;
+  markedUnreadAt?: number;
+  lastReadAt?: number;
+  /** When the transcript last grew (a message), unlike updatedAt which patches also move. */
+  lastInteractionAt?: number;
   /** Messages in the current transcript (the next append gets messageCount + 1). */
   messageCount: number;
   lastMessagePreview?: string;
@@ -154,3 +160,14 @@ export const sessionPatchFieldsSchema = z.strictObject({
   groupActivation: nullable(z.enum(["mention", "always"])),
 });
 export type SessionPatch = z.infer<typeof sessionPatchFieldsSchema>;
+
+/** The Control UI's `sessions.patch` marks (OpenClaw): read state, pin and archive. */
+export const sessionMarksSchema = z.object({
+  unread: z.boolean().optional(),
+  expectedMarkedUnreadAt: z.number().min(0).nullable().optional(),
+  pinned: z.boolean().optional(),
+  archived: z.boolean().optional(),
+  expectedSessionId: z.string().min(1).optional(),
+  agentId: z.string().min(1).optional(),
+});
+export type SessionMarks = z.infer<typeof sessionMarksSchema>;

@@ -55,6 +55,7 @@ export function applyAppend(entry: SessionEntry, message: TranscriptMessage, seq
     ...entry,
     messageCount: seq,
     updatedAt: Math.max(now, entry.updatedAt),
+    lastInteractionAt: Math.max(now, entry.lastInteractionAt ?? 0),
     lastMessagePreview: messagePreview(message.content) ?? entry.lastMessagePreview,
   };
   return addUsage(next, message);

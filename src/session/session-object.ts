@@ -26,6 +26,7 @@ import { deliveryTargetOf } from "../delivery/delivery-target";
 import { Outbox } from "../delivery/outbox";
 import { A2aFlowDriver } from "../flows/a2a-flow";
 import type { Flow } from "../flows/flow-store";
+import { runnerWithSessionModel } from "../policy/agent-models";
 import { sendBlocked } from "../policy/send-policy";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { RunView } from "../protocol/runs";
@@ -310,8 +311,10 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     // A new session reaches the registry before its run starts, so the run's events follow its creation.
     if (created) await this.publisher.publish("create");
     const { resetFirst: _resetFirst, waitMs, ...run } = request;
-    const result = this.runs.start({ ...run, tenantId: ref.tenantId, agentId: ref.agentId }, now);
-    const sessionId = this.transcript.entry()!.sessionId;
+    const entry = this.transcript.entry()!;
+    const runner = runnerWithSessionModel(run.runner, entry);
+    const result = this.runs.start({ ...run, runner, tenantId: ref.tenantId, agentId: ref.agentId }, now);
+    const sessionId = entry.sessionId;
     const messageId =
       result.status === "started" && result.userSeq !== undefined
         ? this.store.messageId(sessionId, result.userSeq)

@@ -6,7 +6,7 @@ import { openApiDocument } from "../openapi/document";
 /** The OpenAPI document and a human-readable reference page rendering it (Swagger UI, offline). */
 export const docsRoutes = new Hono<AppEnv>();
 
-/** The files of the swagger-ui-dist package the page loads (served from the ASSETS binding). */
+/** The files of the swagger-ui-dist package the page loads (scripts/assets.mjs puts them in the ASSETS folder). */
 const PAGE_ASSETS = new Set(["swagger-ui-bundle.js", "swagger-ui.css"]);
 
 // Public and free of secrets: any origin may load it (other tools render it too).
@@ -20,7 +20,7 @@ docsRoutes.get("/docs", (c) => c.html(REFERENCE_PAGE));
 docsRoutes.get("/docs/assets/:file", async (c) => {
   const file = c.req.param("file");
   if (!PAGE_ASSETS.has(file)) return c.json(errorBody("not_found", `No such file: ${file}`), 404);
-  const asset = await c.env.ASSETS.fetch(new Request(new URL(`/${file}`, c.req.url)));
+  const asset = await c.env.ASSETS.fetch(new Request(new URL(`/docs/assets/${file}`, c.req.url)));
   if (!asset.ok) return c.json(errorBody("not_found", `No such file: ${file}`), 404);
   return new Response(asset.body, {
     headers: {

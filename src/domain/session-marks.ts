@@ -1,0 +1,28 @@
+import type { SessionMarks, SessionPatch } from "../protocol/session";
+import { markFields, marksProblem, marksStale } from "../session/marks";
+import type { TenantContext } from "./context";
+import { DomainError } from "./errors";
+import { canonicalKey } from "./keys";
+import { type PatchResult, patchSession } from "./registry";
+
+/**
+ * `sessions.patch` with the Control UI's marks (unread / pinned / archived and their guards):
+ * OpenClaw's rules refuse impossible marks and skip stale guarded ones (answered ok, unchanged).
+ */
+export async function patchWithMarks(
+  ctx: TenantContext,
+  rawKey: string,
+  patch: SessionPatch,
+  marks: SessionMarks,
+): Promise<PatchResult> {
+  if (marks.unread === undefined && marks.pinned === undefined && marks.archived === undefined) {
+    return patchSession(ctx, rawKey, patch);
+  }
+  const key = canonicalKey(ctx, rawKey);
+  const entry = await ctx.sessions(key).entry();
+  const problem = marksProblem(marks, entry, key);
+  if (problem) throw new DomainError("invalid", problem);
+  const fields = marksStale(marks, entry) ? {} : markFields(marks, Date.now());
+  const combined: SessionPatch = { ...patch, ...fields };
+  return patchSession(ctx, rawKey, combined);
+}

@@ -1,0 +1,152 @@
+import { z } from "zod";
+import { chatHistory } from "../domain/chat";
+import type { TenantContext } from "../domain/context";
+import { canonicalKey } from "../domain/keys";
+import { presentRow } from "../domain/registry";
+import { normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
+import { agentIdentity, agentModelRef, DEFAULT_CONTEXT_WINDOW_TOKENS, tenantModels } from "../policy/agent-models";
+import { defaultAgentId } from "../policy/agents";
+import type { OperatorScope } from "../protocol/http";
+
+/**
+ * Gateway methods the OpenClaw Control UI calls beyond the session tools: the chat pane's start
+ * (`chat.startup`), agent identity and the model catalog derived from the tenant's runners, and
+ * honest empty answers, in the real gateway's shapes, for features this service does not have
+ * (questions, tasks, cron, approvals, …) so the UI shows its empty state instead of retrying.
+ * Params are open objects: the UI's extra properties are ignored, known ones validated.
+ */
+
+type ControlUiMethod = {
+  scope: OperatorScope | null;
+  params: z.ZodType;
+  handle(call: { ctx: TenantContext; params: never }): Promise<unknown> | unknown;
+};
+
+const method = <S extends z.ZodType>(def: {
+  scope: OperatorScope | null;
+  params: S;
+  handle(call: { ctx: TenantContext; params: z.infer<S> }): Promise<unknown> | unknown;
+}) => def as unknown as ControlUiMethod;
+
+const READ: OperatorScope = "operator.read";
+const open = z.looseObject({}).nullish();
+const agentParams = z
+  .object({ agentId: z.string().min(1).max(64).optional(), sessionKey: z.string().optional() })
+  .nullish();
+
+/** A method with nothing to report here: any params, a fixed empty answer. */
+const empty = (answer: () => unknown) => method({ scope: READ, params: open, handle: answer });
+
+/** The agent a request is about: its agentId, else the session key's agent, else the default. */
+function agentOf(
+  ctx: TenantContext,
+  params: { agentId?: string | undefined; sessionKey?: string | undefined } | null | undefined,
+) {
+  if (params?.agentId) return normalizeAgentId(params.agentId);
+  const parsed = params?.sessionKey ? parseAgentSessionKey(params.sessionKey) : null;
+  return parsed?.agentId ?? defaultAgentId(ctx.config);
+}
+
+function modelsAnswer(ctx: TenantContext) {
+  return { models: tenantModels(ctx.config) };
+}
+
+export const CONTROL_UI_METHODS: Record<string, ControlUiMethod> = {
+  "chat.startup": method({
+    scope: READ,
+    params: z.object({
+      sessionKey: z.string().trim().min(1).max(512),
+      limit: z.int().min(1).max(1000).optional(),
+      maxChars: z.int().min(1).max(500_000).optional(),
+    }),
+    handle: async ({ ctx, params }) => {
+      const key = canonicalKey(ctx, params.sessionKey);
+      const [history, row] = await Promise.all([
+        chatHistory(ctx, {
+          sessionKey: params.sessionKey,
+          ...(params.limit !== undefined ? { limit: params.limit } : {}),
+          ...(params.maxChars !== undefined ? { maxChars: params.maxChars } : {}),
+        }),
+        ctx.tenant.session(key),
+      ]);
+      const agentId = row?.agentId ?? parseAgentSessionKey(key)?.agentId ?? defaultAgentId(ctx.config);
+      const ref = agentModelRef(ctx.config, agentId);
+      const model = row?.model ?? ref.model;
+      const modelProvider = row?.modelProvider ?? ref.provider;
+      return {
+        ...history,
+        pendingInputs: { items: [], total: 0 },
+        defaults: { modelProvider: ref.provider, model: ref.model, contextTokens: DEFAULT_CONTEXT_WINDOW_TOKENS },
+        sessionInfo: { ...(row ? presentRow(row, true) : {}), key, agentId, model, modelProvider },
+        metadata: { ...modelsAnswer(ctx), commands: [] },
+      };
+    },
+  }),
+  "agent.identity.get": method({
+    scope: READ,
+    params: agentParams,
+    handle: ({ ctx, params }) => agentIdentity(ctx.config, agentOf(ctx, params)),
+  }),
+  "models.list": method({ scope: READ, params: open, handle: ({ ctx }) => modelsAnswer(ctx) }),
+  "chat.metadata": method({
+    scope: READ,
+    params: open,
+    // No slash commands here: the runners take the text as it is.
+    handle: ({ ctx }) => ({ ...modelsAnswer(ctx), commands: [] }),
+  }),
+  "models.authStatus": empty(() => ({ ts: Date.now(), providers: [], providerCapabilities: [] })),
+  "question.list": empty(() => ({ questions: [] })),
+  "tasks.list": empty(() => ({ tasks: [] })),
+  "cron.list": empty(() => ({ jobs: [], total: 0, offset: 0, limit: 50, hasMore: false, nextOffset: null })),
+  "cron.status": empty(() => ({ enabled: false, jobs: 0, nextWakeAtMs: null })),
+  "cron.runs": empty(() => ({ entries: [], total: 0, offset: 0, limit: 50, hasMore: false, nextOffset: null })),
+  "progressCard.get": empty(() => ({ card: null })),
+  "sessions.branches.list": empty(() => ({ branches: [] })),
+  "sessions.companion.state": empty(() => ({ exchanges: [] })),
+  "sessions.observer.visibility": empty(() => ({ ok: true })),
+  "exec.approval.list": empty(() => []),
+  "plugin.approval.list": empty(() => []),
+  "openclaw.approval.list": empty(() => []),
+  "update.status": empty(() => ({ sentinel: null, updateAvailable: null })),
+  "talk.catalog": empty(() => ({
+    modes: [],
+    transports: [],
+    brains: [],
+    speech: { providers: [] },
+    transcription: { ready: false, providers: [] },
+    realtime: { ready: false, providers: [] },
+  })),
+  // No gateway config file here: the settings pages show an empty, valid config.
+  "config.get": empty(() => ({
+    exists: false,
+    valid: true,
+    issues: [],
+    warnings: [],
+    raw: null,
+    parsed: {},
+    config: {},
+    resolved: {},
+    hash: null,
+  })),
+  "environments.list": empty(() => ({ environments: [] })),
+  "node.list": empty(() => ({ ts: Date.now(), nodes: [] })),
+  "device.pair.list": empty(() => ({ pending: [], paired: [] })),
+  "plugins.list": empty(() => ({ plugins: [] })),
+  "skills.library.list": empty(() => ({ entries: [], multipleProfiles: false, canManageWorkspace: false })),
+  "artifacts.list": empty(() => ({ artifacts: [] })),
+  "usage.status": empty(() => ({ updatedAt: Date.now(), providers: [], refreshing: false })),
+  "logs.tail": empty(() => ({ file: null, cursor: 0, size: 0, lines: [], truncated: false, reset: false })),
+  "system-presence": empty(() => []),
+  "channels.status": empty(() => ({
+    ts: Date.now(),
+    channelOrder: [],
+    channelLabels: {},
+    channelDetailLabels: {},
+    channelSystemImages: {},
+    channelMeta: [],
+    channels: {},
+    channelAccounts: {},
+    channelDefaultAccountId: {},
+    statusIssues: [],
+  })),
+};

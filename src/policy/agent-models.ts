@@ -1,0 +1,92 @@
+import { normalizeAgentId } from "../keys/session-key";
+import type { RunnerConfig, TenantConfig } from "../protocol/config";
+import { agentModel, defaultAgentId, findAgent, runnerOf } from "./agents";
+
+/**
+ * Pure lookups of what clients show about an agent (OpenClaw's agent identity and model
+ * catalog), derived from the tenant config: each agent's runner is its model provider
+ * (the built-in echo runner is the model `echo/echo`).
+ */
+
+/** The context window reported for models whose size this service does not know (tokens). */
+export const DEFAULT_CONTEXT_WINDOW_TOKENS = 128_000;
+
+export type ModelRef = { provider: string; model: string };
+
+export type ModelEntry = {
+  id: string;
+  name: string;
+  provider: string;
+  contextWindow: number;
+  reasoning: false;
+  available: true;
+};
+
+/** The provider and model an agent's runs use: the runner's own model, else the configured one. */
+export function agentModelRef(config: TenantConfig, agentId: string): ModelRef {
+  const runner = runnerOf(config, agentId);
+  const configured = agentModel(config, agentId);
+  return { provider: runner.type, model: runnerModel(runner) ?? configured ?? runner.type };
+}
+
+function runnerModel(runner: RunnerConfig): string | undefined {
+  return runner.type === "openai" ? runner.model : undefined;
+}
+
+/**
+ * The runner a session's run uses: an openai runner asks for the model the session chose
+ * (`sessions.patch` `model`, which the Control UI's model picker sets, as `provider/model` or a
+ * bare id) when it is one of that provider's; other runners have no model to choose.
+ */
+export function runnerWithSessionModel(
+  runner: RunnerConfig,
+  session: { model?: string | undefined; modelProvider?: string | undefined } | null,
+): RunnerConfig {
+  if (runner.type !== "openai" || !session?.model) return runner;
+  const slash = session.model.indexOf("/");
+  const provider = slash > 0 ? session.model.slice(0, slash) : session.modelProvider;
+  const model = slash > 0 ? session.model.slice(slash + 1) : session.model;
+  if ((provider && provider !== runner.type) || !model) return runner;
+  return { ...runner, model };
+}
+
+/** `provider/model`, OpenClaw's `model.primary`. */
+export const primaryModel = (ref: ModelRef) => `${ref.provider}/${ref.model}`;
+
+/** The agents clients list: the configured ones, or the default agent alone. */
+export function agentIds(config: TenantConfig): string[] {
+  const list = config.agents?.list;
+  return list && list.length > 0 ? list.map((agent) => normalizeAgentId(agent.id)) : [defaultAgentId(config)];
+}
+
+/** OpenClaw's `agent.identity.get`: the configured name (else "Assistant") and its initial as avatar. */
+export function agentIdentity(config: TenantConfig, agentId: string) {
+  const id = normalizeAgentId(agentId);
+  const configured = findAgent(config, id)?.name;
+  const name = configured ?? "Assistant";
+  return { agentId: id, name, nameSource: configured ? "config" : "default", avatar: initial(name) };
+}
+
+function initial(name: string): string {
+  return (name.trim()[0] ?? "A").toUpperCase();
+}
+
+/** The models the tenant's runners offer, one entry per distinct provider/model. */
+export function tenantModels(config: TenantConfig): ModelEntry[] {
+  const seen = new Map<string, ModelEntry>();
+  for (const agentId of agentIds(config)) {
+    const ref = agentModelRef(config, agentId);
+    const key = primaryModel(ref);
+    if (!seen.has(key)) {
+      seen.set(key, {
+        id: ref.model,
+        name: ref.model,
+        provider: ref.provider,
+        contextWindow: DEFAULT_CONTEXT_WINDOW_TOKENS,
+        reasoning: false,
+        available: true,
+      });
+    }
+  }
+  return [...seen.values()];
+}
