@@ -48,6 +48,10 @@ const NUMBERS = [
   "endedAt",
   "runtimeMs",
   "archivedAt",
+  "lastInteractionAt",
+  "lastReadAt",
+  "markedUnreadAt",
+  "pinnedAt",
 ];
 const BOOLEANS = ["fastMode", "systemSent", "abortedLastRun", "sandboxed"];
 const ENUMS: Record<string, readonly string[]> = {
@@ -76,6 +80,7 @@ const DERIVED = new Set([
   "childSessions",
   // The real gateway's projections of the fields above.
   "archived",
+  "unread",
   "classification",
   "isMain",
 ]);

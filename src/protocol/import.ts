@@ -79,6 +79,11 @@ export const importEntrySchema = z.strictObject({
   endedAt: time.optional(),
   runtimeMs: count.optional(),
   archivedAt: time.optional(),
+  // The Control UI's read/unread and pin marks (the row's unread / pinned derive from them).
+  lastInteractionAt: time.optional(),
+  lastReadAt: time.optional(),
+  markedUnreadAt: time.optional(),
+  pinnedAt: time.optional(),
 });
 export type ImportEntry = z.infer<typeof importEntrySchema>;
 
