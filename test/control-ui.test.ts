@@ -168,6 +168,12 @@ describe("Control UI gateway methods", () => {
     expect((await client.request("question.list", {})).payload).toEqual({ questions: [] });
     expect((await client.request("tasks.list", { limit: 5 })).payload).toEqual({ tasks: [] });
     expect((await client.request("exec.approval.list", {})).payload).toEqual([]);
+    // The Automations page refuses an inventory page without a snapshot revision.
+    expect((await client.request("cron.list", { limit: 50 })).payload).toMatchObject({
+      jobs: [],
+      snapshotRevision: "none",
+    });
+    expect((await client.request("plugins.catalog.browse", { intent: "all" })).payload).toEqual({ items: [] });
     expect((await client.request("config.get", {})).payload).toMatchObject({ exists: false, valid: true, issues: [] });
     const methods: string[] = hello.payload.features.methods;
     for (const method of ["chat.startup", "sessions.describe", "models.list", "question.list", "config.get"]) {
