@@ -101,6 +101,24 @@ describe("Control UI gateway methods", () => {
     expect(models.payload.models).toEqual([expect.objectContaining({ id: "echo-model", provider: "openai" })]);
   });
 
+  it("opens a chat pane in one call: history, the session's row and model, the agent's defaults", async () => {
+    const runner = { type: "openai", baseUrl: `${peer}/v1`, model: "echo-model" };
+    const { tenant, client } = await uiTenant({ agents: { list: [{ id: "main", default: true, runner }] } });
+    await tenant.append("agent:main:pane", user("first"));
+    await tenant.append("agent:main:pane", user("second"));
+    const startup = await client.request("chat.startup", { sessionKey: "agent:main:pane", limit: 1 });
+    expect(startup.payload.messages.map((m: { content: unknown }) => m.content)).toEqual(["second"]);
+    expect(startup.payload.sessionInfo).toMatchObject({
+      key: "agent:main:pane",
+      model: "echo-model",
+      modelProvider: "openai",
+    });
+    expect(startup.payload.defaults).toMatchObject({ model: "echo-model", modelProvider: "openai" });
+    expect(startup.payload.pendingInputs).toEqual({ items: [], total: 0 });
+    const fresh = await client.request("chat.startup", { sessionKey: "agent:main:never" });
+    expect(fresh.payload).toMatchObject({ messages: [], sessionInfo: { key: "agent:main:never", agentId: "main" } });
+  });
+
   it("resolves a chat URL by the short id of a UUID key and by reference, and a miss with allowMissing is ok:false", async () => {
     const { tenant, client } = await uiTenant();
     const key = `agent:main:dashboard:${UUID}`;

@@ -1,10 +1,8 @@
 import { z } from "zod";
-import { chatHistory } from "../domain/chat";
+import { chatStartup } from "../domain/chat-startup";
 import type { TenantContext } from "../domain/context";
-import { canonicalKey } from "../domain/keys";
-import { presentRow } from "../domain/registry";
 import { normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
-import { agentIdentity, agentModelRef, DEFAULT_CONTEXT_WINDOW_TOKENS, tenantModels } from "../policy/agent-models";
+import { agentIdentity, tenantModels } from "../policy/agent-models";
 import { defaultAgentId } from "../policy/agents";
 import type { OperatorScope } from "../protocol/http";
 
@@ -59,28 +57,7 @@ export const CONTROL_UI_METHODS: Record<string, ControlUiMethod> = {
       limit: z.int().min(1).max(1000).optional(),
       maxChars: z.int().min(1).max(500_000).optional(),
     }),
-    handle: async ({ ctx, params }) => {
-      const key = canonicalKey(ctx, params.sessionKey);
-      const [history, row] = await Promise.all([
-        chatHistory(ctx, {
-          sessionKey: params.sessionKey,
-          ...(params.limit !== undefined ? { limit: params.limit } : {}),
-          ...(params.maxChars !== undefined ? { maxChars: params.maxChars } : {}),
-        }),
-        ctx.tenant.session(key),
-      ]);
-      const agentId = row?.agentId ?? parseAgentSessionKey(key)?.agentId ?? defaultAgentId(ctx.config);
-      const ref = agentModelRef(ctx.config, agentId);
-      const model = row?.model ?? ref.model;
-      const modelProvider = row?.modelProvider ?? ref.provider;
-      return {
-        ...history,
-        pendingInputs: { items: [], total: 0 },
-        defaults: { modelProvider: ref.provider, model: ref.model, contextTokens: DEFAULT_CONTEXT_WINDOW_TOKENS },
-        sessionInfo: { ...(row ? presentRow(row, true) : {}), key, agentId, model, modelProvider },
-        metadata: { ...modelsAnswer(ctx), commands: [] },
-      };
-    },
+    handle: ({ ctx, params }) => chatStartup(ctx, params),
   }),
   "agent.identity.get": method({
     scope: READ,
