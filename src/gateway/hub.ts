@@ -8,6 +8,7 @@ import { logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import {
   connectParamsSchema,
+  type ErrorShape,
   MAX_BUFFERED_BYTES,
   MAX_PAYLOAD_BYTES,
   MAX_PREAUTH_PAYLOAD_BYTES,
@@ -20,7 +21,15 @@ import type { ConnectionState } from "./connection";
 import { type Connection, Connections, safeSend } from "./connections";
 import { Fanout } from "./fanout";
 import { errorFrame, eventFrame, gatewayError, resFrame } from "./frames";
-import { describeParamsError, grantScopes, negotiateProtocol, verifyDevice } from "./handshake";
+import {
+  closeReason,
+  describeParamsError,
+  grantedScopeNames,
+  grantScopes,
+  negotiateProtocol,
+  tokenFailure,
+  verifyDevice,
+} from "./handshake";
 import { EVENTS, METHODS, PENDING_METHODS, TwoPhase } from "./methods";
 
 /** What the hub needs from the tenant object that hosts it. */
@@ -172,23 +181,37 @@ export class GatewayHub {
     const params = parsed.data;
     const protocol = negotiateProtocol(params.minProtocol, params.maxProtocol);
     if (protocol === null) {
-      const expectedProtocol = params.maxProtocol < 3 ? 3 : 4;
-      safeSend(
-        ws,
-        errorFrame(
-          id,
-          gatewayError("INVALID_REQUEST", "protocol mismatch", { expectedProtocol, supportedProtocols: [3, 4] }),
-        ),
-      );
+      const details = {
+        code: "PROTOCOL_MISMATCH",
+        clientMinProtocol: params.minProtocol,
+        clientMaxProtocol: params.maxProtocol,
+        expectedProtocol: 4,
+        minimumProbeProtocol: 3,
+        supportedProtocols: [3, 4],
+      };
+      safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", "protocol mismatch", details)));
       return this.close(ws, 1002, "protocol mismatch");
     }
     const role = params.role ?? "operator";
     if (role !== "operator") return this.reject(ws, id, "invalid role", true);
-    const token = params.auth?.token ?? params.auth?.password ?? "";
+    const auth = params.auth ?? {};
+    const token = auth.token ?? auth.password ?? "";
+    if (!token && !params.device && !auth.deviceToken && !auth.bootstrapToken) {
+      return this.authFailure(
+        ws,
+        id,
+        gatewayError("NOT_PAIRED", "device identity required", { code: "DEVICE_IDENTITY_REQUIRED" }),
+      );
+    }
     const access = token ? await this.host.authenticate(token) : null;
     if (!access) {
-      const message = token ? "unauthorized: gateway token mismatch" : "unauthorized: gateway token missing";
-      return this.authFailure(ws, id, "AUTH_TOKEN_MISMATCH", message);
+      const failure = tokenFailure({
+        client: params.client,
+        missing: !token,
+        hasDevice: Boolean(params.device),
+        sentDeviceToken: Boolean(auth.deviceToken),
+      });
+      return this.authFailure(ws, id, gatewayError("INVALID_REQUEST", failure.message, failure.details));
     }
     const requestedScopes = params.scopes;
     if (params.device) {
@@ -198,10 +221,15 @@ export class GatewayHub {
         clientMode: params.client.mode,
         role,
         scopes: requestedScopes ?? [],
-        token,
+        token: auth.token ?? auth.deviceToken ?? auth.bootstrapToken ?? "",
+        platform: params.client.platform,
+        deviceFamily: params.client.deviceFamily,
         now: Date.now(),
       });
-      if (failure) return this.authFailure(ws, id, failure, "device signature invalid");
+      if (failure) {
+        const details = { code: failure.code, reason: failure.reason };
+        return this.authFailure(ws, id, gatewayError("INVALID_REQUEST", failure.message, details));
+      }
     }
     const ready: ConnectionState = {
       ...connection.state,
@@ -209,6 +237,7 @@ export class GatewayHub {
       protocol,
       role: "operator",
       scopes: grantScopes(requestedScopes, access.scopes),
+      grantedScopes: grantedScopeNames(requestedScopes, access.scopes),
       ...(access.tokenId ? { tokenId: access.tokenId } : {}),
       client: {
         id: params.client.id,
@@ -246,15 +275,16 @@ export class GatewayHub {
         sessionDefaults: sessionsDefaults(ctx),
         authMode: "token",
       },
-      auth: { role: "operator", scopes: state.scopes ?? [] },
+      auth: { method: "token", role: "operator", scopes: state.grantedScopes ?? state.scopes ?? [] },
       policy: { maxPayload: MAX_PAYLOAD_BYTES, maxBufferedBytes: MAX_BUFFERED_BYTES, tickIntervalMs: TICK_INTERVAL_MS },
     };
   }
 
-  private authFailure(ws: WebSocket, id: string, code: string, message: string): void {
-    logWarning("auth.failed", { surface: "gateway", tenant: this.connections.get(ws)?.state.tenantId, reason: code });
-    safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", message, { code })));
-    this.close(ws, 1008, "unauthorized");
+  private authFailure(ws: WebSocket, id: string, error: ErrorShape): void {
+    const reason = (error.details as { code?: string } | undefined)?.code ?? error.code;
+    logWarning("auth.failed", { surface: "gateway", tenant: this.connections.get(ws)?.state.tenantId, reason });
+    safeSend(ws, errorFrame(id, error));
+    this.close(ws, 1008, closeReason(error.message));
   }
 
   // ── Requests ────────────────────────────────────────────────────────────
@@ -368,7 +398,7 @@ export class GatewayHub {
 
   private reject(ws: WebSocket, id: string, message: string, closeAfter: boolean): void {
     safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", message)));
-    if (closeAfter) this.close(ws, 1008, message.slice(0, 120));
+    if (closeAfter) this.close(ws, 1008, closeReason(message));
   }
 
   private close(ws: WebSocket, code: number, reason: string): void {
