@@ -215,20 +215,25 @@ export function closeReason(message: string): string {
   return new TextDecoder().decode(bytes.slice(0, 120)).replace(/\uFFFD+$/, "");
 }
 
-/** zod issues in the words of OpenClaw's (ajv) validation messages. */
+/**
+ * zod issues in the words of OpenClaw's validation messages, for what this service checks
+ * beyond the real schema (parse with `reportInput: true` so a missing property is told apart
+ * from a wrong type).
+ */
 export function describeParamsError(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 3)
-    .map((issue) => {
-      const path = issue.path.map(String);
-      if (issue.code === "invalid_type" && issue.input === undefined) {
-        const field = path.pop();
-        return `${path.length ? `at /${path.join("/")}: ` : ""}must have required property '${field}'`;
-      }
-      if (issue.code === "unrecognized_keys") {
-        return `${path.length ? `at /${path.join("/")}: ` : ""}must NOT have additional properties (${issue.keys.join(", ")})`;
-      }
-      return `${path.length ? `at /${path.join("/")}: ` : ""}${issue.message}`;
-    })
-    .join("; ");
+  const parts = error.issues.slice(0, 3).map((issue) => {
+    const path = issue.path.map(String);
+    const at = (segments: string[]) => (segments.length ? `at /${segments.join("/")}: ` : "");
+    if (issue.code === "invalid_type" && issue.input === undefined && path.length > 0) {
+      const field = path.pop();
+      return `${at(path)}must have required property '${field}'`;
+    }
+    if (issue.code === "invalid_type")
+      return `${at(path)}must be ${issue.expected === "int" ? "integer" : issue.expected}`;
+    if (issue.code === "unrecognized_keys") {
+      return `${path.length ? `at /${path.join("/")}` : "at root"}: unexpected property '${issue.keys[0]}'`;
+    }
+    return `${at(path)}${issue.message}`;
+  });
+  return [...new Set(parts)].join("; ");
 }

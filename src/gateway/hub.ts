@@ -31,6 +31,9 @@ import {
   verifyDevice,
 } from "./handshake";
 import { EVENTS, METHODS, PENDING_METHODS, TwoPhase } from "./methods";
+import { openclawParamsError } from "./params-validation";
+import { parseParams } from "./parse-params";
+import { missingMutationTarget } from "./session-target";
 
 /** What the hub needs from the tenant object that hosts it. */
 export type HubHost = {
@@ -101,16 +104,24 @@ export class GatewayHub {
     const size = typeof data === "string" ? data.length : data.byteLength;
     if (challenge && size > MAX_PREAUTH_PAYLOAD_BYTES) return this.close(ws, 1009, "preauth payload too large");
     if (size > MAX_PAYLOAD_BYTES) return this.close(ws, 1009, "payload too large");
-    if (typeof data !== "string") return this.reject(ws, "", "invalid request frame", challenge);
     let raw: unknown;
     try {
-      raw = JSON.parse(data);
+      raw = typeof data === "string" ? JSON.parse(data) : undefined;
     } catch {
-      return this.reject(ws, "", "invalid request frame", challenge);
+      raw = undefined;
     }
+    // Like the real gateway: non-JSON closes a socket in the challenge phase with 1000 and
+    // is ignored after the handshake.
+    if (raw === undefined) return challenge ? this.close(ws, 1000, "") : undefined;
     const frame = requestFrameSchema.safeParse(raw);
-    const id = typeof (raw as { id?: unknown })?.id === "string" ? (raw as { id: string }).id : "";
-    if (!frame.success) return this.reject(ws, id, "invalid request frame", challenge);
+    if (!frame.success) {
+      if (challenge) return this.close(ws, 1008, "invalid request frame");
+      const frameId = (raw as { id?: unknown } | null)?.id;
+      const id = typeof frameId === "string" ? frameId : "invalid";
+      const why = openclawParamsError("(request frame)", raw) ?? describeParamsError(frame.error);
+      return void safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", `invalid request frame: ${why}`)));
+    }
+    const id = frame.data.id;
     if (challenge) {
       if (frame.data.method !== "connect") {
         return this.reject(ws, id, "invalid handshake: first request must be connect", true);
@@ -174,10 +185,8 @@ export class GatewayHub {
 
   private async connect(connection: Connection, id: string, rawParams: unknown): Promise<void> {
     const { ws } = connection;
-    const parsed = connectParamsSchema.safeParse(rawParams);
-    if (!parsed.success) {
-      return this.reject(ws, id, `invalid connect params: ${describeParamsError(parsed.error)}`, true);
-    }
+    const parsed = parseParams("connect", connectParamsSchema, rawParams ?? {});
+    if (!parsed.success) return this.reject(ws, id, `invalid connect params: ${parsed.message}`, true);
     const params = parsed.data;
     const protocol = negotiateProtocol(params.minProtocol, params.maxProtocol);
     if (protocol === null) {
@@ -304,10 +313,17 @@ export class GatewayHub {
     if (definition.scope && !hasScope({ kind: "operator", scopes: state.scopes ?? [] }, definition.scope)) {
       return this.refuse(connection, id, definition.scope);
     }
-    const parsed = definition.params.safeParse(params);
+    const target = missingMutationTarget(method, params, state.scopes?.includes("operator.admin") ?? false);
+    if (target) {
+      const error = gatewayError("INVALID_REQUEST", "session mutation target is unavailable", target);
+      return void safeSend(ws, errorFrame(id, error));
+    }
+    const parsed = parseParams(method, definition.params, params ?? {});
     if (!parsed.success) {
-      const message = `invalid ${method} params: ${describeParamsError(parsed.error)}`;
-      return void safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", message)));
+      return void safeSend(
+        ws,
+        errorFrame(id, gatewayError("INVALID_REQUEST", `invalid ${method} params: ${parsed.message}`)),
+      );
     }
     inflight.add(id);
     this.inflight.set(state.connId, inflight);

@@ -43,19 +43,23 @@ export type RequestFrame = z.infer<typeof requestFrameSchema>;
 export const CLIENT_IDS = [
   "webchat-ui",
   "openclaw-control-ui",
+  "openclaw-browser-copilot",
   "openclaw-tui",
   "webchat",
   "cli",
   "gateway-client",
   "openclaw-macos",
+  "openclaw-linux",
   "openclaw-ios",
+  "openclaw-watchos",
   "openclaw-android",
   "node-host",
+  "openclaw-worker",
   "test",
   "fingerprint",
   "openclaw-probe",
 ] as const;
-export const CLIENT_MODES = ["webchat", "cli", "ui", "backend", "node", "probe", "test"] as const;
+export const CLIENT_MODES = ["webchat", "cli", "ui", "backend", "node", "worker", "probe", "test"] as const;
 
 export const connectParamsSchema = z.strictObject({
   minProtocol: z.int().min(1),
@@ -64,7 +68,9 @@ export const connectParamsSchema = z.strictObject({
     id: z.enum(CLIENT_IDS),
     displayName: z.string().optional(),
     version: z.string().min(1),
+    buildId: z.string().optional(),
     platform: z.string().min(1),
+    timeZone: z.string().optional(),
     deviceFamily: z.string().optional(),
     modelIdentifier: z.string().optional(),
     mode: z.enum(CLIENT_MODES),
@@ -91,10 +97,16 @@ export const connectParamsSchema = z.strictObject({
       bootstrapToken: z.string().optional(),
       deviceToken: z.string().optional(),
       password: z.string().optional(),
+      approvalRuntimeToken: z.string().optional(),
+      agentRuntimeIdentityToken: z.string().optional(),
     })
     .optional(),
   locale: z.string().optional(),
   userAgent: z.string().optional(),
+  /** Accepted for OpenClaw clients; no equivalent feature here. */
+  computerUse: z.unknown().optional(),
+  workerRuns: z.unknown().optional(),
+  modelCatalog: z.unknown().optional(),
 });
 export type ConnectParams = z.infer<typeof connectParamsSchema>;
 
@@ -103,7 +115,8 @@ const sessionKey = z.string().trim().min(1).max(512);
 
 /** Params of every gateway method this service implements, by method name. */
 export const methodParamSchemas = {
-  health: z.strictObject({}).optional(),
+  /** The real gateway does not validate health params. */
+  health: z.unknown(),
   "sessions.subscribe": z.looseObject({}).optional(),
   "sessions.unsubscribe": z.looseObject({}).optional(),
   "sessions.messages.subscribe": z.strictObject({ key, agentId: z.string().optional() }),
