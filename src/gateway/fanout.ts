@@ -5,8 +5,8 @@ import type { Connections } from "./connections";
 
 /**
  * Renders a session's update into OpenClaw's gateway events and sends them to the connections
- * that follow it: `session.message` to the key's followers, `sessions.changed` to session
- * watchers, `chat`/`agent` run events to every connection allowed to read. Each payload is
+ * that follow it: `session.message` to session watchers and the key's followers,
+ * `sessions.changed` to session watchers, `chat`/`agent` run events to every connection allowed to read. Each payload is
  * rendered once per event; only the per-connection seq differs.
  */
 export class Fanout {
@@ -22,9 +22,14 @@ export class Fanout {
   deliver(update: Pick<SessionUpdate, "key" | "messages" | "events" | "reasons">, row: () => SessionRow | null): void {
     const { key } = update;
     let rowJson: string | undefined;
+    // The row twice, as the real gateway sends it: flattened at the top level and as `session`
+    // (the same object a `sessions.list` row is), serialized once per update.
     const rowFields = () => {
-      const current = row();
-      rowJson ??= current ? JSON.stringify(presentRow(current, true)).slice(1, -1) : "";
+      if (rowJson === undefined) {
+        const current = row();
+        const presented = current ? JSON.stringify(presentRow(current, true)) : "";
+        rowJson = presented ? `${presented.slice(1, -1)},"session":${presented}` : "";
+      }
       return rowJson;
     };
     const ts = Date.now();
@@ -36,8 +41,9 @@ export class Fanout {
       flushEvents(message.seq - 1);
       if (!this.connections.hasSubscribers(key)) continue;
       const head = `"sessionKey":${JSON.stringify(key)},"messageId":${JSON.stringify(message.id)},"messageSeq":${message.seq}`;
-      this.toFollowers(key, "session.message", `{${head},"message":${message.json}${withRow(rowFields())}}`);
-      this.toWatchers("sessions.changed", `{${head},"ts":${ts},"phase":"message"${withRow(rowFields())}}`);
+      // Every sessions.subscribe connection hears every visible session's messages, besides
+      // the key's own followers (the real gateway's recipients, deduplicated).
+      this.toWatchersAndFollowers(key, "session.message", `{${head},"message":${message.json}${withRow(rowFields())}}`);
     }
     flushEvents(Number.MAX_SAFE_INTEGER);
     if (!this.connections.hasSubscribers(key)) return;
@@ -79,9 +85,11 @@ export class Fanout {
     else this.connections.broadcast(event.event, payloadJson);
   }
 
-  private toFollowers(key: string, event: string, payloadJson: string): void {
+  private toWatchersAndFollowers(key: string, event: string, payloadJson: string): void {
+    const watchers = this.connections.sessionWatchers();
+    for (const connection of watchers) this.connections.sendEvent(connection, event, payloadJson);
     for (const connection of this.connections.keyFollowers(key) ?? []) {
-      this.connections.sendEvent(connection, event, payloadJson);
+      if (!watchers.has(connection)) this.connections.sendEvent(connection, event, payloadJson);
     }
   }
 
