@@ -333,6 +333,7 @@ export class GatewayHub {
       const payload = await definition.handle({
         ctx: this.context(state),
         params: parsed.data,
+        rawParams: params,
         connection: {
           state,
           setSessionsSubscription: (on) => this.connections.update(connection, { ...connection.state, sessions: on }),

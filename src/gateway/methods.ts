@@ -18,6 +18,8 @@ import { type ConnectionState, MAX_MESSAGE_SUBSCRIPTIONS } from "./connection";
 export type MethodCall<P> = {
   ctx: TenantContext;
   params: P;
+  /** The params as sent (before properties with no feature here were left out). */
+  rawParams: unknown;
   connection: {
     state: ConnectionState;
     setSessionsSubscription(on: boolean): void;
@@ -52,10 +54,13 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   }),
   "sessions.subscribe": define({
     scope: READ,
-    params: methodParamSchemas["sessions.subscribe"],
-    handle: ({ connection }) => {
+    // The real gateway validates sessions.subscribe with the sessions.list schema.
+    params: sessionsListParamsSchema.optional(),
+    handle: async ({ ctx, params, rawParams, connection }) => {
       connection.setSessionsSubscription(true);
-      return { subscribed: true };
+      // With any list params the answer carries that list (the subscriber's initial state).
+      if (!hasProperties(rawParams)) return { subscribed: true };
+      return { subscribed: true, list: await listSessions(ctx, params ?? {}) };
     },
   }),
   "sessions.unsubscribe": define({
@@ -225,6 +230,10 @@ async function agentFinal(
   }
   const summary = snapshot.error ?? (snapshot.status === "pending" ? "still running" : snapshot.status);
   return { ok: false, payload: { runId, status: "error", summary }, message: summary };
+}
+
+function hasProperties(value: unknown): boolean {
+  return typeof value === "object" && value !== null && Object.keys(value).length > 0;
 }
 
 /** Methods listed for discovery but not served by this gateway. */

@@ -117,7 +117,6 @@ const sessionKey = z.string().trim().min(1).max(512);
 export const methodParamSchemas = {
   /** The real gateway does not validate health params. */
   health: z.unknown(),
-  "sessions.subscribe": z.looseObject({}).optional(),
   "sessions.unsubscribe": z.looseObject({}).optional(),
   "sessions.messages.subscribe": z.strictObject({ key, agentId: z.string().optional() }),
   "sessions.messages.unsubscribe": z.strictObject({ key, agentId: z.string().optional() }),
