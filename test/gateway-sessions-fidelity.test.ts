@@ -52,3 +52,62 @@ describe("sessions.subscribe", () => {
     expect(client.events("session.message")).toHaveLength(0);
   });
 });
+
+describe("sessions.describe and sessions.get", () => {
+  it("sessions.describe answers the session's sessions.list row, and session:null for a key that does not exist", async () => {
+    const tenant = await freshTenant("describe");
+    await tenant.append("agent:main:described", user("what is here"));
+    await tenant.patch("agent:main:described", { label: "desc" });
+    const client = await connect(tenant);
+    const listed = (await client.request("sessions.list", { includeLastMessage: true })).payload.sessions;
+    const described = await client.request("sessions.describe", {
+      key: "agent:main:described",
+      includeLastMessage: true,
+    });
+    expect(described.ok).toBe(true);
+    expect(described.payload.session).toEqual(listed.find((row: any) => row.key === "agent:main:described"));
+    expect(described.payload.session).toMatchObject({ key: "agent:main:described", label: "desc", agentId: "main" });
+    expect(described.payload.session.lastMessagePreview).toBe("what is here");
+    const missing = await client.request("sessions.describe", { key: "agent:main:nothing-here" });
+    expect(missing.payload).toEqual({ session: null });
+    const bogus = await client.request("sessions.describe", { key: "x", bogus: 1 });
+    expect(bogus.error.message).toBe("invalid sessions.describe params: at root: unexpected property 'bogus'");
+    const keyless = await client.request("sessions.describe", {});
+    expect(keyless.error.message).toBe("invalid sessions.describe params: must have required property 'key'");
+  });
+
+  it("sessions.get answers the newest messages as stored with __openclaw (limit, key or sessionKey), none for an unknown session", async () => {
+    const tenant = await freshTenant("sget");
+    for (const text of ["m1", "m2", "m3"]) await tenant.append("agent:main:read", user(text));
+    const client = await connect(tenant);
+    const all = await client.request("sessions.get", { key: "agent:main:read" });
+    expect(all.payload.messages.map((m: any) => m.content)).toEqual(["m1", "m2", "m3"]);
+    expect(all.payload.messages[2].__openclaw).toMatchObject({ id: expect.any(String), seq: 3 });
+    const tail = await client.request("sessions.get", { sessionKey: "agent:main:read", limit: 2 });
+    expect(tail.payload.messages.map((m: any) => m.content)).toEqual(["m2", "m3"]);
+    const unknown = await client.request("sessions.get", { key: "agent:main:never" });
+    expect(unknown.payload).toEqual({ messages: [] });
+    const keyless = await client.request("sessions.get", {});
+    expect(keyless.error).toMatchObject({ code: "INVALID_REQUEST", message: "key required" });
+  });
+
+  it("both need only read scope and are listed in hello-ok features.methods, which lists exactly the methods answered", async () => {
+    const tenant = await freshTenant("methods");
+    const reader = await GatewayClient.open(tenant.prefix);
+    open.push(reader);
+    const hello = await reader.handshake({ token: tenant.token, scopes: ["operator.read"] });
+    const methods: string[] = hello.payload.features.methods;
+    expect(methods).toEqual(expect.arrayContaining(["sessions.describe", "sessions.get", "sessions.subscribe"]));
+    expect(new Set(methods).size).toBe(methods.length);
+    expect((await reader.request("sessions.describe", { key: "main" })).ok).toBe(true);
+    expect((await reader.request("sessions.get", { key: "main" })).ok).toBe(true);
+    // Every listed method is answered (no "unknown method"), whatever its params or scope.
+    for (const method of methods) {
+      const res = await reader.request(method, {});
+      expect(res.error?.message ?? "", method).not.toMatch(/unknown method|not available/);
+    }
+    expect((await reader.request("sessions.nonexistent", {})).error.message).toBe(
+      "unknown method: sessions.nonexistent",
+    );
+  });
+});

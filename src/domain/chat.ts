@@ -66,6 +66,42 @@ export async function chatHistory(
   };
 }
 
+const SESSIONS_GET_DEFAULT_LIMIT = 200;
+/** The real gateway has no upper bound; one answer stays within a frame here. */
+const SESSIONS_GET_MAX_LIMIT = 1000;
+
+/**
+ * OpenClaw's `sessions.get` (the MCP bridge's `messages_read`): the newest `limit` transcript
+ * messages as stored, each with `__openclaw`; none for a session that does not exist.
+ * Its params are not schema-checked by the real gateway, so they are read leniently here.
+ */
+export async function sessionMessages(
+  ctx: TenantContext,
+  params: { key?: unknown; sessionKey?: unknown; limit?: unknown; agentId?: unknown },
+): Promise<{ messages: Record<string, unknown>[] }> {
+  const rawKey = keyText(params.key ?? params.sessionKey);
+  if (!rawKey) throw new DomainError("invalid", "key required");
+  const agentId = typeof params.agentId === "string" && params.agentId.trim() ? params.agentId : undefined;
+  const key = canonicalKey(ctx, rawKey, agentId !== undefined ? normalizeAgentId(agentId) : undefined);
+  const asked =
+    typeof params.limit === "number" && Number.isFinite(params.limit)
+      ? Math.max(1, Math.floor(params.limit))
+      : SESSIONS_GET_DEFAULT_LIMIT;
+  const page = await ctx.sessions(key).read({
+    direction: "tail",
+    limit: Math.min(asked, SESSIONS_GET_MAX_LIMIT),
+    includeTools: true,
+    maxBytes: READ_MAX_BYTES,
+  });
+  return { messages: (page?.messages ?? []).map(parseMessage) };
+}
+
+function keyText(value: unknown): string {
+  if (typeof value === "string") return value.trim();
+  if (typeof value === "number" || typeof value === "bigint") return String(value);
+  return "";
+}
+
 function seqOf(message: Record<string, unknown> | undefined): number | undefined {
   const meta = message?.__openclaw as { seq?: unknown } | undefined;
   return typeof meta?.seq === "number" ? meta.seq : undefined;

@@ -65,6 +65,20 @@ export async function listSessions(ctx: TenantContext, params: SessionsListParam
   };
 }
 
+/** `sessions.describe`: one session's `sessions.list` row, or null when it does not exist. */
+export async function describeSession(
+  ctx: TenantContext,
+  params: { key: string; agentId?: string; includeLastMessage?: boolean },
+): Promise<{ session: SessionRow | null }> {
+  const key = canonicalKey(
+    ctx,
+    params.key,
+    params.agentId !== undefined ? normalizeAgentId(params.agentId) : undefined,
+  );
+  const row = await ctx.tenant.session(key, true);
+  return { session: row ? presentRow(row, params.includeLastMessage === true) : null };
+}
+
 /** OpenClaw's displayName fallback chain, and the preview only when asked for. */
 export function presentRow(row: SessionRow, includeLastMessage: boolean): SessionRow {
   const { lastMessagePreview, ...rest } = row;

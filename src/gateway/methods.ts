@@ -1,10 +1,10 @@
 import type { z } from "zod";
 import { listAgents } from "../domain/agents";
-import { chatHistory, chatInject, sessionsCreate, sessionsPreview } from "../domain/chat";
+import { chatHistory, chatInject, sessionMessages, sessionsCreate, sessionsPreview } from "../domain/chat";
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { canonicalKey } from "../domain/keys";
-import { listSessions, patchSession, resolveSession } from "../domain/registry";
+import { describeSession, listSessions, patchSession, resolveSession } from "../domain/registry";
 import { agentRun, agentWait, chatAbort, chatSend, sessionsAbort, waitPayload } from "../domain/runs";
 import { deleteSession, resetSession } from "../domain/sessions";
 import { normalizeAgentId } from "../keys/session-key";
@@ -100,6 +100,16 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     scope: READ,
     params: sessionsResolveParamsSchema,
     handle: async ({ ctx, params }) => ({ ok: true, key: await resolveSession(ctx, params) }),
+  }),
+  "sessions.describe": define({
+    scope: READ,
+    params: methodParamSchemas["sessions.describe"],
+    handle: ({ ctx, params }) => describeSession(ctx, params),
+  }),
+  "sessions.get": define({
+    scope: READ,
+    params: methodParamSchemas["sessions.get"],
+    handle: ({ ctx, params }) => sessionMessages(ctx, params ?? {}),
   }),
   "sessions.preview": define({
     scope: READ,

@@ -141,6 +141,21 @@ export const methodParamSchemas = {
     task: z.string().optional(),
     message: z.string().optional(),
   }),
+  "sessions.describe": z.strictObject({
+    key,
+    agentId: z.string().optional(),
+    includeDerivedTitles: z.boolean().optional(),
+    includeLastMessage: z.boolean().optional(),
+  }),
+  /** The real gateway does not validate sessions.get params; the handler reads them leniently. */
+  "sessions.get": z
+    .looseObject({
+      key: z.unknown().optional(),
+      sessionKey: z.unknown().optional(),
+      limit: z.unknown().optional(),
+      agentId: z.unknown().optional(),
+    })
+    .optional(),
   "chat.history": z.strictObject({
     sessionKey,
     limit: z.int().min(1).max(1000).optional(),
