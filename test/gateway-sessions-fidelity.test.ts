@@ -158,3 +158,116 @@ describe("event seq", () => {
     expect(eventSeqs(noRead)).toEqual([1]);
   });
 });
+
+describe("sessions.changed and session.message", () => {
+  const changesOf = (client: GatewayClient, key: string) =>
+    client.events("sessions.changed").filter((e) => e.payload.sessionKey === key);
+  const reasonOrPhase = (e: any) => e.payload.reason ?? `phase:${e.payload.phase}`;
+
+  it("carry the session row as payload.session (a sessions.list row) with agentId", async () => {
+    const tenant = await freshTenant("rows");
+    const watcher = await connect(tenant);
+    await watcher.request("sessions.subscribe", {});
+    await tenant.append("agent:main:rowed", user("first words"));
+    await watcher.request("sessions.patch", { key: "agent:main:rowed", label: "rowed" });
+    const patched = await watcher.waitFor((f) => f.event === "sessions.changed" && f.payload.reason === "patch");
+    const listed = (await watcher.request("sessions.list", { includeLastMessage: true })).payload.sessions;
+    const row = listed.find((r: any) => r.key === "agent:main:rowed");
+    expect(patched.payload.session).toEqual(row);
+    expect(patched.payload).toMatchObject({ sessionKey: "agent:main:rowed", agentId: "main", label: "rowed" });
+    const message = watcher.events("session.message").find((e) => e.payload.sessionKey === "agent:main:rowed");
+    expect(message.payload).toMatchObject({
+      agentId: "main",
+      messageSeq: 1,
+      session: { key: "agent:main:rowed", agentId: "main", sessionId: row.sessionId },
+    });
+  });
+
+  it("say create for every sessions.create (an existing key too) and patch for every sessions.patch (a new key too)", async () => {
+    const tenant = await freshTenant("reasons");
+    const watcher = await connect(tenant);
+    await watcher.request("sessions.subscribe", {});
+    await watcher.request("sessions.create", { key: "agent:main:made" });
+    await watcher.request("sessions.create", { key: "agent:main:made", label: "again" });
+    await watcher.request("sessions.patch", { key: "agent:main:patched-new", label: "new by patch" });
+    await watcher.waitFor((f) => f.event === "sessions.changed" && f.payload.sessionKey === "agent:main:patched-new");
+    expect(changesOf(watcher, "agent:main:made").map(reasonOrPhase)).toEqual(["create", "create"]);
+    expect(changesOf(watcher, "agent:main:patched-new").map(reasonOrPhase)).toEqual(["patch"]);
+  });
+
+  it("answer the caller of sessions.create, patch, reset and delete before sending it the change its request caused", async () => {
+    const tenant = await freshTenant("resfirst");
+    const caller = await connect(tenant);
+    const other = await connect(tenant);
+    await caller.request("sessions.subscribe", {});
+    await other.request("sessions.subscribe", {});
+    const calls: Array<[string, Record<string, unknown>, string]> = [
+      ["sessions.create", { key: "agent:main:ordered" }, "create"],
+      ["sessions.patch", { key: "agent:main:ordered", label: "ordered" }, "patch"],
+      ["sessions.reset", { key: "agent:main:ordered" }, "reset"],
+      ["sessions.delete", { key: "agent:main:ordered" }, "delete"],
+    ];
+    for (const [method, params, reason] of calls) {
+      const res = await caller.request(method, params);
+      expect(res.ok, method).toBe(true);
+      const change = await caller.waitFor(
+        (f) =>
+          f.event === "sessions.changed" &&
+          f.payload.reason === reason &&
+          f.payload.sessionKey === "agent:main:ordered",
+      );
+      expect(caller.frames.indexOf(res), method).toBeLessThan(caller.frames.indexOf(change));
+      await other.waitFor((f) => f.event === "sessions.changed" && f.payload.reason === reason);
+    }
+    const seqs = eventSeqs(caller);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  });
+
+  it("name a run's changes as the real gateway: agent.run.started, phase start, phase end, agent.input.settled, and no message phase", async () => {
+    const tenant = await freshTenant("runreasons");
+    const watcher = await connect(tenant);
+    await watcher.request("sessions.subscribe", {});
+    await watcher.request("sessions.create", { key: "agent:main:turn" });
+    await watcher.request("chat.send", { sessionKey: "agent:main:turn", message: "go", idempotencyKey: "turn-1" });
+    await watcher.waitFor((f) => f.event === "sessions.changed" && f.payload.reason === "agent.input.settled");
+    const changes = changesOf(watcher, "agent:main:turn");
+    expect(changes.map(reasonOrPhase)).toEqual([
+      "create",
+      "agent.run.started",
+      "phase:start",
+      "phase:end",
+      "agent.input.settled",
+    ]);
+    expect(changes.find((e) => e.payload.phase === "start").payload.runId).toBe("turn-1");
+    expect(changes.find((e) => e.payload.phase === "end").payload.runId).toBe("turn-1");
+    for (const change of changes) expect(change.payload.session).toMatchObject({ key: "agent:main:turn" });
+    // The user message and the reply are session.message events, not sessions.changed phases.
+    const messages = watcher.events("session.message").filter((e) => e.payload.sessionKey === "agent:main:turn");
+    expect(messages.map((e) => e.payload.message.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("tell a real delete twice (the session's event, then the keyless one) and a delete of nothing not at all", async () => {
+    const tenant = await freshTenant("deletes");
+    const watcher = await connect(tenant);
+    await watcher.request("sessions.subscribe", {});
+    const created = await watcher.request("sessions.create", { key: "agent:main:doomed" });
+    const deleted = await watcher.request("sessions.delete", { key: "agent:main:doomed" });
+    expect(deleted.payload.deleted).toBe(true);
+    const again = await watcher.request("sessions.delete", { key: "agent:main:doomed" });
+    expect(again.payload.deleted).toBe(false);
+    await watcher.request("sessions.delete", { key: "agent:main:never-was" });
+    // Any event of the later deletes would be sent before this answer.
+    await watcher.request("sessions.list", {});
+    const deletes = watcher.events("sessions.changed").filter((e) => e.payload.reason === "delete");
+    expect(deletes.map((e) => e.payload)).toEqual([
+      {
+        sessionKey: "agent:main:doomed",
+        sessionId: created.payload.sessionId,
+        agentId: "main",
+        reason: "delete",
+        ts: expect.any(Number),
+      },
+      { reason: "delete", ts: deletes[0].payload.ts },
+    ]);
+  });
+});

@@ -135,7 +135,8 @@ export interface SessionApi {
   endFollows(tokenId: string): Awaitable<number>;
   // Control
   reset(ref: SessionRef, reason?: "new" | "reset"): Awaitable<SessionEntry>;
-  patch(ref: SessionRef, patch: SessionPatch): Awaitable<SessionEntry>;
+  /** `reason` is what `sessions.changed` says (by default `create` when the patch created the session). */
+  patch(ref: SessionRef, patch: SessionPatch, reason?: "create" | "patch"): Awaitable<SessionEntry>;
   setParent(parentSessionKey: string): Awaitable<SessionEntry>;
   delete(ref: SessionRef): Awaitable<boolean>;
   // Runs

@@ -202,10 +202,15 @@ export async function sessionsCreate(
       throw new DomainError("invalid", `unknown parent session: ${params.parentSessionKey}`);
     }
   }
-  const patched = await patchSession(ctx, key, {
-    ...(params.label !== undefined ? { label: params.label } : {}),
-    ...(params.model !== undefined ? { model: params.model } : {}),
-  });
+  const patched = await patchSession(
+    ctx,
+    key,
+    {
+      ...(params.label !== undefined ? { label: params.label } : {}),
+      ...(params.model !== undefined ? { model: params.model } : {}),
+    },
+    "create",
+  );
   let entry = patched.entry;
   if (parentSessionKey !== undefined) {
     entry = await ctx.sessions(key).setParent(parentSessionKey);

@@ -148,8 +148,17 @@ export type PatchResult = {
   resolved: { modelProvider?: string; model?: string };
 };
 
-/** `sessions.patch`: creates the session when absent, null clears an override. */
-export async function patchSession(ctx: TenantContext, rawKey: string, patch: SessionPatch): Promise<PatchResult> {
+/**
+ * `sessions.patch`: creates the session when absent, null clears an override. `reason` is the
+ * `sessions.changed` reason (the gateway's sessions.patch says `patch` even when it created,
+ * sessions.create says `create` even for an existing key, as the real gateway does).
+ */
+export async function patchSession(
+  ctx: TenantContext,
+  rawKey: string,
+  patch: SessionPatch,
+  reason?: "create" | "patch",
+): Promise<PatchResult> {
   // OpenClaw: webchat clients change their session through chat.send, except the Control UI.
   if (ctx.client?.mode === "webchat" && ctx.client.id !== "openclaw-control-ui") {
     throw new DomainError("invalid", "webchat clients cannot patch sessions; use chat.send for session-scoped updates");
@@ -159,7 +168,7 @@ export async function patchSession(ctx: TenantContext, rawKey: string, patch: Se
     ...patch,
     ...(typeof patch.spawnedBy === "string" ? { spawnedBy: canonicalKey(ctx, patch.spawnedBy) } : {}),
   };
-  const entry = await ctx.sessions(key).patch(sessionRef(ctx, key), normalized);
+  const entry = await ctx.sessions(key).patch(sessionRef(ctx, key), normalized, reason);
   const model = entry.model ?? agentModel(ctx.config, entry.agentId);
   return {
     ok: true,

@@ -55,9 +55,20 @@ export class Fanout {
     }
   }
 
-  /** A session was deleted: watchers hear it once. */
-  deleted(key: string, at: number): void {
-    this.toWatchers("sessions.changed", JSON.stringify({ sessionKey: key, ts: at, reason: "delete" }));
+  /**
+   * A session was deleted: watchers hear it as the real gateway tells it, twice — the session's
+   * own event (no row, it is gone), then the keyless one that makes lists refetch.
+   */
+  deleted(session: { key: string; sessionId?: string; agentId?: string }, at: number): void {
+    const own = {
+      sessionKey: session.key,
+      sessionId: session.sessionId,
+      agentId: session.agentId,
+      reason: "delete",
+      ts: at,
+    };
+    this.toWatchers("sessions.changed", JSON.stringify(own));
+    this.toWatchers("sessions.changed", JSON.stringify({ reason: "delete", ts: at }));
   }
 
   /** Events of `runId` wait until `release` (so a request's answer precedes its run's events). */

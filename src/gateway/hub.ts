@@ -329,6 +329,13 @@ export class GatewayHub {
     this.inflight.set(state.connId, inflight);
     const heldRunId = definition.runIdOf?.(parsed.data);
     if (heldRunId) this.fanout.hold(heldRunId);
+    let deferring = definition.answerFirst === true;
+    if (deferring) this.connections.defer(connection);
+    const answered = () => {
+      if (!deferring) return;
+      deferring = false;
+      this.connections.resume(connection);
+    };
     try {
       const payload = await definition.handle({
         ctx: this.context(state),
@@ -342,6 +349,7 @@ export class GatewayHub {
       });
       if (payload instanceof TwoPhase) {
         safeSend(ws, resFrame(id, payload.accepted));
+        answered();
         if (heldRunId) this.fanout.release(heldRunId);
         const final = await payload.final.catch((error: unknown) => ({
           ok: false as const,
@@ -356,6 +364,7 @@ export class GatewayHub {
         );
       } else {
         safeSend(ws, resFrame(id, payload));
+        answered();
         if (heldRunId) this.fanout.release(heldRunId);
       }
     } catch (error) {
@@ -366,6 +375,7 @@ export class GatewayHub {
         safeSend(ws, errorFrame(id, gatewayError("UNAVAILABLE", `${method} failed`)));
       }
     } finally {
+      answered();
       inflight.delete(id);
       if (inflight.size === 0) this.inflight.delete(state.connId);
       if (heldRunId) this.fanout.release(heldRunId);

@@ -32,6 +32,8 @@ type MethodDefinition<S extends z.ZodType> = {
   scope: OperatorScope | null;
   params: S;
   handle(call: MethodCall<z.infer<S>>): Promise<unknown> | unknown;
+  /** The caller hears the answer before the `sessions.changed` its request caused (as the real gateway). */
+  answerFirst?: true;
   /** The run whose events must wait until this request is answered (`chat.send`'s ack, `agent`'s accepted). */
   runIdOf?(params: z.infer<S>): string;
 };
@@ -118,14 +120,16 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   }),
   "sessions.patch": define({
     scope: WRITE,
+    answerFirst: true,
     params: methodParamSchemas["sessions.patch"],
     handle: ({ ctx, params }) => {
       const { key, ...patch } = params;
-      return patchSession(ctx, key, patch);
+      return patchSession(ctx, key, patch, "patch");
     },
   }),
   "sessions.reset": define({
     scope: WRITE,
+    answerFirst: true,
     params: methodParamSchemas["sessions.reset"],
     handle: async ({ ctx, params }) => {
       const entry = await resetSession(ctx, params.key, params.reason ?? "reset");
@@ -134,6 +138,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   }),
   "sessions.delete": define({
     scope: WRITE,
+    answerFirst: true,
     params: methodParamSchemas["sessions.delete"],
     handle: async ({ ctx, params }) => {
       const { key, deleted } = await deleteSession(ctx, params.key);
@@ -142,6 +147,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   }),
   "sessions.create": define({
     scope: WRITE,
+    answerFirst: true,
     params: methodParamSchemas["sessions.create"],
     handle: ({ ctx, params }) => sessionsCreate(ctx, params),
   }),

@@ -314,8 +314,10 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   }
 
   removeSession(key: string, at: number): boolean {
+    const row = this.index.session(key);
     const removed = this.index.removeSession(key);
-    this.hub.fanout.deleted(key, at);
+    // Nothing deleted, nothing to tell.
+    if (removed) this.hub.fanout.deleted({ key, sessionId: row?.sessionId, agentId: row?.agentId }, at);
     return removed;
   }
 
