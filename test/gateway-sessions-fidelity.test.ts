@@ -271,3 +271,89 @@ describe("sessions.changed and session.message", () => {
     ]);
   });
 });
+
+describe("chat.history", () => {
+  async function sevenMessages(label: string) {
+    const tenant = await freshTenant(label);
+    for (let i = 1; i <= 7; i++) {
+      // About 600 bytes each, the third 3 KB.
+      await tenant.append("agent:main:paged", user(`m${i} ${"x".repeat(i === 3 ? 3000 : 600)}`));
+    }
+    return { tenant, client: await connect(tenant) };
+  }
+  const texts = (res: any) => res.payload.messages.map((m: any) => (m.content as string).slice(0, 2));
+
+  it("pages backwards by offset with hasMore, nextOffset and totalMessages as the real gateway", async () => {
+    const { client } = await sevenMessages("hpage");
+    const history = (params: Record<string, unknown>) =>
+      client.request("chat.history", { sessionKey: "agent:main:paged", ...params });
+    const all = await history({});
+    expect(all.payload).toMatchObject({ hasMore: false, totalMessages: 7 });
+    expect(all.payload.nextOffset).toBeUndefined();
+    expect(texts(all)).toEqual(["m1", "m2", "m3", "m4", "m5", "m6", "m7"]);
+    const newest = await history({ limit: 2 });
+    expect(newest.payload).toMatchObject({ hasMore: true, nextOffset: 2, totalMessages: 7 });
+    expect(texts(newest)).toEqual(["m6", "m7"]);
+    const next = await history({ limit: 2, offset: 2 });
+    expect(next.payload).toMatchObject({ offset: 2, hasMore: true, nextOffset: 4, totalMessages: 7 });
+    expect(texts(next)).toEqual(["m4", "m5"]);
+    const last = await history({ limit: 2, offset: 6 });
+    expect(last.payload).toMatchObject({ offset: 6, hasMore: false, totalMessages: 7 });
+    expect(texts(last)).toEqual(["m1"]);
+    const past = await history({ offset: 10 });
+    expect(past.payload).toMatchObject({ offset: 10, hasMore: false, messages: [] });
+    const unknown = await client.request("chat.history", { sessionKey: "agent:main:no-such" });
+    expect(unknown.payload).toMatchObject({ hasMore: false, totalMessages: 0, messages: [] });
+  });
+
+  it("honours maxBytes by leaving out the oldest messages that do not fit, the newest always kept", async () => {
+    const { client } = await sevenMessages("hbytes");
+    const history = (params: Record<string, unknown>) =>
+      client.request("chat.history", { sessionKey: "agent:main:paged", ...params });
+    const tiny = await history({ maxBytes: 1024 });
+    expect(texts(tiny)).toEqual(["m7"]);
+    expect(tiny.payload).toMatchObject({ hasMore: true, nextOffset: 1, totalMessages: 7 });
+    const full = (await history({})).payload.messages;
+    const size = (messages: unknown[]) => new TextEncoder().encode(JSON.stringify(messages)).length;
+    // A budget between the four newest and the 3 KB message: the 3 KB message and all before it go.
+    const budget = size(full.slice(3)) + 10;
+    expect(budget).toBeLessThan(size(full.slice(2)));
+    const capped = await history({ maxBytes: budget });
+    expect(texts(capped)).toEqual(["m4", "m5", "m6", "m7"]);
+    expect(size(capped.payload.messages)).toBeLessThanOrEqual(budget);
+    expect(capped.payload).toMatchObject({ hasMore: true, nextOffset: 4 });
+    // The next page continues where the capped one stopped.
+    expect(texts(await history({ offset: 4, limit: 1 }))).toEqual(["m3"]);
+    const refused = await history({ maxBytes: 1023 });
+    expect(refused.error.message).toBe("invalid chat.history params: at /maxBytes: must be >= 1024");
+  });
+
+  it("gives each message __openclaw with id, seq and recordTimestampMs, a run's user message its idempotencyKey and its reply the runId", async () => {
+    const tenant = await freshTenant("hmeta");
+    const before = Date.now();
+    await tenant.append("agent:main:meta", user("appended"));
+    const client = await connect(tenant);
+    await client.request("chat.send", { sessionKey: "agent:main:meta", message: "hi", idempotencyKey: "meta-run" });
+    await client.waitFor((f) => f.event === "chat" && f.payload.runId === "meta-run" && f.payload.state === "final");
+    const messages = (await client.request("chat.history", { sessionKey: "agent:main:meta" })).payload.messages;
+    expect(messages.map((m: any) => m.role)).toEqual(["user", "user", "assistant"]);
+    const [appended, sent, reply] = messages.map((m: any) => m.__openclaw);
+    expect(appended).toEqual({ id: expect.any(String), seq: 1, recordTimestampMs: expect.any(Number) });
+    expect(appended.recordTimestampMs).toBeGreaterThanOrEqual(before);
+    expect(sent).toEqual({
+      id: expect.any(String),
+      seq: 2,
+      recordTimestampMs: expect.any(Number),
+      idempotencyKey: "meta-run:user",
+    });
+    expect(reply).toEqual({ id: expect.any(String), seq: 3, recordTimestampMs: expect.any(Number), runId: "meta-run" });
+    // After a reset the new transcript's positions are not taken for the old run's.
+    await client.request("sessions.reset", { key: "agent:main:meta" });
+    for (const text of ["a", "b", "c"]) await tenant.append("agent:main:meta", user(text));
+    const fresh = (await client.request("chat.history", { sessionKey: "agent:main:meta" })).payload.messages;
+    for (const message of fresh) {
+      expect(message.__openclaw.runId).toBeUndefined();
+      expect(message.__openclaw.idempotencyKey).toBeUndefined();
+    }
+  });
+});

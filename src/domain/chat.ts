@@ -24,7 +24,7 @@ const READ_MAX_BYTES = 8 * 1024 * 1024;
  */
 export async function chatHistory(
   ctx: TenantContext,
-  params: { sessionKey: string; limit?: number; maxChars?: number; offset?: number },
+  params: { sessionKey: string; limit?: number; maxChars?: number; maxBytes?: number; offset?: number },
 ) {
   const key = canonicalKey(ctx, params.sessionKey);
   const limit = Math.min(CHAT_HISTORY_MAX_LIMIT, params.limit ?? CHAT_HISTORY_DEFAULT_LIMIT);
@@ -46,7 +46,11 @@ export async function chatHistory(
     entry === undefined ? stub.entry() : entry,
   ]);
   const raw = (page?.messages ?? []).map(parseMessage);
-  const messages = sanitizeChatHistory(raw, params.maxChars !== undefined ? { maxChars: params.maxChars } : {});
+  // maxBytes drops the oldest messages that do not fit (the newest one always stays).
+  const messages = sanitizeChatHistory(raw, {
+    ...(params.maxChars !== undefined ? { maxChars: params.maxChars } : {}),
+    ...(params.maxBytes !== undefined ? { maxBytes: params.maxBytes } : {}),
+  });
   const totalMessages = offset > 0 ? total : (current?.messageCount ?? 0);
   // The oldest message shown (or read, when sanitizing hid them all) is where the next page ends.
   const oldestSeq = seqOf(messages[0]) ?? page?.messages[0]?.seq;

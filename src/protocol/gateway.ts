@@ -160,6 +160,8 @@ export const methodParamSchemas = {
     sessionKey,
     limit: z.int().min(1).max(1000).optional(),
     maxChars: z.int().min(1).max(500_000).optional(),
+    /** The messages' JSON budget: the oldest that do not fit are left out. */
+    maxBytes: z.int().min(1024).optional(),
     /** Messages to skip from the newest (OpenClaw's backwards paging). */
     offset: z.int().min(0).optional(),
   }),
