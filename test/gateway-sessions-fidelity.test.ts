@@ -244,6 +244,7 @@ describe("sessions.changed and session.message", () => {
     // The user message and the reply are session.message events, not sessions.changed phases.
     const messages = watcher.events("session.message").filter((e) => e.payload.sessionKey === "agent:main:turn");
     expect(messages.map((e) => e.payload.message.role)).toEqual(["user", "assistant"]);
+    expect(messages.map((e) => e.payload.runId)).toEqual([undefined, "turn-1"]);
   });
 
   it("tell a real delete twice (the session's event, then the keyless one) and a delete of nothing not at all", async () => {

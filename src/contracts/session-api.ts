@@ -33,7 +33,15 @@ export type AppendResult = {
 export type AppendRejected = { rejected: "too_large"; bytes: number };
 
 /** A stored message ready for the wire: its JSON already carries `__openclaw`. */
-export type MessageRecord = { seq: number; id: string; role: string; createdAt: number; json: string };
+export type MessageRecord = {
+  seq: number;
+  id: string;
+  role: string;
+  createdAt: number;
+  json: string;
+  /** The run that wrote it (a run's reply). */
+  runId?: string;
+};
 
 export type PageQuery = {
   sessionId: string;

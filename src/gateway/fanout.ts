@@ -40,7 +40,9 @@ export class Fanout {
     for (const message of update.messages) {
       flushEvents(message.seq - 1);
       if (!this.connections.hasSubscribers(key)) continue;
-      const head = `"sessionKey":${JSON.stringify(key)},"messageId":${JSON.stringify(message.id)},"messageSeq":${message.seq}`;
+      // A run's reply names its run, as the real gateway's session.message does.
+      const runId = message.runId ? `,"runId":${JSON.stringify(message.runId)}` : "";
+      const head = `"sessionKey":${JSON.stringify(key)},"messageId":${JSON.stringify(message.id)},"messageSeq":${message.seq}${runId}`;
       // Every sessions.subscribe connection hears every visible session's messages, besides
       // the key's own followers (the real gateway's recipients, deduplicated).
       this.toWatchersAndFollowers(key, "session.message", `{${head},"message":${message.json}${withRow(rowFields())}}`);

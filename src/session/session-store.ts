@@ -394,5 +394,7 @@ function withPosition(row: MessageRow, run: RunMeta | undefined): MessageRecord 
     (run?.runId ? `"runId":${JSON.stringify(run.runId)},` : "") +
     (run?.idempotencyKey ? `"idempotencyKey":${JSON.stringify(run.idempotencyKey)},` : "");
   const json = `${row.body.slice(0, -1)},"__openclaw":{${runFields}"id":${JSON.stringify(row.id)},"recordTimestampMs":${row.created_at},"seq":${row.seq}}}`;
-  return { seq: row.seq, id: row.id, role: row.role, createdAt: row.created_at, json };
+  const record: MessageRecord = { seq: row.seq, id: row.id, role: row.role, createdAt: row.created_at, json };
+  if (run?.runId) record.runId = run.runId;
+  return record;
 }
