@@ -322,15 +322,20 @@ describe("gateway events", () => {
     expect(other.events("session.message")).toHaveLength(0);
   });
 
-  it("emits sessions.changed with phase message and reasons to sessions.subscribe'd connections", async () => {
+  it("sends sessions.subscribe'd connections every session's messages and its lifecycle reasons, each with the session row", async () => {
     const watcher = await connect();
     expect((await watcher.request("sessions.subscribe", {})).payload).toEqual({ subscribed: true });
     await append("agent:main:watched", user("hey"));
     await watcher.request("sessions.patch", { key: "agent:main:watched", label: "w" });
     await watcher.waitFor((f) => f.event === "sessions.changed" && f.payload.reason === "patch");
+    const messages = watcher.events("session.message").filter((e) => e.payload.sessionKey === "agent:main:watched");
+    expect(messages.map((e) => e.payload.message.content)).toEqual(["hey"]);
+    expect(messages[0].payload.session).toMatchObject({ key: "agent:main:watched", agentId: "main" });
     const changes = watcher.events("sessions.changed").filter((e) => e.payload.sessionKey === "agent:main:watched");
-    expect(changes.map((e) => e.payload.reason ?? e.payload.phase)).toEqual(["message", "create", "patch"]);
-    expect(changes[2].payload.label).toBe("w");
+    // A displayable message is a session.message, not a sessions.changed phase.
+    expect(changes.map((e) => e.payload.reason ?? e.payload.phase)).toEqual(["create", "patch"]);
+    expect(changes[1].payload.label).toBe("w");
+    expect(changes[1].payload.session).toMatchObject({ key: "agent:main:watched", label: "w" });
     const unsub = await watcher.request("sessions.unsubscribe", {});
     expect(unsub.payload).toEqual({ subscribed: false });
   });

@@ -33,7 +33,15 @@ export type AppendResult = {
 export type AppendRejected = { rejected: "too_large"; bytes: number };
 
 /** A stored message ready for the wire: its JSON already carries `__openclaw`. */
-export type MessageRecord = { seq: number; id: string; role: string; createdAt: number; json: string };
+export type MessageRecord = {
+  seq: number;
+  id: string;
+  role: string;
+  createdAt: number;
+  json: string;
+  /** The run that wrote it (a run's reply). */
+  runId?: string;
+};
 
 export type PageQuery = {
   sessionId: string;
@@ -135,7 +143,8 @@ export interface SessionApi {
   endFollows(tokenId: string): Awaitable<number>;
   // Control
   reset(ref: SessionRef, reason?: "new" | "reset"): Awaitable<SessionEntry>;
-  patch(ref: SessionRef, patch: SessionPatch): Awaitable<SessionEntry>;
+  /** `reason` is what `sessions.changed` says (by default `create` when the patch created the session). */
+  patch(ref: SessionRef, patch: SessionPatch, reason?: "create" | "patch"): Awaitable<SessionEntry>;
   setParent(parentSessionKey: string): Awaitable<SessionEntry>;
   delete(ref: SessionRef): Awaitable<boolean>;
   // Runs

@@ -88,7 +88,7 @@ export interface TenantApi {
   // Session index
   publish(update: SessionUpdate): Awaitable<{ hot: boolean }>;
   removeSession(key: string, at: number): Awaitable<boolean>;
-  session(key: string): Awaitable<SessionRow | null>;
+  session(key: string, withChildren?: boolean): Awaitable<SessionRow | null>;
   keyForSessionId(sessionId: string): Awaitable<{ key: string; agentId: string } | null>;
   listSessions(filter: ListFilter): Awaitable<SessionRow[]>;
   /** Every indexed key (archived, cron runs, global included), a page at a time in key order. */

@@ -24,7 +24,7 @@ const READ_MAX_BYTES = 8 * 1024 * 1024;
  */
 export async function chatHistory(
   ctx: TenantContext,
-  params: { sessionKey: string; limit?: number; maxChars?: number; offset?: number },
+  params: { sessionKey: string; limit?: number; maxChars?: number; maxBytes?: number; offset?: number },
 ) {
   const key = canonicalKey(ctx, params.sessionKey);
   const limit = Math.min(CHAT_HISTORY_MAX_LIMIT, params.limit ?? CHAT_HISTORY_DEFAULT_LIMIT);
@@ -46,7 +46,11 @@ export async function chatHistory(
     entry === undefined ? stub.entry() : entry,
   ]);
   const raw = (page?.messages ?? []).map(parseMessage);
-  const messages = sanitizeChatHistory(raw, params.maxChars !== undefined ? { maxChars: params.maxChars } : {});
+  // maxBytes drops the oldest messages that do not fit (the newest one always stays).
+  const messages = sanitizeChatHistory(raw, {
+    ...(params.maxChars !== undefined ? { maxChars: params.maxChars } : {}),
+    ...(params.maxBytes !== undefined ? { maxBytes: params.maxBytes } : {}),
+  });
   const totalMessages = offset > 0 ? total : (current?.messageCount ?? 0);
   // The oldest message shown (or read, when sanitizing hid them all) is where the next page ends.
   const oldestSeq = seqOf(messages[0]) ?? page?.messages[0]?.seq;
@@ -64,6 +68,42 @@ export async function chatHistory(
     fastMode: current?.fastMode,
     verboseLevel: current?.verboseLevel,
   };
+}
+
+const SESSIONS_GET_DEFAULT_LIMIT = 200;
+/** The real gateway has no upper bound; one answer stays within a frame here. */
+const SESSIONS_GET_MAX_LIMIT = 1000;
+
+/**
+ * OpenClaw's `sessions.get` (the MCP bridge's `messages_read`): the newest `limit` transcript
+ * messages as stored, each with `__openclaw`; none for a session that does not exist.
+ * Its params are not schema-checked by the real gateway, so they are read leniently here.
+ */
+export async function sessionMessages(
+  ctx: TenantContext,
+  params: { key?: unknown; sessionKey?: unknown; limit?: unknown; agentId?: unknown },
+): Promise<{ messages: Record<string, unknown>[] }> {
+  const rawKey = keyText(params.key ?? params.sessionKey);
+  if (!rawKey) throw new DomainError("invalid", "key required");
+  const agentId = typeof params.agentId === "string" && params.agentId.trim() ? params.agentId : undefined;
+  const key = canonicalKey(ctx, rawKey, agentId !== undefined ? normalizeAgentId(agentId) : undefined);
+  const asked =
+    typeof params.limit === "number" && Number.isFinite(params.limit)
+      ? Math.max(1, Math.floor(params.limit))
+      : SESSIONS_GET_DEFAULT_LIMIT;
+  const page = await ctx.sessions(key).read({
+    direction: "tail",
+    limit: Math.min(asked, SESSIONS_GET_MAX_LIMIT),
+    includeTools: true,
+    maxBytes: READ_MAX_BYTES,
+  });
+  return { messages: (page?.messages ?? []).map(parseMessage) };
+}
+
+function keyText(value: unknown): string {
+  if (typeof value === "string") return value.trim();
+  if (typeof value === "number" || typeof value === "bigint") return String(value);
+  return "";
 }
 
 function seqOf(message: Record<string, unknown> | undefined): number | undefined {
@@ -166,10 +206,15 @@ export async function sessionsCreate(
       throw new DomainError("invalid", `unknown parent session: ${params.parentSessionKey}`);
     }
   }
-  const patched = await patchSession(ctx, key, {
-    ...(params.label !== undefined ? { label: params.label } : {}),
-    ...(params.model !== undefined ? { model: params.model } : {}),
-  });
+  const patched = await patchSession(
+    ctx,
+    key,
+    {
+      ...(params.label !== undefined ? { label: params.label } : {}),
+      ...(params.model !== undefined ? { model: params.model } : {}),
+    },
+    "create",
+  );
   let entry = patched.entry;
   if (parentSessionKey !== undefined) {
     entry = await ctx.sessions(key).setParent(parentSessionKey);

@@ -70,6 +70,16 @@ export async function listSessions(ctx: TenantContext, params: SessionsListParam
   };
 }
 
+/** `sessions.describe`: one session's `sessions.list` row, or null when it does not exist. */
+export async function describeSession(
+  ctx: TenantContext,
+  params: { key: string; agentId?: string | undefined; includeLastMessage?: boolean | undefined },
+): Promise<{ session: PresentedRow | null }> {
+  const key = canonicalKey(ctx, params.key, params.agentId ? normalizeAgentId(params.agentId) : undefined);
+  const row = await ctx.tenant.session(key, true);
+  return { session: row ? presentRow(row, params.includeLastMessage === true) : null };
+}
+
 /**
  * OpenClaw's displayName fallback chain, the preview only when asked for, the Control UI's
  * unread / pinned / archived flags and the context window.
@@ -84,16 +94,6 @@ export function presentRow(row: SessionRow, includeLastMessage: boolean): Presen
     ...markFlags(row),
     contextTokens: row.contextTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS,
   };
-}
-
-/** `sessions.describe`: the key's list row, or null when the session does not exist (not an error). */
-export async function describeSession(
-  ctx: TenantContext,
-  params: { key: string; agentId?: string | undefined; includeLastMessage?: boolean | undefined },
-): Promise<{ session: PresentedRow | null }> {
-  const key = canonicalKey(ctx, params.key, params.agentId ? normalizeAgentId(params.agentId) : undefined);
-  const row = await ctx.tenant.session(key);
-  return { session: row ? presentRow(row, params.includeLastMessage === true) : null };
 }
 
 export type PresentedRow = SessionRow & { unread: boolean; pinned: boolean; archived: boolean; derivedTitle?: string };
@@ -156,8 +156,17 @@ export type PatchResult = {
   resolved: { modelProvider?: string; model?: string };
 };
 
-/** `sessions.patch`: creates the session when absent, null clears an override. */
-export async function patchSession(ctx: TenantContext, rawKey: string, patch: SessionPatch): Promise<PatchResult> {
+/**
+ * `sessions.patch`: creates the session when absent, null clears an override. `reason` is the
+ * `sessions.changed` reason (the gateway's sessions.patch says `patch` even when it created,
+ * sessions.create says `create` even for an existing key, as the real gateway does).
+ */
+export async function patchSession(
+  ctx: TenantContext,
+  rawKey: string,
+  patch: SessionPatch,
+  reason?: "create" | "patch",
+): Promise<PatchResult> {
   // OpenClaw: webchat clients change their session through chat.send, except the Control UI.
   if (ctx.client?.mode === "webchat" && ctx.client.id !== "openclaw-control-ui") {
     throw new DomainError("invalid", "webchat clients cannot patch sessions; use chat.send for session-scoped updates");
@@ -167,7 +176,7 @@ export async function patchSession(ctx: TenantContext, rawKey: string, patch: Se
     ...patch,
     ...(typeof patch.spawnedBy === "string" ? { spawnedBy: canonicalKey(ctx, patch.spawnedBy) } : {}),
   };
-  const entry = await ctx.sessions(key).patch(sessionRef(ctx, key), normalized);
+  const entry = await ctx.sessions(key).patch(sessionRef(ctx, key), normalized, reason);
   const model = entry.model ?? agentModel(ctx.config, entry.agentId);
   return {
     ok: true,

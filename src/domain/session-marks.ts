@@ -14,9 +14,10 @@ export async function patchWithMarks(
   rawKey: string,
   patch: SessionPatch,
   marks: SessionMarks,
+  reason?: "create" | "patch",
 ): Promise<PatchResult> {
   if (marks.unread === undefined && marks.pinned === undefined && marks.archived === undefined) {
-    return patchSession(ctx, rawKey, patch);
+    return patchSession(ctx, rawKey, patch, reason);
   }
   const key = canonicalKey(ctx, rawKey);
   const entry = await ctx.sessions(key).entry();
@@ -24,5 +25,5 @@ export async function patchWithMarks(
   if (problem) throw new DomainError("invalid", problem);
   const fields = marksStale(marks, entry) ? {} : markFields(marks, Date.now());
   const combined: SessionPatch = { ...patch, ...fields };
-  return patchSession(ctx, rawKey, combined);
+  return patchSession(ctx, rawKey, combined, reason);
 }

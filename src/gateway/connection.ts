@@ -16,6 +16,8 @@ export type ConnectionState = {
   protocol?: 3 | 4;
   role?: "operator";
   scopes?: OperatorScope[];
+  /** Every OpenClaw scope granted (hello-ok's `auth.scopes`, e.g. operator.approvals). */
+  grantedScopes?: string[];
   tokenId?: string;
   client?: { id: string; mode: string; version: string; platform: string };
   caps?: string[];

@@ -6,6 +6,8 @@ export type Connection = {
   state: ConnectionState;
   /** The seq of the last event frame sent to this connection (gap-free per connection). */
   seq: number;
+  /** Events held back while requests that must be answered first are in flight (see `defer`). */
+  deferred?: { depth: number; events: Array<{ event: string; payloadJson: string }> };
 };
 
 /** How long event seqs may stay in memory only; then they are written to the attachments. */
@@ -94,6 +96,10 @@ export class Connections {
    * seq. The payload is rendered once per event; only the seq differs per connection.
    */
   sendEvent(connection: Connection, event: string, payloadJson: string): void {
+    if (connection.deferred) {
+      connection.deferred.events.push({ event, payloadJson });
+      return;
+    }
     connection.seq += 1;
     safeSend(
       connection.ws,
@@ -101,6 +107,24 @@ export class Connections {
     );
     this.unsaved.add(connection);
     this.schedulePersist();
+  }
+
+  /**
+   * Holds the connection's events (in order, numbered when sent) until as many `resume`s:
+   * the answer to a request goes out before the events the request itself caused.
+   */
+  defer(connection: Connection): void {
+    connection.deferred ??= { depth: 0, events: [] };
+    connection.deferred.depth += 1;
+  }
+
+  resume(connection: Connection): void {
+    const deferred = connection.deferred;
+    if (!deferred) return;
+    deferred.depth -= 1;
+    if (deferred.depth > 0) return;
+    connection.deferred = undefined;
+    for (const { event, payloadJson } of deferred.events) this.sendEvent(connection, event, payloadJson);
   }
 
   /** Sends an event to every connection allowed to read. */

@@ -5,8 +5,8 @@ import type { Connections } from "./connections";
 
 /**
  * Renders a session's update into OpenClaw's gateway events and sends them to the connections
- * that follow it: `session.message` to the key's followers, `sessions.changed` to session
- * watchers, `chat`/`agent` run events to every connection allowed to read. Each payload is
+ * that follow it: `session.message` to session watchers and the key's followers,
+ * `sessions.changed` to session watchers, `chat`/`agent` run events to every connection allowed to read. Each payload is
  * rendered once per event; only the per-connection seq differs.
  */
 export class Fanout {
@@ -22,9 +22,14 @@ export class Fanout {
   deliver(update: Pick<SessionUpdate, "key" | "messages" | "events" | "reasons">, row: () => SessionRow | null): void {
     const { key } = update;
     let rowJson: string | undefined;
+    // The row twice, as the real gateway sends it: flattened at the top level and as `session`
+    // (the same object a `sessions.list` row is), serialized once per update.
     const rowFields = () => {
-      const current = row();
-      rowJson ??= current ? JSON.stringify(presentRow(current, true)).slice(1, -1) : "";
+      if (rowJson === undefined) {
+        const current = row();
+        const presented = current ? JSON.stringify(presentRow(current, true)) : "";
+        rowJson = presented ? `${presented.slice(1, -1)},"session":${presented}` : "";
+      }
       return rowJson;
     };
     const ts = Date.now();
@@ -35,9 +40,12 @@ export class Fanout {
     for (const message of update.messages) {
       flushEvents(message.seq - 1);
       if (!this.connections.hasSubscribers(key)) continue;
-      const head = `"sessionKey":${JSON.stringify(key)},"messageId":${JSON.stringify(message.id)},"messageSeq":${message.seq}`;
-      this.toFollowers(key, "session.message", `{${head},"message":${message.json}${withRow(rowFields())}}`);
-      this.toWatchers("sessions.changed", `{${head},"ts":${ts},"phase":"message"${withRow(rowFields())}}`);
+      // A run's reply names its run, as the real gateway's session.message does.
+      const runId = message.runId ? `,"runId":${JSON.stringify(message.runId)}` : "";
+      const head = `"sessionKey":${JSON.stringify(key)},"messageId":${JSON.stringify(message.id)},"messageSeq":${message.seq}${runId}`;
+      // Every sessions.subscribe connection hears every visible session's messages, besides
+      // the key's own followers (the real gateway's recipients, deduplicated).
+      this.toWatchersAndFollowers(key, "session.message", `{${head},"message":${message.json}${withRow(rowFields())}}`);
     }
     flushEvents(Number.MAX_SAFE_INTEGER);
     if (!this.connections.hasSubscribers(key)) return;
@@ -49,9 +57,20 @@ export class Fanout {
     }
   }
 
-  /** A session was deleted: watchers hear it once. */
-  deleted(key: string, at: number): void {
-    this.toWatchers("sessions.changed", JSON.stringify({ sessionKey: key, ts: at, reason: "delete" }));
+  /**
+   * A session was deleted: watchers hear it as the real gateway tells it, twice — the session's
+   * own event (no row, it is gone), then the keyless one that makes lists refetch.
+   */
+  deleted(session: { key: string; sessionId?: string; agentId?: string }, at: number): void {
+    const own = {
+      sessionKey: session.key,
+      sessionId: session.sessionId,
+      agentId: session.agentId,
+      reason: "delete",
+      ts: at,
+    };
+    this.toWatchers("sessions.changed", JSON.stringify(own));
+    this.toWatchers("sessions.changed", JSON.stringify({ reason: "delete", ts: at }));
   }
 
   /** Events of `runId` wait until `release` (so a request's answer precedes its run's events). */
@@ -79,9 +98,11 @@ export class Fanout {
     else this.connections.broadcast(event.event, payloadJson);
   }
 
-  private toFollowers(key: string, event: string, payloadJson: string): void {
+  private toWatchersAndFollowers(key: string, event: string, payloadJson: string): void {
+    const watchers = this.connections.sessionWatchers();
+    for (const connection of watchers) this.connections.sendEvent(connection, event, payloadJson);
     for (const connection of this.connections.keyFollowers(key) ?? []) {
-      this.connections.sendEvent(connection, event, payloadJson);
+      if (!watchers.has(connection)) this.connections.sendEvent(connection, event, payloadJson);
     }
   }
 

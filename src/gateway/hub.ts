@@ -8,6 +8,7 @@ import { logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import {
   connectParamsSchema,
+  type ErrorShape,
   MAX_BUFFERED_BYTES,
   MAX_PAYLOAD_BYTES,
   MAX_PREAUTH_PAYLOAD_BYTES,
@@ -21,9 +22,20 @@ import type { ConnectionState } from "./connection";
 import { type Connection, Connections, safeSend } from "./connections";
 import { Fanout } from "./fanout";
 import { errorFrame, eventFrame, gatewayError, resFrame } from "./frames";
-import { describeParamsError, grantScopes, negotiateProtocol, verifyDevice } from "./handshake";
+import {
+  closeReason,
+  describeParamsError,
+  grantedScopeNames,
+  grantScopes,
+  negotiateProtocol,
+  tokenFailure,
+  verifyDevice,
+} from "./handshake";
 import { HelloCache } from "./hello-cache";
 import { EVENTS, METHODS, PENDING_METHODS, TwoPhase } from "./methods";
+import { openclawParamsError } from "./params-validation";
+import { parseParams } from "./parse-params";
+import { missingMutationTarget } from "./session-target";
 import { type GatewayAccess, TokenCache } from "./token-cache";
 
 /** What the hub needs from the tenant object that hosts it. */
@@ -101,16 +113,24 @@ export class GatewayHub {
     const size = typeof data === "string" ? data.length : data.byteLength;
     if (challenge && size > MAX_PREAUTH_PAYLOAD_BYTES) return this.close(ws, 1009, "preauth payload too large");
     if (size > MAX_PAYLOAD_BYTES) return this.close(ws, 1009, "payload too large");
-    if (typeof data !== "string") return this.reject(ws, "", "invalid request frame", challenge);
     let raw: unknown;
     try {
-      raw = JSON.parse(data);
+      raw = typeof data === "string" ? JSON.parse(data) : undefined;
     } catch {
-      return this.reject(ws, "", "invalid request frame", challenge);
+      raw = undefined;
     }
+    // Like the real gateway: non-JSON closes a socket in the challenge phase with 1000 and
+    // is ignored after the handshake.
+    if (raw === undefined) return challenge ? this.close(ws, 1000, "") : undefined;
     const frame = requestFrameSchema.safeParse(raw);
-    const id = typeof (raw as { id?: unknown })?.id === "string" ? (raw as { id: string }).id : "";
-    if (!frame.success) return this.reject(ws, id, "invalid request frame", challenge);
+    if (!frame.success) {
+      if (challenge) return this.close(ws, 1008, "invalid request frame");
+      const frameId = (raw as { id?: unknown } | null)?.id;
+      const id = typeof frameId === "string" ? frameId : "invalid";
+      const why = openclawParamsError("(request frame)", raw) ?? describeParamsError(frame.error);
+      return void safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", `invalid request frame: ${why}`)));
+    }
+    const id = frame.data.id;
     if (challenge) {
       if (frame.data.method !== "connect") {
         return this.reject(ws, id, "invalid handshake: first request must be connect", true);
@@ -176,30 +196,42 @@ export class GatewayHub {
 
   private async connect(connection: Connection, id: string, rawParams: unknown): Promise<void> {
     const { ws } = connection;
-    const parsed = connectParamsSchema.safeParse(rawParams);
-    if (!parsed.success) {
-      return this.reject(ws, id, `invalid connect params: ${describeParamsError(parsed.error)}`, true);
-    }
+    const parsed = parseParams("connect", connectParamsSchema, rawParams ?? {});
+    if (!parsed.success) return this.reject(ws, id, `invalid connect params: ${parsed.message}`, true);
     const params = parsed.data;
     const protocol = negotiateProtocol(params.minProtocol, params.maxProtocol);
     if (protocol === null) {
-      const expectedProtocol = params.maxProtocol < 3 ? 3 : 4;
-      safeSend(
-        ws,
-        errorFrame(
-          id,
-          gatewayError("INVALID_REQUEST", "protocol mismatch", { expectedProtocol, supportedProtocols: [3, 4] }),
-        ),
-      );
+      const details = {
+        code: "PROTOCOL_MISMATCH",
+        clientMinProtocol: params.minProtocol,
+        clientMaxProtocol: params.maxProtocol,
+        expectedProtocol: 4,
+        minimumProbeProtocol: 3,
+        supportedProtocols: [3, 4],
+      };
+      safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", "protocol mismatch", details)));
       return this.close(ws, 1002, "protocol mismatch");
     }
     const role = params.role ?? "operator";
     if (role !== "operator") return this.reject(ws, id, "invalid role", true);
-    const token = params.auth?.token ?? params.auth?.password ?? "";
+    const auth = params.auth ?? {};
+    const token = auth.token ?? auth.password ?? "";
+    if (!token && !params.device && !auth.deviceToken && !auth.bootstrapToken) {
+      return this.authFailure(
+        ws,
+        id,
+        gatewayError("NOT_PAIRED", "device identity required", { code: "DEVICE_IDENTITY_REQUIRED" }),
+      );
+    }
     const access = token ? await this.authenticate(token) : null;
     if (!access) {
-      const message = token ? "unauthorized: gateway token mismatch" : "unauthorized: gateway token missing";
-      return this.authFailure(ws, id, "AUTH_TOKEN_MISMATCH", message);
+      const failure = tokenFailure({
+        client: params.client,
+        missing: !token,
+        hasDevice: Boolean(params.device),
+        sentDeviceToken: Boolean(auth.deviceToken),
+      });
+      return this.authFailure(ws, id, gatewayError("INVALID_REQUEST", failure.message, failure.details));
     }
     const requestedScopes = params.scopes;
     if (params.device) {
@@ -209,10 +241,15 @@ export class GatewayHub {
         clientMode: params.client.mode,
         role,
         scopes: requestedScopes ?? [],
-        token,
+        token: auth.token ?? auth.deviceToken ?? auth.bootstrapToken ?? "",
+        platform: params.client.platform,
+        deviceFamily: params.client.deviceFamily,
         now: Date.now(),
       });
-      if (failure) return this.authFailure(ws, id, failure, "device signature invalid");
+      if (failure) {
+        const details = { code: failure.code, reason: failure.reason };
+        return this.authFailure(ws, id, gatewayError("INVALID_REQUEST", failure.message, details));
+      }
     }
     const ready: ConnectionState = {
       ...connection.state,
@@ -220,6 +257,7 @@ export class GatewayHub {
       protocol,
       role: "operator",
       scopes: grantScopes(requestedScopes, access.scopes),
+      grantedScopes: grantedScopeNames(requestedScopes, access.scopes),
       ...(access.tokenId ? { tokenId: access.tokenId } : {}),
       client: {
         id: params.client.id,
@@ -232,7 +270,8 @@ export class GatewayHub {
     this.connections.update(connection, ready);
     // A connected socket no longer keeps the object awake for its deadline.
     this.clearDeadline(ws);
-    const scopes = ready.scopes ?? [];
+    // hello-ok depends on the granted scopes and on the requested ones it reports back.
+    const scopes = [...(ready.scopes ?? []), "|", ...(ready.grantedScopes ?? [])];
     const hello = this.helloCache.frame(
       id,
       this.host.config(),
@@ -276,15 +315,16 @@ export class GatewayHub {
         sessionDefaults: sessionsDefaults(ctx),
         authMode: "token",
       },
-      auth: { role: "operator", scopes: state.scopes ?? [] },
+      auth: { method: "token", role: "operator", scopes: state.grantedScopes ?? state.scopes ?? [] },
       policy: { maxPayload: MAX_PAYLOAD_BYTES, maxBufferedBytes: MAX_BUFFERED_BYTES, tickIntervalMs: TICK_INTERVAL_MS },
     };
   }
 
-  private authFailure(ws: WebSocket, id: string, code: string, message: string): void {
-    logWarning("auth.failed", { surface: "gateway", tenant: this.connections.get(ws)?.state.tenantId, reason: code });
-    safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", message, { code })));
-    this.close(ws, 1008, "unauthorized");
+  private authFailure(ws: WebSocket, id: string, error: ErrorShape): void {
+    const reason = (error.details as { code?: string } | undefined)?.code ?? error.code;
+    logWarning("auth.failed", { surface: "gateway", tenant: this.connections.get(ws)?.state.tenantId, reason });
+    safeSend(ws, errorFrame(id, error));
+    this.close(ws, 1008, closeReason(error.message));
   }
 
   // ── Requests ────────────────────────────────────────────────────────────
@@ -304,19 +344,34 @@ export class GatewayHub {
     if (definition.scope && !hasScope({ kind: "operator", scopes: state.scopes ?? [] }, definition.scope)) {
       return this.refuse(connection, id, definition.scope);
     }
-    const parsed = definition.params.safeParse(params);
+    const target = missingMutationTarget(method, params, state.scopes?.includes("operator.admin") ?? false);
+    if (target) {
+      const error = gatewayError("INVALID_REQUEST", "session mutation target is unavailable", target);
+      return void safeSend(ws, errorFrame(id, error));
+    }
+    const parsed = parseParams(method, definition.params, params ?? {});
     if (!parsed.success) {
-      const message = `invalid ${method} params: ${describeParamsError(parsed.error)}`;
-      return void safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", message)));
+      return void safeSend(
+        ws,
+        errorFrame(id, gatewayError("INVALID_REQUEST", `invalid ${method} params: ${parsed.message}`)),
+      );
     }
     inflight.add(id);
     this.inflight.set(state.connId, inflight);
     const heldRunId = definition.runIdOf?.(parsed.data);
     if (heldRunId) this.fanout.hold(heldRunId);
+    let deferring = definition.answerFirst === true;
+    if (deferring) this.connections.defer(connection);
+    const answered = () => {
+      if (!deferring) return;
+      deferring = false;
+      this.connections.resume(connection);
+    };
     try {
       const payload = await definition.handle({
         ctx: this.context(state),
         params: parsed.data,
+        rawParams: params,
         connection: {
           state,
           setSessionsSubscription: (on) => this.connections.update(connection, { ...connection.state, sessions: on }),
@@ -325,6 +380,7 @@ export class GatewayHub {
       });
       if (payload instanceof TwoPhase) {
         safeSend(ws, resFrame(id, payload.accepted));
+        answered();
         if (heldRunId) this.fanout.release(heldRunId);
         const final = await payload.final.catch((error: unknown) => ({
           ok: false as const,
@@ -339,6 +395,7 @@ export class GatewayHub {
         );
       } else {
         safeSend(ws, resFrame(id, payload));
+        answered();
         if (heldRunId) this.fanout.release(heldRunId);
       }
     } catch (error) {
@@ -349,6 +406,7 @@ export class GatewayHub {
         safeSend(ws, errorFrame(id, gatewayError("UNAVAILABLE", `${method} failed`)));
       }
     } finally {
+      answered();
       inflight.delete(id);
       if (inflight.size === 0) this.inflight.delete(state.connId);
       if (heldRunId) this.fanout.release(heldRunId);
@@ -398,7 +456,7 @@ export class GatewayHub {
 
   private reject(ws: WebSocket, id: string, message: string, closeAfter: boolean): void {
     safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", message)));
-    if (closeAfter) this.close(ws, 1008, message.slice(0, 120));
+    if (closeAfter) this.close(ws, 1008, closeReason(message));
   }
 
   private close(ws: WebSocket, code: number, reason: string): void {

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { listAgents } from "../domain/agents";
-import { chatHistory, chatInject, sessionsCreate, sessionsPreview } from "../domain/chat";
+import { chatHistory, chatInject, sessionMessages, sessionsCreate, sessionsPreview } from "../domain/chat";
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { canonicalKey } from "../domain/keys";
@@ -21,6 +21,8 @@ import { CONTROL_UI_METHODS } from "./control-ui-methods";
 export type MethodCall<P> = {
   ctx: TenantContext;
   params: P;
+  /** The params as sent (before properties with no feature here were left out). */
+  rawParams: unknown;
   connection: {
     state: ConnectionState;
     setSessionsSubscription(on: boolean): void;
@@ -33,6 +35,8 @@ type MethodDefinition<S extends z.ZodType> = {
   scope: OperatorScope | null;
   params: S;
   handle(call: MethodCall<z.infer<S>>): Promise<unknown> | unknown;
+  /** The caller hears the answer before the `sessions.changed` its request caused (as the real gateway). */
+  answerFirst?: true;
   /** The run whose events must wait until this request is answered (`chat.send`'s ack, `agent`'s accepted). */
   runIdOf?(params: z.infer<S>): string;
 };
@@ -55,10 +59,13 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   }),
   "sessions.subscribe": define({
     scope: READ,
-    params: methodParamSchemas["sessions.subscribe"],
-    handle: ({ connection }) => {
+    // The real gateway validates sessions.subscribe with the sessions.list schema.
+    params: sessionsListParamsSchema.optional(),
+    handle: async ({ ctx, params, rawParams, connection }) => {
       connection.setSessionsSubscription(true);
-      return { subscribed: true };
+      // With any list params the answer carries that list (the subscriber's initial state).
+      if (!hasProperties(rawParams)) return { subscribed: true };
+      return { subscribed: true, list: await listSessions(ctx, params ?? {}) };
     },
   }),
   "sessions.unsubscribe": define({
@@ -104,6 +111,11 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     params: methodParamSchemas["sessions.describe"],
     handle: ({ ctx, params }) => describeSession(ctx, params),
   }),
+  "sessions.get": define({
+    scope: READ,
+    params: methodParamSchemas["sessions.get"],
+    handle: ({ ctx, params }) => sessionMessages(ctx, params ?? {}),
+  }),
   "sessions.preview": define({
     scope: READ,
     params: methodParamSchemas["sessions.preview"],
@@ -111,15 +123,17 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   }),
   "sessions.patch": define({
     scope: WRITE,
+    answerFirst: true,
     params: methodParamSchemas["sessions.patch"],
     handle: ({ ctx, params }) => {
       const { key, unread, expectedMarkedUnreadAt, pinned, archived, expectedSessionId, agentId, ...patch } = params;
       const marks = { unread, expectedMarkedUnreadAt, pinned, archived, expectedSessionId, agentId };
-      return patchWithMarks(ctx, key, patch, marks);
+      return patchWithMarks(ctx, key, patch, marks, "patch");
     },
   }),
   "sessions.reset": define({
     scope: WRITE,
+    answerFirst: true,
     params: methodParamSchemas["sessions.reset"],
     handle: async ({ ctx, params }) => {
       const entry = await resetSession(ctx, params.key, params.reason ?? "reset");
@@ -128,6 +142,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   }),
   "sessions.delete": define({
     scope: WRITE,
+    answerFirst: true,
     params: methodParamSchemas["sessions.delete"],
     handle: async ({ ctx, params }) => {
       const { key, deleted } = await deleteSession(ctx, params.key);
@@ -136,6 +151,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   }),
   "sessions.create": define({
     scope: WRITE,
+    answerFirst: true,
     params: methodParamSchemas["sessions.create"],
     handle: ({ ctx, params }) => sessionsCreate(ctx, params),
   }),
@@ -235,6 +251,10 @@ async function agentFinal(
   }
   const summary = snapshot.error ?? (snapshot.status === "pending" ? "still running" : snapshot.status);
   return { ok: false, payload: { runId, status: "error", summary }, message: summary };
+}
+
+function hasProperties(value: unknown): boolean {
+  return typeof value === "object" && value !== null && Object.keys(value).length > 0;
 }
 
 /** Methods listed for discovery but not served by this gateway. */

@@ -43,19 +43,23 @@ export type RequestFrame = z.infer<typeof requestFrameSchema>;
 export const CLIENT_IDS = [
   "webchat-ui",
   "openclaw-control-ui",
+  "openclaw-browser-copilot",
   "openclaw-tui",
   "webchat",
   "cli",
   "gateway-client",
   "openclaw-macos",
+  "openclaw-linux",
   "openclaw-ios",
+  "openclaw-watchos",
   "openclaw-android",
   "node-host",
+  "openclaw-worker",
   "test",
   "fingerprint",
   "openclaw-probe",
 ] as const;
-export const CLIENT_MODES = ["webchat", "cli", "ui", "backend", "node", "probe", "test"] as const;
+export const CLIENT_MODES = ["webchat", "cli", "ui", "backend", "node", "worker", "probe", "test"] as const;
 
 // Connect params ignore properties this service does not know (newer clients send more, e.g. the
 // Control UI's client.buildId and timeZone); the known ones are validated.
@@ -95,11 +99,16 @@ export const connectParamsSchema = z.object({
       bootstrapToken: z.string().optional(),
       deviceToken: z.string().optional(),
       password: z.string().optional(),
+      approvalRuntimeToken: z.string().optional(),
+      agentRuntimeIdentityToken: z.string().optional(),
     })
     .optional(),
   locale: z.string().optional(),
   userAgent: z.string().optional(),
-  modelCatalog: z.looseObject({}).optional(),
+  /** Accepted for OpenClaw clients; no equivalent feature here. */
+  computerUse: z.unknown().optional(),
+  workerRuns: z.unknown().optional(),
+  modelCatalog: z.unknown().optional(),
 });
 export type ConnectParams = z.infer<typeof connectParamsSchema>;
 
@@ -108,8 +117,8 @@ const sessionKey = z.string().trim().min(1).max(512);
 
 /** Params of every gateway method this service implements, by method name. */
 export const methodParamSchemas = {
-  health: z.strictObject({}).optional(),
-  "sessions.subscribe": z.looseObject({}).optional(),
+  /** The real gateway does not validate health params. */
+  health: z.unknown(),
   "sessions.unsubscribe": z.looseObject({}).optional(),
   "sessions.messages.subscribe": z.object({
     key,
@@ -145,12 +154,22 @@ export const methodParamSchemas = {
     task: z.string().optional(),
     message: z.string().optional(),
   }),
+  /** The real gateway does not validate sessions.get params; the handler reads them leniently. */
+  "sessions.get": z
+    .looseObject({
+      key: z.unknown().optional(),
+      sessionKey: z.unknown().optional(),
+      limit: z.unknown().optional(),
+      agentId: z.unknown().optional(),
+    })
+    .optional(),
   "chat.history": z.object({
     sessionKey,
-    maxBytes: z.int().min(1).optional(),
     cursor: z.string().optional(),
     limit: z.int().min(1).max(1000).optional(),
     maxChars: z.int().min(1).max(500_000).optional(),
+    /** The messages' JSON budget: the oldest that do not fit are left out. */
+    maxBytes: z.int().min(1024).optional(),
     /** Messages to skip from the newest (OpenClaw's backwards paging). */
     offset: z.int().min(0).optional(),
   }),

@@ -18,7 +18,8 @@ export class RunEvents {
 
   started(runId: string, now: number): void {
     this.agent(runId, "lifecycle", { phase: "start", startedAt: now }, now);
-    this.emit({ event: "sessions.changed", payload: { phase: "start", runId } });
+    this.emit({ event: "sessions.changed", payload: { reason: "agent.run.started" } });
+    this.emit({ event: "sessions.changed", payload: { phase: "start", runId, ts: now } });
   }
 
   /** The runner's cumulative text so far (becomes throttled deltas). */
@@ -47,7 +48,8 @@ export class RunEvents {
       stopReason: assistant.stopReason,
       ...(reply.usage ? { usage: reply.usage } : {}),
     });
-    this.emit({ event: "sessions.changed", payload: { phase: "end", runId } });
+    this.emit({ event: "sessions.changed", payload: { phase: "end", runId, ts: now } });
+    this.emit({ event: "sessions.changed", payload: { reason: "agent.input.settled" } });
   }
 
   /** A running run ended error, timeout or aborted (with the text streamed so far, if any). */
@@ -70,7 +72,9 @@ export class RunEvents {
           }
         : { state: "error", errorMessage: message },
     );
-    this.emit({ event: "sessions.changed", payload: { phase: "error", runId } });
+    // An aborted run ends (the real gateway's lifecycle end with aborted:true); others fail.
+    this.emit({ event: "sessions.changed", payload: { phase: state === "aborted" ? "end" : "error", runId, ts: now } });
+    this.emit({ event: "sessions.changed", payload: { reason: "agent.input.settled" } });
   }
 
   /** A new attempt of the run streams from scratch (a retried runner starts over). */

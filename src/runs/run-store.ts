@@ -29,6 +29,9 @@ export const RUN_SCHEMA: Schema = {
     { name: "index runs_by_state", sql: "CREATE INDEX runs_by_state ON runs (state, seq)" },
     // A webhook host acknowledged with 202: the run now waits for its callbacks, not a retry.
     { name: "add runs.deferred", sql: "ALTER TABLE runs ADD COLUMN deferred INTEGER NOT NULL DEFAULT 0" },
+    // Reads find the run of a user message or a reply by its transcript position.
+    { name: "index runs_by_user_seq", sql: "CREATE INDEX runs_by_user_seq ON runs (user_seq)" },
+    { name: "index runs_by_reply_seq", sql: "CREATE INDEX runs_by_reply_seq ON runs (reply_seq)" },
   ],
 };
 
@@ -99,6 +102,27 @@ export class RunStore {
       beforeSeq ?? Number.MAX_SAFE_INTEGER,
       limit,
     ).map((row) => ({ seq: row.seq, run: this.toRecord(row) }));
+  }
+
+  /**
+   * The runs whose user message or reply sits between `fromSeq` and `toSeq` of the transcript
+   * that was current from `since` until `until` (null: still current).
+   */
+  forMessages(
+    fromSeq: number,
+    toSeq: number,
+    since: number,
+    until: number | null,
+  ): Array<{ runId: string; userSeq: number | null; replySeq: number | null }> {
+    return all<{ run_id: string; user_seq: number | null; reply_seq: number | null }>(
+      this.sql,
+      `SELECT run_id, user_seq, reply_seq FROM runs
+       WHERE (user_seq BETWEEN ?1 AND ?2 OR reply_seq BETWEEN ?1 AND ?2) AND created_at >= ?3 AND created_at < ?4`,
+      fromSeq,
+      toSeq,
+      since,
+      until ?? Number.MAX_SAFE_INTEGER,
+    ).map((r) => ({ runId: r.run_id, userSeq: r.user_seq, replySeq: r.reply_seq }));
   }
 
   markDeferred(runId: string): void {

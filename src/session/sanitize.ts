@@ -17,7 +17,8 @@ import { redactSecrets } from "./redact";
 type Block = Record<string, unknown>;
 
 /** Options for `sanitizeChatHistory`. */
-export type ChatHistoryOptions = { maxChars?: number; budgetBytes?: number };
+/** `maxBytes`: the client's cap on the messages' JSON (chat.history's maxBytes); the oldest go first. */
+export type ChatHistoryOptions = { maxChars?: number; budgetBytes?: number; maxBytes?: number };
 
 /** Options for `sanitizeToolHistory`. */
 export type ToolHistoryOptions = { includeTools?: boolean };
@@ -308,7 +309,8 @@ export function sanitizeChatHistory(messages: StoredMessage[], opts: ChatHistory
     .map((message) => sanitizeChatMessage(message, limits))
     .filter((message) => !isSilentAssistantReply(message));
   const bounded = replaceOversized(visible, singleMax);
-  const capped = capArrayByJsonBytes(bounded, budgetBytes).items;
+  const capBytes = Math.min(budgetBytes, positiveIntOr(opts.maxBytes, budgetBytes));
+  const capped = capArrayByJsonBytes(bounded, capBytes).items;
   return enforceChatBudget(capped, budgetBytes);
 }
 

@@ -268,9 +268,9 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     return entry;
   }
 
-  async patch(ref: SessionRef, patch: SessionPatch): Promise<SessionEntry> {
+  async patch(ref: SessionRef, patch: SessionPatch, reason?: "create" | "patch"): Promise<SessionEntry> {
     const { created, entry } = this.transcript.patch(ref, patch);
-    await this.publisher.publish(created ? "create" : "patch");
+    await this.publisher.publish(reason ?? (created ? "create" : "patch"));
     return entry;
   }
 

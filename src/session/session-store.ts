@@ -292,9 +292,9 @@ export class SessionStore {
       upper,
       query.limit + 1,
     );
-    const page = collect(cursor, query);
-    page.messages.reverse();
-    return page;
+    const { rows, hasMore } = collect(cursor, query);
+    rows.reverse();
+    return { messages: this.records(query.sessionId, rows), hasMore };
   }
 
   /** Oldest messages after `cursorSeq`, oldest first. */
@@ -307,7 +307,28 @@ export class SessionStore {
       query.cursorSeq ?? 0,
       query.limit + 1,
     );
-    return collect(cursor, query);
+    const { rows, hasMore } = collect(cursor, query);
+    return { messages: this.records(query.sessionId, rows), hasMore };
+  }
+
+  /** Rows as wire records, each with its `__openclaw` (its run's fields from the runs of that transcript). */
+  private records(sessionId: string, rows: MessageRow[]): MessageRecord[] {
+    if (rows.length === 0) return [];
+    const window = first<{ started_at: number; ended_at: number | null }>(
+      this.sql,
+      "SELECT started_at, ended_at FROM transcripts WHERE session_id = ?",
+      sessionId,
+    );
+    const meta = new Map<number, RunMeta>();
+    if (window) {
+      const seqs = rows.map((row) => row.seq);
+      const runs = this.runs.forMessages(Math.min(...seqs), Math.max(...seqs), window.started_at, window.ended_at);
+      for (const run of runs) {
+        if (run.userSeq !== null) meta.set(run.userSeq, { idempotencyKey: `${run.runId}:user` });
+        if (run.replySeq !== null) meta.set(run.replySeq, { runId: run.runId });
+      }
+    }
+    return rows.map((row) => withPosition(row, meta.get(row.seq)));
   }
 
   messageId(sessionId: string, seq: number): string {
@@ -345,21 +366,35 @@ export class SessionStore {
 }
 
 /** Reads up to `limit` rows (one extra tells whether more exist) within the byte budget. */
-function collect(cursor: SqlStorageCursor<MessageRow>, query: PageQuery): Page {
-  const messages: MessageRecord[] = [];
+function collect(cursor: SqlStorageCursor<MessageRow>, query: PageQuery): { rows: MessageRow[]; hasMore: boolean } {
+  const rows: MessageRow[] = [];
   let bytes = 0;
   for (const row of cursor) {
-    if (messages.length === query.limit || (messages.length > 0 && bytes + row.body.length > query.maxBytes)) {
-      return { messages, hasMore: true };
+    if (rows.length === query.limit || (rows.length > 0 && bytes + row.body.length > query.maxBytes)) {
+      return { rows, hasMore: true };
     }
-    const json = withPosition(row.body, row.id, row.seq);
-    bytes += json.length;
-    messages.push({ seq: row.seq, id: row.id, role: row.role, createdAt: row.created_at, json });
+    bytes += row.body.length + POSITION_JSON_BYTES;
+    rows.push(row);
   }
-  return { messages, hasMore: false };
+  return { rows, hasMore: false };
 }
 
-/** Appends `__openclaw: { id, seq }` to a stored message's JSON without re-parsing it. */
-function withPosition(body: string, id: string, seq: number): string {
-  return `${body.slice(0, -1)},"__openclaw":{"id":${JSON.stringify(id)},"seq":${seq}}}`;
+/** About what `__openclaw` adds to a message's JSON (the byte budget counts it). */
+const POSITION_JSON_BYTES = 120;
+
+/** What `__openclaw` says of a message's run: the reply's `runId`, the user message's `idempotencyKey`. */
+type RunMeta = { runId?: string; idempotencyKey?: string };
+
+/**
+ * Appends OpenClaw's `__openclaw` (`id`, `seq`, `recordTimestampMs` when the record was
+ * written, and its run's fields) to a stored message's JSON without re-parsing it.
+ */
+function withPosition(row: MessageRow, run: RunMeta | undefined): MessageRecord {
+  const runFields =
+    (run?.runId ? `"runId":${JSON.stringify(run.runId)},` : "") +
+    (run?.idempotencyKey ? `"idempotencyKey":${JSON.stringify(run.idempotencyKey)},` : "");
+  const json = `${row.body.slice(0, -1)},"__openclaw":{${runFields}"id":${JSON.stringify(row.id)},"recordTimestampMs":${row.created_at},"seq":${row.seq}}}`;
+  const record: MessageRecord = { seq: row.seq, id: row.id, role: row.role, createdAt: row.created_at, json };
+  if (run?.runId) record.runId = run.runId;
+  return record;
 }

@@ -318,13 +318,19 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   }
 
   removeSession(key: string, at: number): boolean {
+    const row = this.index.session(key);
     const removed = this.index.removeSession(key);
-    this.hub.fanout.deleted(key, at);
+    // Nothing deleted, nothing to tell.
+    if (removed) this.hub.fanout.deleted({ key, sessionId: row?.sessionId, agentId: row?.agentId }, at);
     return removed;
   }
 
-  session(key: string): SessionRow | null {
-    return this.index.session(key) ?? null;
+  /** A session's index row; `withChildren` adds `childSessions` as a list row has them. */
+  session(key: string, withChildren = false): SessionRow | null {
+    const row = this.index.session(key);
+    if (!row) return null;
+    const kids = withChildren ? this.index.childrenOf([key]).get(key) : undefined;
+    return kids ? { ...row, childSessions: kids } : row;
   }
 
   keyForSessionId(sessionId: string): { key: string; agentId: string } | null {
