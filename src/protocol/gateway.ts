@@ -30,7 +30,8 @@ export type ErrorShape = {
   retryAfterMs?: number;
 };
 
-export const requestFrameSchema = z.strictObject({
+// Envelope properties it does not know are ignored (newer clients add some, as traceparent was).
+export const requestFrameSchema = z.object({
   type: z.literal("req"),
   id: z.string().min(1).max(256),
   method: z.string().min(1).max(256),
