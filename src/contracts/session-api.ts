@@ -72,7 +72,14 @@ export type StartResult =
   | { runId: string; status: "blocked" }
   | { runId: string; status: "too_large"; bytes: number }
   | { runId: string; status: "in_flight" }
-  | { runId: string; status: "ok" | "error" | "timeout" | "aborted"; summary?: string; reply?: string };
+  | {
+      runId: string;
+      status: "ok" | "error" | "timeout" | "aborted";
+      summary?: string;
+      reply?: string;
+      stopReason?: string;
+      endedAt?: number;
+    };
 
 /** The send policy a session object applies to its own entry (null config = allow). */
 export type SendPolicyCheck = { config: SendPolicyConfig | null };
@@ -151,8 +158,10 @@ export interface SessionApi {
   /** Runs newest first, before `beforeSeq`; null when the session does not exist. */
   runPage(limit: number, beforeSeq?: number): Awaitable<{ runs: RunView[]; nextSeq?: number } | null>;
   waitRun(runId: string, timeoutMs: number): Awaitable<RunSnapshot | null>;
-  abortRun(runId?: string): Awaitable<AbortOutcome>;
-  stopRuns(): Awaitable<string[]>;
+  /** `reason`: how clients see it stopped (`rpc` = chat.abort/sessions.abort, the default). */
+  abortRun(runId?: string, reason?: "rpc" | "stop"): Awaitable<AbortOutcome>;
+  /** Aborts every unfinished run, and runs whose start is still on its way (`stop` = the /stop command, the default). */
+  stopRuns(reason?: "rpc" | "stop"): Awaitable<string[]>;
   runCallback(runId: string, callback: RunCallback): Awaitable<{ ok: boolean; state: string | null }>;
   // Agent-to-agent (sessions_send) and deliveries
   sendInterSession(

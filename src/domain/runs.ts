@@ -102,7 +102,7 @@ export async function chatSend(ctx: TenantContext, params: ChatSendParams): Prom
     throw new DomainError("invalid", "message or attachment required");
   const key = canonicalKey(ctx, params.sessionKey);
   if (/^\/stop\b/i.test(text)) {
-    const runIds = await ctx.sessions(key).stopRuns();
+    const runIds = await ctx.sessions(key).stopRuns("stop");
     return { ok: true, aborted: runIds.length > 0, runIds };
   }
   const command = parseSendCommand(text);
@@ -136,6 +136,15 @@ function chatSendResult(result: Started): Record<string, unknown> {
       return { runId: result.runId, status: "in_flight" };
     case "ok":
       return { runId: result.runId, status: "ok" };
+    case "aborted":
+      // OpenClaw answers a send whose run was aborted (before or after it started) this way.
+      return {
+        runId: result.runId,
+        status: "timeout",
+        summary: "aborted",
+        stopReason: result.stopReason ?? "rpc",
+        ...(result.endedAt !== undefined ? { endedAt: result.endedAt } : {}),
+      };
     default:
       return { runId: result.runId, status: "error", summary: result.summary ?? result.status };
   }
@@ -254,14 +263,14 @@ export async function chatAbort(ctx: TenantContext, params: { sessionKey: string
   const key = canonicalKey(ctx, params.sessionKey);
   const stub = ctx.sessions(key);
   const runIds = params.runId
-    ? [(await stub.abortRun(params.runId)).abortedRunId].filter((id): id is string => id !== null)
-    : await stub.stopRuns();
+    ? [(await stub.abortRun(params.runId, "rpc")).abortedRunId].filter((id): id is string => id !== null)
+    : await stub.stopRuns("rpc");
   return { ok: true, aborted: runIds.length > 0, runIds };
 }
 
 export async function sessionsAbort(ctx: TenantContext, params: { key: string; runId?: string }) {
   const key = canonicalKey(ctx, params.key);
-  const result = await ctx.sessions(key).abortRun(params.runId);
+  const result = await ctx.sessions(key).abortRun(params.runId, "rpc");
   return { ok: true, ...result };
 }
 

@@ -5,20 +5,58 @@ import type { RunState, RunUsage } from "./run-types";
 
 export type RunEventSink = (event: Omit<LiveEvent, "afterSeq">) => void;
 
+/** Whose run it is, as OpenClaw's `agent` and `chat` payloads name it. */
+export type RunContext = {
+  agentId: string;
+  sessionId?: string;
+  /** The runner's provider and model (the lifecycle `model` phase), when known before it answers. */
+  provider?: string;
+  model?: string;
+};
+
+/** How an aborted run was stopped: `rpc` by chat.abort/sessions.abort, `stop` by the /stop command. */
+export type AbortReason = "rpc" | "stop";
+
+/** OpenClaw's summary of a run's reply (lifecycle end, agent.wait): shown text, silent, or nothing. */
+export type TerminalReply = { disposition: "visible"; text: string } | { disposition: "silent" | "empty" };
+
+/** OpenClaw caps the terminal reply's text at this many characters. */
+const TERMINAL_REPLY_MAX_CHARS = 4096;
+
+export function terminalReply(text: string | undefined): TerminalReply {
+  if (text !== undefined && isSilentReply(text)) return { disposition: "silent" };
+  const trimmed = (text ?? "").trim();
+  if (!trimmed) return { disposition: "empty" };
+  return {
+    disposition: "visible",
+    text: trimmed.length > TERMINAL_REPLY_MAX_CHARS ? `${trimmed.slice(0, TERMINAL_REPLY_MAX_CHARS - 1)}…` : trimmed,
+  };
+}
+
 /**
- * OpenClaw's live events of a run: `agent` (lifecycle, assistant text) and `chat` (delta,
- * final, aborted, error) payloads with their per-run `seq`, deltas throttled to one per
- * DELTA_INTERVAL_MS, and the `sessions.changed` run phases. Nothing here is stored.
+ * OpenClaw's live events of a run: `agent` (lifecycle, run_status, assistant text) and `chat`
+ * (status, delta, final, aborted, error) payloads. One payload `seq` per run is shared by both:
+ * a `chat` event carries the seq of the `agent` event it derives from, as the real gateway
+ * does. Deltas are throttled to one per DELTA_INTERVAL_MS; the `sessions.changed` run phases
+ * and reasons go out with them. Nothing here is stored.
  */
 export class RunEvents {
-  private readonly seqs = new Map<string, { chat: number; agent: number }>();
+  private readonly seqs = new Map<string, number>();
+  private readonly contexts = new Map<string, RunContext & { startedAt?: number }>();
   private readonly throttles = new Map<string, DeltaThrottle>();
 
   constructor(private readonly emit: RunEventSink) {}
 
-  started(runId: string, now: number): void {
+  /** The run left the queue: lifecycle start, the runner is starting, the model it runs. */
+  started(runId: string, now: number, context: RunContext): void {
+    this.contexts.set(runId, { ...context, startedAt: now });
     this.agent(runId, "lifecycle", { phase: "start", startedAt: now }, now);
-    this.emit({ event: "sessions.changed", payload: { phase: "start", runId } });
+    this.status(runId, "starting_model", now);
+    this.emit({ event: "sessions.changed", payload: { reason: "agent.run.started", runId } });
+    this.emit({ event: "sessions.changed", payload: { phase: "start", runId, ts: now } });
+    if (context.provider || context.model) {
+      this.agent(runId, "lifecycle", { phase: "model", provider: context.provider, model: context.model }, now);
+    }
   }
 
   /** The runner's cumulative text so far (becomes throttled deltas). */
@@ -40,37 +78,63 @@ export class RunEvents {
     const throttle = this.throttle(runId);
     if (!silent && reply.text && throttle.latest !== reply.text) throttle.push(reply.text);
     throttle.flush();
-    this.agent(runId, "lifecycle", { phase: "end", endedAt: now }, now);
-    this.chat(runId, {
+    const startedAt = this.contexts.get(runId)?.startedAt;
+    const seq = this.agent(
+      runId,
+      "lifecycle",
+      {
+        phase: "end",
+        ...(startedAt !== undefined ? { startedAt } : {}),
+        endedAt: now,
+        stopReason: assistant.stopReason ?? "stop",
+        aborted: false,
+        terminalReply: terminalReply(reply.text),
+      },
+      now,
+    );
+    this.chat(runId, seq, {
       state: "final",
       ...(silent ? {} : { message: assistant }),
       stopReason: assistant.stopReason,
       ...(reply.usage ? { usage: reply.usage } : {}),
     });
-    this.emit({ event: "sessions.changed", payload: { phase: "end", runId } });
+    this.ended(runId, "end", now);
   }
 
-  /** A running run ended error, timeout or aborted (with the text streamed so far, if any). */
+  /**
+   * A run ended error, timeout or aborted (with the text streamed so far, if any). A queued
+   * run that never started gets the same events (`context` names it, as it has none yet).
+   */
   failed(
     runId: string,
     state: Exclude<RunState, "queued" | "running" | "ok">,
     message: string,
     partial: string,
     now: number,
+    options: { stopReason?: AbortReason; context?: RunContext } = {},
   ): void {
-    this.agent(runId, "lifecycle", { phase: "error", endedAt: now, error: message }, now);
-    this.chat(
-      runId,
-      state === "aborted"
-        ? {
-            state: "aborted",
-            ...(partial
-              ? { message: { role: "assistant", content: [{ type: "text", text: partial }], timestamp: now } }
-              : {}),
-          }
-        : { state: "error", errorMessage: message },
-    );
-    this.emit({ event: "sessions.changed", payload: { phase: "error", runId } });
+    if (!this.contexts.has(runId) && options.context) this.contexts.set(runId, options.context);
+    if (state === "aborted") {
+      const stopReason = options.stopReason ?? "rpc";
+      const seq = this.agent(
+        runId,
+        "lifecycle",
+        { phase: "end", status: "cancelled", aborted: true, stopReason, endedAt: now },
+        now,
+      );
+      this.chat(runId, seq, {
+        state: "aborted",
+        stopReason,
+        ...(partial
+          ? { message: { role: "assistant", content: [{ type: "text", text: partial }], timestamp: now } }
+          : {}),
+      });
+      this.ended(runId, "end", now);
+      return;
+    }
+    const seq = this.agent(runId, "lifecycle", { phase: "error", endedAt: now, error: message }, now);
+    this.chat(runId, seq, { state: "error", errorMessage: message });
+    this.ended(runId, "error", now);
   }
 
   /** A new attempt of the run streams from scratch (a retried runner starts over). */
@@ -89,6 +153,13 @@ export class RunEvents {
     this.throttles.get(runId)?.cancel();
     this.throttles.delete(runId);
     this.seqs.delete(runId);
+    this.contexts.delete(runId);
+  }
+
+  /** The session's run phase ends, then its input settles (OpenClaw's two `sessions.changed`). */
+  private ended(runId: string, phase: "end" | "error", now: number): void {
+    this.emit({ event: "sessions.changed", payload: { phase, runId, ts: now } });
+    this.emit({ event: "sessions.changed", payload: { reason: "agent.input.settled", runId } });
   }
 
   private throttle(runId: string): DeltaThrottle {
@@ -102,28 +173,52 @@ export class RunEvents {
 
   private delta(runId: string, text: string, delta: string): void {
     if (isSilentReply(text, { prefix: true })) return;
-    this.agent(runId, "assistant", { text, delta });
-    this.chat(runId, {
+    const seq = this.agent(runId, "assistant", { text, delta });
+    this.chat(runId, seq, {
       state: "delta",
-      message: { role: "assistant", content: [{ type: "text", text }], timestamp: Date.now() },
       deltaText: delta,
+      message: { role: "assistant", content: [{ type: "text", text }], timestamp: Date.now() },
     });
   }
 
-  private agent(runId: string, stream: string, data: Record<string, unknown>, now = Date.now()): void {
-    const seq = this.nextSeq(runId, "agent");
-    this.emit({ event: "agent", payload: { runId, seq, stream, ts: now, data } });
+  /** A status both streams report (OpenClaw's `chat` status frame and `agent` run_status). */
+  private status(runId: string, phase: string, now: number): void {
+    const seq = this.nextSeq(runId);
+    this.chat(runId, seq, { state: "status", phase });
+    this.emitAgent(runId, seq, "run_status", { phase }, now);
   }
 
-  private chat(runId: string, payload: Record<string, unknown>): void {
-    const seq = this.nextSeq(runId, "chat");
-    this.emit({ event: "chat", payload: { runId, seq, ...payload } });
+  private agent(runId: string, stream: string, data: Record<string, unknown>, now = Date.now()): number {
+    const seq = this.nextSeq(runId);
+    this.emitAgent(runId, seq, stream, data, now);
+    return seq;
   }
 
-  private nextSeq(runId: string, kind: "chat" | "agent"): number {
-    const seqs = this.seqs.get(runId) ?? { chat: 0, agent: 0 };
-    seqs[kind] += 1;
-    this.seqs.set(runId, seqs);
-    return seqs[kind];
+  private emitAgent(runId: string, seq: number, stream: string, data: Record<string, unknown>, now: number): void {
+    const context = this.contexts.get(runId);
+    this.emit({
+      event: "agent",
+      payload: {
+        runId,
+        ...(stream === "lifecycle" && context?.sessionId ? { sessionId: context.sessionId } : {}),
+        ...(context ? { agentId: context.agentId } : {}),
+        stream,
+        data,
+        seq,
+        ts: now,
+        isHeartbeat: false,
+      },
+    });
+  }
+
+  private chat(runId: string, seq: number, payload: Record<string, unknown>): void {
+    const context = this.contexts.get(runId);
+    this.emit({ event: "chat", payload: { runId, ...(context ? { agentId: context.agentId } : {}), seq, ...payload } });
+  }
+
+  private nextSeq(runId: string): number {
+    const seq = (this.seqs.get(runId) ?? 0) + 1;
+    this.seqs.set(runId, seq);
+    return seq;
   }
 }

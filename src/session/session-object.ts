@@ -30,7 +30,7 @@ import { sendBlocked } from "../policy/send-policy";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { RunView } from "../protocol/runs";
 import type { SessionEntry, SessionPatch, SessionSeed } from "../protocol/session";
-import { RunEvents } from "../runs/run-events";
+import { type AbortReason, RunEvents } from "../runs/run-events";
 import { RunExecutor } from "../runs/run-executor";
 import { RunLifecycle } from "../runs/run-lifecycle";
 import type { RunSnapshot } from "../runs/run-types";
@@ -72,6 +72,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   private readonly runs: RunLifecycle;
   /** sessions_wait callers waiting for a message past a seq. */
   private readonly seqWaiters = new SeqWaiters();
+  /** Runs whose start request is in progress (awaiting a reset or the registry): id → abort reason once aborted. */
+  private readonly starting = new Map<string, AbortReason | null>();
   private readonly outbox: Outbox;
   private readonly flows: A2aFlowDriver;
   private readonly spawns: SpawnDriver;
@@ -105,6 +107,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       }),
       appendMessages: (messages, update) => this.transcript.append(messages, update).map((m) => m.seq),
       updateEntry: (update) => this.transcript.updateEntry(update),
+      sessionId: () => this.transcript.entry()?.sessionId,
       waitUntil: (promise) => ctx.waitUntil(promise),
       onSettled: (runId) => {
         if (!this.spawns.settled(runId)) this.flows.runSettled(runId);
@@ -305,12 +308,26 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       return { runId: request.runId, status: "blocked", sessionId: this.transcript.entry()?.sessionId ?? "" };
     }
     const now = Date.now();
-    if (request.resetFirst && !this.store.runs.get(request.runId)) await this.reset(ref, request.resetFirst);
-    const created = this.store.transaction(() => this.transcript.ensureEntry(ref, seed, now));
-    // A new session reaches the registry before its run starts, so the run's events follow its creation.
-    if (created) await this.publisher.publish("create");
     const { resetFirst: _resetFirst, waitMs, ...run } = request;
-    const result = this.runs.start({ ...run, tenantId: ref.tenantId, agentId: ref.agentId }, now);
+    const fresh = !this.store.runs.get(request.runId) && !this.starting.has(request.runId);
+    // Until the run is stored, an abort for it (or for the session's runs) is remembered here.
+    if (fresh) this.starting.set(request.runId, null);
+    let abortedWith: AbortReason | null = null;
+    try {
+      if (request.resetFirst && fresh) await this.reset(ref, request.resetFirst);
+      const created = this.store.transaction(() => this.transcript.ensureEntry(ref, seed, now));
+      // A new session reaches the registry before its run starts, so the run's events follow its creation.
+      if (created) await this.publisher.publish("create");
+    } finally {
+      if (fresh) {
+        abortedWith = this.starting.get(request.runId) ?? null;
+        this.starting.delete(request.runId);
+      }
+    }
+    const engineStart = { ...run, tenantId: ref.tenantId, agentId: ref.agentId };
+    const result = abortedWith
+      ? this.runs.startAborted(engineStart, abortedWith, Date.now())
+      : this.runs.start(engineStart, now);
     const sessionId = this.transcript.entry()!.sessionId;
     const messageId =
       result.status === "started" && result.userSeq !== undefined
@@ -358,13 +375,27 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     };
   }
 
-  abortRun(runId?: string): AbortOutcome {
-    return this.runs.abort(runId);
+  abortRun(runId?: string, reason: AbortReason = "rpc"): AbortOutcome {
+    if (runId && this.starting.has(runId)) {
+      this.starting.set(runId, reason);
+      return { abortedRunId: runId, status: "aborted" };
+    }
+    const outcome = this.runs.abort(runId, reason);
+    if (outcome.abortedRunId || runId) return outcome;
+    const pending = this.abortStarting(reason)[0];
+    return pending ? { abortedRunId: pending, status: "aborted" } : outcome;
   }
 
-  /** The /stop command: aborts every unfinished run. */
-  stopRuns(): string[] {
-    return this.runs.abortAll();
+  /** The /stop command (and chat.abort without a run id): aborts every unfinished run. */
+  stopRuns(reason: AbortReason = "stop"): string[] {
+    return [...this.runs.abortAll(reason), ...this.abortStarting(reason)];
+  }
+
+  /** Marks every run whose start is still on its way as aborted; returns their ids. */
+  private abortStarting(reason: AbortReason): string[] {
+    const ids = [...this.starting.keys()].filter((id) => this.starting.get(id) === null);
+    for (const id of ids) this.starting.set(id, reason);
+    return ids;
   }
 
   /** Webhook callbacks: streamed text, extra messages, completion (idempotent). */
