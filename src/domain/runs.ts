@@ -5,6 +5,7 @@ import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { parseSendCommand, SEND_BLOCKED_TEXT } from "../policy/send-policy";
 import type { InputProvenance, SessionSeed, TranscriptMessage } from "../protocol/session";
+import { terminalReply } from "../runs/run-events";
 import { existingRunResult } from "../runs/run-status";
 import type { RunInput, RunSnapshot } from "../runs/run-types";
 import { tooLargeMessage } from "../session/message-limits";
@@ -256,6 +257,8 @@ export function waitPayload(snapshot: RunSnapshot): Record<string, unknown> {
     ...(snapshot.endedAt !== undefined ? { endedAt: snapshot.endedAt } : {}),
     ...(snapshot.stopReason ? { stopReason: snapshot.stopReason } : {}),
     ...(snapshot.error && snapshot.status !== "ok" ? { error: snapshot.error } : {}),
+    // OpenClaw summarises the reply of a run that answered (visible text, silent or empty).
+    ...(snapshot.state === "ok" || snapshot.reply !== undefined ? { terminalReply: terminalReply(snapshot.reply) } : {}),
   };
 }
 

@@ -38,7 +38,7 @@ export function terminalReply(text: string | undefined): TerminalReply {
  * (status, delta, final, aborted, error) payloads. One payload `seq` per run is shared by both:
  * a `chat` event carries the seq of the `agent` event it derives from, as the real gateway
  * does. Deltas are throttled to one per DELTA_INTERVAL_MS; the `sessions.changed` run phases
- * and reasons go out with them. Nothing here is stored.
+ * go out with them. Nothing here is stored.
  */
 export class RunEvents {
   private readonly seqs = new Map<string, number>();
@@ -52,8 +52,7 @@ export class RunEvents {
     this.contexts.set(runId, { ...context, startedAt: now });
     this.agent(runId, "lifecycle", { phase: "start", startedAt: now }, now);
     this.status(runId, "starting_model", now);
-    this.emit({ event: "sessions.changed", payload: { reason: "agent.run.started", runId } });
-    this.emit({ event: "sessions.changed", payload: { phase: "start", runId, ts: now } });
+    this.emit({ event: "sessions.changed", payload: { phase: "start", runId } });
     if (context.provider || context.model) {
       this.agent(runId, "lifecycle", { phase: "model", provider: context.provider, model: context.model }, now);
     }
@@ -98,7 +97,7 @@ export class RunEvents {
       stopReason: assistant.stopReason,
       ...(reply.usage ? { usage: reply.usage } : {}),
     });
-    this.ended(runId, "end", now);
+    this.ended(runId, "end");
   }
 
   /**
@@ -129,12 +128,12 @@ export class RunEvents {
           ? { message: { role: "assistant", content: [{ type: "text", text: partial }], timestamp: now } }
           : {}),
       });
-      this.ended(runId, "end", now);
+      this.ended(runId, "error");
       return;
     }
     const seq = this.agent(runId, "lifecycle", { phase: "error", endedAt: now, error: message }, now);
     this.chat(runId, seq, { state: "error", errorMessage: message });
-    this.ended(runId, "error", now);
+    this.ended(runId, "error");
   }
 
   /** A new attempt of the run streams from scratch (a retried runner starts over). */
@@ -156,10 +155,9 @@ export class RunEvents {
     this.contexts.delete(runId);
   }
 
-  /** The session's run phase ends, then its input settles (OpenClaw's two `sessions.changed`). */
-  private ended(runId: string, phase: "end" | "error", now: number): void {
-    this.emit({ event: "sessions.changed", payload: { phase, runId, ts: now } });
-    this.emit({ event: "sessions.changed", payload: { reason: "agent.input.settled", runId } });
+  /** The session's run phase ends (`sessions.changed`). */
+  private ended(runId: string, phase: "end" | "error"): void {
+    this.emit({ event: "sessions.changed", payload: { phase, runId } });
   }
 
   private throttle(runId: string): DeltaThrottle {

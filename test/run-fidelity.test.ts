@@ -1,0 +1,159 @@
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { call, createTenant, issueToken } from "./helpers";
+import { GatewayClient } from "./ws-helpers";
+
+/** What real OpenClaw clients observe of a run: event payloads, aborts before the start, waits. */
+
+const peer = `http://127.0.0.1:${inject("peerPort")}`;
+const open: GatewayClient[] = [];
+afterEach(() => {
+  for (const c of open.splice(0)) c.close();
+});
+
+async function tenantWith(id: string, runner?: Record<string, unknown>) {
+  await createTenant(id);
+  const admin = await issueToken(id);
+  const config = runner ? { agents: { list: [{ id: "main", default: true, runner }] } } : {};
+  const put = await call(`/t/${id}/v1/config`, { method: "PUT", token: admin.token, json: config });
+  expect(put.status).toBe(200);
+  const client = await GatewayClient.connect({ path: `/t/${id}`, token: admin.token });
+  open.push(client);
+  return { token: admin.token, client };
+}
+
+const ended = (client: GatewayClient, runId: string) =>
+  client.waitFor(
+    (f) => f.event === "chat" && f.payload.runId === runId && ["final", "error", "aborted"].includes(f.payload.state),
+    10_000,
+  );
+
+const runEvents = (client: GatewayClient, runId: string) =>
+  client.frames.filter((f) => (f.event === "chat" || f.event === "agent") && f.payload?.runId === runId);
+
+describe("run event payloads", () => {
+  it("names the agent on chat and agent events, the session on lifecycle events, and shares one seq per run", async () => {
+    const { client } = await tenantWith("fid-payloads");
+    await client.request("sessions.messages.subscribe", { key: "main" });
+    await client.request("chat.send", { sessionKey: "main", message: "hello", idempotencyKey: "p1" });
+    await ended(client, "p1");
+    const sessionId = (await client.request("sessions.list", {})).payload.sessions[0].sessionId;
+    const events = runEvents(client, "p1");
+    expect(events.every((e) => e.payload.agentId === "main")).toBe(true);
+    const agent = events.filter((e) => e.event === "agent");
+    expect(agent.every((e) => e.payload.isHeartbeat === false)).toBe(true);
+    const lifecycle = agent.filter((e) => e.payload.stream === "lifecycle");
+    expect(lifecycle.every((e) => e.payload.sessionId === sessionId)).toBe(true);
+    // One counter per run: the agent events count 1, 2, 3… and each chat event reuses its source's seq.
+    expect(agent.map((e) => e.payload.seq)).toEqual(agent.map((_, i) => i + 1));
+    const status = events.find((e) => e.event === "chat" && e.payload.state === "status");
+    expect(status.payload).toMatchObject({ phase: "starting_model" });
+    const runStatus = agent.find((e) => e.payload.stream === "run_status");
+    expect(runStatus.payload).toMatchObject({ data: { phase: "starting_model" }, seq: status.payload.seq });
+    const end = lifecycle.find((e) => e.payload.data.phase === "end");
+    const final = events.find((e) => e.event === "chat" && e.payload.state === "final");
+    expect(final.payload.seq).toBe(end.payload.seq);
+  });
+
+  it("reports the runner starting, the model it runs and the terminal reply on the lifecycle end", async () => {
+    const { client } = await tenantWith("fid-lifecycle");
+    await client.request("chat.send", { sessionKey: "main", message: "hello y", idempotencyKey: "l1" });
+    await ended(client, "l1");
+    const lifecycle = runEvents(client, "l1").filter((e) => e.event === "agent" && e.payload.stream === "lifecycle");
+    expect(lifecycle.map((e) => e.payload.data.phase)).toEqual(["start", "model", "end"]);
+    expect(lifecycle[1].payload.data).toEqual({ phase: "model", provider: "echo", model: "echo" });
+    expect(lifecycle[2].payload.data).toMatchObject({
+      phase: "end",
+      startedAt: lifecycle[0].payload.data.startedAt,
+      endedAt: expect.any(Number),
+      stopReason: "stop",
+      aborted: false,
+      terminalReply: { disposition: "visible", text: "ECHO: hello y" },
+    });
+    const wait = await client.request("agent.wait", { runId: "l1" });
+    expect(wait.payload).toMatchObject({
+      runId: "l1",
+      status: "ok",
+      stopReason: "stop",
+      terminalReply: { disposition: "visible", text: "ECHO: hello y" },
+    });
+  });
+});
+
+describe("aborts before the run started", () => {
+  /** Sends chat.send and, in the very next frame, the abort; answers both responses. */
+  async function sendThenAbort(client: GatewayClient, key: string, runId: string, abort: [string, unknown]) {
+    client.send({
+      type: "req",
+      id: `send-${runId}`,
+      method: "chat.send",
+      params: { sessionKey: key, message: "hi", idempotencyKey: runId },
+    });
+    client.send({ type: "req", id: `abort-${runId}`, method: abort[0], params: abort[1] });
+    const send = await client.waitFor((f) => f.type === "res" && f.id === `send-${runId}`);
+    const aborted = await client.waitFor((f) => f.type === "res" && f.id === `abort-${runId}`);
+    return { send, aborted };
+  }
+
+  async function expectAbortedWithNothingAppended(
+    client: GatewayClient,
+    key: string,
+    runId: string,
+    stopReason: string,
+  ) {
+    const end = await ended(client, runId);
+    expect(end.payload).toMatchObject({ state: "aborted", stopReason, agentId: "main" });
+    const events = runEvents(client, runId);
+    expect(events.some((e) => e.event === "chat" && ["final", "delta"].includes(e.payload.state))).toBe(false);
+    const lifecycleEnd = events.find((e) => e.event === "agent" && e.payload.data?.phase === "end");
+    expect(lifecycleEnd.payload.data).toMatchObject({ status: "cancelled", aborted: true, stopReason });
+    const wait = await client.request("agent.wait", { runId });
+    expect(wait.payload).toMatchObject({ runId, status: "error", stopReason });
+    const history = await client.request("chat.history", { sessionKey: key });
+    expect(history.payload.messages).toEqual([]);
+  }
+
+  it("chat.abort with the run id aborts it: aborted event, no final, nothing appended", async () => {
+    const { client } = await tenantWith("fid-abort-id", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
+    const key = "agent:main:abort-id";
+    const { aborted } = await sendThenAbort(client, key, "a1", ["chat.abort", { sessionKey: key, runId: "a1" }]);
+    expect(aborted.payload).toEqual({ ok: true, aborted: true, runIds: ["a1"] });
+    await expectAbortedWithNothingAppended(client, key, "a1", "rpc");
+  });
+
+  it("chat.abort without a run id aborts it and chat.send answers the aborted run as OpenClaw does", async () => {
+    const { client } = await tenantWith("fid-abort-all", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
+    const key = "agent:main:abort-all";
+    const { send, aborted } = await sendThenAbort(client, key, "a2", ["chat.abort", { sessionKey: key }]);
+    expect(aborted.payload).toEqual({ ok: true, aborted: true, runIds: ["a2"] });
+    expect(send.payload).toEqual({
+      runId: "a2",
+      status: "timeout",
+      summary: "aborted",
+      stopReason: "rpc",
+      endedAt: expect.any(Number),
+    });
+    await expectAbortedWithNothingAppended(client, key, "a2", "rpc");
+    // The same idempotencyKey again answers the aborted run.
+    const again = await client.request("chat.send", { sessionKey: key, message: "hi", idempotencyKey: "a2" });
+    expect(again.payload).toMatchObject({ runId: "a2", status: "timeout", summary: "aborted", stopReason: "rpc" });
+  });
+
+  it("sessions.abort aborts it", async () => {
+    const { client } = await tenantWith("fid-abort-sessions", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
+    const key = "agent:main:abort-sessions";
+    const { aborted } = await sendThenAbort(client, key, "a3", ["sessions.abort", { key }]);
+    expect(aborted.payload).toEqual({ ok: true, abortedRunId: "a3", status: "aborted" });
+    await expectAbortedWithNothingAppended(client, key, "a3", "rpc");
+  });
+
+  it("/stop aborts it with stopReason stop", async () => {
+    const { client } = await tenantWith("fid-abort-stop", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
+    const key = "agent:main:abort-stop";
+    const { aborted } = await sendThenAbort(client, key, "a4", [
+      "chat.send",
+      { sessionKey: key, message: "/stop", idempotencyKey: "a4-stop" },
+    ]);
+    expect(aborted.payload).toEqual({ ok: true, aborted: true, runIds: ["a4"] });
+    await expectAbortedWithNothingAppended(client, key, "a4", "stop");
+  });
+});
