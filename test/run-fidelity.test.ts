@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { call, createTenant, issueToken } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
@@ -155,5 +156,18 @@ describe("aborts before the run started", () => {
     ]);
     expect(aborted.payload).toEqual({ ok: true, aborted: true, runIds: ["a4"] });
     await expectAbortedWithNothingAppended(client, key, "a4", "stop");
+  });
+
+  it("an abort by id that reaches the session before the run's start still aborts it", async () => {
+    const { client } = await tenantWith("fid-abort-early", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
+    const key = "agent:main:abort-early";
+    // What chat.abort does when the tenant has recorded the run id but the start has not arrived yet.
+    const session = env.SESSIONS.getByName(`fid-abort-early/${key}`) as any;
+    expect(await session.abortRun("a5", "rpc", true)).toEqual({ abortedRunId: "a5", status: "aborted" });
+    // An abort for a run id nobody recorded changes nothing.
+    expect(await session.abortRun("a6", "rpc", false)).toEqual({ abortedRunId: null, status: "no-active-run" });
+    const send = await client.request("chat.send", { sessionKey: key, message: "hi", idempotencyKey: "a5" });
+    expect(send.payload).toMatchObject({ runId: "a5", status: "timeout", summary: "aborted", stopReason: "rpc" });
+    await expectAbortedWithNothingAppended(client, key, "a5", "rpc");
   });
 });

@@ -158,8 +158,11 @@ export interface SessionApi {
   /** Runs newest first, before `beforeSeq`; null when the session does not exist. */
   runPage(limit: number, beforeSeq?: number): Awaitable<{ runs: RunView[]; nextSeq?: number } | null>;
   waitRun(runId: string, timeoutMs: number): Awaitable<RunSnapshot | null>;
-  /** `reason`: how clients see it stopped (`rpc` = chat.abort/sessions.abort, the default). */
-  abortRun(runId?: string, reason?: "rpc" | "stop"): Awaitable<AbortOutcome>;
+  /**
+   * `reason`: how clients see it stopped (`rpc` = chat.abort/sessions.abort, the default);
+   * `expected`: the tenant recorded the run id for this session (its start may still come).
+   */
+  abortRun(runId?: string, reason?: "rpc" | "stop", expected?: boolean): Awaitable<AbortOutcome>;
   /** Aborts every unfinished run, and runs whose start is still on its way (`stop` = the /stop command, the default). */
   stopRuns(reason?: "rpc" | "stop"): Awaitable<string[]>;
   runCallback(runId: string, callback: RunCallback): Awaitable<{ ok: boolean; state: string | null }>;

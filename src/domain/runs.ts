@@ -258,23 +258,32 @@ export function waitPayload(snapshot: RunSnapshot): Record<string, unknown> {
     ...(snapshot.stopReason ? { stopReason: snapshot.stopReason } : {}),
     ...(snapshot.error && snapshot.status !== "ok" ? { error: snapshot.error } : {}),
     // OpenClaw summarises the reply of a run that answered (visible text, silent or empty).
-    ...(snapshot.state === "ok" || snapshot.reply !== undefined ? { terminalReply: terminalReply(snapshot.reply) } : {}),
+    ...(snapshot.state === "ok" || snapshot.reply !== undefined
+      ? { terminalReply: terminalReply(snapshot.reply) }
+      : {}),
   };
 }
 
 export async function chatAbort(ctx: TenantContext, params: { sessionKey: string; runId?: string }) {
   const key = canonicalKey(ctx, params.sessionKey);
-  const stub = ctx.sessions(key);
   const runIds = params.runId
-    ? [(await stub.abortRun(params.runId, "rpc")).abortedRunId].filter((id): id is string => id !== null)
-    : await stub.stopRuns("rpc");
+    ? [(await abortById(ctx, key, params.runId)).abortedRunId].filter((id): id is string => id !== null)
+    : await ctx.sessions(key).stopRuns("rpc");
   return { ok: true, aborted: runIds.length > 0, runIds };
 }
 
 export async function sessionsAbort(ctx: TenantContext, params: { key: string; runId?: string }) {
   const key = canonicalKey(ctx, params.key);
-  const result = await ctx.sessions(key).abortRun(params.runId, "rpc");
+  const result = params.runId
+    ? await abortById(ctx, key, params.runId)
+    : await ctx.sessions(key).abortRun(undefined, "rpc");
   return { ok: true, ...result };
+}
+
+/** Aborts a run by id; one the tenant recorded for this session is aborted even before it reached it. */
+async function abortById(ctx: TenantContext, key: string, runId: string) {
+  const expected = (await ctx.tenant.runKey(runId)) === key;
+  return ctx.sessions(key).abortRun(runId, "rpc", expected);
 }
 
 /**

@@ -33,6 +33,7 @@ import type { SessionEntry, SessionPatch, SessionSeed } from "../protocol/sessio
 import { type AbortReason, RunEvents } from "../runs/run-events";
 import { RunExecutor } from "../runs/run-executor";
 import { RunLifecycle } from "../runs/run-lifecycle";
+import { PendingAborts } from "../runs/pending-aborts";
 import type { RunSnapshot } from "../runs/run-types";
 import { RUN_LIST_TEXT_CHARS, toRunView } from "../runs/run-view";
 import { acceptAnnounce } from "../spawn/announce-inbox";
@@ -72,8 +73,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   private readonly runs: RunLifecycle;
   /** sessions_wait callers waiting for a message past a seq. */
   private readonly seqWaiters = new SeqWaiters();
-  /** Runs whose start request is in progress (awaiting a reset or the registry): id → abort reason once aborted. */
-  private readonly starting = new Map<string, AbortReason | null>();
+  /** Aborts of runs whose start is still on its way. */
+  private readonly pendingAborts = new PendingAborts();
   private readonly outbox: Outbox;
   private readonly flows: A2aFlowDriver;
   private readonly spawns: SpawnDriver;
@@ -309,9 +310,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     }
     const now = Date.now();
     const { resetFirst: _resetFirst, waitMs, ...run } = request;
-    const fresh = !this.store.runs.get(request.runId) && !this.starting.has(request.runId);
-    // Until the run is stored, an abort for it (or for the session's runs) is remembered here.
-    if (fresh) this.starting.set(request.runId, null);
+    const fresh = !this.store.runs.get(request.runId) && this.pendingAborts.begin(request.runId);
+    // Until the run is stored, an abort for it (or for the session's runs) is remembered.
     let abortedWith: AbortReason | null = null;
     try {
       if (request.resetFirst && fresh) await this.reset(ref, request.resetFirst);
@@ -319,10 +319,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       // A new session reaches the registry before its run starts, so the run's events follow its creation.
       if (created) await this.publisher.publish("create");
     } finally {
-      if (fresh) {
-        abortedWith = this.starting.get(request.runId) ?? null;
-        this.starting.delete(request.runId);
-      }
+      if (fresh) abortedWith = this.pendingAborts.finish(request.runId);
     }
     const engineStart = { ...run, tenantId: ref.tenantId, agentId: ref.agentId };
     const result = abortedWith
@@ -375,27 +372,26 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     };
   }
 
-  abortRun(runId?: string, reason: AbortReason = "rpc"): AbortOutcome {
-    if (runId && this.starting.has(runId)) {
-      this.starting.set(runId, reason);
+  /**
+   * Aborts a run by id, or the active one. `expected`: the tenant recorded this run id for
+   * this session, so an abort that arrives before the run's start still aborts it.
+   */
+  abortRun(runId?: string, reason: AbortReason = "rpc", expected = false): AbortOutcome {
+    if (runId && this.pendingAborts.abort(runId, reason)) return { abortedRunId: runId, status: "aborted" };
+    const outcome = this.runs.abort(runId, reason);
+    if (outcome.abortedRunId) return outcome;
+    if (runId) {
+      if (!expected || this.store.runs.get(runId)) return outcome;
+      this.pendingAborts.abortEarly(runId, reason);
       return { abortedRunId: runId, status: "aborted" };
     }
-    const outcome = this.runs.abort(runId, reason);
-    if (outcome.abortedRunId || runId) return outcome;
-    const pending = this.abortStarting(reason)[0];
+    const pending = this.pendingAborts.abortAll(reason)[0];
     return pending ? { abortedRunId: pending, status: "aborted" } : outcome;
   }
 
   /** The /stop command (and chat.abort without a run id): aborts every unfinished run. */
   stopRuns(reason: AbortReason = "stop"): string[] {
-    return [...this.runs.abortAll(reason), ...this.abortStarting(reason)];
-  }
-
-  /** Marks every run whose start is still on its way as aborted; returns their ids. */
-  private abortStarting(reason: AbortReason): string[] {
-    const ids = [...this.starting.keys()].filter((id) => this.starting.get(id) === null);
-    for (const id of ids) this.starting.set(id, reason);
-    return ids;
+    return [...this.runs.abortAll(reason), ...this.pendingAborts.abortAll(reason)];
   }
 
   /** Webhook callbacks: streamed text, extra messages, completion (idempotent). */
