@@ -171,3 +171,33 @@ describe("aborts before the run started", () => {
     await expectAbortedWithNothingAppended(client, key, "a5", "rpc");
   });
 });
+
+describe("agent.wait on a run id not known yet", () => {
+  it("answers ok with status timeout when no such run appears within timeoutMs", async () => {
+    const { client } = await tenantWith("fid-wait-unknown");
+    const wait = await client.request("agent.wait", { runId: "never-started", timeoutMs: 300 });
+    expect(wait.ok).toBe(true);
+    expect(wait.payload).toEqual({ runId: "never-started", status: "timeout" });
+  });
+
+  it("waits for a run whose agent request comes after the wait, and answers its outcome", async () => {
+    const { client } = await tenantWith("fid-wait-early");
+    client.send({
+      type: "req",
+      id: "early-wait",
+      method: "agent.wait",
+      params: { runId: "late-1", timeoutMs: 15_000 },
+    });
+    // A round trip after the wait frame: the wait is parked before the run is requested.
+    await client.request("sessions.list", {});
+    expect(client.frames.some((f) => f.type === "res" && f.id === "early-wait")).toBe(false);
+    await client.request("agent", { message: "came later", sessionKey: "agent:main:late", idempotencyKey: "late-1" });
+    const wait = await client.waitFor((f) => f.type === "res" && f.id === "early-wait", 15_000);
+    expect(wait.ok).toBe(true);
+    expect(wait.payload).toMatchObject({
+      runId: "late-1",
+      status: "ok",
+      terminalReply: { disposition: "visible", text: "ECHO: came later" },
+    });
+  });
+});

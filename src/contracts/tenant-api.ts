@@ -84,6 +84,8 @@ export interface TenantApi {
   // Runs
   recordRun(runId: string, key: string): Awaitable<string>;
   runKey(runId: string): Awaitable<string | null>;
+  /** The run's session once its id is recorded, waiting up to `timeoutMs`; null when it is not by then. */
+  waitForRunKey(runId: string, timeoutMs: number): Awaitable<string | null>;
   admit(meter: string, perMinute: number): Awaitable<number>;
   // Session index
   publish(update: SessionUpdate): Awaitable<{ hot: boolean }>;

@@ -239,13 +239,17 @@ export async function agentRun(
   return { ...result, agentId: agentIdOf(key, defaultAgentId(ctx.config)) };
 }
 
-/** agent.wait: the run's outcome, or `status: "timeout"` (a successful answer) after timeoutMs. */
+/**
+ * agent.wait: the run's outcome, or `status: "timeout"` (a successful answer) after timeoutMs.
+ * A run id not known yet is waited for (a client may wait before its `agent` request arrived).
+ */
 export async function agentWait(ctx: TenantContext, runId: string, timeoutMs: number): Promise<RunSnapshot> {
-  const key = await ctx.tenant.runKey(runId);
-  if (!key) throw new DomainError("invalid", `unknown runId: ${runId}`);
-  const snapshot = await ctx.sessions(key).waitRun(runId, timeoutMs);
-  if (!snapshot) throw new DomainError("invalid", `unknown runId: ${runId}`);
-  return snapshot;
+  const deadline = Date.now() + timeoutMs;
+  const notYet: RunSnapshot = { runId, status: "timeout", state: "queued" };
+  const key = await ctx.tenant.waitForRunKey(runId, timeoutMs);
+  if (!key) return notYet;
+  const snapshot = await ctx.sessions(key).waitRun(runId, Math.max(0, deadline - Date.now()));
+  return snapshot ?? notYet;
 }
 
 /** The wire shape of agent.wait's answer. */

@@ -294,10 +294,14 @@ export class RunLifecycle {
     return run ? toSnapshot(run) : null;
   }
 
-  /** Resolves when the run ends, or with status "pending" after `timeoutMs` (the run goes on). */
-  wait(runId: string, timeoutMs: number): Promise<RunSnapshot | null> {
+  /**
+   * Resolves when the run ends, or with status "pending" after `timeoutMs` (the run goes on).
+   * `untilKnown`: a run not here yet may still come (its start is on its way); null only
+   * after `timeoutMs`.
+   */
+  wait(runId: string, timeoutMs: number, options: { untilKnown?: boolean } = {}): Promise<RunSnapshot | null> {
     const current = this.snapshot(runId);
-    if (current?.status !== "pending") return Promise.resolve(current);
+    if (current ? current.status !== "pending" : !options.untilKnown) return Promise.resolve(current);
     return new Promise((resolve) => {
       const waiters = this.waiters.get(runId) ?? new Set();
       const done = (snapshot: RunSnapshot) => {
@@ -308,7 +312,8 @@ export class RunLifecycle {
       const timer = setTimeout(() => {
         waiters.delete(done);
         if (waiters.size === 0) this.waiters.delete(runId);
-        resolve({ ...(this.snapshot(runId) ?? current), status: "pending" });
+        const latest = this.snapshot(runId) ?? current;
+        resolve(latest ? { ...latest, status: "pending" } : null);
       }, timeoutMs);
       waiters.add(done);
       this.waiters.set(runId, waiters);

@@ -349,7 +349,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
    * events before the answer (openclaw-node stops listening at the final response).
    */
   async waitRun(runId: string, timeoutMs: number): Promise<RunSnapshot | null> {
-    const snapshot = await this.runs.wait(runId, timeoutMs);
+    // The tenant records a run before its start reaches this object: a wait may come first.
+    const snapshot = await this.runs.wait(runId, timeoutMs, { untilKnown: true });
     if (snapshot && snapshot.status !== "pending") await this.publisher.flush().catch(() => undefined);
     return snapshot;
   }

@@ -18,6 +18,7 @@ import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import type { SessionRow } from "../session/session-row";
 import { sessionApi } from "../stubs";
 import { type IndexColumns, IndexStore } from "./index-store";
+import { RunKeyWaiters } from "./run-key-waiters";
 import { RateLimiter } from "./rate-limit";
 import { openTenantDatabase, TenantStore } from "./tenant-store";
 import { TokenStore } from "./token-store";
@@ -37,6 +38,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   private readonly tokens: TokenStore;
   private readonly index: IndexStore;
   private readonly limiter = new RateLimiter();
+  private readonly runKeyWaiters = new RunKeyWaiters();
   /** When each token's last use was written (in memory: a restart writes the next use at once). */
   private readonly touchedAt = new Map<string, number>();
   private readonly hub: GatewayHub;
@@ -299,11 +301,21 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
 
   /** Which session a run belongs to (agent.wait and callbacks only carry the runId). */
   recordRun(runId: string, key: string): string {
-    return this.index.recordRun(runId, key, Date.now());
+    const owner = this.index.recordRun(runId, key, Date.now());
+    this.runKeyWaiters.recorded(runId);
+    return owner;
   }
 
   runKey(runId: string): string | null {
     return this.index.runKey(runId) ?? null;
+  }
+
+  /** The run's session, waiting up to `timeoutMs` for the run id to be recorded; null when it is not. */
+  async waitForRunKey(runId: string, timeoutMs: number): Promise<string | null> {
+    const key = this.runKey(runId);
+    if (key || timeoutMs <= 0) return key;
+    await this.runKeyWaiters.wait(runId, timeoutMs);
+    return this.runKey(runId);
   }
 
   /** 0 when admitted, else the milliseconds until the meter's one-minute window resets. */
