@@ -18,8 +18,8 @@ import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import type { SessionRow } from "../session/session-row";
 import { sessionApi } from "../stubs";
 import { type IndexColumns, IndexStore } from "./index-store";
-import { RunKeyWaiters } from "./run-key-waiters";
 import { RateLimiter } from "./rate-limit";
+import { RunKeyWaiters } from "./run-key-waiters";
 import { openTenantDatabase, TenantStore } from "./tenant-store";
 import { TokenStore } from "./token-store";
 
