@@ -201,3 +201,35 @@ describe("agent.wait on a run id not known yet", () => {
     });
   });
 });
+
+describe("chat.inject", () => {
+  it("announces the injected message as a chat final of run inject-<messageId>, then session.message", async () => {
+    const { client } = await tenantWith("fid-inject");
+    await client.request("sessions.messages.subscribe", { key: "main" });
+    const res = await client.request("chat.inject", { sessionKey: "main", message: "injected", label: "note" });
+    expect(res.ok).toBe(true);
+    const messageId = res.payload.messageId;
+    const chat = client.frames.find((f) => f.event === "chat" && f.payload.runId === `inject-${messageId}`);
+    // The chat event reaches the caller before its answer, as OpenClaw sends it.
+    expect(chat).toBeDefined();
+    expect(client.frames.indexOf(chat)).toBeLessThan(client.frames.indexOf(res));
+    expect(chat.payload).toMatchObject({
+      runId: `inject-${messageId}`,
+      sessionKey: "agent:main:main",
+      agentId: "main",
+      seq: 0,
+      state: "final",
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "[note]\n\ninjected" }],
+        timestamp: expect.any(Number),
+        stopReason: "stop",
+        provider: "openclaw",
+        model: "gateway-injected",
+        api: "openai-responses",
+      },
+    });
+    const appended = await client.waitFor((f) => f.event === "session.message" && f.payload.messageId === messageId);
+    expect(appended.payload.message.content[0].text).toBe("[note]\n\ninjected");
+  });
+});

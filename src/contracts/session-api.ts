@@ -128,6 +128,8 @@ export type AbortOutcome = { abortedRunId: string | null; status: "aborted" | "n
 export interface SessionApi {
   // Transcript
   append(ref: SessionRef, input: AppendInput): Awaitable<AppendResult | AppendRejected>;
+  /** chat.inject: appends a message as the gateway and announces it as a `chat` final; answers once clients have it. */
+  inject(ref: SessionRef, message: TranscriptMessage): Awaitable<AppendResult | AppendRejected>;
   /** A page of another gateway's transcript, written at its source positions. */
   importPage(ref: SessionRef, body: ImportBody): Awaitable<ImportResult | ImportConflict | AppendRejected>;
   entry(): Awaitable<SessionEntry | null>;

@@ -34,6 +34,21 @@ export function terminalReply(text: string | undefined): TerminalReply {
 }
 
 /**
+ * The `chat` final OpenClaw announces a gateway-injected message with (chat.inject): a run
+ * of its own, `inject-<messageId>`, at payload seq 0.
+ */
+export function injectedChatEvent(
+  agentId: string,
+  messageId: string,
+  message: TranscriptMessage,
+): Omit<LiveEvent, "afterSeq"> {
+  return {
+    event: "chat",
+    payload: { runId: `inject-${messageId}`, agentId, seq: 0, state: "final", message },
+  };
+}
+
+/**
  * OpenClaw's live events of a run: `agent` (lifecycle, run_status, assistant text) and `chat`
  * (status, delta, final, aborted, error) payloads. One payload `seq` per run is shared by both:
  * a `chat` event carries the seq of the `agent` event it derives from, as the real gateway

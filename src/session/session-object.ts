@@ -29,9 +29,9 @@ import type { Flow } from "../flows/flow-store";
 import { sendBlocked } from "../policy/send-policy";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { RunView } from "../protocol/runs";
-import type { SessionEntry, SessionPatch, SessionSeed } from "../protocol/session";
+import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { PendingAborts } from "../runs/pending-aborts";
-import { type AbortReason, RunEvents } from "../runs/run-events";
+import { type AbortReason, injectedChatEvent, RunEvents } from "../runs/run-events";
 import { RunExecutor } from "../runs/run-executor";
 import { RunLifecycle } from "../runs/run-lifecycle";
 import type { RunSnapshot } from "../runs/run-types";
@@ -202,6 +202,18 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     // A new session must be listable as soon as its creator hears back; later appends
     // reach the registry in the background so they add no round trip.
     if ("created" in result && result.created) await this.publisher.publish("create");
+    return result;
+  }
+
+  async inject(ref: SessionRef, message: TranscriptMessage): Promise<AppendResult | AppendRejected> {
+    const result = await this.append(ref, { messages: [message] });
+    if ("rejected" in result || result.duplicate) return result;
+    const appended = result.appended[0]!;
+    // Ordered before the message itself, as OpenClaw sends it; the caller answers after both.
+    await this.publisher.emit({
+      ...injectedChatEvent(ref.agentId, appended.messageId, message),
+      afterSeq: appended.seq - 1,
+    });
     return result;
   }
 
