@@ -93,6 +93,8 @@ export interface TenantApi {
   session(key: string): Awaitable<SessionRow | null>;
   keyForSessionId(sessionId: string): Awaitable<{ key: string; agentId: string } | null>;
   listSessions(filter: ListFilter): Awaitable<SessionRow[]>;
+  /** One page of rows and the number of rows matching the filter (sessions.list's totalCount). */
+  listSessionsPage(filter: ListFilter): Awaitable<{ rows: SessionRow[]; total: number }>;
   /** Every indexed key (archived, cron runs, global included), a page at a time in key order. */
   sessionKeysAfter(afterKey: string, limit: number): Awaitable<string[]>;
   /** An import's transcript id: null when it may be used for `key`, else the key holding it. */

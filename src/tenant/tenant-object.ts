@@ -353,6 +353,11 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     });
   }
 
+  /** One page of rows (as listSessions) and how many match the filter in all. */
+  listSessionsPage(filter: ListFilter): { rows: SessionRow[]; total: number } {
+    return { rows: this.listSessions(filter), total: this.index.count({ ...filter, now: Date.now() }) };
+  }
+
   /** An import's transcript id: null when it may be used for `key`, else the key holding it. */
   claimSessionId(sessionId: string, key: string, agentId: string): string | null {
     return this.index.claimSessionId(sessionId, key, agentId) ?? null;
