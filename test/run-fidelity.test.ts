@@ -1,3 +1,4 @@
+import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { call, createTenant, issueToken } from "./helpers";
@@ -76,6 +77,36 @@ describe("run event payloads", () => {
       status: "ok",
       stopReason: "stop",
       terminalReply: { disposition: "visible", text: "ECHO: hello y" },
+    });
+  });
+});
+
+describe("run event payloads after an eviction", () => {
+  it("a webhook run completed by callback after its session object was evicted still names its agent and session", async () => {
+    const { client } = await tenantWith("fid-evict", { type: "webhook", url: `${peer}/webhook/async` });
+    await client.request("chat.send", { sessionKey: "main", message: "later", idempotencyKey: "ev1" });
+    let request: any;
+    for (let i = 0; i < 100 && !request; i++) {
+      const recorded = (await (await fetch(`${peer}/control/recorded?path=/webhook/async`)).json()) as any[];
+      request = recorded.find((r) => r.body.runId === "ev1");
+      if (!request) await new Promise((r) => setTimeout(r, 50));
+    }
+    await evictDurableObject(env.SESSIONS.getByName("fid-evict/agent:main:main"));
+    const before = runEvents(client, "ev1").length;
+    const done = await call("/t/fid-evict/v1/runs/ev1/complete", {
+      method: "POST",
+      token: request.body.runToken,
+      json: { reply: "async done" },
+    });
+    expect(done.data).toMatchObject({ ok: true, completed: true });
+    const end = await ended(client, "ev1");
+    expect(end.payload).toMatchObject({ state: "final", agentId: "main" });
+    const after = runEvents(client, "ev1").slice(before);
+    expect(after.every((e) => e.payload.agentId === "main")).toBe(true);
+    const lifecycleEnd = after.find((e) => e.event === "agent" && e.payload.data?.phase === "end");
+    expect(lifecycleEnd.payload).toMatchObject({
+      sessionId: expect.any(String),
+      data: { startedAt: expect.any(Number), terminalReply: { disposition: "visible", text: "async done" } },
     });
   });
 });

@@ -1,7 +1,7 @@
 import type { LiveEvent } from "../contracts/tenant-api";
 import type { TranscriptMessage } from "../protocol/session";
 import { DeltaThrottle, isSilentReply } from "./deltas";
-import type { RunState, RunUsage } from "./run-types";
+import type { RunRecord, RunState, RunUsage } from "./run-types";
 
 export type RunEventSink = (event: Omit<LiveEvent, "afterSeq">) => void;
 
@@ -12,7 +12,24 @@ export type RunContext = {
   /** The runner's provider and model (the lifecycle `model` phase), when known before it answers. */
   provider?: string;
   model?: string;
+  /** When the run left the queue (the lifecycle end repeats it). */
+  startedAt?: number;
 };
+
+/** A stored run's context: its agent, the session's transcript id and the runner's provider and model. */
+export function runContext(run: RunRecord, sessionId: string | undefined): RunContext {
+  const runner = run.input.runner;
+  return {
+    agentId: run.input.agentId,
+    ...(sessionId ? { sessionId } : {}),
+    ...(runner?.type === "openai"
+      ? { provider: "openai", model: runner.model }
+      : runner
+        ? { provider: runner.type, model: runner.type }
+        : {}),
+    ...(run.startedAt !== undefined ? { startedAt: run.startedAt } : {}),
+  };
+}
 
 /** How an aborted run was stopped: `rpc` by chat.abort/sessions.abort, `stop` by the /stop command. */
 export type AbortReason = "rpc" | "stop";
@@ -57,10 +74,14 @@ export function injectedChatEvent(
  */
 export class RunEvents {
   private readonly seqs = new Map<string, number>();
-  private readonly contexts = new Map<string, RunContext & { startedAt?: number }>();
+  private readonly contexts = new Map<string, RunContext>();
   private readonly throttles = new Map<string, DeltaThrottle>();
 
-  constructor(private readonly emit: RunEventSink) {}
+  constructor(
+    private readonly emit: RunEventSink,
+    /** A run's context from storage, for runs this instance did not start (resumed, completed by callback). */
+    private readonly lookup: (runId: string) => RunContext | undefined = () => undefined,
+  ) {}
 
   /** The run left the queue: lifecycle start, the runner is starting, the model it runs. */
   started(runId: string, now: number, context: RunContext): void {
@@ -92,7 +113,7 @@ export class RunEvents {
     const throttle = this.throttle(runId);
     if (!silent && reply.text && throttle.latest !== reply.text) throttle.push(reply.text);
     throttle.flush();
-    const startedAt = this.contexts.get(runId)?.startedAt;
+    const startedAt = this.contextOf(runId)?.startedAt;
     const seq = this.agent(
       runId,
       "lifecycle",
@@ -208,7 +229,7 @@ export class RunEvents {
   }
 
   private emitAgent(runId: string, seq: number, stream: string, data: Record<string, unknown>, now: number): void {
-    const context = this.contexts.get(runId);
+    const context = this.contextOf(runId);
     this.emit({
       event: "agent",
       payload: {
@@ -225,8 +246,12 @@ export class RunEvents {
   }
 
   private chat(runId: string, seq: number, payload: Record<string, unknown>): void {
-    const context = this.contexts.get(runId);
+    const context = this.contextOf(runId);
     this.emit({ event: "chat", payload: { runId, ...(context ? { agentId: context.agentId } : {}), seq, ...payload } });
+  }
+
+  private contextOf(runId: string): RunContext | undefined {
+    return this.contexts.get(runId) ?? this.lookup(runId);
   }
 
   private nextSeq(runId: string): number {

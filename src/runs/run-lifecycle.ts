@@ -4,7 +4,7 @@ import { type SessionEntry, type TranscriptMessage, transcriptMessageSchema } fr
 import { oversized } from "../session/message-limits";
 import type { SessionStore } from "../session/session-store";
 import type { TimerPort } from "../timers/timers";
-import type { AbortReason, RunContext, RunEvents } from "./run-events";
+import { type AbortReason, type RunContext, type RunEvents, runContext } from "./run-events";
 import { type RunExecutor, runDeadline } from "./run-executor";
 import { existingRunResult, toSnapshot } from "./run-status";
 import type { RunStore } from "./run-store";
@@ -366,17 +366,7 @@ export class RunLifecycle {
   }
 
   private context(run: RunRecord): RunContext {
-    const runner = run.input.runner;
-    const sessionId = this.host.sessionId();
-    return {
-      agentId: run.input.agentId,
-      ...(sessionId ? { sessionId } : {}),
-      ...(runner?.type === "openai"
-        ? { provider: "openai", model: runner.model }
-        : runner
-          ? { provider: runner.type, model: runner.type }
-          : {}),
-    };
+    return runContext(run, this.host.sessionId());
   }
 
   private settle(runId: string): void {

@@ -31,7 +31,7 @@ import type { ImportBody, ImportConflict, ImportResult } from "../protocol/impor
 import type { RunView } from "../protocol/runs";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { PendingAborts } from "../runs/pending-aborts";
-import { type AbortReason, injectedChatEvent, RunEvents } from "../runs/run-events";
+import { type AbortReason, injectedChatEvent, RunEvents, runContext } from "../runs/run-events";
 import { RunExecutor } from "../runs/run-executor";
 import { RunLifecycle } from "../runs/run-lifecycle";
 import type { RunSnapshot } from "../runs/run-types";
@@ -100,7 +100,13 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       store,
       runs: store.runs,
       timers: this.timers,
-      events: new RunEvents((event) => this.emit(event)),
+      events: new RunEvents(
+        (event) => this.emit(event),
+        (runId) => {
+          const run = store.runs.get(runId);
+          return run ? runContext(run, this.transcript.entry()?.sessionId) : undefined;
+        },
+      ),
       executor: new RunExecutor({
         env,
         store,
