@@ -264,3 +264,15 @@ describe("chat.inject", () => {
     expect(appended.payload.message.content[0].text).toBe("[note]\n\ninjected");
   });
 });
+
+describe("run statuses only where a runner is called", () => {
+  it("a chat command's fixed reply has no runner-starting status and no model phase", async () => {
+    const { client } = await tenantWith("fid-fixed");
+    await client.request("chat.send", { sessionKey: "main", message: "/send", idempotencyKey: "f1" });
+    await ended(client, "f1");
+    const events = runEvents(client, "f1");
+    expect(events.some((e) => e.event === "chat" && e.payload.state === "status")).toBe(false);
+    const phases = events.filter((e) => e.payload.stream === "lifecycle").map((e) => e.payload.data.phase);
+    expect(phases).toEqual(["start", "end"]);
+  });
+});

@@ -5,7 +5,7 @@ import type { RunRecord, RunState, RunUsage } from "./run-types";
 
 export type RunEventSink = (event: Omit<LiveEvent, "afterSeq">) => void;
 
-/** Whose run it is, as OpenClaw's `agent` and `chat` payloads name it. */
+/** Whose run it is, as OpenClaw's `agent` and `chat` payloads name it; provider only when a runner is called. */
 export type RunContext = {
   agentId: string;
   sessionId?: string;
@@ -18,7 +18,8 @@ export type RunContext = {
 
 /** A stored run's context: its agent, the session's transcript id and the runner's provider and model. */
 export function runContext(run: RunRecord, sessionId: string | undefined): RunContext {
-  const runner = run.input.runner;
+  // A reply fixed in advance (chat commands) calls no runner: no provider or model to name.
+  const runner = run.input.fixedReply === undefined ? run.input.runner : undefined;
   return {
     agentId: run.input.agentId,
     ...(sessionId ? { sessionId } : {}),
@@ -83,13 +84,17 @@ export class RunEvents {
     private readonly lookup: (runId: string) => RunContext | undefined = () => undefined,
   ) {}
 
-  /** The run left the queue: lifecycle start, the runner is starting, the model it runs. */
+  /**
+   * The run left the queue: lifecycle start, then, when a runner is called (not for a reply
+   * fixed in advance), the runner starting and the model it runs.
+   */
   started(runId: string, now: number, context: RunContext): void {
     this.contexts.set(runId, { ...context, startedAt: now });
     this.agent(runId, "lifecycle", { phase: "start", startedAt: now }, now);
-    this.status(runId, "starting_model", now);
+    const runner = context.provider !== undefined;
+    if (runner) this.status(runId, "starting_model", now);
     this.emit({ event: "sessions.changed", payload: { phase: "start", runId } });
-    if (context.provider || context.model) {
+    if (runner) {
       this.agent(runId, "lifecycle", { phase: "model", provider: context.provider, model: context.model }, now);
     }
   }
