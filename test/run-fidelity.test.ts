@@ -276,3 +276,20 @@ describe("run statuses only where a runner is called", () => {
     expect(phases).toEqual(["start", "end"]);
   });
 });
+
+describe("the same run id twice while its start is on its way", () => {
+  it("runs once and answers the second send in flight; an abort then aborts the one run", async () => {
+    const { client } = await tenantWith("fid-dup-start", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
+    const key = "agent:main:dup-start";
+    const params = { sessionKey: key, message: "hi", idempotencyKey: "d1" };
+    client.send({ type: "req", id: "first", method: "chat.send", params });
+    client.send({ type: "req", id: "second", method: "chat.send", params });
+    client.send({ type: "req", id: "abort", method: "chat.abort", params: { sessionKey: key, runId: "d1" } });
+    const second = await client.waitFor((f) => f.type === "res" && f.id === "second");
+    expect(second.payload).toEqual({ runId: "d1", status: "in_flight" });
+    const abort = await client.waitFor((f) => f.type === "res" && f.id === "abort");
+    expect(abort.payload).toEqual({ ok: true, aborted: true, runIds: ["d1"] });
+    expect((await ended(client, "d1")).payload.state).toBe("aborted");
+    expect((await client.request("chat.history", { sessionKey: key })).payload.messages).toEqual([]);
+  });
+});

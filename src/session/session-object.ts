@@ -328,7 +328,13 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     }
     const now = Date.now();
     const { resetFirst: _resetFirst, waitMs, ...run } = request;
-    const fresh = !this.store.runs.get(request.runId) && this.pendingAborts.begin(request.runId);
+    const stored = this.store.runs.get(request.runId) !== undefined;
+    const fresh = !stored && this.pendingAborts.begin(request.runId);
+    if (!stored && !fresh) {
+      // The same run id again while its start is on its way: in flight, as OpenClaw dedupes.
+      const inFlight: StartResult = { runId: request.runId, status: "in_flight" };
+      return { ...(await this.waitIfAsked(inFlight, waitMs)), sessionId: this.transcript.entry()?.sessionId ?? "" };
+    }
     // Until the run is stored, an abort for it (or for the session's runs) is remembered.
     let abortedWith: AbortReason | null = null;
     try {
