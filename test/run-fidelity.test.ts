@@ -192,14 +192,29 @@ describe("aborts before the run started", () => {
   it("an abort by id that reaches the session before the run's start still aborts it", async () => {
     const { client } = await tenantWith("fid-abort-early", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
     const key = "agent:main:abort-early";
-    // What chat.abort does when the tenant has recorded the run id but the start has not arrived yet.
+    // What chat.abort does when the tenant recorded the run id a moment ago but its start has not arrived yet.
     const session = env.SESSIONS.getByName(`fid-abort-early/${key}`) as any;
-    expect(await session.abortRun("a5", "rpc", true)).toEqual({ abortedRunId: "a5", status: "aborted" });
-    // An abort for a run id nobody recorded changes nothing.
-    expect(await session.abortRun("a6", "rpc", false)).toEqual({ abortedRunId: null, status: "no-active-run" });
+    expect(await session.abortRun("a5", "rpc", ["a5"])).toEqual({ abortedRunId: "a5", status: "aborted" });
+    // An abort for a run id the tenant did not record changes nothing.
+    expect(await session.abortRun("a6", "rpc", [])).toEqual({ abortedRunId: null, status: "no-active-run" });
     const send = await client.request("chat.send", { sessionKey: key, message: "hi", idempotencyKey: "a5" });
     expect(send.payload).toMatchObject({ runId: "a5", status: "timeout", summary: "aborted", stopReason: "rpc" });
     await expectAbortedWithNothingAppended(client, key, "a5", "rpc");
+    const later = await client.request("chat.send", { sessionKey: key, message: "hi", idempotencyKey: "a6" });
+    expect(later.payload.status).toBe("started");
+  });
+
+  it("/stop that reaches the session before a recorded run's start aborts that run too", async () => {
+    const { client } = await tenantWith("fid-stop-early", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
+    const key = "agent:main:stop-early";
+    const session = env.SESSIONS.getByName(`fid-stop-early/${key}`) as any;
+    expect(await session.stopRuns("stop", ["s1"])).toEqual(["s1"]);
+    const send = await client.request("chat.send", { sessionKey: key, message: "hi", idempotencyKey: "s1" });
+    expect(send.payload).toMatchObject({ runId: "s1", status: "timeout", summary: "aborted", stopReason: "stop" });
+    await expectAbortedWithNothingAppended(client, key, "s1", "stop");
+    // The ids an abort passes come from the tenant: run ids it recorded for the key a moment ago.
+    expect(await (env.TENANTS.getByName("fid-stop-early") as any).recentRunIds(key)).toEqual(["s1"]);
+    expect(await (env.TENANTS.getByName("fid-stop-early") as any).recentRunIds("agent:main:main")).toEqual([]);
   });
 });
 

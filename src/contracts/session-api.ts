@@ -162,11 +162,14 @@ export interface SessionApi {
   waitRun(runId: string, timeoutMs: number): Awaitable<RunSnapshot | null>;
   /**
    * `reason`: how clients see it stopped (`rpc` = chat.abort/sessions.abort, the default);
-   * `expected`: the tenant recorded the run id for this session (its start may still come).
+   * `expected`: run ids the tenant recorded for this session a moment ago (their start may still come).
    */
-  abortRun(runId?: string, reason?: "rpc" | "stop", expected?: boolean): Awaitable<AbortOutcome>;
-  /** Aborts every unfinished run, and runs whose start is still on its way (`stop` = the /stop command, the default). */
-  stopRuns(reason?: "rpc" | "stop"): Awaitable<string[]>;
+  abortRun(runId?: string, reason?: "rpc" | "stop", expected?: string[]): Awaitable<AbortOutcome>;
+  /**
+   * Aborts every unfinished run, and runs whose start is still on its way (`stop` = the /stop
+   * command, the default); `expected`: run ids the tenant recorded for this session a moment ago.
+   */
+  stopRuns(reason?: "rpc" | "stop", expected?: string[]): Awaitable<string[]>;
   runCallback(runId: string, callback: RunCallback): Awaitable<{ ok: boolean; state: string | null }>;
   // Agent-to-agent (sessions_send) and deliveries
   sendInterSession(

@@ -86,6 +86,8 @@ export interface TenantApi {
   runKey(runId: string): Awaitable<string | null>;
   /** The run's session once its id is recorded, waiting up to `timeoutMs`; null when it is not by then. */
   waitForRunKey(runId: string, timeoutMs: number): Awaitable<string | null>;
+  /** Run ids recorded for `key` a moment ago (their start may still be on its way to the session). */
+  recentRunIds(key: string): Awaitable<string[]>;
   admit(meter: string, perMinute: number): Awaitable<number>;
   // Session index
   publish(update: SessionUpdate): Awaitable<{ hot: boolean }>;

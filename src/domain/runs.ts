@@ -103,7 +103,7 @@ export async function chatSend(ctx: TenantContext, params: ChatSendParams): Prom
     throw new DomainError("invalid", "message or attachment required");
   const key = canonicalKey(ctx, params.sessionKey);
   if (/^\/stop\b/i.test(text)) {
-    const runIds = await ctx.sessions(key).stopRuns("stop");
+    const runIds = await ctx.sessions(key).stopRuns("stop", await ctx.tenant.recentRunIds(key));
     return { ok: true, aborted: runIds.length > 0, runIds };
   }
   const command = parseSendCommand(text);
@@ -270,24 +270,20 @@ export function waitPayload(snapshot: RunSnapshot): Record<string, unknown> {
 
 export async function chatAbort(ctx: TenantContext, params: { sessionKey: string; runId?: string }) {
   const key = canonicalKey(ctx, params.sessionKey);
+  const expected = await ctx.tenant.recentRunIds(key);
   const runIds = params.runId
-    ? [(await abortById(ctx, key, params.runId)).abortedRunId].filter((id): id is string => id !== null)
-    : await ctx.sessions(key).stopRuns("rpc");
+    ? [(await ctx.sessions(key).abortRun(params.runId, "rpc", expected)).abortedRunId].filter(
+        (id): id is string => id !== null,
+      )
+    : await ctx.sessions(key).stopRuns("rpc", expected);
   return { ok: true, aborted: runIds.length > 0, runIds };
 }
 
 export async function sessionsAbort(ctx: TenantContext, params: { key: string; runId?: string }) {
   const key = canonicalKey(ctx, params.key);
-  const result = params.runId
-    ? await abortById(ctx, key, params.runId)
-    : await ctx.sessions(key).abortRun(undefined, "rpc");
+  const expected = await ctx.tenant.recentRunIds(key);
+  const result = await ctx.sessions(key).abortRun(params.runId, "rpc", expected);
   return { ok: true, ...result };
-}
-
-/** Aborts a run by id; one the tenant recorded for this session is aborted even before it reached it. */
-async function abortById(ctx: TenantContext, key: string, runId: string) {
-  const expected = (await ctx.tenant.runKey(runId)) === key;
-  return ctx.sessions(key).abortRun(runId, "rpc", expected);
 }
 
 /**

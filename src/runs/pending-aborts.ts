@@ -40,10 +40,20 @@ export class PendingAborts {
     return true;
   }
 
-  /** Remembers an abort for a run the tenant knows but whose start has not arrived yet. */
-  abortEarly(runId: string, reason: AbortReason, now = Date.now()): void {
+  /**
+   * Remembers aborts for runs the tenant recorded for this session whose start has not
+   * arrived yet (neither stored nor starting); returns their ids.
+   */
+  abortUnarrived(
+    runIds: string[],
+    reason: AbortReason,
+    stored: (runId: string) => boolean,
+    now = Date.now(),
+  ): string[] {
     for (const [id, entry] of this.early) if (now - entry.at > EARLY_ABORT_TTL_MS) this.early.delete(id);
-    this.early.set(runId, { reason, at: now });
+    const unarrived = runIds.filter((id) => !this.starting.has(id) && !stored(id));
+    for (const id of unarrived) this.early.set(id, { reason, at: now });
+    return unarrived;
   }
 
   /** Aborts every start in progress; returns their run ids. */

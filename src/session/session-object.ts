@@ -398,25 +398,31 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   }
 
   /**
-   * Aborts a run by id, or the active one. `expected`: the tenant recorded this run id for
-   * this session, so an abort that arrives before the run's start still aborts it.
+   * Aborts a run by id, or the active one. `expected`: run ids the tenant recorded for this
+   * session a moment ago, so an abort that arrives before a run's start still aborts it.
    */
-  abortRun(runId?: string, reason: AbortReason = "rpc", expected = false): AbortOutcome {
+  abortRun(runId?: string, reason: AbortReason = "rpc", expected: string[] = []): AbortOutcome {
     if (runId && this.pendingAborts.abort(runId, reason)) return { abortedRunId: runId, status: "aborted" };
     const outcome = this.runs.abort(runId, reason);
     if (outcome.abortedRunId) return outcome;
-    if (runId) {
-      if (!expected || this.store.runs.get(runId)) return outcome;
-      this.pendingAborts.abortEarly(runId, reason);
-      return { abortedRunId: runId, status: "aborted" };
-    }
-    const pending = this.pendingAborts.abortAll(reason)[0];
-    return pending ? { abortedRunId: pending, status: "aborted" } : outcome;
+    const pending = runId ? [] : this.pendingAborts.abortAll(reason);
+    const candidates = runId ? expected.filter((id) => id === runId) : expected;
+    const unarrived = this.pendingAborts.abortUnarrived(candidates, reason, (id) => this.isStoredRun(id));
+    const aborted = pending[0] ?? unarrived[0];
+    return aborted ? { abortedRunId: aborted, status: "aborted" } : outcome;
   }
 
   /** The /stop command (and chat.abort without a run id): aborts every unfinished run. */
-  stopRuns(reason: AbortReason = "stop"): string[] {
-    return [...this.runs.abortAll(reason), ...this.pendingAborts.abortAll(reason)];
+  stopRuns(reason: AbortReason = "stop", expected: string[] = []): string[] {
+    return [
+      ...this.runs.abortAll(reason),
+      ...this.pendingAborts.abortAll(reason),
+      ...this.pendingAborts.abortUnarrived(expected, reason, (id) => this.isStoredRun(id)),
+    ];
+  }
+
+  private isStoredRun(runId: string): boolean {
+    return this.store.runs.get(runId) !== undefined;
   }
 
   /** Webhook callbacks: streamed text, extra messages, completion (idempotent). */

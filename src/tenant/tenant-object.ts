@@ -19,6 +19,7 @@ import type { SessionRow } from "../session/session-row";
 import { sessionApi } from "../stubs";
 import { type IndexColumns, IndexStore } from "./index-store";
 import { RateLimiter } from "./rate-limit";
+import { RecentRuns } from "./recent-runs";
 import { RunKeyWaiters } from "./run-key-waiters";
 import { openTenantDatabase, TenantStore } from "./tenant-store";
 import { TokenStore } from "./token-store";
@@ -39,6 +40,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   private readonly index: IndexStore;
   private readonly limiter = new RateLimiter();
   private readonly runKeyWaiters = new RunKeyWaiters();
+  private readonly recentRuns = new RecentRuns();
   /** When each token's last use was written (in memory: a restart writes the next use at once). */
   private readonly touchedAt = new Map<string, number>();
   private readonly hub: GatewayHub;
@@ -301,9 +303,16 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
 
   /** Which session a run belongs to (agent.wait and callbacks only carry the runId). */
   recordRun(runId: string, key: string): string {
-    const owner = this.index.recordRun(runId, key, Date.now());
+    const now = Date.now();
+    const owner = this.index.recordRun(runId, key, now);
+    if (owner === key) this.recentRuns.recorded(key, runId, now);
     this.runKeyWaiters.recorded(runId);
     return owner;
+  }
+
+  /** Run ids recorded for `key` a moment ago (their start may not have reached the session yet). */
+  recentRunIds(key: string): string[] {
+    return this.recentRuns.of(key, Date.now());
   }
 
   runKey(runId: string): string | null {
