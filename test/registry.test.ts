@@ -59,9 +59,10 @@ describe("GET /v1/sessions: OpenClaw's sessions.list shape", () => {
       ts: expect.any(Number),
       path: "(multiple)",
       count: 1,
-      limitApplied: null,
-      hasMore: false,
+      totalCount: 1,
+      limitApplied: 100,
       nextOffset: null,
+      hasMore: false,
       defaults: { defaultAgentId: "main", mainKey: "main", mainSessionKey: "agent:main:main", scope: "per-sender" },
       sessions: [
         expect.objectContaining({

@@ -47,7 +47,7 @@ describe("chat.send with the echo runner", () => {
     const lifecycle = client
       .events("agent")
       .filter((e) => e.payload.runId === "run-1" && e.payload.stream === "lifecycle");
-    expect(lifecycle.map((e) => e.payload.data.phase)).toEqual(["start", "end"]);
+    expect(lifecycle.map((e) => e.payload.data.phase)).toEqual(["start", "model", "end"]);
     await client.waitFor(() => client.events("session.message").length === 2);
     const messages = client.events("session.message").map((e) => e.payload.message);
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);
@@ -120,7 +120,9 @@ describe("chat.send with the echo runner", () => {
     await client.request("chat.send", { sessionKey: "main", message: "first", idempotencyKey: "f1" });
     await client.request("chat.send", { sessionKey: "main", message: "second", idempotencyKey: "f2" });
     await final(client, "f2");
-    const starts = client.events("agent").filter((e) => e.payload.stream === "lifecycle");
+    const starts = client
+      .events("agent")
+      .filter((e) => e.payload.stream === "lifecycle" && e.payload.data.phase !== "model");
     expect(starts.map((e) => `${e.payload.runId}:${e.payload.data.phase}`)).toEqual([
       "f1:start",
       "f1:end",

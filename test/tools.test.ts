@@ -116,7 +116,7 @@ describe("POST /tools/invoke", () => {
     const t = await freshTenant("trim");
     const res = await t.invoke(" sessions_list\n", {});
     expect(res.status).toBe(200);
-    expect(res.data.result.details).toEqual({ count: 0, sessions: [] });
+    expect(res.data.result.details).toEqual({ count: 0, sessions: [], hasMore: false, limitApplied: 100 });
   });
 
   it("answers 'tools.invoke requires body.tool' for a blank tool and ignores non-string action/sessionKey", async () => {
@@ -224,7 +224,7 @@ describe("sessions_list", () => {
     expect(await listKeys(t, { kinds: [] })).toHaveLength(3);
   });
 
-  it("floors limit, raises it to at least 1 and clamps it to 200", async () => {
+  it("floors limit, raises it to at least 1, defaults it to 100 and clamps it to 200", async () => {
     const t = await freshTenant("clamp");
     await t.config({ tools: { sessions: { visibility: "agent" } } });
     const now = Date.now();
@@ -242,7 +242,7 @@ describe("sessions_list", () => {
       }
     });
     expect((await details(t, "sessions_list", { limit: 500 })).count).toBe(200);
-    expect((await details(t, "sessions_list", {})).count).toBe(200);
+    expect((await details(t, "sessions_list", {})).count).toBe(100);
     const three = await details(t, "sessions_list", { limit: 3.9 });
     expect(three.sessions.map((s: Row) => s.key)).toEqual([
       "agent:main:bulk-0",

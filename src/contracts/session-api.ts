@@ -80,7 +80,14 @@ export type StartResult =
   | { runId: string; status: "blocked" }
   | { runId: string; status: "too_large"; bytes: number }
   | { runId: string; status: "in_flight" }
-  | { runId: string; status: "ok" | "error" | "timeout" | "aborted"; summary?: string; reply?: string };
+  | {
+      runId: string;
+      status: "ok" | "error" | "timeout" | "aborted";
+      summary?: string;
+      reply?: string;
+      stopReason?: string;
+      endedAt?: number;
+    };
 
 /** The send policy a session object applies to its own entry (null config = allow). */
 export type SendPolicyCheck = { config: SendPolicyConfig | null };
@@ -129,6 +136,8 @@ export type AbortOutcome = { abortedRunId: string | null; status: "aborted" | "n
 export interface SessionApi {
   // Transcript
   append(ref: SessionRef, input: AppendInput): Awaitable<AppendResult | AppendRejected>;
+  /** chat.inject: appends a message as the gateway and announces it as a `chat` final; answers once clients have it. */
+  inject(ref: SessionRef, message: TranscriptMessage): Awaitable<AppendResult | AppendRejected>;
   /** A page of another gateway's transcript, written at its source positions. */
   importPage(ref: SessionRef, body: ImportBody): Awaitable<ImportResult | ImportConflict | AppendRejected>;
   entry(): Awaitable<SessionEntry | null>;
@@ -160,8 +169,16 @@ export interface SessionApi {
   /** Runs newest first, before `beforeSeq`; null when the session does not exist. */
   runPage(limit: number, beforeSeq?: number): Awaitable<{ runs: RunView[]; nextSeq?: number } | null>;
   waitRun(runId: string, timeoutMs: number): Awaitable<RunSnapshot | null>;
-  abortRun(runId?: string): Awaitable<AbortOutcome>;
-  stopRuns(): Awaitable<string[]>;
+  /**
+   * `reason`: how clients see it stopped (`rpc` = chat.abort/sessions.abort, the default);
+   * `expected`: run ids the tenant recorded for this session a moment ago (their start may still come).
+   */
+  abortRun(runId?: string, reason?: "rpc" | "stop", expected?: string[]): Awaitable<AbortOutcome>;
+  /**
+   * Aborts every unfinished run, and runs whose start is still on its way (`stop` = the /stop
+   * command, the default); `expected`: run ids the tenant recorded for this session a moment ago.
+   */
+  stopRuns(reason?: "rpc" | "stop", expected?: string[]): Awaitable<string[]>;
   runCallback(runId: string, callback: RunCallback): Awaitable<{ ok: boolean; state: string | null }>;
   // Agent-to-agent (sessions_send) and deliveries
   sendInterSession(

@@ -84,6 +84,10 @@ export interface TenantApi {
   // Runs
   recordRun(runId: string, key: string): Awaitable<string>;
   runKey(runId: string): Awaitable<string | null>;
+  /** The run's session once its id is recorded, waiting up to `timeoutMs`; null when it is not by then. */
+  waitForRunKey(runId: string, timeoutMs: number): Awaitable<string | null>;
+  /** Run ids recorded for `key` a moment ago (their start may still be on its way to the session). */
+  recentRunIds(key: string): Awaitable<string[]>;
   admit(meter: string, perMinute: number): Awaitable<number>;
   // Session index
   publish(update: SessionUpdate): Awaitable<{ hot: boolean }>;
@@ -91,6 +95,8 @@ export interface TenantApi {
   session(key: string, withChildren?: boolean): Awaitable<SessionRow | null>;
   keyForSessionId(sessionId: string): Awaitable<{ key: string; agentId: string } | null>;
   listSessions(filter: ListFilter): Awaitable<SessionRow[]>;
+  /** One page of rows and the number of rows matching the filter (sessions.list's totalCount). */
+  listSessionsPage(filter: ListFilter): Awaitable<{ rows: SessionRow[]; total: number }>;
   /** Every indexed key (archived, cron runs, global included), a page at a time in key order. */
   sessionKeysAfter(afterKey: string, limit: number): Awaitable<string[]>;
   /** An import's transcript id: null when it may be used for `key`, else the key holding it. */

@@ -1,15 +1,15 @@
 import { isValidAgentId, normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
 import { defaultAgentId } from "../policy/agents";
 import type { TranscriptMessage } from "../protocol/session";
+import { tooLargeMessage } from "../session/message-limits";
 import { parseMessage } from "../session/message-record";
 import { sanitizeChatHistory } from "../session/sanitize";
 import { messagePreview } from "../session/session-row";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
-import { canonicalKey } from "./keys";
+import { canonicalKey, sessionRef } from "./keys";
 import { patchSession } from "./registry";
 import { chatSend } from "./runs";
-import { appendMessages } from "./sessions";
 
 /** chat.history / chat.inject / sessions.preview / sessions.create (gateway methods). */
 
@@ -129,8 +129,11 @@ export async function chatInject(ctx: TenantContext, params: { sessionKey: strin
       totalTokens: 0,
       cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
     },
+    timestamp: Date.now(),
   };
-  const result = await appendMessages(ctx, params.sessionKey, [message]);
+  const key = canonicalKey(ctx, params.sessionKey);
+  const result = await ctx.sessions(key).inject(sessionRef(ctx, key), message);
+  if ("rejected" in result) throw new DomainError("too_large", tooLargeMessage(result.bytes));
   const appended = result.appended[0]!;
   return { ok: true, messageId: appended.messageId, messageSeq: appended.seq };
 }

@@ -17,10 +17,14 @@ export type SessionsListResult = {
   ts: number;
   path: string;
   count: number;
+  /** Rows matching the filters in all pages. */
+  totalCount: number;
   /** Protocol 4 paging fields: `nextOffset` is the `offset` of the next page. */
-  limitApplied: number | null;
-  hasMore: boolean;
+  limitApplied: number;
+  /** Echoed only when > 0, as OpenClaw does. */
+  offset?: number;
   nextOffset: number | null;
+  hasMore: boolean;
   defaults: SessionsDefaults;
   sessions: PresentedRow[];
 };
@@ -35,12 +39,16 @@ export function sessionsDefaults(ctx: TenantContext): SessionsDefaults {
   };
 }
 
+/** OpenClaw's sessions.list page size when the caller names none. */
+export const SESSIONS_LIST_DEFAULT_LIMIT = 100;
+
 /** The operator's list: OpenClaw's `sessions.list` params and result shape. */
 export async function listSessions(ctx: TenantContext, params: SessionsListParams): Promise<SessionsListResult> {
-  const rows = await ctx.tenant.listSessions({
-    // One extra row tells whether more exist.
-    ...(params.limit !== undefined ? { limit: params.limit + 1 } : {}),
-    ...(params.offset ? { offset: params.offset } : {}),
+  const limit = Math.max(1, Math.floor(params.limit ?? SESSIONS_LIST_DEFAULT_LIMIT));
+  const offset = Math.max(0, Math.floor(params.offset ?? 0));
+  const { rows, total } = await ctx.tenant.listSessionsPage({
+    limit,
+    ...(offset > 0 ? { offset } : {}),
     ...(params.activeMinutes !== undefined ? { activeMinutes: params.activeMinutes } : {}),
     includeGlobal: params.includeGlobal === true,
     includeUnknown: params.includeUnknown === true,
@@ -51,20 +59,22 @@ export async function listSessions(ctx: TenantContext, params: SessionsListParam
     ...(params.spawnedBy !== undefined ? { spawnedBy: canonicalKey(ctx, params.spawnedBy) } : {}),
     ...(params.search ? { search: params.search } : {}),
   });
-  const hasMore = params.limit !== undefined && rows.length > params.limit;
-  const sessions = (hasMore ? rows.slice(0, params.limit) : rows).map((row) => {
+  const sessions = rows.map((row) => {
     const presented = presentRow(row, params.includeLastMessage === true);
     // OpenClaw's title: label, display name, else the start of the conversation.
     const title = presented.label ?? presented.displayName ?? row.lastMessagePreview;
     return params.includeDerivedTitles && title ? { ...presented, derivedTitle: derivedTitle(title) } : presented;
   });
+  const hasMore = offset + sessions.length < total;
   return {
     ts: Date.now(),
     path: "(multiple)",
     count: sessions.length,
-    limitApplied: params.limit ?? null,
+    totalCount: total,
+    limitApplied: limit,
+    ...(offset > 0 ? { offset } : {}),
+    nextOffset: hasMore ? offset + sessions.length : null,
     hasMore,
-    nextOffset: hasMore ? (params.offset ?? 0) + sessions.length : null,
     defaults: sessionsDefaults(ctx),
     sessions,
   };

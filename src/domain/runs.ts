@@ -5,6 +5,7 @@ import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { parseSendCommand, SEND_BLOCKED_TEXT } from "../policy/send-policy";
 import type { InputProvenance, SessionSeed, TranscriptMessage } from "../protocol/session";
+import { terminalReply } from "../runs/run-events";
 import { existingRunResult } from "../runs/run-status";
 import type { RunInput, RunSnapshot } from "../runs/run-types";
 import { tooLargeMessage } from "../session/message-limits";
@@ -102,7 +103,7 @@ export async function chatSend(ctx: TenantContext, params: ChatSendParams): Prom
     throw new DomainError("invalid", "message or attachment required");
   const key = canonicalKey(ctx, params.sessionKey);
   if (/^\/stop\b/i.test(text)) {
-    const runIds = await ctx.sessions(key).stopRuns();
+    const runIds = await ctx.sessions(key).stopRuns("stop", await ctx.tenant.recentRunIds(key));
     return { ok: true, aborted: runIds.length > 0, runIds };
   }
   const command = parseSendCommand(text);
@@ -136,6 +137,15 @@ function chatSendResult(result: Started): Record<string, unknown> {
       return { runId: result.runId, status: "in_flight" };
     case "ok":
       return { runId: result.runId, status: "ok" };
+    case "aborted":
+      // OpenClaw answers a send whose run was aborted (before or after it started) this way.
+      return {
+        runId: result.runId,
+        status: "timeout",
+        summary: "aborted",
+        stopReason: result.stopReason ?? "rpc",
+        ...(result.endedAt !== undefined ? { endedAt: result.endedAt } : {}),
+      };
     default:
       return { runId: result.runId, status: "error", summary: result.summary ?? result.status };
   }
@@ -229,13 +239,17 @@ export async function agentRun(
   return { ...result, agentId: agentIdOf(key, defaultAgentId(ctx.config)) };
 }
 
-/** agent.wait: the run's outcome, or `status: "timeout"` (a successful answer) after timeoutMs. */
+/**
+ * agent.wait: the run's outcome, or `status: "timeout"` (a successful answer) after timeoutMs.
+ * A run id not known yet is waited for (a client may wait before its `agent` request arrived).
+ */
 export async function agentWait(ctx: TenantContext, runId: string, timeoutMs: number): Promise<RunSnapshot> {
-  const key = await ctx.tenant.runKey(runId);
-  if (!key) throw new DomainError("invalid", `unknown runId: ${runId}`);
-  const snapshot = await ctx.sessions(key).waitRun(runId, timeoutMs);
-  if (!snapshot) throw new DomainError("invalid", `unknown runId: ${runId}`);
-  return snapshot;
+  const deadline = Date.now() + timeoutMs;
+  const notYet: RunSnapshot = { runId, status: "timeout", state: "queued" };
+  const key = await ctx.tenant.waitForRunKey(runId, timeoutMs);
+  if (!key) return notYet;
+  const snapshot = await ctx.sessions(key).waitRun(runId, Math.max(0, deadline - Date.now()));
+  return snapshot ?? notYet;
 }
 
 /** The wire shape of agent.wait's answer. */
@@ -247,21 +261,28 @@ export function waitPayload(snapshot: RunSnapshot): Record<string, unknown> {
     ...(snapshot.endedAt !== undefined ? { endedAt: snapshot.endedAt } : {}),
     ...(snapshot.stopReason ? { stopReason: snapshot.stopReason } : {}),
     ...(snapshot.error && snapshot.status !== "ok" ? { error: snapshot.error } : {}),
+    // OpenClaw summarises the reply of a run that answered (visible text, silent or empty).
+    ...(snapshot.state === "ok" || snapshot.reply !== undefined
+      ? { terminalReply: terminalReply(snapshot.reply) }
+      : {}),
   };
 }
 
 export async function chatAbort(ctx: TenantContext, params: { sessionKey: string; runId?: string }) {
   const key = canonicalKey(ctx, params.sessionKey);
-  const stub = ctx.sessions(key);
+  const expected = await ctx.tenant.recentRunIds(key);
   const runIds = params.runId
-    ? [(await stub.abortRun(params.runId)).abortedRunId].filter((id): id is string => id !== null)
-    : await stub.stopRuns();
+    ? [(await ctx.sessions(key).abortRun(params.runId, "rpc", expected)).abortedRunId].filter(
+        (id): id is string => id !== null,
+      )
+    : await ctx.sessions(key).stopRuns("rpc", expected);
   return { ok: true, aborted: runIds.length > 0, runIds };
 }
 
 export async function sessionsAbort(ctx: TenantContext, params: { key: string; runId?: string }) {
   const key = canonicalKey(ctx, params.key);
-  const result = await ctx.sessions(key).abortRun(params.runId);
+  const expected = await ctx.tenant.recentRunIds(key);
+  const result = await ctx.sessions(key).abortRun(params.runId, "rpc", expected);
   return { ok: true, ...result };
 }
 

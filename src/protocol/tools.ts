@@ -30,6 +30,8 @@ export const invokeBodySchema = z.object({
 export const sessionsListArgsSchema = z.object({
   kinds: z.array(z.string().max(32)).max(32).optional(),
   limit: looseNumber.optional(),
+  /** Rows to skip: the previous answer's `nextOffset`. */
+  offset: looseNumber.optional(),
   activeMinutes: looseNumber.optional(),
   messageLimit: looseNumber.optional(),
 });

@@ -1,25 +1,103 @@
 import type { LiveEvent } from "../contracts/tenant-api";
 import type { TranscriptMessage } from "../protocol/session";
 import { DeltaThrottle, isSilentReply } from "./deltas";
-import type { RunState, RunUsage } from "./run-types";
+import type { RunRecord, RunState, RunUsage } from "./run-types";
 
 export type RunEventSink = (event: Omit<LiveEvent, "afterSeq">) => void;
 
+/** Whose run it is, as OpenClaw's `agent` and `chat` payloads name it; provider only when a runner is called. */
+export type RunContext = {
+  agentId: string;
+  sessionId?: string;
+  /** The runner's provider and model (the lifecycle `model` phase), when known before it answers. */
+  provider?: string;
+  model?: string;
+  /** When the run left the queue (the lifecycle end repeats it). */
+  startedAt?: number;
+};
+
+/** A stored run's context: its agent, the session's transcript id and the runner's provider and model. */
+export function runContext(run: RunRecord, sessionId: string | undefined): RunContext {
+  // A reply fixed in advance (chat commands) calls no runner: no provider or model to name.
+  const runner = run.input.fixedReply === undefined ? run.input.runner : undefined;
+  return {
+    agentId: run.input.agentId,
+    ...(sessionId ? { sessionId } : {}),
+    ...(runner?.type === "openai"
+      ? { provider: "openai", model: runner.model }
+      : runner
+        ? { provider: runner.type, model: runner.type }
+        : {}),
+    ...(run.startedAt !== undefined ? { startedAt: run.startedAt } : {}),
+  };
+}
+
+/** How an aborted run was stopped: `rpc` by chat.abort/sessions.abort, `stop` by the /stop command. */
+export type AbortReason = "rpc" | "stop";
+
+/** OpenClaw's summary of a run's reply (lifecycle end, agent.wait): shown text, silent, or nothing. */
+export type TerminalReply = { disposition: "visible"; text: string } | { disposition: "silent" | "empty" };
+
+/** OpenClaw caps the terminal reply's text at this many characters. */
+const TERMINAL_REPLY_MAX_CHARS = 4096;
+
+export function terminalReply(text: string | undefined): TerminalReply {
+  if (text !== undefined && isSilentReply(text)) return { disposition: "silent" };
+  const trimmed = (text ?? "").trim();
+  if (!trimmed) return { disposition: "empty" };
+  return {
+    disposition: "visible",
+    text: trimmed.length > TERMINAL_REPLY_MAX_CHARS ? `${trimmed.slice(0, TERMINAL_REPLY_MAX_CHARS - 1)}…` : trimmed,
+  };
+}
+
 /**
- * OpenClaw's live events of a run: `agent` (lifecycle, assistant text) and `chat` (delta,
- * final, aborted, error) payloads with their per-run `seq`, deltas throttled to one per
- * DELTA_INTERVAL_MS, and the `sessions.changed` run phases. Nothing here is stored.
+ * The `chat` final OpenClaw announces a gateway-injected message with (chat.inject): a run
+ * of its own, `inject-<messageId>`, at payload seq 0.
+ */
+export function injectedChatEvent(
+  agentId: string,
+  messageId: string,
+  message: TranscriptMessage,
+): Omit<LiveEvent, "afterSeq"> {
+  return {
+    event: "chat",
+    payload: { runId: `inject-${messageId}`, agentId, seq: 0, state: "final", message },
+  };
+}
+
+/**
+ * OpenClaw's live events of a run: `agent` (lifecycle, run_status, assistant text) and `chat`
+ * (status, delta, final, aborted, error) payloads. One payload `seq` per run is shared by both:
+ * a `chat` event carries the seq of the `agent` event it derives from, as the real gateway
+ * does. Deltas are throttled to one per DELTA_INTERVAL_MS; the `sessions.changed` run phases
+ * go out with them. Nothing here is stored.
  */
 export class RunEvents {
-  private readonly seqs = new Map<string, { chat: number; agent: number }>();
+  private readonly seqs = new Map<string, number>();
+  private readonly contexts = new Map<string, RunContext>();
   private readonly throttles = new Map<string, DeltaThrottle>();
 
-  constructor(private readonly emit: RunEventSink) {}
+  constructor(
+    private readonly emit: RunEventSink,
+    /** A run's context from storage, for runs this instance did not start (resumed, completed by callback). */
+    private readonly lookup: (runId: string) => RunContext | undefined = () => undefined,
+  ) {}
 
-  started(runId: string, now: number): void {
+  /**
+   * The run left the queue: lifecycle start, then, when a runner is called (not for a reply
+   * fixed in advance), the runner starting and the model it runs.
+   */
+  started(runId: string, now: number, context: RunContext): void {
+    this.contexts.set(runId, { ...context, startedAt: now });
     this.agent(runId, "lifecycle", { phase: "start", startedAt: now }, now);
+    const runner = context.provider !== undefined;
+    if (runner) this.status(runId, "starting_model", now);
     this.emit({ event: "sessions.changed", payload: { reason: "agent.run.started" } });
     this.emit({ event: "sessions.changed", payload: { phase: "start", runId, ts: now } });
+    if (runner) {
+      this.agent(runId, "lifecycle", { phase: "model", provider: context.provider, model: context.model }, now);
+    }
   }
 
   /** The runner's cumulative text so far (becomes throttled deltas). */
@@ -41,40 +119,64 @@ export class RunEvents {
     const throttle = this.throttle(runId);
     if (!silent && reply.text && throttle.latest !== reply.text) throttle.push(reply.text);
     throttle.flush();
-    this.agent(runId, "lifecycle", { phase: "end", endedAt: now }, now);
-    this.chat(runId, {
+    const startedAt = this.contextOf(runId)?.startedAt;
+    const seq = this.agent(
+      runId,
+      "lifecycle",
+      {
+        phase: "end",
+        ...(startedAt !== undefined ? { startedAt } : {}),
+        endedAt: now,
+        stopReason: assistant.stopReason ?? "stop",
+        aborted: false,
+        terminalReply: terminalReply(reply.text),
+      },
+      now,
+    );
+    this.chat(runId, seq, {
       state: "final",
       ...(silent ? {} : { message: assistant }),
       stopReason: assistant.stopReason,
       ...(reply.usage ? { usage: reply.usage } : {}),
     });
-    this.emit({ event: "sessions.changed", payload: { phase: "end", runId, ts: now } });
-    this.emit({ event: "sessions.changed", payload: { reason: "agent.input.settled" } });
+    this.ended(runId, "end", now);
   }
 
-  /** A running run ended error, timeout or aborted (with the text streamed so far, if any). */
+  /**
+   * A run ended error, timeout or aborted (with the text streamed so far, if any). A queued
+   * run that never started gets the same events (`context` names it, as it has none yet).
+   */
   failed(
     runId: string,
     state: Exclude<RunState, "queued" | "running" | "ok">,
     message: string,
     partial: string,
     now: number,
+    options: { stopReason?: AbortReason; context?: RunContext } = {},
   ): void {
-    this.agent(runId, "lifecycle", { phase: "error", endedAt: now, error: message }, now);
-    this.chat(
-      runId,
-      state === "aborted"
-        ? {
-            state: "aborted",
-            ...(partial
-              ? { message: { role: "assistant", content: [{ type: "text", text: partial }], timestamp: now } }
-              : {}),
-          }
-        : { state: "error", errorMessage: message },
-    );
-    // An aborted run ends (the real gateway's lifecycle end with aborted:true); others fail.
-    this.emit({ event: "sessions.changed", payload: { phase: state === "aborted" ? "end" : "error", runId, ts: now } });
-    this.emit({ event: "sessions.changed", payload: { reason: "agent.input.settled" } });
+    if (!this.contexts.has(runId) && options.context) this.contexts.set(runId, options.context);
+    if (state === "aborted") {
+      const stopReason = options.stopReason ?? "rpc";
+      const seq = this.agent(
+        runId,
+        "lifecycle",
+        { phase: "end", status: "cancelled", aborted: true, stopReason, endedAt: now },
+        now,
+      );
+      this.chat(runId, seq, {
+        state: "aborted",
+        stopReason,
+        ...(partial
+          ? { message: { role: "assistant", content: [{ type: "text", text: partial }], timestamp: now } }
+          : {}),
+      });
+      // An aborted run ends (the real gateway's lifecycle end with aborted:true); others fail.
+      this.ended(runId, "end", now);
+      return;
+    }
+    const seq = this.agent(runId, "lifecycle", { phase: "error", endedAt: now, error: message }, now);
+    this.chat(runId, seq, { state: "error", errorMessage: message });
+    this.ended(runId, "error", now);
   }
 
   /** A new attempt of the run streams from scratch (a retried runner starts over). */
@@ -93,6 +195,14 @@ export class RunEvents {
     this.throttles.get(runId)?.cancel();
     this.throttles.delete(runId);
     this.seqs.delete(runId);
+    this.contexts.delete(runId);
+  }
+
+  /** The session's run phase ends (`sessions.changed`). */
+  /** The run's `sessions.changed` phase, then the input settled (the real gateway's order). */
+  private ended(runId: string, phase: "end" | "error", now: number): void {
+    this.emit({ event: "sessions.changed", payload: { phase, runId, ts: now } });
+    this.emit({ event: "sessions.changed", payload: { reason: "agent.input.settled" } });
   }
 
   private throttle(runId: string): DeltaThrottle {
@@ -106,28 +216,56 @@ export class RunEvents {
 
   private delta(runId: string, text: string, delta: string): void {
     if (isSilentReply(text, { prefix: true })) return;
-    this.agent(runId, "assistant", { text, delta });
-    this.chat(runId, {
+    const seq = this.agent(runId, "assistant", { text, delta });
+    this.chat(runId, seq, {
       state: "delta",
-      message: { role: "assistant", content: [{ type: "text", text }], timestamp: Date.now() },
       deltaText: delta,
+      message: { role: "assistant", content: [{ type: "text", text }], timestamp: Date.now() },
     });
   }
 
-  private agent(runId: string, stream: string, data: Record<string, unknown>, now = Date.now()): void {
-    const seq = this.nextSeq(runId, "agent");
-    this.emit({ event: "agent", payload: { runId, seq, stream, ts: now, data } });
+  /** A status both streams report (OpenClaw's `chat` status frame and `agent` run_status). */
+  private status(runId: string, phase: string, now: number): void {
+    const seq = this.nextSeq(runId);
+    this.chat(runId, seq, { state: "status", phase });
+    this.emitAgent(runId, seq, "run_status", { phase }, now);
   }
 
-  private chat(runId: string, payload: Record<string, unknown>): void {
-    const seq = this.nextSeq(runId, "chat");
-    this.emit({ event: "chat", payload: { runId, seq, ...payload } });
+  private agent(runId: string, stream: string, data: Record<string, unknown>, now = Date.now()): number {
+    const seq = this.nextSeq(runId);
+    this.emitAgent(runId, seq, stream, data, now);
+    return seq;
   }
 
-  private nextSeq(runId: string, kind: "chat" | "agent"): number {
-    const seqs = this.seqs.get(runId) ?? { chat: 0, agent: 0 };
-    seqs[kind] += 1;
-    this.seqs.set(runId, seqs);
-    return seqs[kind];
+  private emitAgent(runId: string, seq: number, stream: string, data: Record<string, unknown>, now: number): void {
+    const context = this.contextOf(runId);
+    this.emit({
+      event: "agent",
+      payload: {
+        runId,
+        ...(stream === "lifecycle" && context?.sessionId ? { sessionId: context.sessionId } : {}),
+        ...(context ? { agentId: context.agentId } : {}),
+        stream,
+        data,
+        seq,
+        ts: now,
+        isHeartbeat: false,
+      },
+    });
+  }
+
+  private chat(runId: string, seq: number, payload: Record<string, unknown>): void {
+    const context = this.contextOf(runId);
+    this.emit({ event: "chat", payload: { runId, ...(context ? { agentId: context.agentId } : {}), seq, ...payload } });
+  }
+
+  private contextOf(runId: string): RunContext | undefined {
+    return this.contexts.get(runId) ?? this.lookup(runId);
+  }
+
+  private nextSeq(runId: string): number {
+    const seq = (this.seqs.get(runId) ?? 0) + 1;
+    this.seqs.set(runId, seq);
+    return seq;
   }
 }

@@ -4,7 +4,7 @@ import { type SessionEntry, type TranscriptMessage, transcriptMessageSchema } fr
 import { oversized } from "../session/message-limits";
 import type { SessionStore } from "../session/session-store";
 import type { TimerPort } from "../timers/timers";
-import type { RunEvents } from "./run-events";
+import { type AbortReason, type RunContext, type RunEvents, runContext } from "./run-events";
 import { type RunExecutor, runDeadline } from "./run-executor";
 import { existingRunResult, toSnapshot } from "./run-status";
 import type { RunStore } from "./run-store";
@@ -24,6 +24,8 @@ export type LifecycleHost = {
   /** Commits entry + transcript changes and returns appended seqs (the object's one append path). */
   appendMessages(messages: TranscriptMessage[], update: (entry: SessionEntry) => SessionEntry): number[];
   updateEntry(update: (entry: SessionEntry) => SessionEntry): void;
+  /** The session's current transcript id (named in lifecycle events). */
+  sessionId(): string | undefined;
   waitUntil(promise: Promise<unknown>): void;
   /** A run reached a terminal state (flows and spawns waiting on it continue). */
   onSettled(runId: string): void;
@@ -84,7 +86,7 @@ export class RunLifecycle {
         updatedAt: Math.max(now, entry.updatedAt),
       }));
     });
-    this.host.events.started(next.runId, now);
+    this.host.events.started(next.runId, now, this.context(next));
     this.host.waitUntil(this.execute(runs.get(next.runId)!));
   }
 
@@ -154,7 +156,13 @@ export class RunLifecycle {
    * far is kept as a partial (OpenClaw's openclawAbort marker); a failed runner's half
    * answer is never appended.
    */
-  fail(runId: string, state: "error" | "timeout" | "aborted", message: string, now = Date.now()): boolean {
+  fail(
+    runId: string,
+    state: "error" | "timeout" | "aborted",
+    message: string,
+    now = Date.now(),
+    abortReason: AbortReason = "rpc",
+  ): boolean {
     const run = this.host.runs.get(runId);
     if (!run || (run.state !== "running" && run.state !== "queued")) return false;
     this.controllers.get(runId)?.abort();
@@ -180,7 +188,7 @@ export class RunLifecycle {
       this.host.runs.finish(runId, {
         state,
         at: now,
-        stopReason: state === "error" ? "error" : "aborted",
+        stopReason: state === "error" ? "error" : state === "aborted" ? abortReason : "aborted",
         error: message,
         ...(replySeq !== undefined ? { replySeq } : {}),
       });
@@ -197,7 +205,11 @@ export class RunLifecycle {
         error: message,
       });
     }
-    if (run.state === "running") this.host.events.failed(runId, state, message, partial, now);
+    // A queued run that never started ends with the same events (OpenClaw: aborted, lifecycle end).
+    this.host.events.failed(runId, state, message, partial, now, {
+      stopReason: abortReason,
+      context: this.context(run),
+    });
     this.settle(runId);
     return true;
   }
@@ -238,20 +250,41 @@ export class RunLifecycle {
   }
 
   /** Aborts the given run, or the active one. */
-  abort(runId?: string): AbortOutcome {
+  abort(runId?: string, reason: AbortReason = "rpc"): AbortOutcome {
     const { runs } = this.host;
     const target = runId ? runs.get(runId) : runs.active();
     if (!target || TERMINAL_STATES.includes(target.state)) return { abortedRunId: null, status: "no-active-run" };
-    this.fail(target.runId, "aborted", "aborted");
+    this.fail(target.runId, "aborted", "aborted", Date.now(), reason);
     return { abortedRunId: target.runId, status: "aborted" };
   }
 
-  /** Aborts every unfinished run (the /stop command). */
-  abortAll(): string[] {
+  /** Aborts every unfinished run (the /stop command: `stop`; chat.abort without a run id: `rpc`). */
+  abortAll(reason: AbortReason = "stop"): string[] {
     return this.host.runs
       .unfinished()
-      .filter((run) => this.fail(run.runId, "aborted", "aborted"))
+      .filter((run) => this.fail(run.runId, "aborted", "aborted", Date.now(), reason))
       .map((run) => run.runId);
+  }
+
+  /**
+   * A run aborted before it reached this session (chat.abort right after chat.send): it is
+   * recorded as aborted without appending anything, and clients see it end.
+   */
+  startAborted(request: EngineStart, reason: AbortReason, now = Date.now()): StartResult {
+    const { runs } = this.host;
+    const existing = runs.get(request.runId);
+    if (existing) return existingRunResult(toSnapshot(existing));
+    const input = { ...request.input, runner: request.runner, agentId: request.agentId, tenantId: request.tenantId };
+    this.host.store.transaction(() => {
+      runs.insert(request.runId, input, now, undefined);
+      runs.finish(request.runId, { state: "aborted", at: now, stopReason: reason, error: "aborted" });
+    });
+    this.host.events.failed(request.runId, "aborted", "aborted", "", now, {
+      stopReason: reason,
+      context: { agentId: request.agentId, sessionId: this.host.sessionId() },
+    });
+    this.settle(request.runId);
+    return { runId: request.runId, status: "aborted", summary: "aborted", stopReason: reason, endedAt: now };
   }
 
   // ── Waiting ─────────────────────────────────────────────────────────────
@@ -261,10 +294,14 @@ export class RunLifecycle {
     return run ? toSnapshot(run) : null;
   }
 
-  /** Resolves when the run ends, or with status "pending" after `timeoutMs` (the run goes on). */
-  wait(runId: string, timeoutMs: number): Promise<RunSnapshot | null> {
+  /**
+   * Resolves when the run ends, or with status "pending" after `timeoutMs` (the run goes on).
+   * `untilKnown`: a run not here yet may still come (its start is on its way); null only
+   * after `timeoutMs`.
+   */
+  wait(runId: string, timeoutMs: number, options: { untilKnown?: boolean } = {}): Promise<RunSnapshot | null> {
     const current = this.snapshot(runId);
-    if (current?.status !== "pending") return Promise.resolve(current);
+    if (current ? current.status !== "pending" : !options.untilKnown) return Promise.resolve(current);
     return new Promise((resolve) => {
       const waiters = this.waiters.get(runId) ?? new Set();
       const done = (snapshot: RunSnapshot) => {
@@ -275,7 +312,8 @@ export class RunLifecycle {
       const timer = setTimeout(() => {
         waiters.delete(done);
         if (waiters.size === 0) this.waiters.delete(runId);
-        resolve({ ...(this.snapshot(runId) ?? current), status: "pending" });
+        const latest = this.snapshot(runId) ?? current;
+        resolve(latest ? { ...latest, status: "pending" } : null);
       }, timeoutMs);
       waiters.add(done);
       this.waiters.set(runId, waiters);
@@ -325,6 +363,10 @@ export class RunLifecycle {
       this.host.timers.set("run-watchdog", active.runId, now);
     }
     if (!active) this.pump(now);
+  }
+
+  private context(run: RunRecord): RunContext {
+    return runContext(run, this.host.sessionId());
   }
 
   private settle(runId: string): void {

@@ -34,5 +34,7 @@ export function existingRunResult(snapshot: RunSnapshot): StartResult {
     status: state === "ok" || state === "timeout" || state === "aborted" ? state : "error",
     ...(snapshot.error ? { summary: snapshot.error } : {}),
     ...(snapshot.reply !== undefined ? { reply: snapshot.reply } : {}),
+    ...(snapshot.stopReason ? { stopReason: snapshot.stopReason } : {}),
+    ...(snapshot.endedAt !== undefined ? { endedAt: snapshot.endedAt } : {}),
   };
 }

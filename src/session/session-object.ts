@@ -30,8 +30,9 @@ import { runnerWithSessionModel } from "../policy/agent-models";
 import { sendBlocked } from "../policy/send-policy";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { RunView } from "../protocol/runs";
-import type { SessionEntry, SessionPatch, SessionSeed } from "../protocol/session";
-import { RunEvents } from "../runs/run-events";
+import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
+import { PendingAborts } from "../runs/pending-aborts";
+import { type AbortReason, injectedChatEvent, RunEvents, runContext } from "../runs/run-events";
 import { RunExecutor } from "../runs/run-executor";
 import { RunLifecycle } from "../runs/run-lifecycle";
 import type { RunSnapshot } from "../runs/run-types";
@@ -73,6 +74,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   private readonly runs: RunLifecycle;
   /** sessions_wait callers waiting for a message past a seq. */
   private readonly seqWaiters = new SeqWaiters();
+  /** Aborts of runs whose start is still on its way. */
+  private readonly pendingAborts = new PendingAborts();
   private readonly outbox: Outbox;
   private readonly flows: A2aFlowDriver;
   private readonly spawns: SpawnDriver;
@@ -98,7 +101,13 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       store,
       runs: store.runs,
       timers: this.timers,
-      events: new RunEvents((event) => this.emit(event)),
+      events: new RunEvents(
+        (event) => this.emit(event),
+        (runId) => {
+          const run = store.runs.get(runId);
+          return run ? runContext(run, this.transcript.entry()?.sessionId) : undefined;
+        },
+      ),
       executor: new RunExecutor({
         env,
         store,
@@ -106,6 +115,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       }),
       appendMessages: (messages, update) => this.transcript.append(messages, update).map((m) => m.seq),
       updateEntry: (update) => this.transcript.updateEntry(update),
+      sessionId: () => this.transcript.entry()?.sessionId,
       waitUntil: (promise) => ctx.waitUntil(promise),
       onSettled: (runId) => {
         if (!this.spawns.settled(runId)) this.flows.runSettled(runId);
@@ -199,6 +209,18 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     // A new session must be listable as soon as its creator hears back; later appends
     // reach the registry in the background so they add no round trip.
     if ("created" in result && result.created) await this.publisher.publish("create");
+    return result;
+  }
+
+  async inject(ref: SessionRef, message: TranscriptMessage): Promise<AppendResult | AppendRejected> {
+    const result = await this.append(ref, { messages: [message] });
+    if ("rejected" in result || result.duplicate) return result;
+    const appended = result.appended[0]!;
+    // Ordered before the message itself, as OpenClaw sends it; the caller answers after both.
+    await this.publisher.emit({
+      ...injectedChatEvent(ref.agentId, appended.messageId, message),
+      afterSeq: appended.seq - 1,
+    });
     return result;
   }
 
@@ -306,14 +328,30 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       return { runId: request.runId, status: "blocked", sessionId: this.transcript.entry()?.sessionId ?? "" };
     }
     const now = Date.now();
-    if (request.resetFirst && !this.store.runs.get(request.runId)) await this.reset(ref, request.resetFirst);
-    const created = this.store.transaction(() => this.transcript.ensureEntry(ref, seed, now));
-    // A new session reaches the registry before its run starts, so the run's events follow its creation.
-    if (created) await this.publisher.publish("create");
     const { resetFirst: _resetFirst, waitMs, ...run } = request;
+    const stored = this.store.runs.get(request.runId) !== undefined;
+    const fresh = !stored && this.pendingAborts.begin(request.runId);
+    if (!stored && !fresh) {
+      // The same run id again while its start is on its way: in flight, as OpenClaw dedupes.
+      const inFlight: StartResult = { runId: request.runId, status: "in_flight" };
+      return { ...(await this.waitIfAsked(inFlight, waitMs)), sessionId: this.transcript.entry()?.sessionId ?? "" };
+    }
+    // Until the run is stored, an abort for it (or for the session's runs) is remembered.
+    let abortedWith: AbortReason | null = null;
+    try {
+      if (request.resetFirst && fresh) await this.reset(ref, request.resetFirst);
+      const created = this.store.transaction(() => this.transcript.ensureEntry(ref, seed, now));
+      // A new session reaches the registry before its run starts, so the run's events follow its creation.
+      if (created) await this.publisher.publish("create");
+    } finally {
+      if (fresh) abortedWith = this.pendingAborts.finish(request.runId);
+    }
     const entry = this.transcript.entry()!;
     const runner = runnerWithSessionModel(run.runner, entry);
-    const result = this.runs.start({ ...run, runner, tenantId: ref.tenantId, agentId: ref.agentId }, now);
+    const engineStart = { ...run, runner, tenantId: ref.tenantId, agentId: ref.agentId };
+    const result = abortedWith
+      ? this.runs.startAborted(engineStart, abortedWith, Date.now())
+      : this.runs.start(engineStart, now);
     const sessionId = entry.sessionId;
     const messageId =
       result.status === "started" && result.userSeq !== undefined
@@ -338,7 +376,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
    * events before the answer (openclaw-node stops listening at the final response).
    */
   async waitRun(runId: string, timeoutMs: number): Promise<RunSnapshot | null> {
-    const snapshot = await this.runs.wait(runId, timeoutMs);
+    // The tenant records a run before its start reaches this object: a wait may come first.
+    const snapshot = await this.runs.wait(runId, timeoutMs, { untilKnown: true });
     if (snapshot && snapshot.status !== "pending") await this.publisher.flush().catch(() => undefined);
     return snapshot;
   }
@@ -361,13 +400,32 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     };
   }
 
-  abortRun(runId?: string): AbortOutcome {
-    return this.runs.abort(runId);
+  /**
+   * Aborts a run by id, or the active one. `expected`: run ids the tenant recorded for this
+   * session a moment ago, so an abort that arrives before a run's start still aborts it.
+   */
+  abortRun(runId?: string, reason: AbortReason = "rpc", expected: string[] = []): AbortOutcome {
+    if (runId && this.pendingAborts.abort(runId, reason)) return { abortedRunId: runId, status: "aborted" };
+    const outcome = this.runs.abort(runId, reason);
+    if (outcome.abortedRunId) return outcome;
+    const pending = runId ? [] : this.pendingAborts.abortAll(reason);
+    const candidates = runId ? expected.filter((id) => id === runId) : expected;
+    const unarrived = this.pendingAborts.abortUnarrived(candidates, reason, (id) => this.isStoredRun(id));
+    const aborted = pending[0] ?? unarrived[0];
+    return aborted ? { abortedRunId: aborted, status: "aborted" } : outcome;
   }
 
-  /** The /stop command: aborts every unfinished run. */
-  stopRuns(): string[] {
-    return this.runs.abortAll();
+  /** The /stop command (and chat.abort without a run id): aborts every unfinished run. */
+  stopRuns(reason: AbortReason = "stop", expected: string[] = []): string[] {
+    return [
+      ...this.runs.abortAll(reason),
+      ...this.pendingAborts.abortAll(reason),
+      ...this.pendingAborts.abortUnarrived(expected, reason, (id) => this.isStoredRun(id)),
+    ];
+  }
+
+  private isStoredRun(runId: string): boolean {
+    return this.store.runs.get(runId) !== undefined;
   }
 
   /** Webhook callbacks: streamed text, extra messages, completion (idempotent). */

@@ -264,6 +264,31 @@ export class IndexStore {
 
   /** Rows matching the filter, newest first. */
   list(filter: ListFilter & { now: number }): SessionRow[] {
+    const clause = this.filterClause(filter);
+    if (!clause) return [];
+    const { where, binds } = clause;
+    const limit = filter.limit === undefined ? -1 : Math.max(1, Math.floor(filter.limit));
+    // The key breaks ties, so offset pages neither repeat nor skip rows of equal updatedAt.
+    const rows = all<{ row: string }>(
+      this.sql,
+      `SELECT row FROM sessions WHERE ${where.join(" AND ")} ORDER BY updated_at DESC, key LIMIT ? OFFSET ?`,
+      ...binds,
+      limit,
+      Math.max(0, Math.floor(filter.offset ?? 0)),
+    );
+    return rows.map((r) => JSON.parse(r.row) as SessionRow);
+  }
+
+  /** How many rows match the filter (its limit and offset aside). */
+  count(filter: ListFilter & { now: number }): number {
+    const clause = this.filterClause(filter);
+    if (!clause) return 0;
+    const sql = `SELECT count(*) AS n FROM sessions WHERE ${clause.where.join(" AND ")}`;
+    return first<{ n: number }>(this.sql, sql, ...clause.binds)?.n ?? 0;
+  }
+
+  /** The filter as SQL conditions; null when nothing can match. */
+  private filterClause(filter: ListFilter & { now: number }): { where: string[]; binds: unknown[] } | null {
     const where: string[] = ["is_cron_run = 0"];
     const binds: unknown[] = [];
     if (!filter.includeGlobal) where.push("key <> 'global'");
@@ -305,20 +330,11 @@ export class IndexStore {
       where.push("(key = ? OR ((spawned_by = ? OR parent_session_key = ?) AND agent_id = ?))");
       binds.push(scope.key, scope.key, scope.key, scope.agentId);
     } else if (scope.kind === "agents") {
-      if (scope.agentIds.length === 0) return [];
+      if (scope.agentIds.length === 0) return null;
       where.push("agent_id IN (SELECT value FROM json_each(?))");
       binds.push(JSON.stringify(scope.agentIds));
     }
-    const limit = filter.limit === undefined ? -1 : Math.max(1, Math.floor(filter.limit));
-    // The key breaks ties, so offset pages neither repeat nor skip rows of equal updatedAt.
-    const rows = all<{ row: string }>(
-      this.sql,
-      `SELECT row FROM sessions WHERE ${where.join(" AND ")} ORDER BY updated_at DESC, key LIMIT ? OFFSET ?`,
-      ...binds,
-      limit,
-      Math.max(0, Math.floor(filter.offset ?? 0)),
-    );
-    return rows.map((r) => JSON.parse(r.row) as SessionRow);
+    return { where, binds };
   }
 
   agentIds(): string[] {

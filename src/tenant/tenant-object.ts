@@ -19,6 +19,8 @@ import type { SessionRow } from "../session/session-row";
 import { sessionApi } from "../stubs";
 import { type IndexColumns, IndexStore } from "./index-store";
 import { RateLimiter } from "./rate-limit";
+import { RecentRuns } from "./recent-runs";
+import { RunKeyWaiters } from "./run-key-waiters";
 import { openTenantDatabase, TenantStore } from "./tenant-store";
 import { TokenStore } from "./token-store";
 
@@ -37,6 +39,8 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   private readonly tokens: TokenStore;
   private readonly index: IndexStore;
   private readonly limiter = new RateLimiter();
+  private readonly runKeyWaiters = new RunKeyWaiters();
+  private readonly recentRuns = new RecentRuns();
   /** When each token's last use was written (in memory: a restart writes the next use at once). */
   private readonly touchedAt = new Map<string, number>();
   private readonly hub: GatewayHub;
@@ -299,11 +303,28 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
 
   /** Which session a run belongs to (agent.wait and callbacks only carry the runId). */
   recordRun(runId: string, key: string): string {
-    return this.index.recordRun(runId, key, Date.now());
+    const now = Date.now();
+    const owner = this.index.recordRun(runId, key, now);
+    if (owner === key) this.recentRuns.recorded(key, runId, now);
+    this.runKeyWaiters.recorded(runId);
+    return owner;
+  }
+
+  /** Run ids recorded for `key` a moment ago (their start may not have reached the session yet). */
+  recentRunIds(key: string): string[] {
+    return this.recentRuns.of(key, Date.now());
   }
 
   runKey(runId: string): string | null {
     return this.index.runKey(runId) ?? null;
+  }
+
+  /** The run's session, waiting up to `timeoutMs` for the run id to be recorded; null when it is not. */
+  async waitForRunKey(runId: string, timeoutMs: number): Promise<string | null> {
+    const key = this.runKey(runId);
+    if (key || timeoutMs <= 0) return key;
+    await this.runKeyWaiters.wait(runId, timeoutMs);
+    return this.runKey(runId);
   }
 
   /** 0 when admitted, else the milliseconds until the meter's one-minute window resets. */
@@ -345,6 +366,11 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
       const kids = children.get(row.key);
       return kids ? { ...row, childSessions: kids } : row;
     });
+  }
+
+  /** One page of rows (as listSessions) and how many match the filter in all. */
+  listSessionsPage(filter: ListFilter): { rows: SessionRow[]; total: number } {
+    return { rows: this.listSessions(filter), total: this.index.count({ ...filter, now: Date.now() }) };
   }
 
   /** An import's transcript id: null when it may be used for `key`, else the key holding it. */

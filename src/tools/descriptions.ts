@@ -19,7 +19,8 @@ export const TOOL_INFO: Record<string, ToolInfo> = {
       "(main, group, cron, hook, node, other) and activeMinutes; messageLimit adds each session's last messages.",
     readOnly: true,
     params: {
-      limit: "At most this many sessions (1-200).",
+      limit: "At most this many sessions (1-200, default 100).",
+      offset: "Skip this many sessions: the previous answer's nextOffset when it had hasMore.",
       activeMinutes: "Only sessions updated within this many minutes.",
       messageLimit: "Also return the last N messages of each session (0-20).",
     },

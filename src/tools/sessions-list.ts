@@ -12,7 +12,8 @@ import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
 
 const KINDS = ["main", "group", "cron", "hook", "node", "other"] as const;
-/** Server clamp on rows per call. */
+/** Rows per call when the agent names no limit, and the server clamp (OpenClaw's). */
+export const SESSIONS_LIST_DEFAULT_LIMIT = 100;
 export const SESSIONS_LIST_MAX_LIMIT = 200;
 export const SESSIONS_LIST_MAX_MESSAGES = 20;
 /** Session objects read at once when messageLimit > 0. */
@@ -25,13 +26,16 @@ export async function sessionsList(ctx: TenantContext, requester: Requester, arg
   const kinds = (args.kinds ?? [])
     .map((k) => k.trim().toLowerCase())
     .filter((k) => (KINDS as readonly string[]).includes(k));
-  const limit = Math.min(SESSIONS_LIST_MAX_LIMIT, Math.max(1, Math.floor(args.limit ?? SESSIONS_LIST_MAX_LIMIT)));
+  const limit = Math.min(SESSIONS_LIST_MAX_LIMIT, Math.max(1, Math.floor(args.limit ?? SESSIONS_LIST_DEFAULT_LIMIT)));
+  const offset = Math.max(0, Math.floor(args.offset ?? 0));
   const activeMinutes = args.activeMinutes === undefined ? undefined : Math.max(1, Math.floor(args.activeMinutes));
   const messageLimit = Math.min(SESSIONS_LIST_MAX_MESSAGES, Math.max(0, Math.floor(args.messageLimit ?? 0)));
 
   const policy = accessPolicy(ctx, requester);
-  const rows = await ctx.tenant.listSessions({
-    limit,
+  const found = await ctx.tenant.listSessions({
+    // One extra row tells whether more exist.
+    limit: limit + 1,
+    ...(offset > 0 ? { offset } : {}),
     ...(activeMinutes !== undefined ? { activeMinutes } : {}),
     ...(kinds.length > 0 ? { kinds } : {}),
     // `global` shows only when it is the main alias (session.scope = "global").
@@ -39,9 +43,17 @@ export async function sessionsList(ctx: TenantContext, requester: Requester, arg
     includeUnknown: false,
     scope: await listScope(ctx, requester, policy),
   });
+  const hasMore = found.length > limit;
+  const rows = hasMore ? found.slice(0, limit) : found;
   const sessions = rows.map((row) => toolRow(ctx, requester, row));
   if (messageLimit > 0) await attachMessages(ctx, rows, sessions, messageLimit);
-  return jsonResult({ count: sessions.length, sessions });
+  return jsonResult({
+    count: sessions.length,
+    sessions,
+    hasMore,
+    ...(hasMore ? { nextOffset: offset + rows.length } : {}),
+    limitApplied: limit,
+  });
 }
 
 type ToolRow = Record<string, unknown> & { key: string };

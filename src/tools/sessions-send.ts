@@ -1,11 +1,11 @@
 import type { z } from "zod";
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
-import { sessionRef } from "../domain/keys";
+import { mainKeyOf, sessionRef } from "../domain/keys";
 import { resolveSession } from "../domain/registry";
 import { agentToAgentContext, clampPingPongTurns } from "../flows/a2a-prompts";
-import { deriveChannel, normalizeAgentId, toDisplayKey } from "../keys/session-key";
-import { runnerOf } from "../policy/agents";
+import { agentIdOf, deriveChannel, normalizeAgentId, toDisplayKey } from "../keys/session-key";
+import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { SEND_BLOCKED_TEXT } from "../policy/send-policy";
 import {
@@ -13,6 +13,7 @@ import {
   agentToAgentDisabledText,
   crossAgentVisibilityText,
   matchesAgentToAgentAllow,
+  noSessionFoundText,
   noSessionWithLabelText,
   SANDBOX_LABEL_LOOKUP_TEXT,
   SANDBOX_LABEL_NOT_VISIBLE_TEXT,
@@ -55,6 +56,10 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
   const [targetRow, requesterRow] = await Promise.all([tenant.session(key), tenant.session(requester.key)]);
   const denied = await checkTarget(ctx, requester, policy, key, "send", targetRow);
   if (denied) return fail(denied.status, denied.error, display);
+  // Only an agent's main session is created by a send; any other key must name a session.
+  if (!targetRow && args.sessionKey && !("sessionId" in target) && !mayCreateTarget(ctx, args.sessionKey, key)) {
+    return fail("error", noSessionFoundText(key), args.sessionKey);
+  }
   const targetChannel = channelOf(targetRow);
   const requesterChannel = channelOf(requesterRow);
   const stub = ctx.sessions(key);
@@ -177,6 +182,17 @@ async function byLabel(
       return { status: "forbidden", error: SANDBOX_LABEL_NOT_VISIBLE_TEXT };
     return { status: "error", error: error.code === "not_found" ? noSessionWithLabelText(label) : error.message };
   }
+}
+
+/**
+ * Whether a send may create its missing target (OpenClaw: the aliases `main`, `current`,
+ * `global`, `unknown`, and a configured agent's main key as written).
+ */
+function mayCreateTarget(ctx: TenantContext, input: string, key: string): boolean {
+  const raw = input.trim();
+  if (["main", "current", "global", "unknown"].includes(raw)) return true;
+  const agentId = agentIdOf(key, defaultAgentId(ctx.config));
+  return isKnownAgent(ctx.config, agentId) && key === mainKeyOf(ctx, agentId) && raw.toLowerCase() === key;
 }
 
 function channelOf(row: SessionRow | null): string | undefined {
