@@ -124,7 +124,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     params: methodParamSchemas["sessions.patch"],
     handle: ({ ctx, params }) => {
       const { key, ...patch } = params;
-      return patchSession(ctx, key, patch, "patch");
+      return patchSession(ctx, key, patch, { reason: "patch" });
     },
   }),
   "sessions.reset": define({
