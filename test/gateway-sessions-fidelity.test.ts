@@ -190,6 +190,16 @@ describe("sessions.changed and session.message", () => {
     await watcher.waitFor((f) => f.event === "sessions.changed" && f.payload.sessionKey === "agent:main:patched-new");
     expect(changesOf(watcher, "agent:main:made").map(reasonOrPhase)).toEqual(["create", "create"]);
     expect(changesOf(watcher, "agent:main:patched-new").map(reasonOrPhase)).toEqual(["patch"]);
+    // A child with its parent is one change, not a create and a patch.
+    await watcher.request("sessions.create", { key: "agent:main:child", parentSessionKey: "agent:main:made" });
+    await watcher.request("sessions.patch", { key: "agent:main:child", label: "after" });
+    await watcher.waitFor(
+      (f) =>
+        f.event === "sessions.changed" && f.payload.sessionKey === "agent:main:child" && f.payload.reason === "patch",
+    );
+    const child = changesOf(watcher, "agent:main:child");
+    expect(child.map(reasonOrPhase)).toEqual(["create", "patch"]);
+    expect(child[0].payload.session.parentSessionKey).toBe("agent:main:made");
   });
 
   it("answer the caller of sessions.create, patch, reset and delete before sending it the change its request caused", async () => {

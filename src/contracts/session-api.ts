@@ -33,6 +33,12 @@ export type AppendResult = {
 export type AppendRejected = { rejected: "too_large"; bytes: number };
 
 /** A stored message ready for the wire: its JSON already carries `__openclaw`. */
+/**
+ * `reason` is what `sessions.changed` says (by default `create` when the patch created the
+ * session); `parentSessionKey` records the session this one was created from (sessions.create).
+ */
+export type PatchOptions = { reason?: "create" | "patch"; parentSessionKey?: string };
+
 export type MessageRecord = {
   seq: number;
   id: string;
@@ -152,9 +158,7 @@ export interface SessionApi {
   endFollows(tokenId: string): Awaitable<number>;
   // Control
   reset(ref: SessionRef, reason?: "new" | "reset"): Awaitable<SessionEntry>;
-  /** `reason` is what `sessions.changed` says (by default `create` when the patch created the session). */
-  patch(ref: SessionRef, patch: SessionPatch, reason?: "create" | "patch"): Awaitable<SessionEntry>;
-  setParent(parentSessionKey: string): Awaitable<SessionEntry>;
+  patch(ref: SessionRef, patch: SessionPatch, options?: PatchOptions): Awaitable<SessionEntry>;
   delete(ref: SessionRef): Awaitable<boolean>;
   // Runs
   startRun(

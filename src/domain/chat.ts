@@ -216,12 +216,9 @@ export async function sessionsCreate(
       ...(params.label !== undefined ? { label: params.label } : {}),
       ...(params.model !== undefined ? { model: params.model } : {}),
     },
-    "create",
+    { reason: "create", ...(parentSessionKey !== undefined ? { parentSessionKey } : {}) },
   );
-  let entry = patched.entry;
-  if (parentSessionKey !== undefined) {
-    entry = await ctx.sessions(key).setParent(parentSessionKey);
-  }
+  const entry = patched.entry;
   const text = params.message ?? params.task;
   if (text === undefined || text.trim() === "")
     return { ok: true, key, sessionId: entry.sessionId, entry, runStarted: false };

@@ -1,3 +1,4 @@
+import type { PatchOptions } from "../contracts/session-api";
 import { normalizeAgentId, resolveMainAlias } from "../keys/session-key";
 import { DEFAULT_CONTEXT_WINDOW_TOKENS } from "../policy/agent-models";
 import { agentModel, defaultAgentId } from "../policy/agents";
@@ -167,15 +168,15 @@ export type PatchResult = {
 };
 
 /**
- * `sessions.patch`: creates the session when absent, null clears an override. `reason` is the
- * `sessions.changed` reason (the gateway's sessions.patch says `patch` even when it created,
+ * `sessions.patch`: creates the session when absent, null clears an override. `options.reason`
+ * is the `sessions.changed` reason (the gateway's sessions.patch says `patch` even when it created,
  * sessions.create says `create` even for an existing key, as the real gateway does).
  */
 export async function patchSession(
   ctx: TenantContext,
   rawKey: string,
   patch: SessionPatch,
-  reason?: "create" | "patch",
+  options: PatchOptions = {},
 ): Promise<PatchResult> {
   // OpenClaw: webchat clients change their session through chat.send, except the Control UI.
   if (ctx.client?.mode === "webchat" && ctx.client.id !== "openclaw-control-ui") {
@@ -186,7 +187,7 @@ export async function patchSession(
     ...patch,
     ...(typeof patch.spawnedBy === "string" ? { spawnedBy: canonicalKey(ctx, patch.spawnedBy) } : {}),
   };
-  const entry = await ctx.sessions(key).patch(sessionRef(ctx, key), normalized, reason);
+  const entry = await ctx.sessions(key).patch(sessionRef(ctx, key), normalized, options);
   const model = entry.model ?? agentModel(ctx.config, entry.agentId);
   return {
     ok: true,

@@ -1,3 +1,4 @@
+import type { PatchOptions } from "../contracts/session-api";
 import type { SessionMarks, SessionPatch } from "../protocol/session";
 import { markFields, marksProblem, marksStale } from "../session/marks";
 import type { TenantContext } from "./context";
@@ -14,10 +15,10 @@ export async function patchWithMarks(
   rawKey: string,
   patch: SessionPatch,
   marks: SessionMarks,
-  reason?: "create" | "patch",
+  options: PatchOptions = {},
 ): Promise<PatchResult> {
   if (marks.unread === undefined && marks.pinned === undefined && marks.archived === undefined) {
-    return patchSession(ctx, rawKey, patch, reason);
+    return patchSession(ctx, rawKey, patch, options);
   }
   const key = canonicalKey(ctx, rawKey);
   const entry = await ctx.sessions(key).entry();
@@ -25,5 +26,5 @@ export async function patchWithMarks(
   if (problem) throw new DomainError("invalid", problem);
   const fields = marksStale(marks, entry) ? {} : markFields(marks, Date.now());
   const combined: SessionPatch = { ...patch, ...fields };
-  return patchSession(ctx, rawKey, combined, reason);
+  return patchSession(ctx, rawKey, combined, options);
 }

@@ -128,7 +128,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     handle: ({ ctx, params }) => {
       const { key, unread, expectedMarkedUnreadAt, pinned, archived, expectedSessionId, agentId, ...patch } = params;
       const marks = { unread, expectedMarkedUnreadAt, pinned, archived, expectedSessionId, agentId };
-      return patchWithMarks(ctx, key, patch, marks, "patch");
+      return patchWithMarks(ctx, key, patch, marks, { reason: "patch" });
     },
   }),
   "sessions.reset": define({

@@ -9,6 +9,7 @@ import type {
   FlowRequest,
   IndexSnapshot,
   Page,
+  PatchOptions,
   ReadQuery,
   RunCallback,
   SendPolicyCheck,
@@ -290,17 +291,13 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     return entry;
   }
 
-  async patch(ref: SessionRef, patch: SessionPatch, reason?: "create" | "patch"): Promise<SessionEntry> {
+  async patch(ref: SessionRef, patch: SessionPatch, options: PatchOptions = {}): Promise<SessionEntry> {
     const { created, entry } = this.transcript.patch(ref, patch);
-    await this.publisher.publish(reason ?? (created ? "create" : "patch"));
-    return entry;
-  }
-
-  /** Records the session this one was created from (sessions.create parentSessionKey). */
-  async setParent(parentSessionKey: string): Promise<SessionEntry> {
-    this.transcript.updateEntry((entry) => ({ ...entry, parentSessionKey }));
-    await this.publisher.publish("patch");
-    return this.transcript.entry()!;
+    const { parentSessionKey } = options;
+    // The parent is set in the same change, so watchers hear one event.
+    if (parentSessionKey !== undefined) this.transcript.updateEntry((e) => ({ ...e, parentSessionKey }));
+    await this.publisher.publish(options.reason ?? (created ? "create" : "patch"));
+    return parentSessionKey !== undefined ? this.transcript.entry()! : entry;
   }
 
   /** Removes the session and its transcripts (active runs are stopped first). */

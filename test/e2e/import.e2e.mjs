@@ -134,6 +134,11 @@ async function snapshot(tenant) {
       pages[row.key] = [];
       for (let offset = 0; offset !== undefined; ) {
         const page = await client.request("chat.history", { sessionKey: row.key, limit: 200, offset });
+        // Runs are not imported: which run wrote a message (runId, idempotencyKey) stays with the source.
+        for (const message of page.messages) {
+          delete message.__openclaw.runId;
+          delete message.__openclaw.idempotencyKey;
+        }
         pages[row.key].push(page);
         messages += page.messages.length;
         offset = page.hasMore ? page.nextOffset : undefined;
