@@ -139,6 +139,22 @@ describe("openclaw mcp serve --url against wrangler dev", { skip: cli.skip ?? fa
     );
   });
 
+  test("messages_read of a session that does not exist returns no messages, as on the real gateway", {
+    timeout: TEST_MS,
+  }, async () => {
+    const result = await callTool("messages_read", { session_key: "agent:main:never-written" });
+    assert.equal(result.isError, undefined, `messages_read failed: ${JSON.stringify(result.content)}`);
+    assert.deepEqual(result.structuredContent, { messages: [] });
+  });
+
+  test("conversation_get of a plain session answers 'conversation not found', as on the real gateway", {
+    timeout: TEST_MS,
+  }, async () => {
+    const result = await callTool("conversation_get", { session_key: SESSION });
+    assert.equal(result.isError, true, `conversation_get should fail: ${JSON.stringify(result)}`);
+    assert.equal(textOf(result), `conversation not found: ${SESSION}`);
+  });
+
   test("events_wait for a session delivers a message appended to it meanwhile, not one appended elsewhere", {
     timeout: TEST_MS,
   }, async () => {
