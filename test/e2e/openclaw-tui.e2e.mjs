@@ -27,6 +27,7 @@ import {
 const run = promisify(execFile);
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const SESSION = "agent:main:main";
+const OTHER_SESSION = "agent:main:other";
 
 const SERVER_START_MS = 30_000;
 const ATTACH_MS = 30_000; // the CLI loads for a few seconds before it connects
@@ -64,7 +65,11 @@ describe("openclaw tui --url against wrangler dev", { skip, timeout: 240_000 }, 
   let workDir; // HOME and OPENCLAW_STATE_DIR of the CLI, the tmux config
   const tmuxSocket = `oc-tui-e2e-${process.pid}`;
   const serverLog = [];
-  const seeded = { user: "history line written before the TUI started", assistant: "an earlier answer in the history" };
+  const seeded = {
+    user: "history line written before the TUI started",
+    assistant: "an earlier answer in the history",
+    other: "the history of another session",
+  };
 
   const tmux = (...args) => run("tmux", ["-L", tmuxSocket, ...args], { timeout: 10_000 });
 
@@ -113,6 +118,7 @@ describe("openclaw tui --url against wrangler dev", { skip, timeout: 240_000 }, 
     });
     await appendMessage(server.baseUrl, SESSION, "user", seeded.user);
     await appendMessage(server.baseUrl, SESSION, "assistant", seeded.assistant);
+    await appendMessage(server.baseUrl, OTHER_SESSION, "user", seeded.other);
 
     const config = join(workDir, "tmux.conf");
     // remain-on-exit keeps a crashed TUI's last words on the screen for the failure message.
@@ -192,6 +198,44 @@ describe("openclaw tui --url against wrangler dev", { skip, timeout: 240_000 }, 
     const text = "appended over HTTP while the TUI is attached";
     await appendMessage(server.baseUrl, SESSION, "assistant", text);
     await waitForScreen(text, STEP_MS, "the TUI shows the appended message live");
+  });
+
+  /** Types a line into the TUI's editor and submits it. */
+  async function type(line) {
+    await tmux("send-keys", "-t", "tui", "-l", line);
+    await tmux("send-keys", "-t", "tui", "Enter");
+  }
+
+  test("/session <key> switches to that session and shows its history", { timeout: TEST_MS }, async () => {
+    await type("/session other");
+    await waitForScreen(`session ${OTHER_SESSION}`, STEP_MS, "the TUI names the other session");
+    await waitForScreen(seeded.other, STEP_MS, "the TUI shows the other session's history");
+  });
+
+  test("/reset resets the current session on the service", { timeout: TEST_MS }, async () => {
+    await type("/reset");
+    await waitForScreen(`session ${OTHER_SESSION} reset`, STEP_MS, "the TUI reports the reset");
+    assert.deepEqual(await historyOf(server.baseUrl, OTHER_SESSION), [], "the reset session's transcript is empty");
+  });
+
+  test("/new creates a session on the service, and the next message and its reply go there", {
+    timeout: TEST_MS,
+  }, async () => {
+    await type("/new");
+    const shown = await waitForScreen("new session: agent:main:", STEP_MS, "the TUI reports the new session");
+    const created = /new session: (agent:main:\S+)/.exec(shown)?.[1];
+    assert.ok(created, `the TUI should name the new session:\n${indent(shown)}`);
+    const typed = "first words in the new session";
+    await type(typed);
+    await waitForScreen(`ECHO: ${typed}`, STEP_MS, "the TUI shows the reply in the new session");
+    assert.deepEqual(
+      (await historyOf(server.baseUrl, created)).map((m) => [m.role, textOf(m)]),
+      [
+        ["user", typed],
+        ["assistant", `ECHO: ${typed}`],
+      ],
+      `the new session ${created} should hold the message and the reply`,
+    );
   });
 
   test("reports no failed gateway call and no disconnect during the whole session", { timeout: TEST_MS }, async () => {
