@@ -63,7 +63,16 @@ describe("GET /v1/sessions: OpenClaw's sessions.list shape", () => {
       limitApplied: 100,
       nextOffset: null,
       hasMore: false,
-      defaults: { defaultAgentId: "main", mainKey: "main", mainSessionKey: "agent:main:main", scope: "per-sender" },
+      defaults: {
+        defaultAgentId: "main",
+        mainKey: "main",
+        mainSessionKey: "agent:main:main",
+        scope: "per-sender",
+        // The echo runner is the model echo/echo (clients' footers show it).
+        modelProvider: "echo",
+        model: "echo",
+        contextTokens: 128_000,
+      },
       sessions: [
         expect.objectContaining({
           key: "agent:main:main",
@@ -93,6 +102,9 @@ describe("GET /v1/sessions: OpenClaw's sessions.list shape", () => {
       mainKey: "home",
       mainSessionKey: "agent:ops:home",
       scope: "per-sender",
+      modelProvider: "echo",
+      model: "echo",
+      contextTokens: 128_000,
     });
     await t.config({ session: { scope: "global" } });
     expect((await t.list()).data.defaults).toEqual({
@@ -100,6 +112,9 @@ describe("GET /v1/sessions: OpenClaw's sessions.list shape", () => {
       mainKey: "main",
       mainSessionKey: "global",
       scope: "global",
+      modelProvider: "echo",
+      model: "echo",
+      contextTokens: 128_000,
     });
   });
 

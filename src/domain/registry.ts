@@ -1,6 +1,6 @@
 import type { PatchOptions } from "../contracts/session-api";
 import { normalizeAgentId, resolveMainAlias } from "../keys/session-key";
-import { DEFAULT_CONTEXT_WINDOW_TOKENS } from "../policy/agent-models";
+import { agentModelRef, DEFAULT_CONTEXT_WINDOW_TOKENS } from "../policy/agent-models";
 import { agentModel, defaultAgentId } from "../policy/agents";
 import type { SessionsListParams, SessionsResolveParams } from "../protocol/methods";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
@@ -12,7 +12,16 @@ import { canonicalKey, mainKeyOf, sessionRef } from "./keys";
 
 /** Session index operations (OpenClaw's sessions.list / resolve / patch) for every transport. */
 
-export type SessionsDefaults = { defaultAgentId: string; mainKey: string; mainSessionKey: string; scope: string };
+export type SessionsDefaults = {
+  defaultAgentId: string;
+  mainKey: string;
+  mainSessionKey: string;
+  scope: string;
+  /** The default agent's model (clients such as the TUI footer show it), and its context window. */
+  modelProvider: string;
+  model: string;
+  contextTokens: number;
+};
 
 export type SessionsListResult = {
   ts: number;
@@ -32,11 +41,16 @@ export type SessionsListResult = {
 
 export function sessionsDefaults(ctx: TenantContext): SessionsDefaults {
   const alias = resolveMainAlias(ctx.config.session);
+  const agentId = defaultAgentId(ctx.config);
+  const model = agentModelRef(ctx.config, agentId);
   return {
-    defaultAgentId: defaultAgentId(ctx.config),
+    defaultAgentId: agentId,
     mainKey: alias.mainKey,
     mainSessionKey: mainKeyOf(ctx),
     scope: alias.scope,
+    modelProvider: model.provider,
+    model: model.model,
+    contextTokens: DEFAULT_CONTEXT_WINDOW_TOKENS,
   };
 }
 
