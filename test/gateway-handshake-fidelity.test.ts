@@ -141,6 +141,8 @@ describe("handshake errors", () => {
   it("answers a protocol mismatch with PROTOCOL_MISMATCH details and closes 1002", async () => {
     const client = await opened();
     const res = await client.handshake({ protocol: [5, 5] });
+    // The challenge names its optional capabilities: none here.
+    expect(res.challenge).toEqual({ nonce: expect.any(String), ts: expect.any(Number), capabilities: [] });
     expect(res.error).toMatchObject({
       code: "INVALID_REQUEST",
       message: "protocol mismatch",
@@ -152,6 +154,14 @@ describe("handshake errors", () => {
         minimumProbeProtocol: 3,
       },
     });
+    // Exactly the real gateway's details (no list of supported protocols besides them).
+    expect(Object.keys(res.error.details).sort()).toEqual([
+      "clientMaxProtocol",
+      "clientMinProtocol",
+      "code",
+      "expectedProtocol",
+      "minimumProbeProtocol",
+    ]);
     expect(await client.waitForClose()).toMatchObject({ code: 1002, reason: "protocol mismatch" });
   });
 

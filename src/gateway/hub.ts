@@ -91,7 +91,8 @@ export class GatewayHub {
       challengeTs: Date.now(),
     };
     this.connections.add(server, state);
-    server.send(eventFrame("connect.challenge", { nonce: state.nonce, ts: state.challengeTs }));
+    // No optional challenge capabilities here (the real gateway offers a model-catalog snapshot).
+    server.send(eventFrame("connect.challenge", { nonce: state.nonce, ts: state.challengeTs, capabilities: [] }));
     // The deadline is exact while the object is awake; the alarm enforces it after a hibernation.
     this.deadlines.set(
       server,
@@ -207,7 +208,6 @@ export class GatewayHub {
         clientMaxProtocol: params.maxProtocol,
         expectedProtocol: 4,
         minimumProbeProtocol: 3,
-        supportedProtocols: [3, 4],
       };
       safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", "protocol mismatch", details)));
       return this.close(ws, 1002, "protocol mismatch");
