@@ -129,6 +129,12 @@ describe("Control UI gateway methods", () => {
     expect(byReference.payload).toMatchObject({ ok: true, key });
     const miss = await client.request("sessions.resolve", { shortId: "0badc0de", allowMissing: true });
     expect(miss.payload).toEqual({ ok: false });
+    // Two UUID keys sharing the short id: both offered, as OpenClaw does.
+    const twin = `agent:main:dashboard:${UUID.slice(0, 9)}ffff-4b6a-9c1f-2e7d5a8b0c44`;
+    await tenant.append(twin, user("twin"));
+    const ambiguous = await client.request("sessions.resolve", { shortId });
+    expect(ambiguous.payload).toMatchObject({ ok: true, ambiguous: true });
+    expect(ambiguous.payload.candidates.map((c: { key: string }) => c.key).sort()).toEqual([key, twin].sort());
     const error = await client.request("sessions.resolve", { shortId: "0badc0de" });
     expect(error.ok).toBe(false);
     expect(error.error.message).toBe("No session found: 0badc0de");

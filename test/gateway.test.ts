@@ -244,17 +244,20 @@ describe("gateway session methods", () => {
     const cleared = await client.request("sessions.patch", { key: "agent:main:gw-a", sendPolicy: null });
     expect(cleared.payload.entry.sendPolicy).toBeUndefined();
 
+    // By key, sessionId or label: the key and its agent, nothing else (as OpenClaw answers).
     expect((await client.request("sessions.resolve", { label: "alpha" })).payload).toEqual({
       ok: true,
       key: "agent:main:gw-a",
       agentId: "main",
-      displayName: "alpha",
     });
     expect((await client.request("sessions.resolve", { label: "nope" })).error.message).toBe(
       "No session found with label: nope",
     );
     expect((await client.request("sessions.resolve", { key: "a", label: "b" })).error.message).toBe(
-      "Provide either key, sessionId, or label (not multiple)",
+      "Provide either key, sessionId, label, shortId, or reference (not multiple)",
+    );
+    expect((await client.request("sessions.resolve", {})).error.message).toBe(
+      "Either key, sessionId, label, shortId, or reference is required",
     );
 
     const preview = await client.request("sessions.preview", { keys: ["agent:main:gw-a", "agent:main:missing"] });

@@ -3,7 +3,7 @@ import type { SessionsResolveParams } from "../protocol/methods";
 import type { SessionRow } from "../session/session-row";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
-import { canonicalKey } from "./keys";
+import { canonicalKey, sessionRef } from "./keys";
 import { resolveSession } from "./registry";
 
 /**
@@ -12,9 +12,13 @@ import { resolveSession } from "./registry";
  * and `allowMissing` (a miss is `{ ok: false }`, not an error).
  */
 
+type Candidate = { key: string; agentId: string; displayName?: string };
+
+/** OpenClaw's answers: a hit, several hits for a URL form, or a miss the caller allowed. */
 export type ResolveAnswer =
-  | { ok: true; key: string; agentId?: string; displayName?: string }
-  | { ok: false; candidates?: { key: string; agentId: string; displayName?: string }[] };
+  | { ok: true; key: string; agentId: string; displayName?: string }
+  | { ok: true; ambiguous: true; candidates: Candidate[] }
+  | { ok: false };
 
 const SHORT_ID = /^[0-9a-f]{8,32}$/i;
 const TRAILING_UUID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
@@ -28,33 +32,31 @@ export async function resolveSessionReference(
   const given = [params.key, params.sessionId, params.label, params.shortId, params.reference].filter(
     (v) => v !== undefined && (typeof v !== "string" || v.trim() !== ""),
   );
-  const extended = params.shortId !== undefined || params.reference !== undefined;
   if (params.slugHint !== undefined && params.shortId === undefined) {
     throw new DomainError("invalid", "slugHint requires shortId");
   }
-  if (extended && given.length > 1) {
+  if (given.length > 1) {
     throw new DomainError("invalid", "Provide either key, sessionId, label, shortId, or reference (not multiple)");
+  }
+  if (given.length === 0) {
+    throw new DomainError("invalid", "Either key, sessionId, label, shortId, or reference is required");
   }
   try {
     if (params.shortId !== undefined) return await byShortId(ctx, params.shortId, params.slugHint, params.agentId);
     if (params.reference !== undefined) return await byReference(ctx, params.reference, params.agentId);
+    // By key, sessionId or label OpenClaw answers the key and its agent only.
     const key = await resolveSession(ctx, params);
     const row = await ctx.tenant.session(key);
-    return hit(row, key);
+    return { ok: true, key, agentId: row?.agentId ?? sessionRef(ctx, key).agentId };
   } catch (error) {
     if (params.allowMissing && error instanceof DomainError && error.code === "not_found") return { ok: false };
     throw error;
   }
 }
 
-function hit(row: SessionRow | null, key: string): ResolveAnswer {
-  const displayName = row?.displayName ?? row?.label;
-  return {
-    ok: true,
-    key,
-    ...(row ? { agentId: row.agentId } : {}),
-    ...(displayName !== undefined ? { displayName } : {}),
-  };
+/** A URL form's hit: the candidate itself (with the name the UI shows). */
+function hit(row: SessionRow): ResolveAnswer {
+  return { ok: true, ...candidate(row) };
 }
 
 async function byShortId(
@@ -76,8 +78,9 @@ async function byShortId(
     const narrowed = matches.filter((row) => slugOf(row) === slugHint);
     if (narrowed.length > 0) matches = narrowed;
   }
-  if (matches.length === 1) return hit(matches[0]!, matches[0]!.key);
-  if (matches.length > 1) return { ok: false, candidates: matches.slice(0, MAX_CANDIDATES).map(candidate) };
+  if (matches.length === 1) return hit(matches[0]!);
+  if (matches.length > 1)
+    return { ok: true, ambiguous: true, candidates: matches.slice(0, MAX_CANDIDATES).map(candidate) };
   throw new DomainError("not_found", `No session found: ${shortId}`);
 }
 
@@ -88,20 +91,21 @@ async function byReference(
 ): Promise<ResolveAnswer> {
   const key = canonicalKey(ctx, reference.key, agentId ? normalizeAgentId(agentId) : undefined);
   const row = await ctx.tenant.session(key);
-  if (row) return hit(row, key);
+  if (row) return hit(row);
   if (reference.slug) {
     const rows = await ctx.tenant.listSessions({
       search: reference.slug.split("-")[0] ?? reference.slug,
       ...(agentId ? { agentId: normalizeAgentId(agentId) } : {}),
     });
     const matches = rows.filter((r) => uuidHex(r.key) !== undefined && slugOf(r) === reference.slug);
-    if (matches.length === 1) return hit(matches[0]!, matches[0]!.key);
-    if (matches.length > 1) return { ok: false, candidates: matches.slice(0, MAX_CANDIDATES).map(candidate) };
+    if (matches.length === 1) return hit(matches[0]!);
+    if (matches.length > 1)
+      return { ok: true, ambiguous: true, candidates: matches.slice(0, MAX_CANDIDATES).map(candidate) };
   }
   throw new DomainError("not_found", `No session found: ${reference.key}`);
 }
 
-function candidate(row: SessionRow) {
+function candidate(row: SessionRow): Candidate {
   const displayName = row.displayName ?? row.label;
   return { key: row.key, agentId: row.agentId, ...(displayName !== undefined ? { displayName } : {}) };
 }
