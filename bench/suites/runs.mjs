@@ -23,7 +23,8 @@ class Turns {
       const waiter = this.waiting.get(frame.payload?.runId);
       if (!waiter) return;
       const state = frame.payload.state;
-      if (state === "delta") return;
+      // Only final, error and aborted end a run; deltas and status frames come before.
+      if (state !== "final" && state !== "error" && state !== "aborted") return;
       this.waiting.delete(frame.payload.runId);
       clearTimeout(waiter.timer);
       if (state === "final") waiter.resolve({ payload: frame.payload, at: performance.now() });
