@@ -5,7 +5,7 @@ import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { parseSendCommand, SEND_BLOCKED_TEXT } from "../policy/send-policy";
 import type { InputProvenance, SessionSeed, TranscriptMessage } from "../protocol/session";
-import { terminalReply } from "../runs/run-events";
+import { terminalReply } from "../runs/run-payloads";
 import { existingRunResult } from "../runs/run-status";
 import type { RunInput, RunSnapshot } from "../runs/run-types";
 import { tooLargeMessage } from "../session/message-limits";
