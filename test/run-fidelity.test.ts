@@ -139,7 +139,7 @@ describe("aborts before the run started", () => {
     const lifecycleEnd = events.find((e) => e.event === "agent" && e.payload.data?.phase === "end");
     expect(lifecycleEnd.payload.data).toMatchObject({ status: "cancelled", aborted: true, stopReason });
     const wait = await client.request("agent.wait", { runId });
-    expect(wait.payload).toMatchObject({ runId, status: "error", stopReason });
+    expect(wait.payload).toEqual({ runId, status: "error", endedAt: expect.any(Number), stopReason });
     const history = await client.request("chat.history", { sessionKey: key });
     expect(history.payload.messages).toEqual([]);
   }

@@ -260,7 +260,8 @@ export function waitPayload(snapshot: RunSnapshot): Record<string, unknown> {
     ...(snapshot.startedAt !== undefined ? { startedAt: snapshot.startedAt } : {}),
     ...(snapshot.endedAt !== undefined ? { endedAt: snapshot.endedAt } : {}),
     ...(snapshot.stopReason ? { stopReason: snapshot.stopReason } : {}),
-    ...(snapshot.error && snapshot.status !== "ok" ? { error: snapshot.error } : {}),
+    // OpenClaw reports no error for an aborted run, only its stopReason.
+    ...(snapshot.error && snapshot.status !== "ok" && snapshot.state !== "aborted" ? { error: snapshot.error } : {}),
     // OpenClaw summarises the reply of a run that answered (visible text, silent or empty).
     ...(snapshot.state === "ok" || snapshot.reply !== undefined
       ? { terminalReply: terminalReply(snapshot.reply) }
