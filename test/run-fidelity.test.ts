@@ -218,6 +218,20 @@ describe("aborts before the run started", () => {
   });
 });
 
+describe("runs an abort may catch on their way", () => {
+  it("are the runs recorded as abortable a moment ago, per session key", async () => {
+    await createTenant("fid-recent");
+    const tenant = env.TENANTS.getByName("fid-recent") as any;
+    // Runs a tool or flow starts by other paths are recorded, but no abort waits for them.
+    expect(await tenant.recordRun("flow-run", "agent:main:k")).toBe("agent:main:k");
+    expect(await tenant.recordRun("send-run", "agent:main:k", true)).toBe("agent:main:k");
+    expect(await tenant.recordRun("other-run", "agent:main:other", true)).toBe("agent:main:other");
+    // A run id owned by another session is not this key's.
+    expect(await tenant.recordRun("other-run", "agent:main:k", true)).toBe("agent:main:other");
+    expect(await tenant.recentRunIds("agent:main:k")).toEqual(["send-run"]);
+  });
+});
+
 describe("agent.wait on a run id not known yet", () => {
   it("answers ok with status timeout when no such run appears within timeoutMs", async () => {
     const { client } = await tenantWith("fid-wait-unknown");

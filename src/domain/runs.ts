@@ -43,7 +43,7 @@ export async function startRun(
   const { key, runId, ignoreSendPolicy, seed, resetFirst, ...fields } = request;
   const ref = sessionRef(ctx, key);
   // Run ids are tenant-wide (as OpenClaw's dedupe is gateway-wide): a reused id answers from its run.
-  const owner = await ctx.tenant.recordRun(runId, key);
+  const owner = await ctx.tenant.recordRun(runId, key, true);
   if (owner !== key) {
     const snapshot = await ctx.sessions(owner).runSnapshot(runId);
     const existing = snapshot
