@@ -139,7 +139,7 @@ describe("aborts before the run started", () => {
     const lifecycleEnd = events.find((e) => e.event === "agent" && e.payload.data?.phase === "end");
     expect(lifecycleEnd.payload.data).toMatchObject({ status: "cancelled", aborted: true, stopReason });
     const wait = await client.request("agent.wait", { runId });
-    expect(wait.payload).toMatchObject({ runId, status: "error", stopReason });
+    expect(wait.payload).toEqual({ runId, status: "error", endedAt: expect.any(Number), stopReason });
     const history = await client.request("chat.history", { sessionKey: key });
     expect(history.payload.messages).toEqual([]);
   }
@@ -215,6 +215,20 @@ describe("aborts before the run started", () => {
     // The ids an abort passes come from the tenant: run ids it recorded for the key a moment ago.
     expect(await (env.TENANTS.getByName("fid-stop-early") as any).recentRunIds(key)).toEqual(["s1"]);
     expect(await (env.TENANTS.getByName("fid-stop-early") as any).recentRunIds("agent:main:main")).toEqual([]);
+  });
+});
+
+describe("runs an abort may catch on their way", () => {
+  it("are the runs recorded as abortable a moment ago, per session key", async () => {
+    await createTenant("fid-recent");
+    const tenant = env.TENANTS.getByName("fid-recent") as any;
+    // Runs a tool or flow starts by other paths are recorded, but no abort waits for them.
+    expect(await tenant.recordRun("flow-run", "agent:main:k")).toBe("agent:main:k");
+    expect(await tenant.recordRun("send-run", "agent:main:k", true)).toBe("agent:main:k");
+    expect(await tenant.recordRun("other-run", "agent:main:other", true)).toBe("agent:main:other");
+    // A run id owned by another session is not this key's.
+    expect(await tenant.recordRun("other-run", "agent:main:k", true)).toBe("agent:main:other");
+    expect(await tenant.recentRunIds("agent:main:k")).toEqual(["send-run"]);
   });
 });
 

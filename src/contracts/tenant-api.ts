@@ -82,11 +82,15 @@ export interface TenantApi {
   putConfig(config: TenantConfig): Awaitable<TenantConfig>;
   runnerSecret(rotate?: boolean): Awaitable<string>;
   // Runs
-  recordRun(runId: string, key: string): Awaitable<string>;
+  /**
+   * Records which session a run id belongs to; answers its owner. `abortable`: the run starts
+   * through the session's startRun, so an abort without a run id may catch it on its way.
+   */
+  recordRun(runId: string, key: string, abortable?: boolean): Awaitable<string>;
   runKey(runId: string): Awaitable<string | null>;
   /** The run's session once its id is recorded, waiting up to `timeoutMs`; null when it is not by then. */
   waitForRunKey(runId: string, timeoutMs: number): Awaitable<string | null>;
-  /** Run ids recorded for `key` a moment ago (their start may still be on its way to the session). */
+  /** Abortable run ids recorded for `key` a moment ago (their start may still be on its way to the session). */
   recentRunIds(key: string): Awaitable<string[]>;
   admit(meter: string, perMinute: number): Awaitable<number>;
   // Session index

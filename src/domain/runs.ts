@@ -5,7 +5,7 @@ import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { parseSendCommand, SEND_BLOCKED_TEXT } from "../policy/send-policy";
 import type { InputProvenance, SessionSeed, TranscriptMessage } from "../protocol/session";
-import { terminalReply } from "../runs/run-events";
+import { terminalReply } from "../runs/run-payloads";
 import { existingRunResult } from "../runs/run-status";
 import type { RunInput, RunSnapshot } from "../runs/run-types";
 import { tooLargeMessage } from "../session/message-limits";
@@ -43,7 +43,7 @@ export async function startRun(
   const { key, runId, ignoreSendPolicy, seed, resetFirst, ...fields } = request;
   const ref = sessionRef(ctx, key);
   // Run ids are tenant-wide (as OpenClaw's dedupe is gateway-wide): a reused id answers from its run.
-  const owner = await ctx.tenant.recordRun(runId, key);
+  const owner = await ctx.tenant.recordRun(runId, key, true);
   if (owner !== key) {
     const snapshot = await ctx.sessions(owner).runSnapshot(runId);
     const existing = snapshot
@@ -260,7 +260,8 @@ export function waitPayload(snapshot: RunSnapshot): Record<string, unknown> {
     ...(snapshot.startedAt !== undefined ? { startedAt: snapshot.startedAt } : {}),
     ...(snapshot.endedAt !== undefined ? { endedAt: snapshot.endedAt } : {}),
     ...(snapshot.stopReason ? { stopReason: snapshot.stopReason } : {}),
-    ...(snapshot.error && snapshot.status !== "ok" ? { error: snapshot.error } : {}),
+    // OpenClaw reports no error for an aborted run, only its stopReason.
+    ...(snapshot.error && snapshot.status !== "ok" && snapshot.state !== "aborted" ? { error: snapshot.error } : {}),
     // OpenClaw summarises the reply of a run that answered (visible text, silent or empty).
     ...(snapshot.state === "ok" || snapshot.reply !== undefined
       ? { terminalReply: terminalReply(snapshot.reply) }

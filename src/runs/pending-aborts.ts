@@ -1,4 +1,4 @@
-import type { AbortReason } from "./run-events";
+import type { AbortReason } from "./run-payloads";
 
 /** How long an abort for a run that has not reached its session yet is remembered. */
 const EARLY_ABORT_TTL_MS = 60_000;

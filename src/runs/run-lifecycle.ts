@@ -4,8 +4,9 @@ import { type SessionEntry, type TranscriptMessage, transcriptMessageSchema } fr
 import { oversized } from "../session/message-limits";
 import type { SessionStore } from "../session/session-store";
 import type { TimerPort } from "../timers/timers";
-import { type AbortReason, type RunContext, type RunEvents, runContext } from "./run-events";
+import type { RunEvents } from "./run-events";
 import { type RunExecutor, runDeadline } from "./run-executor";
+import { type AbortReason, type RunContext, runContext } from "./run-payloads";
 import { existingRunResult, toSnapshot } from "./run-status";
 import type { RunStore } from "./run-store";
 import { type RunRecord, type RunSnapshot, type RunState, TERMINAL_STATES } from "./run-types";

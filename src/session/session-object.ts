@@ -33,9 +33,10 @@ import type { ImportBody, ImportConflict, ImportResult } from "../protocol/impor
 import type { RunView } from "../protocol/runs";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { PendingAborts } from "../runs/pending-aborts";
-import { type AbortReason, injectedChatEvent, RunEvents, runContext } from "../runs/run-events";
+import { RunEvents } from "../runs/run-events";
 import { RunExecutor } from "../runs/run-executor";
 import { RunLifecycle } from "../runs/run-lifecycle";
+import { type AbortReason, injectedChatEvent, runContext } from "../runs/run-payloads";
 import type { RunSnapshot } from "../runs/run-types";
 import { RUN_LIST_TEXT_CHARS, toRunView } from "../runs/run-view";
 import { acceptAnnounce } from "../spawn/announce-inbox";

@@ -2,7 +2,8 @@
 export const RECENT_RUN_MS = 10_000;
 
 /**
- * Run ids recorded in the last RECENT_RUN_MS, per session key: an abort without a run id
+ * Abortable run ids (started through a session's startRun: chat.send, agent, ingest) recorded
+ * in the last RECENT_RUN_MS, per session key: an abort without a run id
  * (chat.abort, sessions.abort, /stop) also aborts a run whose start has not reached its
  * session yet, as OpenClaw aborts every pre-registered run of the key. Memory only: the
  * window is a moment, and an evicted tenant object has no start in flight.

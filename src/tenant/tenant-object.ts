@@ -302,10 +302,10 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   }
 
   /** Which session a run belongs to (agent.wait and callbacks only carry the runId). */
-  recordRun(runId: string, key: string): string {
+  recordRun(runId: string, key: string, abortable = false): string {
     const now = Date.now();
     const owner = this.index.recordRun(runId, key, now);
-    if (owner === key) this.recentRuns.recorded(key, runId, now);
+    if (abortable && owner === key) this.recentRuns.recorded(key, runId, now);
     this.runKeyWaiters.recorded(runId);
     return owner;
   }

@@ -56,8 +56,9 @@ export const TOOL_INFO: Record<string, ToolInfo> = {
   sessions_send: {
     title: "Send to a session",
     description:
-      "Send a message to another session (by sessionKey, or by label) and wait up to timeoutSeconds " +
-      "(default 30; 0 = do not wait) for its reply. The reply is also announced back when the wait ends first.",
+      "Send a message to another existing session (by sessionKey, or by label) and wait up to timeoutSeconds " +
+      "(default 30; 0 = do not wait) for its reply. The reply is also announced back when the wait ends first. " +
+      "Only an agent's main session is created when missing; use sessions_list for the keys.",
     readOnly: false,
     params: {
       sessionKey: SESSION_KEY,
