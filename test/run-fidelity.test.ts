@@ -170,6 +170,48 @@ describe("aborts before the run started", () => {
     expect(again.payload).toMatchObject({ runId: "a2", status: "timeout", summary: "aborted", stopReason: "rpc" });
   });
 
+  it("on an existing session with the instant echo runner, chat.abort right after chat.send wins 5 times of 5", async () => {
+    const { client } = await tenantWith("fid-abort-echo");
+    const key = "agent:main:abort-echo";
+    await client.request("chat.send", { sessionKey: key, message: "warm", idempotencyKey: "warm" });
+    await ended(client, "warm");
+    for (let i = 0; i < 5; i++) {
+      const runId = `echo-abort-${i}`;
+      const { send, aborted } = await sendThenAbort(client, key, runId, ["chat.abort", { sessionKey: key, runId }]);
+      // The send is answered before its run starts; the abort then finds it waiting.
+      expect(send.payload).toEqual({ runId, status: "started" });
+      expect(aborted.payload).toEqual({ ok: true, aborted: true, runIds: [runId] });
+      const end = await ended(client, runId);
+      expect(end.payload.state).toBe("aborted");
+    }
+    // Nothing of the aborted sends reached the transcript: only the warm-up turn.
+    const history = await client.request("chat.history", { sessionKey: key });
+    expect(history.payload.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("a send whose answer was not followed by its release still runs (the fallback starts it)", async () => {
+    await tenantWith("fid-release-fallback");
+    const key = "agent:main:fallback";
+    const stub = env.SESSIONS.getByName(`fid-release-fallback/${key}`);
+    const started = await stub.startRun(
+      { tenantId: "fid-release-fallback", key, agentId: "main" },
+      {
+        runId: "held-1",
+        input: { message: "held", origin: "chat.send" },
+        runner: { type: "echo" },
+        userMessage: { role: "user", content: "held" },
+        hold: true,
+      },
+    );
+    expect(started).toMatchObject({ runId: "held-1", status: "started" });
+    expect((await stub.runSnapshot("held-1"))?.status).toBe("pending");
+    // Held: its user message is not in the transcript yet.
+    expect((await stub.entry())?.messageCount ?? 0).toBe(0);
+    // Nobody releases it: the durable fallback timer does, after RUN_RELEASE_FALLBACK_MS.
+    const done = await stub.waitRun("held-1", 10_000);
+    expect(done).toMatchObject({ status: "ok", reply: "ECHO: held" });
+  });
+
   it("sessions.abort aborts it", async () => {
     const { client } = await tenantWith("fid-abort-sessions", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
     const key = "agent:main:abort-sessions";

@@ -16,6 +16,7 @@ function rows(sql: SqlStorage): Row[] {
 function handlers(overrides: Partial<TimerHandlers>): TimerHandlers {
   const none = () => undefined;
   return {
+    "run-release": none,
     "run-timeout": none,
     "run-watchdog": none,
     delivery: none,

@@ -76,6 +76,12 @@ export type StartRun = {
   resetFirst?: "new" | "reset";
   /** Answer once the run ended or after this long, with its `outcome` (saves the caller a `waitRun`). */
   waitMs?: number;
+  /**
+   * Admit the run but start it (and append its user message) only on `releaseRun`: the gateway
+   * answers `chat.send` first, so an abort sent right after it finds the run not started, as
+   * with OpenClaw. A fallback timer releases it if the release never comes.
+   */
+  hold?: boolean;
 };
 
 /** What starting a run answers; `outcome` when the request asked to wait (`waitMs`) and it started. */
@@ -167,6 +173,8 @@ export interface SessionApi {
     seed?: SessionSeed,
     policy?: SendPolicyCheck,
   ): Awaitable<StartAnswer & { sessionId: string; messageId?: string }>;
+  /** Starts a run admitted with `hold` (no-op when it already started or ended). */
+  releaseRun(runId: string): Awaitable<void>;
   runSnapshot(runId: string): Awaitable<RunSnapshot | null>;
   /** A run as the HTTP API shows it; with `waitMs`, once it ended or after that long. */
   runView(runId: string, waitMs?: number): Awaitable<RunView | null>;

@@ -27,6 +27,8 @@ export type RunRequest = Omit<RunInput, "callbackBase" | "sandboxed" | "attachme
   seed?: SessionSeed;
   /** `/new` or `/reset` before the message: the session starts a new transcript first. */
   resetFirst?: "new" | "reset";
+  /** Admit only; the run starts on `releaseRun` (see `StartRun.hold`). */
+  hold?: boolean;
 };
 
 type Started = Exclude<StartResult, { status: "blocked" | "too_large" }>;
@@ -40,7 +42,7 @@ export async function startRun(
   ctx: TenantContext,
   request: RunRequest,
 ): Promise<Started & { sessionKey: string; sessionId: string; messageId?: string }> {
-  const { key, runId, ignoreSendPolicy, seed, resetFirst, ...fields } = request;
+  const { key, runId, ignoreSendPolicy, seed, resetFirst, hold, ...fields } = request;
   const ref = sessionRef(ctx, key);
   // Run ids are tenant-wide (as OpenClaw's dedupe is gateway-wide): a reused id answers from its run.
   const owner = await ctx.tenant.recordRun(runId, key, true);
@@ -64,14 +66,19 @@ export async function startRun(
     provenance: fields.provenance ?? { kind: "external_user" },
     idempotencyKey: `${runId}:user`,
   };
-  const result = await ctx
-    .sessions(key)
-    .startRun(
-      ref,
-      { runId, input, runner: runnerOf(ctx.config, ref.agentId), userMessage, ...(resetFirst ? { resetFirst } : {}) },
-      seed,
-      ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },
-    );
+  const result = await ctx.sessions(key).startRun(
+    ref,
+    {
+      runId,
+      input,
+      runner: runnerOf(ctx.config, ref.agentId),
+      userMessage,
+      ...(resetFirst ? { resetFirst } : {}),
+      ...(hold ? { hold } : {}),
+    },
+    seed,
+    ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },
+  );
   if (result.status === "blocked") throw new DomainError("invalid", SEND_BLOCKED_TEXT);
   if (result.status === "too_large") throw new DomainError("too_large", tooLargeMessage(result.bytes));
   return { ...result, sessionKey: key };
@@ -93,7 +100,16 @@ export type ChatSendParams = {
 };
 
 /** chat.send: `{ runId, status: "started" }` at once; dedupe by idempotencyKey; /stop and /send commands. */
-export async function chatSend(ctx: TenantContext, params: ChatSendParams): Promise<Record<string, unknown>> {
+/**
+ * OpenClaw's `chat.send`. With `hold`, the run is admitted and starts only on `releaseRun`,
+ * which the gateway calls once its answer is on the wire (as the real gateway answers before
+ * the run starts, so a `chat.abort` sent right after it aborts a run that has not started).
+ */
+export async function chatSend(
+  ctx: TenantContext,
+  params: ChatSendParams,
+  options: { hold?: boolean } = {},
+): Promise<Record<string, unknown>> {
   const routed = params.originatingChannel || params.originatingTo || params.originatingAccountId;
   if ((routed || params.originatingThreadId) && !(params.originatingChannel && params.originatingTo)) {
     throw new DomainError("invalid", "originatingChannel and originatingTo are required when routing fields are set");
@@ -121,8 +137,14 @@ export async function chatSend(ctx: TenantContext, params: ChatSendParams): Prom
     provenance: params.systemInputProvenance,
     timeoutSeconds: params.timeoutMs ? Math.ceil(params.timeoutMs / 1000) : undefined,
     deliver: params.deliver,
+    hold: options.hold,
   });
   return chatSendResult(result);
+}
+
+/** Lets a run admitted with `hold` start (nothing when it started, ended or was aborted). */
+export async function releaseRun(ctx: TenantContext, sessionKey: string, runId: string): Promise<void> {
+  await ctx.sessions(canonicalKey(ctx, sessionKey)).releaseRun(runId);
 }
 
 function chatSendResult(result: Started): Record<string, unknown> {

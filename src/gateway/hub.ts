@@ -32,7 +32,7 @@ import {
   verifyDevice,
 } from "./handshake";
 import { HelloCache } from "./hello-cache";
-import { EVENTS, METHODS, PENDING_METHODS, TwoPhase } from "./methods";
+import { AnswerThen, EVENTS, METHODS, PENDING_METHODS, TwoPhase } from "./methods";
 import { openclawParamsError } from "./params-validation";
 import { parseParams } from "./parse-params";
 import { missingMutationTarget } from "./session-target";
@@ -393,6 +393,11 @@ export class GatewayHub {
             ? resFrame(id, final.payload)
             : errorFrame(id, gatewayError("UNAVAILABLE", final.message), final.payload),
         );
+      } else if (payload instanceof AnswerThen) {
+        safeSend(ws, resFrame(id, payload.payload));
+        answered();
+        if (heldRunId) this.fanout.release(heldRunId);
+        await payload.after().catch((error: unknown) => console.error(`gateway: after ${method} failed`, error));
       } else {
         safeSend(ws, resFrame(id, payload));
         answered();

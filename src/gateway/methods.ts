@@ -5,7 +5,7 @@ import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { canonicalKey } from "../domain/keys";
 import { describeSession, listSessions } from "../domain/registry";
-import { agentRun, agentWait, chatAbort, chatSend, sessionsAbort, waitPayload } from "../domain/runs";
+import { agentRun, agentWait, chatAbort, chatSend, releaseRun, sessionsAbort, waitPayload } from "../domain/runs";
 import { patchWithMarks } from "../domain/session-marks";
 import { resolveSessionReference } from "../domain/session-reference";
 import { deleteSession, resetSession } from "../domain/sessions";
@@ -169,7 +169,12 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     scope: WRITE,
     params: methodParamSchemas["chat.send"],
     runIdOf: (params) => params.idempotencyKey,
-    handle: ({ ctx, params }) => chatSend(ctx, params),
+    handle: async ({ ctx, params }) => {
+      const answer = await chatSend(ctx, params, { hold: true });
+      if (answer.status !== "started") return answer;
+      // The run starts once this answer is on the wire: an abort sent right after finds it waiting.
+      return new AnswerThen(answer, () => releaseRun(ctx, params.sessionKey, params.idempotencyKey));
+    },
   }),
   agent: define({
     scope: WRITE,
@@ -222,6 +227,14 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
  * A method that answers the same request id twice (OpenClaw's `agent`): first the accepted
  * payload, then the final response when the run ends.
  */
+/** An answer, then work that must follow it on the wire (a held run is released). */
+export class AnswerThen {
+  constructor(
+    readonly payload: unknown,
+    readonly after: () => Promise<unknown>,
+  ) {}
+}
+
 export class TwoPhase {
   constructor(
     readonly accepted: unknown,

@@ -32,6 +32,8 @@ export type LifecycleHost = {
   onSettled(runId: string): void;
 };
 
+/** A held run starts by itself after this long if its release never comes (the caller died). */
+export const RUN_RELEASE_FALLBACK_MS = 3_000;
 /** A running run is checked this often; a run whose worker vanished is retried or failed. */
 export const WATCHDOG_MS = 60_000;
 /** Attempts before an interrupted run is given up as an error. */
@@ -56,12 +58,18 @@ export class RunLifecycle {
     if (existing) return existingRunResult(toSnapshot(existing));
     const tooLarge = request.userMessage ? oversized([request.userMessage], now) : null;
     if (tooLarge) return { runId: request.runId, status: "too_large", bytes: tooLarge.bytes };
+    const input = { ...request.input, runner: request.runner, agentId: request.agentId, tenantId: request.tenantId };
+    if (request.hold) {
+      // Admitted only: the user message waits with the run until it is released.
+      this.host.store.transaction(() => {
+        runs.insert(request.runId, { ...input, heldUserMessage: request.userMessage }, now, undefined);
+        this.host.timers.set("run-release", request.runId, now + RUN_RELEASE_FALLBACK_MS);
+      });
+      return { runId: request.runId, status: "started", queued: true };
+    }
     let userSeq: number | undefined;
     this.host.store.transaction(() => {
-      if (request.userMessage) {
-        userSeq = this.host.appendMessages([request.userMessage], (entry) => ({ ...entry, systemSent: true }))[0];
-      }
-      const input = { ...request.input, runner: request.runner, agentId: request.agentId, tenantId: request.tenantId };
+      if (request.userMessage) userSeq = this.appendUserMessage(request.userMessage);
       runs.insert(request.runId, input, now, userSeq);
     });
     const queued = runs.active() !== undefined;
@@ -69,12 +77,33 @@ export class RunLifecycle {
     return { runId: request.runId, status: "started", ...(userSeq !== undefined ? { userSeq } : {}), queued };
   }
 
+  /**
+   * Lets a held run go: its user message is appended now and it runs in its turn. Nothing
+   * when it was already released, or ended (an abort came first: nothing was appended).
+   */
+  release(runId: string): void {
+    const { runs, timers } = this.host;
+    const run = runs.get(runId);
+    if (!run || run.state !== "queued" || !timers.has("run-release", runId)) return;
+    this.host.store.transaction(() => {
+      timers.clear("run-release", runId);
+      const message = run.input.heldUserMessage;
+      if (message) runs.setUserSeq(runId, this.appendUserMessage(message));
+    });
+    this.pump();
+  }
+
+  private appendUserMessage(message: TranscriptMessage): number {
+    return this.host.appendMessages([message], (entry) => ({ ...entry, systemSent: true }))[0]!;
+  }
+
   /** Starts the next queued run when none is running. */
   pump(now = Date.now()): void {
     const { runs, timers } = this.host;
     if (runs.active()) return;
     const next = runs.nextQueued();
-    if (!next) return;
+    // A held run keeps its place: the runs behind it wait for its release (FIFO).
+    if (!next || timers.has("run-release", next.runId)) return;
     this.host.store.transaction(() => {
       runs.markRunning(next.runId, now);
       const timeoutMs = (next.input.timeoutSeconds ?? 0) * 1000;

@@ -125,6 +125,11 @@ export class RunStore {
     ).map((r) => ({ runId: r.run_id, userSeq: r.user_seq, replySeq: r.reply_seq }));
   }
 
+  /** The user message a released held run appended. */
+  setUserSeq(runId: string, userSeq: number): void {
+    this.sql.exec("UPDATE runs SET user_seq = ? WHERE run_id = ?", userSeq, runId);
+  }
+
   markDeferred(runId: string): void {
     this.sql.exec("UPDATE runs SET deferred = 1 WHERE run_id = ?", runId);
   }

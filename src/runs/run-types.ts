@@ -1,5 +1,5 @@
 import type { RunnerConfig } from "../protocol/config";
-import type { InputProvenance } from "../protocol/session";
+import type { InputProvenance, TranscriptMessage } from "../protocol/session";
 
 /** Run states: queued → running → ok | error | timeout | aborted. */
 export type RunState = "queued" | "running" | "ok" | "error" | "timeout" | "aborted";
@@ -29,7 +29,13 @@ export type RunInput = {
 };
 
 /** The input as stored with the run: also whose run it is and which runner, so recovery needs no config. */
-export type StoredRunInput = RunInput & { runner: RunnerConfig; agentId: string; tenantId: string };
+export type StoredRunInput = RunInput & {
+  runner: RunnerConfig;
+  agentId: string;
+  tenantId: string;
+  /** A held run's user message, appended when it is released (`StartRun.hold`). */
+  heldUserMessage?: TranscriptMessage;
+};
 
 export type RunUsage = { input: number; output: number; totalTokens: number; cost?: number };
 

@@ -180,6 +180,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       },
     });
     this.timerHandlers = {
+      "run-release": (runId) => this.runs.release(runId),
       "run-timeout": (runId, now) => this.runs.onTimeout(runId, now),
       "run-watchdog": (runId, now) => this.runs.watchdog(runId, now),
       delivery: (deliveryId, now) => this.outbox.attempt(deliveryId, now),
@@ -362,6 +363,10 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   private async waitIfAsked(started: StartResult, waitMs: number | undefined): Promise<StartAnswer> {
     if (!waitMs || (started.status !== "started" && started.status !== "in_flight")) return started;
     return { ...started, outcome: await this.waitRun(started.runId, waitMs) };
+  }
+
+  releaseRun(runId: string): void {
+    this.runs.release(runId);
   }
 
   runSnapshot(runId: string): RunSnapshot | null {

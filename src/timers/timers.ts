@@ -12,7 +12,14 @@ import { all, first } from "../storage/sql";
  * - a new instance of the object un-leases what a dead one left (due at once).
  */
 
-export type TimerKind = "run-timeout" | "run-watchdog" | "delivery" | "flow" | "spawn-announce" | "spawn-archive";
+export type TimerKind =
+  | "run-release"
+  | "run-timeout"
+  | "run-watchdog"
+  | "delivery"
+  | "flow"
+  | "spawn-announce"
+  | "spawn-archive";
 
 /** A due timer's work; it may reschedule its own timer with `set`. */
 export type TimerHandler = (ref: string, now: number) => Promise<unknown> | unknown;
@@ -22,6 +29,7 @@ export type TimerHandlers = Record<TimerKind, TimerHandler>;
 export type TimerPort = {
   set(kind: TimerKind, ref: string, dueAt: number): void;
   clear(kind: TimerKind, ref: string): void;
+  has(kind: TimerKind, ref: string): boolean;
   /** Refs of one kind that have a timer (to reconcile jobs that lost theirs). */
   refs(kind: TimerKind): Set<string>;
 };
