@@ -84,7 +84,7 @@ export class RunLifecycle {
   release(runId: string): void {
     const { runs, timers } = this.host;
     const run = runs.get(runId);
-    if (!run || run.state !== "queued" || !timers.has("run-release", runId)) return;
+    if (run?.state !== "queued" || !timers.has("run-release", runId)) return;
     this.host.store.transaction(() => {
       timers.clear("run-release", runId);
       const message = run.input.heldUserMessage;
