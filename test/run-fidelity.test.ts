@@ -173,6 +173,7 @@ describe("aborts before the run started", () => {
   it("on an existing session with the instant echo runner, chat.abort right after chat.send wins 5 times of 5", async () => {
     const { client } = await tenantWith("fid-abort-echo");
     const key = "agent:main:abort-echo";
+    await client.request("sessions.subscribe", {});
     await client.request("chat.send", { sessionKey: key, message: "warm", idempotencyKey: "warm" });
     await ended(client, "warm");
     for (let i = 0; i < 5; i++) {
@@ -184,6 +185,12 @@ describe("aborts before the run started", () => {
       const end = await ended(client, runId);
       expect(end.payload.state).toBe("aborted");
     }
+    // An aborted run ends (phase end) without settling any input, as the real gateway tells it.
+    await client.request("sessions.list", {});
+    const changes = client.events("sessions.changed").filter((e) => e.payload.sessionKey === key);
+    const ends = changes.filter((e) => e.payload.phase === "end").map((e) => e.payload.runId);
+    expect(ends).toEqual(["warm", ...[0, 1, 2, 3, 4].map((i) => `echo-abort-${i}`)]);
+    expect(changes.filter((e) => e.payload.reason === "agent.input.settled")).toHaveLength(1);
     // Nothing of the aborted sends reached the transcript: only the warm-up turn.
     const history = await client.request("chat.history", { sessionKey: key });
     expect(history.payload.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
@@ -362,5 +369,19 @@ describe("the same run id twice while its start is on its way", () => {
     expect(abort.payload).toEqual({ ok: true, aborted: true, runIds: ["d1"] });
     expect((await ended(client, "d1")).payload.state).toBe("aborted");
     expect((await client.request("chat.history", { sessionKey: key })).payload.messages).toEqual([]);
+  });
+});
+
+describe("sessions.abort without a key", () => {
+  it("finds the session by the run id, answers no-active-run for an unknown run, and wants a key otherwise", async () => {
+    const { client } = await tenantWith("fid-abort-nokey", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
+    await client.request("chat.send", { sessionKey: "agent:main:nokey", message: "hi", idempotencyKey: "nk-1" });
+    const aborted = await client.request("sessions.abort", { runId: "nk-1" });
+    expect(aborted.payload).toMatchObject({ ok: true, abortedRunId: "nk-1", status: "aborted" });
+    expect((await ended(client, "nk-1")).payload.state).toBe("aborted");
+    const unknown = await client.request("sessions.abort", { runId: "never-sent" });
+    expect(unknown.payload).toEqual({ ok: true, abortedRunId: null, status: "no-active-run" });
+    const neither = await client.request("sessions.abort", {});
+    expect(neither.error).toEqual({ code: "INVALID_REQUEST", message: "key required" });
   });
 });

@@ -302,8 +302,16 @@ export async function chatAbort(ctx: TenantContext, params: { sessionKey: string
   return { ok: true, aborted: runIds.length > 0, runIds };
 }
 
-export async function sessionsAbort(ctx: TenantContext, params: { key: string; runId?: string }) {
-  const key = canonicalKey(ctx, params.key);
+export async function sessionsAbort(
+  ctx: TenantContext,
+  params: { key?: string | undefined; runId?: string | undefined },
+) {
+  const named = params.key?.trim() ? canonicalKey(ctx, params.key) : null;
+  const key = named ?? (params.runId ? await ctx.tenant.runKey(params.runId) : null);
+  if (!key) {
+    if (!params.runId) throw new DomainError("invalid", "key required");
+    return { ok: true, abortedRunId: null, status: "no-active-run" };
+  }
   const expected = await ctx.tenant.recentRunIds(key);
   const result = await ctx.sessions(key).abortRun(params.runId, "rpc", expected);
   return { ok: true, ...result };

@@ -228,5 +228,11 @@ export const methodParamSchemas = {
   }),
   "agent.wait": z.strictObject({ runId: z.string().min(1), timeoutMs: z.int().min(0).optional() }),
   "chat.abort": z.strictObject({ sessionKey: z.string().trim().min(1).max(512), runId: z.string().min(1).optional() }),
-  "sessions.abort": z.strictObject({ key, runId: z.string().min(1).optional() }),
+  // No key: the run's own session (OpenClaw finds it by the run id); neither is "key required".
+  "sessions.abort": z.object({
+    key: z.string().trim().max(512).optional(),
+    runId: z.string().min(1).optional(),
+    agentId: z.string().optional(),
+    clearQueued: z.boolean().optional(),
+  }),
 } as const;

@@ -110,8 +110,9 @@ export class RunEvents {
           ? { message: { role: "assistant", content: [{ type: "text", text: partial }], timestamp: now } }
           : {}),
       });
-      // An aborted run ends (the real gateway's lifecycle end with aborted:true); others fail.
-      this.ended(runId, "end", now);
+      // An aborted run ends (the real gateway's lifecycle end with aborted:true, and no input
+      // settled: nothing of it reached the session); others fail.
+      this.ended(runId, "end", now, false);
       return;
     }
     const seq = this.agent(runId, "lifecycle", { phase: "error", endedAt: now, error: message }, now);
@@ -140,9 +141,9 @@ export class RunEvents {
 
   /** The session's run phase ends (`sessions.changed`). */
   /** The run's `sessions.changed` phase, then the input settled (the real gateway's order). */
-  private ended(runId: string, phase: "end" | "error", now: number): void {
+  private ended(runId: string, phase: "end" | "error", now: number, settled = true): void {
     this.emit({ event: "sessions.changed", payload: { phase, runId, ts: now } });
-    this.emit({ event: "sessions.changed", payload: { reason: "agent.input.settled" } });
+    if (settled) this.emit({ event: "sessions.changed", payload: { reason: "agent.input.settled" } });
   }
 
   private throttle(runId: string): DeltaThrottle {
