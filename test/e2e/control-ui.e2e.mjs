@@ -22,6 +22,7 @@ import {
   waitForDeep,
   waitForText,
 } from "./browser.mjs";
+import { httpJson } from "./http-json.mjs";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const SHOTS_DIR = join(REPO_ROOT, "test-results", "control-ui");
@@ -91,18 +92,9 @@ let tenantToken;
 let shotIndex = 0;
 
 async function http(method, path, { token = TOKEN, body } = {}) {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path} answered ${res.status}: ${text}`);
-  return text ? JSON.parse(text) : undefined;
+  const res = await httpJson(server.baseUrl, method, path, { authorization: `Bearer ${token}`, body });
+  assert.ok(res.status < 300, `${method} ${path} answered ${res.status}: ${res.text}`);
+  return res.json;
 }
 
 async function shot(name) {

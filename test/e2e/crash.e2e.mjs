@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { httpJson } from "./http-json.mjs";
 
 const ADMIN = "Bearer dev-admin-token";
 const RUNNER_DELAY_MS = 500;
@@ -72,21 +73,8 @@ let server;
 let peers;
 const tenant = { id: `crash-${crypto.randomUUID().slice(0, 8)}`, token: "" };
 
-async function http(method, path, { token = `Bearer ${tenant.token}`, body } = {}) {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { authorization: token, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-    signal: AbortSignal.timeout(20_000),
-  });
-  const text = await res.text();
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text };
+function http(method, path, { token = `Bearer ${tenant.token}`, body } = {}) {
+  return httpJson(server.baseUrl, method, path, { authorization: token, body, timeoutMs: 20_000 });
 }
 
 const inTenant = (path) => `/t/${tenant.id}${path}`;

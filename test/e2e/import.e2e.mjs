@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { GatewayClient } from "../../scripts/import/gateway-client.ts";
 import { startFakeGateway } from "./fake-gateway.mjs";
+import { httpJson } from "./http-json.mjs";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const IMPORT_BIN = resolve(REPO_ROOT, "scripts/import/bin.mjs");
@@ -35,24 +36,8 @@ function suffix() {
   return crypto.randomUUID().slice(0, 8);
 }
 
-async function http(method, path, { token, body } = {}) {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: token ?? ADMIN,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-    signal: AbortSignal.timeout(STEP_MS),
-  });
-  const text = await res.text();
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text };
+function http(method, path, { token, body } = {}) {
+  return httpJson(server.baseUrl, method, path, { authorization: token ?? ADMIN, body, timeoutMs: STEP_MS });
 }
 
 /** A tenant with an all-scopes operator token. */

@@ -15,6 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { httpJson } from "./http-json.mjs";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const TOKEN = "dev-operator-token";
@@ -43,24 +44,9 @@ function withTimeout(promise, ms, what) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function http(method, path, body, token = TOKEN) {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-    signal: AbortSignal.timeout(STEP_MS),
-  });
-  const text = await res.text();
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text, headers: res.headers };
+function http(method, path, body, token = TOKEN) {
+  const authorization = token ? `Bearer ${token}` : null;
+  return httpJson(server.baseUrl, method, path, { authorization, body, timeoutMs: STEP_MS });
 }
 
 /** An SDK client connected to `path` with a bearer token (or an OAuth provider). */

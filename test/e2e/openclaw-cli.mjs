@@ -7,6 +7,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { httpJson } from "./http-json.mjs";
 
 const run = promisify(execFile);
 
@@ -49,24 +50,8 @@ export async function findOpenclawCli() {
 }
 
 /** Calls the service's HTTP API with the dev operator token; returns `{ status, json, text }`. */
-export async function http(baseUrl, method, path, body, timeoutMs = 10_000) {
-  const res = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${OPERATOR_TOKEN}`,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const text = await res.text();
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text };
+export function http(baseUrl, method, path, body, timeoutMs = 10_000) {
+  return httpJson(baseUrl, method, path, { authorization: `Bearer ${OPERATOR_TOKEN}`, body, timeoutMs });
 }
 
 /** Appends a message to a session over HTTP; returns the service's answer (`{ seq, messageId, … }`). */
@@ -79,17 +64,7 @@ export async function appendMessage(baseUrl, sessionKey, role, content) {
   return res.json;
 }
 
-/** The plain text of an OpenClaw message (content as a string or as text parts). */
-export function textOf(message) {
-  const content = message?.content;
-  if (typeof content === "string") return content;
-  if (Array.isArray(content))
-    return content
-      .filter((p) => p?.type === "text")
-      .map((p) => p.text)
-      .join("");
-  return undefined;
-}
+export { textOf } from "./message-text.mjs";
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

@@ -12,6 +12,8 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { OpenClawClient } from "openclaw-node";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { httpJson } from "./http-json.mjs";
+import { textOf } from "./message-text.mjs";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const TOKEN = "dev-operator-token";
@@ -96,42 +98,14 @@ async function withFrames(client, fn) {
   }
 }
 
-async function http(method, path, body) {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-    signal: AbortSignal.timeout(STEP_MS),
-  });
-  const text = await res.text();
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text };
+function http(method, path, body) {
+  return httpJson(server.baseUrl, method, path, { authorization: `Bearer ${TOKEN}`, body, timeoutMs: STEP_MS });
 }
 
 async function appendOverHttp(content) {
   const res = await http("POST", `/v1/sessions/${encodeURIComponent(SESSION)}/messages`, { role: "user", content });
   assert.ok(res.status === 200 || res.status === 201, `append answered HTTP ${res.status}: ${res.text}`);
   return res.json;
-}
-
-/** The plain text of an OpenClaw message (content as a string or as text parts). */
-function textOf(message) {
-  const content = message?.content;
-  if (typeof content === "string") return content;
-  if (Array.isArray(content))
-    return content
-      .filter((p) => p?.type === "text")
-      .map((p) => p.text)
-      .join("");
-  return undefined;
 }
 
 function seqOf(message) {
