@@ -205,3 +205,10 @@ describe("Control UI gateway methods", () => {
     }
   });
 });
+
+describe("Control UI paths that cannot name a tenant", () => {
+  it("answers a malformed percent escape in /t/… with a client error, never a 500", async () => {
+    expect((await call("/t/%E0%A4%A/", { token: null, headers: { accept: "text/html" } })).status).toBeLessThan(500);
+    expect((await call("/t/%ZZ/v1/sessions")).status).toBeLessThan(500);
+  });
+});

@@ -196,6 +196,44 @@ describe("aborts before the run started", () => {
     expect(history.payload.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
   });
 
+  it("sessions.abort with only the key right after chat.send on an existing session aborts the held run", async () => {
+    const { client } = await tenantWith("fid-abort-key-held");
+    const key = "agent:main:abort-key-held";
+    await client.request("chat.send", { sessionKey: key, message: "warm", idempotencyKey: "kh-warm" });
+    await ended(client, "kh-warm");
+    const { aborted } = await sendThenAbort(client, key, "kh-1", ["sessions.abort", { key }]);
+    expect(aborted.payload).toEqual({ ok: true, abortedRunId: "kh-1", status: "aborted" });
+    expect((await ended(client, "kh-1")).payload.state).toBe("aborted");
+  });
+
+  it("a run admitted behind a held one keeps the transcript in admission order", async () => {
+    await tenantWith("fid-held-order");
+    const key = "agent:main:order";
+    const stub = env.SESSIONS.getByName(`fid-held-order/${key}`);
+    const ref = { tenantId: "fid-held-order", key, agentId: "main" };
+    const run = (runId: string, text: string, hold: boolean) =>
+      stub.startRun(ref, {
+        runId,
+        input: { message: text, origin: "chat.send" },
+        runner: { type: "echo" },
+        userMessage: { role: "user", content: text },
+        ...(hold ? { hold } : {}),
+      });
+    await run("h1", "first", true);
+    await run("n2", "second", false);
+    await stub.releaseRun("h1");
+    await stub.waitRun("h1", 5_000);
+    await stub.waitRun("n2", 5_000);
+    const page = await call(`/t/fid-held-order/sessions/${encodeURIComponent(key)}/history`, {
+      token: (await issueToken("fid-held-order")).token,
+    });
+    const texts = page.data.messages.map((m: { content: unknown }) =>
+      typeof m.content === "string" ? m.content : (m.content as Array<{ text: string }>)[0]!.text,
+    );
+    // As with any queued run: the user messages in admission order, then the replies in turn.
+    expect(texts).toEqual(["first", "second", "ECHO: first", "ECHO: second"]);
+  });
+
   it("a send whose answer was not followed by its release still runs (the fallback starts it)", async () => {
     await tenantWith("fid-release-fallback");
     const key = "agent:main:fallback";
@@ -383,5 +421,34 @@ describe("sessions.abort without a key", () => {
     expect(unknown.payload).toEqual({ ok: true, abortedRunId: null, status: "no-active-run" });
     const neither = await client.request("sessions.abort", {});
     expect(neither.error).toEqual({ code: "INVALID_REQUEST", message: "key required" });
+  });
+});
+
+describe("what a run's end tells and what a send may carry", () => {
+  it("a run aborted while running settles its input; one aborted before it started does not", async () => {
+    const { client } = await tenantWith("fid-settled", { type: "openai", baseUrl: `${peer}/v1`, model: "slow" });
+    await client.request("sessions.subscribe", {});
+    const key = "agent:main:settled";
+    await client.request("chat.send", { sessionKey: key, message: "long", idempotencyKey: "st-1" });
+    await client.waitFor((f) => f.event === "chat" && f.payload.runId === "st-1" && f.payload.state === "delta");
+    await client.request("chat.abort", { sessionKey: key, runId: "st-1" });
+    await ended(client, "st-1");
+    await client.request("sessions.list", {});
+    const settled = client
+      .events("sessions.changed")
+      .filter((e) => e.payload.sessionKey === key && e.payload.reason === "agent.input.settled");
+    expect(settled).toHaveLength(1);
+  });
+
+  it("accepts every provenance field OpenClaw defines on chat.send", async () => {
+    const { client } = await tenantWith("fid-provenance");
+    const res = await client.request("chat.send", {
+      sessionKey: "agent:main:prov",
+      message: "from a job",
+      idempotencyKey: "pv-1",
+      systemInputProvenance: { kind: "internal_system", jobId: "j1", runId: "r0", sourcePromptPrefix: "[cron]" },
+    });
+    expect(res.ok).toBe(true);
+    await ended(client, "pv-1");
   });
 });

@@ -24,6 +24,8 @@ const SHORT_ID = /^[0-9a-f]{8,32}$/i;
 const TRAILING_UUID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 const MAX_CANDIDATES = 10;
 const SLUG_MAX_CHARS = 64;
+/** Rows a chat-URL lookup reads from the index at most. */
+const REFERENCE_SCAN_MAX_ROWS = 200;
 
 export async function resolveSessionReference(
   ctx: TenantContext,
@@ -70,6 +72,7 @@ async function byShortId(
   // The first 8 characters sit before the UUID's first dash, so the key contains them.
   const rows = await ctx.tenant.listSessions({
     search: wanted.slice(0, 8),
+    limit: REFERENCE_SCAN_MAX_ROWS,
     includeArchived: true,
     ...(agentId ? { agentId: normalizeAgentId(agentId) } : {}),
   });
@@ -92,9 +95,12 @@ async function byReference(
   const key = canonicalKey(ctx, reference.key, agentId ? normalizeAgentId(agentId) : undefined);
   const row = await ctx.tenant.session(key);
   if (row) return hit(row);
-  if (reference.slug) {
+  // The slug's first word narrows the index search (bounded: a reference never scans the tenant).
+  const word = reference.slug?.split("-").find((part) => part.length > 0);
+  if (reference.slug && word) {
     const rows = await ctx.tenant.listSessions({
-      search: reference.slug.split("-")[0] ?? reference.slug,
+      search: word,
+      limit: REFERENCE_SCAN_MAX_ROWS,
       ...(agentId ? { agentId: normalizeAgentId(agentId) } : {}),
     });
     const matches = rows.filter((r) => uuidHex(r.key) !== undefined && slugOf(r) === reference.slug);

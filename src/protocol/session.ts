@@ -7,12 +7,17 @@ export const MESSAGE_ROLES = ["user", "assistant", "toolResult", "system"] as co
 /** A content block; `type` is required, the rest follows the block kind. */
 export const contentBlockSchema = z.looseObject({ type: z.string().min(1).max(64) });
 
-export const inputProvenanceSchema = z.strictObject({
+/** OpenClaw's input provenance (its fields; others are dropped, as newer clients may send more). */
+export const inputProvenanceSchema = z.object({
   kind: z.enum(["external_user", "inter_session", "internal_system"]),
   originSessionId: z.string().optional(),
   sourceSessionKey: z.string().optional(),
   sourceChannel: z.string().optional(),
   sourceTool: z.string().optional(),
+  sourceRole: z.literal("subagent").optional(),
+  sourcePromptPrefix: z.string().optional(),
+  jobId: z.string().optional(),
+  runId: z.string().optional(),
 });
 
 export type InputProvenance = z.infer<typeof inputProvenanceSchema>;

@@ -92,7 +92,8 @@ export class RunEvents {
     message: string,
     partial: string,
     now: number,
-    options: { stopReason?: AbortReason; context?: RunContext } = {},
+    /** `started`: the run had begun (its input reached the session, so the input settles). */
+    options: { stopReason?: AbortReason; context?: RunContext; started?: boolean } = {},
   ): void {
     if (!this.contexts.has(runId) && options.context) this.contexts.set(runId, options.context);
     if (state === "aborted") {
@@ -110,9 +111,9 @@ export class RunEvents {
           ? { message: { role: "assistant", content: [{ type: "text", text: partial }], timestamp: now } }
           : {}),
       });
-      // An aborted run ends (the real gateway's lifecycle end with aborted:true, and no input
-      // settled: nothing of it reached the session); others fail.
-      this.ended(runId, "end", now, false);
+      // An aborted run ends (the real gateway's lifecycle end with aborted:true); one aborted
+      // before it started settles no input (nothing of it reached the session).
+      this.ended(runId, "end", now, options.started === true);
       return;
     }
     const seq = this.agent(runId, "lifecycle", { phase: "error", endedAt: now, error: message }, now);

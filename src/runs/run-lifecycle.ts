@@ -9,7 +9,7 @@ import { type RunExecutor, runDeadline } from "./run-executor";
 import { type AbortReason, type RunContext, runContext } from "./run-payloads";
 import { existingRunResult, toSnapshot } from "./run-status";
 import type { RunStore } from "./run-store";
-import { type RunRecord, type RunSnapshot, type RunState, TERMINAL_STATES } from "./run-types";
+import { type HeldUserMessage, type RunRecord, type RunSnapshot, type RunState, TERMINAL_STATES } from "./run-types";
 import { RunnerError, type RunnerReply } from "./runners/runner";
 
 /** A run as the lifecycle starts it: the session object adds whose session it is. */
@@ -60,15 +60,19 @@ export class RunLifecycle {
     if (tooLarge) return { runId: request.runId, status: "too_large", bytes: tooLarge.bytes };
     const input = { ...request.input, runner: request.runner, agentId: request.agentId, tenantId: request.tenantId };
     if (request.hold) {
-      // Admitted only: the user message waits with the run until it is released.
+      // Admitted only: the user message waits with the run until it is released (its text is
+      // the run's input message, so it is not stored twice).
+      const held = request.userMessage && heldForm(request.userMessage, input.message);
       this.host.store.transaction(() => {
-        runs.insert(request.runId, { ...input, heldUserMessage: request.userMessage }, now, undefined);
+        runs.insert(request.runId, { ...input, ...(held ? { heldUserMessage: held } : {}) }, now, undefined);
         this.host.timers.set("run-release", request.runId, now + RUN_RELEASE_FALLBACK_MS);
       });
       return { runId: request.runId, status: "started", queued: true };
     }
     let userSeq: number | undefined;
     this.host.store.transaction(() => {
+      // Runs held before this one go first: the transcript keeps the order of admission.
+      for (const heldRunId of this.heldRunIds()) this.releaseNow(heldRunId);
       if (request.userMessage) userSeq = this.appendUserMessage(request.userMessage);
       runs.insert(request.runId, input, now, userSeq);
     });
@@ -82,15 +86,38 @@ export class RunLifecycle {
    * when it was already released, or ended (an abort came first: nothing was appended).
    */
   release(runId: string): void {
+    this.host.store.transaction(() => this.releaseNow(runId));
+    this.pump();
+  }
+
+  /** Appends a held run's user message and lifts the hold (inside the caller's transaction). */
+  private releaseNow(runId: string): void {
     const { runs, timers } = this.host;
     const run = runs.get(runId);
     if (run?.state !== "queued" || !timers.has("run-release", runId)) return;
-    this.host.store.transaction(() => {
-      timers.clear("run-release", runId);
-      const message = run.input.heldUserMessage;
-      if (message) runs.setUserSeq(runId, this.appendUserMessage(message));
-    });
-    this.pump();
+    timers.clear("run-release", runId);
+    const held = run.input.heldUserMessage;
+    if (held) {
+      const message = held.content === undefined ? { ...held, content: run.input.message } : held;
+      runs.setUserSeq(runId, this.appendUserMessage(message as TranscriptMessage));
+    }
+  }
+
+  private firstHeld(): RunRecord | undefined {
+    const [first] = this.heldRunIds();
+    return first ? this.host.runs.get(first) : undefined;
+  }
+
+  /** Runs admitted with a hold and not released yet, oldest first. */
+  private heldRunIds(): string[] {
+    const { runs, timers } = this.host;
+    const held = timers.refs("run-release");
+    return held.size === 0
+      ? []
+      : runs
+          .unfinished()
+          .filter((run) => held.has(run.runId))
+          .map((run) => run.runId);
   }
 
   private appendUserMessage(message: TranscriptMessage): number {
@@ -239,6 +266,7 @@ export class RunLifecycle {
     this.host.events.failed(runId, state, message, partial, now, {
       stopReason: abortReason,
       context: this.context(run),
+      started: run.state === "running",
     });
     this.settle(runId);
     return true;
@@ -282,7 +310,8 @@ export class RunLifecycle {
   /** Aborts the given run, or the active one. */
   abort(runId?: string, reason: AbortReason = "rpc"): AbortOutcome {
     const { runs } = this.host;
-    const target = runId ? runs.get(runId) : runs.active();
+    // Without a run id: the running run, else one just sent and still held.
+    const target = runId ? runs.get(runId) : (runs.active() ?? this.firstHeld());
     if (!target || TERMINAL_STATES.includes(target.state)) return { abortedRunId: null, status: "no-active-run" };
     this.fail(target.runId, "aborted", "aborted", Date.now(), reason);
     return { abortedRunId: target.runId, status: "aborted" };
@@ -427,4 +456,11 @@ function endEntry(entry: SessionEntry, run: RunRecord, state: RunState, now: num
     abortedLastRun: state === "aborted",
     updatedAt: Math.max(now, entry.updatedAt),
   };
+}
+
+/** A held user message as stored: without its text when that is the run's input message. */
+function heldForm(message: TranscriptMessage, inputMessage: string | undefined): HeldUserMessage {
+  if (message.content !== inputMessage) return message;
+  const { content: _content, ...rest } = message;
+  return rest;
 }

@@ -34,8 +34,11 @@ export type StoredRunInput = RunInput & {
   agentId: string;
   tenantId: string;
   /** A held run's user message, appended when it is released (`StartRun.hold`). */
-  heldUserMessage?: TranscriptMessage;
+  heldUserMessage?: HeldUserMessage;
 };
+
+/** Without `content` when it is the run's input message (stored once). */
+export type HeldUserMessage = Omit<TranscriptMessage, "content"> & { content?: TranscriptMessage["content"] };
 
 export type RunUsage = { input: number; output: number; totalTokens: number; cost?: number };
 

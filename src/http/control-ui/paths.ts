@@ -38,7 +38,8 @@ export type UiRoute =
 /** The mount a path belongs to: `/t/<id>` or the root (default tenant). */
 export function mountOf(pathname: string): { tenantId: string | null; base: string; rest: string } {
   const match = /^\/t\/([^/]+)(\/.*)?$/.exec(pathname);
-  if (match) return { tenantId: decodeURIComponent(match[1]!), base: `/t/${match[1]}`, rest: match[2] ?? "" };
+  // A malformed escape names no tenant: the id stays as sent and fails the tenant id check.
+  if (match) return { tenantId: safeDecode(match[1]!), base: `/t/${match[1]}`, rest: match[2] ?? "" };
   return { tenantId: null, base: "", rest: pathname };
 }
 
@@ -65,4 +66,12 @@ export function classify(rest: string, search: string, base: string, accept: str
 /** `./assets/x.js` in the shipped index.html → `<base>/assets/x.js`, so deep links load it too. */
 export function rebase(url: string, base: string): string {
   return url.startsWith("./") ? `${base}/${url.slice(2)}` : url;
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
