@@ -27,6 +27,9 @@ const extended = new Map<string, JsonSchema>();
 export function openclawParamsError(method: string, value: unknown, ownKeys: readonly string[] = []): string | null {
   const schema = schemaFor(method, ownKeys);
   if (!schema) return null;
+  // The common case (valid params) costs one boolean check; enumerating errors is several
+  // times slower and only needed to describe a refusal.
+  if (Value.Check(lenient(schema), value)) return null;
   // Properties the schema does not name are ignored, not refused: clients newer than the
   // pinned OpenClaw send more, and the handlers only read what they know.
   const errors = ([...Value.Errors(schema, value)] as unknown as SchemaError[]).filter(
@@ -40,6 +43,29 @@ function isUnknownProperty(error: SchemaError): boolean {
     error.keyword === "additionalProperties" ||
     (error.keyword === "boolean" && error.schemaPath.endsWith("/additionalProperties"))
   );
+}
+
+const lenientSchemas = new WeakMap<JsonSchema, JsonSchema>();
+
+/** `schema` with every `additionalProperties: false` dropped (unknown properties are ignored). */
+function lenient(schema: JsonSchema): JsonSchema {
+  let relaxed = lenientSchemas.get(schema);
+  if (!relaxed) {
+    relaxed = withoutClosedObjects(schema) as JsonSchema;
+    lenientSchemas.set(schema, relaxed);
+  }
+  return relaxed;
+}
+
+function withoutClosedObjects(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutClosedObjects);
+  if (typeof node !== "object" || node === null) return node;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "additionalProperties" && value === false) continue;
+    copy[key] = withoutClosedObjects(value);
+  }
+  return copy;
 }
 
 /** Whether the real gateway validates `method`'s params at all. */
