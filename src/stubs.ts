@@ -18,6 +18,13 @@ export function sessionObjectName(tenantId: string, key: string): string {
   return `${tenantId}/${key}`;
 }
 
+/** The tenant and key a session object was named for (its `ctx.id.name`), or null. */
+export function parseSessionObjectName(name: string | undefined): { tenantId: string; key: string } | null {
+  const slash = name?.indexOf("/") ?? -1;
+  if (!name || slash <= 0) return null;
+  return { tenantId: name.slice(0, slash), key: name.slice(slash + 1) };
+}
+
 export function sessionApi(env: ObjectBindings, tenantId: string, key: string): SessionApi {
   return env.SESSIONS.getByName(sessionObjectName(tenantId, key)) as SessionApi;
 }

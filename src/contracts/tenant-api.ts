@@ -1,8 +1,9 @@
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
+import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import type { SessionRow } from "../session/session-row";
-import type { Awaitable, MessageRecord } from "./session-api";
+import type { Awaitable, MessageRecord, PatchOptions, SessionRef } from "./session-api";
 
 /**
  * The RPC surface of a tenant object (one per tenant): tokens, config, the session index and
@@ -95,6 +96,13 @@ export interface TenantApi {
   admit(meter: string, perMinute: number): Awaitable<number>;
   // Session index
   publish(update: SessionUpdate): Awaitable<{ hot: boolean }>;
+  /**
+   * `sessions.patch` of a key no session object holds: the entry is created (or, still
+   * unclaimed, patched) here alone and announced. Null: the session object owns the key.
+   */
+  createSession(ref: SessionRef, patch: SessionPatch, options?: PatchOptions): Awaitable<SessionEntry | null>;
+  /** A session object without an entry asks for the one created here (see pending-sessions.ts). */
+  claimPendingSession(key: string): Awaitable<{ entry: SessionEntry; version: number } | null>;
   removeSession(key: string, at: number): Awaitable<boolean>;
   session(key: string, withChildren?: boolean): Awaitable<SessionRow | null>;
   keyForSessionId(sessionId: string): Awaitable<{ key: string; agentId: string } | null>;

@@ -201,7 +201,11 @@ export async function patchSession(
     ...patch,
     ...(typeof patch.spawnedBy === "string" ? { spawnedBy: canonicalKey(ctx, patch.spawnedBy) } : {}),
   };
-  const entry = await ctx.sessions(key).patch(sessionRef(ctx, key), normalized, options);
+  const ref = sessionRef(ctx, key);
+  // A new key is created by the tenant alone (no session object until first use).
+  const entry =
+    (await ctx.tenant.createSession(ref, normalized, options)) ??
+    (await ctx.sessions(key).patch(ref, normalized, options));
   const model = entry.model ?? agentModel(ctx.config, entry.agentId);
   return {
     ok: true,

@@ -18,7 +18,8 @@ export type LogEvent =
   | "delivery.dead"
   | "auth.failed"
   | "tenant.delete.started"
-  | "tenant.delete.finished";
+  | "tenant.delete.finished"
+  | "session.create_conflict";
 
 export function logWarning(event: LogEvent, fields: LogFields): void {
   console.warn(logLine("warn", event, fields));

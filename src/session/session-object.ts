@@ -43,7 +43,7 @@ import { acceptAnnounce } from "../spawn/announce-inbox";
 import { deleteAttachments } from "../spawn/attachments";
 import { SpawnDriver } from "../spawn/spawn-driver";
 import type { SpawnSpec } from "../spawn/spawn-store";
-import { sessionApi, tenantApi } from "../stubs";
+import { parseSessionObjectName, sessionApi, tenantApi } from "../stubs";
 import { type TimerHandlers, Timers } from "../timers/timers";
 import { FOLLOW_DEFAULT_LIMIT, Followers, type FollowQuery } from "./followers";
 import { Publisher } from "./publisher";
@@ -82,6 +82,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   private readonly flows: A2aFlowDriver;
   private readonly spawns: SpawnDriver;
   private readonly timerHandlers: TimerHandlers;
+  /** The claim of a pending entry under way (see adoptPending). */
+  private adopting: Promise<void> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -208,6 +210,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   // ── Transcript ──────────────────────────────────────────────────────────
 
   async append(ref: SessionRef, input: AppendInput): Promise<AppendResult | AppendRejected> {
+    await this.adoptPending();
     const result = this.transcript.ingest(ref, input);
     // A new session must be listable as soon as its creator hears back; later appends
     // reach the registry in the background so they add no round trip.
@@ -229,6 +232,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   /** One page of another gateway's transcript at its source positions; answers once the tenant's index has it. */
   async importPage(ref: SessionRef, body: ImportBody): Promise<ImportResult | ImportConflict | AppendRejected> {
+    await this.adoptPending();
     const result = this.transcript.importPage(ref, body);
     if ("rejected" in result) return result;
     if (result.created) await this.publisher.publish("create");
@@ -237,11 +241,13 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     return result;
   }
 
-  entry(): SessionEntry | null {
+  async entry(): Promise<SessionEntry | null> {
+    await this.adoptPending();
     return this.transcript.entry();
   }
 
-  read(query: ReadQuery): (Page & { sessionId: string }) | null {
+  async read(query: ReadQuery): Promise<(Page & { sessionId: string }) | null> {
+    await this.adoptPending();
     return this.transcript.read(query);
   }
 
@@ -250,6 +256,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
    * `timeoutMs`, with the transcript's last seq (0 while the session does not exist yet).
    */
   async waitForMessages(afterSeq: number, timeoutMs: number): Promise<{ sessionId: string | null; lastSeq: number }> {
+    await this.adoptPending();
     const before = this.transcript.entry();
     if ((before?.messageCount ?? 0) <= afterSeq) {
       await this.seqWaiters.wait(before?.sessionId ?? "", afterSeq, timeoutMs);
@@ -258,11 +265,13 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     return { sessionId: after?.sessionId ?? null, lastSeq: after?.messageCount ?? 0 };
   }
 
-  transcripts(): TranscriptInfo[] {
+  async transcripts(): Promise<TranscriptInfo[]> {
+    await this.adoptPending();
     return this.store.sessionIds();
   }
 
-  indexSnapshot(): IndexSnapshot | null {
+  async indexSnapshot(): Promise<IndexSnapshot | null> {
+    await this.adoptPending();
     return this.transcript.indexSnapshot();
   }
 
@@ -270,6 +279,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   override async fetch(request: Request): Promise<Response> {
     const query = JSON.parse(request.headers.get(FOLLOW_HEADER) ?? "null") as FollowQuery | null;
     if (!query) return new Response("not found", { status: 404 });
+    await this.adoptPending();
     const opened = await this.followers.open(query);
     if (opened instanceof Response) return opened;
     if (opened === "revoked")
@@ -287,6 +297,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   // ── Session control ─────────────────────────────────────────────────────
 
   async reset(ref: SessionRef, reason: "new" | "reset" = "reset"): Promise<SessionEntry> {
+    await this.adoptPending();
     this.runs.abortAll();
     const entry = this.transcript.reset(ref);
     await this.publisher.publish(reason);
@@ -294,6 +305,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   }
 
   async patch(ref: SessionRef, patch: SessionPatch, options: PatchOptions = {}): Promise<SessionEntry> {
+    await this.adoptPending();
     const { created, entry } = this.transcript.patch(ref, patch);
     const { parentSessionKey } = options;
     // The parent is set in the same change, so watchers hear one event.
@@ -304,6 +316,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   /** Removes the session and its transcripts (active runs are stopped first). */
   async delete(ref: SessionRef): Promise<boolean> {
+    await this.adoptPending();
     const existed = this.transcript.entry() !== null;
     this.runs.abortAll();
     this.followers.closeAll();
@@ -323,6 +336,9 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     seed?: SessionSeed,
     policy?: SendPolicyCheck,
   ): Promise<StartAnswer & { sessionId: string; messageId?: string }> {
+    // Before anything reads the entry (its send policy); an abort arriving meanwhile is
+    // caught as an unarrived run (abortRun's `expected`).
+    await this.adoptPending();
     if (this.sendBlocked(ref, policy)) {
       return { runId: request.runId, status: "blocked", sessionId: this.transcript.entry()?.sessionId ?? "" };
     }
@@ -448,6 +464,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     flow: FlowRequest,
     policy: SendPolicyCheck,
   ): Promise<StartAnswer> {
+    await this.adoptPending();
     if (this.sendBlocked(ref, policy)) return { runId: request.runId, status: "blocked" };
     const now = Date.now();
     const { waitMs, ...run } = request;
@@ -473,6 +490,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
    * announce to, all in one commit (a failed spawn leaves no half-made child).
    */
   async startSpawn(ref: SessionRef, lineage: SpawnLineage, request: StartRun, spec: SpawnSpec): Promise<StartResult> {
+    await this.adoptPending();
     const now = Date.now();
     const result = this.store.transaction(() => {
       this.transcript.recordLineage(ref, lineage, now);
@@ -489,11 +507,32 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
    * by run id. False when this session does not exist (the child then tries the next one up).
    */
   async receiveAnnounce(ref: SessionRef, announce: AnnounceDelivery): Promise<boolean> {
+    await this.adoptPending();
     const entry = this.transcript.entry();
     if (!entry) return false;
     this.store.transaction(() => acceptAnnounce({ runs: this.runs, outbox: this.outbox }, ref, entry, announce));
     await this.tenant(ref.tenantId).recordRun(announce.runId, ref.key);
     return true;
+  }
+
+  /**
+   * An object without an entry may stand for a session the tenant created alone
+   * (pending-sessions.ts): it asks the tenant once per use and adopts that entry, so the
+   * session keeps the sessionId its creator was told. Concurrent callers share one claim.
+   */
+  private async adoptPending(): Promise<void> {
+    if (this.transcript.entry()) return;
+    const owner = parseSessionObjectName(this.ctx.id.name);
+    if (!owner) return;
+    this.adopting ??= (async () => {
+      try {
+        const pending = await this.tenant(owner.tenantId).claimPendingSession(owner.key);
+        if (pending) this.transcript.adopt(owner.tenantId, owner.key, pending.entry, pending.version);
+      } finally {
+        this.adopting = null;
+      }
+    })();
+    await this.adopting;
   }
 
   // ── Timers ──────────────────────────────────────────────────────────────

@@ -218,6 +218,27 @@ export class SessionStore {
     return row.version;
   }
 
+  /**
+   * Takes over an entry the tenant created and already indexed (a pending session): same
+   * version, acknowledged as is, so adopting it publishes nothing.
+   */
+  adoptEntry(entry: SessionEntry, version: number): void {
+    this.sql.exec(
+      "INSERT INTO entry (id, json, version, indexed_version, published_session_id, published_seq) VALUES (1, ?, ?, ?, ?, 0)",
+      JSON.stringify(entry),
+      version,
+      version,
+      entry.sessionId,
+    );
+    this.state = {
+      entry,
+      version,
+      indexedVersion: version,
+      publishedSessionId: entry.sessionId,
+      publishedSeq: 0,
+    };
+  }
+
   /** Records what the tenant acknowledged: the entry version and the last message seq. */
   markPublished(version: number, sessionId: string, seq: number): void {
     this.sql.exec(

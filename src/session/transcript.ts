@@ -45,6 +45,17 @@ export class Transcript {
     return true;
   }
 
+  /** Makes a pending session's entry (created by the tenant alone) this object's; false when one exists. */
+  adopt(tenantId: string, key: string, entry: SessionEntry, version: number): boolean {
+    return this.store.transaction(() => {
+      if (this.store.loadEntry()) return false;
+      this.store.setIdentity(tenantId, key);
+      this.store.startTranscript(entry.sessionId, entry.createdAt);
+      this.store.adoptEntry(entry, version);
+      return true;
+    });
+  }
+
   /**
    * Appends messages in order, atomically; the first append creates the session. A repeated
    * idempotency key returns the first outcome and appends nothing.

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { isDevOperatorToken } from "../auth/authenticate";
 import { constantTimeEqual, mintToken, parseTokenId, sha256Hex } from "../auth/tokens";
 import { TENANT_HEADER } from "../contracts/headers";
+import type { PatchOptions, SessionRef } from "../contracts/session-api";
 import type {
   IssuedToken,
   ListFilter,
@@ -12,12 +13,16 @@ import type {
 } from "../contracts/tenant-api";
 import { GatewayHub } from "../gateway/hub";
 import { classifySessionKind, isCronRunKey } from "../keys/session-key";
+import { logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
+import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
-import type { SessionRow } from "../session/session-row";
+import { applyPatch, newEntry } from "../session/entry";
+import { type SessionRow, toSessionRow } from "../session/session-row";
 import { sessionApi } from "../stubs";
 import { type IndexColumns, IndexStore } from "./index-store";
+import { PendingSessionStore } from "./pending-sessions";
 import { RateLimiter } from "./rate-limit";
 import { RecentRuns } from "./recent-runs";
 import { RunKeyWaiters } from "./run-key-waiters";
@@ -38,6 +43,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   private readonly tenantStore: TenantStore;
   private readonly tokens: TokenStore;
   private readonly index: IndexStore;
+  private readonly pending: PendingSessionStore;
   private readonly limiter = new RateLimiter();
   private readonly runKeyWaiters = new RunKeyWaiters();
   private readonly recentRuns = new RecentRuns();
@@ -51,6 +57,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     this.tenantStore = new TenantStore(ctx.storage.sql);
     this.tokens = new TokenStore(ctx.storage.sql);
     this.index = new IndexStore(ctx.storage.sql);
+    this.pending = new PendingSessionStore(ctx.storage.sql);
     this.hub = new GatewayHub({
       ctx,
       env,
@@ -109,6 +116,11 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
    * object batches when nobody does).
    */
   publish(update: SessionUpdate): { hot: boolean } {
+    if (update.row) this.adopted(update.key, update.sessionId);
+    return this.applyUpdate(update);
+  }
+
+  private applyUpdate(update: SessionUpdate): { hot: boolean } {
     const hot = this.hub.connections.hasSubscribers(update.key);
     // A late update of a deleted session is dropped whole: no index row, no events.
     const state = update.row
@@ -120,6 +132,48 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     const messages = this.index.claimUndelivered(update.key, update.sessionId, update.messages);
     this.hub.fanout.deliver({ ...update, messages }, () => update.row ?? this.index.session(update.key) ?? null);
     return { hot };
+  }
+
+  createSession(ref: SessionRef, patch: SessionPatch, options: PatchOptions = {}): SessionEntry | null {
+    const pending = this.pending.get(ref.key);
+    if (pending ? pending.claimed : this.index.session(ref.key)) return null;
+    const now = Date.now();
+    // The entry the session object's own patch would make (Transcript.patch), and the same update.
+    const patched = applyPatch(pending?.entry ?? newEntry(ref, undefined, now), patch, now);
+    const entry =
+      options.parentSessionKey !== undefined ? { ...patched, parentSessionKey: options.parentSessionKey } : patched;
+    const version = (pending?.version ?? 0) + 1;
+    this.pending.put(ref.key, entry, version);
+    const reason = options.reason ?? (pending ? "patch" : "create");
+    const row = toSessionRow(entry);
+    this.applyUpdate({
+      key: ref.key,
+      version,
+      row,
+      sessionId: entry.sessionId,
+      messages: [],
+      reasons: [reason],
+      events: [],
+    });
+    return entry;
+  }
+
+  claimPendingSession(key: string): { entry: SessionEntry; version: number } | null {
+    const claimed = this.pending.claim(key);
+    return claimed ? { entry: claimed.entry, version: claimed.version } : null;
+  }
+
+  /** The session object now publishes the session itself: its pending entry goes. */
+  private adopted(key: string, sessionId: string): void {
+    const pending = this.pending.get(key);
+    if (!pending) return;
+    this.pending.remove(key);
+    // Another path created the session object's own entry before it could adopt this one
+    // (a create racing the first message through another transport): the object's wins.
+    if (pending.entry.sessionId !== sessionId) {
+      logWarning("session.create_conflict", { tenant: this.tenantStore.tenantId(), session: key });
+      this.index.dropSessions([key]);
+    }
   }
 
   // ── Tenant and tokens ───────────────────────────────────────────────────
@@ -340,6 +394,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
 
   removeSession(key: string, at: number): boolean {
     const row = this.index.session(key);
+    this.pending.remove(key);
     const removed = this.index.removeSession(key);
     // Nothing deleted, nothing to tell.
     if (removed) this.hub.fanout.deleted({ key, sessionId: row?.sessionId, agentId: row?.agentId }, at);
@@ -410,7 +465,12 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     const queue = [...keys];
     const worker = async () => {
       for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
-        const snapshot = await sessionApi(this.env, tenantId, key).indexSnapshot();
+        const pending = this.pending.get(key);
+        // Unclaimed pending sessions have no object to ask: their entry here is the session.
+        const snapshot =
+          pending?.claimed === false
+            ? { row: toSessionRow(pending.entry), version: pending.version }
+            : await sessionApi(this.env, tenantId, key).indexSnapshot();
         if (!snapshot) continue;
         // The ordering check keeps a newer row that arrived while this one was read.
         this.index.upsertSession(snapshot.row, snapshot.version, this.indexColumns(snapshot.row));

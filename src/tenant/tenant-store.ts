@@ -2,6 +2,7 @@ import type { TenantConfig } from "../protocol/config";
 import { type LegacyLayout, migrate, type Schema } from "../storage/migrations";
 import { first } from "../storage/sql";
 import { INDEX_SCHEMAS } from "./index-store";
+import { PENDING_SESSION_SCHEMAS } from "./pending-sessions";
 import { TOKEN_SCHEMAS } from "./token-store";
 
 const RECORD_SCHEMAS: Schema[] = [
@@ -35,7 +36,12 @@ const RECORD_SCHEMAS: Schema[] = [
 ];
 
 /** Every module a tenant object's database holds. */
-export const TENANT_SCHEMAS: Schema[] = [...RECORD_SCHEMAS, ...TOKEN_SCHEMAS, ...INDEX_SCHEMAS];
+export const TENANT_SCHEMAS: Schema[] = [
+  ...RECORD_SCHEMAS,
+  ...TOKEN_SCHEMAS,
+  ...INDEX_SCHEMAS,
+  ...PENDING_SESSION_SCHEMAS,
+];
 
 /** The single-counter list tenant objects used before per-module migrations (16 statements). */
 const LEGACY_TENANT_LAYOUT: LegacyLayout = [

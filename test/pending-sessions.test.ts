@@ -1,0 +1,124 @@
+import { evictDurableObject, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { sessionObjectName } from "../src/stubs";
+import { freshTenant, type TestTenant, until, user } from "./helpers";
+
+/**
+ * sessions.patch of a new key writes the entry in the tenant object alone (pending-sessions.ts):
+ * no session object until the session is used, and the object then adopts that entry, so
+ * the creator's sessionId, label and lineage hold.
+ */
+
+const sessionIds = async () => (await listDurableObjectIds(env.SESSIONS)).map((id) => id.toString());
+const sessionIdOf = (t: TestTenant, key: string) => env.SESSIONS.idFromName(sessionObjectName(t.id, key)).toString();
+const pendingRows = (t: TestTenant) =>
+  runInDurableObject(env.TENANTS.getByName(t.id), async (_instance, state) =>
+    state.storage.sql.exec<{ key: string; claimed: number }>("SELECT key, claimed FROM pending_sessions").toArray(),
+  );
+
+async function created(t: TestTenant, key: string, fields: Record<string, unknown> = {}) {
+  const res = await t.patch(key, fields);
+  expect(res.status).toBe(200);
+  return res.data.entry as { sessionId: string; label?: string };
+}
+
+describe("pending sessions: created by the tenant, adopted on first use", () => {
+  it("sessions.patch of a new key creates no session object, and the list has it at once", async () => {
+    const t = await freshTenant("pending-create");
+    const key = "agent:main:pending-a";
+    const entry = await created(t, key, { label: "Pending A" });
+    expect(await sessionIds()).not.toContain(sessionIdOf(t, key));
+    const list = await t.list();
+    const row = list.data.sessions.find((s: { key: string }) => s.key === key);
+    expect(row).toMatchObject({ key, sessionId: entry.sessionId, label: "Pending A" });
+    expect(await pendingRows(t)).toEqual([{ key, claimed: 0 }]);
+  });
+
+  it("patches before first use change the pending entry; the first use adopts it with its sessionId", async () => {
+    const t = await freshTenant("pending-adopt");
+    const key = "agent:main:pending-b";
+    const first = await created(t, key, { label: "one" });
+    const second = await created(t, key, { label: "two", model: "gpt-test" });
+    expect(second.sessionId).toBe(first.sessionId);
+    // Reading the history is a first use: the object appears and holds the tenant's entry.
+    const history = await t.call(`/sessions/${encodeURIComponent(key)}/history`);
+    expect(history.status).toBe(200);
+    expect(history.data).toMatchObject({ sessionKey: key, messages: [] });
+    expect(await sessionIds()).toContain(sessionIdOf(t, key));
+    const appended = await t.append(key, user("hello"));
+    expect(appended.data).toMatchObject({ sessionId: first.sessionId, seq: 1 });
+    const entry = await env.SESSIONS.getByName(sessionObjectName(t.id, key)).entry();
+    expect(entry).toMatchObject({ sessionId: first.sessionId, label: "two", model: "gpt-test", messageCount: 1 });
+    // The object's first publish retires the pending row; the index shows the message.
+    await until(
+      () => pendingRows(t),
+      (rows) => rows.length === 0,
+    );
+    const row = (await t.list()).data.sessions.find((s: { key: string }) => s.key === key);
+    expect(row).toMatchObject({ sessionId: first.sessionId, label: "two" });
+  });
+
+  it("after a claim, patches go to the session object (none is lost to the pending copy)", async () => {
+    const t = await freshTenant("pending-claimed");
+    const key = "agent:main:pending-c";
+    const { sessionId } = await created(t, key, { label: "before" });
+    await env.SESSIONS.getByName(sessionObjectName(t.id, key)).entry(); // claims, publishes nothing
+    expect(await pendingRows(t)).toEqual([{ key, claimed: 1 }]);
+    const after = await created(t, key, { label: "after" });
+    expect(after).toMatchObject({ sessionId, label: "after" });
+    const entry = await env.SESSIONS.getByName(sessionObjectName(t.id, key)).entry();
+    expect(entry).toMatchObject({ sessionId, label: "after" });
+    expect(await pendingRows(t)).toEqual([]);
+  });
+
+  it("an object that lost its adoption (evicted before writing) claims the same entry again", async () => {
+    const t = await freshTenant("pending-reclaim");
+    const key = "agent:main:pending-d";
+    const { sessionId } = await created(t, key);
+    const stub = env.TENANTS.getByName(t.id);
+    expect(await stub.claimPendingSession(key)).toMatchObject({ entry: { sessionId } });
+    await evictDurableObject(stub);
+    const again = await stub.claimPendingSession(key);
+    expect(again).toMatchObject({ entry: { sessionId }, version: 1 });
+  });
+
+  it("a chat turn on a pending session runs in the created session", async () => {
+    const t = await freshTenant("pending-run");
+    const key = "agent:main:pending-e";
+    const { sessionId } = await created(t, key, { label: "Run here" });
+    const res = await t.call(`/v1/sessions/${encodeURIComponent(key)}/messages`, {
+      method: "POST",
+      json: { ...user("ping"), run: true },
+    });
+    expect(res.status).toBe(201);
+    expect(res.data).toMatchObject({ sessionKey: key, sessionId });
+    const history = await until(
+      () => t.call(`/sessions/${encodeURIComponent(key)}/history`),
+      (h) => h.data.messages?.length === 2,
+    );
+    expect(history.data.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("deleting a pending session removes it; the key can be created anew", async () => {
+    const t = await freshTenant("pending-delete");
+    const key = "agent:main:pending-f";
+    const { sessionId } = await created(t, key);
+    const res = await t.call(`/v1/sessions/${encodeURIComponent(key)}`, { method: "DELETE" });
+    expect(res.status).toBe(200);
+    expect((await t.list()).data.sessions.map((s: { key: string }) => s.key)).not.toContain(key);
+    expect(await pendingRows(t)).toEqual([]);
+    const again = await created(t, key);
+    expect(again.sessionId).not.toBe(sessionId);
+  });
+
+  it("rebuilding the index keeps unclaimed pending sessions", async () => {
+    const t = await freshTenant("pending-rebuild");
+    const key = "agent:main:pending-g";
+    await created(t, key, { label: "kept" });
+    const rebuilt = await env.TENANTS.getByName(t.id).rebuildIndex();
+    expect(rebuilt.sessions).toBe(1);
+    const row = (await t.list()).data.sessions.find((s: { key: string }) => s.key === key);
+    expect(row).toMatchObject({ key, label: "kept" });
+  });
+});
