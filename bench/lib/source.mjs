@@ -37,7 +37,13 @@ export function changedFiles(before, after) {
   return changed.sort();
 }
 
-/** Copies the build inputs to a fresh temp dir with node_modules symlinked; returns its path. */
+/**
+ * Generated folders the build needs but nobody edits: symlinked into a snapshot, not copied
+ * (public/ is the static assets folder that `npm install` fills; wrangler refuses to start without it).
+ */
+const LINKED = ["node_modules", "public"];
+
+/** Copies the build inputs to a fresh temp dir with node_modules and public/ symlinked; returns its path. */
 export async function snapshotRepo(root, inputs = BUILD_INPUTS) {
   const dir = await mkdtemp(join(tmpdir(), "oc-bench-src-"));
   for (const input of inputs) {
@@ -45,6 +51,8 @@ export async function snapshotRepo(root, inputs = BUILD_INPUTS) {
       if (error.code !== "ENOENT") throw error;
     });
   }
-  await symlink(join(root, "node_modules"), join(dir, "node_modules"), "dir");
+  for (const name of LINKED) {
+    if (await stat(join(root, name)).catch(() => null)) await symlink(join(root, name), join(dir, name), "dir");
+  }
   return dir;
 }
