@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Benchmark runner: `npm run bench [-- suite ...] [-- --quick] [-- --snapshot]`.
-// Starts one `wrangler dev` with fresh state, runs the suites in bench/suites/, prints a table per
-// suite, writes bench/results/latest.json, stops the server. Exits non-zero on any failure,
-// including requests that errored.
+// Benchmark runner: `npm run bench [-- suite ...] [-- --quick] [-- --snapshot] [-- --direct]`.
+// Starts one `wrangler dev` (or, with --direct, workerd through Miniflare) with fresh state, runs
+// the suites in bench/suites/, prints a table per suite, writes bench/results/latest.json, stops
+// the server. Exits non-zero on any failure, including requests that errored.
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -52,9 +52,15 @@ function parseArgs(argv) {
   const flags = new Set(argv.filter((a) => a.startsWith("--")));
   const names = argv.filter((a) => !a.startsWith("--"));
   for (const flag of flags) {
-    if (!["--quick", "--snapshot", "--help"].includes(flag)) throw new Error(`unknown option ${flag}`);
+    if (!["--quick", "--snapshot", "--direct", "--help"].includes(flag)) throw new Error(`unknown option ${flag}`);
   }
-  return { names, quick: flags.has("--quick"), snapshot: flags.has("--snapshot"), help: flags.has("--help") };
+  return {
+    names,
+    quick: flags.has("--quick"),
+    snapshot: flags.has("--snapshot"),
+    runtime: flags.has("--direct") ? "direct" : "wrangler",
+    help: flags.has("--help"),
+  };
 }
 
 async function main() {
@@ -67,12 +73,16 @@ async function main() {
   if (args.help) {
     console.log(
       [
-        "usage: node bench/run.mjs [suite ...] [--quick] [--snapshot]",
+        "usage: node bench/run.mjs [suite ...] [--quick] [--snapshot] [--direct]",
         `suites: ${available.join(", ")} (default: all, in this order)`,
         "--quick     run every suite at ~1/10 scale (smoke test)",
         "--snapshot  serve a private copy of src/ and the config, so edits made during the run",
         "            cannot hot-reload the worker (by default the repo itself is served, and",
         "            edits during a suite fail the run)",
+        "--direct    serve the worker directly in workerd through Miniflare, without wrangler dev's",
+        "            proxy hop (production has no such hop); the bundle is built once at start, so",
+        "            edits during the run cannot reload it (the versus suite then also measures a",
+        "            runtime floor: an empty hibernating Durable Object in its own workerd)",
       ].join("\n"),
     );
     return 0;
@@ -90,12 +100,15 @@ async function main() {
     date: new Date().toISOString(),
     loadAvgAtStart: os.loadavg().map((l) => Number(l.toFixed(2))),
   };
-  log(`suites: ${selected.join(", ")}${args.quick ? " (quick)" : ""}; node ${machine.node}, ${machine.cpus} cpus`);
+  log(
+    `suites: ${selected.join(", ")}${args.quick ? " (quick)" : ""}; ${args.runtime === "direct" ? "workerd directly (Miniflare)" : "wrangler dev"}; node ${machine.node}, ${machine.cpus} cpus`,
+  );
 
   const report = {
     machine,
     quick: args.quick,
     source: { mode: args.snapshot ? "snapshot" : "repo", changed: [] },
+    server: { runtime: args.runtime },
     suites: {},
     failures: [],
     totalErrors: 0,
@@ -105,14 +118,15 @@ async function main() {
   let serverLines = [];
   try {
     // wrangler dev reloads on source changes: serve a copy, or watch for edits during each suite.
+    // --direct serves a bundle built once at start, which no edit can reload: nothing to watch.
     let cwd = REPO_ROOT;
     if (args.snapshot) {
       cwd = await snapshotRepo(REPO_ROOT);
       log(`serving a snapshot of the source in ${cwd}`);
     }
-    let sourceState = args.snapshot ? undefined : await fingerprint(REPO_ROOT);
-    server = await startServer({ cwd, log, removeOnStop: args.snapshot ? [cwd] : [] });
-    report.server = { baseUrl: server.baseUrl };
+    let sourceState = args.snapshot || args.runtime === "direct" ? undefined : await fingerprint(REPO_ROOT);
+    server = await startServer({ cwd, runtime: args.runtime, log, removeOnStop: args.snapshot ? [cwd] : [] });
+    report.server = { runtime: args.runtime, baseUrl: server.baseUrl };
     for (const name of selected) {
       if (interruption.signal.aborted) break;
       if (!server.isRunning()) {
@@ -124,6 +138,9 @@ async function main() {
         baseUrl: server.baseUrl,
         client: httpClient(server.baseUrl, { signal: interruption.signal }),
         server,
+        /** "wrangler" (wrangler dev, its proxy worker in front) or "direct" (workerd through Miniflare). */
+        runtime: args.runtime,
+        repoRoot: REPO_ROOT,
         signal: interruption.signal,
         quick: args.quick,
         log: (msg) => log(`${name}: ${msg}`),
@@ -195,7 +212,10 @@ async function main() {
     );
   }
   console.log(
-    `source: ${args.snapshot ? "snapshot copy of src/ and config taken at start" : "the repo itself (watched for edits)"}`,
+    `source: ${args.snapshot ? "snapshot copy of src/ and config taken at start" : args.runtime === "direct" ? "the repo itself, bundled once at start" : "the repo itself (watched for edits)"}`,
+  );
+  console.log(
+    `runtime: ${args.runtime === "direct" ? "workerd directly through Miniflare (no dev proxy hop)" : "wrangler dev (its proxy worker in front of the service)"}`,
   );
   console.log(`results: ${join(RESULTS_DIR, "latest.json")} (total ${report.seconds.toFixed(1)} s)`);
   if (serverErrors.length) {

@@ -1,14 +1,22 @@
-// Starts `wrangler dev` for the benchmark in its own process group and tears it down again.
+// Starts the service for the benchmark in its own process group and tears it down again: under
+// `wrangler dev` (the default), or directly in workerd through Miniflare (bench/lib/direct-server.mjs,
+// no dev proxy hop), and the runtime floor control (bench/lib/floor-worker.mjs) the same way.
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const HOST = "127.0.0.1";
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 const LOG_LINES_KEPT = 2000;
+const BUNDLE_TIMEOUT_MS = 120_000;
+const LIB_DIR = dirname(fileURLToPath(import.meta.url));
+const DIRECT_SERVER = join(LIB_DIR, "direct-server.mjs");
+/** How the service is served: `wrangler dev` (proxy worker in front) or workerd directly. */
+export const RUNTIMES = ["wrangler", "direct"];
 // ANSI colour codes (wrangler colours its error lines even with NO_COLOR).
 const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
 
@@ -49,49 +57,9 @@ async function waitForPortFree(port, timeoutMs) {
   }
 }
 
-/**
- * Starts the service (from `cwd`, the repo root or a snapshot of it) with a fresh persistence
- * dir on a free port and waits for `GET /health`. `removeOnStop` dirs are deleted by stop().
- * To restart a server with its state, pass the previous `port` and `persistDir`: a given
- * `persistDir` belongs to the caller and is kept by stop(); a given `port` is waited for
- * (up to `portWaitMs`) until the previous process has released it.
- * Returns `{ baseUrl, port, persistDir, pid, logTail(), exited, isRunning(), stop() }`.
- * On any failure the process group is killed before the error is thrown.
- */
-export async function startServer({
-  cwd,
-  readyTimeoutMs = READY_TIMEOUT_MS,
-  log = () => {},
-  removeOnStop = [],
-  port: givenPort,
-  persistDir: givenPersistDir,
-  portWaitMs = PORT_WAIT_MS,
-} = {}) {
-  let port;
-  if (givenPort === undefined) port = await freePort();
-  else {
-    port = givenPort;
-    await waitForPortFree(port, portWaitMs);
-  }
-  const persistDir = givenPersistDir ?? (await mkdtemp(join(tmpdir(), "oc-bench-state-")));
-  const ownedDirs = givenPersistDir === undefined ? [persistDir] : [];
-  const args = [
-    "wrangler",
-    "dev",
-    "--ip",
-    HOST,
-    "--port",
-    String(port),
-    "--persist-to",
-    persistDir,
-    "--env-file",
-    ".dev.vars.example",
-    "--log-level",
-    "warn",
-    "--show-interactive-dev-session=false",
-  ];
-  log(`starting: npx ${args.join(" ")}`);
-  const env = {
+/** Environment of the children: the node running the bench first in PATH, no metrics, no colour. */
+function childEnv() {
+  return {
     ...process.env,
     // The node running the bench (>= 22) must also run wrangler, whatever PATH says.
     PATH: [dirname(process.execPath), process.env.PATH ?? ""].join(delimiter),
@@ -101,9 +69,173 @@ export async function startServer({
     NO_COLOR: "1",
     FORCE_COLOR: "0",
   };
+}
+
+/**
+ * Bundles the worker of `cwd` (the repo root or a snapshot of it) with
+ * `wrangler deploy --dry-run` into a fresh dir under `<cwd>/.wrangler/bench-bundle/` (workerd
+ * refuses a script outside its root, the cwd; `.wrangler` is git-ignored). Returns
+ * `{ dir, script }`; the caller removes `dir`. Throws with wrangler's output when bundling fails.
+ */
+export async function bundleWorker({ cwd, log = () => {} }) {
+  const parent = join(cwd, ".wrangler", "bench-bundle");
+  await mkdir(parent, { recursive: true });
+  const dir = await mkdtemp(join(parent, "run-"));
+  const args = ["wrangler", "deploy", "--dry-run", "--outdir", dir];
+  log(`bundling: npx ${args.join(" ")}`);
+  const t0 = Date.now();
+  const child = spawn("npx", args, { cwd, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  const output = [];
+  child.stdout.on("data", (chunk) => output.push(chunk));
+  child.stderr.on("data", (chunk) => output.push(chunk));
+  const timer = setTimeout(() => child.kill("SIGKILL"), BUNDLE_TIMEOUT_MS);
+  const { code, signal, error } = await new Promise((resolve) => {
+    child.on("exit", (code, signal) => resolve({ code, signal }));
+    child.on("error", (error) => resolve({ code: null, signal: null, error }));
+  }).finally(() => clearTimeout(timer));
+  if (code !== 0) {
+    await rm(dir, { recursive: true, force: true }).catch(() => {});
+    const all = Buffer.concat(output)
+      .toString()
+      .replace(ANSI, "")
+      .split(/\r?\n/)
+      .filter((l) => l.trim() !== "" && !/^npm warn/i.test(l));
+    // wrangler prints its usage after the error: its ERROR lines first, then the last lines.
+    const errorLines = all.filter((l) => /\[ERROR\]|✘|^error/i.test(l)).slice(0, 5);
+    const tail = [...errorLines, ...(errorLines.length ? ["…"] : []), ...all.slice(-15)]
+      .map((l) => `    | ${l}`)
+      .join("\n");
+    throw new Error(
+      `bundling the worker for --direct failed: npx ${args.join(" ")} ${error ? `could not start (${error.message})` : `exited with code ${code}${signal ? `, signal ${signal}` : ""}`}` +
+        (tail ? `\n  wrangler output (last lines):\n${tail}` : ""),
+    );
+  }
+  log(`bundled in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${join(dir, "index.js")}`);
+  return { dir, script: join(dir, "index.js") };
+}
+
+/**
+ * Starts the service (from `cwd`, the repo root or a snapshot of it) with a fresh persistence
+ * dir on a free port and waits for `GET /health`. `removeOnStop` dirs are deleted by stop().
+ * `runtime`: "wrangler" (default) runs `wrangler dev`, which reloads on source changes and puts
+ * its proxy worker in front of the service; "direct" bundles `cwd` once (or serves the given
+ * `bundle`, an index.js under `cwd` that stays the caller's) and serves it in workerd through
+ * Miniflare (bench/lib/direct-server.mjs), without the proxy hop and without reloads.
+ * To restart a server with its state, pass the previous `port` and `persistDir`: a given
+ * `persistDir` belongs to the caller and is kept by stop(); a given `port` is waited for
+ * (up to `portWaitMs`) until the previous process has released it.
+ * Returns `{ baseUrl, port, persistDir, pid, runtime, bundle, logTail(), exited, isRunning(), stop() }`.
+ * On any failure the process group is killed before the error is thrown.
+ */
+export async function startServer({
+  cwd,
+  runtime = "wrangler",
+  bundle: givenBundle,
+  readyTimeoutMs = READY_TIMEOUT_MS,
+  log = () => {},
+  removeOnStop = [],
+  port: givenPort,
+  persistDir: givenPersistDir,
+  portWaitMs = PORT_WAIT_MS,
+} = {}) {
+  if (!RUNTIMES.includes(runtime)) throw new Error(`unknown runtime ${runtime} (one of ${RUNTIMES.join(", ")})`);
+  const port = await takePort(givenPort, portWaitMs);
+  if (runtime === "wrangler") {
+    const persistDir = givenPersistDir ?? (await mkdtemp(join(tmpdir(), "oc-bench-state-")));
+    const ownedDirs = givenPersistDir === undefined ? [persistDir] : [];
+    const args = [
+      "wrangler",
+      "dev",
+      "--ip",
+      HOST,
+      "--port",
+      String(port),
+      "--persist-to",
+      persistDir,
+      "--env-file",
+      ".dev.vars.example",
+      "--log-level",
+      "warn",
+      "--show-interactive-dev-session=false",
+    ];
+    return launch({
+      label: "wrangler dev",
+      command: "npx",
+      args,
+      cwd,
+      port,
+      persistDir,
+      removeDirs: [...ownedDirs, ...removeOnStop],
+      extra: { runtime },
+      readyTimeoutMs,
+      log,
+    });
+  }
+  const removeDirs = [...removeOnStop];
+  let bundle = givenBundle;
+  try {
+    if (bundle === undefined) {
+      const built = await bundleWorker({ cwd, log });
+      removeDirs.push(built.dir);
+      bundle = built.script;
+    }
+  } catch (error) {
+    for (const dir of removeDirs) await rm(dir, { recursive: true, force: true }).catch(() => {});
+    throw error;
+  }
+  const persistDir = givenPersistDir ?? (await mkdtemp(join(tmpdir(), "oc-bench-state-")));
+  if (givenPersistDir === undefined) removeDirs.unshift(persistDir);
+  const args = [DIRECT_SERVER, "--root", cwd, "--port", String(port), "--persist", persistDir, "--bundle", bundle];
+  return launch({
+    label: "direct workerd (Miniflare)",
+    command: process.execPath,
+    args,
+    cwd,
+    port,
+    persistDir,
+    removeDirs,
+    extra: { runtime, bundle },
+    readyTimeoutMs,
+    log,
+  });
+}
+
+/**
+ * Starts the runtime floor control: bench/lib/floor-worker.mjs (one empty hibernating Durable
+ * Object) served by Miniflare in its own workerd, as `runtime: "direct"` serves the service.
+ * `cwd` is the repo root (its Miniflare and compatibility date are used). Same server object.
+ */
+export async function startFloorServer({ cwd, readyTimeoutMs = READY_TIMEOUT_MS, log = () => {} } = {}) {
+  const port = await freePort();
+  const persistDir = await mkdtemp(join(tmpdir(), "oc-bench-floor-"));
+  const args = [DIRECT_SERVER, "--floor", "--root", cwd, "--port", String(port), "--persist", persistDir];
+  return launch({
+    label: "runtime floor (Miniflare)",
+    command: process.execPath,
+    args,
+    cwd,
+    port,
+    persistDir,
+    removeDirs: [persistDir],
+    extra: { runtime: "floor" },
+    readyTimeoutMs,
+    log,
+  });
+}
+
+/** A free port, or the given one once the previous process has released it. */
+async function takePort(givenPort, portWaitMs) {
+  if (givenPort === undefined) return freePort();
+  await waitForPortFree(givenPort, portWaitMs);
+  return givenPort;
+}
+
+/** Spawns `command args` as the leader of a new process group and waits for its /health. */
+async function launch({ label, command, args, cwd, port, persistDir, removeDirs, extra, readyTimeoutMs, log }) {
+  log(`starting: ${command === "npx" ? "npx" : "node"} ${args.join(" ")}`);
   // detached: the child leads a new process group, so stop() reaches npx, wrangler and workerd
   // alike, and a Ctrl-C in the terminal goes only to us (we then stop the group ourselves).
-  const child = spawn("npx", args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, { cwd, env: childEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] });
 
   const lines = [];
   const keep = (chunk) => {
@@ -146,6 +278,7 @@ export async function startServer({
 
   let stopping;
   const server = {
+    ...extra,
     baseUrl: `http://${HOST}:${port}`,
     port,
     persistDir,
@@ -162,12 +295,12 @@ export async function startServer({
           const deadline = Date.now() + STOP_GRACE_MS;
           while (groupAlive() && Date.now() < deadline) await sleep(100);
           if (groupAlive()) {
-            log("server group did not exit after SIGTERM; sending SIGKILL");
+            log(`${label} group did not exit after SIGTERM; sending SIGKILL`);
             killGroup("SIGKILL");
             for (let i = 0; i < 20 && groupAlive(); i++) await sleep(100);
           }
         }
-        for (const dir of [...ownedDirs, ...removeOnStop]) {
+        for (const dir of removeDirs) {
           await rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
         }
         running.delete(server);
@@ -182,7 +315,7 @@ export async function startServer({
   running.add(server);
 
   try {
-    await waitForHealth(server, readyTimeoutMs, () => exitInfo);
+    await waitForHealth(server, readyTimeoutMs, () => exitInfo, label);
   } catch (error) {
     await server.stop();
     const tail = lines
@@ -192,18 +325,18 @@ export async function startServer({
     error.message += tail ? `\n  server output (last lines):\n${tail}` : "\n  (server printed nothing)";
     throw error;
   }
-  log(`server ready at ${server.baseUrl} (pid ${child.pid}, state ${persistDir})`);
+  log(`${label} ready at ${server.baseUrl} (pid ${child.pid}, state ${persistDir})`);
   return server;
 }
 
-async function waitForHealth(server, timeoutMs, exitInfo) {
+async function waitForHealth(server, timeoutMs, exitInfo, label) {
   const deadline = Date.now() + timeoutMs;
   let last = "no answer yet";
   while (Date.now() < deadline) {
     const info = exitInfo();
     if (info) {
       throw new Error(
-        `wrangler dev exited before it was ready (code ${info.code}, signal ${info.signal}${info.error ? `, ${info.error.message}` : ""})`,
+        `${label} exited before it was ready (code ${info.code}, signal ${info.signal}${info.error ? `, ${info.error.message}` : ""})`,
       );
     }
     try {
@@ -222,7 +355,7 @@ async function waitForHealth(server, timeoutMs, exitInfo) {
     }
     await sleep(250);
   }
-  throw new Error(`server not healthy after ${timeoutMs / 1000} s (last: ${last})`);
+  throw new Error(`${label}: server not healthy after ${timeoutMs / 1000} s (last: ${last})`);
 }
 
 /** Kills every server still running. For process 'exit' handlers (must be synchronous). */

@@ -3,6 +3,9 @@
 // swapped each round), B/A printed per row (below 1 = this service is faster / smaller).
 // The peer: `bash ../shared/peer/start-peer.sh` (ws://127.0.0.1:18789); override with
 // BENCH_PEER_URL / BENCH_PEER_TOKEN, or BENCH_PEER=off to skip it.
+// With `--direct` (ctx.runtime "direct") a runtime floor control (F) runs in the transport rows
+// too: bench/lib/floor-worker.mjs, an empty hibernating Durable Object served the same way in its
+// own workerd, i.e. the least any gateway on this runtime can cost; its figure goes in the note.
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
@@ -10,6 +13,7 @@ import { closeAll, GatewayConn, gatewayUrl, messageText, openMany } from "../lib
 import { DEV_OPERATOR_TOKEN, httpClient } from "../lib/http.mjs";
 import { fmt, runConcurrent, summarize } from "../lib/measure.mjs";
 import { cpuSeconds, serverProcesses } from "../lib/procs.mjs";
+import { startFloorServer } from "../lib/server.mjs";
 
 export const description =
   "versus: the issue-17 table side by side with the real OpenClaw gateway (when reachable), B/A per row";
@@ -27,6 +31,7 @@ const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, "i") : 
 const wanted = (pattern) => !ONLY || ONLY.test(pattern);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const FLOOR_NOTE = "runtime floor (empty hibernating DO, same workerd build)";
 
 /** The real gateway when its /health answers, else null. */
 async function findPeer(log) {
@@ -65,13 +70,49 @@ function target(label, base, wsUrl, token, signal, pids) {
   };
 }
 
+const workerdPidsOf = (rootPid) => async () =>
+  (await serverProcesses(rootPid)).filter((p) => p.comm === "workerd").map((p) => p.pid);
+
 export async function run(ctx) {
+  // The floor is started only with --direct: it is a floor for the path the service takes then
+  // (client → workerd → one hibernating object). Under wrangler dev the service pays the dev
+  // proxy worker's hop on top, which a bare-workerd floor would not, so a "floor" there would
+  // mostly measure the proxy. It is stopped here (and by the runner's stopAllServers as a backstop).
+  if (ctx.runtime !== "direct") {
+    ctx.log("no runtime floor control (only with --direct, where the service has no dev proxy hop either)");
+    return compare(ctx, null);
+  }
+  ctx.log("starting the runtime floor control (bench/lib/floor-worker.mjs)");
+  const floor = await startFloorServer({ cwd: ctx.repoRoot ?? process.cwd(), log: ctx.log });
+  try {
+    return await compare(ctx, floor);
+  } finally {
+    await floor.stop();
+  }
+}
+
+async function compare(ctx, floorServer) {
   const { log, signal, quick } = ctx;
   const n = (count) => Math.max(1, Math.round(count * (quick ? 0.1 : 1)));
   const peer = await findPeer(log);
-  const workerdPids = async () =>
-    (await serverProcesses(ctx.server.pid)).filter((p) => p.comm === "workerd").map((p) => p.pid);
-  const B = target("this service", ctx.baseUrl, gatewayUrl(ctx.baseUrl), DEV_OPERATOR_TOKEN, signal, workerdPids);
+  const B = target(
+    "this service",
+    ctx.baseUrl,
+    gatewayUrl(ctx.baseUrl),
+    DEV_OPERATOR_TOKEN,
+    signal,
+    workerdPidsOf(ctx.server.pid),
+  );
+  const F = floorServer
+    ? target(
+        "runtime floor",
+        floorServer.baseUrl,
+        gatewayUrl(floorServer.baseUrl),
+        DEV_OPERATOR_TOKEN,
+        signal,
+        workerdPidsOf(floorServer.pid),
+      )
+    : null;
   const peerPids = async () => {
     const pid = Number(await readFile(PEER_PID_FILE, "utf8").catch(() => ""));
     return pid > 0 ? [pid] : [];
@@ -79,20 +120,22 @@ export async function run(ctx) {
   const A = peer ? target("real gateway", peer.base, peer.ws, PEER_TOKEN, signal, peerPids) : null;
   const targets = A ? [A, B] : [B];
   const runId = randomUUID().slice(0, 8);
-  const table = []; // { workload, a, b, unit, better: "lower"|"higher", note }
+  const table = []; // { workload, a, b, f, unit, better: "lower"|"higher" }
   const rows = [];
   let errors = 0;
 
   /**
    * One workload: `measure(t, round)` → { value, note?, errors? } per target and round, rounds
    * alternating the order; the values of the rounds are combined by `combine` (median).
+   * `floor`: the runtime floor control (when running) is measured too, alternating with A and B.
    */
-  async function phase(workload, unit, better, measure, { rounds = 2 } = {}) {
+  async function phase(workload, unit, better, measure, { rounds = 2, floor = false } = {}) {
     signal?.throwIfAborted();
     if (ONLY && !ONLY.test(workload)) return;
-    const results = new Map(targets.map((t) => [t, []]));
+    const phaseTargets = floor && F ? [...targets, F] : targets;
+    const results = new Map(phaseTargets.map((t) => [t, []]));
     for (let round = 0; round < rounds; round++) {
-      const order = round % 2 === 0 ? targets : [...targets].reverse();
+      const order = round % 2 === 0 ? phaseTargets : [...phaseTargets].reverse();
       for (const t of order) {
         log(`${workload} — ${t.label} (round ${round + 1}/${rounds})`);
         try {
@@ -115,9 +158,12 @@ export async function run(ctx) {
     };
     const b = combined(B);
     const a = A ? combined(A) : null;
-    // The real gateway's refusals are a finding (shown), not a failure of this run.
+    const f = results.has(F) ? combined(F) : null;
+    // The real gateway's refusals are a finding (shown), not a failure of this run; the floor's
+    // failures are shown too (a control that fails leaves the row without its floor, B stands).
     errors += b.errors;
-    table.push({ workload, a: a?.value, b: b.value, unit, better });
+    if (f?.errors) log(`!! ${workload} — runtime floor: ${f.errors} failed round(s): ${f.note}`);
+    table.push({ workload, a: a?.value, b: b.value, f: f?.value, unit, better });
     const ratio = a ? b.value / a.value : Number.NaN;
     rows.push({
       name: workload,
@@ -128,6 +174,7 @@ export async function run(ctx) {
         b.note,
         a?.note ? `A: ${a.note}` : "",
         a?.errors ? `A had ${a.errors} failed round(s)` : "",
+        f ? `${FLOOR_NOTE} ${fmt(f.value)} ${unit}${f.errors ? ` (${f.errors} failed round(s): ${f.note})` : ""}` : "",
       ]
         .filter(Boolean)
         .join("; "),
@@ -143,58 +190,82 @@ export async function run(ctx) {
   };
 
   // ── Transport: /health, handshakes, bursts ──
-  await phase("empty GET /health", "ms", "lower", async (t) => {
-    const r = await p50Of(n(200), 1, () => t.http.get("/health"));
-    return { value: r.p50, note: `n=${r.ok}` };
-  });
+  await phase(
+    "empty GET /health",
+    "ms",
+    "lower",
+    async (t) => {
+      const r = await p50Of(n(200), 1, () => t.http.get("/health"));
+      return { value: r.p50, note: `n=${r.ok}` };
+    },
+    { floor: true },
+  );
 
-  await phase("handshake → hello-ok", "ms", "lower", async (t) => {
-    const hello = [];
-    const challenge = [];
-    for (let i = 0; i < n(150) + 5; i++) {
-      const conn = await t.open();
-      if (i >= 5) {
-        hello.push(conn.timing.helloMs);
-        challenge.push(conn.timing.challengeMs);
-      }
-      await conn.close();
-    }
-    const h = summarize(hello);
-    return {
-      value: h.p50,
-      note: `n=${h.n}, p99 ${fmt(h.p99)} ms; open → challenge p50 ${fmt(summarize(challenge).p50)} ms`,
-    };
-  });
-
-  await phase("open socket + subscribe, 16 at a time", "ms", "lower", async (t, round) => {
-    const conns = [];
-    const key = `agent:main:vs-${runId}-sub-${round}`;
-    try {
-      const r = await p50Of(n(320), 16, async () => {
+  await phase(
+    "handshake → hello-ok",
+    "ms",
+    "lower",
+    async (t) => {
+      const hello = [];
+      const challenge = [];
+      for (let i = 0; i < n(150) + 5; i++) {
         const conn = await t.open();
-        conns.push(conn);
-        await conn.call("sessions.messages.subscribe", { key });
-      });
-      return { value: r.p50, note: `n=${r.ok}, p99 ${fmt(r.p99)} ms, ${fmt(r.perSecond)} sockets/s` };
-    } finally {
-      await closeAll(conns);
-    }
-  });
+        if (i >= 5) {
+          hello.push(conn.timing.helloMs);
+          challenge.push(conn.timing.challengeMs);
+        }
+        await conn.close();
+      }
+      const h = summarize(hello);
+      return {
+        value: h.p50,
+        note: `n=${h.n}, p99 ${fmt(h.p99)} ms; open → challenge p50 ${fmt(summarize(challenge).p50)} ms`,
+      };
+    },
+    { floor: true },
+  );
 
-  await phase("100 sockets connecting at once (last hello-ok)", "ms", "lower", async (t) => {
-    const count = quick ? 20 : 100;
-    const t0 = performance.now();
-    const opened = await t.openMany(count, count);
-    const wall = performance.now() - t0;
-    await closeAll(opened.conns);
-    const s = summarize(opened.timing);
-    const refused = opened.errors ? `; ${opened.errors} of ${count} refused (${opened.errorSamples[0]})` : "";
-    return {
-      value: wall,
-      errors: opened.errors,
-      note: `${count} at once: p50 ${fmt(s.p50)} ms, ${fmt(opened.conns.length / (wall / 1000))} sockets/s${refused}`,
-    };
-  });
+  await phase(
+    "open socket + subscribe, 16 at a time",
+    "ms",
+    "lower",
+    async (t, round) => {
+      const conns = [];
+      const key = `agent:main:vs-${runId}-sub-${round}`;
+      try {
+        const r = await p50Of(n(320), 16, async () => {
+          const conn = await t.open();
+          conns.push(conn);
+          await conn.call("sessions.messages.subscribe", { key });
+        });
+        return { value: r.p50, note: `n=${r.ok}, p99 ${fmt(r.p99)} ms, ${fmt(r.perSecond)} sockets/s` };
+      } finally {
+        await closeAll(conns);
+      }
+    },
+    { floor: true },
+  );
+
+  await phase(
+    "100 sockets connecting at once (last hello-ok)",
+    "ms",
+    "lower",
+    async (t) => {
+      const count = quick ? 20 : 100;
+      const t0 = performance.now();
+      const opened = await t.openMany(count, count);
+      const wall = performance.now() - t0;
+      await closeAll(opened.conns);
+      const s = summarize(opened.timing);
+      const refused = opened.errors ? `; ${opened.errors} of ${count} refused (${opened.errorSamples[0]})` : "";
+      return {
+        value: wall,
+        errors: opened.errors,
+        note: `${count} at once: p50 ${fmt(s.p50)} ms, ${fmt(opened.conns.length / (wall / 1000))} sockets/s${refused}`,
+      };
+    },
+    { floor: true },
+  );
 
   // ── Sessions: create, list, /tools/invoke ──
   const SESSIONS = quick ? 500 : 5000;
@@ -441,17 +512,20 @@ export async function run(ctx) {
     }
   }
 
-  printComparison(table, Boolean(A), log);
+  const serviceLabel =
+    ctx.runtime === "direct" ? "this service in workerd directly" : "this service under wrangler dev";
+  printComparison(table, Boolean(A), serviceLabel, log);
+  if (F) printFloorTable(table, Boolean(A));
   if (errors) log(`!! ${errors} error(s) in the side-by-side phases`);
   return rows;
 }
 
-function printComparison(table, withPeer, log) {
+function printComparison(table, withPeer, serviceLabel, log) {
   const lines = [
     "",
     withPeer
-      ? "== versus: real gateway (A) vs this service (B), one run, alternating ==  (B/A < 1: this service is faster)"
-      : "== versus: this service alone (no real gateway reachable) ==",
+      ? `== versus: real gateway (A) vs ${serviceLabel} (B), one run, alternating ==  (B/A < 1: this service is faster)`
+      : `== versus: ${serviceLabel} alone (no real gateway reachable) ==`,
     withPeer ? "| workload | real gateway | this service | B/A |" : "| workload | this service |",
     withPeer ? "| --- | --- | --- | --- |" : "| --- | --- |",
   ];
@@ -467,4 +541,23 @@ function printComparison(table, withPeer, log) {
   }
   console.log(lines.join("\n"));
   log("comparison printed");
+}
+
+/** The transport rows with the runtime floor control beside them (lower bound of this runtime). */
+function printFloorTable(table, withPeer) {
+  const rows = table.filter((row) => row.f !== undefined);
+  if (!rows.length) return;
+  const lines = [
+    "",
+    "== runtime floor: an empty hibernating Durable Object (bench/lib/floor-worker.mjs) in workerd, served as this service is ==",
+    withPeer
+      ? "| workload | real gateway | this service | runtime floor |"
+      : "| workload | this service | runtime floor |",
+    withPeer ? "| --- | --- | --- | --- |" : "| --- | --- | --- |",
+  ];
+  for (const row of rows) {
+    const cells = [row.workload, ...(withPeer ? [row.a] : []), row.b, row.f];
+    lines.push(`| ${cells.map((v, i) => (i === 0 ? v : `${fmt(v)} ${row.unit}`)).join(" | ")} |`);
+  }
+  console.log(lines.join("\n"));
 }

@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// Serves a worker directly in workerd through Miniflare, without wrangler dev's proxy worker in
+// front of it (production has no such hop). Run as a child process by bench/lib/server.mjs, so
+// the bench can kill its process group and find its `workerd` child for CPU and memory figures.
+//
+//   node bench/lib/direct-server.mjs --root <repo> --port <n> --persist <dir> --bundle <index.js>
+//     the service: wrangler.toml's bindings, .dev.vars.example's secrets, the prebuilt bundle
+//     (`wrangler deploy --dry-run --outdir …`, which must lie inside --root)
+//   node bench/lib/direct-server.mjs --floor --root <repo> --port <n> --persist <dir>
+//     the runtime floor control: bench/lib/floor-worker.mjs (one empty hibernating object)
+//
+// Prints `direct-server ready <url>` once listening; SIGTERM / SIGINT dispose Miniflare and exit.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs, parseEnv } from "node:util";
+
+const HOST = "127.0.0.1";
+const SERVICE_NAME = "openclaw-sessions";
+const LIB_DIR = dirname(fileURLToPath(import.meta.url));
+
+const { values: opts } = parseArgs({
+  options: {
+    root: { type: "string" },
+    port: { type: "string" },
+    persist: { type: "string" },
+    bundle: { type: "string" },
+    floor: { type: "boolean", default: false },
+  },
+});
+const root = resolve(opts.root ?? process.cwd());
+const port = Number(opts.port);
+if (!Number.isInteger(port) || port <= 0) throw new Error(`direct-server: --port <n> required (got ${opts.port})`);
+if (!opts.persist) throw new Error("direct-server: --persist <dir> required");
+if (!opts.floor && !opts.bundle) throw new Error("direct-server: --bundle <index.js> required (or --floor)");
+
+// The repo's own miniflare (wrangler's dependency) and wrangler, whatever the cwd.
+const require = createRequire(join(root, "package.json"));
+const { Log, LogLevel, Miniflare, convertV4MiniflareOptions } = require("miniflare");
+
+function serviceWorker() {
+  process.chdir(root); // wrangler resolves the config's relative paths (assets) from the cwd
+  const { workerOptions } = require("wrangler").unstable_getMiniflareWorkerOptions(join(root, "wrangler.toml"));
+  // The secrets `wrangler dev --env-file .dev.vars.example` would bind (KEY=value, quotes allowed).
+  const secrets = parseEnv(readFileSync(join(root, ".dev.vars.example"), "utf8"));
+  return {
+    ...workerOptions,
+    name: SERVICE_NAME,
+    bindings: { ...workerOptions.bindings, ...secrets },
+    // The bundle is one ES module; workerd refuses a scriptPath outside rootPath (the cwd).
+    modules: true,
+    modulesRules: undefined,
+    rootPath: undefined,
+    scriptPath: resolve(opts.bundle),
+  };
+}
+
+function floorWorker() {
+  const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(
+    readFileSync(join(root, "wrangler.toml"), "utf8"),
+  )?.[1];
+  return {
+    name: "runtime-floor",
+    compatibilityDate,
+    modules: true,
+    rootPath: LIB_DIR,
+    scriptPath: join(LIB_DIR, "floor-worker.mjs"),
+    durableObjects: { HUB: { className: "Hub", useSQLite: true } },
+  };
+}
+
+const mf = new Miniflare(
+  convertV4MiniflareOptions({
+    host: HOST,
+    port,
+    // No request.cf data from workers.cloudflare.com (no internet needed).
+    cf: false,
+    resourcePersistencePath: resolve(opts.persist),
+    log: new Log(LogLevel.WARN),
+    workers: [opts.floor ? floorWorker() : serviceWorker()],
+  }),
+);
+
+let disposing = false;
+for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) {
+  process.on(signal, () => {
+    if (disposing) return;
+    disposing = true;
+    mf.dispose().then(
+      () => process.exit(0),
+      (error) => {
+        console.error(`direct-server: dispose failed: ${error.stack ?? error}`);
+        process.exit(1);
+      },
+    );
+  });
+}
+
+const url = await mf.ready;
+console.log(`direct-server ready ${url.href} (${opts.floor ? "runtime floor" : SERVICE_NAME})`);
