@@ -73,14 +73,19 @@ export class TenantStore {
   /** The config is read on every request; cached (frozen, so no caller can change the cache) and replaced on change. */
   private cachedConfig: Readonly<TenantConfig> | undefined;
 
+  /** Once the record is known to exist it stays so until forget() (every upgrade asks). */
+  private known = false;
+
   constructor(private readonly sql: SqlStorage) {}
 
   exists(): boolean {
-    return first(this.sql, "SELECT 1 AS one FROM tenant WHERE id = 1") !== undefined;
+    this.known ||= first(this.sql, "SELECT 1 AS one FROM tenant WHERE id = 1") !== undefined;
+    return this.known;
   }
 
   create(tenantId: string, at: number): void {
     this.sql.exec("INSERT INTO tenant (id, tenant_id, created_at) VALUES (1, ?, ?)", tenantId, at);
+    this.known = true;
   }
 
   tenantId(): string | undefined {
@@ -110,6 +115,7 @@ export class TenantStore {
   /** Drops the cached config (the database was wiped). */
   forget(): void {
     this.cachedConfig = undefined;
+    this.known = false;
   }
 
   config(): Readonly<TenantConfig> {
