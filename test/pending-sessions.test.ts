@@ -1,6 +1,6 @@
 import { evictDurableObject, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { sessionObjectName } from "../src/stubs";
 import { freshTenant, type TestTenant, until, user } from "./helpers";
 
@@ -110,6 +110,47 @@ describe("pending sessions: created by the tenant, adopted on first use", () => 
     expect(await pendingRows(t)).toEqual([]);
     const again = await created(t, key);
     expect(again.sessionId).not.toBe(sessionId);
+  });
+
+  it("a reset right after adoption is a new transcript, not a conflict", async () => {
+    const t = await freshTenant("pending-reset");
+    const key = "agent:main:pending-h";
+    const { sessionId } = await created(t, key, { label: "to reset" });
+    const warn = vi.spyOn(console, "warn");
+    const res = await t.call(`/v1/sessions/${encodeURIComponent(key)}/reset`, { method: "POST" });
+    expect(res.status).toBe(200);
+    const renewed = res.data.entry.sessionId;
+    expect(renewed).not.toBe(sessionId);
+    const row = (await t.list()).data.sessions.find((s: { key: string }) => s.key === key);
+    expect(row).toMatchObject({ sessionId: renewed, label: "to reset" });
+    expect(await pendingRows(t)).toEqual([]);
+    expect(warn.mock.calls.flat().join("\n")).not.toContain("session.create_conflict");
+    warn.mockRestore();
+  });
+
+  it("an object that made its own entry without claiming keeps it; the pending copy goes", async () => {
+    const t = await freshTenant("pending-conflict");
+    const key = "agent:main:pending-i";
+    const { sessionId: pendingId } = await created(t, key);
+    // As if the object had created its entry before the tenant's create (its first publish lost).
+    const own = await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(t.id, key)), async (instance) => {
+      const object = instance as unknown as {
+        transcript: { ensureEntry: (...args: unknown[]) => boolean; entry: () => { sessionId: string } };
+      };
+      object.transcript.ensureEntry({ tenantId: t.id, key, agentId: "main" }, undefined, Date.now());
+      return object.transcript.entry().sessionId;
+    });
+    expect(own).not.toBe(pendingId);
+    const warn = vi.spyOn(console, "warn");
+    await t.append(key, user("mine"));
+    const row = await until(
+      async () => (await t.list()).data.sessions.find((s: { key: string }) => s.key === key),
+      (r) => r?.sessionId === own,
+    );
+    expect(row).toMatchObject({ sessionId: own, messageCount: 1 });
+    expect(warn.mock.calls.flat().join("\n")).toContain("session.create_conflict");
+    warn.mockRestore();
+    expect(await pendingRows(t)).toEqual([]);
   });
 
   it("rebuilding the index keeps unclaimed pending sessions", async () => {

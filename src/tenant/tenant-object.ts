@@ -168,9 +168,9 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     const pending = this.pending.get(key);
     if (!pending) return;
     this.pending.remove(key);
-    // Another path created the session object's own entry before it could adopt this one
-    // (a create racing the first message through another transport): the object's wins.
-    if (pending.entry.sessionId !== sessionId) {
+    // An object that never claimed the entry made its own (a create racing the first message
+    // through another transport): the object's wins. A claimed one may since have been reset.
+    if (!pending.claimed && pending.entry.sessionId !== sessionId) {
       logWarning("session.create_conflict", { tenant: this.tenantStore.tenantId(), session: key });
       this.index.dropSessions([key]);
     }
