@@ -148,9 +148,66 @@ describe("pending sessions: created by the tenant, adopted on first use", () => 
       (r) => r?.sessionId === own,
     );
     expect(row).toMatchObject({ sessionId: own, messageCount: 1 });
+    // The announced id that never became the session's resolves to nothing.
+    expect(await env.TENANTS.getByName(t.id).keyForSessionId(pendingId)).toBeNull();
     expect(warn.mock.calls.flat().join("\n")).toContain("session.create_conflict");
     warn.mockRestore();
     expect(await pendingRows(t)).toEqual([]);
+  });
+
+  it("a create racing an object's first write goes to that object, so the client's sessionId holds", async () => {
+    const t = await freshTenant("pending-race");
+    const key = "agent:main:pending-j";
+    // The object is about to write its first entry: its write claim found nothing.
+    expect(await env.TENANTS.getByName(t.id).claimPendingSession(key, "write")).toBeNull();
+    const entry = await created(t, key, { label: "raced" });
+    expect(await sessionIds()).toContain(sessionIdOf(t, key));
+    const own = await env.SESSIONS.getByName(sessionObjectName(t.id, key)).entry();
+    expect(own).toMatchObject({ sessionId: entry.sessionId, label: "raced" });
+    await until(
+      () => pendingRows(t),
+      (rows) => rows.length === 0,
+    );
+  });
+
+  it("keys too long for the object to learn its name are created by the object, as before", async () => {
+    const t = await freshTenant("pending-long");
+    const key = `agent:main:${"中".repeat(400)}`;
+    const entry = await created(t, key, { label: "long" });
+    expect(await pendingRows(t)).toEqual([]);
+    const own = await env.SESSIONS.getByName(sessionObjectName(t.id, key)).entry();
+    expect(own).toMatchObject({ sessionId: entry.sessionId, label: "long" });
+  });
+
+  it("the runs list of a pending session is empty, not a 404", async () => {
+    const t = await freshTenant("pending-runs");
+    const key = "agent:main:pending-k";
+    await created(t, key);
+    const res = await t.call(`/v1/sessions/${encodeURIComponent(key)}/runs`);
+    expect(res.status).toBe(200);
+    expect(res.data).toMatchObject({ ok: true, runs: [] });
+  });
+
+  it("a late update of a deleted transcript leaves a newer pending entry of the key alone", async () => {
+    const t = await freshTenant("pending-late");
+    const key = "agent:main:pending-l";
+    await t.append(key, user("first life"));
+    const old = await env.SESSIONS.getByName(sessionObjectName(t.id, key)).indexSnapshot();
+    expect((await t.call(`/v1/sessions/${encodeURIComponent(key)}`, { method: "DELETE" })).status).toBe(200);
+    const { sessionId } = await created(t, key, { label: "second life" });
+    const tenant = env.TENANTS.getByName(t.id);
+    await tenant.publish({
+      key,
+      version: old!.version + 5,
+      row: { ...old!.row, updatedAt: Date.now() + 1000 },
+      sessionId: old!.row.sessionId,
+      messages: [],
+      reasons: [],
+      events: [],
+    });
+    expect(await pendingRows(t)).toEqual([{ key, claimed: 0 }]);
+    const row = (await t.list()).data.sessions.find((s: { key: string }) => s.key === key);
+    expect(row).toMatchObject({ sessionId, label: "second life" });
   });
 
   it("rebuilding the index keeps unclaimed pending sessions", async () => {

@@ -13,6 +13,9 @@ import type { Awaitable, MessageRecord, PatchOptions, SessionRef } from "./sessi
 export type IssuedToken = { tokenId: string; token: string; scopes: OperatorScope[] };
 export type TenantAccess = { scopes: OperatorScope[]; config: TenantConfig };
 
+/** Why a session object claims a pending entry: a write may create the session, a read never does. */
+export type ClaimIntent = "read" | "write";
+
 /** Why a session changed, as `sessions.changed` reports it. */
 export type ChangeReason = "create" | "patch" | "new" | "reset" | "send" | "abort" | "archive";
 
@@ -101,8 +104,11 @@ export interface TenantApi {
    * unclaimed, patched) here alone and announced. Null: the session object owns the key.
    */
   createSession(ref: SessionRef, patch: SessionPatch, options?: PatchOptions): Awaitable<SessionEntry | null>;
-  /** A session object without an entry asks for the one created here (see pending-sessions.ts). */
-  claimPendingSession(key: string): Awaitable<{ entry: SessionEntry; version: number } | null>;
+  /**
+   * A session object without an entry asks for the one created here (see pending-sessions.ts);
+   * `write`: it may create the session now, so a create arriving meanwhile goes to it.
+   */
+  claimPendingSession(key: string, intent?: ClaimIntent): Awaitable<{ entry: SessionEntry; version: number } | null>;
   removeSession(key: string, at: number): Awaitable<boolean>;
   session(key: string, withChildren?: boolean): Awaitable<SessionRow | null>;
   keyForSessionId(sessionId: string): Awaitable<{ key: string; agentId: string } | null>;

@@ -21,7 +21,7 @@ import type {
   StartRun,
   TranscriptInfo,
 } from "../contracts/session-api";
-import type { LiveEvent } from "../contracts/tenant-api";
+import type { ClaimIntent, LiveEvent } from "../contracts/tenant-api";
 import type { Delivery } from "../delivery/delivery-store";
 import { deliveryTargetOf } from "../delivery/delivery-target";
 import { Outbox } from "../delivery/outbox";
@@ -82,8 +82,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   private readonly flows: A2aFlowDriver;
   private readonly spawns: SpawnDriver;
   private readonly timerHandlers: TimerHandlers;
-  /** The claim of a pending entry under way (see adoptPending). */
-  private adopting: Promise<void> | null = null;
+  /** The claim of a pending entry under way, or a deletion (see adoptPending). */
+  private adopting: { intent: ClaimIntent; done: Promise<void> } | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -210,7 +210,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   // ── Transcript ──────────────────────────────────────────────────────────
 
   async append(ref: SessionRef, input: AppendInput): Promise<AppendResult | AppendRejected> {
-    await this.adoptPending();
+    await this.adoptPending("write", ref);
     const result = this.transcript.ingest(ref, input);
     // A new session must be listable as soon as its creator hears back; later appends
     // reach the registry in the background so they add no round trip.
@@ -232,7 +232,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   /** One page of another gateway's transcript at its source positions; answers once the tenant's index has it. */
   async importPage(ref: SessionRef, body: ImportBody): Promise<ImportResult | ImportConflict | AppendRejected> {
-    await this.adoptPending();
+    await this.adoptPending("write", ref);
     const result = this.transcript.importPage(ref, body);
     if ("rejected" in result) return result;
     if (result.created) await this.publisher.publish("create");
@@ -242,12 +242,12 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   }
 
   async entry(): Promise<SessionEntry | null> {
-    await this.adoptPending();
+    await this.adoptPending("read");
     return this.transcript.entry();
   }
 
   async read(query: ReadQuery): Promise<(Page & { sessionId: string }) | null> {
-    await this.adoptPending();
+    await this.adoptPending("read");
     return this.transcript.read(query);
   }
 
@@ -256,7 +256,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
    * `timeoutMs`, with the transcript's last seq (0 while the session does not exist yet).
    */
   async waitForMessages(afterSeq: number, timeoutMs: number): Promise<{ sessionId: string | null; lastSeq: number }> {
-    await this.adoptPending();
+    await this.adoptPending("read");
     const before = this.transcript.entry();
     if ((before?.messageCount ?? 0) <= afterSeq) {
       await this.seqWaiters.wait(before?.sessionId ?? "", afterSeq, timeoutMs);
@@ -266,12 +266,12 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   }
 
   async transcripts(): Promise<TranscriptInfo[]> {
-    await this.adoptPending();
+    await this.adoptPending("read");
     return this.store.sessionIds();
   }
 
   async indexSnapshot(): Promise<IndexSnapshot | null> {
-    await this.adoptPending();
+    await this.adoptPending("read");
     return this.transcript.indexSnapshot();
   }
 
@@ -279,7 +279,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   override async fetch(request: Request): Promise<Response> {
     const query = JSON.parse(request.headers.get(FOLLOW_HEADER) ?? "null") as FollowQuery | null;
     if (!query) return new Response("not found", { status: 404 });
-    await this.adoptPending();
+    await this.adoptPending("read");
     const opened = await this.followers.open(query);
     if (opened instanceof Response) return opened;
     if (opened === "revoked")
@@ -297,7 +297,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   // ── Session control ─────────────────────────────────────────────────────
 
   async reset(ref: SessionRef, reason: "new" | "reset" = "reset"): Promise<SessionEntry> {
-    await this.adoptPending();
+    await this.adoptPending("write", ref);
     this.runs.abortAll();
     const entry = this.transcript.reset(ref);
     await this.publisher.publish(reason);
@@ -305,7 +305,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   }
 
   async patch(ref: SessionRef, patch: SessionPatch, options: PatchOptions = {}): Promise<SessionEntry> {
-    await this.adoptPending();
+    await this.adoptPending("write", ref);
     const { created, entry } = this.transcript.patch(ref, patch);
     const { parentSessionKey } = options;
     // The parent is set in the same change, so watchers hear one event.
@@ -316,15 +316,26 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   /** Removes the session and its transcripts (active runs are stopped first). */
   async delete(ref: SessionRef): Promise<boolean> {
-    await this.adoptPending();
+    // Not adopted first: a pending session is removed where it lives (removeSession), and
+    // no claim may slip in while this object is wiped.
+    const deletion = this.deleteEverything(ref);
+    this.adopting = { intent: "write", done: deletion.then(ignore, ignore) };
+    try {
+      return await deletion;
+    } finally {
+      this.adopting = null;
+    }
+  }
+
+  private async deleteEverything(ref: SessionRef): Promise<boolean> {
     const existed = this.transcript.entry() !== null;
     this.runs.abortAll();
     this.followers.closeAll();
     this.timers.forget();
     await this.store.wipe();
-    await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
+    const indexed = await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
     await deleteAttachments(this.env.ATTACHMENTS, `${ref.tenantId}/${ref.key}/`);
-    return existed;
+    return existed || indexed;
   }
 
   // ── Runs ────────────────────────────────────────────────────────────────
@@ -338,7 +349,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   ): Promise<StartAnswer & { sessionId: string; messageId?: string }> {
     // Before anything reads the entry (its send policy); an abort arriving meanwhile is
     // caught as an unarrived run (abortRun's `expected`).
-    await this.adoptPending();
+    await this.adoptPending("write", ref);
     if (this.sendBlocked(ref, policy)) {
       return { runId: request.runId, status: "blocked", sessionId: this.transcript.entry()?.sessionId ?? "" };
     }
@@ -409,7 +420,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   }
 
   /** Runs newest first, before `beforeSeq`; null when the session does not exist. */
-  runPage(limit: number, beforeSeq?: number): { runs: RunView[]; nextSeq?: number } | null {
+  async runPage(limit: number, beforeSeq?: number): Promise<{ runs: RunView[]; nextSeq?: number } | null> {
+    await this.adoptPending("read");
     if (!this.transcript.entry()) return null;
     const rows = this.store.runs.page(limit + 1, beforeSeq);
     const page = rows.slice(0, limit);
@@ -464,7 +476,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     flow: FlowRequest,
     policy: SendPolicyCheck,
   ): Promise<StartAnswer> {
-    await this.adoptPending();
+    await this.adoptPending("write", ref);
     if (this.sendBlocked(ref, policy)) return { runId: request.runId, status: "blocked" };
     const now = Date.now();
     const { waitMs, ...run } = request;
@@ -490,7 +502,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
    * announce to, all in one commit (a failed spawn leaves no half-made child).
    */
   async startSpawn(ref: SessionRef, lineage: SpawnLineage, request: StartRun, spec: SpawnSpec): Promise<StartResult> {
-    await this.adoptPending();
+    await this.adoptPending("write", ref);
     const now = Date.now();
     const result = this.store.transaction(() => {
       this.transcript.recordLineage(ref, lineage, now);
@@ -507,7 +519,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
    * by run id. False when this session does not exist (the child then tries the next one up).
    */
   async receiveAnnounce(ref: SessionRef, announce: AnnounceDelivery): Promise<boolean> {
-    await this.adoptPending();
+    await this.adoptPending("read", ref);
     const entry = this.transcript.entry();
     if (!entry) return false;
     this.store.transaction(() => acceptAnnounce({ runs: this.runs, outbox: this.outbox }, ref, entry, announce));
@@ -520,19 +532,32 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
    * (pending-sessions.ts): it asks the tenant once per use and adopts that entry, so the
    * session keeps the sessionId its creator was told. Concurrent callers share one claim.
    */
-  private async adoptPending(): Promise<void> {
-    if (this.transcript.entry()) return;
-    const owner = parseSessionObjectName(this.ctx.id.name);
-    if (!owner) return;
-    this.adopting ??= (async () => {
-      try {
-        const pending = await this.tenant(owner.tenantId).claimPendingSession(owner.key);
-        if (pending) this.transcript.adopt(owner.tenantId, owner.key, pending.entry, pending.version);
-      } finally {
-        this.adopting = null;
+  private async adoptPending(intent: ClaimIntent, ref?: SessionRef): Promise<void> {
+    for (;;) {
+      if (this.transcript.entry()) return;
+      const current = this.adopting;
+      if (current) {
+        await current.done;
+        // A write may create the session, so it needs a write claim of its own (which holds
+        // off a create racing it); a read's claim does not.
+        if (current.intent === "write" || intent === "read") return;
+        continue;
       }
-    })();
-    await this.adopting;
+      const owner = ref ?? parseSessionObjectName(this.ctx.id.name);
+      if (!owner) return;
+      const claim = async () => {
+        const pending = await this.tenant(owner.tenantId).claimPendingSession(owner.key, intent);
+        if (pending) this.transcript.adopt(owner.tenantId, owner.key, pending.entry, pending.version);
+      };
+      // Registered before the claim starts, so every caller from now on joins it.
+      const done: Promise<void> = Promise.resolve()
+        .then(claim)
+        .finally(() => {
+          if (this.adopting?.done === done) this.adopting = null;
+        });
+      this.adopting = { intent, done };
+      return done;
+    }
   }
 
   // ── Timers ──────────────────────────────────────────────────────────────
@@ -606,3 +631,5 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     );
   }
 }
+
+function ignore(): void {}

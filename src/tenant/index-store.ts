@@ -166,6 +166,11 @@ export class IndexStore {
     return this.sql.exec("DELETE FROM sessions WHERE key = ?", key).rowsWritten > 0;
   }
 
+  /** A transcript id that was announced but never became the session's (its updates are dropped). */
+  retireSessionId(sessionId: string): void {
+    this.sql.exec("UPDATE session_ids SET deleted = 1 WHERE session_id = ?", sessionId);
+  }
+
   /** Drops index rows of keys whose session objects hold no session any more. */
   dropSessions(keys: string[]): void {
     if (keys.length === 0) return;

@@ -1,3 +1,4 @@
+import type { ClaimIntent } from "../contracts/tenant-api";
 import type { SessionEntry } from "../protocol/session";
 import type { Schema } from "../storage/migrations";
 import { first } from "../storage/sql";
@@ -16,16 +17,20 @@ export const PENDING_SESSION_SCHEMAS: Schema[] = [
     migrations: [
       {
         name: "create pending_sessions",
-        sql: "CREATE TABLE pending_sessions (key TEXT PRIMARY KEY, entry TEXT NOT NULL, version INTEGER NOT NULL, claimed INTEGER NOT NULL DEFAULT 0)",
+        sql: "CREATE TABLE pending_sessions (key TEXT PRIMARY KEY, entry TEXT, version INTEGER NOT NULL, claimed INTEGER NOT NULL DEFAULT 0)",
       },
     ],
   },
 ];
 
-/** A pending entry with its version; `claimed` once a session object has asked for it. */
-export type PendingSession = { entry: SessionEntry; version: number; claimed: boolean };
+/**
+ * A pending entry with its version; `claimed` once a session object has asked for it. An
+ * entry of null is a placeholder: an object about to write its first entry claimed a key the
+ * tenant had no entry for, so a create arriving meanwhile goes to that object, in order.
+ */
+export type PendingSession = { entry: SessionEntry | null; version: number; claimed: boolean };
 
-type PendingRow = { entry: string; version: number; claimed: number };
+type PendingRow = { entry: string | null; version: number; claimed: number };
 
 export class PendingSessionStore {
   constructor(private readonly sql: SqlStorage) {}
@@ -47,14 +52,18 @@ export class PendingSessionStore {
   /**
    * Hands the entry to the session object and marks it claimed (later patches go to that
    * object). A claim is answered again until the object publishes, so an object that lost
-   * its first write in a crash adopts the same entry.
+   * its first write in a crash adopts the same entry. A write finding no entry leaves a
+   * placeholder, so a create racing that write is sent to the object instead.
    */
-  claim(key: string): PendingSession | undefined {
+  claim(key: string, intent: ClaimIntent): PendingSession | undefined {
     const row = first<PendingRow>(
       this.sql,
       "UPDATE pending_sessions SET claimed = 1 WHERE key = ? RETURNING entry, version, claimed",
       key,
     );
+    if (!row && intent === "write") {
+      this.sql.exec("INSERT INTO pending_sessions (key, entry, version, claimed) VALUES (?, NULL, 0, 1)", key);
+    }
     return row && toPending(row);
   }
 
@@ -64,5 +73,9 @@ export class PendingSessionStore {
 }
 
 function toPending(row: PendingRow): PendingSession {
-  return { entry: JSON.parse(row.entry) as SessionEntry, version: row.version, claimed: row.claimed === 1 };
+  return {
+    entry: row.entry === null ? null : (JSON.parse(row.entry) as SessionEntry),
+    version: row.version,
+    claimed: row.claimed === 1,
+  };
 }

@@ -4,6 +4,7 @@ import { constantTimeEqual, mintToken, parseTokenId, sha256Hex } from "../auth/t
 import { TENANT_HEADER } from "../contracts/headers";
 import type { PatchOptions, SessionRef } from "../contracts/session-api";
 import type {
+  ClaimIntent,
   IssuedToken,
   ListFilter,
   SessionUpdate,
@@ -20,7 +21,7 @@ import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import { applyPatch, newEntry } from "../session/entry";
 import { type SessionRow, toSessionRow } from "../session/session-row";
-import { sessionApi } from "../stubs";
+import { objectKnowsItsName, sessionApi } from "../stubs";
 import { type IndexColumns, IndexStore } from "./index-store";
 import { PendingSessionStore } from "./pending-sessions";
 import { RateLimiter } from "./rate-limit";
@@ -116,7 +117,8 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
    * object batches when nobody does).
    */
   publish(update: SessionUpdate): { hot: boolean } {
-    if (update.row) this.adopted(update.key, update.sessionId);
+    // A late update of a deleted transcript must not retire a newer pending entry of the key.
+    if (update.row && !this.index.isDeleted(update.sessionId)) this.adopted(update.key, update.sessionId);
     return this.applyUpdate(update);
   }
 
@@ -135,6 +137,8 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   }
 
   createSession(ref: SessionRef, patch: SessionPatch, options: PatchOptions = {}): SessionEntry | null {
+    // Keys whose object cannot learn its own name stay with the object (see objectKnowsItsName).
+    if (!objectKnowsItsName(ref.tenantId, ref.key)) return null;
     const pending = this.pending.get(ref.key);
     if (pending ? pending.claimed : this.index.session(ref.key)) return null;
     const now = Date.now();
@@ -158,9 +162,9 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     return entry;
   }
 
-  claimPendingSession(key: string): { entry: SessionEntry; version: number } | null {
-    const claimed = this.pending.claim(key);
-    return claimed ? { entry: claimed.entry, version: claimed.version } : null;
+  claimPendingSession(key: string, intent: ClaimIntent = "write"): { entry: SessionEntry; version: number } | null {
+    const claimed = this.pending.claim(key, intent);
+    return claimed?.entry ? { entry: claimed.entry, version: claimed.version } : null;
   }
 
   /** The session object now publishes the session itself: its pending entry goes. */
@@ -170,9 +174,10 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     this.pending.remove(key);
     // An object that never claimed the entry made its own (a create racing the first message
     // through another transport): the object's wins. A claimed one may since have been reset.
-    if (!pending.claimed && pending.entry.sessionId !== sessionId) {
+    if (pending.entry && !pending.claimed && pending.entry.sessionId !== sessionId) {
       logWarning("session.create_conflict", { tenant: this.tenantStore.tenantId(), session: key });
       this.index.dropSessions([key]);
+      this.index.retireSessionId(pending.entry.sessionId);
     }
   }
 
@@ -468,7 +473,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
         const pending = this.pending.get(key);
         // Unclaimed pending sessions have no object to ask: their entry here is the session.
         const snapshot =
-          pending?.claimed === false
+          pending?.entry && !pending.claimed
             ? { row: toSessionRow(pending.entry), version: pending.version }
             : await sessionApi(this.env, tenantId, key).indexSnapshot();
         if (!snapshot) continue;
