@@ -8,11 +8,16 @@
 //     (`wrangler deploy --dry-run --outdir …`, which must lie inside --root)
 //   node bench/lib/direct-server.mjs --floor --root <repo> --port <n> --persist <dir>
 //     the runtime floor control: bench/lib/floor-worker.mjs (one empty hibernating object)
+//   node bench/lib/direct-server.mjs --worker <file.mjs> [--durable-object BINDING=Class …]
+//       [--var NAME=value …] --root <repo> --port <n> --persist <dir>
+//     a bench-only worker (one plain JS module in bench/lib/, e.g. hub-worker.mjs) with the given
+//     SQLite-backed Durable Object bindings and text vars, plus SELF_URL (its own base URL);
+//     --floor is short for --worker floor-worker.mjs --durable-object HUB=Hub
 //
 // Prints `direct-server ready <url>` once listening; SIGTERM / SIGINT dispose Miniflare and exit.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, parseEnv } from "node:util";
 
@@ -27,13 +32,21 @@ const { values: opts } = parseArgs({
     persist: { type: "string" },
     bundle: { type: "string" },
     floor: { type: "boolean", default: false },
+    worker: { type: "string" },
+    "durable-object": { type: "string", multiple: true, default: [] },
+    var: { type: "string", multiple: true, default: [] },
   },
 });
 const root = resolve(opts.root ?? process.cwd());
 const port = Number(opts.port);
 if (!Number.isInteger(port) || port <= 0) throw new Error(`direct-server: --port <n> required (got ${opts.port})`);
 if (!opts.persist) throw new Error("direct-server: --persist <dir> required");
-if (!opts.floor && !opts.bundle) throw new Error("direct-server: --bundle <index.js> required (or --floor)");
+if (opts.floor) {
+  opts.worker = "floor-worker.mjs";
+  opts["durable-object"] = ["HUB=Hub"];
+}
+if (!opts.worker && !opts.bundle)
+  throw new Error("direct-server: --bundle <index.js> required (or --floor / --worker)");
 
 // The repo's own miniflare (wrangler's dependency) and wrangler, whatever the cwd.
 const require = createRequire(join(root, "package.json"));
@@ -56,17 +69,35 @@ function serviceWorker() {
   };
 }
 
-function floorWorker() {
+/** `NAME=value` pairs (repeated options) as an object. */
+function pairs(list, option) {
+  const out = {};
+  for (const item of list) {
+    const at = item.indexOf("=");
+    if (at <= 0) throw new Error(`direct-server: --${option} wants NAME=value, got ${item}`);
+    out[item.slice(0, at)] = item.slice(at + 1);
+  }
+  return out;
+}
+
+/** A bench-only worker: one ES module with its Durable Object classes, served with text vars. */
+function benchWorker() {
+  const scriptPath = resolve(LIB_DIR, opts.worker);
   const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(
     readFileSync(join(root, "wrangler.toml"), "utf8"),
   )?.[1];
+  const durableObjects = {};
+  for (const [binding, className] of Object.entries(pairs(opts["durable-object"], "durable-object"))) {
+    durableObjects[binding] = { className, useSQLite: true };
+  }
   return {
-    name: "runtime-floor",
+    name: basename(scriptPath, ".mjs"),
     compatibilityDate,
     modules: true,
-    rootPath: LIB_DIR,
-    scriptPath: join(LIB_DIR, "floor-worker.mjs"),
-    durableObjects: { HUB: { className: "Hub", useSQLite: true } },
+    rootPath: dirname(scriptPath),
+    scriptPath,
+    durableObjects,
+    bindings: { ...pairs(opts.var, "var"), SELF_URL: `http://${HOST}:${port}` },
   };
 }
 
@@ -78,7 +109,7 @@ const mf = new Miniflare(
     cf: false,
     resourcePersistencePath: resolve(opts.persist),
     log: new Log(LogLevel.WARN),
-    workers: [opts.floor ? floorWorker() : serviceWorker()],
+    workers: [opts.worker ? benchWorker() : serviceWorker()],
   }),
 );
 
@@ -98,4 +129,4 @@ for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) {
 }
 
 const url = await mf.ready;
-console.log(`direct-server ready ${url.href} (${opts.floor ? "runtime floor" : SERVICE_NAME})`);
+console.log(`direct-server ready ${url.href} (${opts.worker ? basename(opts.worker) : SERVICE_NAME})`);

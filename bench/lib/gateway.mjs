@@ -51,6 +51,7 @@ export class GatewayConn {
     this.hello = null;
     ws.on("message", (data, isBinary) => {
       this.framesReceived++;
+      if (this.rawListener) return this.rawListener(data, isBinary);
       let frame;
       try {
         frame = JSON.parse(isBinary ? Buffer.from(data).toString("utf8") : data.toString());
@@ -183,6 +184,18 @@ export class GatewayConn {
     const res = await this.request(method, params, timeoutMs);
     if (!res.ok) throw new GatewayError(`${method} failed: ${JSON.stringify(res.error).slice(0, 300)}`, "refused");
     return res.payload;
+  }
+
+  /**
+   * Hands every later frame to `listener(data, isBinary)` unparsed (a Buffer), instead of parsing
+   * it for requests and event listeners: for receivers that must stay cheap per frame. Returns a
+   * function restoring the parsing.
+   */
+  onRawFrame(listener) {
+    this.rawListener = listener;
+    return () => {
+      if (this.rawListener === listener) this.rawListener = undefined;
+    };
   }
 
   /** Adds an event listener; returns a function removing it. */

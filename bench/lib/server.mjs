@@ -1,6 +1,7 @@
 // Starts the service for the benchmark in its own process group and tears it down again: under
 // `wrangler dev` (the default), or directly in workerd through Miniflare (bench/lib/direct-server.mjs,
-// no dev proxy hop), and the runtime floor control (bench/lib/floor-worker.mjs) the same way.
+// no dev proxy hop), and bench-only workers (the runtime floor control bench/lib/floor-worker.mjs,
+// the hubs of bench/lib/hub-worker.mjs) the same way, each in its own workerd.
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -205,19 +206,50 @@ export async function startServer({
  * Object) served by Miniflare in its own workerd, as `runtime: "direct"` serves the service.
  * `cwd` is the repo root (its Miniflare and compatibility date are used). Same server object.
  */
-export async function startFloorServer({ cwd, readyTimeoutMs = READY_TIMEOUT_MS, log = () => {} } = {}) {
-  const port = await freePort();
-  const persistDir = await mkdtemp(join(tmpdir(), "oc-bench-floor-"));
-  const args = [DIRECT_SERVER, "--floor", "--root", cwd, "--port", String(port), "--persist", persistDir];
-  return launch({
+export function startFloorServer({ cwd, readyTimeoutMs = READY_TIMEOUT_MS, log = () => {} } = {}) {
+  return startWorkerServer({
+    cwd,
+    worker: "floor-worker.mjs",
+    durableObjects: { HUB: "Hub" },
     label: "runtime floor (Miniflare)",
+    runtime: "floor",
+    readyTimeoutMs,
+    log,
+  });
+}
+
+/**
+ * Starts a bench-only worker (`worker`: a module in bench/lib/, which must answer `GET /health`
+ * with `{"ok":true}`) in its own workerd through Miniflare, on a free port with a fresh state dir:
+ * `durableObjects` maps binding → class (SQLite-backed), `vars` are text bindings; the worker
+ * also gets `SELF_URL`, its own base URL. One workerd process per call, so several of them run
+ * on separate threads (all objects of one workerd share its one JS thread). Same server object.
+ */
+export async function startWorkerServer({
+  cwd,
+  worker,
+  durableObjects = {},
+  vars = {},
+  label = `${worker} (Miniflare)`,
+  runtime = "bench-worker",
+  readyTimeoutMs = READY_TIMEOUT_MS,
+  log = () => {},
+} = {}) {
+  const port = await freePort();
+  const persistDir = await mkdtemp(join(tmpdir(), "oc-bench-worker-"));
+  const args = [DIRECT_SERVER, "--worker", worker, "--root", cwd, "--port", String(port), "--persist", persistDir];
+  for (const [binding, className] of Object.entries(durableObjects))
+    args.push("--durable-object", `${binding}=${className}`);
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}=${value}`);
+  return launch({
+    label,
     command: process.execPath,
     args,
     cwd,
     port,
     persistDir,
     removeDirs: [persistDir],
-    extra: { runtime: "floor" },
+    extra: { runtime },
     readyTimeoutMs,
     log,
   });
