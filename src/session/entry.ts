@@ -90,6 +90,17 @@ export function applyPatch(entry: SessionEntry, patch: SessionPatch, now: number
   return next as SessionEntry;
 }
 
+/** A `sessions.patch` (`parentSessionKey` set in the same change, so watchers hear one event). */
+export function patchedEntry(
+  entry: SessionEntry,
+  patch: SessionPatch,
+  parentSessionKey: string | undefined,
+  now: number,
+): SessionEntry {
+  const patched = applyPatch(entry, patch, now);
+  return parentSessionKey !== undefined ? { ...patched, parentSessionKey } : patched;
+}
+
 export function resetEntry(previous: SessionEntry, now: number): SessionEntry {
   const {
     inputTokens: _i,

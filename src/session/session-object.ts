@@ -306,12 +306,9 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   async patch(ref: SessionRef, patch: SessionPatch, options: PatchOptions = {}): Promise<SessionEntry> {
     await this.adoptPending("write", ref);
-    const { created, entry } = this.transcript.patch(ref, patch);
-    const { parentSessionKey } = options;
-    // The parent is set in the same change, so watchers hear one event.
-    if (parentSessionKey !== undefined) this.transcript.updateEntry((e) => ({ ...e, parentSessionKey }));
+    const { created, entry } = this.transcript.patch(ref, patch, options.parentSessionKey);
     await this.publisher.publish(options.reason ?? (created ? "create" : "patch"));
-    return parentSessionKey !== undefined ? this.transcript.entry()! : entry;
+    return entry;
   }
 
   /** Removes the session and its transcripts (active runs are stopped first). */

@@ -12,7 +12,7 @@ import type {
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { dropUndefined } from "../util/encoding";
-import { applyAppend, applyPatch, newEntry, resetEntry, withDelivery } from "./entry";
+import { applyAppend, newEntry, patchedEntry, resetEntry, withDelivery } from "./entry";
 import { planImport } from "./import-plan";
 import { oversized } from "./message-limits";
 import { toSessionRow } from "./session-row";
@@ -168,10 +168,15 @@ export class Transcript {
   }
 
   /** Applies a `sessions.patch` (null clears a field); creates the session when absent, like OpenClaw. */
-  patch(ref: SessionRef, patch: SessionPatch, now = Date.now()): { created: boolean; entry: SessionEntry } {
+  patch(
+    ref: SessionRef,
+    patch: SessionPatch,
+    parentSessionKey?: string,
+    now = Date.now(),
+  ): { created: boolean; entry: SessionEntry } {
     return this.store.transaction(() => {
       const created = this.ensureEntry(ref, undefined, now);
-      const entry = applyPatch(this.entry()!, patch, now);
+      const entry = patchedEntry(this.entry()!, patch, parentSessionKey, now);
       this.store.saveEntry(entry);
       return { created, entry };
     });

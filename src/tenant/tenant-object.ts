@@ -19,7 +19,7 @@ import type { TenantConfig } from "../protocol/config";
 import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
-import { applyPatch, newEntry } from "../session/entry";
+import { newEntry, patchedEntry } from "../session/entry";
 import { type SessionRow, toSessionRow } from "../session/session-row";
 import { objectKnowsItsName, sessionApi } from "../stubs";
 import { type IndexColumns, IndexStore } from "./index-store";
@@ -117,8 +117,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
    * object batches when nobody does).
    */
   publish(update: SessionUpdate): { hot: boolean } {
-    // A late update of a deleted transcript must not retire a newer pending entry of the key.
-    if (update.row && !this.index.isDeleted(update.sessionId)) this.adopted(update.key, update.sessionId);
+    if (update.row) this.adopted(update.key, update.sessionId);
     return this.applyUpdate(update);
   }
 
@@ -142,10 +141,8 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     const pending = this.pending.get(ref.key);
     if (pending ? pending.claimed : this.index.session(ref.key)) return null;
     const now = Date.now();
-    // The entry the session object's own patch would make (Transcript.patch), and the same update.
-    const patched = applyPatch(pending?.entry ?? newEntry(ref, undefined, now), patch, now);
-    const entry =
-      options.parentSessionKey !== undefined ? { ...patched, parentSessionKey: options.parentSessionKey } : patched;
+    // The entry and the update the session object's own patch would make (Transcript.patch).
+    const entry = patchedEntry(pending?.entry ?? newEntry(ref, undefined, now), patch, options.parentSessionKey, now);
     const version = (pending?.version ?? 0) + 1;
     this.pending.put(ref.key, entry, version);
     const reason = options.reason ?? (pending ? "patch" : "create");
@@ -169,8 +166,10 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
 
   /** The session object now publishes the session itself: its pending entry goes. */
   private adopted(key: string, sessionId: string): void {
+    // One primary-key read on the publish path; the table is empty but for unused sessions.
     const pending = this.pending.get(key);
-    if (!pending) return;
+    // A late update of a deleted transcript must not retire a newer pending entry of the key.
+    if (!pending || this.index.isDeleted(sessionId)) return;
     this.pending.remove(key);
     // An object that never claimed the entry made its own (a create racing the first message
     // through another transport): the object's wins. A claimed one may since have been reset.
