@@ -2,6 +2,11 @@
 // Serves a worker directly in workerd through Miniflare, without wrangler dev's proxy worker in
 // front of it (production has no such hop). Run as a child process by bench/lib/server.mjs, so
 // the bench can kill its process group and find its `workerd` child for CPU and memory figures.
+// --port is a socket of workerd bound straight to the worker (Miniflare's `unsafeDirectSockets`):
+// no Miniflare entry worker and, for the service, no asset proxy and router workers in front of
+// it: JavaScript hops per request and per upgrade that Cloudflare's edge does not have (the
+// service runs its Worker first for every request). Miniflare's own entry socket is on a random
+// port, unused.
 //
 //   node bench/lib/direct-server.mjs --root <repo> --port <n> --persist <dir> --bundle <index.js>
 //     the service: wrangler.toml's bindings, .dev.vars.example's secrets, the prebuilt bundle
@@ -23,6 +28,7 @@ import { parseArgs, parseEnv } from "node:util";
 
 const HOST = "127.0.0.1";
 const SERVICE_NAME = "openclaw-sessions";
+const SOCKET_WORKER = "bench-socket";
 const LIB_DIR = dirname(fileURLToPath(import.meta.url));
 
 const { values: opts } = parseArgs({
@@ -101,15 +107,30 @@ function benchWorker() {
   };
 }
 
+/**
+ * A worker that only owns the listening socket, bound to the served worker's default entrypoint.
+ * Declared on the served worker itself, Miniflare would route a worker with static assets
+ * through its asset proxy and router workers first; with `run_worker_first` Cloudflare invokes
+ * the Worker directly (the Worker calls ASSETS itself, which stays bound).
+ */
+function socketWorker() {
+  const served = opts.worker ? basename(opts.worker, ".mjs") : SERVICE_NAME;
+  return {
+    name: SOCKET_WORKER,
+    modules: [{ type: "ESModule", path: "socket.mjs", contents: "export default {};" }],
+    unsafeDirectSockets: [{ host: HOST, port, serviceName: served }],
+  };
+}
+
 const mf = new Miniflare(
   convertV4MiniflareOptions({
     host: HOST,
-    port,
+    port: 0,
     // No request.cf data from workers.cloudflare.com (no internet needed).
     cf: false,
     resourcePersistencePath: resolve(opts.persist),
     log: new Log(LogLevel.WARN),
-    workers: [opts.worker ? benchWorker() : serviceWorker()],
+    workers: [opts.worker ? benchWorker() : serviceWorker(), socketWorker()],
   }),
 );
 
@@ -128,5 +149,6 @@ for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) {
   });
 }
 
-const url = await mf.ready;
+await mf.ready;
+const url = await mf.unsafeGetDirectURL(SOCKET_WORKER);
 console.log(`direct-server ready ${url.href} (${opts.worker ? basename(opts.worker) : SERVICE_NAME})`);

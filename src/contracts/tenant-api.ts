@@ -68,7 +68,7 @@ export type ListFilter = {
 };
 
 export interface TenantApi {
-  /** WebSocket upgrades of the tenant's gateway (`TENANT_HEADER` names the tenant). */
+  /** WebSocket upgrades of the tenant's gateway (the object's name is the tenant id). */
   fetch(request: Request): Promise<Response>;
   // Tenant and tokens
   create(tenantId: string): Awaitable<boolean>;

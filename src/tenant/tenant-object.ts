@@ -1,7 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { isDevOperatorToken } from "../auth/authenticate";
 import { constantTimeEqual, mintToken, parseTokenId, sha256Hex } from "../auth/tokens";
-import { TENANT_HEADER } from "../contracts/headers";
 import type { PatchOptions, SessionRef } from "../contracts/session-api";
 import type {
   ClaimIntent,
@@ -74,7 +73,8 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
 
   /** WebSocket upgrades for the tenant's gateway (the worker routes them here). */
   override async fetch(request: Request): Promise<Response> {
-    const tenantId = request.headers.get(TENANT_HEADER);
+    // Every tenant object is named by its tenant id (stubs.ts), so the runtime tells it which.
+    const tenantId = this.ctx.id.name;
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || !tenantId) {
       return new Response("expected a WebSocket upgrade", { status: 426 });
     }

@@ -1,5 +1,4 @@
 import type { Handler } from "hono";
-import { TENANT_HEADER } from "../../contracts/headers";
 import { TENANT_ID_PATTERN } from "../../protocol/http";
 import { tenantApi } from "../../stubs";
 import type { AppEnv } from "../context";
@@ -20,7 +19,6 @@ export const gatewayUpgrade: Handler<AppEnv> = async (c) => {
     });
   }
   if (!tenantId || !TENANT_ID_PATTERN.test(tenantId)) return c.json(errorBody("not_found", "No such gateway"), 404);
-  const headers = new Headers(c.req.raw.headers);
-  headers.set(TENANT_HEADER, tenantId);
-  return tenantApi(c.env, tenantId).fetch(new Request(c.req.raw.url, { headers }));
+  // The tenant object knows its tenant by its name: the request goes as it came.
+  return tenantApi(c.env, tenantId).fetch(c.req.raw);
 };
