@@ -75,11 +75,11 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   override async fetch(request: Request): Promise<Response> {
     // Every tenant object is named by its tenant id (stubs.ts), so the runtime tells it which.
     const tenantId = this.ctx.id.name;
-    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || !tenantId) {
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       return new Response("expected a WebSocket upgrade", { status: 426 });
     }
     if (tenantId === this.env.DEFAULT_TENANT) this.ensure(tenantId);
-    else if (!this.tenantStore.exists()) {
+    else if (!tenantId || !this.tenantStore.exists()) {
       return Response.json({ ok: false, error: { type: "not_found", message: "No such gateway" } }, { status: 404 });
     }
     return this.hub.accept(tenantId, new URL(request.url).origin);
