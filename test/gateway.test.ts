@@ -127,6 +127,18 @@ describe("gateway handshake", () => {
     await expect(GatewayClient.open("/t/no-such-tenant")).rejects.toThrow(/404/);
   });
 
+  it("refuses upgrades for a tenant deleted after its gateway was used (its existence is not remembered past deletion)", async () => {
+    await createTenant("wsgone");
+    const issued = await issueToken("wsgone");
+    const client = await connect({ path: "/t/wsgone", token: issued.token });
+    client.close();
+    for (let step = 0; step < 5; step++) {
+      const res = await call("/v1/admin/tenants/wsgone", { method: "DELETE", token: ADMIN });
+      if (res.status === 404 || res.data?.done) break;
+    }
+    await expect(GatewayClient.open("/t/wsgone")).rejects.toThrow(/404/);
+  });
+
   it("verifies an ed25519 device block signed over the v2 payload, and refuses a bad signature with 1008", async () => {
     const keys = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
     const raw = new Uint8Array((await crypto.subtle.exportKey("raw", keys.publicKey)) as ArrayBuffer);

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { sessionObjectName } from "../src/stubs";
 import { freshTenant, type TestTenant, until, user } from "./helpers";
+import { GatewayClient } from "./ws-helpers";
 
 /**
  * sessions.patch of a new key writes the entry in the tenant object alone (pending-sessions.ts):
@@ -33,6 +34,31 @@ describe("pending sessions: created by the tenant, adopted on first use", () => 
     const row = list.data.sessions.find((s: { key: string }) => s.key === key);
     expect(row).toMatchObject({ key, sessionId: entry.sessionId, label: "Pending A" });
     expect(await pendingRows(t)).toEqual([{ key, claimed: 0 }]);
+  });
+
+  it("sessions.create over the gateway makes a pending session too: no object, listed, adopted with its sessionId", async () => {
+    const t = await freshTenant("pending-gw-create");
+    const key = "agent:main:pending-gw";
+    const client = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    try {
+      const res = await client.request("sessions.create", { key, label: "From the UI" });
+      expect(res.ok).toBe(true);
+      const sessionId = res.payload.entry?.sessionId ?? res.payload.sessionId;
+      expect(typeof sessionId).toBe("string");
+      expect(await sessionIds()).not.toContain(sessionIdOf(t, key));
+      const listed = await client.request("sessions.list", {});
+      expect(listed.payload.sessions.find((s: { key: string }) => s.key === key)).toMatchObject({
+        key,
+        sessionId,
+        label: "From the UI",
+      });
+      const appended = await t.append(key, user("first message"));
+      expect(appended.status).toBe(201);
+      expect(appended.data).toMatchObject({ sessionId, seq: 1 });
+      expect(await sessionIds()).toContain(sessionIdOf(t, key));
+    } finally {
+      client.close();
+    }
   });
 
   it("patches before first use change the pending entry; the first use adopts it with its sessionId", async () => {
@@ -77,9 +103,9 @@ describe("pending sessions: created by the tenant, adopted on first use", () => 
     const key = "agent:main:pending-d";
     const { sessionId } = await created(t, key);
     const stub = env.TENANTS.getByName(t.id);
-    expect(await stub.claimPendingSession(key)).toMatchObject({ entry: { sessionId } });
+    expect(await stub.claimPendingSession(key, "write")).toMatchObject({ entry: { sessionId } });
     await evictDurableObject(stub);
-    const again = await stub.claimPendingSession(key);
+    const again = await stub.claimPendingSession(key, "write");
     expect(again).toMatchObject({ entry: { sessionId }, version: 1 });
   });
 

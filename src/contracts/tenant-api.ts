@@ -108,7 +108,7 @@ export interface TenantApi {
    * A session object without an entry asks for the one created here (see pending-sessions.ts);
    * `write`: it may create the session now, so a create arriving meanwhile goes to it.
    */
-  claimPendingSession(key: string, intent?: ClaimIntent): Awaitable<{ entry: SessionEntry; version: number } | null>;
+  claimPendingSession(key: string, intent: ClaimIntent): Awaitable<{ entry: SessionEntry; version: number } | null>;
   removeSession(key: string, at: number): Awaitable<boolean>;
   session(key: string, withChildren?: boolean): Awaitable<SessionRow | null>;
   keyForSessionId(sessionId: string): Awaitable<{ key: string; agentId: string } | null>;

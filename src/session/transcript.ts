@@ -45,14 +45,13 @@ export class Transcript {
     return true;
   }
 
-  /** Makes a pending session's entry (created by the tenant alone) this object's; false when one exists. */
-  adopt(tenantId: string, key: string, entry: SessionEntry, version: number): boolean {
-    return this.store.transaction(() => {
-      if (this.store.loadEntry()) return false;
+  /** Makes a pending session's entry (created by the tenant alone) this object's, unless it has one. */
+  adopt(tenantId: string, key: string, entry: SessionEntry, version: number): void {
+    this.store.transaction(() => {
+      if (this.store.loadEntry()) return;
       this.store.setIdentity(tenantId, key);
       this.store.startTranscript(entry.sessionId, entry.createdAt);
       this.store.adoptEntry(entry, version);
-      return true;
     });
   }
 

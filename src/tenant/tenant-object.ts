@@ -159,7 +159,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     return entry;
   }
 
-  claimPendingSession(key: string, intent: ClaimIntent = "write"): { entry: SessionEntry; version: number } | null {
+  claimPendingSession(key: string, intent: ClaimIntent): { entry: SessionEntry; version: number } | null {
     const claimed = this.pending.claim(key, intent);
     return claimed?.entry ? { entry: claimed.entry, version: claimed.version } : null;
   }
