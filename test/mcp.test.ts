@@ -240,6 +240,15 @@ describe("MCP endpoint: tools/call shares /tools/invoke's implementation", () =>
     await client.close();
   });
 
+  it("answers sessions_history of a key that names no session as a tool error, OpenClaw's text", async () => {
+    const t = await freshTenant("mcp-history-missing");
+    const client = await connectTenant(t);
+    const missing = await callTool(client, "sessions_history", { sessionKey: "agent:main:never9" });
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent).toEqual({ status: "error", error: "No session found: agent:main:never9" });
+    await client.close();
+  });
+
   it("reports tool input errors and refused targets as tool errors with OpenClaw's texts", async () => {
     const t = await freshTenant("mcp-errors");
     await t.config({ gateway: { tools: { allow: ["sessions_send", "sessions_spawn"] } } });

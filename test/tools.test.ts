@@ -160,6 +160,25 @@ describe("POST /tools/invoke", () => {
     expect((await details(t, "sessions_history", { sessionKey: "main", limit: "1" })).messages).toHaveLength(1);
   });
 
+  it("answers sessions_history of a key or sessionId that names no session with OpenClaw's error", async () => {
+    const t = await freshTenant("history-missing");
+    await t.append("main", user("hi"));
+    const res = await t.invoke("sessions_history", { sessionKey: "agent:main:never9" }, { sessionKey: "main" });
+    expect(res.status).toBe(200);
+    const missing = { status: "error", error: "No session found: agent:main:never9" };
+    expect(res.data).toEqual({
+      ok: true,
+      result: { content: [{ type: "text", text: JSON.stringify(missing, null, 2) }], details: missing },
+    });
+    // A bare word is tried as a key, then as a sessionId: OpenClaw's sessionId text.
+    expect(await details(t, "sessions_history", { sessionKey: "never9" })).toEqual({
+      status: "error",
+      error: "Session not found: never9 (use the full sessionKey from sessions_list)",
+    });
+    // An existing session still answers its page.
+    expect((await details(t, "sessions_history", { sessionKey: "main" })).messages).toHaveLength(1);
+  });
+
   it("answers 403 for a token without operator.write and 401 without a token", async () => {
     const t = await freshTenant("toolauth");
     const reader = await issueToken(t.id, ["operator.read"]);

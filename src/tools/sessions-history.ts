@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { TenantContext } from "../domain/context";
 import { toDisplayKey } from "../keys/session-key";
+import { noSessionFoundText } from "../policy/visibility";
 import type { sessionsHistoryArgsSchema } from "../protocol/tools";
 import { parseMessage } from "../session/message-record";
 import { sanitizeToolHistory } from "../session/sanitize";
@@ -20,6 +21,11 @@ export async function sessionsHistory(ctx: TenantContext, requester: Requester, 
   const resolved = await resolveReference(ctx, requester, policy, args.sessionKey);
   if (!("key" in resolved)) return jsonResult(resolved);
   const key = resolved.key;
+  // Like the real gateway (sessions.resolve first): a key no session has is the tool's error,
+  // before visibility. A sessionId was found by its owner, so it exists.
+  if (resolved.sessionId === undefined && !(await ctx.tenant.session(key))) {
+    return jsonResult({ status: "error", error: noSessionFoundText(key) });
+  }
   const display = toDisplayKey(key, ctx.config.session, requester.agentId);
   const denied = await checkTarget(ctx, requester, policy, key, "history");
   if (denied) return jsonResult({ ...denied, sessionKey: display });
