@@ -158,6 +158,19 @@ describe("OAuth for the MCP endpoint", () => {
     });
   });
 
+  it("serves the default tenant's metadata at the origin's root for 2025-03-26 clients", async () => {
+    const res = await send("/.well-known/oauth-authorization-server");
+    expect(res.status).toBe(200);
+    expect(res.data).toMatchObject({
+      issuer: `${ORIGIN}/t/default`,
+      authorization_endpoint: `${ORIGIN}/t/default/oauth/authorize`,
+      token_endpoint: `${ORIGIN}/t/default/oauth/token`,
+      registration_endpoint: `${ORIGIN}/t/default/oauth/register`,
+      code_challenge_methods_supported: ["S256"],
+    });
+    expect((await send("/.well-known/oauth-authorization-server/t/default")).data).toEqual(res.data);
+  });
+
   it("registers, authorizes with an operator token, exchanges the code, calls tools, and is 401 once revoked", async () => {
     const t = await freshTenant("oauth-flow");
     const clientId = await register(t);

@@ -32,6 +32,15 @@ oauthRoutes.get("/.well-known/oauth-protected-resource/t/:tenantId/mcp", (c) => 
 });
 
 oauthRoutes.on(["GET", "HEAD", "OPTIONS"], "/.well-known/oauth-authorization-server/t/:tenantId", byProvider);
+// MCP clients of the 2025-03-26 spec skip RFC 9728 and read the metadata at the origin's root:
+// that is the default tenant's (whose MCP endpoint is the root `/mcp`); others stay path-scoped.
+oauthRoutes.on(["GET", "HEAD", "OPTIONS"], "/.well-known/oauth-authorization-server", (c) => {
+  const tenantId = c.env.DEFAULT_TENANT;
+  if (!tenantId) return c.json({ error: "not_found", error_description: "No default tenant is configured" }, 404);
+  const url = new URL(c.req.url);
+  url.pathname = `/.well-known/oauth-authorization-server/t/${tenantId}`;
+  return answerByProvider(c, tenantId, new Request(url, c.req.raw));
+});
 oauthRoutes.on(["POST", "OPTIONS"], "/t/:tenantId/oauth/token", byProvider);
 oauthRoutes.on(["POST", "OPTIONS"], "/t/:tenantId/oauth/register", byProvider);
 oauthRoutes.get("/t/:tenantId/oauth/authorize", showConsent);
@@ -51,18 +60,21 @@ function protectedResource(c: Context<AppEnv>, tenantId: string, resource: strin
 }
 
 /** Endpoints the provider implements, for one tenant's authorization server. */
-async function byProvider(c: Context<AppEnv>): Promise<Response> {
-  const tenantId = c.req.param("tenantId")!;
+function byProvider(c: Context<AppEnv>): Promise<Response> {
+  return answerByProvider(c, c.req.param("tenantId")!, c.req.raw);
+}
+
+async function answerByProvider(c: Context<AppEnv>, tenantId: string, raw: Request): Promise<Response> {
   if (!TENANT_ID_PATTERN.test(tenantId))
     return c.json({ error: "not_found", error_description: "Unknown tenant" }, 404);
-  let request = c.req.raw;
+  let request = raw;
   if (c.req.method === "POST") {
     const tooLarge = () =>
       c.json({ error: "invalid_request", error_description: `Body exceeds ${MAX_OAUTH_BODY_BYTES} bytes` }, 413);
     if (Number(c.req.header("content-length") ?? "0") > MAX_OAUTH_BODY_BYTES) return tooLarge();
     const body = await c.req.arrayBuffer();
     if (body.byteLength > MAX_OAUTH_BODY_BYTES) return tooLarge();
-    request = new Request(c.req.raw, { body });
+    request = new Request(raw, { body });
   }
   const server = authorizationServer(c.env, new URL(c.req.url).origin, tenantId);
   if (!server) return c.json({ error: "invalid_request", error_description: OAUTH_NEEDS_HTTPS }, 400);

@@ -124,6 +124,16 @@ export const OPERATIONS: Operation[] = [
     errors: [404],
   },
   {
+    method: "get",
+    path: "/.well-known/oauth-authorization-server",
+    scope: "root",
+    tag: "MCP",
+    summary: "The default tenant's authorization-server metadata, at the root for MCP 2025-03-26 clients",
+    auth: "none",
+    ok: { status: 200, description: "Endpoints, PKCE methods, scopes." },
+    errors: [404],
+  },
+  {
     method: "post",
     path: "/t/:tenantId/oauth/register",
     scope: "root",
