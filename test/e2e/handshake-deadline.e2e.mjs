@@ -35,7 +35,12 @@ async function idleRound(label) {
       const challenge = JSON.parse((await socket.firstMessage).text);
       assert.equal(challenge.event, "connect.challenge");
       const frame = await socket.closeFrame;
-      return { code: frame.code, reason: frame.reason, afterChallengeMs: frame.at - challenge.payload.ts, at: frame.at };
+      return {
+        code: frame.code,
+        reason: frame.reason,
+        afterChallengeMs: frame.at - challenge.payload.ts,
+        at: frame.at,
+      };
     }),
   );
   for (const close of closes) {
