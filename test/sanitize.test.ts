@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { StoredMessage } from "../src/session/message-record";
+import type { StoredMessage } from "../src/model/message-record";
 import { redactSecrets } from "../src/session/redact";
 import {
   CHAT_HISTORY_OVERSIZED_TEXT,

@@ -1,9 +1,10 @@
+import type { MessageRecord } from "../model/message-record";
+import type { SessionRow } from "../model/session-row";
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
-import type { SessionRow } from "../session/session-row";
-import type { Awaitable, MessageRecord, PatchOptions, SessionRef } from "./session-api";
+import type { Awaitable, PatchOptions, SessionRef } from "./session-api";
 
 /**
  * The RPC surface of a tenant object (one per tenant): tokens, config, the session index and

@@ -1,4 +1,5 @@
 import { hmacHex } from "../auth/run-token";
+import type { Delivery, DeliveryTarget } from "../model/delivery";
 import { logWarning } from "../observability/log";
 import { sendBlocked } from "../policy/send-policy";
 import type { TenantConfig } from "../protocol/config";
@@ -6,7 +7,7 @@ import type { SessionEntry } from "../protocol/session";
 import type { DeliveryWebhookBody } from "../protocol/webhooks";
 import { SIGNATURE_HEADER } from "../runs/runners/webhook";
 import type { TimerPort } from "../timers/timers";
-import type { Delivery, DeliveryStore, DeliveryTarget } from "./delivery-store";
+import type { DeliveryStore } from "./delivery-store";
 import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
 
 export type OutboxPorts = {

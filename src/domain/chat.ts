@@ -1,10 +1,10 @@
 import { isValidAgentId, normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
+import { tooLargeMessage } from "../model/message-limits";
+import { parseMessage } from "../model/message-record";
+import { messagePreview } from "../model/session-row";
 import { defaultAgentId } from "../policy/agents";
 import type { TranscriptMessage } from "../protocol/session";
-import { tooLargeMessage } from "../session/message-limits";
-import { parseMessage } from "../session/message-record";
 import { sanitizeChatHistory } from "../session/sanitize";
-import { messagePreview } from "../session/session-row";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { canonicalKey, sessionRef } from "./keys";

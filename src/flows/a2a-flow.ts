@@ -1,10 +1,11 @@
 import type { FlowRequest, SessionApi, SessionRef, StartAnswer, StartResult, StartRun } from "../contracts/session-api";
 import type { TenantApi } from "../contracts/tenant-api";
 import { agentIdOf, DEFAULT_AGENT_ID } from "../keys/session-key";
+import type { Flow, FlowSpec } from "../model/flow";
+import type { RunSnapshot } from "../model/run-types";
 import type { RunnerConfig } from "../protocol/config";
 import type { TranscriptMessage } from "../protocol/session";
 import type { EngineStart } from "../runs/run-lifecycle";
-import type { RunSnapshot } from "../runs/run-types";
 import type { TimerPort } from "../timers/timers";
 import {
   type A2aSessions,
@@ -14,7 +15,7 @@ import {
   isSilentAnnounce,
   replyStepPrompt,
 } from "./a2a-prompts";
-import type { Flow, FlowSpec, FlowStore } from "./flow-store";
+import type { FlowStore } from "./flow-store";
 
 /** A run of a flow step, in the target (this object) or the requester (another object). */
 type StepRun = {

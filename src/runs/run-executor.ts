@@ -1,10 +1,10 @@
 import { mintRunToken } from "../auth/run-token";
+import { parseMessage } from "../model/message-record";
+import type { RunRecord } from "../model/run-types";
 import { sessionToolsAllowed } from "../policy/tools";
 import type { RunnerConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
-import { parseMessage } from "../session/message-record";
 import type { SessionStore } from "../session/session-store";
-import type { RunRecord } from "./run-types";
 import { echoRunner } from "./runners/echo";
 import { openaiRunner } from "./runners/openai";
 import {

@@ -1,7 +1,14 @@
 import type { AbortOutcome, RunCallback, StartResult, StartRun } from "../contracts/session-api";
+import { oversized } from "../model/message-limits";
+import {
+  type HeldUserMessage,
+  type RunRecord,
+  type RunSnapshot,
+  type RunState,
+  TERMINAL_STATES,
+} from "../model/run-types";
 import { logWarning } from "../observability/log";
 import { type SessionEntry, type TranscriptMessage, transcriptMessageSchema } from "../protocol/session";
-import { oversized } from "../session/message-limits";
 import type { SessionStore } from "../session/session-store";
 import type { TimerPort } from "../timers/timers";
 import type { RunEvents } from "./run-events";
@@ -9,7 +16,6 @@ import { type RunExecutor, runDeadline } from "./run-executor";
 import { type AbortReason, type RunContext, runContext } from "./run-payloads";
 import { existingRunResult, toSnapshot } from "./run-status";
 import type { RunStore } from "./run-store";
-import { type HeldUserMessage, type RunRecord, type RunSnapshot, type RunState, TERMINAL_STATES } from "./run-types";
 import { RunnerError, type RunnerReply } from "./runners/runner";
 
 /** A run as the lifecycle starts it: the session object adds whose session it is. */

@@ -1,8 +1,8 @@
 import type { SessionRef } from "../contracts/session-api";
 import { deriveChatType } from "../keys/session-key";
+import { messagePreview } from "../model/session-row";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { dropUndefined } from "../util/encoding";
-import { messagePreview } from "./session-row";
 
 /** Pure rules of the session entry: creation, appends, usage counters, patches, resets. */
 

@@ -1,4 +1,5 @@
-import type { MessageRecord, Page } from "../contracts/session-api";
+import type { Page } from "../contracts/session-api";
+import type { MessageRecord } from "../model/message-record";
 import { historyPageJson } from "./history-json";
 
 /** What an SSE follower asked for (OpenClaw's history query). */

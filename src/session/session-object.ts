@@ -4,7 +4,6 @@ import type {
   AbortOutcome,
   AnnounceDelivery,
   AppendInput,
-  AppendRejected,
   AppendResult,
   FlowRequest,
   IndexSnapshot,
@@ -22,11 +21,14 @@ import type {
   TranscriptInfo,
 } from "../contracts/session-api";
 import type { ClaimIntent, LiveEvent } from "../contracts/tenant-api";
-import type { Delivery } from "../delivery/delivery-store";
 import { deliveryTargetOf } from "../delivery/delivery-target";
 import { Outbox } from "../delivery/outbox";
 import { A2aFlowDriver } from "../flows/a2a-flow";
-import type { Flow } from "../flows/flow-store";
+import type { Delivery } from "../model/delivery";
+import type { Flow } from "../model/flow";
+import type { AppendRejected } from "../model/message-limits";
+import type { RunSnapshot } from "../model/run-types";
+import type { SpawnSpec } from "../model/spawn";
 import { runnerWithSessionModel } from "../policy/agent-models";
 import { sendBlocked } from "../policy/send-policy";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
@@ -37,12 +39,10 @@ import { RunEvents } from "../runs/run-events";
 import { RunExecutor } from "../runs/run-executor";
 import { RunLifecycle } from "../runs/run-lifecycle";
 import { type AbortReason, injectedChatEvent, runContext } from "../runs/run-payloads";
-import type { RunSnapshot } from "../runs/run-types";
 import { RUN_LIST_TEXT_CHARS, toRunView } from "../runs/run-view";
 import { acceptAnnounce } from "../spawn/announce-inbox";
 import { deleteAttachments } from "../spawn/attachments";
 import { SpawnDriver } from "../spawn/spawn-driver";
-import type { SpawnSpec } from "../spawn/spawn-store";
 import { parseSessionObjectName, sessionApi, tenantApi } from "../stubs";
 import { type TimerHandlers, Timers } from "../timers/timers";
 import { FOLLOW_DEFAULT_LIMIT, Followers, type FollowQuery } from "./followers";

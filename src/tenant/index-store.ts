@@ -1,5 +1,5 @@
 import type { ListFilter } from "../contracts/tenant-api";
-import type { SessionRow } from "../session/session-row";
+import type { SessionRow } from "../model/session-row";
 import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
 

@@ -13,13 +13,13 @@ import type {
 } from "../contracts/tenant-api";
 import { GatewayHub } from "../gateway/hub";
 import { classifySessionKind, isCronRunKey } from "../keys/session-key";
+import { type SessionRow, toSessionRow } from "../model/session-row";
 import { logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import { newEntry, patchedEntry } from "../session/entry";
-import { type SessionRow, toSessionRow } from "../session/session-row";
 import { objectKnowsItsName, sessionApi } from "../stubs";
 import { type IndexColumns, IndexStore } from "./index-store";
 import { PendingSessionStore } from "./pending-sessions";
