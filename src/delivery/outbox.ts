@@ -1,11 +1,10 @@
-import { hmacHex } from "../auth/run-token";
+import { signatureHeader } from "../auth/webhook-signature";
 import type { Delivery, DeliveryTarget } from "../model/delivery";
 import { logWarning } from "../observability/log";
 import { sendBlocked } from "../policy/send-policy";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
 import type { DeliveryWebhookBody } from "../protocol/webhooks";
-import { SIGNATURE_HEADER } from "../runs/runners/webhook";
 import type { TimerPort } from "../timers/timers";
 import type { DeliveryStore } from "./delivery-store";
 import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
@@ -122,7 +121,7 @@ export class Outbox {
         headers: {
           "content-type": "application/json",
           "idempotency-key": delivery.idempotencyKey,
-          [SIGNATURE_HEADER]: `sha256=${await hmacHex(await this.ports.signingSecret(), body)}`,
+          ...(await signatureHeader(await this.ports.signingSecret(), body)),
         },
         body,
       });

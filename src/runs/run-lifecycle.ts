@@ -9,7 +9,6 @@ import {
 } from "../model/run-types";
 import { logWarning } from "../observability/log";
 import { type SessionEntry, type TranscriptMessage, transcriptMessageSchema } from "../protocol/session";
-import type { SessionStore } from "../session/session-store";
 import type { TimerPort } from "../timers/timers";
 import type { RunEvents } from "./run-events";
 import { type RunExecutor, runDeadline } from "./run-executor";
@@ -17,13 +16,14 @@ import { type AbortReason, type RunContext, runContext } from "./run-payloads";
 import { existingRunResult, toSnapshot } from "./run-status";
 import type { RunStore } from "./run-store";
 import { RunnerError, type RunnerReply } from "./runners/runner";
+import type { TranscriptPort } from "./transcript-port";
 
 /** A run as the lifecycle starts it: the session object adds whose session it is. */
 export type EngineStart = StartRun & { agentId: string; tenantId: string };
 
 /** What the lifecycle needs from its session object. */
 export type LifecycleHost = {
-  store: SessionStore;
+  transcript: TranscriptPort;
   runs: RunStore;
   timers: TimerPort & { clearRef(ref: string): void };
   events: RunEvents;
@@ -69,14 +69,14 @@ export class RunLifecycle {
       // Admitted only: the user message waits with the run until it is released (its text is
       // the run's input message, so it is not stored twice).
       const held = request.userMessage && heldForm(request.userMessage, input.message);
-      this.host.store.transaction(() => {
+      this.host.transcript.transaction(() => {
         runs.insert(request.runId, { ...input, ...(held ? { heldUserMessage: held } : {}) }, now, undefined);
         this.host.timers.set("run-release", request.runId, now + RUN_RELEASE_FALLBACK_MS);
       });
       return { runId: request.runId, status: "started", queued: true };
     }
     let userSeq: number | undefined;
-    this.host.store.transaction(() => {
+    this.host.transcript.transaction(() => {
       // Runs held before this one go first: the transcript keeps the order of admission.
       for (const heldRunId of this.heldRunIds()) this.releaseNow(heldRunId);
       if (request.userMessage) userSeq = this.appendUserMessage(request.userMessage);
@@ -92,7 +92,7 @@ export class RunLifecycle {
    * when it was already released, or ended (an abort came first: nothing was appended).
    */
   release(runId: string): void {
-    this.host.store.transaction(() => this.releaseNow(runId));
+    this.host.transcript.transaction(() => this.releaseNow(runId));
     this.pump();
   }
 
@@ -137,7 +137,7 @@ export class RunLifecycle {
     const next = runs.nextQueued();
     // A held run keeps its place: the runs behind it wait for its release (FIFO).
     if (!next || timers.has("run-release", next.runId)) return;
-    this.host.store.transaction(() => {
+    this.host.transcript.transaction(() => {
       runs.markRunning(next.runId, now);
       const timeoutMs = (next.input.timeoutSeconds ?? 0) * 1000;
       if (timeoutMs > 0) timers.set("run-timeout", next.runId, now + timeoutMs);
@@ -197,7 +197,7 @@ export class RunLifecycle {
       stopReason: reply.stopReason ?? "stop",
       timestamp: now,
     };
-    this.host.store.transaction(() => {
+    this.host.transcript.transaction(() => {
       const seqs = this.host.appendMessages([...toolMessages, assistant], (entry) => endEntry(entry, run, "ok", now));
       this.host.runs.finish(runId, {
         state: "ok",
@@ -231,7 +231,7 @@ export class RunLifecycle {
     this.controllers.get(runId)?.abort();
     const partial = state === "error" ? "" : this.host.events.latestText(runId);
     this.host.events.cancel(runId);
-    this.host.store.transaction(() => {
+    this.host.transcript.transaction(() => {
       let replySeq: number | undefined;
       if (partial && run.state === "running") {
         const aborted: TranscriptMessage = {
@@ -284,7 +284,7 @@ export class RunLifecycle {
     if (run?.state !== "running") return;
     if (update.messages && update.messages.length > 0) {
       const valid = validMessages(update.messages);
-      this.host.store.transaction(() => this.host.appendMessages(valid, (entry) => entry));
+      this.host.transcript.transaction(() => this.host.appendMessages(valid, (entry) => entry));
     }
     if (update.text !== undefined) this.host.events.text(runId, update.text);
     this.host.timers.set("run-watchdog", runId, Date.now() + WATCHDOG_MS);
@@ -340,7 +340,7 @@ export class RunLifecycle {
     const existing = runs.get(request.runId);
     if (existing) return existingRunResult(toSnapshot(existing));
     const input = { ...request.input, runner: request.runner, agentId: request.agentId, tenantId: request.tenantId };
-    this.host.store.transaction(() => {
+    this.host.transcript.transaction(() => {
       runs.insert(request.runId, input, now, undefined);
       runs.finish(request.runId, { state: "aborted", at: now, stopReason: reason, error: "aborted" });
     });
@@ -410,7 +410,7 @@ export class RunLifecycle {
       this.fail(runId, "error", `run interrupted ${run.attempts} times; giving up`, now);
       return;
     }
-    this.host.store.transaction(() => {
+    this.host.transcript.transaction(() => {
       runs.markRunning(runId, now);
       timers.set("run-watchdog", runId, now + WATCHDOG_MS);
     });

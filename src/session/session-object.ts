@@ -102,7 +102,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       },
     );
     this.runs = new RunLifecycle({
-      store,
+      transcript: store,
       runs: store.runs,
       timers: this.timers,
       events: new RunEvents(
@@ -114,7 +114,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       ),
       executor: new RunExecutor({
         env,
-        store,
+        transcript: store,
         runnerSecret: async (tenantId) => tenantApi(env, tenantId).runnerSecret(),
       }),
       appendMessages: (messages, update) => this.transcript.append(messages, update).map((m) => m.seq),
