@@ -10,6 +10,7 @@ import {
 import { logWarning } from "../observability/log";
 import { type SessionEntry, type TranscriptMessage, transcriptMessageSchema } from "../protocol/session";
 import type { TimerPort } from "../timers/timers";
+import { Waiters } from "../util/waiters";
 import type { RunEvents } from "./run-events";
 import { type RunExecutor, runDeadline } from "./run-executor";
 import { type AbortReason, type RunContext, runContext } from "./run-payloads";
@@ -52,7 +53,7 @@ const MAX_RUN_ATTEMPTS = 3;
  */
 export class RunLifecycle {
   private readonly controllers = new Map<string, AbortController>();
-  private readonly waiters = new Map<string, Set<(snapshot: RunSnapshot) => void>>();
+  private readonly waiters = new Waiters<string, RunSnapshot | null>();
 
   constructor(private readonly host: LifecycleHost) {}
 
@@ -367,21 +368,9 @@ export class RunLifecycle {
   wait(runId: string, timeoutMs: number, options: { untilKnown?: boolean } = {}): Promise<RunSnapshot | null> {
     const current = this.snapshot(runId);
     if (current ? current.status !== "pending" : !options.untilKnown) return Promise.resolve(current);
-    return new Promise((resolve) => {
-      const waiters = this.waiters.get(runId) ?? new Set();
-      const done = (snapshot: RunSnapshot) => {
-        clearTimeout(timer);
-        waiters.delete(done);
-        resolve(snapshot);
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(done);
-        if (waiters.size === 0) this.waiters.delete(runId);
-        const latest = this.snapshot(runId) ?? current;
-        resolve(latest ? { ...latest, status: "pending" } : null);
-      }, timeoutMs);
-      waiters.add(done);
-      this.waiters.set(runId, waiters);
+    return this.waiters.wait(runId, timeoutMs, () => {
+      const latest = this.snapshot(runId) ?? current;
+      return latest ? { ...latest, status: "pending" } : null;
     });
   }
 
@@ -437,8 +426,7 @@ export class RunLifecycle {
   private settle(runId: string): void {
     this.host.events.forget(runId);
     const snapshot = this.snapshot(runId);
-    if (snapshot) for (const waiter of this.waiters.get(runId) ?? []) waiter(snapshot);
-    this.waiters.delete(runId);
+    if (snapshot) this.waiters.wake(runId, snapshot);
     this.host.onSettled(runId);
     this.pump();
   }

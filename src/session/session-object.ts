@@ -45,9 +45,9 @@ import { deleteAttachments } from "../spawn/attachments";
 import { SpawnDriver } from "../spawn/spawn-driver";
 import { parseSessionObjectName, sessionApi, tenantApi } from "../stubs";
 import { type TimerHandlers, Timers } from "../timers/timers";
+import { Waiters } from "../util/waiters";
 import { FOLLOW_DEFAULT_LIMIT, Followers, type FollowQuery } from "./followers";
 import { Publisher } from "./publisher";
-import { SeqWaiters } from "./seq-waiters";
 import { SessionStore } from "./session-store";
 import { Transcript } from "./transcript";
 
@@ -75,7 +75,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   private readonly followers: Followers;
   private readonly runs: RunLifecycle;
   /** sessions_wait callers waiting for a message past a seq. */
-  private readonly seqWaiters = new SeqWaiters();
+  private readonly seqWaiters = new Waiters<{ sessionId: string; afterSeq: number }, boolean>();
   /** Aborts of runs whose start is still on its way. */
   private readonly pendingAborts = new PendingAborts();
   private readonly outbox: Outbox;
@@ -259,7 +259,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     await this.adoptPending("read");
     const before = this.transcript.entry();
     if ((before?.messageCount ?? 0) <= afterSeq) {
-      await this.seqWaiters.wait(before?.sessionId ?? "", afterSeq, timeoutMs);
+      await this.seqWaiters.wait({ sessionId: before?.sessionId ?? "", afterSeq }, timeoutMs, () => false);
     }
     const after = this.transcript.entry();
     return { sessionId: after?.sessionId ?? null, lastSeq: after?.messageCount ?? 0 };
@@ -591,7 +591,9 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     // Still the commit's turn: the retry alarm is written with the messages, so a crash
     // before the publish below cannot leave them undelivered.
     void this.timers.arm();
-    this.seqWaiters.appended(sessionId, seqs.at(-1)!);
+    const lastSeq = seqs.at(-1)!;
+    // A message past the waited seq, or a new transcript, ends a wait.
+    this.seqWaiters.wakeWhere((w) => w.sessionId !== sessionId || lastSeq > w.afterSeq, true);
     if (this.followers.size > 0) this.followers.appended(this.transcript.appendedRecords(sessionId, seqs));
     this.publishInBackground();
   }

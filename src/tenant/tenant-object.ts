@@ -21,11 +21,11 @@ import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import { newEntry, patchedEntry } from "../session/entry";
 import { objectKnowsItsName, sessionApi } from "../stubs";
+import { Waiters } from "../util/waiters";
 import { type IndexColumns, IndexStore } from "./index-store";
 import { PendingSessionStore } from "./pending-sessions";
 import { RateLimiter } from "./rate-limit";
 import { RecentRuns } from "./recent-runs";
-import { RunKeyWaiters } from "./run-key-waiters";
 import { openTenantDatabase, TenantStore } from "./tenant-store";
 import { TokenStore } from "./token-store";
 
@@ -45,7 +45,8 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   private readonly index: IndexStore;
   private readonly pending: PendingSessionStore;
   private readonly limiter = new RateLimiter();
-  private readonly runKeyWaiters = new RunKeyWaiters();
+  /** Callers waiting for a run id to be recorded (agent.wait may come before its `agent` request). */
+  private readonly runKeyWaiters = new Waiters<string, boolean>();
   private readonly recentRuns = new RecentRuns();
   /** When each token's last use was written (in memory: a restart writes the next use at once). */
   private readonly touchedAt = new Map<string, number>();
@@ -364,7 +365,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     const now = Date.now();
     const owner = this.index.recordRun(runId, key, now);
     if (abortable && owner === key) this.recentRuns.recorded(key, runId, now);
-    this.runKeyWaiters.recorded(runId);
+    this.runKeyWaiters.wake(runId, true);
     return owner;
   }
 
@@ -381,7 +382,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   async waitForRunKey(runId: string, timeoutMs: number): Promise<string | null> {
     const key = this.runKey(runId);
     if (key || timeoutMs <= 0) return key;
-    await this.runKeyWaiters.wait(runId, timeoutMs);
+    await this.runKeyWaiters.wait(runId, timeoutMs, () => false);
     return this.runKey(runId);
   }
 
