@@ -20,6 +20,7 @@ import type {
   StartRun,
   TranscriptInfo,
 } from "../contracts/session-api";
+import { HISTORY_READ_MAX_BYTES } from "../contracts/session-api";
 import type { ClaimIntent, LiveEvent } from "../contracts/tenant-api";
 import { deliveryTargetOf } from "../delivery/delivery-target";
 import { Outbox } from "../delivery/outbox";
@@ -31,6 +32,7 @@ import type { RunSnapshot } from "../model/run-types";
 import type { SpawnSpec } from "../model/spawn";
 import { runnerWithSessionModel } from "../policy/agent-models";
 import { sendBlocked } from "../policy/send-policy";
+import { errorResponse } from "../protocol/http";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { RunView } from "../protocol/runs";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
@@ -41,7 +43,7 @@ import { RunLifecycle } from "../runs/run-lifecycle";
 import { type AbortReason, injectedChatEvent, runContext } from "../runs/run-payloads";
 import { RUN_LIST_TEXT_CHARS, toRunView } from "../runs/run-view";
 import { acceptAnnounce } from "../spawn/announce-inbox";
-import { deleteAttachments } from "../spawn/attachments";
+import { deleteAttachments, sessionAttachmentPrefix } from "../spawn/attachments";
 import { SpawnDriver } from "../spawn/spawn-driver";
 import { parseSessionObjectName, sessionApi, tenantApi } from "../stubs";
 import { type TimerHandlers, Timers } from "../timers/timers";
@@ -53,8 +55,6 @@ import { Transcript } from "./transcript";
 
 /** Retry delay when the tenant could not be reached for an update. */
 const PUBLISH_RETRY_MS = 1_000;
-/** JSON bytes of the first page an SSE follower receives. */
-const FOLLOW_PAGE_MAX_BYTES = 8 * 1024 * 1024;
 /** Messages read to find a sub-agent's latest tool result. */
 const SPAWN_RESULT_READ_MAX_BYTES = 2 * 1024 * 1024;
 /** Deliveries listed at most per request. */
@@ -169,7 +169,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       },
       dropAttachments: async () => {
         const identity = store.identity();
-        if (identity) await deleteAttachments(env.ATTACHMENTS, `${identity.tenantId}/${identity.sessionKey}/`);
+        if (identity)
+          await deleteAttachments(env.ATTACHMENTS, sessionAttachmentPrefix(identity.tenantId, identity.sessionKey));
       },
       archiveSelf: async () => {
         this.transcript.updateEntry((entry) => ({ ...entry, archivedAt: Date.now() }));
@@ -282,12 +283,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     await this.adoptPending("read");
     const opened = await this.followers.open(query);
     if (opened instanceof Response) return opened;
-    if (opened === "revoked")
-      return Response.json({ ok: false, error: { type: "unauthorized", message: "Unauthorized" } }, { status: 401 });
-    return Response.json(
-      { ok: false, error: { type: "not_found", message: `Session not found: ${query.sessionKey}` } },
-      { status: 404 },
-    );
+    if (opened === "revoked") return errorResponse(401, "unauthorized", "Unauthorized");
+    return errorResponse(404, "not_found", `Session not found: ${query.sessionKey}`);
   }
 
   endFollows(tokenId: string): number {
@@ -331,7 +328,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     this.timers.forget();
     await this.store.wipe();
     const indexed = await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
-    await deleteAttachments(this.env.ATTACHMENTS, `${ref.tenantId}/${ref.key}/`);
+    await deleteAttachments(this.env.ATTACHMENTS, sessionAttachmentPrefix(ref.tenantId, ref.key));
     return existed || indexed;
   }
 
@@ -603,7 +600,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       direction: "tail",
       limit: query.limit ?? FOLLOW_DEFAULT_LIMIT,
       includeTools: query.includeTools,
-      maxBytes: FOLLOW_PAGE_MAX_BYTES,
+      maxBytes: HISTORY_READ_MAX_BYTES,
       ...(query.cursorSeq !== undefined ? { cursorSeq: query.cursorSeq } : {}),
     });
   }

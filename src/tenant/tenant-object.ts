@@ -12,17 +12,16 @@ import type {
   TokenInfo,
 } from "../contracts/tenant-api";
 import { GatewayHub } from "../gateway/hub";
-import { classifySessionKind, isCronRunKey } from "../keys/session-key";
-import { type SessionRow, toSessionRow } from "../model/session-row";
+import { type IndexColumns, indexColumns, type SessionRow, toSessionRow } from "../model/session-row";
 import { logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
-import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
+import { errorResponse, OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import { newEntry, patchedEntry } from "../session/entry";
 import { objectKnowsItsName, sessionApi } from "../stubs";
 import { Waiters } from "../util/waiters";
-import { type IndexColumns, IndexStore } from "./index-store";
+import { IndexStore } from "./index-store";
 import { PendingSessionStore } from "./pending-sessions";
 import { RateLimiter } from "./rate-limit";
 import { RecentRuns } from "./recent-runs";
@@ -81,7 +80,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     }
     if (tenantId === this.env.DEFAULT_TENANT) this.ensure(tenantId);
     else if (!tenantId || !this.tenantStore.exists()) {
-      return Response.json({ ok: false, error: { type: "not_found", message: "No such gateway" } }, { status: 404 });
+      return errorResponse(404, "not_found", "No such gateway");
     }
     return this.hub.accept(tenantId, new URL(request.url).origin);
   }
@@ -488,18 +487,6 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   }
 
   private indexColumns(row: SessionRow): IndexColumns {
-    const cfg = this.tenantStore.config().session;
-    return {
-      kind: classifySessionKind(row.key, {
-        cfg,
-        agentId: row.agentId,
-        ...(row.chatType ? { chatType: row.chatType } : {}),
-      }),
-      isCronRun: isCronRunKey(row.key),
-      searchText: [row.displayName, row.label, row.sessionId, row.key]
-        .filter((part): part is string => typeof part === "string")
-        .join("\n")
-        .toLowerCase(),
-    };
+    return indexColumns(row, this.tenantStore.config().session);
   }
 }

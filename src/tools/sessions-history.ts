@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { HISTORY_READ_MAX_BYTES } from "../contracts/session-api";
 import type { TenantContext } from "../domain/context";
 import { toDisplayKey } from "../keys/session-key";
 import { parseMessage } from "../model/message-record";
@@ -31,7 +32,7 @@ export async function sessionsHistory(ctx: TenantContext, requester: Requester, 
     direction: "tail",
     limit,
     includeTools,
-    maxBytes: 8 * 1024 * 1024,
+    maxBytes: HISTORY_READ_MAX_BYTES,
     ...(resolved.sessionId !== undefined ? { sessionId: resolved.sessionId } : {}),
   });
   const messages = (page?.messages ?? []).map(parseMessage);
