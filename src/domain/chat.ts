@@ -5,7 +5,7 @@ import { parseMessage } from "../model/message-record";
 import { messagePreview } from "../model/session-row";
 import { defaultAgentId } from "../policy/agents";
 import type { TranscriptMessage } from "../protocol/session";
-import { sanitizeChatHistory } from "../session/sanitize";
+import { sanitizeChatHistory } from "../render/sanitize";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { canonicalKey, sessionRef } from "./keys";

@@ -5,10 +5,10 @@ import { agentModelRef, DEFAULT_CONTEXT_WINDOW_TOKENS } from "../policy/agent-mo
 import { agentModel, defaultAgentId } from "../policy/agents";
 import type { SessionsListParams, SessionsResolveParams } from "../protocol/methods";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
-import { markFlags } from "../session/marks";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { canonicalKey, mainKeyOf, sessionRef } from "./keys";
+import { markFlags } from "./marks";
 
 /** Session index operations (OpenClaw's sessions.list / resolve / patch) for every transport. */
 

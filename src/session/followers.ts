@@ -1,6 +1,6 @@
 import type { Page } from "../contracts/session-api";
 import type { MessageRecord } from "../model/message-record";
-import { historyPageJson } from "./history-json";
+import { historyPageJson } from "../render/history-json";
 
 /** What an SSE follower asked for (OpenClaw's history query). */
 export type FollowQuery = {

@@ -5,7 +5,7 @@ import { deriveChannel, toDisplayKey } from "../keys/session-key";
 import { parseMessage } from "../model/message-record";
 import { listKind, type SessionRow } from "../model/session-row";
 import type { sessionsListArgsSchema } from "../protocol/tools";
-import { sanitizeChatHistory } from "../session/sanitize";
+import { sanitizeChatHistory } from "../render/sanitize";
 import { dropUndefined } from "../util/encoding";
 import { accessPolicy, listScope } from "./access";
 import type { Requester } from "./requester";

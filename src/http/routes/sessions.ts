@@ -25,7 +25,7 @@ import {
 } from "../../protocol/http";
 import { sessionsListParamsSchema } from "../../protocol/methods";
 import { sessionPatchFieldsSchema } from "../../protocol/session";
-import { historyPageJson } from "../../session/history-json";
+import { historyPageJson } from "../../render/history-json";
 import { type AppEnv, requireScope } from "../context";
 import { badRequest, notFound } from "../errors";
 import { parseQuery, readJson } from "../request";
