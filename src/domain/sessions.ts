@@ -1,3 +1,4 @@
+import type { FollowQuery } from "../contracts/headers";
 import { FOLLOW_HEADER } from "../contracts/headers";
 import type { AppendResult, TranscriptInfo } from "../contracts/session-api";
 import type { Delivery } from "../model/delivery";
@@ -6,7 +7,6 @@ import type { MessageRecord } from "../model/message-record";
 import type { IngestBody } from "../protocol/http";
 import type { SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { contentText } from "../runs/runners/runner";
-import type { FollowQuery } from "../session/followers";
 import { dropUndefined } from "../util/encoding";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";

@@ -1,15 +1,7 @@
+import type { FollowQuery } from "../contracts/headers";
 import type { Page } from "../contracts/session-api";
 import type { MessageRecord } from "../model/message-record";
 import { historyPageJson } from "../render/history-json";
-
-/** What an SSE follower asked for (OpenClaw's history query). */
-export type FollowQuery = {
-  sessionKey: string;
-  limit?: number;
-  cursorSeq?: number;
-  includeTools: boolean;
-  tokenId?: string;
-};
 
 /** How often a follower gets a keepalive comment (and its token is re-checked). */
 export const KEEPALIVE_MS = 15_000;

@@ -1,4 +1,5 @@
 import type { SessionRef } from "../contracts/session-api";
+import { newEntry } from "../model/entry";
 import type { AppendRejected } from "../model/message-limits";
 import { oversized } from "../model/message-limits";
 import type { MessageRecord } from "../model/message-record";
@@ -6,7 +7,6 @@ import { messagePreview } from "../model/session-row";
 import type { ImportBody, ImportConflict } from "../protocol/import";
 import type { SessionEntry, TranscriptMessage } from "../protocol/session";
 import { dropUndefined } from "../util/encoding";
-import { newEntry } from "./entry";
 
 /**
  * Pure rules of an import page: which messages are written (at their source seq, with their

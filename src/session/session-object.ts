@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { FollowQuery } from "../contracts/headers";
 import { FOLLOW_HEADER } from "../contracts/headers";
 import type {
   AbortOutcome,
@@ -48,7 +49,7 @@ import { SpawnDriver } from "../spawn/spawn-driver";
 import { parseSessionObjectName, sessionApi, tenantApi } from "../stubs";
 import { type TimerHandlers, Timers } from "../timers/timers";
 import { Waiters } from "../util/waiters";
-import { FOLLOW_DEFAULT_LIMIT, Followers, type FollowQuery } from "./followers";
+import { FOLLOW_DEFAULT_LIMIT, Followers } from "./followers";
 import { Publisher } from "./publisher";
 import { SessionStore } from "./session-store";
 import { Transcript } from "./transcript";

@@ -12,13 +12,13 @@ import type {
   TokenInfo,
 } from "../contracts/tenant-api";
 import { GatewayHub } from "../gateway/hub";
+import { newEntry, patchedEntry } from "../model/entry";
 import { type IndexColumns, indexColumns, type SessionRow, toSessionRow } from "../model/session-row";
 import { logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import { errorResponse, OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
-import { newEntry, patchedEntry } from "../session/entry";
 import { objectKnowsItsName, sessionApi } from "../stubs";
 import { Waiters } from "../util/waiters";
 import { IndexStore } from "./index-store";
