@@ -106,7 +106,7 @@ export interface TenantApi {
    */
   createSession(ref: SessionRef, patch: SessionPatch, options?: PatchOptions): Awaitable<SessionEntry | null>;
   /**
-   * A session object without an entry asks for the one created here (see pending-sessions.ts);
+   * A session object without an entry asks for the one created here (see src/pending/pending-sessions.ts);
    * `write`: it may create the session now, so a create arriving meanwhile goes to it.
    */
   claimPendingSession(key: string, intent: ClaimIntent): Awaitable<{ entry: SessionEntry; version: number } | null>;
