@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
+import { markFields, markFlags, marksProblem } from "../src/domain/marks";
 import { classify, mountOf, rebase } from "../src/http/control-ui/paths";
-import { markFields, markFlags, marksProblem } from "../src/session/marks";
 import { call, freshTenant, user } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
 

@@ -160,11 +160,13 @@ describe("pending sessions: created by the tenant, adopted on first use", () => 
     const { sessionId: pendingId } = await created(t, key);
     // As if the object had created its entry before the tenant's create (its first publish lost).
     const own = await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(t.id, key)), async (instance) => {
-      const object = instance as unknown as {
-        transcript: { ensureEntry: (...args: unknown[]) => boolean; entry: () => { sessionId: string } };
-      };
-      object.transcript.ensureEntry({ tenantId: t.id, key, agentId: "main" }, undefined, Date.now());
-      return object.transcript.entry().sessionId;
+      const { transcript } = (
+        instance as unknown as {
+          parts: { transcript: { ensureEntry: (...args: unknown[]) => boolean; entry: () => { sessionId: string } } };
+        }
+      ).parts;
+      transcript.ensureEntry({ tenantId: t.id, key, agentId: "main" }, undefined, Date.now());
+      return transcript.entry().sessionId;
     });
     expect(own).not.toBe(pendingId);
     const warn = vi.spyOn(console, "warn");

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { TenantContext } from "../src/domain/context";
 import { DomainError } from "../src/domain/errors";
 import { resolveSession } from "../src/domain/registry";
-import type { SessionRow } from "../src/session/session-row";
+import type { SessionRow } from "../src/model/session-row";
 import { tenantPorts } from "../src/stubs";
 import { ADMIN, call, DEV, freshTenant, issueToken, type TestTenant, user } from "./helpers";
 

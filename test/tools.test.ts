@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { SessionRow } from "../src/session/session-row";
+import type { SessionRow } from "../src/model/session-row";
 import type { TenantObject } from "../src/tenant/tenant-object";
 import { call, freshTenant, issueToken, type TestTenant, user } from "./helpers";
 

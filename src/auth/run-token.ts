@@ -1,4 +1,5 @@
-import { fromBase64Url, toBase64Url, toHex } from "../util/encoding";
+import { fromBase64Url, toBase64Url } from "../util/encoding";
+import { hmacKey, hmacSign } from "./hmac";
 
 /**
  * Run tokens: minted when a run is dispatched to a runner, bound to (tenant, agent, session,
@@ -60,20 +61,6 @@ function isCanonicalBase64Url(text: string): boolean {
   return bytes !== null && toBase64Url(bytes) === text;
 }
 
-/** Hex HMAC-SHA256 of a body (webhook request signatures). */
-export async function hmacHex(secret: string, body: string): Promise<string> {
-  const signature = await crypto.subtle.sign("HMAC", await hmacKey(secret), new TextEncoder().encode(body));
-  return toHex(new Uint8Array(signature));
-}
-
 async function sign(secret: string, payload: string): Promise<string> {
-  const signature = await crypto.subtle.sign("HMAC", await hmacKey(secret), new TextEncoder().encode(payload));
-  return toBase64Url(new Uint8Array(signature));
-}
-
-function hmacKey(secret: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-    "verify",
-  ]);
+  return toBase64Url(await hmacSign(secret, payload));
 }

@@ -1,12 +1,14 @@
-import type { Delivery, DeliveryTarget } from "../delivery/delivery-store";
-import type { Flow, FlowSpec } from "../flows/flow-store";
+import type { Delivery, DeliveryTarget } from "../model/delivery";
+import type { Flow, FlowSpec } from "../model/flow";
+import type { AppendRejected } from "../model/message-limits";
+import type { MessageRecord } from "../model/message-record";
+import type { RunInput, RunSnapshot, RunUsage } from "../model/run-types";
+import type { SessionRow } from "../model/session-row";
+import type { SpawnSpec } from "../model/spawn";
 import type { RunnerConfig, SendPolicyConfig } from "../protocol/config";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { RunView } from "../protocol/runs";
 import type { InputProvenance, SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
-import type { RunInput, RunSnapshot, RunUsage } from "../runs/run-types";
-import type { SessionRow } from "../session/session-row";
-import type { SpawnSpec } from "../spawn/spawn-store";
 
 /**
  * The RPC surface of a session object (one per tenant + canonical session key). Callers hold
@@ -29,25 +31,12 @@ export type AppendResult = {
   created: boolean;
   duplicate: boolean;
 };
-/** Append outcome for a message over the size limit (a result, not a throw: RPC-friendly). */
-export type AppendRejected = { rejected: "too_large"; bytes: number };
 
-/** A stored message ready for the wire: its JSON already carries `__openclaw`. */
 /**
  * `reason` is what `sessions.changed` says (by default `create` when the patch created the
  * session); `parentSessionKey` records the session this one was created from (sessions.create).
  */
 export type PatchOptions = { reason?: "create" | "patch"; parentSessionKey?: string };
-
-export type MessageRecord = {
-  seq: number;
-  id: string;
-  role: string;
-  createdAt: number;
-  json: string;
-  /** The run that wrote it (a run's reply). */
-  runId?: string;
-};
 
 export type PageQuery = {
   sessionId: string;
@@ -60,6 +49,12 @@ export type PageQuery = {
 };
 export type Page = { messages: MessageRecord[]; hasMore: boolean };
 /** A page of the current transcript, or of an older one by sessionId. */
+/**
+ * JSON bytes of one page read whole for a reader that sanitizes or streams it after (chat
+ * history, sessions_history, the first page of a follow): well under the 32 MiB RPC limit.
+ */
+export const HISTORY_READ_MAX_BYTES = 8 * 1024 * 1024;
+
 export type ReadQuery = Omit<PageQuery, "sessionId"> & { sessionId?: string; direction: "tail" | "forward" };
 
 export type TranscriptInfo = { sessionId: string; startedAt: number; endedAt: number | null };

@@ -1,9 +1,10 @@
+import type { MessageRecord } from "../model/message-record";
+import type { SessionRow } from "../model/session-row";
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
-import type { SessionRow } from "../session/session-row";
-import type { Awaitable, MessageRecord, PatchOptions, SessionRef } from "./session-api";
+import type { Awaitable, PatchOptions, SessionRef } from "./session-api";
 
 /**
  * The RPC surface of a tenant object (one per tenant): tokens, config, the session index and
@@ -105,7 +106,7 @@ export interface TenantApi {
    */
   createSession(ref: SessionRef, patch: SessionPatch, options?: PatchOptions): Awaitable<SessionEntry | null>;
   /**
-   * A session object without an entry asks for the one created here (see pending-sessions.ts);
+   * A session object without an entry asks for the one created here (see src/pending/pending-sessions.ts);
    * `write`: it may create the session now, so a create arriving meanwhile goes to it.
    */
   claimPendingSession(key: string, intent: ClaimIntent): Awaitable<{ entry: SessionEntry; version: number } | null>;

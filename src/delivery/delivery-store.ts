@@ -1,3 +1,4 @@
+import type { Delivery, DeliveryStatus, DeliveryTarget } from "../model/delivery";
 import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
 
@@ -24,22 +25,6 @@ export const DELIVERY_SCHEMA: Schema = {
     },
     { name: "index deliveries_by_created", sql: "CREATE INDEX deliveries_by_created ON deliveries (created_at DESC)" },
   ],
-};
-
-export type DeliveryTarget = { channel: string; to: string; accountId?: string; threadId?: string | number };
-export type DeliveryStatus = "pending" | "delivered" | "dead" | "blocked";
-export type Delivery = {
-  id: string;
-  idempotencyKey: string;
-  kind: string;
-  target: DeliveryTarget;
-  message: string;
-  status: DeliveryStatus;
-  attempts: number;
-  lastError?: string;
-  deliveredTo?: string;
-  createdAt: number;
-  updatedAt: number;
 };
 
 type Row = {

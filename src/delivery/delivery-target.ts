@@ -1,7 +1,7 @@
 import { parseAgentSessionKey } from "../keys/session-key";
+import type { DeliveryTarget } from "../model/delivery";
 import type { SessionEntry } from "../protocol/session";
 import { dropUndefined } from "../util/encoding";
-import type { DeliveryTarget } from "./delivery-store";
 
 /**
  * Where "posted to the session's channel" goes: its delivery context, else the last

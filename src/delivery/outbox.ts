@@ -1,12 +1,13 @@
-import { hmacHex } from "../auth/run-token";
+import { signatureHeader } from "../auth/webhook-signature";
+import type { LiveEvent } from "../contracts/tenant-api";
+import type { Delivery, DeliveryTarget } from "../model/delivery";
 import { logWarning } from "../observability/log";
 import { sendBlocked } from "../policy/send-policy";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
 import type { DeliveryWebhookBody } from "../protocol/webhooks";
-import { SIGNATURE_HEADER } from "../runs/runners/webhook";
 import type { TimerPort } from "../timers/timers";
-import type { Delivery, DeliveryStore, DeliveryTarget } from "./delivery-store";
+import type { DeliveryStore } from "./delivery-store";
 import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
 
 export type OutboxPorts = {
@@ -15,8 +16,8 @@ export type OutboxPorts = {
   entry(): SessionEntry | null;
   tenantConfig(): Promise<TenantConfig>;
   signingSecret(): Promise<string>;
-  /** A delivery changed state (reported as `sessions.changed` with reason "delivery"). */
-  changed(delivery: Delivery): void;
+  /** Tells the session's clients (here: a delivery changed state). */
+  emit(event: Omit<LiveEvent, "afterSeq">): void;
   /** Tenant and session of this outbox, for log lines. */
   logContext?(): { tenant?: string | undefined; session?: string | undefined };
 };
@@ -95,7 +96,7 @@ export class Outbox {
     outcome: { status: "delivered" | "dead" | "blocked"; error?: string; deliveredTo?: string },
     now: number,
   ): void {
-    if (this.ports.store.record(id, outcome, now)) this.ports.changed(this.ports.store.get(id)!);
+    if (this.ports.store.record(id, outcome, now)) this.ports.emit(deliveryChanged(this.ports.store.get(id)!));
   }
 
   private blocked(config: TenantConfig, entry: SessionEntry, delivery: Delivery): boolean {
@@ -121,7 +122,7 @@ export class Outbox {
         headers: {
           "content-type": "application/json",
           "idempotency-key": delivery.idempotencyKey,
-          [SIGNATURE_HEADER]: `sha256=${await hmacHex(await this.ports.signingSecret(), body)}`,
+          ...(await signatureHeader(await this.ports.signingSecret(), body)),
         },
         body,
       });
@@ -131,4 +132,17 @@ export class Outbox {
       return `delivery webhook unreachable: ${(error as Error).message}`;
     }
   }
+}
+
+/** A delivery that changed state, as clients hear of it: `sessions.changed` with reason "delivery". */
+function deliveryChanged(delivery: Delivery): Omit<LiveEvent, "afterSeq"> {
+  return {
+    event: "sessions.changed",
+    payload: {
+      reason: "delivery",
+      deliveryId: delivery.id,
+      deliveryStatus: delivery.status,
+      deliveryKind: delivery.kind,
+    },
+  };
 }

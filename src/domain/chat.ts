@@ -1,10 +1,11 @@
+import { HISTORY_READ_MAX_BYTES } from "../contracts/session-api";
 import { isValidAgentId, normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
+import { tooLargeMessage } from "../model/message-limits";
+import { parseMessage } from "../model/message-record";
+import { messagePreview } from "../model/session-row";
 import { defaultAgentId } from "../policy/agents";
 import type { TranscriptMessage } from "../protocol/session";
-import { tooLargeMessage } from "../session/message-limits";
-import { parseMessage } from "../session/message-record";
-import { sanitizeChatHistory } from "../session/sanitize";
-import { messagePreview } from "../session/session-row";
+import { sanitizeChatHistory } from "../render/sanitize";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { canonicalKey, sessionRef } from "./keys";
@@ -15,8 +16,6 @@ import { chatSend } from "./runs";
 
 const CHAT_HISTORY_DEFAULT_LIMIT = 200;
 const CHAT_HISTORY_MAX_LIMIT = 1000;
-/** One RPC page may carry this much; chat.history's own budget (6 MiB) applies after. */
-const READ_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * OpenClaw's chat.history: the newest `limit` messages, display-sanitized. `offset` pages
@@ -40,7 +39,8 @@ export async function chatHistory(
           direction: "tail",
           limit,
           includeTools: true,
-          maxBytes: READ_MAX_BYTES,
+          // chat.history's own budget (6 MiB) applies after.
+          maxBytes: HISTORY_READ_MAX_BYTES,
           ...(offset > 0 ? { cursorSeq: total - offset + 1 } : {}),
         }),
     entry === undefined ? stub.entry() : entry,
@@ -95,7 +95,7 @@ export async function sessionMessages(
     direction: "tail",
     limit: Math.min(asked, SESSIONS_GET_MAX_LIMIT),
     includeTools: true,
-    maxBytes: READ_MAX_BYTES,
+    maxBytes: HISTORY_READ_MAX_BYTES,
   });
   return { messages: (page?.messages ?? []).map(parseMessage) };
 }

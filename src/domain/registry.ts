@@ -1,14 +1,14 @@
 import type { PatchOptions } from "../contracts/session-api";
 import { normalizeAgentId, resolveMainAlias } from "../keys/session-key";
+import type { SessionRow } from "../model/session-row";
 import { agentModelRef, DEFAULT_CONTEXT_WINDOW_TOKENS } from "../policy/agent-models";
 import { agentModel, defaultAgentId } from "../policy/agents";
 import type { SessionsListParams, SessionsResolveParams } from "../protocol/methods";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
-import { markFlags } from "../session/marks";
-import type { SessionRow } from "../session/session-row";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { canonicalKey, mainKeyOf, sessionRef } from "./keys";
+import { markFlags } from "./marks";
 
 /** Session index operations (OpenClaw's sessions.list / resolve / patch) for every transport. */
 

@@ -1,14 +1,14 @@
 import { hasScope } from "../auth/principal";
 import type { RunCallback, StartResult } from "../contracts/session-api";
 import { agentIdOf, normalizeAgentId } from "../keys/session-key";
+import { tooLargeMessage } from "../model/message-limits";
+import type { RunInput, RunSnapshot } from "../model/run-types";
 import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { parseSendCommand, SEND_BLOCKED_TEXT } from "../policy/send-policy";
 import type { InputProvenance, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { terminalReply } from "../runs/run-payloads";
 import { existingRunResult } from "../runs/run-status";
-import type { RunInput, RunSnapshot } from "../runs/run-types";
-import { tooLargeMessage } from "../session/message-limits";
 import { dropUndefined } from "../util/encoding";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";

@@ -1,9 +1,9 @@
 import type { PatchOptions } from "../contracts/session-api";
 import type { SessionMarks, SessionPatch } from "../protocol/session";
-import { markFields, marksProblem, marksStale } from "../session/marks";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { canonicalKey } from "./keys";
+import { markFields, marksProblem, marksStale } from "./marks";
 import { type PatchResult, patchSession } from "./registry";
 
 /**

@@ -1,6 +1,6 @@
 import { normalizeAgentId } from "../keys/session-key";
+import type { SessionRow } from "../model/session-row";
 import type { SessionsResolveParams } from "../protocol/methods";
-import type { SessionRow } from "../session/session-row";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { canonicalKey, sessionRef } from "./keys";

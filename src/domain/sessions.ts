@@ -1,11 +1,12 @@
+import type { FollowQuery } from "../contracts/headers";
 import { FOLLOW_HEADER } from "../contracts/headers";
-import type { AppendResult, MessageRecord, TranscriptInfo } from "../contracts/session-api";
-import type { Delivery } from "../delivery/delivery-store";
+import type { AppendResult, TranscriptInfo } from "../contracts/session-api";
+import type { Delivery } from "../model/delivery";
+import { tooLargeMessage } from "../model/message-limits";
+import type { MessageRecord } from "../model/message-record";
 import type { IngestBody } from "../protocol/http";
 import type { SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { contentText } from "../runs/runners/runner";
-import type { FollowQuery } from "../session/followers";
-import { tooLargeMessage } from "../session/message-limits";
 import { dropUndefined } from "../util/encoding";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";

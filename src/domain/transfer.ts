@@ -1,6 +1,6 @@
-import type { MessageRecord } from "../contracts/session-api";
+import { MAX_MESSAGE_BYTES } from "../model/message-limits";
+import type { MessageRecord } from "../model/message-record";
 import type { ImportBody, ImportResult } from "../protocol/import";
-import { MAX_MESSAGE_BYTES } from "../session/message-limits";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { canonicalKey, sessionRef } from "./keys";

@@ -1,10 +1,13 @@
 import type { FlowRequest, SessionApi, SessionRef, StartAnswer, StartResult, StartRun } from "../contracts/session-api";
 import type { TenantApi } from "../contracts/tenant-api";
+import { deliveryTargetOf } from "../delivery/delivery-target";
 import { agentIdOf, DEFAULT_AGENT_ID } from "../keys/session-key";
+import type { DeliveryTarget } from "../model/delivery";
+import type { Flow, FlowSpec } from "../model/flow";
+import type { RunSnapshot } from "../model/run-types";
 import type { RunnerConfig } from "../protocol/config";
-import type { TranscriptMessage } from "../protocol/session";
+import type { SessionEntry, TranscriptMessage } from "../protocol/session";
 import type { EngineStart } from "../runs/run-lifecycle";
-import type { RunSnapshot } from "../runs/run-types";
 import type { TimerPort } from "../timers/timers";
 import {
   type A2aSessions,
@@ -14,7 +17,7 @@ import {
   isSilentAnnounce,
   replyStepPrompt,
 } from "./a2a-prompts";
-import type { Flow, FlowSpec, FlowStore } from "./flow-store";
+import type { FlowStore } from "./flow-store";
 
 /** A run of a flow step, in the target (this object) or the requester (another object). */
 type StepRun = {
@@ -287,4 +290,21 @@ export class A2aFlowDriver {
     if (side === "target") return waitMs > 0 ? this.ports.runs.wait(runId, waitMs) : this.ports.runs.snapshot(runId);
     return this.ports.session(flow.spec.tenantId, flow.spec.requesterKey!).waitRun(runId, waitMs);
   }
+}
+
+/** The announce reply of a sessions_send flow goes to the target session's channel, when it has a route. */
+export function announceToChannel(
+  outbox: {
+    enqueue(input: { idempotencyKey: string; kind: string; target: DeliveryTarget; message: string }): unknown;
+  },
+  entry: SessionEntry | null,
+  flow: Flow,
+  reply: string,
+): void {
+  const target = entry ? deliveryTargetOf(entry) : null;
+  if (!target) {
+    console.log(`announce of flow ${flow.id} has no channel route; kept in the transcript only`);
+    return;
+  }
+  outbox.enqueue({ idempotencyKey: `${flow.id}:announce`, kind: "a2a-announce", target, message: reply });
 }

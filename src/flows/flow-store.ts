@@ -1,4 +1,4 @@
-import type { RunnerConfig } from "../protocol/config";
+import type { Flow, FlowSpec, FlowState } from "../model/flow";
 import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
 
@@ -23,38 +23,6 @@ export const FLOW_SCHEMA: Schema = {
     },
     { name: "index flows_by_state", sql: "CREATE INDEX flows_by_state ON flows (state)" },
   ],
-};
-
-export type FlowState = "primary" | "pingpong" | "announce" | "done";
-
-/** What is fixed when the flow starts (everything a resumed flow needs, no config lookups). */
-export type FlowSpec = {
-  tenantId: string;
-  primaryRunId: string;
-  originalMessage: string;
-  requesterKey?: string;
-  requesterAgentId?: string;
-  requesterChannel?: string;
-  requesterRunner?: RunnerConfig;
-  targetKey: string;
-  targetAgentId: string;
-  targetDisplayKey: string;
-  targetChannel?: string;
-  targetRunner: RunnerConfig;
-  /** Sandboxing of each side, decided when the flow starts (the step runs' tokens carry it). */
-  requesterSandboxed?: boolean;
-  targetSandboxed?: boolean;
-  maxTurns: number;
-};
-
-export type Flow = {
-  id: string;
-  state: FlowState;
-  spec: FlowSpec;
-  turn: number;
-  round1Reply?: string;
-  latestReply?: string;
-  outcome?: string;
 };
 
 type Row = {

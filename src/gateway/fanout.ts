@@ -1,6 +1,6 @@
 import type { LiveEvent, SessionUpdate } from "../contracts/tenant-api";
 import { presentRow } from "../domain/registry";
-import type { SessionRow } from "../session/session-row";
+import type { SessionRow } from "../model/session-row";
 import type { Connections } from "./connections";
 
 /**

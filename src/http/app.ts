@@ -1,10 +1,11 @@
 import { Hono } from "hono";
 import { mcpRoutes } from "../mcp/http";
 import { oauthRoutes } from "../oauth/routes";
+import { errorBody } from "../protocol/http";
 import { type AppEnv, tenantAuth } from "./context";
 import { controlUi } from "./control-ui/routes";
 import { tenantCors } from "./cors";
-import { errorBody, toApiError } from "./errors";
+import { toApiError } from "./errors";
 import { adminRoutes } from "./routes/admin";
 import { configRoutes } from "./routes/config";
 import { docsRoutes } from "./routes/docs";

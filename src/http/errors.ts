@@ -23,10 +23,6 @@ export const notFound = (message: string) => new ApiError(404, "not_found", mess
 export const conflict = (message: string) => new ApiError(409, "conflict", message);
 export const tooLarge = (message: string) => new ApiError(413, "payload_too_large", message);
 
-export function errorBody(type: string, message: string) {
-  return { ok: false as const, error: { type, message } };
-}
-
 /**
  * The one map from failures to HTTP errors. `tool` is the flavour of `/tools/invoke`, where
  * OpenClaw answers input and domain refusals as `400 tool_error` and unknown tools as 404.

@@ -3,6 +3,16 @@ import { sessionSeedSchema, transcriptMessageSchema } from "./session";
 
 /** Bodies and query strings of the HTTP API. */
 
+/** Every HTTP error body is `{ ok: false, error: { type, message } }`. */
+export function errorBody(type: string, message: string) {
+  return { ok: false as const, error: { type, message } };
+}
+
+/** An error answered by a Durable Object itself (requests forwarded to it past the HTTP app). */
+export function errorResponse(status: number, type: string, message: string): Response {
+  return Response.json(errorBody(type, message), { status });
+}
+
 export const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export const OPERATOR_SCOPES = ["operator.read", "operator.write", "operator.admin"] as const;
 export type OperatorScope = (typeof OPERATOR_SCOPES)[number];

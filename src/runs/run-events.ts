@@ -1,8 +1,8 @@
 import type { LiveEvent } from "../contracts/tenant-api";
+import type { RunState, RunUsage } from "../model/run-types";
 import type { TranscriptMessage } from "../protocol/session";
 import { DeltaThrottle, isSilentReply } from "./deltas";
 import { type AbortReason, type RunContext, terminalReply } from "./run-payloads";
-import type { RunState, RunUsage } from "./run-types";
 
 export type RunEventSink = (event: Omit<LiveEvent, "afterSeq">) => void;
 

@@ -1,10 +1,9 @@
 import { mintRunToken } from "../auth/run-token";
+import { parseMessage } from "../model/message-record";
+import type { RunRecord } from "../model/run-types";
 import { sessionToolsAllowed } from "../policy/tools";
 import type { RunnerConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
-import { parseMessage } from "../session/message-record";
-import type { SessionStore } from "../session/session-store";
-import type { RunRecord } from "./run-types";
 import { echoRunner } from "./runners/echo";
 import { openaiRunner } from "./runners/openai";
 import {
@@ -16,6 +15,7 @@ import {
   type RunnerRequest,
 } from "./runners/runner";
 import { webhookRunner } from "./runners/webhook";
+import type { TranscriptPort } from "./transcript-port";
 
 /** Messages of transcript handed to a runner as context (unless its config says otherwise). */
 const CONTEXT_MESSAGES = 40;
@@ -30,7 +30,7 @@ const MODEL_KEY_PREFIX = "MODEL_KEY_";
 
 export type ExecutorDeps = {
   env: Pick<Env, "RUN_TOKEN_SECRET" | "ATTACHMENTS">;
-  store: SessionStore;
+  transcript: TranscriptPort;
   runnerSecret(tenantId: string): Promise<string>;
 };
 
@@ -86,7 +86,7 @@ export class RunExecutor {
     if (run.input.runner.type !== "webhook") return {};
     const secret = this.deps.env.RUN_TOKEN_SECRET;
     if (!secret) throw new RunnerError("RUN_TOKEN_SECRET is not configured; webhook runs need it to mint run tokens");
-    const entry: SessionEntry | undefined = this.deps.store.loadEntry()?.entry;
+    const entry: SessionEntry | undefined = this.deps.transcript.loadEntry()?.entry;
     const runToken = await mintRunToken(secret, {
       tenantId: run.input.tenantId,
       agentId: run.input.agentId,
@@ -102,10 +102,10 @@ export class RunExecutor {
 
   /** The transcript up to the run's user message, as chat messages. */
   private context(run: RunRecord): ContextMessage[] {
-    const store = this.deps.store;
-    const entry = store.loadEntry()?.entry;
+    const transcript = this.deps.transcript;
+    const entry = transcript.loadEntry()?.entry;
     if (!entry) return [];
-    const page = store.tail({
+    const page = transcript.tail({
       sessionId: entry.sessionId,
       ...(run.userSeq !== undefined ? { cursorSeq: run.userSeq + 1 } : {}),
       limit: contextLimit(run.input.runner),

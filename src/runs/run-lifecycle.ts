@@ -1,23 +1,30 @@
 import type { AbortOutcome, RunCallback, StartResult, StartRun } from "../contracts/session-api";
+import { oversized } from "../model/message-limits";
+import {
+  type HeldUserMessage,
+  type RunRecord,
+  type RunSnapshot,
+  type RunState,
+  TERMINAL_STATES,
+} from "../model/run-types";
 import { logWarning } from "../observability/log";
 import { type SessionEntry, type TranscriptMessage, transcriptMessageSchema } from "../protocol/session";
-import { oversized } from "../session/message-limits";
-import type { SessionStore } from "../session/session-store";
 import type { TimerPort } from "../timers/timers";
+import { Waiters } from "../util/waiters";
 import type { RunEvents } from "./run-events";
 import { type RunExecutor, runDeadline } from "./run-executor";
 import { type AbortReason, type RunContext, runContext } from "./run-payloads";
 import { existingRunResult, toSnapshot } from "./run-status";
 import type { RunStore } from "./run-store";
-import { type HeldUserMessage, type RunRecord, type RunSnapshot, type RunState, TERMINAL_STATES } from "./run-types";
 import { RunnerError, type RunnerReply } from "./runners/runner";
+import type { TranscriptPort } from "./transcript-port";
 
 /** A run as the lifecycle starts it: the session object adds whose session it is. */
 export type EngineStart = StartRun & { agentId: string; tenantId: string };
 
 /** What the lifecycle needs from its session object. */
 export type LifecycleHost = {
-  store: SessionStore;
+  transcript: TranscriptPort;
   runs: RunStore;
   timers: TimerPort & { clearRef(ref: string): void };
   events: RunEvents;
@@ -46,7 +53,7 @@ const MAX_RUN_ATTEMPTS = 3;
  */
 export class RunLifecycle {
   private readonly controllers = new Map<string, AbortController>();
-  private readonly waiters = new Map<string, Set<(snapshot: RunSnapshot) => void>>();
+  private readonly waiters = new Waiters<string, RunSnapshot | null>();
 
   constructor(private readonly host: LifecycleHost) {}
 
@@ -63,14 +70,14 @@ export class RunLifecycle {
       // Admitted only: the user message waits with the run until it is released (its text is
       // the run's input message, so it is not stored twice).
       const held = request.userMessage && heldForm(request.userMessage, input.message);
-      this.host.store.transaction(() => {
+      this.host.transcript.transaction(() => {
         runs.insert(request.runId, { ...input, ...(held ? { heldUserMessage: held } : {}) }, now, undefined);
         this.host.timers.set("run-release", request.runId, now + RUN_RELEASE_FALLBACK_MS);
       });
       return { runId: request.runId, status: "started", queued: true };
     }
     let userSeq: number | undefined;
-    this.host.store.transaction(() => {
+    this.host.transcript.transaction(() => {
       // Runs held before this one go first: the transcript keeps the order of admission.
       for (const heldRunId of this.heldRunIds()) this.releaseNow(heldRunId);
       if (request.userMessage) userSeq = this.appendUserMessage(request.userMessage);
@@ -86,7 +93,7 @@ export class RunLifecycle {
    * when it was already released, or ended (an abort came first: nothing was appended).
    */
   release(runId: string): void {
-    this.host.store.transaction(() => this.releaseNow(runId));
+    this.host.transcript.transaction(() => this.releaseNow(runId));
     this.pump();
   }
 
@@ -131,7 +138,7 @@ export class RunLifecycle {
     const next = runs.nextQueued();
     // A held run keeps its place: the runs behind it wait for its release (FIFO).
     if (!next || timers.has("run-release", next.runId)) return;
-    this.host.store.transaction(() => {
+    this.host.transcript.transaction(() => {
       runs.markRunning(next.runId, now);
       const timeoutMs = (next.input.timeoutSeconds ?? 0) * 1000;
       if (timeoutMs > 0) timers.set("run-timeout", next.runId, now + timeoutMs);
@@ -191,7 +198,7 @@ export class RunLifecycle {
       stopReason: reply.stopReason ?? "stop",
       timestamp: now,
     };
-    this.host.store.transaction(() => {
+    this.host.transcript.transaction(() => {
       const seqs = this.host.appendMessages([...toolMessages, assistant], (entry) => endEntry(entry, run, "ok", now));
       this.host.runs.finish(runId, {
         state: "ok",
@@ -225,7 +232,7 @@ export class RunLifecycle {
     this.controllers.get(runId)?.abort();
     const partial = state === "error" ? "" : this.host.events.latestText(runId);
     this.host.events.cancel(runId);
-    this.host.store.transaction(() => {
+    this.host.transcript.transaction(() => {
       let replySeq: number | undefined;
       if (partial && run.state === "running") {
         const aborted: TranscriptMessage = {
@@ -278,7 +285,7 @@ export class RunLifecycle {
     if (run?.state !== "running") return;
     if (update.messages && update.messages.length > 0) {
       const valid = validMessages(update.messages);
-      this.host.store.transaction(() => this.host.appendMessages(valid, (entry) => entry));
+      this.host.transcript.transaction(() => this.host.appendMessages(valid, (entry) => entry));
     }
     if (update.text !== undefined) this.host.events.text(runId, update.text);
     this.host.timers.set("run-watchdog", runId, Date.now() + WATCHDOG_MS);
@@ -334,7 +341,7 @@ export class RunLifecycle {
     const existing = runs.get(request.runId);
     if (existing) return existingRunResult(toSnapshot(existing));
     const input = { ...request.input, runner: request.runner, agentId: request.agentId, tenantId: request.tenantId };
-    this.host.store.transaction(() => {
+    this.host.transcript.transaction(() => {
       runs.insert(request.runId, input, now, undefined);
       runs.finish(request.runId, { state: "aborted", at: now, stopReason: reason, error: "aborted" });
     });
@@ -361,21 +368,9 @@ export class RunLifecycle {
   wait(runId: string, timeoutMs: number, options: { untilKnown?: boolean } = {}): Promise<RunSnapshot | null> {
     const current = this.snapshot(runId);
     if (current ? current.status !== "pending" : !options.untilKnown) return Promise.resolve(current);
-    return new Promise((resolve) => {
-      const waiters = this.waiters.get(runId) ?? new Set();
-      const done = (snapshot: RunSnapshot) => {
-        clearTimeout(timer);
-        waiters.delete(done);
-        resolve(snapshot);
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(done);
-        if (waiters.size === 0) this.waiters.delete(runId);
-        const latest = this.snapshot(runId) ?? current;
-        resolve(latest ? { ...latest, status: "pending" } : null);
-      }, timeoutMs);
-      waiters.add(done);
-      this.waiters.set(runId, waiters);
+    return this.waiters.wait(runId, timeoutMs, () => {
+      const latest = this.snapshot(runId) ?? current;
+      return latest ? { ...latest, status: "pending" } : null;
     });
   }
 
@@ -404,7 +399,7 @@ export class RunLifecycle {
       this.fail(runId, "error", `run interrupted ${run.attempts} times; giving up`, now);
       return;
     }
-    this.host.store.transaction(() => {
+    this.host.transcript.transaction(() => {
       runs.markRunning(runId, now);
       timers.set("run-watchdog", runId, now + WATCHDOG_MS);
     });
@@ -431,8 +426,7 @@ export class RunLifecycle {
   private settle(runId: string): void {
     this.host.events.forget(runId);
     const snapshot = this.snapshot(runId);
-    if (snapshot) for (const waiter of this.waiters.get(runId) ?? []) waiter(snapshot);
-    this.waiters.delete(runId);
+    if (snapshot) this.waiters.wake(runId, snapshot);
     this.host.onSettled(runId);
     this.pump();
   }

@@ -1,7 +1,7 @@
 import type { LiveEvent } from "../contracts/tenant-api";
+import type { RunRecord } from "../model/run-types";
 import type { TranscriptMessage } from "../protocol/session";
 import { isSilentReply } from "./deltas";
-import type { RunRecord } from "./run-types";
 
 /** The pieces of OpenClaw's run payloads that are decided, not streamed: who, how it ended, injects. */
 

@@ -1,5 +1,5 @@
 import type { StartResult } from "../contracts/session-api";
-import type { RunRecord, RunSnapshot } from "./run-types";
+import type { RunRecord, RunSnapshot } from "../model/run-types";
 
 /** The one mapping from a run's stored state to what callers see (agent.wait, dedupe answers). */
 

@@ -1,6 +1,6 @@
+import type { RunRecord, RunState, RunUsage, StoredRunInput } from "../model/run-types";
 import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
-import type { RunRecord, RunState, RunUsage, StoredRunInput } from "./run-types";
 
 /** SQL of a session's runs: one row per run, its state, input, outcome and attempts. */
 

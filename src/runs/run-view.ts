@@ -1,6 +1,6 @@
+import { type RunRecord, TERMINAL_STATES } from "../model/run-types";
 import type { RunnerConfig } from "../protocol/config";
 import type { RunView } from "../protocol/runs";
-import { type RunRecord, TERMINAL_STATES } from "./run-types";
 
 /** Characters of message and reply a run list carries per run (the run route gives them whole). */
 export const RUN_LIST_TEXT_CHARS = 2_000;

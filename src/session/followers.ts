@@ -1,14 +1,9 @@
-import type { MessageRecord, Page } from "../contracts/session-api";
-import { historyPageJson } from "./history-json";
-
-/** What an SSE follower asked for (OpenClaw's history query). */
-export type FollowQuery = {
-  sessionKey: string;
-  limit?: number;
-  cursorSeq?: number;
-  includeTools: boolean;
-  tokenId?: string;
-};
+import { FOLLOW_HEADER, type FollowQuery } from "../contracts/headers";
+import type { Page } from "../contracts/session-api";
+import { HISTORY_READ_MAX_BYTES, type ReadQuery } from "../contracts/session-api";
+import type { MessageRecord } from "../model/message-record";
+import { errorResponse } from "../protocol/http";
+import { historyPageJson } from "../render/history-json";
 
 /** How often a follower gets a keepalive comment (and its token is re-checked). */
 export const KEEPALIVE_MS = 15_000;
@@ -36,9 +31,20 @@ export class Followers {
   private readonly encoder = new TextEncoder();
 
   constructor(
-    private readonly readTail: (query: FollowQuery) => Page | null,
+    private readonly read: (query: ReadQuery) => Page | null,
     private readonly confirmToken: (tokenId: string, sessionKey: string) => Promise<boolean>,
   ) {}
+
+  /** The follow request the worker forwarded (FOLLOW_HEADER carries its query); `ready` runs before it opens. */
+  async serve(request: Request, ready: () => Promise<void>): Promise<Response> {
+    const query = JSON.parse(request.headers.get(FOLLOW_HEADER) ?? "null") as FollowQuery | null;
+    if (!query) return new Response("not found", { status: 404 });
+    await ready();
+    const opened = await this.open(query);
+    if (opened instanceof Response) return opened;
+    if (opened === "revoked") return errorResponse(401, "unauthorized", "Unauthorized");
+    return errorResponse(404, "not_found", `Session not found: ${query.sessionKey}`);
+  }
 
   /** Opens a stream: `retry`, then the current page as `event: history`. */
   async open(query: FollowQuery): Promise<FollowOpened> {
@@ -110,6 +116,17 @@ export class Followers {
   /** Ends every stream (session deleted). */
   closeAll(): void {
     for (const follower of [...this.followers]) this.drop(follower);
+  }
+
+  /** The page a follow starts with (and a paged follow is sent again). */
+  private readTail(query: FollowQuery): Page | null {
+    return this.read({
+      direction: "tail",
+      limit: query.limit ?? FOLLOW_DEFAULT_LIMIT,
+      includeTools: query.includeTools,
+      maxBytes: HISTORY_READ_MAX_BYTES,
+      ...(query.cursorSeq !== undefined ? { cursorSeq: query.cursorSeq } : {}),
+    });
   }
 
   private historyEvent(query: FollowQuery, page: Page): string {

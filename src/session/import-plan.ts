@@ -1,10 +1,12 @@
-import type { AppendRejected, MessageRecord, SessionRef } from "../contracts/session-api";
+import type { SessionRef } from "../contracts/session-api";
+import { newEntry } from "../model/entry";
+import type { AppendRejected } from "../model/message-limits";
+import { oversized } from "../model/message-limits";
+import type { MessageRecord } from "../model/message-record";
+import { messagePreview } from "../model/session-row";
 import type { ImportBody, ImportConflict } from "../protocol/import";
 import type { SessionEntry, TranscriptMessage } from "../protocol/session";
 import { dropUndefined } from "../util/encoding";
-import { newEntry } from "./entry";
-import { oversized } from "./message-limits";
-import { messagePreview } from "./session-row";
 
 /**
  * Pure rules of an import page: which messages are written (at their source seq, with their

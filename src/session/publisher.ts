@@ -1,5 +1,5 @@
 import type { ChangeReason, LiveEvent, SessionUpdate } from "../contracts/tenant-api";
-import { toSessionRow } from "./session-row";
+import { toSessionRow } from "../model/session-row";
 import type { SessionStore } from "./session-store";
 
 /**

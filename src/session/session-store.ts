@@ -1,6 +1,7 @@
-import type { MessageRecord, Page, PageQuery } from "../contracts/session-api";
+import type { Page, PageQuery } from "../contracts/session-api";
 import { DELIVERY_SCHEMA, DeliveryStore } from "../delivery/delivery-store";
 import { FLOW_SCHEMA, FlowStore } from "../flows/flow-store";
+import type { MessageRecord } from "../model/message-record";
 import type { SessionEntry } from "../protocol/session";
 import { RUN_SCHEMA, RunStore } from "../runs/run-store";
 import { SPAWN_SCHEMA, SpawnStore } from "../spawn/spawn-store";

@@ -1,7 +1,6 @@
 import type {
   AppendedMessage,
   AppendInput,
-  AppendRejected,
   AppendResult,
   IndexSnapshot,
   Page,
@@ -9,13 +8,14 @@ import type {
   SessionRef,
   SpawnLineage,
 } from "../contracts/session-api";
+import { applyAppend, newEntry, patchedEntry, resetEntry, withDelivery } from "../model/entry";
+import type { AppendRejected } from "../model/message-limits";
+import { oversized } from "../model/message-limits";
+import { toSessionRow } from "../model/session-row";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { dropUndefined } from "../util/encoding";
-import { applyAppend, newEntry, patchedEntry, resetEntry, withDelivery } from "./entry";
 import { planImport } from "./import-plan";
-import { oversized } from "./message-limits";
-import { toSessionRow } from "./session-row";
 import type { SessionStore } from "./session-store";
 
 /**

@@ -1,6 +1,6 @@
 import type { AnnounceDelivery, SessionRef, StartResult } from "../contracts/session-api";
-import type { DeliveryTarget } from "../delivery/delivery-store";
 import { deliveryTargetOf } from "../delivery/delivery-target";
+import type { DeliveryTarget } from "../model/delivery";
 import type { SessionEntry } from "../protocol/session";
 import type { EngineStart } from "../runs/run-lifecycle";
 

@@ -1,6 +1,6 @@
 import { ANNOUNCE_SKIP } from "../flows/a2a-prompts";
+import type { RunSnapshot } from "../model/run-types";
 import { SILENT_REPLY } from "../runs/deltas";
-import type { RunSnapshot } from "../runs/run-types";
 
 /**
  * The sub-agent announce (OpenClaw's task completion event): status from the runtime,

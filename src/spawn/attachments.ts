@@ -76,9 +76,15 @@ function decodeStrictBase64(text: string, maxBytes: number): Uint8Array | null {
   }
 }
 
+/** Where a session's attachments live in the bucket (deleting the session deletes everything under it). */
+export function sessionAttachmentPrefix(tenantId: string, key: string): string {
+  return `${tenantId}/${key}/`;
+}
+
 /**
- * Stores the files under `<tenant>/<childKey>/.openclaw/attachments/<uuid>/` with a
- * `.manifest.json`, and returns the receipt (relDir is relative to the child's workspace).
+ * Stores the files under `<tenant>/<childKey>/.openclaw/attachments/<uuid>/` (`prefix` is the
+ * child's `sessionAttachmentPrefix`) with a `.manifest.json`, and returns the receipt (relDir
+ * is relative to the child's workspace).
  */
 export async function storeAttachments(
   bucket: R2Bucket,
@@ -90,13 +96,13 @@ export async function storeAttachments(
   const receiptFiles: Receipt["files"] = [];
   const keys: string[] = [];
   for (const file of files) {
-    const key = `${prefix}/${relDir}/${file.name}`;
+    const key = `${prefix}${relDir}/${file.name}`;
     await bucket.put(key, file.bytes, { httpMetadata: file.mimeType ? { contentType: file.mimeType } : undefined });
     receiptFiles.push({ name: file.name, bytes: file.bytes.byteLength, sha256: await sha256Hex(file.bytes) });
     keys.push(key);
   }
   const receipt: Receipt = { count: files.length, totalBytes, files: receiptFiles, relDir };
-  await bucket.put(`${prefix}/${relDir}/.manifest.json`, JSON.stringify(receipt));
+  await bucket.put(`${prefix}${relDir}/.manifest.json`, JSON.stringify(receipt));
   return { ...receipt, keys };
 }
 

@@ -1,11 +1,13 @@
-import type { AnnounceDelivery, MessageRecord } from "../contracts/session-api";
+import type { AnnounceDelivery } from "../contracts/session-api";
+import type { MessageRecord } from "../model/message-record";
+import { parseMessage } from "../model/message-record";
+import type { RunSnapshot } from "../model/run-types";
+import type { Spawn } from "../model/spawn";
 import type { SessionEntry } from "../protocol/session";
-import type { RunSnapshot } from "../runs/run-types";
 import { contentText } from "../runs/runners/runner";
-import { parseMessage } from "../session/message-record";
 import type { TimerPort } from "../timers/timers";
 import { announceText, isSilentResult, outcomeOf, statsLine, statusLabel } from "./announce";
-import type { Spawn, SpawnStore } from "./spawn-store";
+import type { SpawnStore } from "./spawn-store";
 
 /** Longest child result quoted in an announce. */
 const ANNOUNCE_RESULT_MAX_CHARS = 100_000;

@@ -1,5 +1,4 @@
-import type { DeliveryTarget } from "../delivery/delivery-store";
-import type { RunnerConfig } from "../protocol/config";
+import type { Spawn, SpawnSpec, SpawnState } from "../model/spawn";
 import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
 
@@ -21,31 +20,6 @@ export const SPAWN_SCHEMA: Schema = {
     },
   ],
 };
-
-export type SpawnSpec = {
-  tenantId: string;
-  task: string;
-  label?: string;
-  mode: "run" | "session";
-  cleanup: "delete" | "keep";
-  requesterKey: string;
-  requesterAgentId: string;
-  requesterIsSubagent: boolean;
-  requesterSandboxed: boolean;
-  requesterRunner: RunnerConfig;
-  /** Who to announce to when the requester is gone (its own requester). */
-  fallbackKey?: string;
-  fallbackAgentId?: string;
-  /** Where to deliver when the requester's channel fields are stale or missing. */
-  fallbackTarget?: DeliveryTarget;
-  archiveAfterMinutes: number;
-  /** tools.sessions_spawn.attachments.retainOnSessionKeep */
-  retainAttachments: boolean;
-  transcriptBase: string;
-};
-
-export type SpawnState = "running" | "announced" | "archived";
-export type Spawn = { runId: string; spec: SpawnSpec; state: SpawnState; outcome?: string; updatedAt: number };
 
 export class SpawnStore {
   constructor(private readonly sql: SqlStorage) {}

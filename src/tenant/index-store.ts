@@ -1,5 +1,5 @@
 import type { ListFilter } from "../contracts/tenant-api";
-import type { SessionRow } from "../session/session-row";
+import type { IndexColumns, SessionRow } from "../model/session-row";
 import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
 
@@ -61,7 +61,6 @@ export const INDEX_SCHEMAS: Schema[] = [
 ];
 
 /** Index columns derived from a row; computed by the caller (they depend on config). */
-export type IndexColumns = { kind: string; isCronRun: boolean; searchText: string };
 
 /** SQLite's bound-parameter ceiling on Durable Objects is 100; stay under it. */
 const MAX_BINDS = 90;

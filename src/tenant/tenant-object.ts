@@ -12,20 +12,18 @@ import type {
   TokenInfo,
 } from "../contracts/tenant-api";
 import { GatewayHub } from "../gateway/hub";
-import { classifySessionKind, isCronRunKey } from "../keys/session-key";
-import { logWarning } from "../observability/log";
+import { type IndexColumns, indexColumns, type SessionRow } from "../model/session-row";
+import { type ClaimedEntry, PendingSessions } from "../pending/pending-sessions";
+import { PendingSessionStore } from "../pending/pending-store";
 import type { TenantConfig } from "../protocol/config";
-import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
+import { errorResponse, OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
-import { newEntry, patchedEntry } from "../session/entry";
-import { type SessionRow, toSessionRow } from "../session/session-row";
-import { objectKnowsItsName, sessionApi } from "../stubs";
-import { type IndexColumns, IndexStore } from "./index-store";
-import { PendingSessionStore } from "./pending-sessions";
+import { sessionApi } from "../stubs";
+import { Waiters } from "../util/waiters";
+import { IndexStore } from "./index-store";
 import { RateLimiter } from "./rate-limit";
 import { RecentRuns } from "./recent-runs";
-import { RunKeyWaiters } from "./run-key-waiters";
 import { openTenantDatabase, TenantStore } from "./tenant-store";
 import { TokenStore } from "./token-store";
 
@@ -43,9 +41,10 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   private readonly tenantStore: TenantStore;
   private readonly tokens: TokenStore;
   private readonly index: IndexStore;
-  private readonly pending: PendingSessionStore;
+  private readonly pending: PendingSessions;
   private readonly limiter = new RateLimiter();
-  private readonly runKeyWaiters = new RunKeyWaiters();
+  /** Callers waiting for a run id to be recorded (agent.wait may come before its `agent` request). */
+  private readonly runKeyWaiters = new Waiters<string, boolean>();
   private readonly recentRuns = new RecentRuns();
   /** When each token's last use was written (in memory: a restart writes the next use at once). */
   private readonly touchedAt = new Map<string, number>();
@@ -57,7 +56,9 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     this.tenantStore = new TenantStore(ctx.storage.sql);
     this.tokens = new TokenStore(ctx.storage.sql);
     this.index = new IndexStore(ctx.storage.sql);
-    this.pending = new PendingSessionStore(ctx.storage.sql);
+    this.pending = new PendingSessions(new PendingSessionStore(ctx.storage.sql), this.index, () =>
+      this.tenantStore.tenantId(),
+    );
     this.hub = new GatewayHub({
       ctx,
       env,
@@ -80,7 +81,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     }
     if (tenantId === this.env.DEFAULT_TENANT) this.ensure(tenantId);
     else if (!tenantId || !this.tenantStore.exists()) {
-      return Response.json({ ok: false, error: { type: "not_found", message: "No such gateway" } }, { status: 404 });
+      return errorResponse(404, "not_found", "No such gateway");
     }
     return this.hub.accept(tenantId, new URL(request.url).origin);
   }
@@ -117,7 +118,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
    * object batches when nobody does).
    */
   publish(update: SessionUpdate): { hot: boolean } {
-    if (update.row) this.adopted(update.key, update.sessionId);
+    if (update.row) this.pending.adopted(update.key, update.sessionId);
     return this.applyUpdate(update);
   }
 
@@ -136,48 +137,14 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   }
 
   createSession(ref: SessionRef, patch: SessionPatch, options: PatchOptions = {}): SessionEntry | null {
-    // Keys whose object cannot learn its own name stay with the object (see objectKnowsItsName).
-    if (!objectKnowsItsName(ref.tenantId, ref.key)) return null;
-    const pending = this.pending.get(ref.key);
-    if (pending ? pending.claimed : this.index.session(ref.key)) return null;
-    const now = Date.now();
-    // The entry and the update the session object's own patch would make (Transcript.patch).
-    const entry = patchedEntry(pending?.entry ?? newEntry(ref, undefined, now), patch, options.parentSessionKey, now);
-    const version = (pending?.version ?? 0) + 1;
-    this.pending.put(ref.key, entry, version);
-    const reason = options.reason ?? (pending ? "patch" : "create");
-    const row = toSessionRow(entry);
-    this.applyUpdate({
-      key: ref.key,
-      version,
-      row,
-      sessionId: entry.sessionId,
-      messages: [],
-      reasons: [reason],
-      events: [],
-    });
-    return entry;
+    const created = this.pending.create(ref, patch, options, Date.now());
+    if (!created) return null;
+    this.applyUpdate(created.update);
+    return created.entry;
   }
 
-  claimPendingSession(key: string, intent: ClaimIntent): { entry: SessionEntry; version: number } | null {
-    const claimed = this.pending.claim(key, intent);
-    return claimed?.entry ? { entry: claimed.entry, version: claimed.version } : null;
-  }
-
-  /** The session object now publishes the session itself: its pending entry goes. */
-  private adopted(key: string, sessionId: string): void {
-    // One primary-key read on the publish path; the table is empty but for unused sessions.
-    const pending = this.pending.get(key);
-    // A late update of a deleted transcript must not retire a newer pending entry of the key.
-    if (!pending || this.index.isDeleted(sessionId)) return;
-    this.pending.remove(key);
-    // An object that never claimed the entry made its own (a create racing the first message
-    // through another transport): the object's wins. A claimed one may since have been reset.
-    if (pending.entry && !pending.claimed && pending.entry.sessionId !== sessionId) {
-      logWarning("session.create_conflict", { tenant: this.tenantStore.tenantId(), session: key });
-      this.index.dropSessions([key]);
-      this.index.retireSessionId(pending.entry.sessionId);
-    }
+  claimPendingSession(key: string, intent: ClaimIntent): ClaimedEntry | null {
+    return this.pending.claim(key, intent);
   }
 
   // ── Tenant and tokens ───────────────────────────────────────────────────
@@ -364,7 +331,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     const now = Date.now();
     const owner = this.index.recordRun(runId, key, now);
     if (abortable && owner === key) this.recentRuns.recorded(key, runId, now);
-    this.runKeyWaiters.recorded(runId);
+    this.runKeyWaiters.wake(runId, true);
     return owner;
   }
 
@@ -381,7 +348,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   async waitForRunKey(runId: string, timeoutMs: number): Promise<string | null> {
     const key = this.runKey(runId);
     if (key || timeoutMs <= 0) return key;
-    await this.runKeyWaiters.wait(runId, timeoutMs);
+    await this.runKeyWaiters.wait(runId, timeoutMs, () => false);
     return this.runKey(runId);
   }
 
@@ -469,12 +436,8 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     const queue = [...keys];
     const worker = async () => {
       for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
-        const pending = this.pending.get(key);
-        // Unclaimed pending sessions have no object to ask: their entry here is the session.
         const snapshot =
-          pending?.entry && !pending.claimed
-            ? { row: toSessionRow(pending.entry), version: pending.version }
-            : await sessionApi(this.env, tenantId, key).indexSnapshot();
+          this.pending.unclaimedSnapshot(key) ?? (await sessionApi(this.env, tenantId, key).indexSnapshot());
         if (!snapshot) continue;
         // The ordering check keeps a newer row that arrived while this one was read.
         this.index.upsertSession(snapshot.row, snapshot.version, this.indexColumns(snapshot.row));
@@ -487,18 +450,6 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   }
 
   private indexColumns(row: SessionRow): IndexColumns {
-    const cfg = this.tenantStore.config().session;
-    return {
-      kind: classifySessionKind(row.key, {
-        cfg,
-        agentId: row.agentId,
-        ...(row.chatType ? { chatType: row.chatType } : {}),
-      }),
-      isCronRun: isCronRunKey(row.key),
-      searchText: [row.displayName, row.label, row.sessionId, row.key]
-        .filter((part): part is string => typeof part === "string")
-        .join("\n")
-        .toLowerCase(),
-    };
+    return indexColumns(row, this.tenantStore.config().session);
   }
 }

@@ -1,8 +1,8 @@
+import { PENDING_SESSION_SCHEMAS } from "../pending/pending-store";
 import type { TenantConfig } from "../protocol/config";
 import { type LegacyLayout, migrate, type Schema } from "../storage/migrations";
 import { first } from "../storage/sql";
 import { INDEX_SCHEMAS } from "./index-store";
-import { PENDING_SESSION_SCHEMAS } from "./pending-sessions";
 import { TOKEN_SCHEMAS } from "./token-store";
 
 const RECORD_SCHEMAS: Schema[] = [

@@ -2,6 +2,7 @@ import type { ListScope } from "../contracts/tenant-api";
 import type { TenantContext } from "../domain/context";
 import { canonicalKey } from "../domain/keys";
 import { agentIdOf, looksLikeSessionId, shouldResolveAsSessionId, toInternalKey } from "../keys/session-key";
+import type { SessionRow } from "../model/session-row";
 import { sandboxToolsVisibility } from "../policy/sandbox";
 import {
   type AccessAction,
@@ -12,7 +13,6 @@ import {
   sessionNotFoundText,
   sessionNotVisibleText,
 } from "../policy/visibility";
-import type { SessionRow } from "../session/session-row";
 import type { Requester } from "./requester";
 
 /** Applies the visibility policy of one requester: list scopes and per-target checks. */

@@ -1,8 +1,8 @@
 import type { TenantContext } from "../domain/context";
 import { toDisplayKey } from "../keys/session-key";
+import { parseMessage, type StoredMessage } from "../model/message-record";
 import { HISTORY_MAX_LIMIT } from "../protocol/http";
-import { parseMessage, type StoredMessage } from "../session/message-record";
-import { sanitizeChatHistory } from "../session/sanitize";
+import { sanitizeChatHistory } from "../render/sanitize";
 import { accessPolicy, checkTarget, type Denied, resolveReference } from "./access";
 import { toolAvailable } from "./invoke";
 import type { Requester } from "./requester";

@@ -1,10 +1,11 @@
 import type { z } from "zod";
+import { HISTORY_READ_MAX_BYTES } from "../contracts/session-api";
 import type { TenantContext } from "../domain/context";
 import { toDisplayKey } from "../keys/session-key";
+import { parseMessage } from "../model/message-record";
 import { noSessionFoundText } from "../policy/visibility";
 import type { sessionsHistoryArgsSchema } from "../protocol/tools";
-import { parseMessage } from "../session/message-record";
-import { sanitizeToolHistory } from "../session/sanitize";
+import { sanitizeToolHistory } from "../render/sanitize";
 import { accessPolicy, checkTarget, resolveReference } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
@@ -37,7 +38,7 @@ export async function sessionsHistory(ctx: TenantContext, requester: Requester, 
     direction: "tail",
     limit,
     includeTools,
-    maxBytes: 8 * 1024 * 1024,
+    maxBytes: HISTORY_READ_MAX_BYTES,
     ...(resolved.sessionId !== undefined ? { sessionId: resolved.sessionId } : {}),
   });
   const messages = (page?.messages ?? []).map(parseMessage);

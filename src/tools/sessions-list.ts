@@ -1,11 +1,11 @@
 import type { z } from "zod";
 import type { TenantContext } from "../domain/context";
 import { presentRow } from "../domain/registry";
-import { classifySessionKind, deriveChannel, toDisplayKey } from "../keys/session-key";
+import { deriveChannel, toDisplayKey } from "../keys/session-key";
+import { parseMessage } from "../model/message-record";
+import { listKind, type SessionRow } from "../model/session-row";
 import type { sessionsListArgsSchema } from "../protocol/tools";
-import { parseMessage } from "../session/message-record";
-import { sanitizeChatHistory } from "../session/sanitize";
-import type { SessionRow } from "../session/session-row";
+import { sanitizeChatHistory } from "../render/sanitize";
 import { dropUndefined } from "../util/encoding";
 import { accessPolicy, listScope } from "./access";
 import type { Requester } from "./requester";
@@ -64,11 +64,7 @@ function toolRow(ctx: TenantContext, requester: Requester, row: SessionRow): Too
   // that key is shown as "main"; another agent's main session keeps its full key.
   const display = (key: string | undefined) =>
     key === undefined ? undefined : toDisplayKey(key, cfg, requester.agentId);
-  const kind = classifySessionKind(row.key, {
-    cfg,
-    agentId: row.agentId,
-    ...(row.chatType ? { chatType: row.chatType } : {}),
-  });
+  const kind = listKind(row, cfg);
   const presented = presentRow(row, false);
   const out: Record<string, unknown> = {
     key: display(row.key),

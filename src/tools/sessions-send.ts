@@ -5,6 +5,7 @@ import { mainKeyOf, sessionRef } from "../domain/keys";
 import { resolveSession } from "../domain/registry";
 import { agentToAgentContext, clampPingPongTurns } from "../flows/a2a-prompts";
 import { agentIdOf, deriveChannel, normalizeAgentId, toDisplayKey } from "../keys/session-key";
+import type { SessionRow } from "../model/session-row";
 import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { SEND_BLOCKED_TEXT } from "../policy/send-policy";
@@ -21,7 +22,6 @@ import {
   SEND_TARGET_MISSING_TEXT,
 } from "../policy/visibility";
 import type { sessionsSendArgsSchema } from "../protocol/tools";
-import type { SessionRow } from "../session/session-row";
 import { type AccessPolicy, accessPolicy, checkTarget, resolveReference } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";

@@ -10,6 +10,7 @@ import {
   attachmentsPromptLine,
   DEFAULT_ATTACHMENT_LIMITS,
   type Receipt,
+  sessionAttachmentPrefix,
   storeAttachments,
   validateAttachments,
 } from "../spawn/attachments";
@@ -118,7 +119,12 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
       maxTotalBytes: settings.maxTotalBytes ?? DEFAULT_ATTACHMENT_LIMITS.maxTotalBytes,
     });
     if ("error" in checked) return failed(checked.error);
-    receipt = await storeAttachments(ctx.attachments, `${ctx.tenantId}/${childKey}`, checked.files, checked.totalBytes);
+    receipt = await storeAttachments(
+      ctx.attachments,
+      sessionAttachmentPrefix(ctx.tenantId, childKey),
+      checked.files,
+      checked.totalBytes,
+    );
   }
 
   const depth = requester.spawnDepth + 1;

@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import type { TenantContext } from "../domain/context";
 import { toDisplayKey } from "../keys/session-key";
+import { parseMessage } from "../model/message-record";
 import type { sessionsWaitArgsSchema } from "../protocol/tools";
-import { parseMessage } from "../session/message-record";
-import { sanitizeToolHistory } from "../session/sanitize";
+import { sanitizeToolHistory } from "../render/sanitize";
 import { accessPolicy, checkTarget, resolveReference } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";

@@ -3,10 +3,9 @@ import { authenticate } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
 import { agentIdentity } from "../../policy/agent-models";
 import { defaultAgentId } from "../../policy/agents";
-import { TENANT_ID_PATTERN } from "../../protocol/http";
+import { errorBody, TENANT_ID_PATTERN } from "../../protocol/http";
 import { SERVER_VERSION } from "../../protocol/server-version";
 import type { AppContext, AppEnv } from "../context";
-import { errorBody } from "../errors";
 import { classify, mountOf, rebase } from "./paths";
 
 /**

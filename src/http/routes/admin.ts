@@ -10,11 +10,11 @@ import {
   tenantInfo,
 } from "../../domain/tenant-admin";
 import { adminListQuerySchema } from "../../protocol/admin";
-import { createTenantBodySchema, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
+import { createTenantBodySchema, errorBody, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
 import { tenantApi } from "../../stubs";
 import { logAuthFailure } from "../auth-log";
 import type { AppEnv } from "../context";
-import { conflict, errorBody, notFound, unauthorized } from "../errors";
+import { conflict, notFound, unauthorized } from "../errors";
 import { parseQuery, readJson } from "../request";
 
 /** Deployment admin API: tenants and their tokens. Guarded by ADMIN_TOKEN. */

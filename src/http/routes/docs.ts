@@ -1,6 +1,6 @@
 import { Hono } from "hono";
+import { errorBody } from "../../protocol/http";
 import type { AppEnv } from "../context";
-import { errorBody } from "../errors";
 import { openApiDocument } from "../openapi/document";
 
 /** The OpenAPI document and a human-readable reference page rendering it (Swagger UI, offline). */

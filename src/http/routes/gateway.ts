@@ -1,8 +1,7 @@
 import type { Handler } from "hono";
-import { TENANT_ID_PATTERN } from "../../protocol/http";
+import { errorBody, TENANT_ID_PATTERN } from "../../protocol/http";
 import { tenantApi } from "../../stubs";
 import type { AppEnv } from "../context";
-import { errorBody } from "../errors";
 
 /**
  * Hands a WebSocket upgrade to the tenant object, where the gateway protocol runs on the

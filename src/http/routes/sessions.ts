@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import { stream } from "hono/streaming";
-import type { MessageRecord } from "../../contracts/session-api";
 import { canonicalKey } from "../../domain/keys";
 import { listSessions, patchSession } from "../../domain/registry";
 import {
@@ -15,6 +14,8 @@ import {
   transcriptInfo,
   transcriptPages,
 } from "../../domain/sessions";
+import type { MessageRecord } from "../../model/message-record";
+import { parseMessage } from "../../model/message-record";
 import {
   ingestBatchBodySchema,
   ingestBodySchema,
@@ -24,8 +25,7 @@ import {
 } from "../../protocol/http";
 import { sessionsListParamsSchema } from "../../protocol/methods";
 import { sessionPatchFieldsSchema } from "../../protocol/session";
-import { historyPageJson } from "../../session/history-json";
-import { parseMessage } from "../../session/message-record";
+import { historyPageJson } from "../../render/history-json";
 import { type AppEnv, requireScope } from "../context";
 import { badRequest, notFound } from "../errors";
 import { parseQuery, readJson } from "../request";

@@ -1,9 +1,10 @@
 import { Hono } from "hono";
+import { errorBody } from "../../protocol/http";
 import { invokeBodySchema } from "../../protocol/tools";
 import { invokeToolOverHttp } from "../../tools/invoke";
 import { admitToolCall } from "../../tools/rate-limit";
 import { type AppEnv, requireScope } from "../context";
-import { ApiError, errorBody, toApiError } from "../errors";
+import { ApiError, toApiError } from "../errors";
 import { readJsonValue } from "../request";
 
 /** OpenClaw's `POST /tools/invoke`: `{ tool, args, sessionKey, action }` → `{ ok, result }`. */

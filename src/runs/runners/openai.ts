@@ -1,4 +1,4 @@
-import type { RunUsage } from "../run-types";
+import type { RunUsage } from "../../model/run-types";
 import { type ContextMessage, type Runner, RunnerError } from "./runner";
 
 /**

@@ -1,6 +1,6 @@
+import type { RunInput, RunUsage } from "../../model/run-types";
 import type { RunnerConfig } from "../../protocol/config";
 import type { TranscriptMessage } from "../../protocol/session";
-import type { RunInput, RunUsage } from "../run-types";
 
 /** A message of the model context (the transcript turned into chat messages). */
 export type ContextMessage = { role: "system" | "user" | "assistant"; content: string };

@@ -1,10 +1,7 @@
-import { hmacHex } from "../../auth/run-token";
+import { signatureHeader } from "../../auth/webhook-signature";
 import type { TranscriptMessage } from "../../protocol/session";
 import type { WebhookRunRequest } from "../../protocol/webhooks";
 import { type Runner, RunnerError } from "./runner";
-
-/** Header carrying `sha256=<hex HMAC of the body>` with the tenant's runner secret. */
-export const SIGNATURE_HEADER = "x-openclaw-signature";
 
 /**
  * The tenant's own agent host. It answers 200 with `{ reply, toolMessages?, usage? }`, or 202
@@ -44,7 +41,7 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
         method: "POST",
         headers: {
           "content-type": "application/json",
-          [SIGNATURE_HEADER]: `sha256=${await hmacHex(await runnerSecret(), body)}`,
+          ...(await signatureHeader(await runnerSecret(), body)),
         },
         body,
         signal: request.signal,

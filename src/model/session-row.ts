@@ -1,3 +1,4 @@
+import { classifySessionKind, isCronRunKey, type MainAliasConfig, type SessionKind } from "../keys/session-key";
 import type { SessionEntry } from "../protocol/session";
 
 /**
@@ -21,6 +22,29 @@ export function gatewayKind(entry: Pick<SessionEntry, "key" | "chatType">): Sess
 export function toSessionRow(entry: SessionEntry): SessionRow {
   const { createdAt: _createdAt, ...rest } = entry;
   return { ...rest, kind: gatewayKind(entry) };
+}
+
+/** A row's list kind (main, group, cron, …) under the tenant's session config (OpenClaw's sessions_list). */
+export function listKind(row: SessionRow, cfg: MainAliasConfig | undefined): SessionKind {
+  return classifySessionKind(row.key, {
+    cfg,
+    agentId: row.agentId,
+    ...(row.chatType ? { chatType: row.chatType } : {}),
+  });
+}
+
+/** What the tenant's index derives from a row to filter and search by. */
+export type IndexColumns = { kind: string; isCronRun: boolean; searchText: string };
+
+export function indexColumns(row: SessionRow, cfg: MainAliasConfig | undefined): IndexColumns {
+  return {
+    kind: listKind(row, cfg),
+    isCronRun: isCronRunKey(row.key),
+    searchText: [row.displayName, row.label, row.sessionId, row.key]
+      .filter((part): part is string => typeof part === "string")
+      .join("\n")
+      .toLowerCase(),
+  };
 }
 
 /** A short preview of a message for list rows (first text, whitespace folded). */

@@ -1,4 +1,3 @@
-import type { SessionRef } from "../contracts/session-api";
 import { deriveChatType } from "../keys/session-key";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { dropUndefined } from "../util/encoding";
@@ -7,7 +6,11 @@ import { messagePreview } from "./session-row";
 /** Pure rules of the session entry: creation, appends, usage counters, patches, resets. */
 
 /** A new entry for a key, seeded by the first message's origin and delivery fields. */
-export function newEntry(ref: SessionRef, seed: SessionSeed | undefined, now: number): SessionEntry {
+export function newEntry(
+  ref: { key: string; agentId: string },
+  seed: SessionSeed | undefined,
+  now: number,
+): SessionEntry {
   const delivery = seed?.deliveryContext;
   const chatType = seed?.chatType ?? knownChatType(deriveChatType(ref.key));
   return dropUndefined({

@@ -1,4 +1,13 @@
-import type { MessageRecord } from "../contracts/session-api";
+/** A stored message ready for the wire: its JSON already carries `__openclaw`. */
+export type MessageRecord = {
+  seq: number;
+  id: string;
+  role: string;
+  createdAt: number;
+  json: string;
+  /** The run that wrote it (a run's reply). */
+  runId?: string;
+};
 
 /** A transcript message as stored: OpenClaw's message object with its role (and `__openclaw` meta). */
 export type StoredMessage = Record<string, unknown> & { role: string };

@@ -1,5 +1,5 @@
+import type { StoredMessage } from "../model/message-record";
 import { SILENT_REPLY } from "../runs/deltas";
-import type { StoredMessage } from "./message-record";
 import { redactSecrets } from "./redact";
 
 /**

@@ -1,4 +1,4 @@
-import type { MessageRecord } from "../contracts/session-api";
+import type { MessageRecord } from "../model/message-record";
 
 /** OpenClaw's history page JSON, built from pre-serialized messages (items and messages alike). */
 export function historyPageJson(page: {

@@ -1,5 +1,7 @@
-import type { AppendRejected } from "../contracts/session-api";
 import type { TranscriptMessage } from "../protocol/session";
+
+/** Append outcome for a message over the size limit (a result, not a throw: RPC-friendly). */
+export type AppendRejected = { rejected: "too_large"; bytes: number };
 
 /** Stays under the platform's 2 MB row limit with room for the row's other columns. */
 export const MAX_MESSAGE_BYTES = 1_800_000;

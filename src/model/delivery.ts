@@ -1,0 +1,17 @@
+/** A channel delivery of a session's outbox ("posted to a channel"). */
+
+export type DeliveryTarget = { channel: string; to: string; accountId?: string; threadId?: string | number };
+export type DeliveryStatus = "pending" | "delivered" | "dead" | "blocked";
+export type Delivery = {
+  id: string;
+  idempotencyKey: string;
+  kind: string;
+  target: DeliveryTarget;
+  message: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastError?: string;
+  deliveredTo?: string;
+  createdAt: number;
+  updatedAt: number;
+};

@@ -1,0 +1,193 @@
+import type { SessionRef } from "../contracts/session-api";
+import type { LiveEvent } from "../contracts/tenant-api";
+import { Outbox } from "../delivery/outbox";
+import { A2aFlowDriver, announceToChannel } from "../flows/a2a-flow";
+import { PendingClaim } from "../pending/pending-sessions";
+import { RunAdmission } from "../runs/run-admission";
+import { RunEvents } from "../runs/run-events";
+import { RunExecutor } from "../runs/run-executor";
+import { RunLifecycle } from "../runs/run-lifecycle";
+import { runContext } from "../runs/run-payloads";
+import { SpawnDriver } from "../spawn/spawn-driver";
+import { sessionApi, tenantApi } from "../stubs";
+import { type TimerHandlers, Timers } from "../timers/timers";
+import { Waiters } from "../util/waiters";
+import { Followers } from "./followers";
+import { Publisher } from "./publisher";
+import { SessionStore } from "./session-store";
+import { spawnHost } from "./spawn-host";
+import { Transcript } from "./transcript";
+
+/** Retry delay when the tenant could not be reached for an update. */
+const PUBLISH_RETRY_MS = 1_000;
+
+/** The collaborators of one session object, wired to each other. */
+export type SessionParts = {
+  store: SessionStore;
+  timers: Timers;
+  transcript: Transcript;
+  publisher: Publisher;
+  followers: Followers;
+  runs: RunLifecycle;
+  admission: RunAdmission;
+  claims: PendingClaim;
+  /** sessions_wait callers waiting for a message past a seq. */
+  seqWaiters: Waiters<{ sessionId: string; afterSeq: number }, boolean>;
+  outbox: Outbox;
+  flows: A2aFlowDriver;
+  spawns: SpawnDriver;
+  timerHandlers: TimerHandlers;
+};
+
+/**
+ * Wires a session object's modules: who calls whom when messages are committed, runs settle,
+ * deliveries change, or a sub-agent deletes itself. `self` is the object's own RPC surface,
+ * for the steps that go through it (a reset before a run, a sub-agent's delete).
+ */
+export function wireSession(
+  ctx: DurableObjectState,
+  env: Env,
+  self: {
+    reset(ref: SessionRef, reason: "new" | "reset"): Promise<unknown>;
+    delete(ref: SessionRef): Promise<boolean>;
+  },
+): SessionParts {
+  const store = new SessionStore(ctx.storage);
+  const tenant = (tenantId = store.identity()?.tenantId ?? "") => tenantApi(env, tenantId);
+  const publisher = new Publisher(store, async (tenantId, update) => tenantApi(env, tenantId).publish(update));
+  const timers = new Timers(ctx.storage, () => (publisher.hasPending() ? Date.now() + PUBLISH_RETRY_MS : undefined));
+  const seqWaiters = new Waiters<{ sessionId: string; afterSeq: number }, boolean>();
+  /** Messages were committed: SSE followers get them now, the tenant in the background. */
+  const afterAppend = (sessionId: string, seqs: number[]) => {
+    // Still the commit's turn: the retry alarm is written with the messages, so a crash
+    // before the publish below cannot leave them undelivered.
+    void timers.arm();
+    const lastSeq = seqs.at(-1)!;
+    // A message past the waited seq, or a new transcript, ends a wait.
+    seqWaiters.wakeWhere((w) => w.sessionId !== sessionId || lastSeq > w.afterSeq, true);
+    if (followers.size > 0) followers.appended(transcript.appendedRecords(sessionId, seqs));
+    publishInBackground(ctx, publisher, timers);
+  };
+  const emit = (event: Omit<LiveEvent, "afterSeq">) => {
+    const afterSeq = transcript.entry()?.messageCount ?? 0;
+    ctx.waitUntil(publisher.emit({ ...event, afterSeq }).catch(() => timers.arm()));
+  };
+  const transcript = new Transcript(store, afterAppend);
+  const claims = new PendingClaim({
+    hasEntry: () => transcript.entry() !== null,
+    objectName: () => ctx.id.name,
+    claim: async (tenantId, key, intent) => tenant(tenantId).claimPendingSession(key, intent),
+    adopt: (tenantId, key, claimed) => transcript.adopt(tenantId, key, claimed.entry, claimed.version),
+  });
+  const followers = new Followers(
+    (query) => transcript.read(query),
+    async (tokenId, sessionKey) => {
+      const identity = store.identity();
+      return identity ? tenant(identity.tenantId).followWith(tokenId, sessionKey) : false;
+    },
+  );
+  const runs = new RunLifecycle({
+    transcript: store,
+    runs: store.runs,
+    timers,
+    events: new RunEvents(emit, (runId) => {
+      const run = store.runs.get(runId);
+      return run ? runContext(run, transcript.entry()?.sessionId) : undefined;
+    }),
+    executor: new RunExecutor({
+      env,
+      transcript: store,
+      runnerSecret: async (tenantId) => tenant(tenantId).runnerSecret(),
+    }),
+    appendMessages: (messages, update) => transcript.append(messages, update).map((m) => m.seq),
+    updateEntry: (update) => transcript.updateEntry(update),
+    sessionId: () => transcript.entry()?.sessionId,
+    waitUntil: (promise) => ctx.waitUntil(promise),
+    onSettled: (runId) => {
+      if (!spawns.settled(runId)) flows.runSettled(runId);
+    },
+  });
+  const admission = new RunAdmission({
+    transcript: store,
+    runs: store.runs,
+    lifecycle: runs,
+    entry: () => transcript.entry(),
+    ensureEntry: (ref, seed, now) => transcript.ensureEntry(ref, seed, now),
+    reset: (ref, reason) => self.reset(ref, reason),
+    publish: (reason) => publisher.publish(reason),
+    flush: () => publisher.flush(),
+    startFlow: (ref, run, flow, now) => flows.startPrimary(ref, run, flow, now),
+  });
+  const outbox = new Outbox({
+    store: store.deliveries,
+    timers,
+    logContext: () => ({ tenant: store.identity()?.tenantId, session: store.identity()?.sessionKey }),
+    entry: () => transcript.entry(),
+    tenantConfig: async () => tenant().config(),
+    signingSecret: async () => tenant().runnerSecret(),
+    emit,
+  });
+  const flows = new A2aFlowDriver({
+    store: store.flows,
+    timers,
+    runs,
+    session: (tenantId, key) => sessionApi(env, tenantId, key),
+    tenant: (tenantId) => tenantApi(env, tenantId),
+    announce: (flow, reply) => announceToChannel(outbox, transcript.entry(), flow, reply),
+    waitUntil: (promise) => ctx.waitUntil(promise),
+  });
+  const spawns = new SpawnDriver(
+    spawnHost({ env, store, timers, transcript, runs, publisher, deleteSession: (ref) => self.delete(ref) }),
+  );
+  const timerHandlers: TimerHandlers = {
+    "run-release": (runId) => runs.release(runId),
+    "run-timeout": (runId, now) => runs.onTimeout(runId, now),
+    "run-watchdog": (runId, now) => runs.watchdog(runId, now),
+    delivery: (deliveryId, now) => outbox.attempt(deliveryId, now),
+    flow: (flowId) => flows.advance(flowId),
+    "spawn-announce": (runId, now) => spawns.announce(runId, now),
+    "spawn-archive": (runId, now) => spawns.archive(runId, now),
+  };
+  return {
+    store,
+    timers,
+    transcript,
+    publisher,
+    followers,
+    runs,
+    admission,
+    claims,
+    seqWaiters,
+    outbox,
+    flows,
+    spawns,
+    timerHandlers,
+  };
+}
+
+/**
+ * Work a crash or eviction left behind is re-armed on every start: jobs a dead instance was
+ * running, deliveries/flows/spawn steps without a timer, unpublished changes, orphaned runs.
+ */
+export function recoverSession(ctx: DurableObjectState, parts: SessionParts): void {
+  if (!parts.store.identity()) return;
+  parts.timers.recoverLeases();
+  parts.runs.recover();
+  parts.outbox.reconcile();
+  parts.flows.reconcile();
+  parts.spawns.reconcile();
+  if (parts.publisher.hasPending()) publishInBackground(ctx, parts.publisher, parts.timers);
+}
+
+/**
+ * Publishes in the background (appends): the caller does not wait for the tenant. The
+ * retry alarm is armed first, so an eviction mid-publish still delivers the change.
+ */
+function publishInBackground(ctx: DurableObjectState, publisher: Publisher, timers: Timers): void {
+  ctx.waitUntil(
+    publisher.publish().catch((error) => {
+      console.error("SessionObject: publish failed; the alarm retries it", error);
+      return timers.arm();
+    }),
+  );
+}
