@@ -116,6 +116,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
         env,
         store,
         runnerSecret: async (tenantId) => tenantApi(env, tenantId).runnerSecret(),
+        tenantConfig: async (tenantId) => tenantApi(env, tenantId).config(),
       }),
       appendMessages: (messages, update) => this.transcript.append(messages, update).map((m) => m.seq),
       updateEntry: (update) => this.transcript.updateEntry(update),
