@@ -179,6 +179,28 @@ describe("tool loop (openai runner)", () => {
   });
 });
 
+describe("tool loop (webhook runner)", () => {
+  it("runs the tool calls a webhook host answers with and calls it again with the results", async () => {
+    const peer = `http://127.0.0.1:${inject("peerPort")}`;
+    const { token, client } = await tenantWith("tl-hook", {
+      agents: {
+        list: [{ id: "main", default: true, runner: { type: "webhook", url: `${peer}/webhook/tools`, tools: true } }],
+      },
+    });
+    const done = await turn(client, "use a tool", "tl-hook-1");
+    expect(done.payload.state).toBe("final");
+    const messages = await transcript("tl-hook", token);
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+    expect(messages[1]!.content).toEqual([
+      { type: "text", text: "looking" },
+      { type: "toolCall", id: "hook-call-1", name: "agents_list", arguments: {} },
+    ]);
+    expect(messages[3]!.content[0].text).toMatch(/^HOOK saw agents_list: \{/);
+    // The chat stream is one text over the rounds, joined by a blank line.
+    expect(done.payload.message.content[0].text).toMatch(/^looking\n\nHOOK saw/);
+  });
+});
+
 describe("tool offer", () => {
   it("gives a depth-1 child OpenClaw's sub-agent surface and a leaf none of the orchestration tools", () => {
     expect(offeredTools({}, { agentId: "main", spawnDepth: 0 })).toEqual([
