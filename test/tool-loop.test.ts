@@ -179,6 +179,31 @@ describe("tool loop (openai runner)", () => {
   });
 });
 
+describe("tool events", () => {
+  it("sends arguments and results as agent tool to tool-event clients, session.tool to subscribers, nothing to others", async () => {
+    const { token, client: plain } = await tenantWith("tl-events");
+    const ui = await GatewayClient.open("/t/tl-events");
+    open.push(ui);
+    expect((await ui.handshake({ token, extra: { caps: ["tool-events"] } })).ok).toBe(true);
+    const watcher = await GatewayClient.connect({ path: "/t/tl-events", token });
+    open.push(watcher);
+    await watcher.request("sessions.subscribe", {});
+    await turn(ui, 'CALL sessions_list {"limit":1}', "tl-ev-1");
+    await watcher.waitFor((f) => f.event === "session.tool" && f.payload.data?.phase === "result");
+    const toolFrames = (c: GatewayClient) =>
+      c.frames.filter((f) => f.type === "event" && f.payload?.runId === "tl-ev-1" && f.payload?.stream === "tool");
+    expect(toolFrames(ui).map((f) => `${f.event}:${f.payload.data.phase}`)).toEqual(["agent:start", "agent:result"]);
+    expect(toolFrames(watcher).map((f) => `${f.event}:${f.payload.data.phase}`)).toEqual([
+      "session.tool:start",
+      "session.tool:result",
+    ]);
+    expect(toolFrames(watcher)[0]!.payload.data.args).toEqual({ limit: 1 });
+    expect(toolFrames(plain)).toEqual([]);
+    // Item rows reach everyone.
+    expect(plain.frames.some((f) => f.event === "agent" && f.payload?.stream === "item")).toBe(true);
+  });
+});
+
 describe("tool loop (webhook runner)", () => {
   it("runs the tool calls a webhook host answers with and calls it again with the results", async () => {
     const peer = `http://127.0.0.1:${inject("peerPort")}`;
