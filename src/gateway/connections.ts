@@ -134,6 +134,22 @@ export class Connections {
     }
   }
 
+  /**
+   * A run's tool event (arguments and results): as `agent` to connections that asked for tool
+   * events (`caps: ["tool-events"]`, the Control UI), as `session.tool` to the session's other
+   * subscribers, to nobody else — as the real gateway routes it.
+   */
+  toolEvent(key: string, payloadJson: string): void {
+    const followers = this.keyFollowers(key);
+    const watchers = this.sessionWatchers();
+    for (const connection of this.all()) {
+      if (!canRead(connection.state)) continue;
+      if (connection.state.caps?.includes("tool-events")) this.sendEvent(connection, "agent", payloadJson);
+      else if (watchers.has(connection) || followers?.has(connection))
+        this.sendEvent(connection, "session.tool", payloadJson);
+    }
+  }
+
   private schedulePersist(): void {
     if (this.persistTimer) return;
     this.persistTimer = setTimeout(() => {

@@ -81,7 +81,12 @@ export class Fanout {
   release(runId: string): void {
     const events = this.held.get(runId);
     this.held.delete(runId);
-    for (const { event, payloadJson } of events ?? []) this.connections.broadcast(event, payloadJson);
+    for (const { event, payloadJson } of events ?? []) this.send(event, payloadJson);
+  }
+
+  private send(route: string, payloadJson: string): void {
+    if (route.startsWith("tool:")) this.connections.toolEvent(route.slice(5), payloadJson);
+    else this.connections.broadcast(route, payloadJson);
   }
 
   private liveEvent(key: string, event: LiveEvent, rowFields: () => string): void {
@@ -94,8 +99,10 @@ export class Fanout {
     const payloadJson = JSON.stringify({ ...event.payload, sessionKey: key });
     const runId = typeof event.payload.runId === "string" ? event.payload.runId : undefined;
     const held = runId ? this.held.get(runId) : undefined;
-    if (held) held.push({ event: event.event, payloadJson });
-    else this.connections.broadcast(event.event, payloadJson);
+    // Tool arguments and results go only to who asked for them (see Connections.toolEvent).
+    const route = event.event === "agent" && event.payload.stream === "tool" ? `tool:${key}` : event.event;
+    if (held) held.push({ event: route, payloadJson });
+    else this.send(route, payloadJson);
   }
 
   private toWatchersAndFollowers(key: string, event: string, payloadJson: string): void {

@@ -17,7 +17,7 @@ import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { TOOLS } from "../tools/catalog";
 import { TOOL_INFO } from "../tools/descriptions";
-import { type InvokeRequest, invokeToolOverHttp, ToolNotAvailableError, toolAvailable } from "../tools/invoke";
+import { type InvokeRequest, invokeTool, ToolNotAvailableError, toolAvailable } from "../tools/invoke";
 import { admitToolCall } from "../tools/rate-limit";
 import { requesterFor } from "../tools/requester";
 import { ToolInputError, type ToolResult } from "../tools/result";
@@ -65,7 +65,7 @@ export function createMcpServer(ctx: TenantContext, sessionKey: string | undefin
     if (sessionKey !== undefined) call.sessionKey = sessionKey;
     const stopKeepalive = progressKeepalive(request.params._meta?.progressToken, extra.sendNotification);
     try {
-      return toCallToolResult(await invokeToolOverHttp(ctx, call));
+      return toCallToolResult(await invokeTool(ctx, call));
     } catch (error) {
       if (error instanceof ToolNotAvailableError) throw notAvailable(name);
       if (error instanceof ToolInputError || error instanceof DomainError) return toolError(error.message);

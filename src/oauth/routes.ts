@@ -34,13 +34,7 @@ oauthRoutes.get("/.well-known/oauth-protected-resource/t/:tenantId/mcp", (c) => 
 oauthRoutes.on(["GET", "HEAD", "OPTIONS"], "/.well-known/oauth-authorization-server/t/:tenantId", byProvider);
 // MCP clients of the 2025-03-26 spec skip RFC 9728 and read the metadata at the origin's root:
 // that is the default tenant's (whose MCP endpoint is the root `/mcp`); others stay path-scoped.
-oauthRoutes.on(["GET", "HEAD", "OPTIONS"], "/.well-known/oauth-authorization-server", (c) => {
-  const tenantId = c.env.DEFAULT_TENANT;
-  if (!tenantId) return c.json({ error: "not_found", error_description: "No default tenant is configured" }, 404);
-  const url = new URL(c.req.url);
-  url.pathname = `/.well-known/oauth-authorization-server/t/${tenantId}`;
-  return answerByProvider(c, tenantId, new Request(url, c.req.raw));
-});
+oauthRoutes.on(["GET", "HEAD", "OPTIONS"], "/.well-known/oauth-authorization-server", byDefaultTenant);
 oauthRoutes.on(["POST", "OPTIONS"], "/t/:tenantId/oauth/token", byProvider);
 oauthRoutes.on(["POST", "OPTIONS"], "/t/:tenantId/oauth/register", byProvider);
 oauthRoutes.get("/t/:tenantId/oauth/authorize", showConsent);
@@ -62,6 +56,14 @@ function protectedResource(c: Context<AppEnv>, tenantId: string, resource: strin
 /** Endpoints the provider implements, for one tenant's authorization server. */
 function byProvider(c: Context<AppEnv>): Promise<Response> {
   return answerByProvider(c, c.req.param("tenantId")!, c.req.raw);
+}
+
+function byDefaultTenant(c: Context<AppEnv>): Response | Promise<Response> {
+  const tenantId = c.env.DEFAULT_TENANT;
+  if (!tenantId) return c.json({ error: "not_found", error_description: "No default tenant is configured" }, 404);
+  const url = new URL(c.req.url);
+  url.pathname = `/.well-known/oauth-authorization-server/t/${tenantId}`;
+  return answerByProvider(c, tenantId, new Request(url, c.req.raw));
 }
 
 async function answerByProvider(c: Context<AppEnv>, tenantId: string, raw: Request): Promise<Response> {

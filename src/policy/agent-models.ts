@@ -30,7 +30,7 @@ export function agentModelRef(config: TenantConfig, agentId: string): ModelRef {
 }
 
 function runnerModel(runner: RunnerConfig): string | undefined {
-  return runner.type === "openai" ? runner.model : undefined;
+  return runner.type === "openai" || runner.type === "anthropic" ? runner.model : undefined;
 }
 
 /**

@@ -26,6 +26,20 @@ export const sendPolicyConfigSchema = z.strictObject({
   rules: z.array(sendPolicyRuleSchema).max(200).optional(),
 });
 
+/** OpenClaw's tool policy keys (`tools.profile` / `allow` / `deny`); names, `group:<section>` or `*`. */
+export const toolPolicySchema = z.strictObject({
+  profile: z.enum(["minimal", "coding", "messaging", "full"]).optional(),
+  allow: toolNames.optional(),
+  deny: toolNames.optional(),
+});
+export type ToolPolicyConfig = z.infer<typeof toolPolicySchema>;
+
+/**
+ * Tool rounds one run may take before it is stopped as an error (this service's extension:
+ * the real gateway has no cap; a hosted service needs one).
+ */
+const maxToolRounds = z.int().min(1).max(1000);
+
 const sandboxSchema = z.strictObject({
   mode: z.enum(["off", "non-main", "all"]).optional(),
   sessionToolsVisibility: z.enum(["spawned", "all"]).optional(),
@@ -73,10 +87,27 @@ export const runnerConfigSchema = z.discriminatedUnion("type", [
       .regex(/^MODEL_KEY_[A-Z0-9_]{1,64}$/, "must name a worker secret starting with MODEL_KEY_")
       .optional(),
     maxContextMessages: z.int().min(1).max(500).optional(),
+    /** The model's output cap per call (sent as `max_completion_tokens`). */
+    maxTokens: z.int().min(1).max(1_000_000).optional(),
+  }),
+  z.strictObject({
+    type: z.literal("anthropic"),
+    /** Default https://api.anthropic.com/v1; any Messages-API-compatible endpoint. */
+    baseUrl: z.url().optional(),
+    model: z.string().min(1),
+    apiKeySecret: z
+      .string()
+      .regex(/^MODEL_KEY_[A-Z0-9_]{1,64}$/, "must name a worker secret starting with MODEL_KEY_")
+      .optional(),
+    maxContextMessages: z.int().min(1).max(500).optional(),
+    /** The model's output cap per call (`max_tokens`, which the Messages API requires; default 4096). */
+    maxTokens: z.int().min(1).max(1_000_000).optional(),
   }),
   z.strictObject({
     type: z.literal("webhook"),
     url: z.url(),
+    /** Offer the session tools to the host: it may answer with `toolCalls` for this service to run. */
+    tools: z.boolean().optional(),
   }),
 ]);
 
@@ -94,6 +125,9 @@ export const agentConfigSchema = z.strictObject({
     })
     .optional(),
   runner: runnerConfigSchema.optional(),
+  /** Which tools this agent's model is offered (OpenClaw's per-agent `tools`). */
+  tools: toolPolicySchema.optional(),
+  maxToolRounds: maxToolRounds.optional(),
 });
 
 export const tenantConfigSchema = z.strictObject({
@@ -108,6 +142,9 @@ export const tenantConfigSchema = z.strictObject({
     .optional(),
   tools: z
     .strictObject({
+      profile: toolPolicySchema.shape.profile,
+      allow: toolNames.optional(),
+      deny: toolNames.optional(),
       sessions: z.strictObject({ visibility: z.enum(["self", "tree", "agent", "all"]).optional() }).optional(),
       agentToAgent: z
         .strictObject({ enabled: z.boolean().optional(), allow: z.array(z.string().min(1)).optional() })
@@ -139,6 +176,8 @@ export const tenantConfigSchema = z.strictObject({
           sandbox: sandboxSchema.optional(),
           runner: runnerConfigSchema.optional(),
           timeoutSeconds: z.int().min(1).max(86_400).optional(),
+          tools: toolPolicySchema.optional(),
+          maxToolRounds: maxToolRounds.optional(),
         })
         .optional(),
       list: z.array(agentConfigSchema).max(500).optional(),

@@ -21,7 +21,9 @@ export const runViewSchema = z
     status: z.enum(RUN_STATES).describe("queued → running → ok | error | timeout | aborted."),
     done: z.boolean().describe("True once the run reached a terminal status."),
     origin: z.enum(["chat.send", "agent", "ingest", "tool"]).describe("What started the run."),
-    runner: z.enum(["echo", "openai", "webhook", "fixed"]).describe("Which runner produced (or produces) the reply."),
+    runner: z
+      .enum(["echo", "openai", "anthropic", "webhook", "fixed"])
+      .describe("Which runner produced (or produces) the reply."),
     message: z.string().describe("The message the run answers."),
     createdAt: z.number().describe("Epoch ms when the run was queued."),
     startedAt: z.number().optional(),

@@ -7,9 +7,32 @@ import { inputProvenanceSchema, transcriptMessageSchema } from "./session";
  * `x-openclaw-signature: sha256=<hex HMAC-SHA256 of the body with the tenant's runner secret>`.
  */
 
-const contextMessageSchema = z.object({
-  role: z.enum(["system", "user", "assistant"]),
-  content: z.string(),
+const toolCallSchema = z.object({
+  id: z.string().min(1).max(256).describe("The call's id (the model's own); the result names it."),
+  name: z.string().min(1).max(128),
+  arguments: z.record(z.string(), z.unknown()).describe("The arguments, parsed."),
+});
+
+const contextMessageSchema = z.union([
+  z.object({ role: z.enum(["system", "user"]), content: z.string() }),
+  z.object({
+    role: z.literal("assistant"),
+    content: z.string(),
+    toolCalls: z.array(toolCallSchema).optional().describe("Tools this answer called (tool loop runs only)."),
+  }),
+  z.object({
+    role: z.literal("tool"),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    content: z.string().describe("The tool result's text."),
+    isError: z.boolean().optional(),
+  }),
+]);
+
+const toolSpecSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  parameters: z.record(z.string(), z.unknown()).describe("JSON Schema of the arguments."),
 });
 
 export const webhookRunRequestSchema = z
@@ -39,6 +62,10 @@ export const webhookRunRequestSchema = z
       })
       .optional()
       .describe("Files handed to a spawned sub-agent."),
+    tools: z
+      .array(toolSpecSchema)
+      .optional()
+      .describe("Session tools the host may ask this service to run (runner.tools: true): answer with toolCalls."),
     deadline: z.number().describe("Epoch ms after which the run is ended as timeout."),
     runToken: z
       .string()
@@ -60,7 +87,12 @@ export const runUsageInputSchema = z.strictObject({
 
 export const webhookRunReplySchema = z
   .object({
-    reply: z.string().describe("The assistant's answer."),
+    reply: z.string().optional().describe("The assistant's answer (text before the calls when toolCalls is set)."),
+    toolCalls: z
+      .array(toolCallSchema)
+      .max(64)
+      .optional()
+      .describe("Run these session tools and call again with their results (only when the request offered tools)."),
     toolMessages: z.array(transcriptMessageSchema).optional().describe("Appended before the reply."),
     usage: z.object({ input: z.number(), output: z.number(), totalTokens: z.number().optional() }).optional(),
   })

@@ -3,6 +3,8 @@ import type { RunState, RunUsage } from "../model/run-types";
 import type { TranscriptMessage } from "../protocol/session";
 import { DeltaThrottle, isSilentReply } from "./deltas";
 import { type AbortReason, type RunContext, terminalReply } from "./run-payloads";
+import { toolLoopEvents } from "./tool-loop/tool-events";
+import type { ToolLoopEvents } from "./tool-loop/tool-loop";
 
 export type RunEventSink = (event: Omit<LiveEvent, "afterSeq">) => void;
 
@@ -40,6 +42,14 @@ export class RunEvents {
     }
   }
 
+  /** A tool loop's item, tool and usage events for this run (pending text goes out first). */
+  toolEvents(runId: string): ToolLoopEvents {
+    return toolLoopEvents((stream, data) => {
+      this.throttles.get(runId)?.flush();
+      this.agent(runId, stream, data);
+    });
+  }
+
   /** The runner's cumulative text so far (becomes throttled deltas). */
   text(runId: string, text: string): void {
     this.throttle(runId).push(text);
@@ -54,10 +64,17 @@ export class RunEvents {
    * The run ended `ok`. Clients build the text from deltas, so the whole reply goes out
    * before the final event, even when the runner never streamed (webhook completions).
    */
-  completed(runId: string, assistant: TranscriptMessage, reply: { text: string; usage?: RunUsage }, now: number): void {
+  completed(
+    runId: string,
+    assistant: TranscriptMessage,
+    reply: { text: string; usage?: RunUsage; streamedText?: string },
+    now: number,
+  ): void {
     const silent = isSilentReply(reply.text);
     const throttle = this.throttle(runId);
-    if (!silent && reply.text && throttle.latest !== reply.text) throttle.push(reply.text);
+    // A tool loop streamed one text over all its rounds; the final event carries all of it.
+    const shown = reply.streamedText ?? reply.text;
+    if (!silent && shown && throttle.latest !== shown) throttle.push(shown);
     throttle.flush();
     const startedAt = this.contextOf(runId)?.startedAt;
     const seq = this.agent(
@@ -73,9 +90,10 @@ export class RunEvents {
       },
       now,
     );
+    const message = shown === reply.text ? assistant : { ...assistant, content: [{ type: "text", text: shown }] };
     this.chat(runId, seq, {
       state: "final",
-      ...(silent ? {} : { message: assistant }),
+      ...(silent ? {} : { message }),
       stopReason: assistant.stopReason,
       ...(reply.usage ? { usage: reply.usage } : {}),
     });

@@ -1,20 +1,24 @@
 import { mintRunToken } from "../auth/run-token";
-import { parseMessage } from "../model/message-record";
 import type { RunRecord } from "../model/run-types";
+import { findAgent } from "../policy/agents";
 import { sessionToolsAllowed } from "../policy/tools";
-import type { RunnerConfig } from "../protocol/config";
-import type { SessionEntry } from "../protocol/session";
+import type { RunnerConfig, TenantConfig } from "../protocol/config";
+import type { SessionEntry, TranscriptMessage } from "../protocol/session";
+import { anthropicRunner } from "./runners/anthropic";
 import { echoRunner } from "./runners/echo";
 import { openaiRunner } from "./runners/openai";
 import {
   type ContextMessage,
-  contentText,
   type Runner,
   RunnerError,
   type RunnerOutcome,
   type RunnerRequest,
 } from "./runners/runner";
 import { webhookRunner } from "./runners/webhook";
+import { modelContext } from "./tool-loop/model-context";
+import { sessionToolbox, type ToolboxEnv } from "./tool-loop/session-toolbox";
+import type { ToolJournal } from "./tool-loop/tool-journal";
+import { runToolLoop, type ToolLoopEvents } from "./tool-loop/tool-loop";
 import type { TranscriptPort } from "./transcript-port";
 
 /** Messages of transcript handed to a runner as context (unless its config says otherwise). */
@@ -27,11 +31,27 @@ export const DEFAULT_DEFERRED_TIMEOUT_MS = 30 * 60_000;
 export const RUN_TOKEN_GRACE_MS = 60_000;
 /** Runners may read worker secrets with this prefix only, never the deployment's own. */
 const MODEL_KEY_PREFIX = "MODEL_KEY_";
+/** Tool rounds per run unless the agent's `maxToolRounds` says otherwise. */
+export const DEFAULT_MAX_TOOL_ROUNDS = 32;
 
 export type ExecutorDeps = {
-  env: Pick<Env, "RUN_TOKEN_SECRET" | "ATTACHMENTS">;
+  env: Pick<Env, "RUN_TOKEN_SECRET"> & ToolboxEnv;
   transcript: TranscriptPort;
+  /** Each run's tool steps and calls, written before and after each call. */
+  journal: ToolJournal;
   runnerSecret(tenantId: string): Promise<string>;
+  /** The tenant's config now (which tools a run's model is offered). */
+  tenantConfig(tenantId: string): Promise<TenantConfig>;
+};
+
+/** What the lifecycle hands one attempt: abort, streamed text, and for tool loops the append path and events. */
+export type ExecuteControls = {
+  signal: AbortSignal;
+  onText(text: string): void;
+  /** Appends in one commit; answers the seqs. */
+  append(messages: TranscriptMessage[]): number[];
+  transaction(fn: () => void): void;
+  toolEvents: ToolLoopEvents;
 };
 
 /**
@@ -42,8 +62,13 @@ export type ExecutorDeps = {
 export class RunExecutor {
   constructor(private readonly deps: ExecutorDeps) {}
 
-  async execute(run: RunRecord, controls: { signal: AbortSignal; onText(text: string): void }): Promise<RunnerOutcome> {
+  async execute(run: RunRecord, controls: ExecuteControls): Promise<RunnerOutcome> {
     const { input } = run;
+    const runner = this.runnerOf(run);
+    const config = offersTools(run) ? await this.deps.tenantConfig(input.tenantId) : null;
+    const entry = this.deps.transcript.loadEntry()?.entry ?? null;
+    const toolbox = config ? sessionToolbox(this.deps.env, run, entry, config) : null;
+    const withTools = toolbox !== null && toolbox.specs.length > 0;
     const request: RunnerRequest = {
       runId: run.runId,
       tenantId: input.tenantId,
@@ -51,7 +76,9 @@ export class RunExecutor {
       agentId: input.agentId,
       input,
       config: input.runner,
-      context: this.context(run),
+      context: this.context(run, withTools),
+      ...(withTools ? { tools: toolbox.specs } : {}),
+      ...(maxTokensOf(input.runner) ? { maxTokens: maxTokensOf(input.runner) } : {}),
       deadline: runDeadline(run),
       signal: controls.signal,
       onText: controls.onText,
@@ -62,7 +89,30 @@ export class RunExecutor {
       },
       ...(await this.webhookExtras(run)),
     };
-    return this.runnerOf(run)(request);
+    if (!withTools) return runner(request);
+    const agent = config ? findAgent(config, input.agentId) : undefined;
+    return runToolLoop(
+      {
+        journal: this.deps.journal,
+        append: controls.append,
+        transaction: controls.transaction,
+        model: async (context, onText) => {
+          const outcome = await runner({ ...request, context, onText });
+          if (outcome.kind !== "reply") throw new RunnerError("a tool loop step cannot be deferred");
+          return outcome;
+        },
+        invoke: (call, idempotencyKey) => toolbox.invoke(call, idempotencyKey),
+        events: controls.toolEvents,
+        onText: controls.onText,
+        signal: controls.signal,
+        now: Date.now,
+      },
+      {
+        runId: run.runId,
+        context: request.context,
+        maxRounds: agent?.maxToolRounds ?? config?.agents?.defaults?.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
+      },
+    );
   }
 
   private runnerOf(run: RunRecord): Runner {
@@ -72,6 +122,8 @@ export class RunExecutor {
         return echoRunner;
       case "openai":
         return openaiRunner;
+      case "anthropic":
+        return anthropicRunner;
       case "webhook":
         return webhookRunner(() => this.deps.runnerSecret(run.input.tenantId));
     }
@@ -100,24 +152,24 @@ export class RunExecutor {
     return { runToken, ...(run.input.callbackBase ? { callbackBase: run.input.callbackBase } : {}) };
   }
 
-  /** The transcript up to the run's user message, as chat messages. */
-  private context(run: RunRecord): ContextMessage[] {
+  /**
+   * The transcript up to the run's user message, as chat messages (with earlier tool turns
+   * when the run offers tools). The run's own tool steps come from its journal, not from here.
+   */
+  private context(run: RunRecord, withTools: boolean): ContextMessage[] {
     const transcript = this.deps.transcript;
     const entry = transcript.loadEntry()?.entry;
     if (!entry) return [];
+    // A run without a user message ends its context where its own first tool step began.
+    const end = run.userSeq !== undefined ? run.userSeq + 1 : this.deps.journal.firstStepSeq(run.runId);
     const page = transcript.tail({
       sessionId: entry.sessionId,
-      ...(run.userSeq !== undefined ? { cursorSeq: run.userSeq + 1 } : {}),
+      ...(end !== undefined ? { cursorSeq: end } : {}),
       limit: contextLimit(run.input.runner),
-      includeTools: false,
+      includeTools: withTools,
       maxBytes: CONTEXT_READ_MAX_BYTES,
     });
-    const context: ContextMessage[] = [];
-    for (const record of page.messages) {
-      const message = parseMessage(record);
-      if (message.role !== "user" && message.role !== "assistant" && message.role !== "system") continue;
-      context.push({ role: message.role, content: contentText(message.content) });
-    }
+    const context = modelContext(page.messages, withTools);
     if (run.userSeq === undefined) context.push({ role: "user", content: run.input.message });
     return context;
   }
@@ -131,7 +183,22 @@ export function runDeadline(run: RunRecord): number {
 }
 
 function contextLimit(config: RunnerConfig): number {
-  return config.type === "openai" && config.maxContextMessages ? config.maxContextMessages : CONTEXT_MESSAGES;
+  return (config.type === "openai" || config.type === "anthropic") && config.maxContextMessages
+    ? config.maxContextMessages
+    : CONTEXT_MESSAGES;
+}
+
+function maxTokensOf(config: RunnerConfig): number | undefined {
+  return config.type === "openai" || config.type === "anthropic" ? config.maxTokens : undefined;
+}
+
+/** Model runners run the tool loop; a webhook host only when it asked for tools; fixed replies never. */
+function offersTools(run: RunRecord): boolean {
+  if (run.input.fixedReply !== undefined) return false;
+  const runner = run.input.runner;
+  return (
+    runner.type === "openai" || runner.type === "anthropic" || (runner.type === "webhook" && runner.tools === true)
+  );
 }
 
 /** A reply fixed in advance (chat commands such as /send): no model is called. */

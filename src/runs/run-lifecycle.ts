@@ -162,6 +162,10 @@ export class RunLifecycle {
       const outcome = await this.host.executor.execute(run, {
         signal: controller.signal,
         onText: (text) => this.host.events.text(run.runId, text),
+        // Nothing of an aborted run is written (the abort's events already went out).
+        append: (messages) => (controller.signal.aborted ? [] : this.host.appendMessages(messages, (entry) => entry)),
+        transaction: (fn) => this.host.transcript.transaction(fn),
+        toolEvents: this.host.events.toolEvents(run.runId),
       });
       if (controller.signal.aborted) return;
       if (outcome.kind === "deferred") {
@@ -186,16 +190,17 @@ export class RunLifecycle {
     const run = this.host.runs.get(runId);
     if (run?.state !== "running") return false;
     const toolMessages = validMessages(reply.toolMessages ?? []);
+    // A tool loop's reply message carries its last model call's usage; the run sums them all.
+    const usage = reply.messageUsage ?? reply.usage;
     const assistant: TranscriptMessage = {
       role: "assistant",
       content: [{ type: "text", text: reply.text }],
       ...(reply.api ? { api: reply.api } : {}),
       ...(reply.provider ? { provider: reply.provider } : {}),
       ...(reply.model ? { model: reply.model } : {}),
-      ...(reply.usage
-        ? { usage: { input: reply.usage.input, output: reply.usage.output, totalTokens: reply.usage.totalTokens } }
-        : {}),
+      ...(usage ? { usage: { input: usage.input, output: usage.output, totalTokens: usage.totalTokens } } : {}),
       stopReason: reply.stopReason ?? "stop",
+      ...(reply.responseId ? { responseId: reply.responseId } : {}),
       timestamp: now,
     };
     this.host.transcript.transaction(() => {

@@ -23,8 +23,8 @@ export function runContext(run: RunRecord, sessionId: string | undefined): RunCo
   return {
     agentId: run.input.agentId,
     ...(sessionId ? { sessionId } : {}),
-    ...(runner?.type === "openai"
-      ? { provider: "openai", model: runner.model }
+    ...(runner?.type === "openai" || runner?.type === "anthropic"
+      ? { provider: runner.type, model: runner.model }
       : runner
         ? { provider: runner.type, model: runner.type }
         : {}),

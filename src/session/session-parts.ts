@@ -97,7 +97,9 @@ export function wireSession(
     executor: new RunExecutor({
       env,
       transcript: store,
+      journal: store.toolJournal,
       runnerSecret: async (tenantId) => tenant(tenantId).runnerSecret(),
+      tenantConfig: async (tenantId) => tenant(tenantId).config(),
     }),
     appendMessages: (messages, update) => transcript.append(messages, update).map((m) => m.seq),
     updateEntry: (update) => transcript.updateEntry(update),

@@ -4,6 +4,7 @@ import { FLOW_SCHEMA, FlowStore } from "../flows/flow-store";
 import type { MessageRecord } from "../model/message-record";
 import type { SessionEntry } from "../protocol/session";
 import { RUN_SCHEMA, RunStore } from "../runs/run-store";
+import { TOOL_JOURNAL_SCHEMA, ToolJournal } from "../runs/tool-loop/tool-journal";
 import { SPAWN_SCHEMA, SpawnStore } from "../spawn/spawn-store";
 import { type LegacyLayout, migrate, type Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
@@ -63,6 +64,7 @@ export const SESSION_OBJECT_SCHEMAS = [
   DELIVERY_SCHEMA,
   FLOW_SCHEMA,
   SPAWN_SCHEMA,
+  TOOL_JOURNAL_SCHEMA,
 ];
 
 /**
@@ -110,6 +112,7 @@ export class SessionStore {
   readonly deliveries: DeliveryStore;
   readonly flows: FlowStore;
   readonly spawns: SpawnStore;
+  readonly toolJournal: ToolJournal;
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
@@ -118,6 +121,7 @@ export class SessionStore {
     this.deliveries = new DeliveryStore(this.sql);
     this.flows = new FlowStore(this.sql);
     this.spawns = new SpawnStore(this.sql);
+    this.toolJournal = new ToolJournal(this.sql);
   }
 
   /**

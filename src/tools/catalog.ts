@@ -12,7 +12,7 @@ import {
 } from "../protocol/tools";
 import { agentsList } from "./agents-list";
 import type { Requester } from "./requester";
-import type { ToolResult } from "./result";
+import type { ToolCall, ToolResult } from "./result";
 import { sessionStatus } from "./session-status";
 import { sessionsHistory } from "./sessions-history";
 import { sessionsList } from "./sessions-list";
@@ -23,7 +23,7 @@ import { sessionsWait } from "./sessions-wait";
 /** Every tool this service implements, with its argument schema. */
 type ToolDefinition<S extends z.ZodType> = {
   schema: S;
-  run(ctx: TenantContext, requester: Requester, args: z.infer<S>): Promise<ToolResult> | ToolResult;
+  run(ctx: TenantContext, requester: Requester, args: z.infer<S>, call: ToolCall): Promise<ToolResult> | ToolResult;
 };
 
 const define = <S extends z.ZodType>(tool: ToolDefinition<S>) => tool as ToolDefinition<z.ZodType>;

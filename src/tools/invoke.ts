@@ -13,13 +13,24 @@ export class ToolNotAvailableError extends Error {
   }
 }
 
-export type InvokeRequest = { tool: string; args?: unknown; action?: string; sessionKey?: string };
+export type InvokeRequest = {
+  tool: string;
+  args?: unknown;
+  action?: string;
+  sessionKey?: string;
+  /**
+   * Makes a repeated call do its work once (the tool loop passes its run and toolCallId):
+   * sessions_send starts the same target run, sessions_spawn finds the same child.
+   */
+  idempotencyKey?: string;
+};
 
 /**
- * Runs one tool as an operator-token caller over HTTP (OpenClaw's POST /tools/invoke):
- * the requester session is `sessionKey` (default main); args that are not an object are `{}`.
+ * The one tool entry point: POST /tools/invoke, MCP tools/call and the runs' tool loop all
+ * call it. The requester session is a run token's own, else `sessionKey` (default main);
+ * args that are not an object are `{}`.
  */
-export async function invokeToolOverHttp(ctx: TenantContext, raw: InvokeRequest): Promise<ToolResult> {
+export async function invokeTool(ctx: TenantContext, raw: InvokeRequest): Promise<ToolResult> {
   // OpenClaw trims the tool name before looking it up.
   const request = { ...raw, tool: raw.tool.trim() };
   if (!toolAvailable(ctx, request.tool)) throw new ToolNotAvailableError(request.tool);
@@ -31,7 +42,7 @@ export async function invokeToolOverHttp(ctx: TenantContext, raw: InvokeRequest)
   const parsed = tool.schema.safeParse(args);
   if (!parsed.success) throw new ToolInputError(describeZodError(parsed.error));
   const requester = await requesterFor(ctx, request.sessionKey);
-  return tool.run(ctx, requester, parsed.data);
+  return tool.run(ctx, requester, parsed.data, raw.idempotencyKey ? { idempotencyKey: raw.idempotencyKey } : {});
 }
 
 /** Whether this caller may call `name` over HTTP (what tools/invoke serves and MCP lists). */

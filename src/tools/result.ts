@@ -12,3 +12,6 @@ export class ToolInputError extends Error {
     this.name = "ToolInputError";
   }
 }
+
+/** What a call carries besides its args: an idempotency key when a repeat must not act twice. */
+export type ToolCall = { idempotencyKey?: string };

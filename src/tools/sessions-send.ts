@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { StartAnswer } from "../contracts/session-api";
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { mainKeyOf, sessionRef } from "../domain/keys";
@@ -22,9 +23,10 @@ import {
   SEND_TARGET_MISSING_TEXT,
 } from "../policy/visibility";
 import type { sessionsSendArgsSchema } from "../protocol/tools";
+import { uuidFrom } from "../util/encoding";
 import { type AccessPolicy, accessPolicy, checkTarget, resolveReference } from "./access";
 import type { Requester } from "./requester";
-import { jsonResult, type ToolResult } from "./result";
+import { jsonResult, type ToolCall, type ToolResult } from "./result";
 
 type Args = z.infer<typeof sessionsSendArgsSchema>;
 
@@ -37,8 +39,15 @@ const MAX_TIMEOUT_SECONDS = 600;
  * run and the follow-up flow (ping-pong, announce) are created together in the target's
  * object, so a timed-out wait never loses the reply or the announce.
  */
-export async function sessionsSend(ctx: TenantContext, requester: Requester, args: Args): Promise<ToolResult> {
-  const runId = crypto.randomUUID();
+export async function sessionsSend(
+  ctx: TenantContext,
+  requester: Requester,
+  args: Args,
+  call: ToolCall = {},
+): Promise<ToolResult> {
+  // A repeated call (the tool loop resuming after a crash) starts the same target run, which
+  // the target dedupes: the message is delivered once and the wait answers its outcome.
+  const runId = call.idempotencyKey ? await uuidFrom(`sessions_send:${call.idempotencyKey}`) : crypto.randomUUID();
   const fail = (status: "error" | "forbidden", error: string, sessionKey?: string) =>
     jsonResult({ runId, status, error, ...(sessionKey ? { sessionKey } : {}) });
   if (args.sessionKey && args.label) return fail("error", SEND_TARGET_BOTH_TEXT);
@@ -127,11 +136,13 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
     ),
   ]);
   if (started.status === "blocked") return fail("error", SEND_BLOCKED_TEXT, display);
-  if (started.status !== "started") return fail("error", `run ${started.status}`, display);
+  const repeated = call.idempotencyKey !== undefined && started.status !== "started";
+  if (started.status !== "started" && !(repeated && started.status !== "too_large"))
+    return fail("error", `run ${started.status}`, display);
 
   const delivery = { status: "pending", mode: "announce" };
   if (timeoutSeconds === 0) return jsonResult({ runId, status: "accepted", sessionKey: display, delivery });
-  const outcome = started.outcome;
+  const outcome = repeated ? (started.outcome ?? endedOutcome(started)) : started.outcome;
   if (!outcome || outcome.status === "pending") {
     return jsonResult({
       runId,
@@ -149,6 +160,22 @@ export async function sessionsSend(ctx: TenantContext, requester: Requester, arg
     sessionKey: display,
     delivery,
   });
+}
+
+/** How a repeated call's run ended, from the dedupe answer (null while it is in flight). */
+function endedOutcome(started: StartAnswer): { status: string; reply?: string; error?: string } | null {
+  if (
+    started.status !== "ok" &&
+    started.status !== "error" &&
+    started.status !== "timeout" &&
+    started.status !== "aborted"
+  )
+    return null;
+  return {
+    status: started.status === "ok" ? "ok" : "error",
+    ...(started.reply !== undefined ? { reply: started.reply } : {}),
+    error: started.summary ?? started.status,
+  };
 }
 
 /** Label lookup (+ agentId), with the cross-agent and sandbox rules OpenClaw applies first. */

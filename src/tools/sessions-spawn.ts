@@ -14,8 +14,9 @@ import {
   storeAttachments,
   validateAttachments,
 } from "../spawn/attachments";
+import { uuidFrom } from "../util/encoding";
 import type { Requester } from "./requester";
-import { jsonResult, ToolInputError, type ToolResult } from "./result";
+import { jsonResult, type ToolCall, ToolInputError, type ToolResult } from "./result";
 
 type Args = z.infer<typeof sessionsSpawnArgsSchema>;
 
@@ -41,7 +42,12 @@ export function assertNoRoutingParams(args: unknown): void {
  * the requester when it ends. Every OpenClaw rule (depth, fan-out, allowlist, sandbox,
  * attachments) is checked before anything is created.
  */
-export async function sessionsSpawn(ctx: TenantContext, requester: Requester, args: Args): Promise<ToolResult> {
+export async function sessionsSpawn(
+  ctx: TenantContext,
+  requester: Requester,
+  args: Args,
+  call: ToolCall = {},
+): Promise<ToolResult> {
   const forbidden = (error: string) => jsonResult({ status: "forbidden", error });
   const failed = (error: string) => jsonResult({ status: "error", error });
   const subagents = ctx.config.agents?.defaults?.subagents ?? {};
@@ -65,6 +71,14 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
       `sessions_spawn is not allowed at this depth (current depth: ${requester.spawnDepth}, max: ${maxDepth})`,
     );
   }
+  // A repeated call (the tool loop resuming after a crash) names the same child and run: when
+  // the first call made them, its answer is given again and nothing new is created.
+  const fixedId = call.idempotencyKey ? await uuidFrom(`sessions_spawn:${call.idempotencyKey}`) : undefined;
+  const targetAgentId = args.agentId !== undefined ? normalizeAgentId(args.agentId) : requester.agentId;
+  if (fixedId) {
+    const childKey = `agent:${targetAgentId}:subagent:${fixedId}`;
+    if (await ctx.sessions(childKey).runSnapshot(fixedId)) return accepted(childKey, fixedId, args, mode);
+  }
   const maxChildren = subagents.maxChildrenPerAgent ?? 5;
   const active = await ctx.tenant.countActiveChildren(requester.key);
   if (active >= maxChildren)
@@ -74,7 +88,7 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
   if ((agentEntry?.subagents?.requireAgentId ?? subagents.requireAgentId) && args.agentId === undefined) {
     return forbidden("sessions_spawn requires agentId for this agent. Use agents_list to discover valid targets.");
   }
-  const targetAgent = args.agentId !== undefined ? normalizeAgentId(args.agentId) : requester.agentId;
+  const targetAgent = targetAgentId;
   const runtime = args.runtime ?? "subagent";
   const runner = runnerOf(ctx.config, targetAgent);
   if (runtime === "acp") {
@@ -95,7 +109,7 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
     }
   }
 
-  const childKey = `agent:${targetAgent}:subagent:${crypto.randomUUID()}`;
+  const childKey = `agent:${targetAgent}:subagent:${fixedId ?? crypto.randomUUID()}`;
   const childSandboxed = isSandboxedSession(ctx.config, { key: childKey, agentId: targetAgent });
   if (requester.sandboxed && !childSandboxed) {
     return forbidden(
@@ -128,7 +142,7 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
   }
 
   const depth = requester.spawnDepth + 1;
-  const runId = crypto.randomUUID();
+  const runId = fixedId ?? crypto.randomUUID();
   const timeoutSeconds = Math.max(
     0,
     Math.floor(args.runTimeoutSeconds ?? args.timeoutSeconds ?? subagents.runTimeoutSeconds ?? 0),
@@ -201,6 +215,17 @@ export async function sessionsSpawn(ctx: TenantContext, requester: Requester, ar
     if (receipt) await ctx.attachments.delete(receipt.keys).catch(() => undefined);
     throw error;
   }
+  return accepted(childKey, runId, args, mode, receipt);
+}
+
+/** The spawn's answer: the child and its run, at once (the result is announced later). */
+function accepted(
+  childKey: string,
+  runId: string,
+  args: Args,
+  mode: "run" | "session",
+  receipt?: Receipt & { keys: string[] },
+): ToolResult {
   return jsonResult({
     status: "accepted",
     childSessionKey: childKey,

@@ -31,3 +31,13 @@ export async function sha256Hex(input: string | Uint8Array): Promise<string> {
 export function dropUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
+
+/**
+ * A UUID-shaped id derived from `seed` (SHA-256, version nibble 8 = custom): the same seed
+ * always names the same run or child, so a repeated tool call finds what the first one made.
+ */
+export async function uuidFrom(seed: string): Promise<string> {
+  const hex = await sha256Hex(seed);
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

@@ -155,6 +155,22 @@ function webhook(path: string, body: any, res: ServerResponse) {
   if (path === "/webhook/sync")
     return json(res, 200, { reply: `HOOK: ${body?.input?.message ?? ""}`, usage: { input: 3, output: 4 } });
   if (path === "/webhook/async") return json(res, 202, { accepted: true });
+  // A host that runs its own model and asks the service to run session tools: one call, then
+  // an answer naming the result it got back.
+  if (path === "/webhook/tools") {
+    const context = (body?.context ?? []) as Array<{ role: string; content: string; toolName?: string }>;
+    const result = context.findLast((m) => m.role === "tool");
+    if (!result)
+      return json(res, 200, {
+        reply: "looking",
+        toolCalls: [{ id: "hook-call-1", name: "agents_list", arguments: {} }],
+        usage: { input: 5, output: 2 },
+      });
+    return json(res, 200, {
+      reply: `HOOK saw ${result.toolName}: ${result.content.slice(0, 40)}`,
+      usage: { input: 9, output: 3 },
+    });
+  }
   if (path === "/webhook/fail") return json(res, 503, { error: "host down" });
   if (path.startsWith("/delivery/")) return json(res, 200, { ok: true });
   return json(res, 404, { error: "no such webhook" });

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { errorBody } from "../../protocol/http";
 import { invokeBodySchema } from "../../protocol/tools";
-import { invokeToolOverHttp } from "../../tools/invoke";
+import { invokeTool } from "../../tools/invoke";
 import { admitToolCall } from "../../tools/rate-limit";
 import { type AppEnv, requireScope } from "../context";
 import { ApiError, toApiError } from "../errors";
@@ -30,7 +30,7 @@ toolRoutes.post("/tools/invoke", requireScope("operator.write", { allowRunToken:
     );
   }
   try {
-    return c.json({ ok: true, result: await invokeToolOverHttp(tenant, body.data) });
+    return c.json({ ok: true, result: await invokeTool(tenant, body.data) });
   } catch (error) {
     throw toApiError(error, "tool");
   }

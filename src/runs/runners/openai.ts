@@ -1,16 +1,29 @@
 import type { RunUsage } from "../../model/run-types";
-import { type ContextMessage, type Runner, RunnerError } from "./runner";
+import { parseToolArguments, sanitizeToolCallId } from "../tool-loop/tool-calls";
+import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
+import { sseData } from "./sse";
 
 /**
  * Any OpenAI-compatible `POST /v1/chat/completions`, streaming. Deltas are reported as
- * cumulative text; usage comes from the final chunk (`stream_options.include_usage`).
+ * cumulative text; usage comes from the final chunk (`stream_options.include_usage`). With
+ * tools offered it sends them as OpenClaw does (`tools`, `tool_choice: "auto"`) and gathers
+ * the streamed `tool_calls` (id and name first, arguments in pieces) into the reply.
  */
 export const openaiRunner: Runner = async (request) => {
   const config = request.config;
   if (config.type !== "openai") throw new RunnerError("openai runner misconfigured");
-  const messages: ContextMessage[] = [];
+  const messages: unknown[] = [];
   if (request.input.extraSystemPrompt) messages.push({ role: "system", content: request.input.extraSystemPrompt });
-  messages.push(...request.context);
+  messages.push(...request.context.map(wireMessage));
+  const tools = request.tools?.length
+    ? {
+        tools: request.tools.map((tool) => ({
+          type: "function",
+          function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+        })),
+        tool_choice: "auto",
+      }
+    : {};
   const apiKey = config.apiKeySecret ? request.secret(config.apiKeySecret) : undefined;
   if (config.apiKeySecret && !apiKey) throw new RunnerError(`model API key secret ${config.apiKeySecret} is not set`);
 
@@ -19,7 +32,14 @@ export const openaiRunner: Runner = async (request) => {
     response = await fetch(`${config.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-      body: JSON.stringify({ model: config.model, messages, stream: true, stream_options: { include_usage: true } }),
+      body: JSON.stringify({
+        model: config.model,
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+        ...tools,
+        ...(request.maxTokens ? { max_completion_tokens: request.maxTokens } : {}),
+      }),
       signal: request.signal,
     });
   } catch (error) {
@@ -34,6 +54,8 @@ export const openaiRunner: Runner = async (request) => {
   let text = "";
   let usage: RunUsage | undefined;
   let finishReason: string | undefined;
+  let responseId: string | undefined;
+  const calls: Array<{ id: string; name: string; args: string }> = [];
   let sawDone = false;
   let sawChunk = false;
   for await (const data of sseData(response.body)) {
@@ -42,7 +64,8 @@ export const openaiRunner: Runner = async (request) => {
       break;
     }
     let chunk: {
-      choices?: Array<{ delta?: { content?: unknown }; finish_reason?: string | null }>;
+      id?: unknown;
+      choices?: Array<{ delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: string | null }>;
       usage?: Record<string, unknown>;
     };
     try {
@@ -53,7 +76,9 @@ export const openaiRunner: Runner = async (request) => {
     if (typeof chunk !== "object" || chunk === null)
       throw new RunnerError("malformed stream from model: a chunk is not an object");
     sawChunk = true;
+    if (typeof chunk.id === "string" && responseId === undefined) responseId = chunk.id;
     const choice = chunk.choices?.[0];
+    if (Array.isArray(choice?.delta?.tool_calls)) gatherToolCalls(calls, choice.delta.tool_calls);
     if (typeof choice?.delta?.content === "string" && choice.delta.content !== "") {
       text += choice.delta.content;
       request.onText(text);
@@ -67,32 +92,56 @@ export const openaiRunner: Runner = async (request) => {
   }
   if (!sawChunk && !sawDone) throw new RunnerError("malformed stream from model: no data");
   if (!sawDone && !finishReason) throw new RunnerError("malformed stream from model: ended before [DONE]");
+  const toolCalls: ModelToolCall[] = calls
+    .filter((call) => call.name !== "")
+    .map((call) => ({ id: call.id, name: call.name, arguments: parseToolArguments(call.args) }));
   return {
     kind: "reply",
     text,
+    ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    ...(responseId ? { responseId } : {}),
     ...(usage ? { usage } : {}),
-    stopReason: finishReason === "length" ? "length" : "stop",
+    stopReason: toolCalls.length > 0 ? "toolUse" : finishReason === "length" ? "length" : "stop",
     model: config.model,
     provider: "openai",
     api: "openai-completions",
   };
 };
 
-/** The `data:` payloads of an SSE body, one per event. */
-async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const reader = body.getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
-      const line = buffer.slice(0, newline).replace(/\r$/, "");
-      buffer = buffer.slice(newline + 1);
-      if (line.startsWith("data:")) yield line.slice(5).trim();
-    }
+/** A context message in Chat Completions' shape (tool call ids alphanumeric, as OpenClaw sends them). */
+function wireMessage(message: ContextMessage): unknown {
+  if (message.role === "tool") {
+    return { role: "tool", content: message.content, tool_call_id: sanitizeToolCallId(message.toolCallId) };
   }
-  const last = buffer.trim();
-  if (last.startsWith("data:")) yield last.slice(5).trim();
+  if (message.role === "assistant" && message.toolCalls?.length) {
+    return {
+      role: "assistant",
+      content: message.content === "" ? null : message.content,
+      tool_calls: message.toolCalls.map((call) => ({
+        id: sanitizeToolCallId(call.id),
+        type: "function",
+        function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+      })),
+    };
+  }
+  return { role: message.role, content: message.content };
+}
+
+/** Streamed `delta.tool_calls` pieces: by `index`, id and name come first, `arguments` in parts. */
+function gatherToolCalls(calls: Array<{ id: string; name: string; args: string }>, pieces: unknown[]): void {
+  for (const piece of pieces) {
+    if (typeof piece !== "object" || piece === null) continue;
+    const {
+      index,
+      id,
+      function: fn,
+    } = piece as { index?: unknown; id?: unknown; function?: { name?: unknown; arguments?: unknown } };
+    const at = typeof index === "number" && Number.isInteger(index) && index >= 0 && index < 128 ? index : calls.length;
+    const call = calls[at] ?? { id: "", name: "", args: "" };
+    calls[at] = call;
+    if (typeof id === "string" && id !== "") call.id = id;
+    if (typeof fn?.name === "string") call.name += fn.name;
+    if (typeof fn?.arguments === "string") call.args += fn.arguments;
+    if (call.id === "") call.id = `call_${at}`;
+  }
 }

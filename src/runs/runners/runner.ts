@@ -2,8 +2,21 @@ import type { RunInput, RunUsage } from "../../model/run-types";
 import type { RunnerConfig } from "../../protocol/config";
 import type { TranscriptMessage } from "../../protocol/session";
 
-/** A message of the model context (the transcript turned into chat messages). */
-export type ContextMessage = { role: "system" | "user" | "assistant"; content: string };
+/** A tool call a model asked for: the provider's id verbatim, arguments parsed. */
+export type ModelToolCall = { id: string; name: string; arguments: Record<string, unknown> };
+
+/** A function the model is offered (provider-neutral; each runner puts it in its wire shape). */
+export type ToolSpec = { name: string; description: string; parameters: Record<string, unknown> };
+
+/**
+ * A message of the model context (the transcript turned into chat messages). Tool turns
+ * appear only when the run offers tools: an assistant message with its calls, then one
+ * `tool` message per call with the result's text.
+ */
+export type ContextMessage =
+  | { role: "system" | "user"; content: string }
+  | { role: "assistant"; content: string; toolCalls?: ModelToolCall[] }
+  | { role: "tool"; toolCallId: string; toolName: string; content: string; isError?: boolean };
 
 export type RunnerRequest = {
   runId: string;
@@ -22,6 +35,10 @@ export type RunnerRequest = {
   secret(name: string): string | undefined;
   /** Reads a stored attachment (spawned sub-agents' files). */
   readAttachment(key: string): Promise<Uint8Array | null>;
+  /** Functions the model may call (the tool loop); absent: a text-only run. */
+  tools?: ToolSpec[];
+  /** The model's output cap per call (`maxTokens` of the runner config). */
+  maxTokens?: number;
   /** For webhook runs: the token the host uses for callbacks and tools, and where to call back. */
   runToken?: string;
   callbackBase?: string;
@@ -30,6 +47,14 @@ export type RunnerRequest = {
 export type RunnerReply = {
   kind: "reply";
   text: string;
+  /** The model asked for these calls (stopReason `toolUse`); the tool loop runs them. */
+  toolCalls?: ModelToolCall[];
+  /** The provider's response id (OpenClaw's `responseId`). */
+  responseId?: string;
+  /** The whole run's text as clients saw it stream (tool rounds joined), when it differs from `text`. */
+  streamedText?: string;
+  /** Usage of the last model call alone (the reply message's), when `usage` sums several. */
+  messageUsage?: RunUsage;
   usage?: RunUsage;
   toolMessages?: TranscriptMessage[];
   stopReason?: string;

@@ -1,7 +1,8 @@
+import { z } from "zod";
 import { signatureHeader } from "../../auth/webhook-signature";
 import type { TranscriptMessage } from "../../protocol/session";
 import type { WebhookRunRequest } from "../../protocol/webhooks";
-import { type Runner, RunnerError } from "./runner";
+import { type ModelToolCall, type Runner, RunnerError } from "./runner";
 
 /**
  * The tenant's own agent host. It answers 200 with `{ reply, toolMessages?, usage? }`, or 202
@@ -24,6 +25,7 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
         ...(request.input.thinking ? { thinking: request.input.thinking } : {}),
       },
       context: request.context,
+      ...(request.tools ? { tools: request.tools } : {}),
       ...(request.input.attachments ? { attachments: await attachmentsPayload(request) } : {}),
       deadline: request.deadline,
       runToken: request.runToken,
@@ -60,6 +62,7 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
     }
     let reply: {
       reply?: unknown;
+      toolCalls?: unknown;
       toolMessages?: unknown;
       usage?: { input?: number; output?: number; totalTokens?: number };
     };
@@ -68,20 +71,44 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
     } catch {
       throw new RunnerError("webhook answered 200 without a JSON body");
     }
-    if (typeof reply?.reply !== "string") throw new RunnerError("webhook reply must be { reply: string }");
-    request.onText(reply.reply);
+    const toolCalls = request.tools ? webhookToolCalls(reply?.toolCalls) : [];
+    if (typeof reply?.reply !== "string" && !(toolCalls.length > 0 && reply.reply === undefined))
+      throw new RunnerError("webhook reply must be { reply: string } or { toolCalls: [...] }");
+    const text = typeof reply.reply === "string" ? reply.reply : "";
+    if (text) request.onText(text);
     const input = Number(reply.usage?.input ?? 0);
     const output = Number(reply.usage?.output ?? 0);
     return {
       kind: "reply",
-      text: reply.reply,
+      text,
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
       usage: { input, output, totalTokens: Number(reply.usage?.totalTokens ?? input + output) },
       ...(Array.isArray(reply.toolMessages) ? { toolMessages: reply.toolMessages as TranscriptMessage[] } : {}),
-      stopReason: "stop",
+      stopReason: toolCalls.length > 0 ? "toolUse" : "stop",
       provider: "webhook",
       api: "webhook",
     };
   };
+}
+
+/**
+ * The host's `toolCalls` (only when it was offered tools): `{ id, name, arguments }` each, as
+ * the request's context shows them; a malformed list is refused, not half-run.
+ */
+function webhookToolCalls(raw: unknown): ModelToolCall[] {
+  if (raw === undefined) return [];
+  const parsed = z
+    .array(
+      z.object({
+        id: z.string().min(1).max(256),
+        name: z.string().min(1).max(128),
+        arguments: z.record(z.string(), z.unknown()).optional(),
+      }),
+    )
+    .max(64)
+    .safeParse(raw);
+  if (!parsed.success) throw new RunnerError("webhook toolCalls must be [{ id, name, arguments }] (at most 64)");
+  return parsed.data.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments ?? {} }));
 }
 
 /** The run's attachments with their content (base64), as the host needs them. */

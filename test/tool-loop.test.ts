@@ -1,0 +1,266 @@
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { offeredTools } from "../src/policy/tool-offer";
+import { call, createTenant, history, issueToken } from "./helpers";
+import { GatewayClient } from "./ws-helpers";
+
+const model = `http://127.0.0.1:${inject("toolModelPort")}/v1`;
+const open: GatewayClient[] = [];
+afterEach(() => {
+  for (const c of open.splice(0)) c.close();
+});
+
+async function tenantWith(id: string, extra: Record<string, unknown> = {}, runner: Record<string, unknown> = {}) {
+  await createTenant(id);
+  const admin = await issueToken(id);
+  const config = {
+    agents: {
+      list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: model, model: "mock", ...runner } }],
+    },
+    ...extra,
+  };
+  const put = await call(`/t/${id}/v1/config`, { method: "PUT", token: admin.token, json: config });
+  expect(put.status, put.text).toBe(200);
+  const client = await GatewayClient.connect({ path: `/t/${id}`, token: admin.token });
+  open.push(client);
+  return { token: admin.token, client };
+}
+
+async function turn(client: GatewayClient, message: string, runId: string, sessionKey = "main") {
+  await client.request("chat.send", { sessionKey, message, idempotencyKey: runId });
+  return client.waitFor(
+    (f) => f.event === "chat" && f.payload.runId === runId && ["final", "error", "aborted"].includes(f.payload.state),
+    15_000,
+  );
+}
+
+async function transcript(id: string, token: string, key = "main") {
+  const res = await history(key, "?limit=200&includeTools=1", { token, prefix: `/t/${id}` });
+  return res.data.messages as Array<Record<string, any>>;
+}
+
+describe("tool loop (openai runner)", () => {
+  it("runs a sessions_list call and records it as OpenClaw does", async () => {
+    const { token, client } = await tenantWith("tl-list");
+    const done = await turn(client, 'CALL sessions_list {"limit":5}', "tl-list-1");
+    expect(done.payload.state).toBe("final");
+    const messages = await transcript("tl-list", token);
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+    const [, call, result, final] = messages;
+    expect(call!.content).toEqual([
+      { type: "toolCall", id: expect.stringMatching(/^call_\d+_0$/), name: "sessions_list", arguments: { limit: 5 } },
+    ]);
+    expect(call!.stopReason).toBe("toolUse");
+    expect(call!.usage).toMatchObject({ input: expect.any(Number), output: 7 });
+    expect(call!.responseId).toMatch(/^chatcmpl-mock-/);
+    expect(result).toMatchObject({ toolCallId: call!.content[0].id, toolName: "sessions_list", isError: false });
+    expect(JSON.parse(result!.content[0].text)).toEqual(result!.details);
+    expect(result!.details.sessions[0].key).toBe("main");
+    expect(final!.stopReason).toBe("stop");
+    expect(final!.content[0].text).toMatch(/^DONE: \{ "count": 1/);
+  });
+
+  it("feeds tool errors back to the model and ends ok", async () => {
+    const { token, client } = await tenantWith("tl-errors");
+    const done = await turn(
+      client,
+      'CALL sessions_history {"sessionKey":"agent:main:nope"} && CALL sessions_history {} && CALL nosuch_tool {}',
+      "tl-err-1",
+    );
+    expect(done.payload.state).toBe("final");
+    const results = (await transcript("tl-errors", token)).filter((m) => m.role === "toolResult");
+    expect(results.map((r) => r.isError)).toEqual([true, true, true]);
+    // Outside the default visibility (tree), a missing key is refused before it is looked up.
+    expect(results[0]!.details).toMatchObject({ status: "forbidden" });
+    expect(results[1]!.content[0].text).toMatch(
+      /^Validation failed for tool "sessions_history":\n {2}- sessionKey: .*\n\nReceived arguments:\n\{\}$/,
+    );
+    expect(results[2]!.content[0].text).toBe("Tool nosuch_tool not found");
+    // Results in call order, all answered in one follow-up call.
+    expect(results.map((r) => r.toolName)).toEqual(["sessions_history", "sessions_history", "nosuch_tool"]);
+  });
+
+  it("runs a three-step chain and sums usage over the model calls", async () => {
+    const { client } = await tenantWith("tl-chain");
+    await client.request("sessions.messages.subscribe", { key: "main" });
+    const done = await turn(
+      client,
+      'CALL sessions_list {"limit":1} THEN CALL agents_list {} THEN CALL session_status {}',
+      "tl-chain-1",
+    );
+    expect(done.payload.state).toBe("final");
+    const wait = await client.request("agent.wait", { runId: "tl-chain-1", timeoutMs: 5000 });
+    expect(wait.payload.status).toBe("ok");
+    const items = client
+      .events("agent")
+      .filter((e) => e.payload.runId === "tl-chain-1" && e.payload.stream === "item")
+      .map((e) => `${e.payload.data.phase}:${e.payload.data.name}:${e.payload.data.status}`);
+    expect(items).toEqual([
+      "start:sessions_list:running",
+      "end:sessions_list:completed",
+      "start:agents_list:running",
+      "end:agents_list:completed",
+      "start:session_status:running",
+      "end:session_status:completed",
+    ]);
+    const usage = client
+      .events("agent")
+      .filter((e) => e.payload.runId === "tl-chain-1" && e.payload.stream === "usage")
+      .map((e) => e.payload.data.outputTokens);
+    expect(usage).toEqual([7, 14, 21, 28]);
+  });
+
+  it("stops an endless loop at the round cap with a clear error", async () => {
+    const { client: capped } = await tenantWith("tl-cap", {
+      agents: {
+        defaults: { maxToolRounds: 3 },
+        list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: model, model: "mock" } }],
+      },
+    });
+    const done = await turn(capped, 'LOOP sessions_list {"limit":1}', "tl-cap-1");
+    expect(done.payload.state).toBe("error");
+    expect(done.payload.errorMessage).toMatch(/Tool loop stopped: .*3 rounds/);
+  });
+
+  it("stops an endless loop on chat.abort", async () => {
+    const { token, client } = await tenantWith("tl-abort");
+    await client.request("chat.send", {
+      sessionKey: "main",
+      message: 'LOOP sessions_list {"limit":1}',
+      idempotencyKey: "tl-ab",
+    });
+    await client.waitFor(
+      (f) =>
+        f.event === "agent" &&
+        f.payload.runId === "tl-ab" &&
+        f.payload.stream === "item" &&
+        f.payload.data.phase === "end",
+      10_000,
+    );
+    const aborted = await client.request("chat.abort", { sessionKey: "main", runId: "tl-ab" });
+    expect(aborted.payload).toMatchObject({ ok: true, aborted: true });
+    const end = await client.waitFor(
+      (f) => f.event === "chat" && f.payload.runId === "tl-ab" && f.payload.state === "aborted",
+    );
+    expect(end.payload.stopReason).toBe("rpc");
+    const before = (await transcript("tl-abort", token)).length;
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await transcript("tl-abort", token)).length).toBe(before);
+  });
+
+  it("sends to another session and waits for its reply", async () => {
+    const { token, client } = await tenantWith("tl-send", { tools: { sessions: { visibility: "agent" } } });
+    await turn(client, "hello other", "tl-send-0", "agent:main:other");
+    const done = await turn(
+      client,
+      'CALL sessions_send {"sessionKey":"agent:main:other","message":"ping","timeoutSeconds":10}',
+      "tl-send-1",
+    );
+    expect(done.payload.state).toBe("final");
+    const result = (await transcript("tl-send", token)).find((m) => m.role === "toolResult")!;
+    expect(result.details).toMatchObject({ status: "ok", reply: "ECHO: ping" });
+    const target = await transcript("tl-send", token, "agent:main:other");
+    expect(target.filter((m) => m.role === "user" && m.content === "ping")).toHaveLength(1);
+  });
+
+  it("spawns a sub-agent that gets the sub-agent tool surface", async () => {
+    const { token, client } = await tenantWith("tl-spawn", {
+      agents: {
+        defaults: { subagents: { maxSpawnDepth: 2 } },
+        list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: model, model: "mock" } }],
+      },
+    });
+    const done = await turn(client, 'CALL sessions_spawn {"task":"say hi","label":"kid"}', "tl-spawn-1");
+    expect(done.payload.state).toBe("final");
+    const result = (await transcript("tl-spawn", token)).find((m) => m.role === "toolResult")!;
+    expect(result.details).toMatchObject({ status: "accepted", childSessionKey: expect.stringMatching(/:subagent:/) });
+    const child = result.details.childSessionKey as string;
+    const childMessages = await transcript("tl-spawn", token, child);
+    expect(childMessages[0]!.role).toBe("user");
+  });
+});
+
+describe("tool events", () => {
+  it("sends arguments and results as agent tool to tool-event clients, session.tool to subscribers, nothing to others", async () => {
+    const { token, client: plain } = await tenantWith("tl-events");
+    const ui = await GatewayClient.open("/t/tl-events");
+    open.push(ui);
+    expect((await ui.handshake({ token, extra: { caps: ["tool-events"] } })).ok).toBe(true);
+    const watcher = await GatewayClient.connect({ path: "/t/tl-events", token });
+    open.push(watcher);
+    await watcher.request("sessions.subscribe", {});
+    await turn(ui, 'CALL sessions_list {"limit":1}', "tl-ev-1");
+    await watcher.waitFor((f) => f.event === "session.tool" && f.payload.data?.phase === "result");
+    const toolFrames = (c: GatewayClient) =>
+      c.frames.filter((f) => f.type === "event" && f.payload?.runId === "tl-ev-1" && f.payload?.stream === "tool");
+    expect(toolFrames(ui).map((f) => `${f.event}:${f.payload.data.phase}`)).toEqual(["agent:start", "agent:result"]);
+    expect(toolFrames(watcher).map((f) => `${f.event}:${f.payload.data.phase}`)).toEqual([
+      "session.tool:start",
+      "session.tool:result",
+    ]);
+    expect(toolFrames(watcher)[0]!.payload.data.args).toEqual({ limit: 1 });
+    expect(toolFrames(plain)).toEqual([]);
+    // Item rows reach everyone.
+    expect(plain.frames.some((f) => f.event === "agent" && f.payload?.stream === "item")).toBe(true);
+  });
+});
+
+describe("tool loop (webhook runner)", () => {
+  it("runs the tool calls a webhook host answers with and calls it again with the results", async () => {
+    const peer = `http://127.0.0.1:${inject("peerPort")}`;
+    const { token, client } = await tenantWith("tl-hook", {
+      agents: {
+        list: [{ id: "main", default: true, runner: { type: "webhook", url: `${peer}/webhook/tools`, tools: true } }],
+      },
+    });
+    const done = await turn(client, "use a tool", "tl-hook-1");
+    expect(done.payload.state).toBe("final");
+    const messages = await transcript("tl-hook", token);
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+    expect(messages[1]!.content).toEqual([
+      { type: "text", text: "looking" },
+      { type: "toolCall", id: "hook-call-1", name: "agents_list", arguments: {} },
+    ]);
+    expect(messages[3]!.content[0].text).toMatch(/^HOOK saw agents_list: \{/);
+    // The chat stream is one text over the rounds, joined by a blank line.
+    expect(done.payload.message.content[0].text).toMatch(/^looking\n\nHOOK saw/);
+  });
+});
+
+describe("tool offer", () => {
+  it("gives a depth-1 child OpenClaw's sub-agent surface and a leaf none of the orchestration tools", () => {
+    expect(offeredTools({}, { agentId: "main", spawnDepth: 0 })).toEqual([
+      "sessions_list",
+      "sessions_history",
+      "sessions_send",
+      "sessions_spawn",
+      "session_status",
+      "agents_list",
+    ]);
+    const orchestrating = { agents: { defaults: { subagents: { maxSpawnDepth: 2 } } } };
+    expect(offeredTools(orchestrating, { agentId: "main", spawnDepth: 1 })).toEqual([
+      "sessions_list",
+      "sessions_history",
+      "sessions_spawn",
+    ]);
+    expect(offeredTools({}, { agentId: "main", spawnDepth: 1 })).toEqual([]);
+  });
+
+  it("applies profiles, allow/deny lists (tenant and agent) and gateway.tools.deny", () => {
+    expect(offeredTools({ tools: { profile: "coding" } }, { agentId: "main", spawnDepth: 0 })).not.toContain(
+      "agents_list",
+    );
+    expect(offeredTools({ tools: { profile: "minimal" } }, { agentId: "main", spawnDepth: 0 })).toEqual([
+      "session_status",
+    ]);
+    const config = {
+      tools: { deny: ["sessions_send"] },
+      agents: { list: [{ id: "ops", tools: { allow: ["group:sessions"] } }] },
+      gateway: { tools: { deny: ["sessions_spawn"] } },
+    };
+    expect(offeredTools(config, { agentId: "ops", spawnDepth: 0 })).toEqual([
+      "sessions_list",
+      "sessions_history",
+      "session_status",
+    ]);
+  });
+});
