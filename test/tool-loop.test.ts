@@ -69,8 +69,8 @@ describe("tool loop (openai runner)", () => {
     expect(done.payload.state).toBe("final");
     const results = (await transcript("tl-errors", token)).filter((m) => m.role === "toolResult");
     expect(results.map((r) => r.isError)).toEqual([true, true, true]);
-    // Outside the default visibility (tree), a missing key is refused before it is looked up.
-    expect(results[0]!.details).toMatchObject({ status: "forbidden" });
+    // As the real gateway (recording 13): a key no session has is named before visibility is checked.
+    expect(results[0]!.details).toEqual({ status: "error", error: "No session found: agent:main:nope" });
     expect(results[1]!.content[0].text).toMatch(
       /^Validation failed for tool "sessions_history":\n {2}- sessionKey: .*\n\nReceived arguments:\n\{\}$/,
     );
