@@ -159,19 +159,26 @@ describe("GET /sessions/{key}/history", () => {
     expect((await history("cursor", "?cursor=abc")).status).toBe(400);
   });
 
-  it("filters tool results unless includeTools=1", async () => {
+  it("includes tool results, as the real gateway does; includeTools=0 leaves them out", async () => {
     await append("tools", user("run it"));
     await append("tools", {
       role: "toolResult",
       toolCallId: "t1",
       toolName: "exec",
       content: [{ type: "text", text: "ok" }],
+      details: { big: "payload" },
     });
     await append("tools", { role: "assistant", content: [{ type: "text", text: "done" }] });
-    expect((await history("tools")).data.messages.map((m: any) => m.role)).toEqual(["user", "assistant"]);
-    expect((await history("tools", "?limit=2")).data.messages.map((m: any) => m.__openclaw.seq)).toEqual([1, 3]);
-    const all = await history("tools", "?includeTools=1");
+    const all = await history("tools");
     expect(all.data.messages.map((m: any) => m.role)).toEqual(["user", "toolResult", "assistant"]);
+    expect(all.data.messages[1].content).toEqual([{ type: "text", text: "ok" }]);
+    const paged = await history("tools", "?limit=2");
+    expect(paged.data.messages.map((m: any) => m.__openclaw.seq)).toEqual([2, 3]);
+    const plain = await history("tools", "?includeTools=0");
+    expect(plain.data.messages.map((m: any) => m.role)).toEqual(["user", "assistant"]);
+    expect((await history("tools", "?includeTools=0&limit=2")).data.messages.map((m: any) => m.__openclaw.seq)).toEqual(
+      [1, 3],
+    );
   });
 
   it("keeps transcripts across eviction of the session object", async () => {
