@@ -428,7 +428,10 @@ export const OPERATIONS: Operation[] = [
     query: z.object({
       limit: z.string().optional(),
       cursor: z.string().optional(),
-      includeTools: z.string().optional().describe("Tool results are included unless this is 0 (as the real gateway, which always includes them)."),
+      includeTools: z
+        .string()
+        .optional()
+        .describe("Tool results are included unless this is 0 (as the real gateway, which always includes them)."),
       follow: z.string().optional().describe("1 = SSE."),
       ticket: z.string().optional().describe("A stream ticket (SSE only, single use, one minute)."),
     }),
