@@ -79,6 +79,52 @@ describe("tool loop (openai runner)", () => {
     expect(results.map((r) => r.toolName)).toEqual(["sessions_history", "sessions_history", "nosuch_tool"]);
   });
 
+  it("chat.history shows pre-tool text as its own row and the tool items in activity, as OpenClaw's", async () => {
+    const { client } = await tenantWith("tl-activity");
+    const done = await turn(
+      client,
+      'SAY(Looking around.) CALL sessions_list {"limit":1} THEN CALL sessions_history {"sessionKey":"agent:main:gone"} THEN FINAL(Done.)',
+      "tl-act-1",
+    );
+    expect(done.payload.state).toBe("final");
+    const res = await client.request("chat.history", { sessionKey: "main" });
+    const { messages, activity } = res.payload;
+    const shapes = messages.map((m: any) => `${m.role}:${m.content.map?.((b: any) => b.type).join("+") ?? "text"}`);
+    expect(shapes).toEqual([
+      "user:text",
+      "assistant:text",
+      "assistant:toolCall",
+      "toolResult:text",
+      "assistant:toolCall",
+      "toolResult:text",
+      "assistant:text",
+    ]);
+    const [, pretext, calls] = messages;
+    // The split rows share the message's id and seq; the text row is marked as a stream segment.
+    expect(pretext.__openclaw).toEqual(calls.__openclaw);
+    expect(pretext.openclawStreamFallback).toMatchObject({ replacementText: "Looking around.", source: "segment" });
+    expect(pretext.usage).toBeUndefined();
+    expect(calls.stopReason).toBe("toolUse");
+    const itemsOf = (id: string) => activity.find((a: any) => a.messageId === id)?.items;
+    const [listCall] = calls.content;
+    const listItem = {
+      itemId: `tool:${listCall.id}`,
+      toolCallId: listCall.id,
+      name: "sessions_list",
+      kind: "tool",
+      phase: "end",
+      title: "Sessions",
+      status: "completed",
+      commandBearing: false,
+    };
+    expect(itemsOf(calls.__openclaw.id)).toEqual([listItem]);
+    expect(itemsOf(messages[3].__openclaw.id)).toEqual([listItem]);
+    expect(itemsOf(messages[5].__openclaw.id)).toEqual([
+      expect.objectContaining({ name: "sessions_history", title: "Session History", status: "failed" }),
+    ]);
+    expect(activity).toHaveLength(4);
+  });
+
   it("runs a three-step chain and sums usage over the model calls", async () => {
     const { client } = await tenantWith("tl-chain");
     await client.request("sessions.messages.subscribe", { key: "main" });
@@ -107,6 +153,12 @@ describe("tool loop (openai runner)", () => {
       .filter((e) => e.payload.runId === "tl-chain-1" && e.payload.stream === "usage")
       .map((e) => e.payload.data.outputTokens);
     expect(usage).toEqual([7, 14, 21, 28]);
+    // As the real gateway: no session.message for a tool result, so its messageSeq is skipped.
+    const pushed = client
+      .events("session.message")
+      .filter((e) => e.payload.sessionKey === "agent:main:main")
+      .map((e) => `${e.payload.messageSeq}:${e.payload.message.role}`);
+    expect(pushed).toEqual(["1:user", "2:assistant", "4:assistant", "6:assistant", "8:assistant"]);
   });
 
   it("stops an endless loop at the round cap with a clear error", async () => {

@@ -6,6 +6,7 @@ import { messagePreview } from "../model/session-row";
 import { defaultAgentId } from "../policy/agents";
 import type { TranscriptMessage } from "../protocol/session";
 import { sanitizeChatHistory } from "../render/sanitize";
+import { splitPreToolText, toolActivity } from "../render/tool-activity";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { canonicalKey, sessionRef } from "./keys";
@@ -47,10 +48,12 @@ export async function chatHistory(
   ]);
   const raw = (page?.messages ?? []).map(parseMessage);
   // maxBytes drops the oldest messages that do not fit (the newest one always stays).
-  const messages = sanitizeChatHistory(raw, {
-    ...(params.maxChars !== undefined ? { maxChars: params.maxChars } : {}),
-    ...(params.maxBytes !== undefined ? { maxBytes: params.maxBytes } : {}),
-  });
+  const messages = splitPreToolText(
+    sanitizeChatHistory(raw, {
+      ...(params.maxChars !== undefined ? { maxChars: params.maxChars } : {}),
+      ...(params.maxBytes !== undefined ? { maxBytes: params.maxBytes } : {}),
+    }),
+  );
   const totalMessages = offset > 0 ? total : (current?.messageCount ?? 0);
   // The oldest message shown (or read, when sanitizing hid them all) is where the next page ends.
   const oldestSeq = seqOf(messages[0]) ?? page?.messages[0]?.seq;
@@ -60,6 +63,7 @@ export async function chatHistory(
     sessionKey: params.sessionKey,
     ...(current ? { sessionId: current.sessionId } : {}),
     messages,
+    activity: toolActivity(messages),
     ...(params.offset !== undefined ? { offset: params.offset } : {}),
     hasMore,
     ...(hasMore ? { nextOffset } : {}),

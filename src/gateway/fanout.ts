@@ -40,6 +40,9 @@ export class Fanout {
     for (const message of update.messages) {
       flushEvents(message.seq - 1);
       if (!this.connections.hasSubscribers(key)) continue;
+      // The real gateway pushes no session.message for a tool result (its seq is skipped);
+      // clients see the result in the tool events and in chat.history.
+      if (message.role === "toolResult") continue;
       // A run's reply names its run, as the real gateway's session.message does.
       const runId = message.runId ? `,"runId":${JSON.stringify(message.runId)}` : "";
       const head = `"sessionKey":${JSON.stringify(key)},"messageId":${JSON.stringify(message.id)},"messageSeq":${message.seq}${runId}`;

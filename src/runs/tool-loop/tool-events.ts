@@ -1,3 +1,4 @@
+import { toolLabel } from "../../render/tool-activity";
 import type { ModelToolCall } from "../runners/runner";
 import type { ToolLoopEvents, ToolOutcome } from "./tool-loop";
 
@@ -69,15 +70,7 @@ function itemStatus(outcome: ToolOutcome): "completed" | "failed" | "blocked" {
 /** The item row's title, as the Control UI shows it (`Sessions 5`, `Session History <key>`, …). */
 export function toolTitle(call: ModelToolCall): string {
   const meta = toolMeta(call);
-  const label: Record<string, string> = {
-    sessions_list: "Sessions",
-    sessions_history: "Session History",
-    sessions_send: "Session Send",
-    sessions_spawn: "Sub-agent",
-    session_status: "Session Status",
-    agents_list: "Agents",
-  };
-  const base = label[call.name] ?? call.name;
+  const base = toolLabel(call.name);
   return meta ? `${base} ${meta}` : base;
 }
 
