@@ -37,6 +37,7 @@ import { RunEvents } from "../runs/run-events";
 import { RunExecutor } from "../runs/run-executor";
 import { RunLifecycle } from "../runs/run-lifecycle";
 import { type AbortReason, injectedChatEvent, runContext } from "../runs/run-payloads";
+import { RunTaps } from "../runs/run-taps";
 import type { RunSnapshot } from "../runs/run-types";
 import { RUN_LIST_TEXT_CHARS, toRunView } from "../runs/run-view";
 import { acceptAnnounce } from "../spawn/announce-inbox";
@@ -78,6 +79,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   private readonly seqWaiters = new SeqWaiters();
   /** Aborts of runs whose start is still on its way. */
   private readonly pendingAborts = new PendingAborts();
+  /** Live text of runs for HTTP callers (the OpenAI-compatible routes). */
+  private readonly runTaps = new RunTaps();
   private readonly outbox: Outbox;
   private readonly flows: A2aFlowDriver;
   private readonly spawns: SpawnDriver;
@@ -328,6 +331,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     const existed = this.transcript.entry() !== null;
     this.runs.abortAll();
     this.followers.closeAll();
+    this.runTaps.closeAll();
     this.timers.forget();
     await this.store.wipe();
     const indexed = await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
@@ -391,6 +395,11 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   releaseRun(runId: string): void {
     this.runs.release(runId);
+  }
+
+  /** The run's live text as JSON lines (`RunTapLine`); opened before the run starts. */
+  followRun(runId: string): ReadableStream<Uint8Array> {
+    return this.runTaps.open(runId);
   }
 
   runSnapshot(runId: string): RunSnapshot | null {
@@ -607,6 +616,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   }
 
   private emit(event: Omit<LiveEvent, "afterSeq">): void {
+    this.runTaps.offer(event);
     const afterSeq = this.transcript.entry()?.messageCount ?? 0;
     this.ctx.waitUntil(this.publisher.emit({ ...event, afterSeq }).catch(() => this.timers.arm()));
   }
