@@ -170,6 +170,8 @@ export interface SessionApi {
   ): Awaitable<StartAnswer & { sessionId: string; messageId?: string }>;
   /** Starts a run admitted with `hold` (no-op when it already started or ended). */
   releaseRun(runId: string): Awaitable<void>;
+  /** The run's live text as JSON lines (`RunTapLine` of runs/run-taps); open it before the run starts. */
+  followRun(runId: string): Awaitable<ReadableStream<Uint8Array>>;
   runSnapshot(runId: string): Awaitable<RunSnapshot | null>;
   /** A run as the HTTP API shows it; with `waitMs`, once it ended or after that long. */
   runView(runId: string, waitMs?: number): Awaitable<RunView | null>;

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { mcpRoutes } from "../mcp/http";
 import { oauthRoutes } from "../oauth/routes";
+import { openAiRoutes } from "../openai/routes";
 import { errorBody } from "../protocol/http";
 import { type AppEnv, tenantAuth } from "./context";
 import { controlUi } from "./control-ui/routes";
@@ -47,6 +48,9 @@ export function createApp() {
   // MCP and its OAuth come before the tenant routes, whose auth middleware would claim their paths.
   app.route("/", oauthRoutes);
   app.route("/", mcpRoutes);
+  // The OpenAI-compatible routes answer in OpenAI's error shape, so they come before the tenant routes too.
+  app.route("/t/:tenantId", openAiRoutes());
+  app.route("/", openAiRoutes());
   app.route("/t/:tenantId", tenantApp());
   app.route("/", tenantApp());
 

@@ -188,6 +188,17 @@ export const tenantConfigSchema = z.strictObject({
       tools: z.strictObject({ allow: toolNames.optional(), deny: toolNames.optional() }).optional(),
       /** Browser origins allowed to call this tenant's HTTP API (CORS); none by default. OpenClaw's key. */
       controlUi: z.strictObject({ allowedOrigins: z.array(browserOrigin).max(100).optional() }).optional(),
+      /** The OpenAI-compatible routes (OpenClaw's keys; on unless set to false here, see docs/openai.md). */
+      http: z
+        .strictObject({
+          endpoints: z
+            .strictObject({
+              chatCompletions: z.strictObject({ enabled: z.boolean().optional() }).optional(),
+              responses: z.strictObject({ enabled: z.boolean().optional() }).optional(),
+            })
+            .optional(),
+        })
+        .optional(),
     })
     .optional(),
   acp: z.strictObject({ allowedAgents: z.array(z.string().min(1)).optional() }).optional(),
@@ -199,7 +210,13 @@ export const tenantConfigSchema = z.strictObject({
     })
     .optional(),
   /** Requests per minute per tenant on /tools/invoke (this service's extension). */
-  rateLimit: z.strictObject({ toolsPerMinute: z.int().min(1).optional() }).optional(),
+  rateLimit: z
+    .strictObject({
+      toolsPerMinute: z.int().min(1).optional(),
+      /** Runs started per minute per tenant through /v1/chat/completions and /v1/responses. */
+      completionsPerMinute: z.int().min(1).optional(),
+    })
+    .optional(),
 });
 
 export type TenantConfig = z.infer<typeof tenantConfigSchema>;

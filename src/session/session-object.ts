@@ -155,6 +155,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       const existed = this.parts.transcript.entry() !== null;
       this.parts.runs.abortAll();
       this.parts.followers.closeAll();
+      this.parts.runTaps.closeAll();
       this.parts.timers.forget();
       await this.parts.store.wipe();
       const indexed = await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
@@ -180,6 +181,11 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   releaseRun(runId: string): void {
     this.parts.runs.release(runId);
+  }
+
+  /** The run's live text as JSON lines (`RunTapLine`); opened before the run starts. */
+  followRun(runId: string): ReadableStream<Uint8Array> {
+    return this.parts.runTaps.open(runId);
   }
 
   runSnapshot(runId: string): RunSnapshot | null {

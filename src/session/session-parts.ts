@@ -8,6 +8,7 @@ import { RunEvents } from "../runs/run-events";
 import { RunExecutor } from "../runs/run-executor";
 import { RunLifecycle } from "../runs/run-lifecycle";
 import { runContext } from "../runs/run-payloads";
+import { RunTaps } from "../runs/run-taps";
 import { SpawnDriver } from "../spawn/spawn-driver";
 import { sessionApi, tenantApi } from "../stubs";
 import { type TimerHandlers, Timers } from "../timers/timers";
@@ -28,6 +29,8 @@ export type SessionParts = {
   transcript: Transcript;
   publisher: Publisher;
   followers: Followers;
+  /** Live text of runs for HTTP callers (the OpenAI-compatible routes). */
+  runTaps: RunTaps;
   runs: RunLifecycle;
   admission: RunAdmission;
   claims: PendingClaim;
@@ -68,7 +71,9 @@ export function wireSession(
     if (followers.size > 0) followers.appended(transcript.appendedRecords(sessionId, seqs));
     publishInBackground(ctx, publisher, timers);
   };
+  const runTaps = new RunTaps();
   const emit = (event: Omit<LiveEvent, "afterSeq">) => {
+    runTaps.offer(event);
     const afterSeq = transcript.entry()?.messageCount ?? 0;
     ctx.waitUntil(publisher.emit({ ...event, afterSeq }).catch(() => timers.arm()));
   };
@@ -156,6 +161,7 @@ export function wireSession(
     transcript,
     publisher,
     followers,
+    runTaps,
     runs,
     admission,
     claims,

@@ -1,0 +1,90 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../http/context";
+import { MAX_COMPLETION_BODY_BYTES, readOpenAiBody } from "./body";
+import { checkChatFields } from "./chat-request";
+import {
+  type ChunkBase,
+  chatUsage,
+  completionBody,
+  contentChunk,
+  finishChunk,
+  finishReason,
+  roleChunk,
+  runFailure,
+  usageChunk,
+} from "./chat-wire";
+import { OpenAiError, openAiErrorBody, toOpenAiError } from "./errors";
+import { resolveAgent } from "./models";
+import { chatTurn } from "./prompt";
+import { admitOrRefuse, runToEnd, startFollowed } from "./run-door";
+import { chatCompletionRequestSchema } from "./schemas";
+import { openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
+import { SseStream } from "./sse";
+import { chatToolSpec, unmetToolChoice } from "./tools";
+
+/** `x-openclaw-agent-id` (or its alias `x-openclaw-agent`) picks the agent over `model`. */
+export function agentHeader(c: Context): string | undefined {
+  return c.req.header("x-openclaw-agent-id") ?? c.req.header("x-openclaw-agent");
+}
+
+/** `POST /v1/chat/completions`: the checks in OpenClaw's order, then one run (JSON or SSE). */
+export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
+  const ctx = c.var.tenant;
+  const body = await readOpenAiBody(c, chatCompletionRequestSchema, MAX_COMPLETION_BODY_BYTES);
+  checkChatFields(body);
+  const agentId = resolveAgent(ctx.config, body.model, agentHeader(c));
+  const key = openAiSessionKey({
+    config: ctx.config,
+    agentId,
+    surface: "openai",
+    header: c.req.header(SESSION_KEY_HEADER),
+    user: body.user ?? undefined,
+  });
+  const tools = chatToolSpec(body.tools, body.tool_choice);
+  const turn = chatTurn(body.messages);
+  await admitOrRefuse(ctx);
+  const runId = `chatcmpl_${crypto.randomUUID()}`;
+  const base: ChunkBase = { id: runId, created: Math.floor(Date.now() / 1000), model: body.model ?? "openclaw" };
+  const request = { key, runId, message: turn.message, extraSystemPrompt: turn.extraSystemPrompt };
+
+  if (!body.stream) {
+    const outcome = await runToEnd(c, ctx, request);
+    if (outcome.status !== "ok") throw runFailure(outcome);
+    // No runner returns client tool calls yet (the tool loop of the runs): a choice that
+    // needs one is unmet, answered as OpenClaw answers it.
+    const unmet = unmetToolChoice(tools, []);
+    if (unmet) throw new OpenAiError(502, "api_error", unmet);
+    return c.json(completionBody(base, outcome));
+  }
+
+  const includeUsage = body.stream_options?.include_usage === true;
+  const sse = new SseStream();
+  // The role chunk goes out before the run starts, as OpenClaw sends it.
+  void sse.sendJson(roleChunk(base));
+  const streaming = (async () => {
+    try {
+      const run = await startFollowed(c, ctx, request, (handler) => sse.onGone(handler));
+      for await (const delta of run.deltas()) {
+        if (!(await sse.sendJson(contentChunk(base, delta)))) break;
+      }
+      if (sse.gone) return;
+      const outcome = await run.outcome();
+      if (outcome.status !== "ok") {
+        await sse.sendJson(openAiErrorBody(runFailure(outcome)));
+      } else {
+        const unmet = unmetToolChoice(tools, []);
+        if (unmet) {
+          await sse.sendJson({ error: { message: unmet, type: "api_error" } });
+        } else {
+          await sse.sendJson(finishChunk(base, finishReason(outcome.stopReason)));
+          if (includeUsage) await sse.sendJson(usageChunk(base, chatUsage(outcome.usage)));
+        }
+      }
+    } catch (error) {
+      await sse.sendJson(openAiErrorBody(toOpenAiError(error)));
+    }
+    await sse.done();
+  })();
+  c.executionCtx.waitUntil(streaming);
+  return sse.response();
+}

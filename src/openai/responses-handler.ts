@@ -1,0 +1,116 @@
+import type { Context } from "hono";
+import type { TenantContext } from "../domain/context";
+import type { AppEnv } from "../http/context";
+import { agentIdOf } from "../keys/session-key";
+import { MAX_COMPLETION_BODY_BYTES, readOpenAiBody } from "./body";
+import { agentHeader } from "./chat-handler";
+import { runFailure } from "./chat-wire";
+import { OpenAiError, toOpenAiError } from "./errors";
+import { resolveAgent } from "./models";
+import { responsesTurn } from "./prompt";
+import {
+  closingEvents,
+  failedResponse,
+  finishedResponse,
+  openingEvents,
+  type ResponseBase,
+  responseEvent,
+  textDeltaEvent,
+} from "./responses-wire";
+import { admitOrRefuse, runToEnd, startFollowed } from "./run-door";
+import { type ResponsesRequest, responsesRequestSchema } from "./schemas";
+import { isDerivedKey, openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
+import { SseStream } from "./sse";
+import { responsesToolSpec, unmetToolChoice } from "./tools";
+
+const RESPONSE_ID_PREFIX = "resp_";
+
+/**
+ * `POST /v1/responses`: validation and routing errors in the error envelope; a run that fails
+ * is answered with a `failed` response resource (HTTP status of the failure), as OpenClaw does.
+ */
+export async function responses(c: Context<AppEnv>): Promise<Response> {
+  const ctx = c.var.tenant;
+  const body = await readOpenAiBody(c, responsesRequestSchema, MAX_COMPLETION_BODY_BYTES);
+  const agentId = resolveAgent(ctx.config, body.model, agentHeader(c));
+  const key = await responseSessionKey(ctx, body, agentId, c.req.header(SESSION_KEY_HEADER));
+  const tools = responsesToolSpec(body);
+  const turn = responsesTurn(body.input, body.instructions);
+  await admitOrRefuse(ctx);
+  const runId = `${RESPONSE_ID_PREFIX}${crypto.randomUUID()}`;
+  const base: ResponseBase = { id: runId, createdAt: Math.floor(Date.now() / 1000), model: body.model };
+  const itemId = `msg_${crypto.randomUUID()}`;
+  const request = { key, runId, message: turn.message, extraSystemPrompt: turn.extraSystemPrompt };
+
+  if (!body.stream) {
+    let failure: OpenAiError;
+    try {
+      const outcome = await runToEnd(c, ctx, request);
+      if (outcome.status === "ok") {
+        const unmet = unmetToolChoice(tools, []);
+        if (!unmet) return c.json(finishedResponse(base, itemId, outcome));
+        failure = new OpenAiError(502, "api_error", unmet);
+      } else {
+        failure = runFailure(outcome);
+      }
+    } catch (error) {
+      failure = toOpenAiError(error);
+    }
+    return c.json(failedResponse(base, failure), failure.status);
+  }
+
+  const sse = new SseStream();
+  const send = (event: { event: string; data: string }) => sse.send(event.data, event.event);
+  // Created, in progress, the message item and its part go out before the run starts.
+  for (const event of openingEvents(base, itemId)) void send(event);
+  const streaming = (async () => {
+    try {
+      const run = await startFollowed(c, ctx, request, (handler) => sse.onGone(handler));
+      for await (const delta of run.deltas()) {
+        if (!(await send(textDeltaEvent(itemId, delta)))) break;
+      }
+      if (sse.gone) return;
+      const outcome = await run.outcome();
+      const unmet = outcome.status === "ok" ? unmetToolChoice(tools, []) : null;
+      if (outcome.status === "ok" && !unmet) {
+        for (const event of closingEvents(base, itemId, outcome)) await send(event);
+      } else {
+        const failure = unmet ? new OpenAiError(502, "api_error", unmet) : runFailure(outcome);
+        await send(responseEvent("response.failed", { response: failedResponse(base, failure) }));
+      }
+    } catch (error) {
+      await send(responseEvent("response.failed", { response: failedResponse(base, toOpenAiError(error)) }));
+    }
+    await sse.done();
+  })();
+  c.executionCtx.waitUntil(streaming);
+  return sse.response();
+}
+
+/**
+ * The header first; then `previous_response_id`, which continues its response's session when
+ * that session was named by these rules (not by a header) for the same agent; then `user`,
+ * then a new session. An id that does not qualify is no error: the request falls back, as
+ * OpenClaw's does. The mapping is the tenant's run index, so it outlives restarts.
+ */
+async function responseSessionKey(
+  ctx: TenantContext,
+  body: ResponsesRequest,
+  agentId: string,
+  header: string | undefined,
+): Promise<string> {
+  const previous = body.previous_response_id;
+  if (!header?.trim() && previous?.startsWith(RESPONSE_ID_PREFIX)) {
+    const previousKey = await ctx.tenant.runKey(previous);
+    if (previousKey && isDerivedKey(previousKey, "openresponses") && agentIdOf(previousKey) === agentId) {
+      return previousKey;
+    }
+  }
+  return openAiSessionKey({
+    config: ctx.config,
+    agentId,
+    surface: "openresponses",
+    header,
+    user: body.user ?? undefined,
+  });
+}
