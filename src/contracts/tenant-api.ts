@@ -1,5 +1,6 @@
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
+import type { ResolvedSecret, SecretStoreEntry, SecretWrite } from "../protocol/secrets";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import type { SessionRow } from "../session/session-row";
@@ -85,6 +86,13 @@ export interface TenantApi {
   config(): Awaitable<TenantConfig>;
   putConfig(config: TenantConfig): Awaitable<TenantConfig>;
   runnerSecret(rotate?: boolean): Awaitable<string>;
+  // Secret store (src/secrets/): values sealed at rest, never listed for `secret` entries
+  secretsList(): Awaitable<SecretStoreEntry[]>;
+  /** Why the write was refused, or null when stored. */
+  secretsSet(write: SecretWrite): Awaitable<string | null>;
+  secretsDelete(name: string): Awaitable<boolean>;
+  /** A value for a run of this tenant; null when there is no such entry. */
+  resolveSecret(name: string): Awaitable<ResolvedSecret | null>;
   // Runs
   /**
    * Records which session a run id belongs to; answers its owner. `abortable`: the run starts

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { storeSecretRefSchema } from "./secrets";
 
 /**
  * Tenant configuration, spelled with OpenClaw's own key names so a tenant can paste the
@@ -58,27 +59,37 @@ function isOrigin(value: string): boolean {
 }
 
 /** How an agent's replies are produced (this service's extension, see README "Runners"). */
-export const runnerConfigSchema = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("echo") }),
-  z.strictObject({
-    type: z.literal("openai"),
-    baseUrl: z.url(),
-    model: z.string().min(1),
-    /**
-     * Name of the worker secret holding the API key (never the key itself). Only names
-     * starting with MODEL_KEY_ can be read, so a tenant cannot point at deployment secrets.
-     */
-    apiKeySecret: z
-      .string()
-      .regex(/^MODEL_KEY_[A-Z0-9_]{1,64}$/, "must name a worker secret starting with MODEL_KEY_")
-      .optional(),
-    maxContextMessages: z.int().min(1).max(500).optional(),
-  }),
-  z.strictObject({
-    type: z.literal("webhook"),
-    url: z.url(),
-  }),
-]);
+export const runnerConfigSchema = z
+  .discriminatedUnion("type", [
+    z.strictObject({ type: z.literal("echo") }),
+    z.strictObject({
+      type: z.literal("openai"),
+      baseUrl: z.url(),
+      model: z.string().min(1),
+      /**
+       * Name of the worker secret holding the API key (never the key itself). Only names
+       * starting with MODEL_KEY_ can be read, so a tenant cannot point at deployment secrets.
+       */
+      apiKeySecret: z
+        .string()
+        .regex(/^MODEL_KEY_[A-Z0-9_]{1,64}$/, "must name a worker secret starting with MODEL_KEY_")
+        .optional(),
+      /** The tenant's own key: a SecretRef to its secret store (OpenClaw's `apiKey` form). */
+      apiKey: storeSecretRefSchema.optional(),
+      maxContextMessages: z.int().min(1).max(500).optional(),
+    }),
+    z.strictObject({
+      type: z.literal("webhook"),
+      url: z.url(),
+      /** Signs run requests with this store secret instead of the tenant's runner secret. */
+      secret: storeSecretRefSchema.optional(),
+    }),
+  ])
+  .superRefine((runner, ctx) => {
+    if (runner.type === "openai" && runner.apiKey && runner.apiKeySecret) {
+      ctx.addIssue({ code: "custom", path: ["apiKey"], message: "set apiKey or apiKeySecret, not both" });
+    }
+  });
 
 export const agentConfigSchema = z.strictObject({
   id: agentIdString,

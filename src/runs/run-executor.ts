@@ -1,6 +1,7 @@
 import { mintRunToken } from "../auth/run-token";
 import { sessionToolsAllowed } from "../policy/tools";
 import type { RunnerConfig } from "../protocol/config";
+import type { ResolvedSecret } from "../protocol/secrets";
 import type { SessionEntry } from "../protocol/session";
 import { parseMessage } from "../session/message-record";
 import type { SessionStore } from "../session/session-store";
@@ -15,6 +16,7 @@ import {
   type RunnerOutcome,
   type RunnerRequest,
 } from "./runners/runner";
+import { runnerCredential } from "./runners/runner-keys";
 import { webhookRunner } from "./runners/webhook";
 
 /** Messages of transcript handed to a runner as context (unless its config says otherwise). */
@@ -32,6 +34,8 @@ export type ExecutorDeps = {
   env: Pick<Env, "RUN_TOKEN_SECRET" | "ATTACHMENTS">;
   store: SessionStore;
   runnerSecret(tenantId: string): Promise<string>;
+  /** An entry of the tenant's secret store (runner keys referenced from config). */
+  storeSecret(tenantId: string, id: string): Promise<ResolvedSecret | null>;
 };
 
 /**
@@ -56,6 +60,7 @@ export class RunExecutor {
       signal: controls.signal,
       onText: controls.onText,
       secret: (name) => this.secret(name),
+      storeSecret: (id) => this.deps.storeSecret(input.tenantId, id),
       readAttachment: async (key) => {
         const object = await this.deps.env.ATTACHMENTS?.get(key);
         return object ? new Uint8Array(await object.arrayBuffer()) : null;
@@ -72,8 +77,18 @@ export class RunExecutor {
         return echoRunner;
       case "openai":
         return openaiRunner;
-      case "webhook":
-        return webhookRunner(() => this.deps.runnerSecret(run.input.tenantId));
+      case "webhook": {
+        const config = run.input.runner;
+        const tenantId = run.input.tenantId;
+        // A store secret named in config signs instead of the tenant's generated runner secret.
+        const signingSecret = async () =>
+          (await runnerCredential(
+            { secret: () => undefined, storeSecret: (id) => this.deps.storeSecret(tenantId, id) },
+            { ref: config.secret, field: "secret" },
+            config.url,
+          )) ?? this.deps.runnerSecret(tenantId);
+        return webhookRunner(signingSecret);
+      }
     }
   }
 

@@ -116,6 +116,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
         env,
         store,
         runnerSecret: async (tenantId) => tenantApi(env, tenantId).runnerSecret(),
+        storeSecret: async (tenantId, id) => tenantApi(env, tenantId).resolveSecret(id),
       }),
       appendMessages: (messages, update) => this.transcript.append(messages, update).map((m) => m.seq),
       updateEntry: (update) => this.transcript.updateEntry(update),

@@ -16,8 +16,10 @@ import { classifySessionKind, isCronRunKey } from "../keys/session-key";
 import { logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import { OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
+import type { SecretWrite } from "../protocol/secrets";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
+import { TenantSecrets } from "../secrets/tenant-secrets";
 import { newEntry, patchedEntry } from "../session/entry";
 import { type SessionRow, toSessionRow } from "../session/session-row";
 import { objectKnowsItsName, sessionApi } from "../stubs";
@@ -50,6 +52,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   /** When each token's last use was written (in memory: a restart writes the next use at once). */
   private readonly touchedAt = new Map<string, number>();
   private readonly hub: GatewayHub;
+  private readonly secrets: TenantSecrets;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -58,6 +61,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     this.tokens = new TokenStore(ctx.storage.sql);
     this.index = new IndexStore(ctx.storage.sql);
     this.pending = new PendingSessionStore(ctx.storage.sql);
+    this.secrets = new TenantSecrets(ctx.storage.sql, env, () => ctx.id.name);
     this.hub = new GatewayHub({
       ctx,
       env,
@@ -357,6 +361,22 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   /** The secret webhook run requests are signed with (HMAC-SHA256 of the body). */
   runnerSecret(rotate = false): string {
     return this.tokens.secret("runner", Date.now(), rotate);
+  }
+
+  secretsList() {
+    return this.secrets.list();
+  }
+
+  secretsSet(write: SecretWrite) {
+    return this.secrets.set(write, Date.now());
+  }
+
+  secretsDelete(name: string) {
+    return this.secrets.delete(name);
+  }
+
+  resolveSecret(name: string) {
+    return this.secrets.resolve(name);
   }
 
   /** Which session a run belongs to (agent.wait and callbacks only carry the runId). */

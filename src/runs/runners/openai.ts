@@ -1,5 +1,6 @@
 import type { RunUsage } from "../run-types";
 import { type ContextMessage, type Runner, RunnerError } from "./runner";
+import { runnerCredential } from "./runner-keys";
 
 /**
  * Any OpenAI-compatible `POST /v1/chat/completions`, streaming. Deltas are reported as
@@ -11,12 +12,16 @@ export const openaiRunner: Runner = async (request) => {
   const messages: ContextMessage[] = [];
   if (request.input.extraSystemPrompt) messages.push({ role: "system", content: request.input.extraSystemPrompt });
   messages.push(...request.context);
-  const apiKey = config.apiKeySecret ? request.secret(config.apiKeySecret) : undefined;
-  if (config.apiKeySecret && !apiKey) throw new RunnerError(`model API key secret ${config.apiKeySecret} is not set`);
+  const endpoint = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  const apiKey = await runnerCredential(
+    request,
+    { ref: config.apiKey, deploymentSecret: config.apiKeySecret, field: "apiKey" },
+    endpoint,
+  );
 
   let response: Response;
   try {
-    response = await fetch(`${config.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
+    response = await fetch(endpoint, {
       method: "POST",
       headers: { "content-type": "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
       body: JSON.stringify({ model: config.model, messages, stream: true, stream_options: { include_usage: true } }),

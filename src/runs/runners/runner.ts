@@ -1,4 +1,5 @@
 import type { RunnerConfig } from "../../protocol/config";
+import type { ResolvedSecret } from "../../protocol/secrets";
 import type { TranscriptMessage } from "../../protocol/session";
 import type { RunInput, RunUsage } from "../run-types";
 
@@ -20,6 +21,8 @@ export type RunnerRequest = {
   onText(text: string): void;
   /** Credentials the runner may need (read from worker secrets, never from tenant config). */
   secret(name: string): string | undefined;
+  /** An entry of the tenant's secret store (a `store` SecretRef's id); null when there is none. */
+  storeSecret(id: string): Promise<ResolvedSecret | null>;
   /** Reads a stored attachment (spawned sub-agents' files). */
   readAttachment(key: string): Promise<Uint8Array | null>;
   /** For webhook runs: the token the host uses for callbacks and tools, and where to call back. */
