@@ -12,6 +12,8 @@ export default defineConfig({
           ADMIN_TOKEN: "test-admin-token",
           DEV_OPERATOR_TOKEN: "test-operator-token",
           RUN_TOKEN_SECRET: "test-run-token-secret",
+          // A fixed test key (never a real deployment's): docs/secrets.md.
+          SECRET_STORE_KEY: "test1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
         },
       },
     }),

@@ -1,5 +1,6 @@
 import { createApp } from "./http/app";
 
+export { SchedulerObject } from "./cron/scheduler-object";
 export { DirectoryObject } from "./directory/directory-object";
 export { SessionObject } from "./session/session-object";
 export { TenantObject } from "./tenant/tenant-object";

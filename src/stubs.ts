@@ -1,4 +1,5 @@
 import type { DirectoryApi } from "./contracts/directory-api";
+import type { SchedulerApi } from "./contracts/scheduler-api";
 import type { SessionApi } from "./contracts/session-api";
 import type { TenantApi } from "./contracts/tenant-api";
 
@@ -9,7 +10,7 @@ import type { TenantApi } from "./contracts/tenant-api";
  */
 
 type Namespace = { getByName(name: string): unknown };
-export type ObjectBindings = { SESSIONS: Namespace; TENANTS: Namespace };
+export type ObjectBindings = { SESSIONS: Namespace; TENANTS: Namespace; SCHEDULER: Namespace };
 
 /** The one directory object of a deployment. */
 export const DIRECTORY_NAME = "directory";
@@ -36,12 +37,17 @@ export function parseSessionObjectName(name: string | undefined): { tenantId: st
   return { tenantId: name.slice(0, slash), key: name.slice(slash + 1) };
 }
 
-export function sessionApi(env: ObjectBindings, tenantId: string, key: string): SessionApi {
+export function sessionApi(env: Pick<ObjectBindings, "SESSIONS">, tenantId: string, key: string): SessionApi {
   return env.SESSIONS.getByName(sessionObjectName(tenantId, key)) as SessionApi;
 }
 
-export function tenantApi(env: ObjectBindings, tenantId: string): TenantApi {
+export function tenantApi(env: Pick<ObjectBindings, "TENANTS">, tenantId: string): TenantApi {
   return env.TENANTS.getByName(tenantId) as TenantApi;
+}
+
+/** A tenant's scheduler object (its automations), named by the tenant id. */
+export function schedulerApi(env: { SCHEDULER: Namespace }, tenantId: string): SchedulerApi {
+  return env.SCHEDULER.getByName(tenantId) as SchedulerApi;
 }
 
 export function directoryApi(env: { DIRECTORY: Namespace }): DirectoryApi {
@@ -52,9 +58,10 @@ export function directoryApi(env: { DIRECTORY: Namespace }): DirectoryApi {
 export function tenantPorts(
   env: ObjectBindings & { ATTACHMENTS: R2Bucket },
   tenantId: string,
-): { tenant: TenantApi; sessions(key: string): SessionApi; attachments: R2Bucket } {
+): { tenant: TenantApi; sessions(key: string): SessionApi; attachments: R2Bucket; scheduler: SchedulerApi } {
   return {
     tenant: tenantApi(env, tenantId),
+    scheduler: schedulerApi(env, tenantId),
     sessions: (key) => sessionApi(env, tenantId, key),
     attachments: env.ATTACHMENTS,
   };

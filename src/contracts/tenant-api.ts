@@ -2,6 +2,7 @@ import type { MessageRecord } from "../model/message-record";
 import type { SessionRow } from "../model/session-row";
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
+import type { ResolvedSecret, SecretStoreEntry, SecretWrite } from "../protocol/secrets";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import type { Awaitable, PatchOptions, SessionRef } from "./session-api";
@@ -86,6 +87,13 @@ export interface TenantApi {
   config(): Awaitable<TenantConfig>;
   putConfig(config: TenantConfig): Awaitable<TenantConfig>;
   runnerSecret(rotate?: boolean): Awaitable<string>;
+  // Secret store (src/secrets/): values sealed at rest, never listed for `secret` entries
+  secretsList(): Awaitable<SecretStoreEntry[]>;
+  /** Why the write was refused, or null when stored. */
+  secretsSet(write: SecretWrite): Awaitable<string | null>;
+  secretsDelete(name: string): Awaitable<boolean>;
+  /** A value for a run of this tenant; null when there is no such entry. */
+  resolveSecret(name: string): Awaitable<ResolvedSecret | null>;
   // Runs
   /**
    * Records which session a run id belongs to; answers its owner. `abortable`: the run starts

@@ -1,4 +1,5 @@
 import type { Principal } from "../auth/principal";
+import type { SchedulerApi } from "../contracts/scheduler-api";
 import type { SessionApi } from "../contracts/session-api";
 import type { TenantApi } from "../contracts/tenant-api";
 import type { TenantConfig } from "../protocol/config";
@@ -19,4 +20,6 @@ export type TenantContext = {
   sessions(key: string): SessionApi;
   /** sessions_spawn attachments. */
   attachments: R2Bucket;
+  /** The tenant's automations (its scheduler object). */
+  scheduler: SchedulerApi;
 };

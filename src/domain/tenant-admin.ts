@@ -2,7 +2,7 @@ import { forgetAccess } from "../auth/access-cache";
 import type { TenantApi } from "../contracts/tenant-api";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
 import type { TenantConfig } from "../protocol/config";
-import { directoryApi, sessionApi, tenantApi } from "../stubs";
+import { directoryApi, schedulerApi, sessionApi, tenantApi } from "../stubs";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 
@@ -32,7 +32,7 @@ export const DELETE_BATCH_SESSIONS = 25;
 /** Attachment files swept per DELETE call once the sessions are gone. */
 const DELETE_BATCH_FILES = 1000;
 
-type AdminEnv = Pick<Env, "TENANTS" | "SESSIONS" | "DIRECTORY" | "ATTACHMENTS" | "DEFAULT_TENANT">;
+type AdminEnv = Pick<Env, "TENANTS" | "SESSIONS" | "DIRECTORY" | "ATTACHMENTS" | "DEFAULT_TENANT" | "SCHEDULER">;
 
 const directory = (env: AdminEnv) => directoryApi(env);
 
@@ -113,6 +113,8 @@ export async function deleteTenantStep(env: AdminEnv, id: string): Promise<Delet
   }
   // Tokens are revoked at the first step: this isolate forgets them now, others within a second.
   forgetAccess(id);
+  // No automation may start a run (and a session) while the tenant's sessions are deleted.
+  await schedulerApi(env, id).clear();
   await directory(env).markDeleting(id);
   const results = await Promise.allSettled(
     step.keys.map((key) => sessionApi(env, id, key).delete({ tenantId: id, key, agentId: "main" })),

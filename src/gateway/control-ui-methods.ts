@@ -10,7 +10,7 @@ import type { OperatorScope } from "../protocol/http";
  * Gateway methods the OpenClaw Control UI calls beyond the session tools: the chat pane's start
  * (`chat.startup`), agent identity and the model catalog derived from the tenant's runners, and
  * honest empty answers, in the real gateway's shapes, for features this service does not have
- * (questions, tasks, cron, approvals, …) so the UI shows its empty state instead of retrying.
+ * (questions, tasks, approvals, …) so the UI shows its empty state instead of retrying.
  * Params are open objects: the UI's extra properties are ignored, known ones validated.
  */
 
@@ -74,18 +74,6 @@ export const CONTROL_UI_METHODS: Record<string, ControlUiMethod> = {
   "models.authStatus": empty(() => ({ ts: Date.now(), providers: [], providerCapabilities: [] })),
   "question.list": empty(() => ({ questions: [] })),
   "tasks.list": empty(() => ({ tasks: [] })),
-  // The UI refuses an inventory page without a non-empty snapshotRevision.
-  "cron.list": empty(() => ({
-    jobs: [],
-    snapshotRevision: "none",
-    total: 0,
-    offset: 0,
-    limit: 50,
-    hasMore: false,
-    nextOffset: null,
-  })),
-  "cron.status": empty(() => ({ enabled: false, jobs: 0, nextWakeAtMs: null })),
-  "cron.runs": empty(() => ({ entries: [], total: 0, offset: 0, limit: 50, hasMore: false, nextOffset: null })),
   "progressCard.get": empty(() => ({ card: null })),
   "sessions.branches.list": empty(() => ({ branches: [] })),
   "sessions.companion.state": empty(() => ({ exchanges: [] })),

@@ -13,6 +13,7 @@ import { normalizeAgentId } from "../keys/session-key";
 import { methodParamSchemas } from "../protocol/gateway";
 import type { OperatorScope } from "../protocol/http";
 import { sessionsListParamsSchema, sessionsResolveParamsSchema } from "../protocol/methods";
+import { AUTOMATION_METHODS } from "./automation-methods";
 import { type ConnectionState, MAX_MESSAGE_SUBSCRIPTIONS } from "./connection";
 import { CONTROL_UI_METHODS } from "./control-ui-methods";
 
@@ -221,6 +222,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     handle: ({ ctx }) => listAgents(ctx),
   }),
   ...CONTROL_UI_METHODS,
+  ...AUTOMATION_METHODS,
 };
 
 /**

@@ -8,11 +8,13 @@ import { controlUi } from "./control-ui/routes";
 import { tenantCors } from "./cors";
 import { toApiError } from "./errors";
 import { adminRoutes } from "./routes/admin";
+import { automationRoutes } from "./routes/automations";
 import { configRoutes } from "./routes/config";
 import { docsRoutes } from "./routes/docs";
 import { gatewayUpgrade } from "./routes/gateway";
 import { runStatusRoutes } from "./routes/run-status";
 import { runRoutes } from "./routes/runs";
+import { secretRoutes } from "./routes/secrets";
 import { sessionRoutes } from "./routes/sessions";
 import { streamTicketRoutes } from "./routes/stream-ticket";
 import { toolRoutes } from "./routes/tools";
@@ -30,6 +32,8 @@ function tenantApp() {
   app.route("/", runStatusRoutes);
   app.route("/", streamTicketRoutes);
   app.route("/", transferRoutes);
+  app.route("/", secretRoutes);
+  app.route("/", automationRoutes);
   return app;
 }
 

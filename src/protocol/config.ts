@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { storeSecretRefSchema } from "./secrets";
 
 /**
  * Tenant configuration, spelled with OpenClaw's own key names so a tenant can paste the
@@ -72,44 +73,55 @@ function isOrigin(value: string): boolean {
 }
 
 /** How an agent's replies are produced (this service's extension, see README "Runners"). */
-export const runnerConfigSchema = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("echo") }),
-  z.strictObject({
-    type: z.literal("openai"),
-    baseUrl: z.url(),
-    model: z.string().min(1),
-    /**
-     * Name of the worker secret holding the API key (never the key itself). Only names
-     * starting with MODEL_KEY_ can be read, so a tenant cannot point at deployment secrets.
-     */
-    apiKeySecret: z
-      .string()
-      .regex(/^MODEL_KEY_[A-Z0-9_]{1,64}$/, "must name a worker secret starting with MODEL_KEY_")
-      .optional(),
-    maxContextMessages: z.int().min(1).max(500).optional(),
-    /** The model's output cap per call (sent as `max_completion_tokens`). */
-    maxTokens: z.int().min(1).max(1_000_000).optional(),
-  }),
-  z.strictObject({
-    type: z.literal("anthropic"),
-    /** Default https://api.anthropic.com/v1; any Messages-API-compatible endpoint. */
-    baseUrl: z.url().optional(),
-    model: z.string().min(1),
-    apiKeySecret: z
-      .string()
-      .regex(/^MODEL_KEY_[A-Z0-9_]{1,64}$/, "must name a worker secret starting with MODEL_KEY_")
-      .optional(),
-    maxContextMessages: z.int().min(1).max(500).optional(),
-    /** The model's output cap per call (`max_tokens`, which the Messages API requires; default 4096). */
-    maxTokens: z.int().min(1).max(1_000_000).optional(),
-  }),
-  z.strictObject({
-    type: z.literal("webhook"),
-    url: z.url(),
-    /** Offer the session tools to the host: it may answer with `toolCalls` for this service to run. */
-    tools: z.boolean().optional(),
-  }),
-]);
+/** A worker secret named for a model key (never the key itself); only MODEL_KEY_* can be read. */
+const deploymentKeyName = z
+  .string()
+  .regex(/^MODEL_KEY_[A-Z0-9_]{1,64}$/, "must name a worker secret starting with MODEL_KEY_");
+
+export const runnerConfigSchema = z
+  .discriminatedUnion("type", [
+    z.strictObject({ type: z.literal("echo") }),
+    z.strictObject({
+      type: z.literal("openai"),
+      baseUrl: z.url(),
+      model: z.string().min(1),
+      /**
+       * Name of the worker secret holding the API key (never the key itself). Only names
+       * starting with MODEL_KEY_ can be read, so a tenant cannot point at deployment secrets.
+       */
+      apiKeySecret: deploymentKeyName.optional(),
+      /** The tenant's own key: a SecretRef to its secret store (OpenClaw's `apiKey` form). */
+      apiKey: storeSecretRefSchema.optional(),
+      maxContextMessages: z.int().min(1).max(500).optional(),
+      /** The model's output cap per call (sent as `max_completion_tokens`). */
+      maxTokens: z.int().min(1).max(1_000_000).optional(),
+    }),
+    z.strictObject({
+      type: z.literal("anthropic"),
+      /** Default https://api.anthropic.com/v1; any Messages-API-compatible endpoint. */
+      baseUrl: z.url().optional(),
+      model: z.string().min(1),
+      apiKeySecret: deploymentKeyName.optional(),
+      /** The tenant's own key: a SecretRef to its secret store. */
+      apiKey: storeSecretRefSchema.optional(),
+      maxContextMessages: z.int().min(1).max(500).optional(),
+      /** The model's output cap per call (`max_tokens`, which the Messages API requires; default 4096). */
+      maxTokens: z.int().min(1).max(1_000_000).optional(),
+    }),
+    z.strictObject({
+      type: z.literal("webhook"),
+      url: z.url(),
+      /** Offer the session tools to the host: it may answer with `toolCalls` for this service to run. */
+      tools: z.boolean().optional(),
+      /** Signs run requests with this store secret instead of the tenant's runner secret. */
+      secret: storeSecretRefSchema.optional(),
+    }),
+  ])
+  .superRefine((runner, ctx) => {
+    if ((runner.type === "openai" || runner.type === "anthropic") && runner.apiKey && runner.apiKeySecret) {
+      ctx.addIssue({ code: "custom", path: ["apiKey"], message: "set apiKey or apiKeySecret, not both" });
+    }
+  });
 
 export const agentConfigSchema = z.strictObject({
   id: agentIdString,

@@ -3,6 +3,7 @@ import type { RunRecord } from "../model/run-types";
 import { findAgent } from "../policy/agents";
 import { sessionToolsAllowed } from "../policy/tools";
 import type { RunnerConfig, TenantConfig } from "../protocol/config";
+import type { ResolvedSecret } from "../protocol/secrets";
 import type { SessionEntry, TranscriptMessage } from "../protocol/session";
 import { anthropicRunner } from "./runners/anthropic";
 import { echoRunner } from "./runners/echo";
@@ -14,6 +15,7 @@ import {
   type RunnerOutcome,
   type RunnerRequest,
 } from "./runners/runner";
+import { runnerCredential } from "./runners/runner-keys";
 import { webhookRunner } from "./runners/webhook";
 import { modelContext } from "./tool-loop/model-context";
 import { sessionToolbox, type ToolboxEnv } from "./tool-loop/session-toolbox";
@@ -40,6 +42,8 @@ export type ExecutorDeps = {
   /** Each run's tool steps and calls, written before and after each call. */
   journal: ToolJournal;
   runnerSecret(tenantId: string): Promise<string>;
+  /** An entry of the tenant's secret store (runner keys referenced from config). */
+  storeSecret(tenantId: string, id: string): Promise<ResolvedSecret | null>;
   /** The tenant's config now (which tools a run's model is offered). */
   tenantConfig(tenantId: string): Promise<TenantConfig>;
 };
@@ -83,6 +87,7 @@ export class RunExecutor {
       signal: controls.signal,
       onText: controls.onText,
       secret: (name) => this.secret(name),
+      storeSecret: (id) => this.deps.storeSecret(input.tenantId, id),
       readAttachment: async (key) => {
         const object = await this.deps.env.ATTACHMENTS?.get(key);
         return object ? new Uint8Array(await object.arrayBuffer()) : null;
@@ -124,8 +129,18 @@ export class RunExecutor {
         return openaiRunner;
       case "anthropic":
         return anthropicRunner;
-      case "webhook":
-        return webhookRunner(() => this.deps.runnerSecret(run.input.tenantId));
+      case "webhook": {
+        const config = run.input.runner;
+        const tenantId = run.input.tenantId;
+        // A store secret named in config signs instead of the tenant's generated runner secret.
+        const signingSecret = async () =>
+          (await runnerCredential(
+            { secret: () => undefined, storeSecret: (id) => this.deps.storeSecret(tenantId, id) },
+            { ref: config.secret, field: "secret" },
+            config.url,
+          )) ?? this.deps.runnerSecret(tenantId);
+        return webhookRunner(signingSecret);
+      }
     }
   }
 

@@ -104,6 +104,7 @@ export function wireSession(
       transcript: store,
       journal: store.toolJournal,
       runnerSecret: async (tenantId) => tenant(tenantId).runnerSecret(),
+      storeSecret: async (tenantId, id) => tenant(tenantId).resolveSecret(id),
       tenantConfig: async (tenantId) => tenant(tenantId).config(),
     }),
     appendMessages: (messages, update) => transcript.append(messages, update).map((m) => m.seq),

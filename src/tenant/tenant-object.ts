@@ -17,8 +17,10 @@ import { type ClaimedEntry, PendingSessions } from "../pending/pending-sessions"
 import { PendingSessionStore } from "../pending/pending-store";
 import type { TenantConfig } from "../protocol/config";
 import { errorResponse, OPERATOR_SCOPES, type OperatorScope } from "../protocol/http";
+import type { SecretWrite } from "../protocol/secrets";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
+import { TenantSecrets } from "../secrets/tenant-secrets";
 import { sessionApi } from "../stubs";
 import { Waiters } from "../util/waiters";
 import { IndexStore } from "./index-store";
@@ -42,6 +44,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   private readonly tokens: TokenStore;
   private readonly index: IndexStore;
   private readonly pending: PendingSessions;
+  private readonly secrets: TenantSecrets;
   private readonly limiter = new RateLimiter();
   /** Callers waiting for a run id to be recorded (agent.wait may come before its `agent` request). */
   private readonly runKeyWaiters = new Waiters<string, boolean>();
@@ -59,6 +62,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     this.pending = new PendingSessions(new PendingSessionStore(ctx.storage.sql), this.index, () =>
       this.tenantStore.tenantId(),
     );
+    this.secrets = new TenantSecrets(ctx.storage.sql, env, () => ctx.id.name);
     this.hub = new GatewayHub({
       ctx,
       env,
@@ -410,6 +414,24 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   }
 
   /** Keys carrying a label (optionally of one agent), newest first. */
+  // ── Secret store ────────────────────────────────────────────────────────
+
+  secretsList() {
+    return this.secrets.list();
+  }
+
+  secretsSet(write: SecretWrite) {
+    return this.secrets.set(write, Date.now());
+  }
+
+  secretsDelete(name: string) {
+    return this.secrets.delete(name);
+  }
+
+  resolveSecret(name: string) {
+    return this.secrets.resolve(name);
+  }
+
   keysWithLabel(label: string, agentId?: string): string[] {
     return this.index.keysWithLabel(label, agentId);
   }

@@ -1,5 +1,6 @@
 import { PENDING_SESSION_SCHEMAS } from "../pending/pending-store";
 import type { TenantConfig } from "../protocol/config";
+import { SECRET_STORE_SCHEMAS } from "../secrets/secret-store";
 import { type LegacyLayout, migrate, type Schema } from "../storage/migrations";
 import { first } from "../storage/sql";
 import { INDEX_SCHEMAS } from "./index-store";
@@ -41,6 +42,7 @@ export const TENANT_SCHEMAS: Schema[] = [
   ...TOKEN_SCHEMAS,
   ...INDEX_SCHEMAS,
   ...PENDING_SESSION_SCHEMAS,
+  ...SECRET_STORE_SCHEMAS,
 ];
 
 /** The single-counter list tenant objects used before per-module migrations (16 statements). */

@@ -23,15 +23,16 @@ export type TimerKind =
 
 /** A due timer's work; it may reschedule its own timer with `set`. */
 export type TimerHandler = (ref: string, now: number) => Promise<unknown> | unknown;
-export type TimerHandlers = Record<TimerKind, TimerHandler>;
+/** One handler per kind; another object's table (the scheduler's) has its own kinds. */
+export type TimerHandlers<K extends string = TimerKind> = Record<K, TimerHandler>;
 
 /** What a module needs to schedule its jobs. */
-export type TimerPort = {
-  set(kind: TimerKind, ref: string, dueAt: number): void;
-  clear(kind: TimerKind, ref: string): void;
-  has(kind: TimerKind, ref: string): boolean;
+export type TimerPort<K extends string = TimerKind> = {
+  set(kind: K, ref: string, dueAt: number): void;
+  clear(kind: K, ref: string): void;
+  has(kind: K, ref: string): boolean;
   /** Refs of one kind that have a timer (to reconcile jobs that lost theirs). */
-  refs(kind: TimerKind): Set<string>;
+  refs(kind: K): Set<string>;
 };
 
 /** How long a running job's row is pushed out; a live instance never waits this long for it. */
@@ -45,7 +46,7 @@ const TIMERS_PER_ALARM = 100;
 type TimerRow = { id: number; due_at: number; kind: string; ref: string; attempts: number };
 export type Timer = { id: number; dueAt: number; kind: TimerKind; ref: string; attempts: number };
 
-export class Timers implements TimerPort {
+export class Timers<K extends string = TimerKind> implements TimerPort<K> {
   private readonly sql: SqlStorage;
   /** When the alarm is known to be set (null = none or unknown: the next arm writes it). */
   private alarmAt: number | null = null;
@@ -62,7 +63,7 @@ export class Timers implements TimerPort {
   }
 
   /** Schedules (or reschedules) a job; the alarm is armed in the same turn. */
-  set(kind: TimerKind, ref: string, dueAt: number): void {
+  set(kind: K, ref: string, dueAt: number): void {
     this.sql.exec(
       `INSERT INTO timers (due_at, kind, ref) VALUES (?, ?, ?)
        ON CONFLICT(kind, ref) DO UPDATE SET due_at = excluded.due_at, leased = 0, attempts = 0`,
@@ -73,7 +74,7 @@ export class Timers implements TimerPort {
     this.armSoon();
   }
 
-  clear(kind: TimerKind, ref: string): void {
+  clear(kind: K, ref: string): void {
     this.sql.exec("DELETE FROM timers WHERE kind = ? AND ref = ?", kind, ref);
   }
 
@@ -82,11 +83,11 @@ export class Timers implements TimerPort {
     this.sql.exec("DELETE FROM timers WHERE ref = ?", ref);
   }
 
-  has(kind: TimerKind, ref: string): boolean {
+  has(kind: K, ref: string): boolean {
     return first(this.sql, "SELECT 1 AS one FROM timers WHERE kind = ? AND ref = ?", kind, ref) !== undefined;
   }
 
-  refs(kind: TimerKind): Set<string> {
+  refs(kind: K): Set<string> {
     return new Set(all<{ ref: string }>(this.sql, "SELECT ref FROM timers WHERE kind = ?", kind).map((r) => r.ref));
   }
 
@@ -100,7 +101,7 @@ export class Timers implements TimerPort {
    * The alarm body: runs every due job through its handler, leasing each first. Returns after
    * all of them finished (or failed and were rescheduled).
    */
-  async fire(handlers: TimerHandlers, now = Date.now()): Promise<void> {
+  async fire(handlers: TimerHandlers<K>, now = Date.now()): Promise<void> {
     this.alarmAt = null;
     const due = all<TimerRow>(
       this.sql,
@@ -118,8 +119,8 @@ export class Timers implements TimerPort {
     await this.arm();
   }
 
-  private async runOne(handlers: TimerHandlers, row: TimerRow): Promise<void> {
-    const handler = handlers[row.kind as TimerKind];
+  private async runOne(handlers: TimerHandlers<K>, row: TimerRow): Promise<void> {
+    const handler = handlers[row.kind as K];
     this.running.add(row.id);
     try {
       if (handler) await handler(row.ref, Date.now());

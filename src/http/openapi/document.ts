@@ -2,7 +2,8 @@ import { Hono } from "hono";
 import { type DescribeRouteOptions, describeRoute, generateSpecs, resolver, validator } from "hono-openapi";
 import { z } from "zod";
 import { deliveryWebhookBodySchema, webhookRunReplySchema, webhookRunRequestSchema } from "../../protocol/webhooks";
-import { ERROR_TEXT, OPERATIONS, type Operation } from "./operations";
+import { AUTOMATION_OPERATIONS } from "./automation-operations";
+import { OPERATIONS as CORE_OPERATIONS, ERROR_TEXT, type Operation } from "./operations";
 import { errorSchema } from "./responses";
 
 type Document = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
@@ -14,6 +15,8 @@ const TENANT_SERVERS = [
   { url: "/t/{tenantId}", description: "Any tenant", variables: { tenantId: { default: "default" } } },
   { url: "/", description: "The deployment's DEFAULT_TENANT" },
 ];
+
+const OPERATIONS = [...CORE_OPERATIONS, ...AUTOMATION_OPERATIONS];
 
 let cached: Promise<Document> | undefined;
 

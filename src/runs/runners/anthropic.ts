@@ -1,6 +1,7 @@
 import type { RunUsage } from "../../model/run-types";
 import { parseToolArguments } from "../tool-loop/tool-calls";
 import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
+import { runnerCredential } from "./runner-keys";
 import { sseData } from "./sse";
 
 /** The Messages API version this wire module speaks. */
@@ -22,8 +23,11 @@ type WireMessage = { role: "user" | "assistant"; content: unknown[] };
 export const anthropicRunner: Runner = async (request) => {
   const config = request.config;
   if (config.type !== "anthropic") throw new RunnerError("anthropic runner misconfigured");
-  const apiKey = config.apiKeySecret ? request.secret(config.apiKeySecret) : undefined;
-  if (config.apiKeySecret && !apiKey) throw new RunnerError(`model API key secret ${config.apiKeySecret} is not set`);
+  const apiKey = await runnerCredential(
+    request,
+    { ref: config.apiKey, deploymentSecret: config.apiKeySecret, field: "apiKey" },
+    messagesEndpoint(config.baseUrl),
+  );
   const system = [
     ...(request.input.extraSystemPrompt ? [request.input.extraSystemPrompt] : []),
     ...request.context.flatMap((m) => (m.role === "system" ? [m.content] : [])),
@@ -47,7 +51,7 @@ export const anthropicRunner: Runner = async (request) => {
 
   let response: Response;
   try {
-    response = await fetch(`${(config.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "")}/messages`, {
+    response = await fetch(messagesEndpoint(config.baseUrl), {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -192,4 +196,8 @@ function wireMessages(context: ContextMessage[]): WireMessage[] {
 function anthropicId(id: string): string {
   const clean = id.replace(/[^a-zA-Z0-9_-]/g, "");
   return clean === "" ? "sanitizedtoolid" : clean;
+}
+
+function messagesEndpoint(baseUrl: string | undefined): string {
+  return `${(baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "")}/messages`;
 }

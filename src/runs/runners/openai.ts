@@ -1,6 +1,7 @@
 import type { RunUsage } from "../../model/run-types";
 import { parseToolArguments, sanitizeToolCallId } from "../tool-loop/tool-calls";
 import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
+import { runnerCredential } from "./runner-keys";
 import { sseData } from "./sse";
 
 /**
@@ -24,12 +25,16 @@ export const openaiRunner: Runner = async (request) => {
         tool_choice: "auto",
       }
     : {};
-  const apiKey = config.apiKeySecret ? request.secret(config.apiKeySecret) : undefined;
-  if (config.apiKeySecret && !apiKey) throw new RunnerError(`model API key secret ${config.apiKeySecret} is not set`);
+  const endpoint = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  const apiKey = await runnerCredential(
+    request,
+    { ref: config.apiKey, deploymentSecret: config.apiKeySecret, field: "apiKey" },
+    endpoint,
+  );
 
   let response: Response;
   try {
-    response = await fetch(`${config.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
+    response = await fetch(endpoint, {
       method: "POST",
       headers: { "content-type": "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
       body: JSON.stringify({

@@ -1,5 +1,6 @@
 import type { RunInput, RunUsage } from "../../model/run-types";
 import type { RunnerConfig } from "../../protocol/config";
+import type { ResolvedSecret } from "../../protocol/secrets";
 import type { TranscriptMessage } from "../../protocol/session";
 
 /** A tool call a model asked for: the provider's id verbatim, arguments parsed. */
@@ -33,6 +34,8 @@ export type RunnerRequest = {
   onText(text: string): void;
   /** Credentials the runner may need (read from worker secrets, never from tenant config). */
   secret(name: string): string | undefined;
+  /** An entry of the tenant's secret store (a `store` SecretRef's id); null when there is none. */
+  storeSecret(id: string): Promise<ResolvedSecret | null>;
   /** Reads a stored attachment (spawned sub-agents' files). */
   readAttachment(key: string): Promise<Uint8Array | null>;
   /** Functions the model may call (the tool loop); absent: a text-only run. */

@@ -1,0 +1,59 @@
+import type { CronResult, CronRunMode } from "../contracts/scheduler-api";
+import type { CronAddParams, CronJob, CronListParams, CronPatch, CronRunsParams } from "../protocol/cron";
+import type { TenantContext } from "./context";
+import { DomainError } from "./errors";
+
+/** Automations as every transport offers them (`cron.*`, /v1/automations): the tenant's scheduler object decides. */
+
+function caller(ctx: TenantContext) {
+  return { config: ctx.config, ...(ctx.origin ? { origin: ctx.origin } : {}) };
+}
+
+/** A refusal in OpenClaw's words: `invalid <method> params: <why>`, or the job not found. */
+function unwrap<T>(method: string, result: CronResult<T>): T {
+  if (result.ok) return result.value;
+  if (result.code === "not_found") throw new DomainError("not_found", result.error);
+  throw new DomainError("invalid", `invalid ${method} params: ${result.error}`);
+}
+
+/** `{ id }` or the legacy `{ jobId }`. */
+export function jobIdOf(method: string, params: { id?: string | undefined; jobId?: string | undefined }): string {
+  const id = (params.id ?? params.jobId)?.trim();
+  if (!id) throw new DomainError("invalid", `invalid ${method} params: missing id`);
+  return id;
+}
+
+export async function addCronJob(ctx: TenantContext, params: CronAddParams): Promise<CronJob> {
+  return unwrap("cron.add", await ctx.scheduler.add(params, caller(ctx)));
+}
+
+export async function updateCronJob(ctx: TenantContext, id: string, patch: CronPatch): Promise<CronJob> {
+  return unwrap("cron.update", await ctx.scheduler.update(id, patch, caller(ctx)));
+}
+
+export async function removeCronJob(ctx: TenantContext, id: string): Promise<{ ok: true; removed: true }> {
+  return unwrap("cron.remove", await ctx.scheduler.remove(id));
+}
+
+export async function getCronJob(ctx: TenantContext, id: string): Promise<CronJob> {
+  const job = await ctx.scheduler.get(id);
+  if (!job)
+    throw new DomainError("not_found", `cron job not found: ${id}. List automations and retry with a current job id.`);
+  return job;
+}
+
+export function listCronJobs(ctx: TenantContext, params: CronListParams) {
+  return ctx.scheduler.list(params, ctx.config);
+}
+
+export function cronStatus(ctx: TenantContext) {
+  return ctx.scheduler.status();
+}
+
+export async function runCronJob(ctx: TenantContext, id: string, mode: CronRunMode = "force") {
+  return unwrap("cron.run", await ctx.scheduler.run(id, mode, caller(ctx)));
+}
+
+export async function cronRuns(ctx: TenantContext, params: CronRunsParams) {
+  return unwrap("cron.runs", await ctx.scheduler.runs(params));
+}

@@ -1,0 +1,55 @@
+import type { TenantConfig } from "../protocol/config";
+import type { SecretStoreEntry, SecretsStoreSetParams } from "../protocol/secrets";
+import type { TenantContext } from "./context";
+import { DomainError } from "./errors";
+
+/**
+ * The tenant's secret store as every transport offers it (`secrets.store.*`, /v1/secrets).
+ * Values go in and, for `env` entries only, come back in lists; `secret` entries never do.
+ */
+
+export async function listSecrets(ctx: TenantContext): Promise<{ entries: SecretStoreEntry[] }> {
+  return { entries: await ctx.tenant.secretsList() };
+}
+
+export async function setSecret(
+  ctx: TenantContext,
+  params: SecretsStoreSetParams,
+): Promise<{ ok: true; reloaded: boolean }> {
+  const refused = await ctx.tenant.secretsSet({ ...params, updatedBy: writerOf(ctx) });
+  if (refused) throw new DomainError("invalid", refused);
+  return { ok: true, reloaded: isReferenced(ctx.config, params.name) };
+}
+
+/** Deletes an entry (nothing to delete is not an error, as in OpenClaw). */
+export async function deleteSecret(
+  ctx: TenantContext,
+  name: string,
+): Promise<{ ok: true; reloaded: boolean; deleted: boolean }> {
+  const deleted = await ctx.tenant.secretsDelete(name);
+  return { ok: true, reloaded: isReferenced(ctx.config, name), deleted };
+}
+
+/** Who wrote an entry, as OpenClaw records it (the client's id, else the transport). */
+function writerOf(ctx: TenantContext): string {
+  return (
+    ctx.client?.id ??
+    (ctx.principal.kind === "operator" && ctx.principal.tokenId ? `token ${ctx.principal.tokenId}` : "api")
+  );
+}
+
+/**
+ * Whether the config references the entry by a `store` SecretRef. Runs read the store when
+ * they start, so a referenced entry's new value (or its absence) applies to the next run:
+ * `reloaded` says the change reaches the runtime, as OpenClaw's refresh does.
+ */
+export function isReferenced(config: TenantConfig, name: string): boolean {
+  const visit = (node: unknown): boolean => {
+    if (Array.isArray(node)) return node.some(visit);
+    if (typeof node !== "object" || node === null) return false;
+    const ref = node as { source?: unknown; id?: unknown };
+    if (ref.source === "store" && ref.id === name) return true;
+    return Object.values(node).some(visit);
+  };
+  return visit(config);
+}

@@ -1,0 +1,45 @@
+// A minimal OpenClaw gateway client for end-to-end tests (Node's WebSocket): the challenge,
+// `connect` with a token, then `call(method, params)` answering `{ ok, payload, error }`.
+
+export async function connectGateway(wsUrl, token) {
+  const ws = new WebSocket(wsUrl);
+  const pending = new Map();
+  let challenge;
+  const challenged = new Promise((resolve) => {
+    challenge = resolve;
+  });
+  ws.addEventListener("message", (event) => {
+    const frame = JSON.parse(String(event.data));
+    if (frame.type === "event" && frame.event === "connect.challenge") challenge(frame.payload);
+    if (frame.type === "res" && pending.has(frame.id)) {
+      pending.get(frame.id)(frame);
+      pending.delete(frame.id);
+    }
+  });
+  await new Promise((resolve, reject) => {
+    ws.addEventListener("open", resolve, { once: true });
+    ws.addEventListener("error", () => reject(new Error(`cannot open ${wsUrl}`)), { once: true });
+  });
+  await challenged;
+  let next = 0;
+  const call = (method, params = {}, timeoutMs = 20_000) =>
+    new Promise((resolve, reject) => {
+      const id = `e2e-${++next}`;
+      const timer = setTimeout(() => reject(new Error(`${method}: no answer in ${timeoutMs} ms`)), timeoutMs);
+      pending.set(id, (frame) => {
+        clearTimeout(timer);
+        resolve(frame);
+      });
+      ws.send(JSON.stringify({ type: "req", id, method, params }));
+    });
+  const hello = await call("connect", {
+    minProtocol: 4,
+    maxProtocol: 4,
+    client: { id: "test", version: "1.0.0", platform: "node", mode: "test" },
+    role: "operator",
+    scopes: ["operator.read", "operator.write", "operator.admin"],
+    auth: { token },
+  });
+  if (!hello.ok) throw new Error(`connect refused: ${JSON.stringify(hello.error)}`);
+  return { call, close: () => ws.close() };
+}
