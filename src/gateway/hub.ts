@@ -15,7 +15,7 @@ import {
   requestFrameSchema,
   TICK_INTERVAL_MS,
 } from "../protocol/gateway";
-import type { OperatorScope } from "../protocol/http";
+import { errorResponse, type OperatorScope } from "../protocol/http";
 import { SERVER_VERSION } from "../protocol/server-version";
 import { tenantPorts } from "../stubs";
 import type { ConnectionState } from "./connection";
@@ -78,6 +78,15 @@ export class GatewayHub {
 
   // ── Lifecycle ───────────────────────────────────────────────────────────
 
+  /** A WebSocket upgrade for the tenant's gateway; `tenantId` is undefined when no such tenant exists. */
+  upgrade(request: Request, tenantId: string | undefined): Promise<Response> | Response {
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+      return new Response("expected a WebSocket upgrade", { status: 426 });
+    }
+    if (!tenantId) return errorResponse(404, "not_found", "No such gateway");
+    return this.accept(tenantId, new URL(request.url).origin);
+  }
+
   async accept(tenantId: string, origin: string): Promise<Response> {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
@@ -139,6 +148,25 @@ export class GatewayHub {
       return this.connect(connection, frame.data.id, frame.data.params);
     }
     await this.request(connection, frame.data.id, frame.data.method, frame.data.params);
+  }
+
+  /** A frame from a socket; never throws (one bad frame must not hurt other connections). */
+  async receive(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    try {
+      await this.message(ws, message);
+    } catch (error) {
+      console.error("GatewayHub: a frame failed", error);
+    }
+  }
+
+  /** The peer closed: forget the connection and complete the closing handshake. */
+  closedByPeer(ws: WebSocket, code: number, reason: string): void {
+    this.closed(ws);
+    try {
+      ws.close(code === 1005 || code === 1006 ? 1000 : code, reason);
+    } catch {
+      // Already closed.
+    }
   }
 
   closed(ws: WebSocket): void {

@@ -85,9 +85,12 @@ export class TenantStore {
     return this.known;
   }
 
-  create(tenantId: string, at: number): void {
+  /** Creates the tenant record; false when it already exists. */
+  create(tenantId: string, at: number): boolean {
+    if (this.exists()) return false;
     this.sql.exec("INSERT INTO tenant (id, tenant_id, created_at) VALUES (1, ?, ?)", tenantId, at);
     this.known = true;
+    return true;
   }
 
   tenantId(): string | undefined {

@@ -1,0 +1,120 @@
+import type { PatchOptions, SessionRef } from "../contracts/session-api";
+import type { ListFilter, SessionUpdate } from "../contracts/tenant-api";
+import type { Fanout } from "../gateway/fanout";
+import { type IndexColumns, indexColumns, type SessionRow } from "../model/session-row";
+import type { PendingSessions } from "../pending/pending-sessions";
+import type { SessionEntry, SessionPatch } from "../protocol/session";
+import { sessionApi } from "../stubs";
+import type { IndexStore } from "./index-store";
+import type { TenantStore } from "./tenant-store";
+
+/** Session objects asked at once while the index is rebuilt. */
+const REINDEX_CONCURRENCY = 8;
+
+export type SessionDirectoryDeps = {
+  env: Env;
+  index: IndexStore;
+  pending: PendingSessions;
+  tenantStore: TenantStore;
+  fanout: Fanout;
+  hasSubscribers(key: string): boolean;
+};
+
+/**
+ * The tenant's session index as the rest of the service sees it: updates from session objects
+ * (the row, then the new messages and events fanned out), lists with spawn-tree children,
+ * removal, and a rebuild from the session objects themselves. Index columns derive from the
+ * tenant's session config.
+ */
+export class SessionDirectory {
+  constructor(private readonly deps: SessionDirectoryDeps) {}
+
+  /** An update of a session object; answers whether anyone follows the session live. */
+  apply(update: SessionUpdate): { hot: boolean } {
+    const { index, fanout } = this.deps;
+    const hot = this.deps.hasSubscribers(update.key);
+    // A late update of a deleted session is dropped whole: no index row, no events.
+    const state = update.row
+      ? index.upsertSession(update.row, update.version, this.columns(update.row))
+      : index.isDeleted(update.sessionId)
+        ? "deleted"
+        : "unchanged";
+    if (state === "deleted") return { hot };
+    const messages = index.claimUndelivered(update.key, update.sessionId, update.messages);
+    fanout.deliver({ ...update, messages }, () => update.row ?? index.session(update.key) ?? null);
+    return { hot };
+  }
+
+  /** A pending session (indexed before its object exists); null when the key is taken. */
+  create(ref: SessionRef, patch: SessionPatch, options: PatchOptions): SessionEntry | null {
+    const created = this.deps.pending.create(ref, patch, options, Date.now());
+    if (!created) return null;
+    this.apply(created.update);
+    return created.entry;
+  }
+
+  upsert(row: SessionRow, version: number): boolean {
+    return this.deps.index.upsertSession(row, version, this.columns(row)) === "stored";
+  }
+
+  remove(key: string, at: number): boolean {
+    const row = this.deps.index.session(key);
+    this.deps.pending.remove(key);
+    const removed = this.deps.index.removeSession(key);
+    // Nothing deleted, nothing to tell.
+    if (removed) this.deps.fanout.deleted({ key, sessionId: row?.sessionId, agentId: row?.agentId }, at);
+    return removed;
+  }
+
+  /** A session's index row; `withChildren` adds `childSessions` as a list row has them. */
+  row(key: string, withChildren: boolean): SessionRow | null {
+    const row = this.deps.index.session(key);
+    if (!row) return null;
+    const kids = withChildren ? this.deps.index.childrenOf([key]).get(key) : undefined;
+    return kids ? { ...row, childSessions: kids } : row;
+  }
+
+  /** Rows newest first, each with `childSessions` (its spawn-tree children). */
+  list(filter: ListFilter): SessionRow[] {
+    const rows = this.deps.index.list({ ...filter, now: Date.now() });
+    const children = this.deps.index.childrenOf(rows.map((r) => r.key));
+    return rows.map((row) => {
+      const kids = children.get(row.key);
+      return kids ? { ...row, childSessions: kids } : row;
+    });
+  }
+
+  page(filter: ListFilter): { rows: SessionRow[]; total: number } {
+    return { rows: this.list(filter), total: this.deps.index.count({ ...filter, now: Date.now() }) };
+  }
+
+  /**
+   * Rebuilds the derived index from the session objects: every key the tenant ever created
+   * (and did not delete) is asked for its current row; rows nobody claims are dropped.
+   */
+  async rebuild(): Promise<{ sessions: number }> {
+    const { index, pending, env } = this.deps;
+    const tenantId = this.deps.tenantStore.tenantId();
+    if (!tenantId) return { sessions: 0 };
+    const keys = index.allKeys();
+    // Rows are replaced one by one while lists keep answering.
+    const live = new Set<string>();
+    const queue = [...keys];
+    const worker = async () => {
+      for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
+        const snapshot = pending.unclaimedSnapshot(key) ?? (await sessionApi(env, tenantId, key).indexSnapshot());
+        if (!snapshot) continue;
+        // The ordering check keeps a newer row that arrived while this one was read.
+        index.upsertSession(snapshot.row, snapshot.version, this.columns(snapshot.row));
+        live.add(key);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(REINDEX_CONCURRENCY, keys.length) }, worker));
+    index.dropSessions(keys.filter((key) => !live.has(key)));
+    return { sessions: live.size };
+  }
+
+  private columns(row: SessionRow): IndexColumns {
+    return indexColumns(row, this.deps.tenantStore.config().session);
+  }
+}
