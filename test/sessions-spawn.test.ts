@@ -314,6 +314,25 @@ describe("sessions_spawn: attachments", () => {
         (n) => n === 0,
       );
     }
+
+    // With retainOnSessionKeep a kept child keeps its files after the announce; a deleted one does not.
+    const r = await tenant("attach-keep", {
+      tools: { sessions_spawn: { attachments: { enabled: true, retainOnSessionKeep: true } } },
+    });
+    await seedMain(r);
+    const retained = await r.spawn({ task: "read", attachments: [{ name: "c.txt", content: "z" }] });
+    const dropped = await r.spawn({ task: "read", cleanup: "delete", attachments: [{ name: "d.txt", content: "w" }] });
+    await until(
+      () => announces(r),
+      (a) => a.length === 2,
+    );
+    const filesOf = async (child: { childSessionKey: string }) =>
+      (await env.ATTACHMENTS.list({ prefix: `${r.id}/${child.childSessionKey}/` })).objects.length;
+    await until(
+      () => filesOf(dropped),
+      (n) => n === 0,
+    );
+    expect(await filesOf(retained)).toBeGreaterThan(0);
   });
 
   it("reach a webhook runner with their content", async () => {
