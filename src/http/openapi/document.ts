@@ -3,8 +3,9 @@ import { type DescribeRouteOptions, describeRoute, generateSpecs, resolver, vali
 import { z } from "zod";
 import { deliveryWebhookBodySchema, webhookRunReplySchema, webhookRunRequestSchema } from "../../protocol/webhooks";
 import { AUTOMATION_OPERATIONS } from "./automation-operations";
+import { OPENAI_OPERATIONS } from "./openai-operations";
 import { OPERATIONS as CORE_OPERATIONS, ERROR_TEXT, type Operation } from "./operations";
-import { errorSchema } from "./responses";
+import { errorSchema, openAiErrorSchema } from "./responses";
 
 type Document = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
 
@@ -16,7 +17,7 @@ const TENANT_SERVERS = [
   { url: "/", description: "The deployment's DEFAULT_TENANT" },
 ];
 
-const OPERATIONS = [...CORE_OPERATIONS, ...AUTOMATION_OPERATIONS];
+const OPERATIONS = [...CORE_OPERATIONS, ...AUTOMATION_OPERATIONS, ...OPENAI_OPERATIONS];
 
 let cached: Promise<Document> | undefined;
 
@@ -89,7 +90,9 @@ function describe(operation: Operation): DescribeRouteOptions {
   for (const status of [...errors].sort()) {
     responses[status] = {
       description: ERROR_TEXT[status] ?? "Error.",
-      content: { "application/json": { schema: resolver(errorSchema) } },
+      content: {
+        "application/json": { schema: resolver(operation.errorShape === "openai" ? openAiErrorSchema : errorSchema) },
+      },
     };
   }
   return {

@@ -61,6 +61,8 @@ export type Operation = {
   ok: { status: number; schema?: z.ZodType; description: string; contentType?: string; text?: boolean };
   /** Error statuses besides the auth ones (added from `auth`). */
   errors?: number[];
+  /** The OpenAI-compatible routes answer errors in OpenAI's shape. */
+  errorShape?: "openai";
 };
 
 const ERROR_TEXT: Record<number, string> = {

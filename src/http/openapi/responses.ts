@@ -17,6 +17,12 @@ export const errorSchema = z
   })
   .meta({ id: "Error", description: "Every HTTP error: `{ ok: false, error: { type, message } }`." });
 
+export const openAiErrorSchema = z
+  .object({
+    error: z.object({ message: z.string(), type: z.string(), code: z.string().optional() }),
+  })
+  .meta({ id: "OpenAIError", description: "Errors of the OpenAI-compatible routes, in OpenAI's shape." });
+
 export const healthSchema = z.object({ ok: z.literal(true), status: z.literal("live") }).meta({ id: "Health" });
 
 export const serviceInfoSchema = z
