@@ -1,9 +1,12 @@
 // A minimal OpenClaw gateway client for end-to-end tests (Node's WebSocket): the challenge,
-// `connect` with a token, then `call(method, params)` answering `{ ok, payload, error }`.
+// `connect` with a token, then `call(method, params)` answering `{ ok, payload, error }`;
+// `events` collects the event frames that arrive.
 
 export async function connectGateway(wsUrl, token) {
   const ws = new WebSocket(wsUrl);
   const pending = new Map();
+  /** Every event frame after the challenge, with when it arrived. */
+  const events = [];
   let challenge;
   const challenged = new Promise((resolve) => {
     challenge = resolve;
@@ -11,6 +14,7 @@ export async function connectGateway(wsUrl, token) {
   ws.addEventListener("message", (event) => {
     const frame = JSON.parse(String(event.data));
     if (frame.type === "event" && frame.event === "connect.challenge") challenge(frame.payload);
+    else if (frame.type === "event") events.push({ at: Date.now(), event: frame.event, payload: frame.payload });
     if (frame.type === "res" && pending.has(frame.id)) {
       pending.get(frame.id)(frame);
       pending.delete(frame.id);
@@ -41,5 +45,5 @@ export async function connectGateway(wsUrl, token) {
     auth: { token },
   });
   if (!hello.ok) throw new Error(`connect refused: ${JSON.stringify(hello.error)}`);
-  return { call, close: () => ws.close() };
+  return { call, events, close: () => ws.close() };
 }
