@@ -1,7 +1,8 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-// Every test file runs inside workerd with real Durable Objects and SQLite.
+// Every test file here runs inside workerd with real Durable Objects and SQLite (pure modules are
+// tested in Node: vitest.unit.config.ts, test/unit/).
 // Storage is isolated per test file.
 export default defineConfig({
   plugins: [
@@ -19,7 +20,7 @@ export default defineConfig({
     }),
   ],
   test: {
-    include: ["test/**/*.test.ts"],
+    include: ["test/*.test.ts"],
     globalSetup: ["test/peers/global-setup.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,

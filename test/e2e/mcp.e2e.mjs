@@ -253,6 +253,23 @@ describe("MCP endpoint against wrangler dev", { timeout: 300_000 }, () => {
     assert.equal(result.structuredContent.nextAfterSeq, appended.json.seq);
   });
 
+  test("4b. a long sessions_wait is kept alive by progress notifications (the client's 12 s timeout never fires)", {
+    timeout: TEST_MS,
+  }, async () => {
+    const key = "agent:main:quiet";
+    await http("POST", `/v1/sessions/${encodeURIComponent(key)}/messages`, { role: "user", content: "quiet" });
+    const progress = [];
+    // Without the notification at 10 s the SDK's 12 s request timeout would end the 14 s wait.
+    const result = await client.callTool(
+      { name: "sessions_wait", arguments: { sessionKey: key, afterSeq: 1, timeoutSeconds: 14 } },
+      undefined,
+      { timeout: 12_000, resetTimeoutOnProgress: true, onprogress: (p) => progress.push(p.progress) },
+    );
+    assert.equal(result.structuredContent.timedOut, true);
+    assert.deepEqual(result.structuredContent.messages, []);
+    assert.deepEqual(progress, [1]);
+  });
+
   test("5. sessions_spawn is accepted and its announce arrives (followed with sessions_wait)", {
     timeout: 60_000,
   }, async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isSandboxedSession, sandboxToolsVisibility } from "../src/policy/sandbox";
+import { isSandboxedSession, sandboxToolsVisibility } from "../../src/policy/sandbox";
 
 describe("sandbox policy", () => {
   it("is off unless a sandbox mode is configured", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { StoredMessage } from "../src/model/message-record";
-import { redactSecrets } from "../src/render/redact";
+import type { StoredMessage } from "../../src/model/message-record";
+import { redactSecrets } from "../../src/render/redact";
 import {
   CHAT_HISTORY_OVERSIZED_TEXT,
   filterToolMessages,
@@ -10,7 +10,7 @@ import {
   sanitizeToolHistory,
   stripDirectiveTags,
   utf8Bytes,
-} from "../src/render/sanitize";
+} from "../../src/render/sanitize";
 
 const CHAT_SUFFIX = "\n...(truncated)...";
 const TOOL_SUFFIX = "\n…(truncated)…";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSendCommand, resolveSendPolicy, type SendPolicyConfig } from "../src/policy/send-policy";
+import { parseSendCommand, resolveSendPolicy, type SendPolicyConfig } from "../../src/policy/send-policy";
 
 const denyDiscordGroups: SendPolicyConfig = {
   rules: [{ action: "deny", match: { channel: "discord", chatType: "group" } }],

@@ -3,8 +3,6 @@ import {
   agentIdOf,
   classifySessionKeyShape,
   classifySessionKind,
-  DEFAULT_AGENT_ID,
-  DEFAULT_MAIN_KEY,
   deriveChannel,
   deriveChatType,
   isAcpSessionKey,
@@ -24,15 +22,17 @@ import {
   toDisplayKey,
   toInternalKey,
   toStoreKey,
-} from "../src/keys/session-key";
+} from "../../src/keys/session-key";
 
 const UUID = "0f8fad5b-d9cb-469f-a165-70867728950e";
 const GLOBAL = { scope: "global" } as const;
 
 describe("defaults", () => {
-  it("uses main as default agent id and main key", () => {
-    expect(DEFAULT_AGENT_ID).toBe("main");
-    expect(DEFAULT_MAIN_KEY).toBe("main");
+  it("falls back to OpenClaw's default agent and main key when none is given", () => {
+    expect(normalizeAgentId(undefined)).toBe("main");
+    expect(normalizeAgentId("  ")).toBe("main");
+    expect(normalizeMainKey(null)).toBe("main");
+    expect(mainSessionKey(normalizeAgentId(""))).toBe("agent:main:main");
   });
 });
 

@@ -17,7 +17,7 @@ import {
   sessionNotFoundText,
   sessionNotVisibleText,
   treeVisibilityText,
-} from "../src/policy/visibility";
+} from "../../src/policy/visibility";
 
 describe("resolveVisibility", () => {
   it("defaults to tree when nothing is configured", () => {
