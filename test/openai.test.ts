@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { call, freshTenant } from "./helpers";
 
 describe("the routes in the Workers runtime", () => {
@@ -101,5 +101,176 @@ describe("the routes in the Workers runtime", () => {
       "response.completed",
     ]);
     expect(stream.text.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+});
+
+describe("client tools with a tool-calling model (SPEC §4, §5.6)", () => {
+  const model = `http://127.0.0.1:${inject("toolModelPort")}/v1`;
+  const weather = {
+    type: "function",
+    function: {
+      name: "get_weather",
+      description: "Weather of a city",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  };
+  async function modelTenant() {
+    const t = await freshTenant("oai-tools");
+    const runner = { type: "openai", baseUrl: model, model: "mock" };
+    expect((await t.config({ agents: { list: [{ id: "main", default: true, runner }] } })).status).toBe(200);
+    return t;
+  }
+  const sseFrames = (text: string) =>
+    text
+      .split("\n\n")
+      .filter((frame) => frame.startsWith("data: ") && frame !== "data: [DONE]")
+      .map((frame) => JSON.parse(frame.slice(6)));
+
+  it("stops the run at the client's call, answers tool_calls, and takes the follow-up as a new run", async () => {
+    const t = await modelTenant();
+    const user = { role: "user", content: 'SAY(checking) CALL get_weather {"city":"Paris"}' };
+    const res = await t.call("/v1/chat/completions", {
+      method: "POST",
+      json: { model: "openclaw", user: "tools", messages: [user], tools: [weather] },
+    });
+    expect(res.status, res.text).toBe(200);
+    const choice = res.data.choices[0];
+    expect(choice.finish_reason).toBe("tool_calls");
+    // Commentary before the call is not in the answer (it stays in the transcript).
+    expect(choice.message.content).toBe("");
+    expect(choice.message.tool_calls).toEqual([
+      {
+        id: expect.stringMatching(/^[0-9a-f]{9}$/),
+        type: "function",
+        function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+      },
+    ]);
+    const run = await t.call(`/v1/runs/${res.data.id}`);
+    expect(run.data.run).toMatchObject({ status: "ok", stopReason: "toolUse" });
+    // The transcript: the model's step with its call, then OpenClaw's synthetic "delegated" result.
+    const key = "agent:main:openai-user:tools";
+    const transcript = await t.call(`/sessions/${encodeURIComponent(key)}/history`);
+    const records = transcript.data.messages.slice(-2);
+    expect(records[0]).toMatchObject({ role: "assistant", stopReason: "toolUse" });
+    expect(records[0].content).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: "toolCall", name: "get_weather" })]),
+    );
+    expect(records[1]).toMatchObject({ role: "toolResult", toolName: "get_weather" });
+    expect(JSON.parse(records[1].content[0].text)).toEqual({
+      status: "pending",
+      tool: "get_weather",
+      message: "Tool execution delegated to client",
+    });
+
+    const callId = choice.message.tool_calls[0].id;
+    const followUp = await t.call("/v1/chat/completions", {
+      method: "POST",
+      json: {
+        model: "openclaw",
+        user: "tools",
+        tools: [weather],
+        messages: [
+          { role: "user", content: "Weather in Paris?" },
+          choice.message,
+          { role: "tool", tool_call_id: callId, content: "sunny, 21 °C" },
+        ],
+      },
+    });
+    expect(followUp.status, followUp.text).toBe(200);
+    expect(followUp.data.id).not.toBe(res.data.id);
+    expect(followUp.data.choices[0]).toMatchObject({ finish_reason: "stop", message: { role: "assistant" } });
+    const turn = await t.call(`/v1/runs/${followUp.data.id}`);
+    expect(turn.data.run.message).toContain(`Tool:${callId}: sunny, 21 °C`);
+  });
+
+  it("streams the calls after the run (identity chunk, argument chunks, finish tool_calls)", async () => {
+    const t = await modelTenant();
+    const res = await t.call("/v1/chat/completions", {
+      method: "POST",
+      json: {
+        stream: true,
+        messages: [{ role: "user", content: 'SAY(hmm) CALL get_weather {"city":"Oslo"}' }],
+        tools: [weather],
+        tool_choice: "required",
+      },
+    });
+    const chunks = sseFrames(res.text);
+    expect(chunks[0].choices[0].delta).toEqual({ role: "assistant" });
+    // No text streamed: the commentary is held back and dropped.
+    expect(chunks.some((chunk) => chunk.choices[0]?.delta?.content)).toBe(false);
+    expect(chunks[1].choices[0].delta.tool_calls[0]).toMatchObject({
+      index: 0,
+      type: "function",
+      function: { name: "get_weather", arguments: "" },
+    });
+    expect(chunks[2].choices[0].delta.tool_calls[0]).toEqual({ index: 0, function: { arguments: '{"city":"Oslo"}' } });
+    expect(chunks.at(-1).choices[0]).toEqual({ index: 0, delta: {}, finish_reason: "tool_calls" });
+  });
+
+  it("answers function_call items on responses, and continues with function_call_output", async () => {
+    const t = await modelTenant();
+    const tool = { type: "function", name: "get_weather", parameters: weather.function.parameters };
+    const res = await t.call("/v1/responses", {
+      method: "POST",
+      json: { model: "openclaw", input: 'CALL get_weather {"city":"Rome"}', tools: [tool] },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.data).toMatchObject({ status: "completed" });
+    const run = await t.call(`/v1/runs/${res.data.id}`);
+    expect(res.data.output).toEqual([
+      {
+        type: "function_call",
+        id: expect.stringMatching(/^call_/),
+        call_id: expect.stringMatching(/^[0-9a-f]{9}$/),
+        name: "get_weather",
+        arguments: '{"city":"Rome"}',
+      },
+    ]);
+    const next = await t.call("/v1/responses", {
+      method: "POST",
+      json: {
+        model: "openclaw",
+        previous_response_id: res.data.id,
+        input: [{ type: "function_call_output", call_id: res.data.output[0].call_id, output: "cloudy" }],
+        tools: [tool],
+      },
+    });
+    expect(next.status, next.text).toBe(200);
+    expect(next.data.output[0]).toMatchObject({ type: "message", content: [{ type: "output_text" }] });
+    const turn = await t.call(`/v1/runs/${next.data.id}`);
+    expect(turn.data.run).toMatchObject({
+      sessionKey: run.data.run.sessionKey,
+      message: `Tool:${res.data.output[0].call_id}: cloudy`,
+    });
+
+    const stream = await t.call("/v1/responses", {
+      method: "POST",
+      json: { model: "openclaw", input: 'CALL get_weather {"city":"Bern"}', tools: [tool], stream: true },
+    });
+    const frames = stream.text
+      .split("\n\n")
+      .filter(Boolean)
+      .map((frame) => ({
+        event: frame
+          .split("\n")
+          .find((line) => line.startsWith("event: "))
+          ?.slice(7),
+        data: frame
+          .split("\n")
+          .find((line) => line.startsWith("data: "))
+          ?.slice(6),
+      }))
+      .filter((frame) => frame.event);
+    expect(frames.slice(-6).map((frame) => frame.event)).toEqual([
+      "response.output_text.done",
+      "response.content_part.done",
+      "response.output_item.done",
+      "response.output_item.added",
+      "response.output_item.done",
+      "response.completed",
+    ]);
+    const completed = JSON.parse(frames.at(-1)!.data!).response;
+    expect(completed.output.map((item: { type: string }) => item.type)).toEqual(["message", "function_call"]);
+    expect(completed.output[0]).toMatchObject({ phase: "commentary", content: [{ type: "output_text", text: "" }] });
   });
 });

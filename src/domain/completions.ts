@@ -1,4 +1,4 @@
-import type { RunSnapshot } from "../model/run-types";
+import type { ClientTool, RunSnapshot } from "../model/run-types";
 import type { RunTapLine } from "../runs/run-taps";
 import type { TenantContext } from "./context";
 import { startRun } from "./runs";
@@ -29,6 +29,8 @@ export type CompletionRequest = {
   runId: string;
   message: string;
   extraSystemPrompt?: string | undefined;
+  /** The caller's own tools, offered to the model; a call of one ends the run (`clientToolCalls`). */
+  clientTools?: ClientTool[] | undefined;
   /** Open the live text before the run starts (streaming answers). */
   follow: boolean;
 };
@@ -57,6 +59,7 @@ export async function startCompletion(ctx: TenantContext, request: CompletionReq
       origin: "agent",
       provenance: { kind: "external_user" },
       ...(request.extraSystemPrompt ? { extraSystemPrompt: request.extraSystemPrompt } : {}),
+      ...(request.clientTools?.length ? { clientTools: request.clientTools } : {}),
     });
   } catch (error) {
     await tap?.cancel().catch(() => undefined);

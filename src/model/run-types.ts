@@ -26,7 +26,18 @@ export type RunInput = {
   sandboxed?: boolean;
   /** Files handed to a spawned sub-agent (stored in the ATTACHMENTS bucket). */
   attachments?: { relDir: string; keys: string[]; files: Array<{ name: string; bytes: number; sha256: string }> };
+  /**
+   * Functions the caller runs itself (the OpenAI routes' client tools): offered to the model
+   * beside the session tools; a call of one ends the run and goes back to the caller.
+   */
+  clientTools?: ClientTool[];
 };
+
+/** A client tool as the model is offered it. */
+export type ClientTool = { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+
+/** A client tool call as the run reports it: the id the client answers with, arguments as JSON text. */
+export type ClientToolCall = { id: string; name: string; arguments: string };
 
 /** The input as stored with the run: also whose run it is and which runner, so recovery needs no config. */
 export type StoredRunInput = RunInput & {
@@ -60,6 +71,8 @@ export type RunRecord = {
   attempts: number;
   /** The webhook host took the run (202) and completes it by callback. */
   deferred: boolean;
+  /** The run stopped at these client tool calls (stopReason `toolUse`). */
+  clientToolCalls?: ClientToolCall[];
 };
 
 /** What `agent.wait` answers. */
@@ -73,4 +86,6 @@ export type RunSnapshot = {
   error?: string;
   reply?: string;
   usage?: RunUsage;
+  /** The run stopped at these client tool calls. */
+  clientToolCalls?: ClientToolCall[];
 };

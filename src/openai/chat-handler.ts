@@ -11,6 +11,7 @@ import {
   finishReason,
   roleChunk,
   runFailure,
+  toolCallChunks,
   usageChunk,
 } from "./chat-wire";
 import { OpenAiError, openAiErrorBody, toOpenAiError } from "./errors";
@@ -45,38 +46,51 @@ export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
   await admitOrRefuse(ctx);
   const runId = `chatcmpl_${crypto.randomUUID()}`;
   const base: ChunkBase = { id: runId, created: Math.floor(Date.now() / 1000), model: body.model ?? "openclaw" };
-  const request = { key, runId, message: turn.message, extraSystemPrompt: turn.extraSystemPrompt };
+  const request = {
+    key,
+    runId,
+    message: turn.message,
+    extraSystemPrompt: turn.extraSystemPrompt,
+    clientTools: tools?.tools,
+  };
 
   if (!body.stream) {
     const outcome = await runToEnd(c, ctx, request);
     if (outcome.status !== "ok") throw runFailure(outcome);
-    // No runner returns client tool calls yet (the tool loop of the runs): a choice that
-    // needs one is unmet, answered as OpenClaw answers it.
-    const unmet = unmetToolChoice(tools, []);
+    const calls = outcome.clientToolCalls ?? [];
+    const unmet = unmetToolChoice(tools, calls);
     if (unmet) throw new OpenAiError(502, "api_error", unmet);
-    return c.json(completionBody(base, outcome));
+    return c.json(completionBody(base, outcome, calls));
   }
 
   const includeUsage = body.stream_options?.include_usage === true;
+  const holdText = (tools?.tools.length ?? 0) > 0;
   const sse = new SseStream();
   // The role chunk goes out before the run starts, as OpenClaw sends it.
   void sse.sendJson(roleChunk(base));
   const streaming = (async () => {
     try {
       const run = await startFollowed(c, ctx, request, (handler) => sse.onGone(handler));
+      // With client tools on offer the text is held back: a run that ends in tool calls
+      // answers the calls alone (OpenClaw drops the commentary before them).
+      let held = "";
       for await (const delta of run.deltas()) {
-        if (!(await sse.sendJson(contentChunk(base, delta)))) break;
+        if (holdText) held += delta;
+        else if (!(await sse.sendJson(contentChunk(base, delta)))) break;
       }
       if (sse.gone) return;
       const outcome = await run.outcome();
+      const calls = outcome.clientToolCalls ?? [];
       if (outcome.status !== "ok") {
         await sse.sendJson(openAiErrorBody(runFailure(outcome)));
       } else {
-        const unmet = unmetToolChoice(tools, []);
+        const unmet = unmetToolChoice(tools, calls);
         if (unmet) {
           await sse.sendJson({ error: { message: unmet, type: "api_error" } });
         } else {
-          await sse.sendJson(finishChunk(base, finishReason(outcome.stopReason)));
+          if (calls.length > 0) for (const chunk of toolCallChunks(base, calls)) await sse.sendJson(chunk);
+          else if (held !== "") await sse.sendJson(contentChunk(base, held));
+          await sse.sendJson(finishChunk(base, finishReason(outcome.stopReason, calls)));
           if (includeUsage) await sse.sendJson(usageChunk(base, chatUsage(outcome.usage)));
         }
       }

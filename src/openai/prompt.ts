@@ -107,10 +107,10 @@ function joinTurn(entries: Entry[]): string | null {
   if (current < 0) current = entries.length - 1;
   const head = entries.slice(0, current);
   const last = entries[current]!;
-  // A lone user (or assistant) message is sent as it is; a lone tool result keeps its label.
-  if (head.length === 0 && last.kind !== "tool") return last.text;
   const lines = (list: Entry[]) => list.map((entry) => `${entry.sender}: ${entry.text}`).join("\n");
-  if (head.length === 0) return `${CURRENT_HEADER}\n${lines([last])}`;
+  // A lone user (or assistant) message is sent as it is; a lone tool result keeps its label
+  // (`Tool:<call_id>: <output>`, as recorded from a responses follow-up).
+  if (head.length === 0) return last.kind === "tool" ? lines([last]) : last.text;
   return `${HISTORY_HEADER}\n${lines(head)}\n\n${CURRENT_HEADER}\n${lines([last])}`;
 }
 

@@ -40,15 +40,23 @@ export async function responses(c: Context<AppEnv>): Promise<Response> {
   const runId = `${RESPONSE_ID_PREFIX}${crypto.randomUUID()}`;
   const base: ResponseBase = { id: runId, createdAt: Math.floor(Date.now() / 1000), model: body.model };
   const itemId = `msg_${crypto.randomUUID()}`;
-  const request = { key, runId, message: turn.message, extraSystemPrompt: turn.extraSystemPrompt };
+  const request = {
+    key,
+    runId,
+    message: turn.message,
+    extraSystemPrompt: turn.extraSystemPrompt,
+    clientTools: tools?.tools,
+  };
+  const holdText = (tools?.tools.length ?? 0) > 0;
 
   if (!body.stream) {
     let failure: OpenAiError;
     try {
       const outcome = await runToEnd(c, ctx, request);
       if (outcome.status === "ok") {
-        const unmet = unmetToolChoice(tools, []);
-        if (!unmet) return c.json(finishedResponse(base, itemId, outcome));
+        const calls = outcome.clientToolCalls ?? [];
+        const unmet = unmetToolChoice(tools, calls);
+        if (!unmet) return c.json(finishedResponse(base, itemId, outcome, calls));
         failure = new OpenAiError(502, "api_error", unmet);
       } else {
         failure = runFailure(outcome);
@@ -66,14 +74,19 @@ export async function responses(c: Context<AppEnv>): Promise<Response> {
   const streaming = (async () => {
     try {
       const run = await startFollowed(c, ctx, request, (handler) => sse.onGone(handler));
+      // With client tools on offer the text is held back (a stop at tool calls answers them alone).
+      let held = "";
       for await (const delta of run.deltas()) {
-        if (!(await send(textDeltaEvent(itemId, delta)))) break;
+        if (holdText) held += delta;
+        else if (!(await send(textDeltaEvent(itemId, delta)))) break;
       }
       if (sse.gone) return;
       const outcome = await run.outcome();
-      const unmet = outcome.status === "ok" ? unmetToolChoice(tools, []) : null;
+      const calls = outcome.clientToolCalls ?? [];
+      const unmet = outcome.status === "ok" ? unmetToolChoice(tools, calls) : null;
       if (outcome.status === "ok" && !unmet) {
-        for (const event of closingEvents(base, itemId, outcome)) await send(event);
+        if (calls.length === 0 && held !== "") await send(textDeltaEvent(itemId, held));
+        for (const event of closingEvents(base, itemId, outcome, calls)) await send(event);
       } else {
         const failure = unmet ? new OpenAiError(502, "api_error", unmet) : runFailure(outcome);
         await send(responseEvent("response.failed", { response: failedResponse(base, failure) }));

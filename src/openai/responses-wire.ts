@@ -108,16 +108,35 @@ export function textDeltaEvent(itemId: string, delta: string) {
   return responseEvent("response.output_text.delta", { item_id: itemId, output_index: 0, content_index: 0, delta });
 }
 
-/** The closing events of a text reply: text done, part done, item done, then completed (or incomplete). */
-export function closingEvents(base: ResponseBase, itemId: string, snapshot: RunSnapshot) {
+/**
+ * The closing events: text done, part done, item done, then completed (or incomplete). A run
+ * that stopped at client tool calls closes its message item empty as `commentary`, then adds
+ * each call as its own item, as OpenClaw streams them.
+ */
+export function closingEvents(
+  base: ResponseBase,
+  itemId: string,
+  snapshot: RunSnapshot,
+  toolCalls: readonly ClientToolCall[] = [],
+) {
   const final = finishedResponse(base, itemId, snapshot);
-  const text = replyText(snapshot);
-  const item = (final.output as unknown[])[0];
+  const text = toolCalls.length > 0 ? "" : replyText(snapshot);
+  const item =
+    toolCalls.length > 0
+      ? { ...messageItem(itemId, "", "completed"), phase: "commentary" }
+      : (final.output as unknown[])[0];
   const at = { item_id: itemId, output_index: 0, content_index: 0 };
+  const callItems = toolCalls.map(functionCallItem);
+  const done = toolCalls.length > 0 ? responseResource(base, "completed", [item, ...callItems], snapshot.usage) : final;
   return [
     responseEvent("response.output_text.done", { ...at, text }),
     responseEvent("response.content_part.done", { ...at, part: { type: "output_text", text } }),
     responseEvent("response.output_item.done", { output_index: 0, item }),
-    responseEvent(final.status === "incomplete" ? "response.incomplete" : "response.completed", { response: final }),
+    // Added without a status, done with one (as OpenClaw streams them).
+    ...callItems.flatMap((call, index) => [
+      responseEvent("response.output_item.added", { output_index: index + 1, item: call }),
+      responseEvent("response.output_item.done", { output_index: index + 1, item: { ...call, status: "completed" } }),
+    ]),
+    responseEvent(done.status === "incomplete" ? "response.incomplete" : "response.completed", { response: done }),
   ];
 }

@@ -1,10 +1,19 @@
 import type { Context } from "hono";
 import { admitCompletion, type CompletionRun, startCompletion } from "../domain/completions";
 import type { TenantContext } from "../domain/context";
-import type { RunSnapshot } from "../model/run-types";
+import type { ClientTool, RunSnapshot } from "../model/run-types";
 import { OpenAiError } from "./errors";
 
 /** What both completion routes do around a run: the rate limit, the start, the client's disconnect. */
+
+/** The run a completion request asks for. */
+export type DoorRequest = {
+  key: string;
+  runId: string;
+  message: string;
+  extraSystemPrompt?: string | undefined;
+  clientTools?: ClientTool[] | undefined;
+};
 
 /** A 429 (`rate_limit_error`, with Retry-After) once the tenant's `rateLimit.completionsPerMinute` is used up. */
 export async function admitOrRefuse(ctx: TenantContext): Promise<void> {
@@ -23,11 +32,7 @@ export async function admitOrRefuse(ctx: TenantContext): Promise<void> {
  * Runs a non-streaming completion to its end. The client going away (the request's signal,
  * where the runtime gives one) aborts the run, as OpenClaw does.
  */
-export async function runToEnd(
-  c: Context,
-  ctx: TenantContext,
-  request: { key: string; runId: string; message: string; extraSystemPrompt?: string | undefined },
-): Promise<RunSnapshot> {
+export async function runToEnd(c: Context, ctx: TenantContext, request: DoorRequest): Promise<RunSnapshot> {
   const run = await startCompletion(ctx, { ...request, follow: false });
   const signal = c.req.raw.signal as AbortSignal | undefined;
   const abort = () => void run.abort().catch(() => undefined);
@@ -44,7 +49,7 @@ export async function runToEnd(
 export async function startFollowed(
   c: Context,
   ctx: TenantContext,
-  request: { key: string; runId: string; message: string; extraSystemPrompt?: string | undefined },
+  request: DoorRequest,
   onGone: (handler: () => void) => void,
 ): Promise<CompletionRun> {
   const run = await startCompletion(ctx, { ...request, follow: true });

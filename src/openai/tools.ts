@@ -1,3 +1,4 @@
+import type { ClientTool, ClientToolCall } from "../model/run-types";
 import { TOOLS } from "../tools/catalog";
 import { invalidRequest } from "./errors";
 import type { ResponsesRequest } from "./schemas";
@@ -9,13 +10,10 @@ import type { ResponsesRequest } from "./schemas";
  * (`role: "tool"` / `function_call_output`, flattened by prompt.ts into a new turn).
  */
 
-export type ClientTool = { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+export type { ClientTool, ClientToolCall };
 export type ToolChoice = "auto" | "none" | "required" | { name: string };
 /** What a tool-capable runner receives: the tools offered for this run (none when withheld) and the choice. */
 export type ClientToolSpec = { tools: ClientTool[]; choice: ToolChoice };
-
-/** A client tool call as the run reports it (what goes back as `tool_calls` / `function_call`). */
-export type ClientToolCall = { id: string; name: string; arguments: string };
 
 const PREFIX = "Invalid tools/tool_choice: ";
 export const INVALID_TOOL_CONFIGURATION = "invalid tool configuration";
@@ -108,15 +106,6 @@ export function unmetToolChoice(spec: ClientToolSpec | null, calls: readonly Cli
     return `tool_choice required a ${pinned.name} tool call, but the agent did not produce one`;
   }
   return null;
-}
-
-/** OpenClaw's client-facing tool call ids: 9 lowercase hex characters. */
-export function clientToolCallId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(5));
-  return [...bytes]
-    .map((b) => b.toString(16).padStart(2, "0"))
-    .join("")
-    .slice(0, 9);
 }
 
 /** Streamed tool-call arguments come in pieces of at most this many characters. */

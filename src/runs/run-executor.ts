@@ -1,5 +1,5 @@
 import { mintRunToken } from "../auth/run-token";
-import type { RunRecord } from "../model/run-types";
+import type { ClientTool, RunRecord } from "../model/run-types";
 import { findAgent } from "../policy/agents";
 import { sessionToolsAllowed } from "../policy/tools";
 import type { RunnerConfig, TenantConfig } from "../protocol/config";
@@ -14,6 +14,7 @@ import {
   RunnerError,
   type RunnerOutcome,
   type RunnerRequest,
+  type ToolSpec,
 } from "./runners/runner";
 import { runnerCredential } from "./runners/runner-keys";
 import { webhookRunner } from "./runners/webhook";
@@ -72,7 +73,9 @@ export class RunExecutor {
     const config = offersTools(run) ? await this.deps.tenantConfig(input.tenantId) : null;
     const entry = this.deps.transcript.loadEntry()?.entry ?? null;
     const toolbox = config ? sessionToolbox(this.deps.env, run, entry, config) : null;
-    const withTools = toolbox !== null && toolbox.specs.length > 0;
+    const clientTools = toolbox ? (input.clientTools ?? []) : [];
+    const specs = [...(toolbox?.specs ?? []), ...clientTools.map(clientToolSpec)];
+    const withTools = toolbox !== null && specs.length > 0;
     const request: RunnerRequest = {
       runId: run.runId,
       tenantId: input.tenantId,
@@ -81,7 +84,7 @@ export class RunExecutor {
       input,
       config: input.runner,
       context: this.context(run, withTools),
-      ...(withTools ? { tools: toolbox.specs } : {}),
+      ...(withTools ? { tools: specs } : {}),
       ...(maxTokensOf(input.runner) ? { maxTokens: maxTokensOf(input.runner) } : {}),
       deadline: runDeadline(run),
       signal: controls.signal,
@@ -107,6 +110,7 @@ export class RunExecutor {
           return outcome;
         },
         invoke: (call, idempotencyKey) => toolbox.invoke(call, idempotencyKey),
+        clientTools: new Set(clientTools.map((tool) => tool.name)),
         events: controls.toolEvents,
         onText: controls.onText,
         signal: controls.signal,
@@ -214,6 +218,15 @@ function offersTools(run: RunRecord): boolean {
   return (
     runner.type === "openai" || runner.type === "anthropic" || (runner.type === "webhook" && runner.tools === true)
   );
+}
+
+/** A client tool as the model is offered it (the caller's schema, or any object). */
+function clientToolSpec(tool: ClientTool): ToolSpec {
+  return {
+    name: tool.name,
+    description: tool.description ?? "",
+    parameters: tool.parameters ?? { type: "object", properties: {} },
+  };
 }
 
 /** A reply fixed in advance (chat commands such as /send): no model is called. */

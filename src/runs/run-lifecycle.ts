@@ -203,15 +203,26 @@ export class RunLifecycle {
       ...(reply.responseId ? { responseId: reply.responseId } : {}),
       timestamp: now,
     };
+    const clientStop = reply.clientStop;
     this.host.transcript.transaction(() => {
-      const seqs = this.host.appendMessages([...toolMessages, assistant], (entry) => endEntry(entry, run, "ok", now));
+      // A stop at client tool calls has its step in the transcript already: no reply message.
+      let replySeq: number;
+      if (clientStop) {
+        this.host.updateEntry((entry) => endEntry(entry, run, "ok", now));
+        replySeq = clientStop.stepSeq;
+      } else {
+        replySeq = this.host
+          .appendMessages([...toolMessages, assistant], (entry) => endEntry(entry, run, "ok", now))
+          .at(-1)!;
+      }
       this.host.runs.finish(runId, {
         state: "ok",
         at: now,
         stopReason: assistant.stopReason!,
         ...(reply.usage ? { usage: reply.usage } : {}),
         reply: reply.text,
-        replySeq: seqs.at(-1)!,
+        replySeq,
+        ...(clientStop ? { clientToolCalls: clientStop.calls } : {}),
       });
       this.host.timers.clearRef(runId);
     });

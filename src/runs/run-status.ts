@@ -22,6 +22,7 @@ export function toSnapshot(run: RunRecord): RunSnapshot {
     ...(run.error ? { error: run.error } : {}),
     ...(run.reply !== undefined ? { reply: run.reply } : {}),
     ...(run.usage ? { usage: run.usage } : {}),
+    ...(run.clientToolCalls ? { clientToolCalls: run.clientToolCalls } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { RunRecord, RunState, RunUsage, StoredRunInput } from "../model/run-types";
+import type { ClientToolCall, RunRecord, RunState, RunUsage, StoredRunInput } from "../model/run-types";
 import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
 
@@ -32,6 +32,8 @@ export const RUN_SCHEMA: Schema = {
     // Reads find the run of a user message or a reply by its transcript position.
     { name: "index runs_by_user_seq", sql: "CREATE INDEX runs_by_user_seq ON runs (user_seq)" },
     { name: "index runs_by_reply_seq", sql: "CREATE INDEX runs_by_reply_seq ON runs (reply_seq)" },
+    // A run that stopped at client tool calls (the OpenAI routes) answers them to its caller.
+    { name: "add runs.client_tool_calls", sql: "ALTER TABLE runs ADD COLUMN client_tool_calls TEXT" },
   ],
 };
 
@@ -51,6 +53,7 @@ type RunRow = {
   reply_seq: number | null;
   attempts: number;
   deferred: number;
+  client_tool_calls: string | null;
 };
 
 export class RunStore {
@@ -153,11 +156,13 @@ export class RunStore {
       usage?: RunUsage;
       reply?: string;
       replySeq?: number;
+      clientToolCalls?: ClientToolCall[];
     },
   ): boolean {
     return (
       this.sql.exec(
-        `UPDATE runs SET state = ?, ended_at = ?, stop_reason = ?, error = ?, usage = ?, reply = ?, reply_seq = ?
+        `UPDATE runs SET state = ?, ended_at = ?, stop_reason = ?, error = ?, usage = ?, reply = ?, reply_seq = ?,
+           client_tool_calls = ?
          WHERE run_id = ? AND state IN ('queued', 'running')`,
         outcome.state,
         outcome.at,
@@ -166,6 +171,7 @@ export class RunStore {
         outcome.usage ? JSON.stringify(outcome.usage) : null,
         outcome.reply ?? null,
         outcome.replySeq ?? null,
+        outcome.clientToolCalls?.length ? JSON.stringify(outcome.clientToolCalls) : null,
         runId,
       ).rowsWritten > 0
     );
@@ -188,6 +194,7 @@ export class RunStore {
       ...(row.reply_seq !== null ? { replySeq: row.reply_seq } : {}),
       attempts: row.attempts,
       deferred: row.deferred === 1,
+      ...(row.client_tool_calls ? { clientToolCalls: JSON.parse(row.client_tool_calls) as ClientToolCall[] } : {}),
     };
   }
 }

@@ -14,6 +14,7 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { startToolMockModel } from "../peers/tool-mock-model.mjs";
 import { httpJson } from "./http-json.mjs";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -30,6 +31,8 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 }
 
 let server;
+/** The scripted tool-calling mock (CALL <name> <json>) behind the client-tools tenant's agent. */
+let toolModel;
 let provider;
 let providerUrl;
 const providerRequests = [];
@@ -78,6 +81,7 @@ async function sessionOf(completionId, token = TOKEN, prefix = "") {
 }
 
 before(async () => {
+  toolModel = await startToolMockModel();
   provider = await startProvider();
   providerUrl = `http://127.0.0.1:${provider.address().port}/v1`;
   server = await startServer({ cwd: REPO_ROOT, runtime: process.env.E2E_RUNTIME ?? "wrangler" });
@@ -95,6 +99,7 @@ before(async () => {
 after(async () => {
   await server?.stop();
   provider?.close();
+  await toolModel?.close();
 });
 
 describe("the official openai npm client", { timeout: TEST_MS * 6 }, () => {
@@ -335,7 +340,7 @@ describe("the official openai npm client", { timeout: TEST_MS * 6 }, () => {
       assert.match(e.error.message, /^Embeddings are not available/);
       return true;
     });
-    // A required tool choice the run cannot meet (no runner returns client tool calls yet): OpenClaw's 502.
+    // A required tool choice the run cannot meet (the echo runner calls no tools): OpenClaw's 502.
     await assert.rejects(
       openai.chat.completions.create({
         model: "openclaw",
@@ -345,6 +350,102 @@ describe("the official openai npm client", { timeout: TEST_MS * 6 }, () => {
       }),
       (e) => e.status === 502 && e.error.message === "tool_choice=required was not satisfied by the agent response",
     );
+  });
+
+  test("client tools: the model's call comes back as tool_calls, the tool result as a new turn", {
+    timeout: TEST_MS,
+  }, async () => {
+    const id = `tools-${crypto.randomUUID().slice(0, 8)}`;
+    assert.equal((await admin("POST", "/v1/admin/tenants", { id })).status, 201);
+    const issued = await admin("POST", `/v1/admin/tenants/${id}/tokens`, {
+      scopes: ["operator.write", "operator.admin"],
+    });
+    const { token } = issued.json;
+    const runner = { type: "openai", baseUrl: toolModel.url, model: "mock" };
+    const config = await api(
+      "PUT",
+      `/t/${id}/v1/config`,
+      { agents: { list: [{ id: "main", default: true, runner }] } },
+      token,
+    );
+    assert.equal(config.status, 200, config.text);
+    const openai = client(token, `/t/${id}`);
+    const tools = [
+      {
+        type: "function",
+        function: {
+          name: "get_weather",
+          parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        },
+      },
+    ];
+    const first = await openai.chat.completions.create({
+      model: "openclaw",
+      user: "weather",
+      messages: [{ role: "user", content: 'CALL get_weather {"city":"Paris"}' }],
+      tools,
+    });
+    const choice = first.choices[0];
+    assert.equal(choice.finish_reason, "tool_calls");
+    assert.equal(choice.message.content, "");
+    assert.equal(choice.message.tool_calls.length, 1);
+    const [call] = choice.message.tool_calls;
+    assert.match(call.id, /^[0-9a-f]{9}$/);
+    assert.deepEqual(call.function, { name: "get_weather", arguments: '{"city":"Paris"}' });
+    // The model saw the client's tool beside the session tools.
+    const offered = toolModel.requests.at(-1).body.tools.map((tool) => tool.function.name);
+    assert.ok(offered.includes("get_weather") && offered.includes("sessions_list"), offered.join(","));
+
+    const second = await openai.chat.completions.create({
+      model: "openclaw",
+      user: "weather",
+      messages: [
+        { role: "user", content: "What is the weather in Paris?" },
+        choice.message,
+        { role: "tool", tool_call_id: call.id, content: "Sunny, 21C" },
+      ],
+      tools,
+    });
+    assert.equal(second.choices[0].finish_reason, "stop");
+    assert.notEqual(second.id, first.id);
+    const turn = await sessionOf(second.id, token, `/t/${id}`);
+    assert.equal(turn.sessionKey, "agent:main:openai-user:weather");
+    assert.match(turn.message, new RegExp(`\\[Current message - respond to this\\]\\nTool:${call.id}: Sunny, 21C$`));
+
+    // Streaming: the calls after the run, then finish_reason tool_calls.
+    const stream = await openai.chat.completions.create({
+      model: "openclaw",
+      stream: true,
+      messages: [{ role: "user", content: 'CALL get_weather {"city":"Oslo"}' }],
+      tools,
+    });
+    const deltas = [];
+    let finish;
+    for await (const chunk of stream) {
+      const choice0 = chunk.choices[0];
+      if (choice0?.delta?.tool_calls) deltas.push(...choice0.delta.tool_calls);
+      if (choice0?.finish_reason) finish = choice0.finish_reason;
+    }
+    assert.equal(finish, "tool_calls");
+    assert.equal(deltas[0].function.name, "get_weather");
+    assert.equal(deltas.map((d) => d.function.arguments).join(""), '{"city":"Oslo"}');
+
+    // Responses: function_call items, continued with previous_response_id + function_call_output.
+    const response = await openai.responses.create({
+      model: "openclaw",
+      input: 'CALL get_weather {"city":"Rome"}',
+      tools: [{ type: "function", name: "get_weather", parameters: tools[0].function.parameters, strict: false }],
+    });
+    assert.equal(response.output[0].type, "function_call");
+    assert.equal(response.output[0].arguments, '{"city":"Rome"}');
+    const continued = await openai.responses.create({
+      model: "openclaw",
+      previous_response_id: response.id,
+      input: [{ type: "function_call_output", call_id: response.output[0].call_id, output: "Cloudy" }],
+    });
+    assert.equal(continued.status, "completed");
+    const stored = await sessionOf(continued.id, token, `/t/${id}`);
+    assert.equal(stored.message, `Tool:${response.output[0].call_id}: Cloudy`);
   });
 
   test("two tenants are isolated; a read-only token lists models but may not run", { timeout: TEST_MS }, async () => {

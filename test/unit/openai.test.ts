@@ -193,6 +193,12 @@ describe("messages become one agent turn (SPEC §3.4, §5.2)", () => {
         "[Chat messages since your last reply - for context]\nUser: weather?\nAssistant: tool_call id=abc123def name=get_weather arguments={}\n\n[Current message - respond to this]\nTool:abc123def: Sunny",
       extraSystemPrompt: "Be brief.\n\nSystem item.",
     });
+    // A follow-up with previous_response_id carries the output alone: stored as "Tool:<call_id>: <output>".
+    const followUp = responsesRequestSchema.parse({
+      model: "openclaw",
+      input: [{ type: "function_call_output", call_id: "a21126b50", output: "Sunny" }],
+    }).input;
+    expect(responsesTurn(followUp)).toEqual({ message: "Tool:a21126b50: Sunny" });
     expect(refusal(() => responsesTurn(""))?.message).toBe("Missing user message in `input`.");
     expect(refusal(() => responsesTurn([]))?.message).toBe("Missing user message in `input`.");
   });

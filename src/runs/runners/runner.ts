@@ -1,4 +1,4 @@
-import type { RunInput, RunUsage } from "../../model/run-types";
+import type { ClientToolCall, RunInput, RunUsage } from "../../model/run-types";
 import type { RunnerConfig } from "../../protocol/config";
 import type { ResolvedSecret } from "../../protocol/secrets";
 import type { TranscriptMessage } from "../../protocol/session";
@@ -52,6 +52,11 @@ export type RunnerReply = {
   text: string;
   /** The model asked for these calls (stopReason `toolUse`); the tool loop runs them. */
   toolCalls?: ModelToolCall[];
+  /**
+   * The run stopped at calls of the caller's own tools: they go back to the caller, and the
+   * step that asked for them is already in the transcript at `stepSeq` (no reply message).
+   */
+  clientStop?: { calls: ClientToolCall[]; stepSeq: number };
   /** The provider's response id (OpenClaw's `responseId`). */
   responseId?: string;
   /** The whole run's text as clients saw it stream (tool rounds joined), when it differs from `text`. */

@@ -58,12 +58,14 @@ export type JournalStep = {
   step: number;
   /** The assistant message with the `toolCall` blocks, as appended to the transcript. */
   message: TranscriptMessage;
+  /** Where that message is in the transcript. */
+  messageSeq: number;
   /** The step's toolResult messages are in the transcript (the step is over). */
   resultsAppended: boolean;
   calls: JournalCall[];
 };
 
-type StepRow = { step: number; message: string; results_appended: number };
+type StepRow = { step: number; message: string; message_seq: number; results_appended: number };
 type CallRow = {
   step: number;
   position: number;
@@ -81,7 +83,7 @@ export class ToolJournal {
   steps(runId: string): JournalStep[] {
     const steps = all<StepRow>(
       this.sql,
-      "SELECT step, message, results_appended FROM tool_steps WHERE run_id = ? ORDER BY step",
+      "SELECT step, message, message_seq, results_appended FROM tool_steps WHERE run_id = ? ORDER BY step",
       runId,
     );
     if (steps.length === 0) return [];
@@ -93,6 +95,7 @@ export class ToolJournal {
     return steps.map((row) => ({
       step: row.step,
       message: JSON.parse(row.message) as TranscriptMessage,
+      messageSeq: row.message_seq,
       resultsAppended: row.results_appended === 1,
       calls: calls
         .filter((call) => call.step === row.step)

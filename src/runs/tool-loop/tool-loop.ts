@@ -34,6 +34,8 @@ export type ToolLoopPorts = {
   model(context: ContextMessage[], onText: (text: string) => void): Promise<RunnerReply>;
   /** Runs one call through the shared tool entry point; resolves with an outcome, never throws. */
   invoke(call: ModelToolCall, idempotencyKey: string): Promise<ToolOutcome>;
+  /** Names of the caller's own tools: a call of one is not run here, it ends the run. */
+  clientTools: ReadonlySet<string>;
   events: ToolLoopEvents;
   /** The run's cumulative text as clients see it (all rounds). */
   onText(text: string): void;
@@ -59,6 +61,7 @@ export async function runToolLoop(ports: ToolLoopPorts, run: ToolLoopRun): Promi
   // A step cut off by a crash or eviction: its calls that did not finish run again.
   const unfinished = steps.at(-1);
   if (unfinished && !unfinished.resultsAppended) await runCalls(ports, run.runId, unfinished);
+  if (unfinished && clientCallsOf(ports, unfinished).length > 0) return clientStop(ports, unfinished, usage);
 
   for (;;) {
     throwIfAborted(signal);
@@ -86,7 +89,47 @@ export async function runToolLoop(ports: ToolLoopPorts, run: ToolLoopRun): Promi
     const step = recordStep(ports, run.runId, steps.length + 1, reply, calls);
     steps.push(step);
     await runCalls(ports, run.runId, step);
+    // The caller runs its own tools: the run ends here and their calls go back to it.
+    if (clientCallsOf(ports, step).length > 0) return clientStop(ports, step, usage);
   }
+}
+
+/** OpenClaw's synthetic result of a call the client runs (the transcript's record of it). */
+export function delegatedResult(name: string) {
+  return { status: "pending", tool: name, message: "Tool execution delegated to client" };
+}
+
+function clientCallsOf(ports: ToolLoopPorts, step: JournalStep): ModelToolCall[] {
+  return callsOf(step).filter((call) => ports.clientTools.has(call.name));
+}
+
+/**
+ * The run's answer when it stopped at client calls: no text (commentary said before the calls
+ * stays in the transcript only, as OpenClaw drops it from the HTTP answer), and each call with
+ * a client-facing id of OpenClaw's shape.
+ */
+function clientStop(ports: ToolLoopPorts, step: JournalStep, usage: RunUsage | undefined): RunnerReply {
+  const calls = clientCallsOf(ports, step).map((call) => ({
+    id: clientToolCallId(),
+    name: call.name,
+    arguments: JSON.stringify(call.arguments),
+  }));
+  return {
+    kind: "reply",
+    text: "",
+    stopReason: "toolUse",
+    ...(usage ? { usage } : {}),
+    clientStop: { calls, stepSeq: step.messageSeq },
+  };
+}
+
+/** OpenClaw's client-facing tool call ids: 9 lowercase hex characters. */
+function clientToolCallId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(5));
+  return [...bytes]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("")
+    .slice(0, 9);
 }
 
 /** The assistant message of a step: text said before the calls as its own block, then the calls. */
@@ -114,8 +157,10 @@ function recordStep(
     ...(reply.responseId ? { responseId: reply.responseId } : {}),
     timestamp: now,
   };
+  let messageSeq = 0;
   ports.transaction(() => {
     const [seq] = ports.append([message]);
+    messageSeq = seq!;
     ports.journal.recordStep(
       runId,
       index,
@@ -128,6 +173,7 @@ function recordStep(
   return {
     step: index,
     message,
+    messageSeq,
     resultsAppended: false,
     calls: calls.map((call, position) => ({
       position,
@@ -152,7 +198,9 @@ async function runCalls(ports: ToolLoopPorts, runId: string, step: JournalStep):
       const call = calls[position]!;
       ports.journal.markStarted(runId, step.step, position, ports.now());
       ports.events.toolStarted(call);
-      const outcome = await untilAborted(ports.invoke(call, `${runId}:${call.id}`), ports.signal);
+      const outcome = ports.clientTools.has(call.name)
+        ? delegated(call.name)
+        : await untilAborted(ports.invoke(call, `${runId}:${call.id}`), ports.signal);
       if (!outcome || ports.signal.aborted) return;
       const result: TranscriptMessage = {
         role: "toolResult",
@@ -174,6 +222,11 @@ async function runCalls(ports: ToolLoopPorts, runId: string, step: JournalStep):
     ports.journal.markResultsAppended(runId, step.step);
   });
   step.resultsAppended = true;
+}
+
+function delegated(name: string): ToolOutcome {
+  const details = delegatedResult(name);
+  return { text: JSON.stringify(details), details, isError: false };
 }
 
 /** A step as the model sees it again: its answer with the calls, then each call's result. */
