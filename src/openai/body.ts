@@ -22,9 +22,11 @@ export async function readOpenAiBody<S extends z.ZodType>(
   if (bytes.byteLength > maxBytes) throw tooLarge();
   const text = new TextDecoder().decode(bytes);
   let raw: unknown = {};
-  if (text.trim() !== "") {
+  const trimmed = text.trim();
+  if (trimmed !== "") {
     try {
-      raw = JSON.parse(text);
+      // Trimmed first, as OpenClaw reads it (the parser's positions in errors are then the same).
+      raw = JSON.parse(trimmed);
     } catch (error) {
       throw invalidRequest((error as Error).message);
     }

@@ -1,4 +1,5 @@
 import type { RunSnapshot, RunUsage } from "../model/run-types";
+import { parseUpstreamFailure } from "../model/upstream-failure";
 import { isSilentReply } from "../runs/deltas";
 import { OpenAiError } from "./errors";
 import type { ClientToolCall } from "./tools";
@@ -102,7 +103,11 @@ export function toolCallChunks(base: ChunkBase, calls: readonly ClientToolCall[]
   ]);
 }
 
-/** A run that did not end `ok`, as an OpenAI error (chat's body; responses wrap it in a failed resource). */
+/**
+ * A run that did not end `ok`, as an OpenAI error (chat's body; responses wrap it in a failed
+ * resource). A model provider's refusal is answered as OpenClaw maps it (SPEC §3.10); other
+ * failures keep this service's own clear text (also at `GET /v1/runs/{id}`).
+ */
 export function runFailure(snapshot: RunSnapshot): OpenAiError {
   switch (snapshot.state) {
     case "timeout":
@@ -110,6 +115,18 @@ export function runFailure(snapshot: RunSnapshot): OpenAiError {
     case "aborted":
       return new OpenAiError(500, "api_error", "run was aborted");
     default:
-      return new OpenAiError(500, "api_error", snapshot.error ?? "internal error");
+      return upstreamError(snapshot.error) ?? new OpenAiError(500, "api_error", snapshot.error ?? "internal error");
   }
+}
+
+function upstreamError(error: string | undefined): OpenAiError | null {
+  const failure = parseUpstreamFailure(error);
+  if (!failure) return null;
+  const { status, message } = failure;
+  const said = `${status} ${message}`.trim();
+  if (status === 401 || status === 403) return new OpenAiError(401, "authentication_error", said);
+  if (status === 429) return new OpenAiError(429, "rate_limit_error", said);
+  if (status >= 500) return new OpenAiError(502, "api_error", "upstream provider error");
+  if (status === 400 || status === 404) return new OpenAiError(status, "invalid_request_error", said);
+  return new OpenAiError(502, "api_error", "upstream provider error");
 }

@@ -1,3 +1,4 @@
+import { fileBlock, refuseImageUrl } from "./attachments";
 import { invalidRequest } from "./errors";
 import type { ResponseInputItem } from "./schemas";
 
@@ -18,7 +19,6 @@ const CURRENT_HEADER = "[Current message - respond to this]";
 
 export const MISSING_CHAT_MESSAGE = "Missing user message in `messages`.";
 export const MISSING_INPUT_MESSAGE = "Missing user message in `input`.";
-export const IMAGES_UNSUPPORTED_MESSAGE = "Images and files are not supported by this gateway yet.";
 
 /** `messages[]` of a chat completion → one turn (400 when nothing is there to answer). */
 export function chatTurn(messages: readonly unknown[] | null | undefined): AgentTurn {
@@ -34,7 +34,10 @@ export function chatTurn(messages: readonly unknown[] | null | undefined): Agent
         if (text.trim()) system.push(text.trim());
         break;
       case "user":
-        if (hasImage(message.content)) throw invalidRequest(IMAGES_UNSUPPORTED_MESSAGE);
+        {
+          const image = imagePart(message.content);
+          if (image) refuseImageUrl(image);
+        }
         if (text.trim()) entries.push({ kind: "user", sender: "User", text });
         break;
       case "assistant": {
@@ -66,11 +69,12 @@ export function responsesTurn(input: string | readonly ResponseInputItem[], inst
     return withSystem(input, system);
   }
   const entries: Entry[] = [];
+  const files: string[] = [];
   for (const item of input) {
     if (item.type === "message") {
       const parts = typeof item.content === "string" ? [] : item.content;
-      if (parts.some((part) => part.type === "input_image" || part.type === "input_file")) {
-        throw invalidRequest(IMAGES_UNSUPPORTED_MESSAGE);
+      for (const part of parts) {
+        if (part.type === "input_image" || part.type === "input_file") files.push(fileBlock(part));
       }
       const text = contentText(item.content);
       if (item.role === "system" || item.role === "developer") {
@@ -90,7 +94,8 @@ export function responsesTurn(input: string | readonly ResponseInputItem[], inst
   }
   const message = joinTurn(entries);
   if (message === null) throw invalidRequest(MISSING_INPUT_MESSAGE);
-  return withSystem(message, system);
+  // File text goes after everything else in the run's system prompt (OpenClaw's order).
+  return withSystem(message, [...system, ...files]);
 }
 
 /** The current entry is the last user or tool entry (a trailing assistant prefill is dropped). */
@@ -133,11 +138,10 @@ export function contentText(content: unknown): string {
   return texts.join("\n");
 }
 
-function hasImage(content: unknown): boolean {
-  return (
-    Array.isArray(content) &&
-    content.some((part) => part && typeof part === "object" && (part as { type?: unknown }).type === "image_url")
-  );
+/** The first `image_url` part of a message's content, if any. */
+function imagePart(content: unknown): { image_url?: unknown } | undefined {
+  if (!Array.isArray(content)) return undefined;
+  return content.find((part) => part && typeof part === "object" && (part as { type?: unknown }).type === "image_url");
 }
 
 function toolSender(message: Record<string, unknown>): string {

@@ -21,7 +21,7 @@ import { admitOrRefuse, runToEnd, startFollowed } from "./run-door";
 import { type ResponsesRequest, responsesRequestSchema } from "./schemas";
 import { isDerivedKey, openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
 import { SseStream } from "./sse";
-import { responsesToolSpec, unmetToolChoice } from "./tools";
+import { responsesToolSpec, ToolNameConflict, unmetToolChoice } from "./tools";
 
 const RESPONSE_ID_PREFIX = "resp_";
 
@@ -34,11 +34,18 @@ export async function responses(c: Context<AppEnv>): Promise<Response> {
   const body = await readOpenAiBody(c, responsesRequestSchema, MAX_COMPLETION_BODY_BYTES);
   const agentId = resolveAgent(ctx.config, body.model, agentHeader(c));
   const key = await responseSessionKey(ctx, body, agentId, c.req.header(SESSION_KEY_HEADER));
-  const tools = responsesToolSpec(body);
-  const turn = responsesTurn(body.input, body.instructions);
-  await admitOrRefuse(ctx);
   const runId = `${RESPONSE_ID_PREFIX}${crypto.randomUUID()}`;
   const base: ResponseBase = { id: runId, createdAt: Math.floor(Date.now() / 1000), model: body.model };
+  let tools: ReturnType<typeof responsesToolSpec>;
+  try {
+    tools = responsesToolSpec(body);
+  } catch (error) {
+    // A name taken by an agent tool is answered with a failed response, as OpenClaw does.
+    if (error instanceof ToolNameConflict) return c.json(failedResponse(base, error), error.status);
+    throw error;
+  }
+  const turn = responsesTurn(body.input, body.instructions);
+  await admitOrRefuse(ctx);
   const itemId = `msg_${crypto.randomUUID()}`;
   const request = {
     key,

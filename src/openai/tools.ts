@@ -1,6 +1,6 @@
 import type { ClientTool, ClientToolCall } from "../model/run-types";
 import { TOOLS } from "../tools/catalog";
-import { invalidRequest } from "./errors";
+import { invalidRequest, OpenAiError } from "./errors";
 import type { ResponsesRequest } from "./schemas";
 
 /**
@@ -16,6 +16,32 @@ export type ToolChoice = "auto" | "none" | "required" | { name: string };
 export type ClientToolSpec = { tools: ClientTool[]; choice: ToolChoice };
 
 const PREFIX = "Invalid tools/tool_choice: ";
+/**
+ * The direct tools of OpenClaw's default agent (as its model is offered them, recorded in
+ * shared/peer/openai-http): a client tool may not take one of these names either, so a client
+ * that works here works against the real gateway.
+ */
+const OPENCLAW_AGENT_TOOLS = new Set([
+  "apply_patch",
+  "edit",
+  "exec",
+  "ls",
+  "openclaw",
+  "process",
+  "read",
+  "sessions_yield",
+  "tool_call",
+  "tool_describe",
+  "tool_search",
+  "write",
+]);
+
+/** A client tool that shadows an agent tool (responses answer it with a failed response resource). */
+export class ToolNameConflict extends OpenAiError {
+  constructor() {
+    super(400, "invalid_request_error", INVALID_TOOL_CONFIGURATION);
+  }
+}
 export const INVALID_TOOL_CONFIGURATION = "invalid tool configuration";
 const toolsError = (detail: string) => invalidRequest(`${PREFIX}${detail}`);
 
@@ -67,7 +93,8 @@ function toolSpec(list: ClientTool[], choice: ToolChoice, refuse: (detail: strin
   const names = new Set<string>();
   for (const tool of list) {
     // A client tool may not shadow an agent tool, nor another client tool.
-    if (Object.hasOwn(TOOLS, tool.name) || names.has(tool.name)) throw invalidRequest(INVALID_TOOL_CONFIGURATION);
+    if (Object.hasOwn(TOOLS, tool.name) || OPENCLAW_AGENT_TOOLS.has(tool.name)) throw new ToolNameConflict();
+    if (names.has(tool.name)) throw invalidRequest(INVALID_TOOL_CONFIGURATION);
     names.add(tool.name);
   }
   if (choice === "required" && list.length === 0) throw refuse("tool_choice=required but no tools were provided");

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { upstreamFailureText } from "../../src/model/upstream-failure";
+import { runFailure } from "../../src/openai/chat-wire";
 import { OpenAiError, schemaMessage } from "../../src/openai/errors";
 import { modelIds, parseModelTarget, resolveAgent, retrieveModel } from "../../src/openai/models";
 import { chatTurn, responsesTurn } from "../../src/openai/prompt";
@@ -302,5 +304,96 @@ describe("client tools (SPEC §4.1, §5.6)", () => {
     expect(unmetToolChoice(pinned, [])).toBe(
       "tool_choice required a get_weather tool call, but the agent did not produce one",
     );
+  });
+});
+
+describe("images and files (SPEC §3.8, §5.1)", () => {
+  const chatWithImage = (url: unknown) => [
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "see" },
+        { type: "image_url", image_url: { url } },
+      ],
+    },
+  ];
+
+  it("refuses invalid image_url parts in OpenClaw's words, valid ones as unsupported", () => {
+    for (const url of ["", "http://127.0.0.1:1/x.png", "data:image/png,abc", 5]) {
+      expect(refusal(() => chatTurn(chatWithImage(url)))).toEqual({
+        status: 400,
+        message: "Invalid image_url content in `messages`.",
+      });
+    }
+    expect(refusal(() => chatTurn(chatWithImage("data:image/png;base64,iVBORw0KGgo=")))?.message).toBe(
+      "Images and files are not supported by this gateway yet.",
+    );
+  });
+
+  it("puts a base64 text file into the system prompt inside untrusted-content markers; refuses remote sources", () => {
+    const input = responsesRequestSchema.parse({
+      model: "openclaw",
+      input: [
+        {
+          type: "message",
+          role: "user",
+          content: [
+            { type: "input_text", text: "read the file" },
+            {
+              type: "input_file",
+              source: { type: "base64", media_type: "text/plain", data: "ZmlsZSBib2R5IGhlcmU=", filename: "a.txt" },
+            },
+          ],
+        },
+      ],
+    }).input;
+    const turn = responsesTurn(input, "Be brief.");
+    expect(turn.message).toBe("read the file");
+    expect(turn.extraSystemPrompt).toMatch(
+      /^Be brief\.\n\n<file name="a\.txt">\n\n<<<EXTERNAL_UNTRUSTED_CONTENT id="([0-9a-f]{16})">>>\nSource: External\n---\nfile body here\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="\1">>>\n<\/file>$/,
+    );
+    const remote = responsesRequestSchema.parse({
+      model: "openclaw",
+      input: [
+        {
+          type: "message",
+          role: "user",
+          content: [{ type: "input_image", source: { type: "url", url: "http://127.0.0.1:1/x.png" } }],
+        },
+      ],
+    }).input;
+    expect(refusal(() => responsesTurn(remote))).toEqual({ status: 400, message: "invalid request" });
+  });
+});
+
+describe("a model provider's refusal (SPEC §3.10)", () => {
+  const failed = (error: string) => runFailure({ runId: "r", status: "error", state: "error", error });
+  const body = (status: number) => `{"error":{"message":"mock failure ${status}","type":"server_error"}}`;
+
+  it("answers the provider's status as OpenClaw maps it, and keeps other failures' own text", () => {
+    const answer = (error: OpenAiError) => ({ status: error.status, type: error.type, message: error.message });
+    expect(answer(failed(upstreamFailureText(400, body(400))))).toEqual({
+      status: 400,
+      type: "invalid_request_error",
+      message: "400 mock failure 400",
+    });
+    expect(answer(failed(upstreamFailureText(401, body(401))))).toMatchObject({
+      status: 401,
+      type: "authentication_error",
+    });
+    expect(answer(failed(upstreamFailureText(429, body(429))))).toMatchObject({
+      status: 429,
+      type: "rate_limit_error",
+    });
+    expect(answer(failed(upstreamFailureText(503, body(503))))).toEqual({
+      status: 502,
+      type: "api_error",
+      message: "upstream provider error",
+    });
+    expect(answer(failed("secret not found: store:openai"))).toEqual({
+      status: 500,
+      type: "api_error",
+      message: "secret not found: store:openai",
+    });
   });
 });
