@@ -198,6 +198,52 @@ describe("automations over the gateway (cron.*)", () => {
     for (const client of open.splice(0)) client.ws.close();
   });
 
+  it("gives each job OpenClaw's configRevision and refuses an update made against a stale one", async () => {
+    const t = await freshTenant("cron-rev");
+    const client = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    open.push(client);
+    const added = await client.request("cron.add", {
+      name: "Revised",
+      enabled: true,
+      sessionTarget: "isolated",
+      wakeMode: "now",
+      schedule: { kind: "every", everyMs: 1_800_000 },
+      payload: { kind: "agentTurn", message: "hello" },
+    });
+    const job = added.payload;
+    expect(job.configRevision).toMatch(/^sha256:[A-Za-z0-9_-]{43}$/);
+    const listed = await client.request("cron.list", {});
+    expect(listed.payload.jobs[0].configRevision).toBe(job.configRevision);
+    // The Control UI's pause: the revision it loaded, then the change.
+    const paused = await client.request("cron.update", {
+      id: job.id,
+      expectedConfigRevision: job.configRevision,
+      patch: { enabled: false },
+    });
+    expect(paused.ok, JSON.stringify(paused.error)).toBe(true);
+    expect(paused.payload.configRevision).not.toBe(job.configRevision);
+    // A second window still holding the first revision is refused, in OpenClaw's words.
+    const stale = await client.request("cron.update", {
+      id: job.id,
+      expectedConfigRevision: job.configRevision,
+      patch: { name: "Overwritten" },
+    });
+    expect(stale.ok).toBe(false);
+    expect(stale.error).toEqual({
+      code: "INVALID_REQUEST",
+      message: "cron job definition no longer matches the loaded version; review the latest version before retrying",
+      details: {
+        code: "CRON_JOB_CHANGED",
+        expectedConfigRevision: job.configRevision,
+        actualConfigRevision: paused.payload.configRevision,
+      },
+    });
+    expect((await client.request("cron.get", { id: job.id })).payload).toMatchObject({
+      name: "Revised",
+      enabled: false,
+    });
+  });
+
   it("creates a job as the Control UI does, runs it now into its cron session, lists, pauses and removes it", async () => {
     const t = await freshTenant("cron-gw");
     const client = await GatewayClient.connect({ path: t.prefix, token: t.token });

@@ -7,7 +7,11 @@ import type { Awaitable } from "./session-api";
  * back as data (`ok: false`), never as thrown errors, so their text crosses the RPC boundary intact.
  */
 
-export type CronResult<T> = { ok: true; value: T } | { ok: false; code: "invalid" | "not_found"; error: string };
+export type CronResult<T> =
+  | { ok: true; value: T }
+  | { ok: false; code: "invalid" | "not_found"; error: string }
+  /** The job changed since the caller loaded it (`expectedConfigRevision`). */
+  | { ok: false; code: "changed"; error: string; details: Record<string, unknown> };
 
 /** Who asks: the config they act under and the origin their requests came from. */
 export type CronCallerInfo = { config: TenantConfig; origin?: string };
@@ -16,7 +20,12 @@ export type CronRunMode = "due" | "force" | "if-enabled";
 
 export interface SchedulerApi {
   add(params: CronAddParams, caller: CronCallerInfo): Awaitable<CronResult<CronJob>>;
-  update(id: string, patch: CronPatch, caller: CronCallerInfo): Awaitable<CronResult<CronJob>>;
+  update(
+    id: string,
+    patch: CronPatch,
+    caller: CronCallerInfo,
+    expectedConfigRevision?: string,
+  ): Awaitable<CronResult<CronJob>>;
   remove(id: string): Awaitable<CronResult<{ ok: true; removed: true }>>;
   get(id: string): Awaitable<CronJob | null>;
   list(params: CronListParams, config: TenantConfig): Awaitable<Record<string, unknown>>;

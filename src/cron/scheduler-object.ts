@@ -5,6 +5,7 @@ import type { CronAddParams, CronListParams, CronPatch, CronRunsParams } from ".
 import { migrate } from "../storage/migrations";
 import { tenantApi } from "../stubs";
 import { Timers } from "../timers/timers";
+import { listWithRevisions, resultWithRevision, updateIfCurrent, withRevision } from "./config-revision";
 import { tenantRunPort } from "./cron-runs";
 import { CRON_SCHEMAS, CronStore } from "./cron-store";
 import { type CronTimerKind, DEFAULT_MAX_JOBS, DEFAULT_MIN_INTERVAL_MS, Scheduler } from "./scheduler";
@@ -44,11 +45,11 @@ export class SchedulerObject extends DurableObject<Env> implements SchedulerApi 
   }
 
   add(params: CronAddParams, caller: CronCallerInfo) {
-    return this.scheduler.add(params, caller);
+    return resultWithRevision(this.scheduler.add(params, caller));
   }
 
-  update(id: string, patch: CronPatch, caller: CronCallerInfo) {
-    return this.scheduler.update(id, patch, caller);
+  update(id: string, patch: CronPatch, caller: CronCallerInfo, expectedConfigRevision?: string) {
+    return updateIfCurrent(this.scheduler, id, patch, caller, expectedConfigRevision);
   }
 
   remove(id: string) {
@@ -56,11 +57,11 @@ export class SchedulerObject extends DurableObject<Env> implements SchedulerApi 
   }
 
   get(id: string) {
-    return this.scheduler.get(id);
+    return withRevision(this.scheduler.get(id));
   }
 
   list(params: CronListParams, config: TenantConfig) {
-    return this.scheduler.list(params, config);
+    return listWithRevisions(this.scheduler.list(params, config));
   }
 
   status() {

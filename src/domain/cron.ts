@@ -13,6 +13,7 @@ function caller(ctx: TenantContext) {
 function unwrap<T>(method: string, result: CronResult<T>): T {
   if (result.ok) return result.value;
   if (result.code === "not_found") throw new DomainError("not_found", result.error);
+  if (result.code === "changed") throw new DomainError("conflict", result.error, result.details);
   throw new DomainError("invalid", `invalid ${method} params: ${result.error}`);
 }
 
@@ -27,8 +28,13 @@ export async function addCronJob(ctx: TenantContext, params: CronAddParams): Pro
   return unwrap("cron.add", await ctx.scheduler.add(params, caller(ctx)));
 }
 
-export async function updateCronJob(ctx: TenantContext, id: string, patch: CronPatch): Promise<CronJob> {
-  return unwrap("cron.update", await ctx.scheduler.update(id, patch, caller(ctx)));
+export async function updateCronJob(
+  ctx: TenantContext,
+  id: string,
+  patch: CronPatch,
+  expectedConfigRevision?: string,
+): Promise<CronJob> {
+  return unwrap("cron.update", await ctx.scheduler.update(id, patch, caller(ctx), expectedConfigRevision));
 }
 
 export async function removeCronJob(ctx: TenantContext, id: string): Promise<{ ok: true; removed: true }> {

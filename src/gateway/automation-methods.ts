@@ -88,7 +88,8 @@ export const AUTOMATION_METHODS: Record<string, AutomationMethod> = {
   "cron.update": method({
     scope: ADMIN,
     params: cronUpdateParamsSchema,
-    handle: ({ ctx, params }) => updateCronJob(ctx, jobIdOf("cron.update", params), params.patch),
+    handle: ({ ctx, params }) =>
+      updateCronJob(ctx, jobIdOf("cron.update", params), params.patch, params.expectedConfigRevision),
   }),
   "cron.remove": method({
     scope: ADMIN,

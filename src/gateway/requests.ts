@@ -113,7 +113,7 @@ export class Requests {
       }
     } catch (error) {
       if (error instanceof DomainError) {
-        safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", error.message)));
+        safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", error.message, error.details)));
       } else {
         console.error(`gateway: ${method} failed`, error);
         safeSend(ws, errorFrame(id, gatewayError("UNAVAILABLE", `${method} failed`)));

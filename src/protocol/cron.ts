@@ -92,7 +92,12 @@ export type CronPatch = z.infer<typeof cronPatchSchema>;
 /** `{ id }` or the legacy `{ jobId }`. */
 const jobRef = { id: nonEmpty.optional(), jobId: nonEmpty.optional() };
 
-export const cronUpdateParamsSchema = z.object({ ...jobRef, patch: cronPatchSchema });
+export const cronUpdateParamsSchema = z.object({
+  ...jobRef,
+  patch: cronPatchSchema,
+  /** The job's `configRevision` when the caller loaded it: a job changed since is refused. */
+  expectedConfigRevision: z.string().min(1).optional(),
+});
 export const cronRemoveParamsSchema = z.object(jobRef);
 export const cronGetParamsSchema = z.object(jobRef);
 export const cronRunParamsSchema = z.object({ ...jobRef, mode: z.enum(["due", "force", "if-enabled"]).optional() });
