@@ -85,7 +85,8 @@ export interface TenantApi {
   authenticate(tokenId: string, hash: string): Awaitable<TenantAccess | null>;
   // Config and secrets
   config(): Awaitable<TenantConfig>;
-  putConfig(config: TenantConfig): Awaitable<TenantConfig>;
+  /** Replaces the config; with `baseHash`, only while the stored one still has that hash. */
+  putConfig(config: TenantConfig, baseHash?: string): Awaitable<ConfigWrite>;
   runnerSecret(rotate?: boolean): Awaitable<string>;
   // Secret store (src/secrets/): values sealed at rest, never listed for `secret` entries
   secretsList(): Awaitable<SecretStoreEntry[]>;
@@ -150,3 +151,6 @@ export type TokenInfo = {
   createdAt: number;
   lastUsedAt?: number;
 };
+
+/** A config write: stored (with its new hash), or refused because it changed meanwhile. */
+export type ConfigWrite = { ok: true; config: TenantConfig; hash: string } | { ok: false; reason: "changed" };

@@ -1,6 +1,7 @@
 import type { CronCallerInfo, CronResult } from "../contracts/scheduler-api";
 import type { CronJob, CronPatch } from "../protocol/cron";
 import { toBase64Url } from "../util/encoding";
+import { stableJson } from "../util/stable-json";
 import type { Scheduler } from "./scheduler";
 
 /**
@@ -78,15 +79,4 @@ export async function updateIfCurrent(
     }
   }
   return resultWithRevision(scheduler.update(id, patch, caller));
-}
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }

@@ -15,9 +15,19 @@ import { DomainError } from "./errors";
 
 /** Replaces the config (validated by the caller) in one write. */
 export async function putConfig(ctx: TenantContext, config: TenantConfig): Promise<TenantConfig> {
-  const stored = await ctx.tenant.putConfig(config);
-  forgetAccess(ctx.tenantId);
-  return stored;
+  const written = await writeTenantConfig(ctx, config);
+  if (!written.ok) throw new DomainError("conflict", CONFIG_CHANGED_MESSAGE);
+  return written.config;
+}
+
+/** OpenClaw's refusal of a write made against a config that changed since it was loaded. */
+export const CONFIG_CHANGED_MESSAGE = "config changed since last load; re-run config.get and retry";
+
+/** Writes the tenant's config (optionally only over `baseHash`) and drops cached access to it. */
+export async function writeTenantConfig(ctx: TenantContext, config: TenantConfig, baseHash?: string) {
+  const written = await ctx.tenant.putConfig(config, baseHash);
+  if (written.ok) forgetAccess(ctx.tenantId);
+  return written;
 }
 
 /** Revokes a token; its gateway connections close at once. False when the token is unknown. */

@@ -1,5 +1,3 @@
-import type { z } from "zod";
-import type { TenantContext } from "../domain/context";
 import {
   addCronJob,
   cronRuns,
@@ -28,6 +26,7 @@ import {
   secretsStoreListParamsSchema,
   secretsStoreSetParamsSchema,
 } from "../protocol/secrets";
+import { type SimpleMethod, simpleMethod } from "./simple-method";
 
 /**
  * The tenant secret store (`secrets.store.*`) and automations (`cron.*`) over the gateway,
@@ -35,22 +34,12 @@ import {
  * everything about secrets operator.admin.
  */
 
-type AutomationMethod = {
-  scope: OperatorScope | null;
-  params: z.ZodType;
-  handle(call: { ctx: TenantContext; params: never }): Promise<unknown> | unknown;
-};
-
-const method = <S extends z.ZodType>(def: {
-  scope: OperatorScope;
-  params: S;
-  handle(call: { ctx: TenantContext; params: z.infer<S> }): Promise<unknown> | unknown;
-}) => def as unknown as AutomationMethod;
+const method = simpleMethod;
 
 const READ: OperatorScope = "operator.read";
 const ADMIN: OperatorScope = "operator.admin";
 
-export const AUTOMATION_METHODS: Record<string, AutomationMethod> = {
+export const AUTOMATION_METHODS: Record<string, SimpleMethod> = {
   "secrets.store.list": method({
     scope: ADMIN,
     params: secretsStoreListParamsSchema,

@@ -5,6 +5,7 @@ import { normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
 import { agentIdentity, tenantModels } from "../policy/agent-models";
 import { defaultAgentId } from "../policy/agents";
 import type { OperatorScope } from "../protocol/http";
+import { type SimpleMethod, simpleMethod } from "./simple-method";
 
 /**
  * Gateway methods the OpenClaw Control UI calls beyond the session tools: the chat pane's start
@@ -14,17 +15,7 @@ import type { OperatorScope } from "../protocol/http";
  * Params are open objects: the UI's extra properties are ignored, known ones validated.
  */
 
-type ControlUiMethod = {
-  scope: OperatorScope | null;
-  params: z.ZodType;
-  handle(call: { ctx: TenantContext; params: never }): Promise<unknown> | unknown;
-};
-
-const method = <S extends z.ZodType>(def: {
-  scope: OperatorScope | null;
-  params: S;
-  handle(call: { ctx: TenantContext; params: z.infer<S> }): Promise<unknown> | unknown;
-}) => def as unknown as ControlUiMethod;
+const method = simpleMethod;
 
 const READ: OperatorScope = "operator.read";
 const open = z.looseObject({}).nullish();
@@ -49,7 +40,7 @@ function modelsAnswer(ctx: TenantContext) {
   return { models: tenantModels(ctx.config) };
 }
 
-export const CONTROL_UI_METHODS: Record<string, ControlUiMethod> = {
+export const CONTROL_UI_METHODS: Record<string, SimpleMethod> = {
   "chat.startup": method({
     scope: READ,
     params: z.object({
@@ -89,18 +80,6 @@ export const CONTROL_UI_METHODS: Record<string, ControlUiMethod> = {
     speech: { providers: [] },
     transcription: { ready: false, providers: [] },
     realtime: { ready: false, providers: [] },
-  })),
-  // No gateway config file here: the settings pages show an empty, valid config.
-  "config.get": empty(() => ({
-    exists: false,
-    valid: true,
-    issues: [],
-    warnings: [],
-    raw: null,
-    parsed: {},
-    config: {},
-    resolved: {},
-    hash: null,
   })),
   "environments.list": empty(() => ({ environments: [] })),
   "node.list": empty(() => ({ ts: Date.now(), nodes: [] })),

@@ -14,6 +14,7 @@ import { methodParamSchemas } from "../protocol/gateway";
 import type { OperatorScope } from "../protocol/http";
 import { sessionsListParamsSchema, sessionsResolveParamsSchema } from "../protocol/methods";
 import { AUTOMATION_METHODS } from "./automation-methods";
+import { CONFIG_METHODS } from "./config-methods";
 import { type ConnectionState, MAX_MESSAGE_SUBSCRIPTIONS } from "./connection";
 import { CONTROL_UI_METHODS } from "./control-ui-methods";
 
@@ -223,6 +224,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   }),
   ...CONTROL_UI_METHODS,
   ...AUTOMATION_METHODS,
+  ...CONFIG_METHODS,
 };
 
 /**

@@ -126,6 +126,9 @@ export const runnerConfigSchema = z
 export const agentConfigSchema = z.strictObject({
   id: agentIdString,
   name: z.string().min(1).optional(),
+  /** The agent's identity in the Control UI (OpenClaw's agents.create/update `emoji` / `avatar`). */
+  emoji: z.string().min(1).max(32).optional(),
+  avatar: z.string().min(1).max(2048).optional(),
   default: z.boolean().optional(),
   model: z.string().min(1).optional(),
   sandbox: sandboxSchema.optional(),

@@ -19,6 +19,7 @@ import type { SecretWrite } from "../protocol/secrets";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import { TenantSecrets } from "../secrets/tenant-secrets";
+import { writeConfig } from "./config-write";
 import { IndexStore } from "./index-store";
 import { RateLimiter } from "./rate-limit";
 import { RunIndex } from "./run-index";
@@ -204,9 +205,8 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     return this.tenantStore.config();
   }
 
-  putConfig(config: TenantConfig): TenantConfig {
-    this.tenantStore.saveConfig(config, Date.now());
-    return config;
+  putConfig(config: TenantConfig, baseHash?: string) {
+    return writeConfig(this.tenantStore, config, baseHash, Date.now());
   }
 
   runnerSecret(rotate = false): string {

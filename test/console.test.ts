@@ -1,0 +1,131 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { call, freshTenant, issueToken } from "./helpers";
+import { GatewayClient } from "./ws-helpers";
+
+const open: GatewayClient[] = [];
+afterEach(() => {
+  for (const client of open.splice(0)) client.close();
+});
+
+async function console(label: string, config: Record<string, unknown> = {}) {
+  const tenant = await freshTenant(label);
+  if (Object.keys(config).length > 0) expect((await tenant.config(config)).status).toBe(200);
+  const client = await GatewayClient.connect({ path: tenant.prefix, token: tenant.token });
+  open.push(client);
+  return { tenant, client };
+}
+
+describe("the tenant's config over the gateway (config.*)", () => {
+  it("answers the real config with a hash, and writes it over that hash only", async () => {
+    const { tenant, client } = await console("cfg", {
+      agents: { list: [{ id: "main", default: true, name: "Ledger" }] },
+    });
+    const got = await client.request("config.get", {});
+    expect(got.payload).toMatchObject({
+      exists: true,
+      valid: true,
+      config: { agents: { list: [{ id: "main", name: "Ledger" }] } },
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(JSON.parse(got.payload.raw)).toEqual(got.payload.config);
+
+    const next = { ...got.payload.config, session: { agentToAgent: { maxPingPongTurns: 2 } } };
+    const set = await client.request("config.set", { raw: JSON.stringify(next), baseHash: got.payload.hash });
+    expect(set.ok, JSON.stringify(set.error)).toBe(true);
+    expect(set.payload.hash).not.toBe(got.payload.hash);
+    expect((await tenant.call("/v1/config")).data.config.session).toEqual({ agentToAgent: { maxPingPongTurns: 2 } });
+
+    // The hash it was loaded with is stale now; no hash at all is refused too.
+    const stale = await client.request("config.set", { raw: JSON.stringify(next), baseHash: got.payload.hash });
+    expect(stale.error?.message).toBe("config changed since last load; re-run config.get and retry");
+    const hashless = await client.request("config.set", { raw: "{}" });
+    expect(hashless.error?.message).toBe("config base hash required; re-run config.get and retry");
+    const invalid = await client.request("config.set", {
+      raw: JSON.stringify({ session: { scope: "everyone" } }),
+      baseHash: set.payload.hash,
+    });
+    expect(invalid.error?.message).toMatch(/^invalid config: session\.scope: /);
+    const notJson = await client.request("config.set", { raw: "{nope", baseHash: set.payload.hash });
+    expect(notJson.ok).toBe(false);
+  });
+
+  it("merges a patch (agents by id, null deletes) and reports the changed paths", async () => {
+    const { client } = await console("cfg-patch", {
+      agents: {
+        list: [
+          { id: "main", default: true },
+          { id: "ops", name: "Ops" },
+        ],
+      },
+      session: { mainKey: "main" },
+    });
+    const { hash } = (await client.request("config.get", {})).payload;
+    const patched = await client.request("config.patch", {
+      raw: JSON.stringify({ agents: { list: [{ id: "ops", name: "Operations" }] }, session: { mainKey: null } }),
+      baseHash: hash,
+    });
+    expect(patched.ok, JSON.stringify(patched.error)).toBe(true);
+    expect(patched.payload.changedPaths.sort()).toEqual(["agents.list", "session.mainKey"]);
+    expect(patched.payload.config.agents.list).toEqual([
+      { id: "main", default: true },
+      { id: "ops", name: "Operations" },
+    ]);
+    expect(patched.payload.config.session).toEqual({});
+    const noop = await client.request("config.patch", { raw: "{}", baseHash: patched.payload.hash });
+    expect(noop.payload).toMatchObject({ ok: true, noop: true, changedPaths: [] });
+  });
+
+  it("serves the JSON Schema of what it validates", async () => {
+    const { client } = await console("cfg-schema");
+    const schema = (await client.request("config.schema", {})).payload.schema;
+    expect(schema.type).toBe("object");
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(["agents", "session", "tools", "gateway"]));
+  });
+
+  it("creates, renames and deletes agents; the only agent stays", async () => {
+    const { tenant, client } = await console("agents");
+    const created = await client.request("agents.create", { name: "Research Bot", emoji: "🔬" });
+    expect(created.payload).toMatchObject({ ok: true, agentId: "research-bot", name: "Research Bot" });
+    const list = (await tenant.call("/v1/config")).data.config.agents.list;
+    expect(list).toEqual([
+      { id: "main", default: true },
+      { id: "research-bot", name: "Research Bot", emoji: "🔬" },
+    ]);
+    expect((await client.request("agents.create", { name: "research bot" })).error?.message).toBe(
+      'agent "research-bot" already exists',
+    );
+    const updated = await client.request("agents.update", { agentId: "research-bot", name: "Researcher" });
+    expect(updated.payload).toEqual({ ok: true, agentId: "research-bot" });
+    const agents = await client.request("agents.list", {});
+    expect(agents.payload.agents.map((a: { id: string; name?: string }) => [a.id, a.name])).toContainEqual([
+      "research-bot",
+      "Researcher",
+    ]);
+    expect((await client.request("agents.update", { agentId: "ghost", name: "x" })).error?.message).toBe(
+      'agent "ghost" not found',
+    );
+    expect((await client.request("agents.delete", { agentId: "main" })).ok).toBe(true);
+    expect((await client.request("agents.delete", { agentId: "research-bot" })).error?.message).toBe(
+      'Agent "research-bot" is the only configured agent and cannot be deleted.',
+    );
+  });
+
+  it("lets a read-only token read the config and nothing more", async () => {
+    const { tenant } = await console("cfg-read");
+    const reader = await issueToken(tenant.id, ["operator.read"]);
+    const client = await GatewayClient.connect({ path: tenant.prefix, token: reader.token });
+    open.push(client);
+    const got = await client.request("config.get", {});
+    expect(got.ok).toBe(true);
+    for (const [method, params] of [
+      ["config.set", { raw: "{}", baseHash: got.payload.hash }],
+      ["config.patch", { raw: "{}", baseHash: got.payload.hash }],
+      ["agents.create", { name: "x" }],
+      ["agents.delete", { agentId: "main" }],
+    ] as const) {
+      const refused = await client.request(method, params);
+      expect(refused.error, method).toMatchObject({ code: "FORBIDDEN", message: "missing scope: operator.admin" });
+    }
+    expect((await call(`${tenant.prefix}/v1/config`, { token: reader.token })).status).toBe(403);
+  });
+});
