@@ -45,6 +45,17 @@ export function configSchema() {
   };
 }
 
+/** `config.schema.lookup {path}`: the schema of one dotted path of the config, or OpenClaw's not-found. */
+export function lookupConfigSchema(path: string) {
+  let node: unknown = configSchema().schema;
+  for (const segment of path.split(".").filter(Boolean)) {
+    const properties = (node as { properties?: Record<string, unknown> } | undefined)?.properties;
+    node = properties && Object.hasOwn(properties, segment) ? properties[segment] : undefined;
+    if (node === undefined) throw new DomainError("invalid", "config schema path not found");
+  }
+  return { path, schema: node, reloadKind: "hot", hint: {} };
+}
+
 type WriteParams = { raw?: unknown; baseHash?: unknown; replacePaths?: unknown };
 
 /** `config.set {raw, baseHash}`: the whole config replaced. */

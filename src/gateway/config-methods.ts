@@ -4,6 +4,7 @@ import {
   createAgent,
   deleteAgent,
   getConfig,
+  lookupConfigSchema,
   patchConfig,
   setConfig,
   updateAgent,
@@ -36,6 +37,11 @@ const agentFields = {
 export const CONFIG_METHODS: Record<string, SimpleMethod> = {
   "config.get": method({ scope: READ, params: open, handle: ({ ctx }) => getConfig(ctx) }),
   "config.schema": method({ scope: READ, params: open, handle: () => configSchema() }),
+  "config.schema.lookup": method({
+    scope: READ,
+    params: z.looseObject({ path: z.string().max(512) }),
+    handle: ({ params }) => lookupConfigSchema(params.path),
+  }),
   "config.set": method({ scope: ADMIN, params: write, handle: ({ ctx, params }) => setConfig(ctx, params) }),
   "config.patch": method({ scope: ADMIN, params: write, handle: ({ ctx, params }) => patchConfig(ctx, params) }),
   "agents.create": method({

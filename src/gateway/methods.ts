@@ -13,6 +13,7 @@ import { normalizeAgentId } from "../keys/session-key";
 import { methodParamSchemas } from "../protocol/gateway";
 import type { OperatorScope } from "../protocol/http";
 import { sessionsListParamsSchema, sessionsResolveParamsSchema } from "../protocol/methods";
+import { ABSENT_FEATURE_METHODS } from "./absent-features";
 import { AUTOMATION_METHODS } from "./automation-methods";
 import { CONFIG_METHODS } from "./config-methods";
 import { type ConnectionState, MAX_MESSAGE_SUBSCRIPTIONS } from "./connection";
@@ -225,6 +226,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   ...CONTROL_UI_METHODS,
   ...AUTOMATION_METHODS,
   ...CONFIG_METHODS,
+  ...ABSENT_FEATURE_METHODS,
 };
 
 /**

@@ -1,0 +1,167 @@
+import { z } from "zod";
+import { defaultAgentId } from "../policy/agents";
+import type { OperatorScope } from "../protocol/http";
+import { SERVER_VERSION } from "../protocol/server-version";
+import { simpleMethod as method, type SimpleMethod } from "./simple-method";
+
+/**
+ * Honest answers, in the real gateway's shapes, for what the Control UI asks whatever
+ * `features.methods` says, about things a hosted tenant does not have here: a host machine and
+ * its lanes, exec approvals, channel pairing, skills, worktrees, themes, web search, memory,
+ * GitHub identity, user profiles. Each says "none" or "off" truthfully, so the UI shows its
+ * empty state instead of an `unknown method` banner or a retry poll.
+ */
+
+const READ: OperatorScope = "operator.read";
+const open = z.looseObject({}).nullish();
+const agentParams = z.looseObject({ agentId: z.string().max(64).optional() }).nullish();
+const empty = (answer: () => unknown) => method({ scope: READ, params: open, handle: answer });
+
+/** When this isolate started: the uptime `system.info` reports. */
+const STARTED_AT_MS = Date.now();
+
+/** The one built-in theme (the UI's own default). */
+const CLAW_THEME = {
+  id: "claw",
+  name: "Claw",
+  description: "Signature coral red and teal on charcoal or pale surfaces, with Instrument Sans throughout.",
+  source: "builtin",
+  modes: ["light", "dark"],
+};
+
+const NO_GITHUB_IDENTITY = {
+  source: "system-detected",
+  credentialKind: "native",
+  credentialState: "unavailable",
+  account: null,
+  gitAuthor: { name: null, email: null },
+  evidence: "none",
+  accessExpiresAtMs: null,
+  refreshState: "not_applicable",
+  oauthScopes: [],
+  repositoryGrants: "unknown",
+};
+
+export const ABSENT_FEATURE_METHODS: Record<string, SimpleMethod> = {
+  // No host machine: the service runs on Cloudflare's edge, with no lanes or heartbeat of its own.
+  "system.info": empty(() => ({
+    machineName: "Cloudflare Workers",
+    hostname: "workers",
+    platform: "workerd",
+    release: "",
+    arch: "",
+    osLabel: "Cloudflare Workers",
+    port: null,
+    nodeVersion: null,
+    pid: null,
+    processInstanceId: null,
+    uptimeMs: Date.now() - STARTED_AT_MS,
+    cpuCount: null,
+    cpuModel: null,
+    loadAverage: [],
+    memoryTotalBytes: null,
+    memoryFreeBytes: null,
+    eventLoop: { degraded: false, degradedSinceMs: null, reasons: [], intervalMs: null, delayP99Ms: null },
+  })),
+  "diagnostics.lanes": empty(() => ({ ts: Date.now(), lanes: [] })),
+  "last-heartbeat": empty(() => null),
+  status: method({
+    scope: READ,
+    params: open,
+    handle: ({ ctx }) => ({
+      runtimeVersion: SERVER_VERSION,
+      hostDesktop: { enabled: false, state: "disabled", port: null },
+      heartbeat: { defaultAgentId: defaultAgentId(ctx.config), agents: [] },
+      channelSummary: [],
+      queuedSystemEvents: [],
+      degradedSecretOwners: [],
+      degradedPlugins: [],
+      tasks: {
+        total: 0,
+        active: 0,
+        terminal: 0,
+        failures: 0,
+        byStatus: { queued: 0, running: 0, succeeded: 0, failed: 0, timed_out: 0, cancelled: 0, lost: 0 },
+        byRuntime: {},
+      },
+    }),
+  }),
+  // No exec tool here: nothing to approve, nothing granted.
+  "exec.approvals.get": empty(() => ({
+    path: "none",
+    exists: false,
+    file: { version: 1, defaults: {}, agents: {} },
+    hash: null,
+    resolvedDefaults: { security: "deny", ask: "off", askFallback: "deny", autoAllowSkills: false },
+  })),
+  "approval.history": empty(() => ({ items: [] })),
+  "exec.approval.grants.list": empty(() => ({ grants: [] })),
+  "channels.pairing.list": empty(() => ({
+    accounts: [],
+    requests: [],
+    commandOwnerConfigured: false,
+    limits: { pendingPerAccount: 0, ttlMs: 0 },
+  })),
+  "skills.search": empty(() => ({ results: [] })),
+  "skills.proposals.list": empty(() => ({ proposals: [], installedSkills: [] })),
+  "worktrees.list": empty(() => ({ worktrees: [] })),
+  "users.list": empty(() => ({ profiles: [] })),
+  "themes.list": empty(() => ({
+    current: { id: CLAW_THEME.id, mode: "system", scope: "profile", overrides: {} },
+    theme: CLAW_THEME,
+    themes: [CLAW_THEME],
+  })),
+  "webSearch.status": method({
+    scope: READ,
+    params: agentParams,
+    handle: ({ ctx, params }) => ({
+      enabled: false,
+      provider: null,
+      agentId: params?.agentId ?? defaultAgentId(ctx.config),
+      model: null,
+      providers: [],
+    }),
+  }),
+  "tools.github.status": method({
+    scope: READ,
+    params: z.looseObject({ agentId: z.string().max(64).optional(), selectedScope: z.string().optional() }).nullish(),
+    handle: ({ ctx, params }) => {
+      const scope = params?.selectedScope ?? "system";
+      return {
+        agentId: params?.agentId ?? defaultAgentId(ctx.config),
+        selectedScope: scope,
+        selected: { scope, configured: false, identity: NO_GITHUB_IDENTITY },
+        effective: NO_GITHUB_IDENTITY,
+      };
+    },
+  }),
+  // No agent memory here.
+  "doctor.memory.status": method({
+    scope: READ,
+    params: agentParams,
+    handle: ({ ctx, params }) => ({
+      agentId: params?.agentId ?? defaultAgentId(ctx.config),
+      provider: null,
+      embedding: { ok: false, checked: false, error: "agent memory is not available on this service" },
+      dreaming: {
+        enabled: false,
+        verboseLogging: false,
+        storageMode: "separate",
+        separateReports: false,
+        shortTermEntries: [],
+        signalEntries: [],
+        promotedEntries: [],
+        phases: {},
+      },
+    }),
+  }),
+  "migrations.memory.plan": method({
+    scope: READ,
+    params: agentParams,
+    handle: ({ ctx, params }) => ({
+      agentId: params?.agentId ?? defaultAgentId(ctx.config),
+      workspace: "",
+      providers: [],
+    }),
+  }),
+};
