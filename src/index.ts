@@ -1,12 +1,17 @@
 import { createApp } from "./http/app";
+import { installLedgerLogSink } from "./ledger/log-sink";
 
 export { SchedulerObject } from "./cron/scheduler-object";
 export { DirectoryObject } from "./directory/directory-object";
+export { LedgerObject } from "./ledger/ledger-object";
 export { SessionObject } from "./session/session-object";
 export { TenantObject } from "./tenant/tenant-object";
 
 const app = createApp();
 
 export default {
-  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+  fetch: (request, env, ctx) => {
+    installLedgerLogSink(env);
+    return app.fetch(request, env, ctx);
+  },
 } satisfies ExportedHandler<Env>;

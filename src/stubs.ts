@@ -1,4 +1,5 @@
 import type { DirectoryApi } from "./contracts/directory-api";
+import type { LedgerApi } from "./contracts/ledger-api";
 import type { SchedulerApi } from "./contracts/scheduler-api";
 import type { SessionApi } from "./contracts/session-api";
 import type { TenantApi } from "./contracts/tenant-api";
@@ -10,7 +11,7 @@ import type { TenantApi } from "./contracts/tenant-api";
  */
 
 type Namespace = { getByName(name: string): unknown };
-export type ObjectBindings = { SESSIONS: Namespace; TENANTS: Namespace; SCHEDULER: Namespace };
+export type ObjectBindings = { SESSIONS: Namespace; TENANTS: Namespace; SCHEDULER: Namespace; LEDGER: Namespace };
 
 /** The one directory object of a deployment. */
 export const DIRECTORY_NAME = "directory";
@@ -50,6 +51,11 @@ export function schedulerApi(env: { SCHEDULER: Namespace }, tenantId: string): S
   return env.SCHEDULER.getByName(tenantId) as SchedulerApi;
 }
 
+/** A tenant's ledger object (usage rollup and log lines), named by the tenant id. */
+export function ledgerApi(env: { LEDGER: Namespace }, tenantId: string): LedgerApi {
+  return env.LEDGER.getByName(tenantId) as LedgerApi;
+}
+
 export function directoryApi(env: { DIRECTORY: Namespace }): DirectoryApi {
   return env.DIRECTORY.getByName(DIRECTORY_NAME) as DirectoryApi;
 }
@@ -58,10 +64,17 @@ export function directoryApi(env: { DIRECTORY: Namespace }): DirectoryApi {
 export function tenantPorts(
   env: ObjectBindings & { ATTACHMENTS: R2Bucket },
   tenantId: string,
-): { tenant: TenantApi; sessions(key: string): SessionApi; attachments: R2Bucket; scheduler: SchedulerApi } {
+): {
+  tenant: TenantApi;
+  sessions(key: string): SessionApi;
+  attachments: R2Bucket;
+  scheduler: SchedulerApi;
+  ledger: LedgerApi;
+} {
   return {
     tenant: tenantApi(env, tenantId),
     scheduler: schedulerApi(env, tenantId),
+    ledger: ledgerApi(env, tenantId),
     sessions: (key) => sessionApi(env, tenantId, key),
     attachments: env.ATTACHMENTS,
   };

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { call, freshTenant, issueToken } from "./helpers";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { call, freshTenant, issueToken, until } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
 
 const open: GatewayClient[] = [];
@@ -127,5 +127,65 @@ describe("the tenant's config over the gateway (config.*)", () => {
       expect(refused.error, method).toMatchObject({ code: "FORBIDDEN", message: "missing scope: operator.admin" });
     }
     expect((await call(`${tenant.prefix}/v1/config`, { token: reader.token })).status).toBe(403);
+  });
+});
+
+describe("usage and logs over the gateway (sessions.usage, logs.tail)", () => {
+  const model = `http://127.0.0.1:${inject("toolModelPort")}/v1`;
+
+  it("reports today's tokens of runs just made, per session, model and day", async () => {
+    const runner = { type: "openai", baseUrl: model, model: "mock" };
+    const { client } = await console("usage", { agents: { list: [{ id: "main", default: true, runner }] } });
+    for (const [key, text] of [
+      ["agent:main:usage-a", "one"],
+      ["agent:main:usage-a", "two"],
+      ["agent:main:usage-b", "three"],
+    ]) {
+      await client.request("chat.send", { sessionKey: key, message: text, idempotencyKey: crypto.randomUUID() });
+      await client.waitFor((f) => f.event === "chat" && f.payload.sessionKey === key && f.payload.state === "final");
+    }
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = await until(
+      () => client.request("sessions.usage", { startDate: today, endDate: today, limit: 100 }),
+      (answer) => answer.payload?.aggregates?.daily?.[0]?.tokens > 0 && answer.payload.sessions.length === 2,
+    );
+    const { payload } = usage;
+    expect(payload.startDate).toBe(today);
+    const a = payload.sessions.find((s: { key: string }) => s.key === "agent:main:usage-a");
+    expect(a.usage).toMatchObject({ messageCounts: { user: 2, assistant: 2 }, activityDates: [today] });
+    expect(a.usage.input).toBeGreaterThan(0);
+    expect(a.usage.output).toBeGreaterThan(0);
+    expect(payload.aggregates.byModel).toEqual([
+      expect.objectContaining({ provider: "openai", model: "mock", count: 3 }),
+    ]);
+    expect(payload.totals.totalTokens).toBe(
+      payload.sessions.reduce((n: number, s: { usage: { totalTokens: number } }) => n + s.usage.totalTokens, 0),
+    );
+    expect(payload.aggregates.daily).toEqual([expect.objectContaining({ date: today, messages: 6 })]);
+    const bad = await client.request("sessions.usage", { startDate: "last week" });
+    expect(bad.error?.message).toBe("invalid sessions.usage params: startDate must be YYYY-MM-DD");
+  });
+
+  it("tails the tenant's own log lines: a failed run, a config change; never another tenant's", async () => {
+    const runner = { type: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "nowhere" };
+    const { tenant, client } = await console("logs", { agents: { list: [{ id: "main", default: true, runner }] } });
+    await client.request("chat.send", { sessionKey: "main", message: "fail", idempotencyKey: crypto.randomUUID() });
+    const tail = await until(
+      () => client.request("logs.tail", { limit: 500, maxBytes: 250_000 }),
+      (answer) => answer.payload?.lines?.some((line: string) => line.includes('"run.failed"')),
+    );
+    const lines = tail.payload.lines.map((line: string) => JSON.parse(line));
+    expect(lines.find((line: { event: string }) => line.event === "run.failed")).toMatchObject({
+      tenant: tenant.id,
+      session: "agent:main:main",
+      error: expect.stringContaining("model endpoint unreachable"),
+    });
+    expect(lines.some((line: { event: string }) => line.event === "config.changed")).toBe(true);
+    // After the cursor: nothing new; another tenant sees none of these.
+    const next = await client.request("logs.tail", { cursor: tail.payload.cursor });
+    expect(next.payload.lines).toEqual([]);
+    const other = await console("logs-other");
+    const theirs = await other.client.request("logs.tail", {});
+    expect(theirs.payload.lines.every((line: string) => !line.includes(tenant.id))).toBe(true);
   });
 });

@@ -74,7 +74,6 @@ export interface TenantApi {
   fetch(request: Request): Promise<Response>;
   // Tenant and tokens
   create(tenantId: string): Awaitable<boolean>;
-  ensure(tenantId: string): Awaitable<void>;
   exists(): Awaitable<boolean>;
   openDefault(tenantId: string): Awaitable<TenantConfig>;
   issueToken(scopes: OperatorScope[], label?: string): Awaitable<IssuedToken | null>;

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { CronCallerInfo, CronRunMode, SchedulerApi } from "../contracts/scheduler-api";
+import { installLedgerLogSink } from "../ledger/log-sink";
 import type { TenantConfig } from "../protocol/config";
 import type { CronAddParams, CronListParams, CronPatch, CronRunsParams } from "../protocol/cron";
 import { migrate } from "../storage/migrations";
@@ -21,6 +22,7 @@ export class SchedulerObject extends DurableObject<Env> implements SchedulerApi 
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    installLedgerLogSink(env);
     migrate(ctx.storage, CRON_SCHEMAS);
     this.timers = new Timers<CronTimerKind>(ctx.storage);
     const tenantId = ctx.id.name ?? "";

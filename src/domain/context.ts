@@ -1,4 +1,5 @@
 import type { Principal } from "../auth/principal";
+import type { LedgerApi } from "../contracts/ledger-api";
 import type { SchedulerApi } from "../contracts/scheduler-api";
 import type { SessionApi } from "../contracts/session-api";
 import type { TenantApi } from "../contracts/tenant-api";
@@ -22,4 +23,6 @@ export type TenantContext = {
   attachments: R2Bucket;
   /** The tenant's automations (its scheduler object). */
   scheduler: SchedulerApi;
+  /** The tenant's usage rollup and log lines (its ledger object). */
+  ledger: LedgerApi;
 };

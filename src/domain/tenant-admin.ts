@@ -1,8 +1,9 @@
 import { forgetAccess } from "../auth/access-cache";
 import type { TenantApi } from "../contracts/tenant-api";
+import { logInfo } from "../observability/log";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
 import type { TenantConfig } from "../protocol/config";
-import { directoryApi, schedulerApi, sessionApi, tenantApi } from "../stubs";
+import { directoryApi, ledgerApi, schedulerApi, sessionApi, tenantApi } from "../stubs";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 
@@ -26,7 +27,13 @@ export const CONFIG_CHANGED_MESSAGE = "config changed since last load; re-run co
 /** Writes the tenant's config (optionally only over `baseHash`) and drops cached access to it. */
 export async function writeTenantConfig(ctx: TenantContext, config: TenantConfig, baseHash?: string) {
   const written = await ctx.tenant.putConfig(config, baseHash);
-  if (written.ok) forgetAccess(ctx.tenantId);
+  if (written.ok) {
+    forgetAccess(ctx.tenantId);
+    logInfo("config.changed", {
+      tenant: ctx.tenantId,
+      by: ctx.principal.kind === "operator" ? ctx.principal.tokenId : "run",
+    });
+  }
   return written;
 }
 
@@ -42,7 +49,10 @@ export const DELETE_BATCH_SESSIONS = 25;
 /** Attachment files swept per DELETE call once the sessions are gone. */
 const DELETE_BATCH_FILES = 1000;
 
-type AdminEnv = Pick<Env, "TENANTS" | "SESSIONS" | "DIRECTORY" | "ATTACHMENTS" | "DEFAULT_TENANT" | "SCHEDULER">;
+type AdminEnv = Pick<
+  Env,
+  "TENANTS" | "SESSIONS" | "DIRECTORY" | "ATTACHMENTS" | "DEFAULT_TENANT" | "SCHEDULER" | "LEDGER"
+>;
 
 const directory = (env: AdminEnv) => directoryApi(env);
 
@@ -125,6 +135,7 @@ export async function deleteTenantStep(env: AdminEnv, id: string): Promise<Delet
   forgetAccess(id);
   // No automation may start a run (and a session) while the tenant's sessions are deleted.
   await schedulerApi(env, id).clear();
+  await ledgerApi(env, id).clear();
   await directory(env).markDeleting(id);
   const results = await Promise.allSettled(
     step.keys.map((key) => sessionApi(env, id, key).delete({ tenantId: id, key, agentId: "main" })),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { chatStartup } from "../domain/chat-startup";
 import type { TenantContext } from "../domain/context";
+import { LOG_TAIL_MAX_BYTES, LOG_TAIL_MAX_LINES, sessionsUsage, tailLogs, USAGE_SESSIONS_MAX } from "../domain/ledger";
 import { normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
 import { agentIdentity, tenantModels } from "../policy/agent-models";
 import { defaultAgentId } from "../policy/agents";
@@ -94,7 +95,29 @@ export const CONTROL_UI_METHODS: Record<string, SimpleMethod> = {
   "skills.library.list": empty(() => ({ entries: [], multipleProfiles: false, canManageWorkspace: false })),
   "artifacts.list": empty(() => ({ artifacts: [] })),
   "usage.status": empty(() => ({ updatedAt: Date.now(), providers: [], refreshing: false })),
-  "logs.tail": empty(() => ({ file: null, cursor: 0, size: 0, lines: [], truncated: false, reset: false })),
+  "logs.tail": method({
+    scope: READ,
+    params: z
+      .looseObject({
+        cursor: z.int().min(0).optional(),
+        limit: z.int().min(1).max(LOG_TAIL_MAX_LINES).optional(),
+        maxBytes: z.int().min(1).max(LOG_TAIL_MAX_BYTES).optional(),
+      })
+      .nullish(),
+    handle: ({ ctx, params }) => tailLogs(ctx, params ?? {}),
+  }),
+  "sessions.usage": method({
+    scope: READ,
+    params: z
+      .looseObject({
+        startDate: z.string().optional(),
+        endDate: z.string().optional(),
+        agentId: z.string().min(1).max(64).optional(),
+        limit: z.int().min(1).max(USAGE_SESSIONS_MAX).optional(),
+      })
+      .nullish(),
+    handle: ({ ctx, params }) => sessionsUsage(ctx, params ?? {}),
+  }),
   "system-presence": empty(() => []),
   "channels.status": empty(() => ({
     ts: Date.now(),

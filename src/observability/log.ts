@@ -1,3 +1,5 @@
+import type { TenantLogLine } from "../contracts/ledger-api";
+
 /**
  * Structured log lines: one JSON object per line, so `wrangler dev` shows them as they happen
  * and `wrangler tail` / Workers Logs can filter on the fields. Only ids and error texts go in:
@@ -19,20 +21,49 @@ export type LogEvent =
   | "auth.failed"
   | "tenant.delete.started"
   | "tenant.delete.finished"
-  | "session.create_conflict";
+  | "session.create_conflict"
+  | "config.changed";
 
-export function logWarning(event: LogEvent, fields: LogFields): void {
-  console.warn(logLine("warn", event, fields));
+/**
+ * Where a tenant's own lines (those with a `tenant` field) also go: its ledger, so the tenant
+ * can read them (`logs.tail`). Set by code that holds the bindings (ledger/log-sink.ts).
+ */
+export type TenantLogSink = (tenantId: string, line: TenantLogLine) => Promise<unknown>;
+let tenantLogSink: TenantLogSink | null = null;
+
+export function setTenantLogSink(sink: TenantLogSink | null): void {
+  tenantLogSink = sink;
 }
 
-export function logInfo(event: LogEvent, fields: LogFields): void {
-  console.log(logLine("info", event, fields));
+/** `waitUntil` keeps the tenant's copy alive past the response (worker requests). */
+type KeepAlive = (promise: Promise<unknown>) => void;
+
+export function logWarning(event: LogEvent, fields: LogFields, keepAlive?: KeepAlive): void {
+  const line = lineOf("warn", event, fields);
+  console.warn(JSON.stringify(line));
+  toTenant(fields, line, keepAlive);
+}
+
+export function logInfo(event: LogEvent, fields: LogFields, keepAlive?: KeepAlive): void {
+  const line = lineOf("info", event, fields);
+  console.log(JSON.stringify(line));
+  toTenant(fields, line, keepAlive);
 }
 
 /** The JSON line (exported for tests): undefined fields are left out. */
 export function logLine(level: "info" | "warn", event: LogEvent, fields: LogFields): string {
+  return JSON.stringify(lineOf(level, event, fields));
+}
+
+function lineOf(level: "info" | "warn", event: LogEvent, fields: LogFields): TenantLogLine {
   const line: Record<string, unknown> = { level, event };
   for (const [name, value] of Object.entries(fields)) if (value !== undefined) line[name] = value;
   line.ts = new Date().toISOString();
-  return JSON.stringify(line);
+  return line as TenantLogLine;
+}
+
+function toTenant(fields: LogFields, line: TenantLogLine, keepAlive: KeepAlive | undefined): void {
+  if (!fields.tenant || !tenantLogSink) return;
+  const sent = tenantLogSink(fields.tenant, line);
+  keepAlive?.(sent);
 }

@@ -2,6 +2,8 @@ import type { SessionRef } from "../contracts/session-api";
 import type { LiveEvent } from "../contracts/tenant-api";
 import { Outbox } from "../delivery/outbox";
 import { A2aFlowDriver, announceToChannel } from "../flows/a2a-flow";
+import { installLedgerLogSink } from "../ledger/log-sink";
+import { reportUsage, usageEventOf } from "../ledger/usage-event";
 import { PendingClaim } from "../pending/pending-sessions";
 import { RunAdmission } from "../runs/run-admission";
 import { RunEvents } from "../runs/run-events";
@@ -10,7 +12,7 @@ import { RunLifecycle } from "../runs/run-lifecycle";
 import { runContext } from "../runs/run-payloads";
 import { RunTaps } from "../runs/run-taps";
 import { SpawnDriver } from "../spawn/spawn-driver";
-import { sessionApi, tenantApi } from "../stubs";
+import { ledgerApi, sessionApi, tenantApi } from "../stubs";
 import { type TimerHandlers, Timers } from "../timers/timers";
 import { Waiters } from "../util/waiters";
 import { Followers } from "./followers";
@@ -55,6 +57,7 @@ export function wireSession(
     delete(ref: SessionRef): Promise<boolean>;
   },
 ): SessionParts {
+  installLedgerLogSink(env);
   const store = new SessionStore(ctx.storage);
   const tenant = (tenantId = store.identity()?.tenantId ?? "") => tenantApi(env, tenantId);
   const publisher = new Publisher(store, async (tenantId, update) => tenantApi(env, tenantId).publish(update));
@@ -113,6 +116,11 @@ export function wireSession(
     waitUntil: (promise) => ctx.waitUntil(promise),
     onSettled: (runId) => {
       if (!spawns.settled(runId)) flows.runSettled(runId);
+      const run = store.runs.get(runId);
+      if (!run) return;
+      const toolCalls = store.toolJournal.steps(runId).reduce((sum, step) => sum + step.calls.length, 0);
+      const event = usageEventOf(run, transcript.entry()?.sessionId, toolCalls);
+      reportUsage(ledgerApi(env, run.input.tenantId), event, (promise) => ctx.waitUntil(promise));
     },
   });
   const admission = new RunAdmission({

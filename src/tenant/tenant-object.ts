@@ -10,6 +10,7 @@ import type {
   TokenInfo,
 } from "../contracts/tenant-api";
 import { GatewayHub } from "../gateway/hub";
+import { installLedgerLogSink } from "../ledger/log-sink";
 import type { SessionRow } from "../model/session-row";
 import { type ClaimedEntry, PendingSessions } from "../pending/pending-sessions";
 import { PendingSessionStore } from "../pending/pending-store";
@@ -48,6 +49,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    installLedgerLogSink(env);
     openTenantDatabase(ctx.storage);
     const tenantStore = new TenantStore(ctx.storage.sql);
     this.tenantStore = tenantStore;
@@ -88,7 +90,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   override async fetch(request: Request): Promise<Response> {
     // Every tenant object is named by its tenant id (stubs.ts), so the runtime tells it which.
     const tenantId = this.ctx.id.name;
-    if (tenantId && tenantId === this.env.DEFAULT_TENANT) this.ensure(tenantId);
+    if (tenantId && tenantId === this.env.DEFAULT_TENANT) this.create(tenantId);
     return this.hub.upgrade(request, tenantId && this.tenantStore.exists() ? tenantId : undefined);
   }
 
@@ -122,13 +124,9 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     return this.pending.claim(key, intent);
   }
 
+  /** Makes the tenant's record (the default tenant's on first use, with no admin call). */
   create(tenantId: string): boolean {
     return this.tenantStore.create(tenantId, Date.now());
-  }
-
-  /** The deployment's default tenant needs no admin call: its record is made on first use. */
-  ensure(tenantId: string): void {
-    this.tenantStore.create(tenantId, Date.now());
   }
 
   exists(): boolean {
@@ -136,7 +134,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   }
 
   openDefault(tenantId: string): TenantConfig {
-    this.ensure(tenantId);
+    this.create(tenantId);
     return this.tenantStore.config();
   }
 

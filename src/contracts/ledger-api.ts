@@ -1,0 +1,52 @@
+import type { Awaitable } from "./session-api";
+
+/** A log line as its tenant reads it back (`logs.tail`): the structured line, ids and error text only. */
+export type TenantLogLine = { ts: string; level: "info" | "warn"; event: string } & Record<string, unknown>;
+
+/** One finished run's usage, as the session object reports it to its tenant's ledger. */
+export type UsageEvent = {
+  at: number;
+  sessionKey: string;
+  sessionId?: string;
+  agentId: string;
+  provider: string;
+  model: string;
+  input: number;
+  output: number;
+  totalTokens: number;
+  /** Tool calls the run made, and whether it failed (error or timeout). */
+  toolCalls: number;
+  failed: boolean;
+};
+
+export type UsageQuery = { startDate: string; endDate: string; agentId?: string; limit: number };
+export type LogTailQuery = { cursor?: number; limit: number; maxBytes: number };
+
+export interface LedgerApi {
+  record(event: UsageEvent): Awaitable<void>;
+  log(line: TenantLogLine): Awaitable<void>;
+  usage(query: UsageQuery): Awaitable<UsageRows>;
+  /** Not `tail`: that name is the runtime's Tail Worker handler, not callable over RPC. */
+  readLogs(query: LogTailQuery): Awaitable<LogTail>;
+  /** Forgets everything (tenant deletion). */
+  clear(): Awaitable<void>;
+}
+
+/** Per-day, per-session, per-model sums in a date range (the rollup behind `sessions.usage`). */
+export type UsageRow = {
+  date: string;
+  sessionKey: string;
+  sessionId: string | null;
+  agentId: string;
+  provider: string;
+  model: string;
+  runs: number;
+  input: number;
+  output: number;
+  totalTokens: number;
+  toolCalls: number;
+  errors: number;
+};
+export type UsageRows = { rows: UsageRow[]; truncated: boolean };
+
+export type LogTail = { cursor: number; lines: string[]; truncated: boolean; reset: boolean; size: number };

@@ -1,0 +1,196 @@
+import type { UsageRow } from "../contracts/ledger-api";
+import { utcDate } from "../ledger/ledger-store";
+import type { TenantContext } from "./context";
+import { DomainError } from "./errors";
+
+/**
+ * The tenant's usage and logs as OpenClaw's `sessions.usage` and `logs.tail` answer them, from
+ * the tenant's ledger: per-day rollups written as runs finish (so a query reads days ×
+ * sessions × models rows, whatever the transcripts hold) and the tenant's own log lines. Days
+ * are UTC. No prices are configured here, so costs are 0 and counted as missing.
+ */
+
+const DAY_MS = 24 * 60 * 60_000;
+/** The range when a request names none (OpenClaw's Usage page asks for 30 days). */
+const DEFAULT_RANGE_DAYS = 30;
+export const USAGE_SESSIONS_MAX = 1000;
+/** Sessions whose index row (label, model, chat type) a usage answer looks up. */
+const USAGE_SESSION_ROWS_MAX = 200;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+type Totals = ReturnType<typeof emptyTotals>;
+
+function emptyTotals() {
+  return {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 0,
+    totalCost: 0,
+    inputCost: 0,
+    outputCost: 0,
+    cacheReadCost: 0,
+    cacheWriteCost: 0,
+    missingCostEntries: 0,
+  };
+}
+
+function add(totals: Totals, row: UsageRow): Totals {
+  totals.input += row.input;
+  totals.output += row.output;
+  totals.totalTokens += row.totalTokens;
+  totals.missingCostEntries += row.runs;
+  return totals;
+}
+
+function grouped<K>(rows: UsageRow[], keyOf: (row: UsageRow) => K): Map<K, UsageRow[]> {
+  const groups = new Map<K, UsageRow[]>();
+  for (const row of rows) groups.set(keyOf(row), [...(groups.get(keyOf(row)) ?? []), row]);
+  return groups;
+}
+
+const sum = (rows: UsageRow[]) => rows.reduce(add, emptyTotals());
+
+export type UsageParams = { startDate?: string; endDate?: string; agentId?: string; limit?: number };
+
+export async function sessionsUsage(ctx: TenantContext, params: UsageParams) {
+  const now = Date.now();
+  const endDate = params.endDate ?? utcDate(now);
+  const startDate = params.startDate ?? utcDate(now - (DEFAULT_RANGE_DAYS - 1) * DAY_MS);
+  for (const [name, value] of [
+    ["startDate", startDate],
+    ["endDate", endDate],
+  ] as const) {
+    if (!DATE.test(value))
+      throw new DomainError("invalid", `invalid sessions.usage params: ${name} must be YYYY-MM-DD`);
+  }
+  const limit = Math.min(params.limit ?? USAGE_SESSIONS_MAX, USAGE_SESSIONS_MAX);
+  const { rows } = await ctx.ledger.usage({
+    startDate,
+    endDate,
+    limit,
+    ...(params.agentId ? { agentId: params.agentId } : {}),
+  });
+  const bySession = [...grouped(rows, (row) => row.sessionKey)].sort(
+    ([, a], [, b]) => sum(b).totalTokens - sum(a).totalTokens,
+  );
+  const sessions = await Promise.all(
+    bySession.slice(0, limit).map(async ([key, sessionRows], index) => {
+      const row = index < USAGE_SESSION_ROWS_MAX ? await ctx.tenant.session(key) : null;
+      const sessionId = sessionRows.at(-1)?.sessionId ?? row?.sessionId;
+      return {
+        key,
+        ...(row?.label ? { label: row.label } : {}),
+        ...(sessionId ? { sessionId, currentSessionId: sessionId, includedSessionIds: [sessionId] } : {}),
+        scope: "instance",
+        sessionFamilyKey: key,
+        historicalInstanceCount: 1,
+        ...(row ? { updatedAt: row.updatedAt, chatType: row.chatType } : {}),
+        agentId: sessionRows[0]!.agentId,
+        creatorKey: '["unknown"]',
+        ...(row?.modelProvider ? { modelProvider: row.modelProvider } : {}),
+        ...(row?.model ? { model: row.model } : {}),
+        usage: sessionUsage(sessionRows),
+        hasContextWeight: false,
+      };
+    }),
+  );
+  const byModel = [...grouped(rows, (row) => `${row.provider}/${row.model}`).values()].map((models) => ({
+    provider: models[0]!.provider,
+    model: models[0]!.model,
+    count: models.reduce((n, row) => n + row.runs, 0),
+    totals: sum(models),
+  }));
+  const byProvider = [...grouped(rows, (row) => row.provider)].map(([provider, providerRows]) => ({
+    provider,
+    count: providerRows.reduce((n: number, row: UsageRow) => n + row.runs, 0),
+    totals: sum(providerRows),
+  }));
+  const days = [...grouped(rows, (row) => row.date)].sort(([a], [b]) => a.localeCompare(b));
+  return {
+    updatedAt: now,
+    startDate,
+    endDate,
+    sessions,
+    totals: sum(rows),
+    aggregates: {
+      sessionCount: bySession.length,
+      messages: messageCounts(rows),
+      tools: { totalCalls: rows.reduce((n, row) => n + row.toolCalls, 0), uniqueTools: 0, tools: [] },
+      byModel,
+      byProvider,
+      byAgent: [...grouped(rows, (row: UsageRow) => row.agentId)].map(([agentId, agentRows]) => ({
+        agentId,
+        totals: sum(agentRows),
+      })),
+      byChannel: [],
+      byCreator: [],
+      costDaily: days.map(([date, dayRows]) => ({ date, ...sum(dayRows) })),
+      dailyLatency: [],
+      modelDaily: rows.map((row) => ({
+        date: row.date,
+        provider: row.provider,
+        model: row.model,
+        tokens: row.totalTokens,
+        cost: 0,
+        count: row.runs,
+      })),
+      daily: days.map(([date, dayRows]) => ({
+        date,
+        tokens: sum(dayRows).totalTokens,
+        cost: 0,
+        messages: messageCounts(dayRows).total,
+        toolCalls: dayRows.reduce((n, row) => n + row.toolCalls, 0),
+        errors: dayRows.reduce((n, row) => n + row.errors, 0),
+      })),
+    },
+    creatorOptions: [],
+  };
+}
+
+/** A run is a user turn and an assistant reply; its tool calls each have a result. */
+function messageCounts(rows: UsageRow[]) {
+  const runs = rows.reduce((n, row) => n + row.runs, 0);
+  const toolCalls = rows.reduce((n, row) => n + row.toolCalls, 0);
+  const errors = rows.reduce((n, row) => n + row.errors, 0);
+  return { total: runs * 2 + toolCalls * 2, user: runs, assistant: runs, toolCalls, toolResults: toolCalls, errors };
+}
+
+function sessionUsage(rows: UsageRow[]) {
+  const days = [...grouped(rows, (row) => row.date)].sort(([a], [b]) => a.localeCompare(b));
+  const first = Date.parse(`${days[0]![0]}T00:00:00Z`);
+  const last = Date.parse(`${days.at(-1)![0]}T23:59:59Z`);
+  return {
+    ...sum(rows),
+    firstActivity: first,
+    lastActivity: last,
+    activityDates: days.map(([date]) => date),
+    dailyBreakdown: days.map(([date, dayRows]) => {
+      const totals = sum(dayRows);
+      return { date, tokens: totals.totalTokens, cost: 0, ...totals };
+    }),
+    dailyMessageCounts: days.map(([date, dayRows]) => ({ date, ...messageCounts(dayRows) })),
+    messageCounts: messageCounts(rows),
+    toolUsage: { totalCalls: rows.reduce((n, row) => n + row.toolCalls, 0), uniqueTools: 0, tools: [] },
+    modelUsage: [...grouped(rows, (row) => `${row.provider}/${row.model}`).values()].map((models) => ({
+      provider: models[0]!.provider,
+      model: models[0]!.model,
+      count: models.reduce((n, row) => n + row.runs, 0),
+      totals: sum(models),
+    })),
+  };
+}
+
+export const LOG_TAIL_MAX_LINES = 5000;
+export const LOG_TAIL_MAX_BYTES = 1_000_000;
+
+/** `logs.tail {cursor?, limit, maxBytes}`: the tenant's own lines, oldest first after `cursor`. */
+export async function tailLogs(ctx: TenantContext, params: { cursor?: number; limit?: number; maxBytes?: number }) {
+  const tail = await ctx.ledger.readLogs({
+    ...(params.cursor !== undefined ? { cursor: params.cursor } : {}),
+    limit: Math.min(params.limit ?? 500, LOG_TAIL_MAX_LINES),
+    maxBytes: Math.min(params.maxBytes ?? 250_000, LOG_TAIL_MAX_BYTES),
+  });
+  return { file: `tenant:${ctx.tenantId}`, ...tail };
+}

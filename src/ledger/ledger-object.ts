@@ -1,0 +1,40 @@
+import { DurableObject } from "cloudflare:workers";
+import type { LedgerApi, LogTailQuery, TenantLogLine, UsageEvent, UsageQuery } from "../contracts/ledger-api";
+import { migrate } from "../storage/migrations";
+import { LEDGER_SCHEMAS, LedgerStore } from "./ledger-store";
+
+/**
+ * A tenant's ledger (one per tenant, named by its id): token usage rolled up per day for
+ * `sessions.usage`, and the tenant's own log lines for `logs.tail`. Apart from the tenant
+ * object, so neither a run's bookkeeping nor a log line adds work to the object that fans out
+ * the tenant's events. Wiring and RPC methods; the rules are in LedgerStore.
+ */
+export class LedgerObject extends DurableObject<Env> implements LedgerApi {
+  private readonly store: LedgerStore;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    migrate(ctx.storage, LEDGER_SCHEMAS);
+    this.store = new LedgerStore(ctx.storage.sql);
+  }
+
+  record(event: UsageEvent): void {
+    this.store.record(event);
+  }
+
+  log(line: TenantLogLine): void {
+    this.store.log(line, Date.now());
+  }
+
+  usage(query: UsageQuery) {
+    return this.store.usage(query);
+  }
+
+  readLogs(query: LogTailQuery) {
+    return this.store.tail(query);
+  }
+
+  clear(): void {
+    this.store.clear();
+  }
+}
