@@ -189,3 +189,32 @@ describe("usage and logs over the gateway (sessions.usage, logs.tail)", () => {
     expect(theirs.payload.lines.every((line: string) => !line.includes(tenant.id))).toBe(true);
   });
 });
+
+describe("lists that tell the truth, and transcript search", () => {
+  it("finds a message by its words across sessions, newest first, with a snippet", async () => {
+    const { tenant, client } = await console("search");
+    await tenant.append("agent:main:notes-a", { role: "user", content: "The quarterly Budget review is on Friday." });
+    await tenant.append("agent:main:notes-b", { role: "user", content: "nothing to see" });
+    await tenant.append("agent:main:notes-b", { role: "assistant", content: "the budget is fine" });
+    const found = await client.request("sessions.search", { query: "budget", limit: 25, scope: {} });
+    expect(found.ok, JSON.stringify(found.error)).toBe(true);
+    expect(found.payload.hits.map((hit: { sessionKey: string; role: string }) => [hit.sessionKey, hit.role])).toEqual([
+      ["agent:main:notes-b", "assistant"],
+      ["agent:main:notes-a", "user"],
+    ]);
+    expect(found.payload.hits[1].snippet).toBe("The quarterly Budget review is on Friday.");
+    expect(found.payload).toMatchObject({ indexing: false, truncated: false });
+    // A word only in the stored JSON (a key) is no hit; an empty query is refused in OpenClaw's words.
+    expect((await client.request("sessions.search", { query: "role" })).payload.hits).toEqual([]);
+    expect((await client.request("sessions.search", { query: "  " })).error?.message).toBe("query must not be empty");
+  });
+
+  it("honours hasBoard and activeOnly instead of listing every session", async () => {
+    const { tenant, client } = await console("list-truth");
+    await tenant.append("agent:main:idle", { role: "user", content: "hi" });
+    const all = await client.request("sessions.list", { archived: "all" });
+    expect(all.payload.count).toBeGreaterThan(0);
+    expect((await client.request("sessions.list", { hasBoard: true, archived: "all" })).payload.count).toBe(0);
+    expect((await client.request("sessions.list", { activeOnly: true, archived: "all" })).payload.count).toBe(0);
+  });
+});

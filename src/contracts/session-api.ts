@@ -58,6 +58,16 @@ export const HISTORY_READ_MAX_BYTES = 8 * 1024 * 1024;
 export type ReadQuery = Omit<PageQuery, "sessionId"> & { sessionId?: string; direction: "tail" | "forward" };
 
 export type TranscriptInfo = { sessionId: string; startedAt: number; endedAt: number | null };
+
+/** A message of the current transcript that matches a search (OpenClaw's `sessions.search` hit). */
+export type TranscriptHit = {
+  sessionId: string;
+  messageId: string;
+  seq: number;
+  role: "user" | "assistant";
+  timestamp: number;
+  snippet: string;
+};
 export type IndexSnapshot = { row: SessionRow; version: number };
 
 /** How a run is configured when it starts (resolved from tenant config by the caller). */
@@ -150,6 +160,8 @@ export interface SessionApi {
   entry(): Awaitable<SessionEntry | null>;
   read(query: ReadQuery): Awaitable<(Page & { sessionId: string }) | null>;
   transcripts(): Awaitable<TranscriptInfo[]>;
+  /** Messages of the current transcript whose text contains `text` (any case), newest first. */
+  search(text: string, limit: number): Awaitable<TranscriptHit[]>;
   /** Resolves once the transcript has a message past `afterSeq`, or after `timeoutMs` (sessions_wait). */
   waitForMessages(afterSeq: number, timeoutMs: number): Awaitable<{ sessionId: string | null; lastSeq: number }>;
   indexSnapshot(): Awaitable<IndexSnapshot | null>;

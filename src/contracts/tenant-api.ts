@@ -65,6 +65,11 @@ export type ListFilter = {
   spawnedBy?: string;
   search?: string;
   kinds?: string[];
+  /** Only sessions with a run in progress. */
+  activeOnly?: boolean;
+  /** Leave out sub-agent sessions / automation (`cron:`) sessions. */
+  excludeSubagents?: boolean;
+  excludeCron?: boolean;
   /** Which sessions the caller may see (decided by the visibility policy). */
   scope?: ListScope;
 };

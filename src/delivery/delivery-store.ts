@@ -41,6 +41,9 @@ type Row = {
   updated_at: number;
 };
 
+/** Deliveries listed at most per request. */
+const MAX_DELIVERIES_LISTED = 500;
+
 export class DeliveryStore {
   constructor(private readonly sql: SqlStorage) {}
 
@@ -80,8 +83,10 @@ export class DeliveryStore {
     return all<{ id: string }>(this.sql, "SELECT id FROM deliveries WHERE status = 'pending'").map((r) => r.id);
   }
 
+  /** The newest deliveries, at most MAX_DELIVERIES_LISTED. */
   list(limit: number): Delivery[] {
-    return all<Row>(this.sql, "SELECT * FROM deliveries ORDER BY created_at DESC LIMIT ?", limit).map(toDelivery);
+    const bounded = Math.min(MAX_DELIVERIES_LISTED, Math.max(1, limit));
+    return all<Row>(this.sql, "SELECT * FROM deliveries ORDER BY created_at DESC LIMIT ?", bounded).map(toDelivery);
   }
 
   /** Records an attempt's outcome (only while pending: a late duplicate changes nothing). */

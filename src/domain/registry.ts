@@ -61,19 +61,25 @@ export const SESSIONS_LIST_DEFAULT_LIMIT = 100;
 export async function listSessions(ctx: TenantContext, params: SessionsListParams): Promise<SessionsListResult> {
   const limit = Math.max(1, Math.floor(params.limit ?? SESSIONS_LIST_DEFAULT_LIMIT));
   const offset = Math.max(0, Math.floor(params.offset ?? 0));
-  const { rows, total } = await ctx.tenant.listSessionsPage({
-    limit,
-    ...(offset > 0 ? { offset } : {}),
-    ...(params.activeMinutes !== undefined ? { activeMinutes: params.activeMinutes } : {}),
-    includeGlobal: params.includeGlobal === true,
-    includeUnknown: params.includeUnknown === true,
-    includeArchived: params.includeArchived === true || params.archived === "all",
-    ...(params.archived === true ? { archivedOnly: true } : {}),
-    ...(params.label !== undefined ? { label: params.label } : {}),
-    ...(params.agentId !== undefined ? { agentId: normalizeAgentId(params.agentId) } : {}),
-    ...(params.spawnedBy !== undefined ? { spawnedBy: canonicalKey(ctx, params.spawnedBy) } : {}),
-    ...(params.search ? { search: params.search } : {}),
-  });
+  const { rows, total } =
+    params.hasBoard === true
+      ? { rows: [], total: 0 }
+      : await ctx.tenant.listSessionsPage({
+          limit,
+          ...(offset > 0 ? { offset } : {}),
+          ...(params.activeMinutes !== undefined ? { activeMinutes: params.activeMinutes } : {}),
+          includeGlobal: params.includeGlobal === true,
+          includeUnknown: params.includeUnknown === true,
+          includeArchived: params.includeArchived === true || params.archived === "all",
+          ...(params.archived === true ? { archivedOnly: true } : {}),
+          ...(params.label !== undefined ? { label: params.label } : {}),
+          ...(params.agentId !== undefined ? { agentId: normalizeAgentId(params.agentId) } : {}),
+          ...(params.spawnedBy !== undefined ? { spawnedBy: canonicalKey(ctx, params.spawnedBy) } : {}),
+          ...(params.search ? { search: params.search } : {}),
+          ...(params.activeOnly ? { activeOnly: true } : {}),
+          ...(params.excludeSubagents ? { excludeSubagents: true } : {}),
+          ...(params.excludeCron ? { excludeCron: true } : {}),
+        });
   const sessions = rows.map((row) => {
     const presented = presentRow(row, params.includeLastMessage === true);
     // OpenClaw's title: label, display name, else the start of the conversation.

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { chatStartup } from "../domain/chat-startup";
 import type { TenantContext } from "../domain/context";
 import { LOG_TAIL_MAX_BYTES, LOG_TAIL_MAX_LINES, sessionsUsage, tailLogs, USAGE_SESSIONS_MAX } from "../domain/ledger";
+import { SEARCH_LIMIT_MAX, searchSessions } from "../domain/search";
 import { normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
 import { agentIdentity, tenantModels } from "../policy/agent-models";
 import { defaultAgentId } from "../policy/agents";
@@ -105,6 +106,23 @@ export const CONTROL_UI_METHODS: Record<string, SimpleMethod> = {
       })
       .nullish(),
     handle: ({ ctx, params }) => tailLogs(ctx, params ?? {}),
+  }),
+  "sessions.search": method({
+    scope: READ,
+    params: z.looseObject({
+      query: z.string().max(512),
+      limit: z.int().min(1).max(SEARCH_LIMIT_MAX).optional(),
+      scope: z
+        .looseObject({
+          agentId: z.string().min(1).max(64).optional(),
+          includeGlobal: z.boolean().optional(),
+          includeUnknown: z.boolean().optional(),
+          excludeSubagents: z.boolean().optional(),
+          excludeCron: z.boolean().optional(),
+        })
+        .optional(),
+    }),
+    handle: ({ ctx, params }) => searchSessions(ctx, params),
   }),
   "sessions.usage": method({
     scope: READ,

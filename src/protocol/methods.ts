@@ -21,6 +21,12 @@ export const sessionsListParamsSchema = z.object({
   agentId: z.string().min(1).optional(),
   /** Empty = no search (the Control UI sends ""). */
   search: z.string().max(512).optional(),
+  /** Only sessions with a run in progress. */
+  activeOnly: z.boolean().optional(),
+  excludeSubagents: z.boolean().optional(),
+  excludeCron: z.boolean().optional(),
+  /** Session dashboards (boards) do not exist here: `hasBoard: true` lists nothing. */
+  hasBoard: z.boolean().optional(),
 });
 export type SessionsListParams = z.infer<typeof sessionsListParamsSchema>;
 

@@ -17,6 +17,7 @@ import type {
   StartAnswer,
   StartResult,
   StartRun,
+  TranscriptHit,
   TranscriptInfo,
 } from "../contracts/session-api";
 import type { ClaimIntent } from "../contracts/tenant-api";
@@ -33,9 +34,6 @@ import { acceptAnnounce } from "../spawn/announce-inbox";
 import { deleteAttachments, sessionAttachmentPrefix } from "../spawn/attachments";
 import { tenantApi } from "../stubs";
 import { recoverSession, type SessionParts, wireSession } from "./session-parts";
-
-/** Deliveries listed at most per request. */
-const MAX_DELIVERIES_LISTED = 500;
 
 /**
  * One session (tenant + canonical key): the RPC surface, each method delegating in a few
@@ -99,10 +97,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     return this.parts.transcript.read(query);
   }
 
-  /**
-   * sessions_wait: returns once the current transcript has a message past `afterSeq` or after
-   * `timeoutMs`, with the transcript's last seq (0 while the session does not exist yet).
-   */
+  /** sessions_wait: once a message is past `afterSeq` or after `timeoutMs`, the last seq (0: no session). */
   async waitForMessages(afterSeq: number, timeoutMs: number): Promise<{ sessionId: string | null; lastSeq: number }> {
     await this.adoptPending("read");
     const before = this.parts.transcript.entry();
@@ -116,6 +111,11 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   async transcripts(): Promise<TranscriptInfo[]> {
     await this.adoptPending("read");
     return this.parts.store.sessionIds();
+  }
+
+  async search(text: string, limit: number): Promise<TranscriptHit[]> {
+    await this.adoptPending("read");
+    return this.parts.transcript.search(text, limit);
   }
 
   async indexSnapshot(): Promise<IndexSnapshot | null> {
@@ -238,7 +238,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   /** The outbox of this session, newest first. */
   deliveries(limit = 100): Delivery[] {
-    return this.parts.store.deliveries.list(Math.min(MAX_DELIVERIES_LISTED, Math.max(1, limit)));
+    return this.parts.store.deliveries.list(limit);
   }
 
   flow(id: string): Flow | null {

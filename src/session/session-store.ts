@@ -383,6 +383,26 @@ export class SessionStore {
     ).map((r) => ({ sessionId: r.session_id, startedAt: r.started_at, endedAt: r.ended_at }));
   }
 
+  /**
+   * User and assistant messages of a transcript whose stored body contains `needle` (any case),
+   * newest first: one scan of that transcript's rows, bounded by `limit`.
+   */
+  searchMessages(
+    sessionId: string,
+    needle: string,
+    limit: number,
+  ): Array<{ seq: number; id: string; role: string; at: number; body: string }> {
+    return all<{ seq: number; id: string; role: string; created_at: number; body: string }>(
+      this.sql,
+      `SELECT seq, id, role, created_at, body FROM messages
+       WHERE session_id = ? AND role IN ('user', 'assistant') AND instr(lower(body), lower(?)) > 0
+       ORDER BY seq DESC LIMIT ?`,
+      sessionId,
+      needle,
+      limit,
+    ).map((r) => ({ seq: r.seq, id: r.id, role: r.role, at: r.created_at, body: r.body }));
+  }
+
   /** Seeds many messages in one transaction (benchmarks and tests). */
   bulkInsert(sessionId: string, rows: Array<{ record: Omit<MessageRecord, "json">; body: string }>): void {
     this.transaction(() => {

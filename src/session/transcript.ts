@@ -7,6 +7,7 @@ import type {
   ReadQuery,
   SessionRef,
   SpawnLineage,
+  TranscriptHit,
 } from "../contracts/session-api";
 import { applyAppend, newEntry, patchedEntry, resetEntry, withDelivery } from "../model/entry";
 import type { AppendRejected } from "../model/message-limits";
@@ -14,6 +15,7 @@ import { oversized } from "../model/message-limits";
 import { toSessionRow } from "../model/session-row";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
+import { contentText } from "../runs/runners/runner";
 import { dropUndefined } from "../util/encoding";
 import { planImport } from "./import-plan";
 import type { SessionStore } from "./session-store";
@@ -23,6 +25,20 @@ import type { SessionStore } from "./session-store";
  * injects, announces), idempotent ingest, creation, patches, resets and paged reads. All
  * synchronous over SQLite; the session object decides what to publish afterwards.
  */
+/** Rows read per hit wanted (some raw matches are only in the JSON, not in the text). */
+const SEARCH_OVERSCAN = 3;
+/** Characters of context on each side of a match. */
+const SNIPPET_CONTEXT_CHARS = 80;
+
+/** The text around the first match of `needle` (any case), with `…` where it was cut; null when absent. */
+export function snippetAround(text: string, needle: string): string | null {
+  const at = text.toLowerCase().indexOf(needle.toLowerCase());
+  if (at < 0) return null;
+  const start = Math.max(0, at - SNIPPET_CONTEXT_CHARS);
+  const end = Math.min(text.length, at + needle.length + SNIPPET_CONTEXT_CHARS);
+  return `${start > 0 ? "…" : ""}${text.slice(start, end).replace(/\s+/g, " ")}${end < text.length ? "…" : ""}`;
+}
+
 export class Transcript {
   constructor(
     private readonly store: SessionStore,
@@ -188,6 +204,24 @@ export class Transcript {
   }
 
   /** A page of the current transcript (or of an older one by sessionId). */
+  /** Messages of the current transcript whose text contains `text`, with a snippet around it. */
+  search(text: string, limit: number): TranscriptHit[] {
+    const entry = this.entry();
+    const needle = text.trim();
+    if (!entry || !needle) return [];
+    // The body is JSON: a match can be in a key or a tool's arguments, so the text is checked too.
+    return this.store
+      .searchMessages(entry.sessionId, needle, limit * SEARCH_OVERSCAN)
+      .flatMap((row) => {
+        const message = JSON.parse(row.body) as TranscriptMessage;
+        const snippet = snippetAround(contentText(message.content), needle);
+        if (snippet === null) return [];
+        const role = row.role as TranscriptHit["role"];
+        return [{ sessionId: entry.sessionId, messageId: row.id, seq: row.seq, role, timestamp: row.at, snippet }];
+      })
+      .slice(0, limit);
+  }
+
   read(query: ReadQuery): (Page & { sessionId: string }) | null {
     const entry = this.entry();
     if (!entry) return null;

@@ -320,6 +320,9 @@ export class IndexStore {
       where.push("instr(search_text, ?) > 0");
       binds.push(filter.search.toLowerCase());
     }
+    if (filter.activeOnly) where.push("row ->> '$.status' = 'running'");
+    if (filter.excludeSubagents) where.push("spawned_by IS NULL");
+    if (filter.excludeCron) where.push("instr(key, ':cron:') = 0");
     if (filter.kinds && filter.kinds.length > 0) {
       where.push(`kind IN (${filter.kinds.map(() => "?").join(",")})`);
       binds.push(...filter.kinds);

@@ -1,0 +1,66 @@
+import type { TranscriptHit } from "../contracts/session-api";
+import type { TenantContext } from "./context";
+import { DomainError } from "./errors";
+import { listSessions } from "./registry";
+
+/**
+ * `sessions.search`: transcript search over the caller's visible sessions. How it scales: the
+ * SEARCH_SESSIONS_MAX most recently updated sessions that match the scope are asked, at most
+ * SEARCH_CONCURRENCY at a time, each scanning only its current transcript in its own SQLite
+ * (one object per session, so the scans spread over the sessions' objects); the answer is
+ * what came back within SEARCH_BUDGET_MS, newest first, `truncated` when more was left.
+ */
+
+export const SEARCH_SESSIONS_MAX = 200;
+export const SEARCH_LIMIT_MAX = 100;
+const SEARCH_CONCURRENCY = 16;
+const SEARCH_BUDGET_MS = 3_000;
+
+export type SearchParams = {
+  query: string;
+  limit?: number | undefined;
+  scope?:
+    | {
+        agentId?: string | undefined;
+        includeGlobal?: boolean | undefined;
+        includeUnknown?: boolean | undefined;
+        excludeSubagents?: boolean | undefined;
+        excludeCron?: boolean | undefined;
+      }
+    | undefined;
+};
+
+export type SearchHit = TranscriptHit & { sessionKey: string; score: number };
+
+export async function searchSessions(ctx: TenantContext, params: SearchParams) {
+  const query = params.query.trim();
+  if (!query) throw new DomainError("invalid", "query must not be empty");
+  const limit = Math.min(params.limit ?? 25, SEARCH_LIMIT_MAX);
+  const scope = params.scope ?? {};
+  const candidates = await listSessions(ctx, {
+    limit: SEARCH_SESSIONS_MAX,
+    ...(scope.agentId ? { agentId: scope.agentId } : {}),
+    ...(scope.includeGlobal ? { includeGlobal: true } : {}),
+    ...(scope.includeUnknown ? { includeUnknown: true } : {}),
+    ...(scope.excludeSubagents ? { excludeSubagents: true } : {}),
+    ...(scope.excludeCron ? { excludeCron: true } : {}),
+  });
+  const keys = candidates.sessions.map((session) => session.key);
+  const deadline = Date.now() + SEARCH_BUDGET_MS;
+  const hits: SearchHit[] = [];
+  let asked = 0;
+  const worker = async () => {
+    while (asked < keys.length && Date.now() < deadline) {
+      const key = keys[asked++]!;
+      const found = await Promise.resolve(ctx.sessions(key).search(query, limit)).catch(() => []);
+      hits.push(...found.map((hit) => ({ ...hit, sessionKey: key, score: 1 })));
+    }
+  };
+  await Promise.all(Array.from({ length: SEARCH_CONCURRENCY }, worker));
+  hits.sort((a, b) => b.timestamp - a.timestamp || a.sessionKey.localeCompare(b.sessionKey));
+  return {
+    hits: hits.slice(0, limit),
+    indexing: false,
+    truncated: hits.length > limit || asked < keys.length || candidates.hasMore,
+  };
+}
