@@ -218,3 +218,65 @@ describe("lists that tell the truth, and transcript search", () => {
     expect((await client.request("sessions.list", { activeOnly: true, archived: "all" })).payload.count).toBe(0);
   });
 });
+
+describe("answers that were false", () => {
+  it("stores a session's icon and color, refuses a fork it cannot copy and a model the runner cannot use", async () => {
+    const runner = { type: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "gpt-x" };
+    const { tenant, client } = await console("false", {
+      agents: {
+        list: [
+          { id: "main", default: true, runner },
+          { id: "hooks", runner: { type: "echo" } },
+        ],
+      },
+    });
+    await tenant.append("agent:main:styled", { role: "user", content: "hi" });
+    const patched = await client.request("sessions.patch", { key: "agent:main:styled", icon: "🚀", color: "#ff0000" });
+    expect(patched.ok, JSON.stringify(patched.error)).toBe(true);
+    const row = (await client.request("sessions.describe", { key: "agent:main:styled" })).payload.session;
+    expect(row).toMatchObject({ icon: "🚀", color: "#ff0000" });
+    const fork = await client.request("sessions.create", { parentSessionKey: "agent:main:styled", fork: true });
+    expect(fork.error?.message).toBe("fork is not available on this gateway: create the session without fork");
+    const model = await client.request("sessions.patch", { key: "agent:main:styled", model: "echo/echo" });
+    expect(model.error?.message).toBe('model "echo/echo" is not available to agent "main": its runner is openai');
+    expect((await client.request("sessions.patch", { key: "agent:main:styled", model: "openai/gpt-y" })).ok).toBe(true);
+    const picker = await client.request("models.list", { agentId: "main" });
+    expect(picker.payload.models.map((m: { provider: string }) => m.provider)).toEqual(["openai"]);
+    const all = await client.request("models.list", {});
+    expect(all.payload.models.map((m: { provider: string }) => m.provider).sort()).toEqual(["echo", "openai"]);
+  });
+});
+
+describe("slash commands in chat.send", () => {
+  async function send(client: GatewayClient, sessionKey: string, message: string) {
+    const idempotencyKey = crypto.randomUUID();
+    const ack = await client.request("chat.send", { sessionKey, message, idempotencyKey });
+    expect(ack.ok, JSON.stringify(ack.error)).toBe(true);
+    const final = await client.waitFor(
+      (f) => f.event === "chat" && f.payload.runId === idempotencyKey && ["final", "error"].includes(f.payload.state),
+    );
+    return final.payload.message?.content?.[0]?.text as string;
+  }
+
+  it("runs /reset, /new, /name, /think, /status and /help without the model, and announces them", async () => {
+    const { client } = await console("commands");
+    expect(await send(client, "main", "hello")).toBe("ECHO: hello");
+    const describe = async () => (await client.request("sessions.describe", { key: "main" })).payload.session;
+    const before = (await describe()).sessionId;
+    expect(await send(client, "main", "/reset")).toBe("✅ Session reset.");
+    expect((await describe()).sessionId).not.toBe(before);
+    expect(await send(client, "main", "/new")).toBe("✅ New session started.");
+    expect(await send(client, "main", "/name Quarterly plan")).toBe("✅ Session renamed to “Quarterly plan”.");
+    expect((await describe()).label).toBe("Quarterly plan");
+    expect(await send(client, "main", "/think high")).toBe("Thinking level set to high.");
+    expect(await send(client, "main", "/status")).toContain("Thinking: high");
+    expect(await send(client, "main", "/help")).toContain("/reset — Reset the current session.");
+    expect(await send(client, "main", "/compact")).toBe("⚠️ /compact is not available on this gateway.");
+    // Text that is no command still reaches the model.
+    expect(await send(client, "main", "/etc/hosts is a file")).toBe("ECHO: /etc/hosts is a file");
+    const metadata = await client.request("chat.metadata", { sessionKey: "main" });
+    expect(metadata.payload.commands.map((c: { name: string }) => c.name)).toEqual(
+      expect.arrayContaining(["reset", "new", "name", "think", "stop", "help", "status", "model"]),
+    );
+  });
+});

@@ -152,7 +152,7 @@ describe("Control UI gateway methods", () => {
     expect(cronList).toMatchObject({ jobs: [], total: 0 });
     expect(cronList.snapshotRevision).toMatch(/^r\d+$/);
     expect((await client.request("plugins.catalog.browse", { intent: "all" })).payload).toEqual({ items: [] });
-    expect((await client.request("config.get", {})).payload).toMatchObject({ exists: false, valid: true, issues: [] });
+    expect((await client.request("config.get", {})).payload).toMatchObject({ exists: true, valid: true, issues: [] });
     const methods: string[] = hello.payload.features.methods;
     for (const method of ["chat.startup", "sessions.describe", "models.list", "question.list", "config.get"]) {
       expect(methods).toContain(method);

@@ -192,8 +192,13 @@ export async function sessionsCreate(
     parentSessionKey?: string;
     task?: string;
     message?: string;
+    fork?: boolean;
   },
 ) {
+  // A forked child would start empty here: refused rather than answered ok with nothing copied.
+  if (params.fork) {
+    throw new DomainError("invalid", "fork is not available on this gateway: create the session without fork");
+  }
   if (params.agentId !== undefined && !isValidAgentId(params.agentId)) {
     throw new DomainError("invalid", `unknown agent id "${params.agentId}"`);
   }

@@ -1,7 +1,7 @@
 import type { PatchOptions } from "../contracts/session-api";
 import { normalizeAgentId, resolveMainAlias } from "../keys/session-key";
 import type { SessionRow } from "../model/session-row";
-import { agentModelRef, DEFAULT_CONTEXT_WINDOW_TOKENS } from "../policy/agent-models";
+import { agentModelRef, DEFAULT_CONTEXT_WINDOW_TOKENS, modelProblem } from "../policy/agent-models";
 import { agentModel, defaultAgentId } from "../policy/agents";
 import type { SessionsListParams, SessionsResolveParams } from "../protocol/methods";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
@@ -203,6 +203,10 @@ export async function patchSession(
     throw new DomainError("invalid", "webchat clients cannot patch sessions; use chat.send for session-scoped updates");
   }
   const key = canonicalKey(ctx, rawKey);
+  if (typeof patch.model === "string") {
+    const problem = modelProblem(ctx.config, sessionRef(ctx, key).agentId, patch.model);
+    if (problem) throw new DomainError("invalid", problem);
+  }
   const normalized: SessionPatch = {
     ...patch,
     ...(typeof patch.spawnedBy === "string" ? { spawnedBy: canonicalKey(ctx, patch.spawnedBy) } : {}),

@@ -10,6 +10,7 @@ import type { InputProvenance, SessionSeed, TranscriptMessage } from "../protoco
 import { terminalReply } from "../runs/run-payloads";
 import { existingRunResult } from "../runs/run-status";
 import { dropUndefined } from "../util/encoding";
+import { parseChatCommand, runChatCommand } from "./chat-commands";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { canonicalKey, mainKeyOf, sessionRef } from "./keys";
@@ -97,6 +98,7 @@ export type ChatSendParams = {
   attachments?: unknown[];
   timeoutMs?: number;
   systemInputProvenance?: InputProvenance;
+  suppressCommandInterpretation?: boolean;
 };
 
 /** chat.send: `{ runId, status: "started" }` at once; dedupe by idempotencyKey; /stop and /send commands. */
@@ -124,6 +126,21 @@ export async function chatSend(
   }
   const command = parseSendCommand(text);
   if (command) return sendCommand(ctx, key, params.idempotencyKey, params.message, command);
+  const chatCommand = params.suppressCommandInterpretation ? null : parseChatCommand(text);
+  if (chatCommand) {
+    const outcome = await runChatCommand(ctx, key, chatCommand);
+    // `/new <message>` and `/reset <message>`: the message is the new session's first turn.
+    const firstTurn = outcome.resetFirst && chatCommand.args ? chatCommand.args : undefined;
+    const result = await startRun(ctx, {
+      key,
+      runId: params.idempotencyKey,
+      message: firstTurn ?? params.message,
+      origin: "chat.send",
+      ...(firstTurn === undefined ? { fixedReply: outcome.reply, ignoreSendPolicy: true } : { hold: options.hold }),
+      ...(outcome.resetFirst ? { resetFirst: outcome.resetFirst } : {}),
+    });
+    return chatSendResult(result);
+  }
   if (params.systemInputProvenance && !hasScope(ctx.principal, "operator.admin")) {
     throw new DomainError("invalid", "missing scope: operator.admin");
   }

@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { chatCommandEntries } from "../domain/chat-commands";
 import { chatStartup } from "../domain/chat-startup";
 import type { TenantContext } from "../domain/context";
 import { LOG_TAIL_MAX_BYTES, LOG_TAIL_MAX_LINES, sessionsUsage, tailLogs, USAGE_SESSIONS_MAX } from "../domain/ledger";
 import { SEARCH_LIMIT_MAX, searchSessions } from "../domain/search";
 import { normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
-import { agentIdentity, tenantModels } from "../policy/agent-models";
+import { agentIdentity, agentModelRef, tenantModels } from "../policy/agent-models";
 import { defaultAgentId } from "../policy/agents";
 import type { OperatorScope } from "../protocol/http";
 import { type SimpleMethod, simpleMethod } from "./simple-method";
@@ -38,8 +39,15 @@ function agentOf(
   return parsed?.agentId ?? defaultAgentId(ctx.config);
 }
 
-function modelsAnswer(ctx: TenantContext) {
-  return { models: tenantModels(ctx.config) };
+/** The models a picker may offer: for an agent (or a session's agent), only its runner's. */
+function modelsAnswer(
+  ctx: TenantContext,
+  params: { agentId?: string | undefined; sessionKey?: string | undefined } | null | undefined,
+) {
+  const models = tenantModels(ctx.config);
+  if (!params?.agentId && !params?.sessionKey) return { models };
+  const provider = agentModelRef(ctx.config, agentOf(ctx, params)).provider;
+  return { models: models.filter((model) => model.provider === provider) };
 }
 
 export const CONTROL_UI_METHODS: Record<string, SimpleMethod> = {
@@ -57,12 +65,12 @@ export const CONTROL_UI_METHODS: Record<string, SimpleMethod> = {
     params: agentParams,
     handle: ({ ctx, params }) => agentIdentity(ctx.config, agentOf(ctx, params)),
   }),
-  "models.list": method({ scope: READ, params: open, handle: ({ ctx }) => modelsAnswer(ctx) }),
+  "models.list": method({ scope: READ, params: agentParams, handle: ({ ctx, params }) => modelsAnswer(ctx, params) }),
   "chat.metadata": method({
     scope: READ,
-    params: open,
-    // No slash commands here: the runners take the text as it is.
-    handle: ({ ctx }) => ({ ...modelsAnswer(ctx), commands: [] }),
+    params: agentParams,
+    // The slash commands chat.send runs (domain/chat-commands.ts).
+    handle: ({ ctx, params }) => ({ ...modelsAnswer(ctx, params), commands: chatCommandEntries() }),
   }),
   "models.authStatus": empty(() => ({ ts: Date.now(), providers: [], providerCapabilities: [] })),
   "question.list": empty(() => ({ questions: [] })),

@@ -50,6 +50,19 @@ export function runnerWithSessionModel(
   return { ...runner, model };
 }
 
+/**
+ * Why a session of `agentId` cannot use `model` (a model of another provider than the agent's
+ * runner: the run would ignore it), or null when it can. Bare ids are the runner's own.
+ */
+export function modelProblem(config: TenantConfig, agentId: string, model: string): string | null {
+  const slash = model.indexOf("/");
+  if (slash <= 0) return null;
+  const provider = model.slice(0, slash);
+  const runner = runnerOf(config, agentId);
+  if (provider === runner.type) return null;
+  return `model "${model}" is not available to agent "${agentId}": its runner is ${runner.type}`;
+}
+
 /** `provider/model`, OpenClaw's `model.primary`. */
 export const primaryModel = (ref: ModelRef) => `${ref.provider}/${ref.model}`;
 

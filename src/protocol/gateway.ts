@@ -154,6 +154,8 @@ export const methodParamSchemas = {
     parentSessionKey: z.string().min(1).max(512).optional(),
     task: z.string().optional(),
     message: z.string().optional(),
+    /** Copying the parent's transcript is not offered: `fork: true` is refused. */
+    fork: z.boolean().optional(),
   }),
   /** The real gateway does not validate sessions.get params; the handler reads them leniently. */
   "sessions.get": z
@@ -195,6 +197,8 @@ export const methodParamSchemas = {
     timeoutMs: z.int().min(0).optional(),
     systemInputProvenance: inputProvenanceSchema.optional(),
     systemProvenanceReceipt: z.string().optional(),
+    /** The message is text even when it starts with a slash command. */
+    suppressCommandInterpretation: z.boolean().optional(),
     idempotencyKey: z.string().min(1).max(256),
   }),
   agent: z.strictObject({

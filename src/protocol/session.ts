@@ -99,6 +99,8 @@ export type SessionEntry = {
   modelProvider?: string;
   contextTokens?: number;
   thinkingLevel?: string;
+  icon?: string;
+  color?: string;
   fastMode?: boolean;
   verboseLevel?: string;
   reasoningLevel?: string;
@@ -145,6 +147,9 @@ const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional(
 export const sessionPatchFieldsSchema = z.strictObject({
   label: nullable(z.string().min(1).max(512)),
   displayName: nullable(z.string().min(1).max(512)),
+  /** The Control UI's sidebar icon and color for the session. */
+  icon: nullable(z.string().min(1).max(64)),
+  color: nullable(z.string().min(1).max(32)),
   thinkingLevel: nullable(z.string().min(1).max(32)),
   fastMode: nullable(z.boolean()),
   verboseLevel: nullable(z.string().min(1).max(32)),

@@ -1,0 +1,176 @@
+import { agentIdOf } from "../keys/session-key";
+import { agentModelRef } from "../policy/agent-models";
+import type { TenantContext } from "./context";
+import { patchSession } from "./registry";
+
+/**
+ * Slash commands typed into `chat.send`, as the real gateway runs them, for those this service
+ * has an equivalent of; OpenClaw's other built-in commands are answered that they are not
+ * available here. None reaches the model: each answer is a fixed reply in the transcript (no
+ * model call), so clients see it as they see any reply. `/stop` and `/send` are handled before
+ * (domain/runs.ts). Text that merely starts with "/" and names no command goes to the model.
+ */
+
+/** A parsed command: its name (aliases resolved) and the rest of the line. */
+export type ChatCommand = { name: string; args: string };
+
+type CommandInfo = { description: string; category: string; acceptsArgs: boolean; aliases?: string[] };
+
+/** The commands this service runs (OpenClaw's names, descriptions and categories). */
+export const CHAT_COMMANDS: Record<string, CommandInfo> = {
+  help: { description: "Show available commands.", category: "status", acceptsArgs: false },
+  status: { description: "Show current status.", category: "status", acceptsArgs: false },
+  stop: { description: "Stop the current run.", category: "session", acceptsArgs: false },
+  reset: { description: "Reset the current session.", category: "session", acceptsArgs: true },
+  new: { description: "Start a new session.", category: "session", acceptsArgs: true },
+  name: { description: "Name or rename the current session.", category: "session", acceptsArgs: true },
+  think: {
+    description: "Set thinking level.",
+    category: "options",
+    acceptsArgs: true,
+    aliases: ["/think", "/thinking", "/t"],
+  },
+  model: {
+    description: "Show or set the model; use -s, -a, or -g to choose scope.",
+    category: "options",
+    acceptsArgs: true,
+  },
+  send: { description: "Set send policy.", category: "management", acceptsArgs: true },
+};
+
+/** OpenClaw's other built-in commands (with their aliases): answered, never run here. */
+const UNAVAILABLE = [
+  "commands",
+  "tools",
+  "skill",
+  "dashboard",
+  "learn",
+  "loop",
+  "goal",
+  "diagnostics",
+  "login",
+  "openclaw",
+  "tasks",
+  "allowlist",
+  "approve",
+  "context",
+  "btw",
+  "side",
+  "export-session",
+  "export",
+  "export-trajectory",
+  "trajectory",
+  "tts",
+  "whoami",
+  "id",
+  "session",
+  "subagents",
+  "acp",
+  "agents",
+  "steer",
+  "tell",
+  "config",
+  "mcp",
+  "plugins",
+  "plugin",
+  "debug",
+  "usage",
+  "restart",
+  "update",
+  "activation",
+  "compact",
+  "verbose",
+  "v",
+  "trace",
+  "fast",
+  "reasoning",
+  "reason",
+  "elevated",
+  "elev",
+  "exec",
+  "models",
+  "queue",
+  "bash",
+];
+
+const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "adaptive"];
+
+/** The command a message is, or null (plain text, or `/something` that is no command). */
+export function parseChatCommand(text: string): ChatCommand | null {
+  const match = /^\/([a-z][a-z-]*)(?:\s+([\s\S]*))?$/i.exec(text.trim());
+  if (!match) return null;
+  const word = match[1]!.toLowerCase();
+  const name =
+    Object.entries(CHAT_COMMANDS).find(([key, info]) => key === word || info.aliases?.includes(`/${word}`))?.[0] ??
+    (UNAVAILABLE.includes(word) ? word : null);
+  return name ? { name, args: (match[2] ?? "").trim() } : null;
+}
+
+/** The commands as `chat.metadata` lists them (OpenClaw's `commands.list` entries). */
+export function chatCommandEntries() {
+  return Object.entries(CHAT_COMMANDS).map(([name, info]) => ({
+    name,
+    nativeName: name,
+    textAliases: info.aliases ?? [`/${name}`],
+    description: info.description,
+    category: info.category,
+    source: "native",
+    scope: "both",
+    acceptsArgs: info.acceptsArgs,
+  }));
+}
+
+/** What running a command does: the reply, and a reset to do first. */
+export type CommandOutcome = { reply: string; resetFirst?: "new" | "reset" };
+
+/** Runs a command (not /stop or /send) for the session `key`; the caller appends the reply. */
+export async function runChatCommand(ctx: TenantContext, key: string, command: ChatCommand): Promise<CommandOutcome> {
+  switch (command.name) {
+    case "reset":
+      return { reply: "✅ Session reset.", resetFirst: "reset" };
+    case "new":
+      return { reply: "✅ New session started.", resetFirst: "new" };
+    case "name": {
+      if (!command.args) return { reply: "Usage: /name <title>" };
+      const label = command.args.slice(0, 512);
+      await patchSession(ctx, key, { label });
+      return { reply: `✅ Session renamed to “${label}”.` };
+    }
+    case "think": {
+      const level = command.args.toLowerCase();
+      if (!THINKING_LEVELS.includes(level)) {
+        return { reply: `Unsupported thinking level. Use one of: ${THINKING_LEVELS.join(", ")}.` };
+      }
+      await patchSession(ctx, key, { thinkingLevel: level });
+      return { reply: `Thinking level set to ${level}.` };
+    }
+    case "model": {
+      const current = await ctx.sessions(key).entry();
+      const ref = agentModelRef(ctx.config, agentIdOf(key) ?? "main");
+      const model = current?.model ?? `${ref.provider}/${ref.model}`;
+      if (command.args) return { reply: `Model changes are made in the model picker here. Current model: ${model}.` };
+      return { reply: `Current model: ${model}.` };
+    }
+    case "status": {
+      const entry = await ctx.sessions(key).entry();
+      const ref = agentModelRef(ctx.config, agentIdOf(key) ?? "main");
+      const tokens = (entry?.inputTokens ?? 0) + (entry?.outputTokens ?? 0);
+      return {
+        reply: [
+          `Session: ${key}`,
+          `Model: ${entry?.model ?? `${ref.provider}/${ref.model}`}`,
+          `Messages: ${entry?.messageCount ?? 0} · Tokens: ${tokens}`,
+          `Thinking: ${entry?.thinkingLevel ?? "off"}`,
+        ].join("\n"),
+      };
+    }
+    case "help":
+      return {
+        reply: `Available commands:\n${Object.entries(CHAT_COMMANDS)
+          .map(([name, info]) => `/${name} — ${info.description}`)
+          .join("\n")}`,
+      };
+    default:
+      return { reply: `⚠️ /${command.name} is not available on this gateway.` };
+  }
+}
