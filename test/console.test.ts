@@ -196,7 +196,7 @@ describe("lists that tell the truth, and transcript search", () => {
     await tenant.append("agent:main:notes-a", { role: "user", content: "The quarterly Budget review is on Friday." });
     await tenant.append("agent:main:notes-b", { role: "user", content: "nothing to see" });
     await tenant.append("agent:main:notes-b", { role: "assistant", content: "the budget is fine" });
-    const found = await client.request("sessions.search", { query: "budget", limit: 25, scope: {} });
+    const found = await client.request("sessions.search", { query: "budget", limit: 25 });
     expect(found.ok, JSON.stringify(found.error)).toBe(true);
     expect(found.payload.hits.map((hit: { sessionKey: string; role: string }) => [hit.sessionKey, hit.role])).toEqual([
       ["agent:main:notes-b", "assistant"],
@@ -204,6 +204,13 @@ describe("lists that tell the truth, and transcript search", () => {
     ]);
     expect(found.payload.hits[1].snippet).toBe("The quarterly Budget review is on Friday.");
     expect(found.payload).toMatchObject({ indexing: false, truncated: false });
+    // With a scope (the Control UI's form), the hits are `results` beside their sessions' rows.
+    const scoped = await client.request("sessions.search", { query: "budget", limit: 25, scope: { agentId: "main" } });
+    expect(scoped.payload.results).toHaveLength(2);
+    expect(scoped.payload.sessions.map((row: { key: string }) => row.key).sort()).toEqual([
+      "agent:main:notes-a",
+      "agent:main:notes-b",
+    ]);
     // A word only in the stored JSON (a key) is no hit; an empty query is refused in OpenClaw's words.
     expect((await client.request("sessions.search", { query: "role" })).payload.hits).toEqual([]);
     expect((await client.request("sessions.search", { query: "  " })).error?.message).toBe("query must not be empty");

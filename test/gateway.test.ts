@@ -216,7 +216,7 @@ describe("gateway handshake", () => {
     await createTenant("wsv3");
     const reader = await issueToken("wsv3", ["operator.read"]);
     const client = await connect({ path: "/t/wsv3", token: reader.token, protocol: [3, 3] });
-    const res = await client.request("chat.inject", { sessionKey: "main", message: "hi" });
+    const res = await client.request("chat.send", { sessionKey: "main", message: "hi", idempotencyKey: "v3-1" });
     expect(res.error).toEqual({ code: "INVALID_REQUEST", message: "missing scope: operator.write" });
   });
 });

@@ -1,4 +1,4 @@
-import type { UsageRow } from "../contracts/ledger-api";
+import type { TenantLogLine, UsageRow } from "../contracts/ledger-api";
 import { utcDate } from "../ledger/ledger-store";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
@@ -192,5 +192,19 @@ export async function tailLogs(ctx: TenantContext, params: { cursor?: number; li
     limit: Math.min(params.limit ?? 500, LOG_TAIL_MAX_LINES),
     maxBytes: Math.min(params.maxBytes ?? 250_000, LOG_TAIL_MAX_BYTES),
   });
-  return { file: `tenant:${ctx.tenantId}`, ...tail };
+  return { file: `tenant:${ctx.tenantId}`, ...tail, lines: tail.lines.map(logFileLine) };
+}
+
+/**
+ * A stored line as OpenClaw's log files carry it, so the Control UI's Logs page shows it:
+ * `time`, `level`, `subsystem` (the event) and a readable `message`; the fields stay too.
+ */
+export function logFileLine(stored: string): string {
+  const line = JSON.parse(stored) as TenantLogLine;
+  const { ts, level: _level, event, tenant: _tenant, ...fields } = line;
+  const details = Object.entries(fields)
+    .filter(([, value]) => value !== undefined && value !== "")
+    .map(([name, value]) => `${name}=${typeof value === "string" ? value : JSON.stringify(value)}`)
+    .join(" ");
+  return JSON.stringify({ ...line, time: ts, subsystem: event, message: `${event}${details ? ` ${details}` : ""}` });
 }

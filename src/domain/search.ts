@@ -58,9 +58,14 @@ export async function searchSessions(ctx: TenantContext, params: SearchParams) {
   };
   await Promise.all(Array.from({ length: SEARCH_CONCURRENCY }, worker));
   hits.sort((a, b) => b.timestamp - a.timestamp || a.sessionKey.localeCompare(b.sessionKey));
+  const matches = hits.slice(0, limit);
+  const truncated = hits.length > limit || asked < keys.length || candidates.hasMore;
+  if (params.scope === undefined) return { hits: matches, indexing: false, truncated };
+  // With a scope (the Control UI), OpenClaw answers the hits as `results` with their sessions' rows.
+  const matched = new Set(matches.map((hit) => hit.sessionKey));
   return {
-    hits: hits.slice(0, limit),
-    indexing: false,
-    truncated: hits.length > limit || asked < keys.length || candidates.hasMore,
+    results: matches,
+    sessions: candidates.sessions.filter((session) => matched.has(session.key)),
+    ...(truncated ? { truncated: true } : {}),
   };
 }

@@ -15,7 +15,10 @@ import { simpleMethod as method, type SimpleMethod } from "./simple-method";
 const READ: OperatorScope = "operator.read";
 const open = z.looseObject({}).nullish();
 const agentParams = z.looseObject({ agentId: z.string().max(64).optional() }).nullish();
+const ADMIN: OperatorScope = "operator.admin";
 const empty = (answer: () => unknown) => method({ scope: READ, params: open, handle: answer });
+/** As `empty`, for what OpenClaw lets only admins read. */
+const admin = (answer: () => unknown) => method({ scope: ADMIN, params: open, handle: answer });
 
 /** When this isolate started: the uptime `system.info` reports. */
 const STARTED_AT_MS = Date.now();
@@ -87,7 +90,7 @@ export const ABSENT_FEATURE_METHODS: Record<string, SimpleMethod> = {
     }),
   }),
   // No exec tool here: nothing to approve, nothing granted.
-  "exec.approvals.get": empty(() => ({
+  "exec.approvals.get": admin(() => ({
     path: "none",
     exists: false,
     file: { version: 1, defaults: {}, agents: {} },
@@ -156,7 +159,7 @@ export const ABSENT_FEATURE_METHODS: Record<string, SimpleMethod> = {
     }),
   }),
   "migrations.memory.plan": method({
-    scope: READ,
+    scope: ADMIN,
     params: agentParams,
     handle: ({ ctx, params }) => ({
       agentId: params?.agentId ?? defaultAgentId(ctx.config),

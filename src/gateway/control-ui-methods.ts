@@ -82,7 +82,11 @@ export const CONTROL_UI_METHODS: Record<string, SimpleMethod> = {
   "exec.approval.list": empty(() => []),
   "plugin.approval.list": empty(() => []),
   "openclaw.approval.list": empty(() => []),
-  "update.status": empty(() => ({ sentinel: null, updateAvailable: null })),
+  "update.status": method({
+    scope: "operator.admin",
+    params: open,
+    handle: () => ({ sentinel: null, updateAvailable: null }),
+  }),
   "talk.catalog": empty(() => ({
     modes: [],
     transports: [],

@@ -48,6 +48,7 @@ const define = <S extends z.ZodType>(method: MethodDefinition<S>) => method as M
 
 const READ: OperatorScope = "operator.read";
 const WRITE: OperatorScope = "operator.write";
+const ADMIN: OperatorScope = "operator.admin";
 
 export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   health: define({
@@ -135,7 +136,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     },
   }),
   "sessions.reset": define({
-    scope: WRITE,
+    scope: ADMIN,
     answerFirst: true,
     params: methodParamSchemas["sessions.reset"],
     handle: async ({ ctx, params }) => {
@@ -164,7 +165,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     handle: ({ ctx, params }) => chatHistory(ctx, params),
   }),
   "chat.inject": define({
-    scope: WRITE,
+    scope: ADMIN,
     params: methodParamSchemas["chat.inject"],
     handle: ({ ctx, params }) => chatInject(ctx, params),
   }),
