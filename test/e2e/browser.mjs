@@ -171,3 +171,107 @@ export async function waitForDeep(page, selector, timeoutMs) {
   }
   throw new Error(`no visible ${selector} on the page within ${timeoutMs} ms (at ${page.url()})`);
 }
+
+/**
+ * What the Control UI tests do with a page, in one place: screenshots per step (and the last
+ * frames when one fails), in-app navigation, clicks by visible text, typing as a user would, the
+ * answer to a method the UI called, the login card and the chat composer.
+ */
+export function uiDriver({ page, recorder, shotsDir, stepMs }) {
+  const shot = (name) => page.screenshot({ path: join(shotsDir, `${name}.png`) }).catch(() => {});
+  return {
+    shot,
+    async step(name, fn) {
+      try {
+        await fn();
+        await shot(name);
+      } catch (error) {
+        await shot(`${name}-FAILED`);
+        if (error && typeof error === "object") error.message += `\n  last frames:\n${recorder.tail()}`;
+        throw error;
+      }
+    },
+    /** Navigates inside the single-page app (a full load would drop the token the UI keeps). */
+    openRoute(path) {
+      return page.evaluate((path) => {
+        history.pushState({}, "", path);
+        dispatchEvent(new PopStateEvent("popstate"));
+      }, path);
+    },
+    /** Clicks the first visible, enabled `tag` whose text is exactly `text`. */
+    async clickText(tag, text) {
+      const deadline = Date.now() + stepMs;
+      while (Date.now() < deadline) {
+        const clicked = await page.evaluate(
+          (tag, text) => {
+            const search = (root) => {
+              for (const el of root.querySelectorAll(tag)) {
+                if (el.textContent.trim() === text && el.getBoundingClientRect().height > 0 && !el.disabled) return el;
+              }
+              for (const el of root.querySelectorAll("*")) {
+                const found = el.shadowRoot && search(el.shadowRoot);
+                if (found) return found;
+              }
+              return null;
+            };
+            const el = search(document);
+            el?.click();
+            return Boolean(el);
+          },
+          tag,
+          text,
+        );
+        if (clicked) return;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      throw new Error(`no visible ${tag} "${text}" to click`);
+    },
+    async clickDeep(selector) {
+      const element = await waitForDeep(page, selector, stepMs);
+      await element.evaluate((el) => el.click());
+    },
+    async typeInto(selector, text) {
+      const element = await waitForDeep(page, selector, stepMs);
+      await element.click();
+      await element.type(text, { delay: 2 });
+    },
+    /** Sets an input's value as typing would (the UI listens to input events). */
+    async fill(selector, value) {
+      const element = await waitForDeep(page, selector, stepMs);
+      await element.evaluate((input, value) => {
+        input.value = value;
+        input.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+        input.dispatchEvent(new Event("change", { bubbles: true, composed: true }));
+      }, value);
+    },
+    /** The UI's latest request of `method` since `since`, and its answer once it arrived. */
+    async answerOf(method, since) {
+      const deadline = Date.now() + stepMs;
+      while (Date.now() < deadline) {
+        const request = recorder.requests(since).findLast((r) => r.method === method);
+        const answer =
+          request &&
+          recorder.frames.find((f) => f.dir === "in" && f.frame?.type === "res" && f.frame.id === request.id);
+        if (answer) return { params: request.params, answer: answer.frame };
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`no answer to ${method}`);
+    },
+    /** Opens the UI and signs in on its login card; resolves once hello-ok arrived. */
+    async login(baseUrl, token) {
+      await page.goto(`${baseUrl}/`, { waitUntil: "domcontentloaded" });
+      const secret = await waitForDeep(page, 'input[placeholder="Paste the token or type the password"]', stepMs);
+      await secret.type(token);
+      await page.keyboard.press("Enter");
+      const deadline = Date.now() + stepMs;
+      while (!recorder.helloOk() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      if (!recorder.helloOk()) throw new Error("the UI did not connect");
+    },
+    async sendFromComposer(text) {
+      const composer = await waitForDeep(page, "textarea", stepMs);
+      await composer.click();
+      await composer.type(text, { delay: 2 });
+      await page.keyboard.press("Enter");
+    },
+  };
+}

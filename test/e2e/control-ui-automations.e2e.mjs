@@ -12,7 +12,15 @@ import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
-import { chromiumMissing, launchChromium, pageHasText, recordFrames, waitForDeep, waitForText } from "./browser.mjs";
+import {
+  chromiumMissing,
+  launchChromium,
+  pageHasText,
+  recordFrames,
+  uiDriver,
+  waitForDeep,
+  waitForText,
+} from "./browser.mjs";
 import { httpJson } from "./http-json.mjs";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -32,83 +40,8 @@ let server;
 let chromium;
 let page;
 let recorder;
-
-async function shot(name) {
-  await page.screenshot({ path: join(SHOTS_DIR, `${name}.png`) }).catch(() => {});
-}
-
-/** Runs a step; on failure keeps a screenshot and says where the frames ended. */
-async function step(name, fn) {
-  try {
-    await fn();
-    await shot(name);
-  } catch (error) {
-    await shot(`${name}-FAILED`);
-    if (error && typeof error === "object") error.message += `\n  last frames:\n${recorder?.tail() ?? ""}`;
-    throw error;
-  }
-}
-
-/** Clicks the first visible element `tag` whose text is exactly `text`, through shadow roots. */
-async function clickText(tag, text) {
-  const deadline = Date.now() + UI_STEP_MS;
-  while (Date.now() < deadline) {
-    const clicked = await page.evaluate(
-      (tag, text) => {
-        const search = (root) => {
-          for (const el of root.querySelectorAll(tag)) {
-            if (el.textContent.trim() === text && el.getBoundingClientRect().height > 0 && !el.disabled) return el;
-          }
-          for (const el of root.querySelectorAll("*")) {
-            const found = el.shadowRoot && search(el.shadowRoot);
-            if (found) return found;
-          }
-          return null;
-        };
-        const el = search(document);
-        el?.click();
-        return Boolean(el);
-      },
-      tag,
-      text,
-    );
-    if (clicked) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`no visible ${tag} "${text}" to click`);
-}
-
-async function clickDeep(selector) {
-  const element = await waitForDeep(page, selector, UI_STEP_MS);
-  await element.evaluate((el) => el.click());
-}
-
-async function typeInto(selector, text) {
-  const element = await waitForDeep(page, selector, UI_STEP_MS);
-  await element.click();
-  await element.type(text, { delay: 2 });
-}
-
-/** Navigates inside the single-page app (a full load would drop the token the UI keeps). */
-async function openRoute(path) {
-  await page.evaluate((path) => {
-    history.pushState({}, "", path);
-    dispatchEvent(new PopStateEvent("popstate"));
-  }, path);
-}
-
-/** The answer to the UI's latest request of `method` once it arrived. */
-async function answerOf(method, since) {
-  const deadline = Date.now() + UI_STEP_MS;
-  while (Date.now() < deadline) {
-    const request = recorder.requests(since).findLast((r) => r.method === method);
-    const answer =
-      request && recorder.frames.find((f) => f.dir === "in" && f.frame?.type === "res" && f.frame.id === request.id);
-    if (answer) return { params: request.params, answer: answer.frame };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no answer to ${method}`);
-}
+/** Steps, navigation, clicks and answers on the page (browser.mjs). */
+let ui;
 
 function api(method, path) {
   return httpJson(server.baseUrl, method, path, { authorization: `Bearer ${TOKEN}` });
@@ -123,13 +56,8 @@ describe("the Control UI manages automations and secrets", { skip: skip ?? false
     page = await chromium.browser.newPage();
     await page.setViewport({ width: 1440, height: 900 });
     recorder = await recordFrames(page);
-    await page.goto(`${server.baseUrl}/`, { waitUntil: "domcontentloaded" });
-    const secret = await waitForDeep(page, 'input[placeholder="Paste the token or type the password"]', UI_STEP_MS);
-    await secret.type(TOKEN);
-    await page.keyboard.press("Enter");
-    const deadline = Date.now() + UI_STEP_MS;
-    while (!recorder.helloOk() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    assert.ok(recorder.helloOk(), "the UI connected");
+    ui = uiDriver({ page, recorder, shotsDir: SHOTS_DIR, stepMs: UI_STEP_MS });
+    await ui.login(server.baseUrl, TOKEN);
   });
 
   after(async () => {
@@ -139,28 +67,28 @@ describe("the Control UI manages automations and secrets", { skip: skip ?? false
 
   test("an automation is created, run now, paused, edited and removed from the Automations page", async () => {
     let jobId;
-    await step("automations-list", async () => {
-      await openRoute("/automations");
+    await ui.step("automations-list", async () => {
+      await ui.openRoute("/automations");
       await waitForText(page, "New automation", UI_STEP_MS);
       assert.equal(await pageHasText(page, "Scheduler disabled"), false, "no scheduler outage banner");
     });
-    await step("automation-created", async () => {
+    await ui.step("automation-created", async () => {
       const since = Date.now();
-      await clickDeep("button.cron-new-task");
-      await typeInto('textarea[placeholder="Describe what OpenClaw should do..."]', JOB_PROMPT);
-      await typeInto('input[placeholder="Morning brief"]', JOB_NAME);
-      await clickText("button", "Create automation");
-      const { params, answer } = await answerOf("cron.add", since);
+      await ui.clickDeep("button.cron-new-task");
+      await ui.typeInto('textarea[placeholder="Describe what OpenClaw should do..."]', JOB_PROMPT);
+      await ui.typeInto('input[placeholder="Morning brief"]', JOB_NAME);
+      await ui.clickText("button", "Create automation");
+      const { params, answer } = await ui.answerOf("cron.add", since);
       assert.equal(answer.ok, true, JSON.stringify(answer.error));
       assert.deepEqual(params.payload, { kind: "agentTurn", message: JOB_PROMPT });
       jobId = answer.payload.id;
       await waitForText(page, JOB_NAME, UI_STEP_MS);
       await waitForText(page, "Every 30m", UI_STEP_MS);
     });
-    await step("automation-run-now", async () => {
+    await ui.step("automation-run-now", async () => {
       const since = Date.now();
-      await clickDeep("button.cron-row-run");
-      const { params, answer } = await answerOf("cron.run", since);
+      await ui.clickDeep("button.cron-row-run");
+      const { params, answer } = await ui.answerOf("cron.run", since);
       assert.equal(answer.ok, true, JSON.stringify(answer.error));
       assert.equal(params.id, jobId);
       await waitForText(page, "Run queued", UI_STEP_MS);
@@ -179,18 +107,18 @@ describe("the Control UI manages automations and secrets", { skip: skip ?? false
         `the cron session's transcript: ${texts.join(" | ")}`,
       );
     });
-    await step("automation-paused", async () => {
+    await ui.step("automation-paused", async () => {
       const since = Date.now();
-      await clickDeep('input[type="checkbox"]');
-      const { params, answer } = await answerOf("cron.update", since);
+      await ui.clickDeep('input[type="checkbox"]');
+      const { params, answer } = await ui.answerOf("cron.update", since);
       assert.equal(answer.ok, true, JSON.stringify(answer.error));
       assert.deepEqual({ id: params.id, enabled: params.patch?.enabled }, { id: jobId, enabled: false });
       const job = await api("GET", `/v1/automations/${jobId}`);
       assert.equal((job.json?.job ?? job.json)?.enabled, false, job.text);
     });
-    await step("automation-edited", async () => {
+    await ui.step("automation-edited", async () => {
       const since = Date.now();
-      await clickDeep("button.cron-table__name");
+      await ui.clickDeep("button.cron-table__name");
       const name = await waitForDeep(page, 'input[placeholder="Morning brief"]', UI_STEP_MS);
       // Emptied as a user would (the form listens to input events), then typed.
       await name.evaluate((input) => {
@@ -198,20 +126,20 @@ describe("the Control UI manages automations and secrets", { skip: skip ?? false
         input.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
       });
       await name.type(`${JOB_NAME} (edited)`, { delay: 2 });
-      await clickText("button", "Save changes");
-      const { params, answer } = await answerOf("cron.update", since);
+      await ui.clickText("button", "Save changes");
+      const { params, answer } = await ui.answerOf("cron.update", since);
       assert.equal(answer.ok, true, JSON.stringify(answer.error));
       assert.equal(params.patch.name, `${JOB_NAME} (edited)`);
       await waitForText(page, `${JOB_NAME} (edited)`, UI_STEP_MS);
     });
-    await step("automation-removed", async () => {
+    await ui.step("automation-removed", async () => {
       const since = Date.now();
-      await clickDeep("button.cron-job-menu__trigger");
-      await clickText("*", "Remove");
+      await ui.clickDeep("button.cron-job-menu__trigger");
+      await ui.clickText("*", "Remove");
       // The UI confirms in the page.
       await waitForText(page, `Remove "${JOB_NAME} (edited)"?`, UI_STEP_MS);
-      await clickText("button", "Remove");
-      const { params, answer } = await answerOf("cron.remove", since);
+      await ui.clickText("button", "Remove");
+      const { params, answer } = await ui.answerOf("cron.remove", since);
       assert.equal(answer.ok, true, JSON.stringify(answer.error));
       assert.equal(params.id, jobId);
       await waitForText(page, "No automations yet", UI_STEP_MS);
@@ -221,19 +149,19 @@ describe("the Control UI manages automations and secrets", { skip: skip ?? false
   });
 
   test("Settings › Secrets adds a protected secret for an admin token; its value is never shown", async () => {
-    await step("secrets-page", async () => {
-      await openRoute("/settings/secrets");
+    await ui.step("secrets-page", async () => {
+      await ui.openRoute("/settings/secrets");
       await waitForText(page, "Bulk Add", UI_STEP_MS);
       assert.equal(await pageHasText(page, "Gateway/admin required."), false);
     });
-    await step("secret-added", async () => {
+    await ui.step("secret-added", async () => {
       const since = Date.now();
-      await clickText("button", "Add");
-      await typeInto("input.settings-input.mono", SECRET_NAME);
-      await typeInto("textarea.secrets-store-dialog__value", SECRET_VALUE);
-      await clickText("*", "Protected secret");
-      await clickText("button", "Save");
-      const { params, answer } = await answerOf("secrets.store.set", since);
+      await ui.clickText("button", "Add");
+      await ui.typeInto("input.settings-input.mono", SECRET_NAME);
+      await ui.typeInto("textarea.secrets-store-dialog__value", SECRET_VALUE);
+      await ui.clickText("*", "Protected secret");
+      await ui.clickText("button", "Save");
+      const { params, answer } = await ui.answerOf("secrets.store.set", since);
       assert.equal(answer.ok, true, JSON.stringify(answer.error));
       assert.equal(params.name ?? params.id, SECRET_NAME);
       await waitForText(page, SECRET_NAME, UI_STEP_MS);

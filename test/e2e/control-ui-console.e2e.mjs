@@ -14,7 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
-import { chromiumMissing, launchChromium, pageHasText, recordFrames, waitForDeep, waitForText } from "./browser.mjs";
+import { chromiumMissing, launchChromium, pageHasText, recordFrames, uiDriver, waitForText } from "./browser.mjs";
 import { httpJson } from "./http-json.mjs";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -33,6 +33,8 @@ let model;
 let chromium;
 let page;
 let recorder;
+/** Steps, navigation, clicks and answers on the page (browser.mjs). */
+let ui;
 
 /** An OpenAI-compatible model on 127.0.0.1 that streams `MODEL SAYS: <last user text>` with usage. */
 function startModel() {
@@ -60,86 +62,6 @@ function startModel() {
 
 const api = (method, path, body) => httpJson(server.baseUrl, method, path, { authorization: `Bearer ${TOKEN}`, body });
 
-async function shot(name) {
-  await page.screenshot({ path: join(SHOTS_DIR, `${name}.png`) }).catch(() => {});
-}
-
-async function step(name, fn) {
-  try {
-    await fn();
-    await shot(name);
-  } catch (error) {
-    await shot(`${name}-FAILED`);
-    if (error && typeof error === "object") error.message += `\n  last frames:\n${recorder?.tail() ?? ""}`;
-    throw error;
-  }
-}
-
-async function openRoute(path) {
-  await page.evaluate((path) => {
-    history.pushState({}, "", path);
-    dispatchEvent(new PopStateEvent("popstate"));
-  }, path);
-}
-
-async function clickText(tag, text) {
-  const deadline = Date.now() + UI_STEP_MS;
-  while (Date.now() < deadline) {
-    const clicked = await page.evaluate(
-      (tag, text) => {
-        const search = (root) => {
-          for (const el of root.querySelectorAll(tag)) {
-            if (el.textContent.trim() === text && el.getBoundingClientRect().height > 0 && !el.disabled) return el;
-          }
-          for (const el of root.querySelectorAll("*")) {
-            const found = el.shadowRoot && search(el.shadowRoot);
-            if (found) return found;
-          }
-          return null;
-        };
-        const el = search(document);
-        el?.click();
-        return Boolean(el);
-      },
-      tag,
-      text,
-    );
-    if (clicked) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`no visible ${tag} "${text}" to click`);
-}
-
-/** The UI's latest request of `method` since `since`, and its answer once it arrived. */
-async function answerOf(method, since) {
-  const deadline = Date.now() + UI_STEP_MS;
-  while (Date.now() < deadline) {
-    const request = recorder.requests(since).findLast((r) => r.method === method);
-    const answer =
-      request && recorder.frames.find((f) => f.dir === "in" && f.frame?.type === "res" && f.frame.id === request.id);
-    if (answer) return { params: request.params, answer: answer.frame };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no answer to ${method}`);
-}
-
-/** Sets an input's value as typing would (the UI listens to input events). */
-async function fill(selector, value) {
-  const element = await waitForDeep(page, selector, UI_STEP_MS);
-  await element.evaluate((input, value) => {
-    input.value = value;
-    input.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
-    input.dispatchEvent(new Event("change", { bubbles: true, composed: true }));
-  }, value);
-}
-
-async function sendFromComposer(text) {
-  const composer = await waitForDeep(page, "textarea", UI_STEP_MS);
-  await composer.click();
-  await composer.type(text, { delay: 2 });
-  await page.keyboard.press("Enter");
-}
-
 describe("the Control UI as the tenant's console", { skip: skip ?? false }, () => {
   before(async () => {
     mkdirSync(SHOTS_DIR, { recursive: true });
@@ -164,13 +86,8 @@ describe("the Control UI as the tenant's console", { skip: skip ?? false }, () =
     page = await chromium.browser.newPage();
     await page.setViewport({ width: 1440, height: 900 });
     recorder = await recordFrames(page);
-    await page.goto(`${server.baseUrl}/`, { waitUntil: "domcontentloaded" });
-    const secret = await waitForDeep(page, 'input[placeholder="Paste the token or type the password"]', UI_STEP_MS);
-    await secret.type(TOKEN);
-    await page.keyboard.press("Enter");
-    const deadline = Date.now() + UI_STEP_MS;
-    while (!recorder.helloOk() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    assert.ok(recorder.helloOk(), "the UI connected");
+    ui = uiDriver({ page, recorder, shotsDir: SHOTS_DIR, stepMs: UI_STEP_MS });
+    await ui.login(server.baseUrl, TOKEN);
   });
 
   after(async () => {
@@ -180,27 +97,27 @@ describe("the Control UI as the tenant's console", { skip: skip ?? false }, () =
   });
 
   test("Settings: the agent renamed, the runner switched in the raw config and used by the next run", async () => {
-    await step("agent-renamed", async () => {
+    await ui.step("agent-renamed", async () => {
       const since = Date.now();
-      await openRoute("/settings/agents");
-      await fill('input[placeholder="Agent name"]', "Ledger bot");
-      await clickText("button", "Save");
-      const { params, answer } = await answerOf("agents.update", since);
+      await ui.openRoute("/settings/agents");
+      await ui.fill('input[placeholder="Agent name"]', "Ledger bot");
+      await ui.clickText("button", "Save");
+      const { params, answer } = await ui.answerOf("agents.update", since);
       assert.equal(answer.ok, true, JSON.stringify(answer.error));
       assert.equal(params.name, "Ledger bot");
       const config = await api("GET", "/v1/config");
       assert.equal(config.json.config.agents.list.find((a) => a.id === "main").name, "Ledger bot");
     });
-    await step("runner-switched", async () => {
+    await ui.step("runner-switched", async () => {
       const since = Date.now();
-      await openRoute("/settings/advanced");
-      await clickText("button", "Raw");
+      await ui.openRoute("/settings/advanced");
+      await ui.clickText("button", "Raw");
       const current = (await api("GET", "/v1/config")).json.config;
       const next = structuredClone(current);
       next.agents.list.find((a) => a.id === "main").runner = { type: "openai", baseUrl: model.url, model: "console" };
-      await fill('textarea[placeholder="Raw config (JSON/JSON5)"]', JSON.stringify(next, null, 2));
-      await clickText("button", "Save");
-      const { params, answer } = await answerOf("config.set", since);
+      await ui.fill('textarea[placeholder="Raw config (JSON/JSON5)"]', JSON.stringify(next, null, 2));
+      await ui.clickText("button", "Save");
+      const { params, answer } = await ui.answerOf("config.set", since);
       assert.equal(answer.ok, true, JSON.stringify(answer.error));
       assert.match(params.baseHash, /^[0-9a-f]{64}$/);
       // The next run uses it.
@@ -217,26 +134,26 @@ describe("the Control UI as the tenant's console", { skip: skip ?? false }, () =
   });
 
   test("Usage shows today's tokens; Logs shows the failed run; search finds a message", async () => {
-    await step("usage", async () => {
+    await ui.step("usage", async () => {
       const since = Date.now();
-      await openRoute("/usage");
-      const { answer } = await answerOf("sessions.usage", since);
+      await ui.openRoute("/usage");
+      const { answer } = await ui.answerOf("sessions.usage", since);
       assert.equal(answer.ok, true, JSON.stringify(answer.error));
       const total = answer.payload.totals.totalTokens;
       assert.ok(total >= 42, `tokens in the usage answer: ${total}`);
       await waitForText(page, total.toLocaleString("en-US"), UI_STEP_MS);
     });
-    await step("logs", async () => {
-      await openRoute("/logs");
+    await ui.step("logs", async () => {
+      await ui.openRoute("/logs");
       await waitForText(page, "run.failed", UI_STEP_MS);
       await waitForText(page, "model endpoint unreachable", UI_STEP_MS);
     });
-    await step("search", async () => {
+    await ui.step("search", async () => {
       const since = Date.now();
-      await openRoute("/sessions");
-      await fill('input[placeholder="Search exact words or phrases…"]', "budget review");
-      await clickText("button", "Search");
-      const { answer } = await answerOf("sessions.search", since);
+      await ui.openRoute("/sessions");
+      await ui.fill('input[placeholder="Search exact words or phrases…"]', "budget review");
+      await ui.clickText("button", "Search");
+      const { answer } = await ui.answerOf("sessions.search", since);
       assert.equal(answer.ok, true, JSON.stringify(answer.error));
       assert.deepEqual(
         answer.payload.results.map((hit) => hit.sessionKey),
@@ -253,25 +170,25 @@ describe("the Control UI as the tenant's console", { skip: skip ?? false }, () =
   });
 
   test("/reset resets the session and /new starts one, typed in the chat", async () => {
-    await step("reset", async () => {
+    await ui.step("reset", async () => {
       await page.goto(`${server.baseUrl}/chat/main/notes`, { waitUntil: "domcontentloaded" });
       await waitForText(page, "quarterly budget review", UI_STEP_MS);
       const before = (await api("GET", "/v1/sessions?limit=100")).json.sessions.find(
         (s) => s.key === "agent:main:notes",
       );
-      await sendFromComposer("/reset");
+      await ui.sendFromComposer("/reset");
       await waitForText(page, "✅ Session reset.", UI_STEP_MS);
       const after = (await api("GET", "/v1/sessions?limit=100")).json.sessions.find(
         (s) => s.key === "agent:main:notes",
       );
       assert.notEqual(after.sessionId, before.sessionId);
     });
-    await step("new", async () => {
+    await ui.step("new", async () => {
       // The UI starts a new session itself for `/new` (sessions.create, then that chat opens);
       // a /new that reaches chat.send is answered by the service. Either way no model runs.
       const since = Date.now();
       const from = page.url();
-      await sendFromComposer("/new");
+      await ui.sendFromComposer("/new");
       const deadline = Date.now() + UI_STEP_MS;
       while (page.url() === from && !(await pageHasText(page, "✅ New session started.")) && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 200));
@@ -298,12 +215,12 @@ describe("the Control UI as the tenant's console", { skip: skip ?? false }, () =
     const problems = [];
     for (const route of routes) {
       const since = Date.now();
-      await openRoute(route);
+      await ui.openRoute(route);
       await new Promise((r) => setTimeout(r, DWELL_MS));
       const unknown = recorder.failures(since).filter((f) => /unknown method/.test(f.error?.message ?? ""));
       if (unknown.length > 0 || (await pageHasText(page, "unknown method"))) {
         problems.push(`${route}: ${unknown.map((f) => f.method).join(", ") || "text on the page"}`);
-        await shot(`sweep${route.replaceAll("/", "_")}-FAILED`);
+        await ui.shot(`sweep${route.replaceAll("/", "_")}-FAILED`);
       }
     }
     assert.deepEqual(problems, [], "pages with unknown methods");
