@@ -134,7 +134,8 @@ describe("usage and logs over the gateway (sessions.usage, logs.tail)", () => {
   const model = `http://127.0.0.1:${inject("toolModelPort")}/v1`;
 
   it("reports today's tokens of runs just made, per session, model and day", async () => {
-    const runner = { type: "openai", baseUrl: model, model: "mock" };
+    // Priced: USD 2 per million input tokens, 10 per million output tokens.
+    const runner = { type: "openai", baseUrl: model, model: "mock", cost: { input: 2, output: 10 } };
     const { client } = await console("usage", { agents: { list: [{ id: "main", default: true, runner }] } });
     for (const [key, text] of [
       ["agent:main:usage-a", "one"],
@@ -162,6 +163,9 @@ describe("usage and logs over the gateway (sessions.usage, logs.tail)", () => {
       payload.sessions.reduce((n: number, s: { usage: { totalTokens: number } }) => n + s.usage.totalTokens, 0),
     );
     expect(payload.aggregates.daily).toEqual([expect.objectContaining({ date: today, messages: 6 })]);
+    const { input, output, totalCost, missingCostEntries } = payload.totals;
+    expect(totalCost).toBeCloseTo((input * 2 + output * 10) / 1e6, 12);
+    expect(missingCostEntries).toBe(0);
     const bad = await client.request("sessions.usage", { startDate: "last week" });
     expect(bad.error?.message).toBe("invalid sessions.usage params: startDate must be YYYY-MM-DD");
   });

@@ -17,6 +17,8 @@ export type UsageEvent = {
   /** Tool calls the run made, and whether it failed (error or timeout). */
   toolCalls: number;
   failed: boolean;
+  /** What the run's tokens cost in USD, when the runner has a price (`runner.cost`). */
+  cost?: { input: number; output: number };
 };
 
 export type UsageQuery = { startDate: string; endDate: string; agentId?: string; limit: number };
@@ -46,6 +48,10 @@ export type UsageRow = {
   totalTokens: number;
   toolCalls: number;
   errors: number;
+  /** USD, for the runs that had a price; `pricedRuns` of `runs` had one. */
+  inputCost: number;
+  outputCost: number;
+  pricedRuns: number;
 };
 export type UsageRows = { rows: UsageRow[]; truncated: boolean };
 

@@ -7,7 +7,8 @@ import { DomainError } from "./errors";
  * The tenant's usage and logs as OpenClaw's `sessions.usage` and `logs.tail` answer them, from
  * the tenant's ledger: per-day rollups written as runs finish (so a query reads days ×
  * sessions × models rows, whatever the transcripts hold) and the tenant's own log lines. Days
- * are UTC. No prices are configured here, so costs are 0 and counted as missing.
+ * are UTC. Costs come from the runner's price (`runner.cost`, USD per million tokens); runs of
+ * a runner without one are counted as missing a cost, as OpenClaw counts them.
  */
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -40,7 +41,10 @@ function add(totals: Totals, row: UsageRow): Totals {
   totals.input += row.input;
   totals.output += row.output;
   totals.totalTokens += row.totalTokens;
-  totals.missingCostEntries += row.runs;
+  totals.inputCost += row.inputCost;
+  totals.outputCost += row.outputCost;
+  totals.totalCost += row.inputCost + row.outputCost;
+  totals.missingCostEntries += row.runs - row.pricedRuns;
   return totals;
 }
 
@@ -133,13 +137,13 @@ export async function sessionsUsage(ctx: TenantContext, params: UsageParams) {
         provider: row.provider,
         model: row.model,
         tokens: row.totalTokens,
-        cost: 0,
+        cost: row.inputCost + row.outputCost,
         count: row.runs,
       })),
       daily: days.map(([date, dayRows]) => ({
         date,
         tokens: sum(dayRows).totalTokens,
-        cost: 0,
+        cost: sum(dayRows).totalCost,
         messages: messageCounts(dayRows).total,
         toolCalls: dayRows.reduce((n, row) => n + row.toolCalls, 0),
         errors: dayRows.reduce((n, row) => n + row.errors, 0),
@@ -168,7 +172,7 @@ function sessionUsage(rows: UsageRow[]) {
     activityDates: days.map(([date]) => date),
     dailyBreakdown: days.map(([date, dayRows]) => {
       const totals = sum(dayRows);
-      return { date, tokens: totals.totalTokens, cost: 0, ...totals };
+      return { date, tokens: totals.totalTokens, cost: totals.totalCost, ...totals };
     }),
     dailyMessageCounts: days.map(([date, dayRows]) => ({ date, ...messageCounts(dayRows) })),
     messageCounts: messageCounts(rows),

@@ -27,6 +27,9 @@ export const LEDGER_SCHEMAS: Schema[] = [
           total INTEGER NOT NULL DEFAULT 0,
           tool_calls INTEGER NOT NULL DEFAULT 0,
           errors INTEGER NOT NULL DEFAULT 0,
+          input_cost REAL NOT NULL DEFAULT 0,
+          output_cost REAL NOT NULL DEFAULT 0,
+          priced_runs INTEGER NOT NULL DEFAULT 0,
           PRIMARY KEY (date, session_key, provider, model)
         )`,
       },
@@ -57,6 +60,9 @@ type UsageDbRow = {
   total: number;
   tool_calls: number;
   errors: number;
+  input_cost: number;
+  output_cost: number;
+  priced_runs: number;
 };
 
 export class LedgerStore {
@@ -64,12 +70,15 @@ export class LedgerStore {
 
   record(event: UsageEvent): void {
     this.sql.exec(
-      `INSERT INTO usage_daily (date, session_key, session_id, agent_id, provider, model, runs, input, output, total, tool_calls, errors)
-       VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)
+      `INSERT INTO usage_daily (date, session_key, session_id, agent_id, provider, model, runs, input, output, total,
+         tool_calls, errors, input_cost, output_cost, priced_runs)
+       VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (date, session_key, provider, model) DO UPDATE SET
          runs = runs + 1, input = input + excluded.input, output = output + excluded.output,
          total = total + excluded.total, tool_calls = tool_calls + excluded.tool_calls,
-         errors = errors + excluded.errors, session_id = excluded.session_id, agent_id = excluded.agent_id`,
+         errors = errors + excluded.errors, session_id = excluded.session_id, agent_id = excluded.agent_id,
+         input_cost = input_cost + excluded.input_cost, output_cost = output_cost + excluded.output_cost,
+         priced_runs = priced_runs + excluded.priced_runs`,
       utcDate(event.at),
       event.sessionKey,
       event.sessionId ?? null,
@@ -81,6 +90,9 @@ export class LedgerStore {
       event.totalTokens,
       event.toolCalls,
       event.failed ? 1 : 0,
+      event.cost?.input ?? 0,
+      event.cost?.output ?? 0,
+      event.cost ? 1 : 0,
     );
   }
 
@@ -109,6 +121,9 @@ export class LedgerStore {
         totalTokens: row.total,
         toolCalls: row.tool_calls,
         errors: row.errors,
+        inputCost: row.input_cost,
+        outputCost: row.output_cost,
+        pricedRuns: row.priced_runs,
       })),
     };
   }

@@ -10,7 +10,10 @@ export function usageEventOf(run: RunRecord, sessionId: string | undefined, tool
   const ended = run.state === "ok" || run.state === "error" || run.state === "timeout";
   if (!ended || run.input.fixedReply !== undefined || run.startedAt === undefined) return null;
   const runner = run.input.runner;
-  const model = (runner.type === "openai" || runner.type === "anthropic" ? runner.model : undefined) ?? runner.type;
+  const priced = runner.type === "openai" || runner.type === "anthropic";
+  const model = (priced ? runner.model : undefined) ?? runner.type;
+  // USD per million tokens (OpenClaw's model cost).
+  const price = priced ? runner.cost : undefined;
   return {
     at: run.endedAt ?? Date.now(),
     sessionKey: run.sessionKey,
@@ -23,6 +26,9 @@ export function usageEventOf(run: RunRecord, sessionId: string | undefined, tool
     totalTokens: run.usage?.totalTokens ?? 0,
     toolCalls,
     failed: run.state !== "ok",
+    ...(price && run.usage
+      ? { cost: { input: (run.usage.input * price.input) / 1e6, output: (run.usage.output * price.output) / 1e6 } }
+      : {}),
   };
 }
 

@@ -78,6 +78,9 @@ const deploymentKeyName = z
   .string()
   .regex(/^MODEL_KEY_[A-Z0-9_]{1,64}$/, "must name a worker secret starting with MODEL_KEY_");
 
+/** A model's price in USD per million tokens (OpenClaw's model `cost`): usage reports cost with it. */
+const modelCostSchema = z.strictObject({ input: z.number().min(0), output: z.number().min(0) });
+
 export const runnerConfigSchema = z
   .discriminatedUnion("type", [
     z.strictObject({ type: z.literal("echo") }),
@@ -95,6 +98,7 @@ export const runnerConfigSchema = z
       maxContextMessages: z.int().min(1).max(500).optional(),
       /** The model's output cap per call (sent as `max_completion_tokens`). */
       maxTokens: z.int().min(1).max(1_000_000).optional(),
+      cost: modelCostSchema.optional(),
     }),
     z.strictObject({
       type: z.literal("anthropic"),
@@ -107,6 +111,7 @@ export const runnerConfigSchema = z
       maxContextMessages: z.int().min(1).max(500).optional(),
       /** The model's output cap per call (`max_tokens`, which the Messages API requires; default 4096). */
       maxTokens: z.int().min(1).max(1_000_000).optional(),
+      cost: modelCostSchema.optional(),
     }),
     z.strictObject({
       type: z.literal("webhook"),
