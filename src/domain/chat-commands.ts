@@ -1,6 +1,6 @@
-import { agentIdOf } from "../keys/session-key";
-import { agentModelRef } from "../policy/agent-models";
+import { agentModelRef, primaryModel } from "../policy/agent-models";
 import type { TenantContext } from "./context";
+import { sessionRef } from "./keys";
 import { patchSession } from "./registry";
 
 /**
@@ -145,20 +145,17 @@ export async function runChatCommand(ctx: TenantContext, key: string, command: C
       return { reply: `Thinking level set to ${level}.` };
     }
     case "model": {
-      const current = await ctx.sessions(key).entry();
-      const ref = agentModelRef(ctx.config, agentIdOf(key) ?? "main");
-      const model = current?.model ?? `${ref.provider}/${ref.model}`;
+      const { model } = await sessionModel(ctx, key);
       if (command.args) return { reply: `Model changes are made in the model picker here. Current model: ${model}.` };
       return { reply: `Current model: ${model}.` };
     }
     case "status": {
-      const entry = await ctx.sessions(key).entry();
-      const ref = agentModelRef(ctx.config, agentIdOf(key) ?? "main");
+      const { entry, model } = await sessionModel(ctx, key);
       const tokens = (entry?.inputTokens ?? 0) + (entry?.outputTokens ?? 0);
       return {
         reply: [
           `Session: ${key}`,
-          `Model: ${entry?.model ?? `${ref.provider}/${ref.model}`}`,
+          `Model: ${model}`,
           `Messages: ${entry?.messageCount ?? 0} · Tokens: ${tokens}`,
           `Thinking: ${entry?.thinkingLevel ?? "off"}`,
         ].join("\n"),
@@ -173,4 +170,11 @@ export async function runChatCommand(ctx: TenantContext, key: string, command: C
     default:
       return { reply: `⚠️ /${command.name} is not available on this gateway.` };
   }
+}
+
+/** The session's entry and the model its runs use (the session's choice, else its agent's). */
+async function sessionModel(ctx: TenantContext, key: string) {
+  const entry = await ctx.sessions(key).entry();
+  const ref = agentModelRef(ctx.config, sessionRef(ctx, key).agentId);
+  return { entry, model: entry?.model ?? primaryModel(ref) };
 }

@@ -50,7 +50,12 @@ function add(totals: Totals, row: UsageRow): Totals {
 
 function grouped<K>(rows: UsageRow[], keyOf: (row: UsageRow) => K): Map<K, UsageRow[]> {
   const groups = new Map<K, UsageRow[]>();
-  for (const row of rows) groups.set(keyOf(row), [...(groups.get(keyOf(row)) ?? []), row]);
+  for (const row of rows) {
+    const key = keyOf(row);
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
+  }
   return groups;
 }
 
@@ -76,11 +81,12 @@ export async function sessionsUsage(ctx: TenantContext, params: UsageParams) {
     limit,
     ...(params.agentId ? { agentId: params.agentId } : {}),
   });
-  const bySession = [...grouped(rows, (row) => row.sessionKey)].sort(
-    ([, a], [, b]) => sum(b).totalTokens - sum(a).totalTokens,
-  );
+  // Sessions with the most tokens first (each summed once).
+  const bySession = [...grouped(rows, (row) => row.sessionKey)]
+    .map(([key, sessionRows]) => ({ key, sessionRows, tokens: sum(sessionRows).totalTokens }))
+    .sort((a, b) => b.tokens - a.tokens);
   const sessions = await Promise.all(
-    bySession.slice(0, limit).map(async ([key, sessionRows], index) => {
+    bySession.slice(0, limit).map(async ({ key, sessionRows }, index) => {
       const row = index < USAGE_SESSION_ROWS_MAX ? await ctx.tenant.session(key) : null;
       const sessionId = sessionRows.at(-1)?.sessionId ?? row?.sessionId;
       return {
@@ -100,12 +106,7 @@ export async function sessionsUsage(ctx: TenantContext, params: UsageParams) {
       };
     }),
   );
-  const byModel = [...grouped(rows, (row) => `${row.provider}/${row.model}`).values()].map((models) => ({
-    provider: models[0]!.provider,
-    model: models[0]!.model,
-    count: models.reduce((n, row) => n + row.runs, 0),
-    totals: sum(models),
-  }));
+  const byModel = modelUsage(rows);
   const byProvider = [...grouped(rows, (row) => row.provider)].map(([provider, providerRows]) => ({
     provider,
     count: providerRows.reduce((n: number, row: UsageRow) => n + row.runs, 0),
@@ -140,17 +141,30 @@ export async function sessionsUsage(ctx: TenantContext, params: UsageParams) {
         cost: row.inputCost + row.outputCost,
         count: row.runs,
       })),
-      daily: days.map(([date, dayRows]) => ({
-        date,
-        tokens: sum(dayRows).totalTokens,
-        cost: sum(dayRows).totalCost,
-        messages: messageCounts(dayRows).total,
-        toolCalls: dayRows.reduce((n, row) => n + row.toolCalls, 0),
-        errors: dayRows.reduce((n, row) => n + row.errors, 0),
-      })),
+      daily: days.map(([date, dayRows]) => {
+        const totals = sum(dayRows);
+        return {
+          date,
+          tokens: totals.totalTokens,
+          cost: totals.totalCost,
+          messages: messageCounts(dayRows).total,
+          toolCalls: dayRows.reduce((n, row) => n + row.toolCalls, 0),
+          errors: dayRows.reduce((n, row) => n + row.errors, 0),
+        };
+      }),
     },
     creatorOptions: [],
   };
+}
+
+/** Runs and totals per provider/model (a session's `modelUsage`, the aggregates' `byModel`). */
+function modelUsage(rows: UsageRow[]) {
+  return [...grouped(rows, (row) => `${row.provider}/${row.model}`).values()].map((models) => ({
+    provider: models[0]!.provider,
+    model: models[0]!.model,
+    count: models.reduce((n, row) => n + row.runs, 0),
+    totals: sum(models),
+  }));
 }
 
 /** A run is a user turn and an assistant reply; its tool calls each have a result. */
@@ -177,12 +191,7 @@ function sessionUsage(rows: UsageRow[]) {
     dailyMessageCounts: days.map(([date, dayRows]) => ({ date, ...messageCounts(dayRows) })),
     messageCounts: messageCounts(rows),
     toolUsage: { totalCalls: rows.reduce((n, row) => n + row.toolCalls, 0), uniqueTools: 0, tools: [] },
-    modelUsage: [...grouped(rows, (row) => `${row.provider}/${row.model}`).values()].map((models) => ({
-      provider: models[0]!.provider,
-      model: models[0]!.model,
-      count: models.reduce((n, row) => n + row.runs, 0),
-      totals: sum(models),
-    })),
+    modelUsage: modelUsage(rows),
   };
 }
 

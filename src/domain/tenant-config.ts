@@ -19,7 +19,7 @@ import { CONFIG_CHANGED_MESSAGE, writeTenantConfig } from "./tenant-admin";
 const configPath = (ctx: TenantContext) => `tenant:${ctx.tenantId}`;
 
 export async function getConfig(ctx: TenantContext) {
-  const config = await ctx.tenant.config();
+  const config = ctx.config;
   return {
     path: configPath(ctx),
     exists: true,
@@ -69,13 +69,16 @@ export async function patchConfig(ctx: TenantContext, params: WriteParams) {
   const patch = parseRaw("config.patch", params.raw);
   if (!isObject(patch)) throw new DomainError("invalid", "config.patch raw must be an object");
   const replace = new Set(Array.isArray(params.replacePaths) ? params.replacePaths.map(String) : []);
-  const current = await ctx.tenant.config();
+  const baseHash = baseHashOf(params);
+  // The patch merges onto the config the caller loaded, or onto nothing.
+  const current = ctx.config;
+  if ((await configHash(current)) !== baseHash) throw new DomainError("invalid", CONFIG_CHANGED_MESSAGE);
   const merged = mergePatch(current, patch, "", replace);
   const changedPaths = diffPaths(current, merged);
   if (changedPaths.length === 0) {
     return { ok: true, noop: true, changedPaths, path: configPath(ctx), config: current };
   }
-  return { ...(await save(ctx, validated(merged), baseHashOf(params))), changedPaths };
+  return { ...(await save(ctx, validated(merged), baseHash)), changedPaths };
 }
 
 export type AgentFields = {
@@ -87,7 +90,7 @@ export type AgentFields = {
 
 /** `agents.create {name, …}`: a new entry in `agents.list`, its id derived from the name. */
 export async function createAgent(ctx: TenantContext, fields: AgentFields & { name: string }) {
-  const config = await ctx.tenant.config();
+  const config = ctx.config;
   const agentId = normalizeAgentId(fields.name);
   const agents = listedAgents(config);
   if (agents.some((agent) => agent.id === agentId)) {
@@ -100,7 +103,7 @@ export async function createAgent(ctx: TenantContext, fields: AgentFields & { na
 
 /** `agents.update {agentId, name?, model?, …}`: `model: null` clears the agent's model. */
 export async function updateAgent(ctx: TenantContext, agentId: string, fields: AgentFields) {
-  const config = await ctx.tenant.config();
+  const config = ctx.config;
   const id = normalizeAgentId(agentId);
   const agents = listedAgents(config);
   const index = agents.findIndex((agent) => agent.id === id);
@@ -116,7 +119,7 @@ export async function updateAgent(ctx: TenantContext, agentId: string, fields: A
 
 /** `agents.delete {agentId}`: the only agent cannot go (its sessions stay, as with OpenClaw's config). */
 export async function deleteAgent(ctx: TenantContext, agentId: string) {
-  const config = await ctx.tenant.config();
+  const config = ctx.config;
   const id = normalizeAgentId(agentId);
   const agents = listedAgents(config);
   if (!agents.some((agent) => agent.id === id)) throw new DomainError("invalid", `agent "${agentId}" not found`);
@@ -177,10 +180,9 @@ function agentFields(fields: AgentFields): Partial<AgentConfig> {
   };
 }
 
-async function saveAgents(ctx: TenantContext, config: TenantConfig, list: AgentConfig[]) {
-  const next = validated({ ...config, agents: { ...config.agents, list } });
-  const written = await writeTenantConfig(ctx, next, await configHash(config));
-  if (!written.ok) throw new DomainError("invalid", CONFIG_CHANGED_MESSAGE);
+/** Writes the agents over the config they were read from (refused when it changed meanwhile). */
+async function saveAgents(ctx: TenantContext, config: Readonly<TenantConfig>, list: AgentConfig[]) {
+  await save(ctx, validated({ ...config, agents: { ...config.agents, list } }), await configHash(config));
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defaultAgentId } from "../policy/agents";
 import type { OperatorScope } from "../protocol/http";
 import { SERVER_VERSION } from "../protocol/server-version";
-import { simpleMethod as method, type SimpleMethod } from "./simple-method";
+import { emptyAnswer, simpleMethod as method, openParams, type SimpleMethod } from "./simple-method";
 
 /**
  * Honest answers, in the real gateway's shapes, for what the Control UI asks whatever
@@ -13,12 +13,9 @@ import { simpleMethod as method, type SimpleMethod } from "./simple-method";
  */
 
 const READ: OperatorScope = "operator.read";
-const open = z.looseObject({}).nullish();
 const agentParams = z.looseObject({ agentId: z.string().max(64).optional() }).nullish();
 const ADMIN: OperatorScope = "operator.admin";
-const empty = (answer: () => unknown) => method({ scope: READ, params: open, handle: answer });
-/** As `empty`, for what OpenClaw lets only admins read. */
-const admin = (answer: () => unknown) => method({ scope: ADMIN, params: open, handle: answer });
+const empty = emptyAnswer;
 
 /** When this isolate started: the uptime `system.info` reports. */
 const STARTED_AT_MS = Date.now();
@@ -70,7 +67,7 @@ export const ABSENT_FEATURE_METHODS: Record<string, SimpleMethod> = {
   "last-heartbeat": empty(() => null),
   status: method({
     scope: READ,
-    params: open,
+    params: openParams,
     handle: ({ ctx }) => ({
       runtimeVersion: SERVER_VERSION,
       hostDesktop: { enabled: false, state: "disabled", port: null },
@@ -90,13 +87,17 @@ export const ABSENT_FEATURE_METHODS: Record<string, SimpleMethod> = {
     }),
   }),
   // No exec tool here: nothing to approve, nothing granted.
-  "exec.approvals.get": admin(() => ({
-    path: "none",
-    exists: false,
-    file: { version: 1, defaults: {}, agents: {} },
-    hash: null,
-    resolvedDefaults: { security: "deny", ask: "off", askFallback: "deny", autoAllowSkills: false },
-  })),
+  "exec.approvals.get": emptyAnswer(
+    () => ({
+      path: "none",
+      exists: false,
+      file: { version: 1, defaults: {}, agents: {} },
+      hash: null,
+      resolvedDefaults: { security: "deny", ask: "off", askFallback: "deny", autoAllowSkills: false },
+    }),
+    // OpenClaw lets only admins read it.
+    ADMIN,
+  ),
   "approval.history": empty(() => ({ items: [] })),
   "exec.approval.grants.list": empty(() => ({ grants: [] })),
   "channels.pairing.list": empty(() => ({

@@ -10,7 +10,7 @@ import {
   updateAgent,
 } from "../domain/tenant-config";
 import type { OperatorScope } from "../protocol/http";
-import { simpleMethod as method, type SimpleMethod } from "./simple-method";
+import { simpleMethod as method, openParams, type SimpleMethod } from "./simple-method";
 
 /**
  * The tenant's configuration and agents over the gateway, as the Control UI's Settings pages
@@ -20,7 +20,6 @@ import { simpleMethod as method, type SimpleMethod } from "./simple-method";
 
 const READ: OperatorScope = "operator.read";
 const ADMIN: OperatorScope = "operator.admin";
-const open = z.looseObject({}).nullish();
 const write = z.looseObject({
   raw: z.string().optional(),
   baseHash: z.string().optional(),
@@ -35,8 +34,8 @@ const agentFields = {
 };
 
 export const CONFIG_METHODS: Record<string, SimpleMethod> = {
-  "config.get": method({ scope: READ, params: open, handle: ({ ctx }) => getConfig(ctx) }),
-  "config.schema": method({ scope: READ, params: open, handle: () => configSchema() }),
+  "config.get": method({ scope: READ, params: openParams, handle: ({ ctx }) => getConfig(ctx) }),
+  "config.schema": method({ scope: READ, params: openParams, handle: () => configSchema() }),
   "config.schema.lookup": method({
     scope: READ,
     params: z.looseObject({ path: z.string().max(512) }),

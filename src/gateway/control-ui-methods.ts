@@ -8,7 +8,7 @@ import { normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
 import { agentIdentity, agentModelRef, tenantModels } from "../policy/agent-models";
 import { defaultAgentId } from "../policy/agents";
 import type { OperatorScope } from "../protocol/http";
-import { type SimpleMethod, simpleMethod } from "./simple-method";
+import { emptyAnswer, type SimpleMethod, simpleMethod } from "./simple-method";
 
 /**
  * Gateway methods the OpenClaw Control UI calls beyond the session tools: the chat pane's start
@@ -21,13 +21,11 @@ import { type SimpleMethod, simpleMethod } from "./simple-method";
 const method = simpleMethod;
 
 const READ: OperatorScope = "operator.read";
-const open = z.looseObject({}).nullish();
 const agentParams = z
   .object({ agentId: z.string().min(1).max(64).optional(), sessionKey: z.string().optional() })
   .nullish();
 
-/** A method with nothing to report here: any params, a fixed empty answer. */
-const empty = (answer: () => unknown) => method({ scope: READ, params: open, handle: answer });
+const empty = emptyAnswer;
 
 /** The agent a request is about: its agentId, else the session key's agent, else the default. */
 function agentOf(
@@ -82,11 +80,7 @@ export const CONTROL_UI_METHODS: Record<string, SimpleMethod> = {
   "exec.approval.list": empty(() => []),
   "plugin.approval.list": empty(() => []),
   "openclaw.approval.list": empty(() => []),
-  "update.status": method({
-    scope: "operator.admin",
-    params: open,
-    handle: () => ({ sentinel: null, updateAvailable: null }),
-  }),
+  "update.status": empty(() => ({ sentinel: null, updateAvailable: null }), "operator.admin"),
   "talk.catalog": empty(() => ({
     modes: [],
     transports: [],

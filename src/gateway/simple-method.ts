@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import type { TenantContext } from "../domain/context";
 import type { OperatorScope } from "../protocol/http";
 
@@ -18,3 +18,10 @@ export const simpleMethod = <S extends z.ZodType>(def: {
   params: S;
   handle(call: { ctx: TenantContext; params: z.infer<S> }): Promise<unknown> | unknown;
 }) => def as unknown as SimpleMethod;
+
+/** Params the handler does not read: any object (or none), extra properties ignored. */
+export const openParams = z.looseObject({}).nullish();
+
+/** A method with nothing to report here: any params, a fixed answer, `scope` (read by default). */
+export const emptyAnswer = (answer: () => unknown, scope: OperatorScope = "operator.read") =>
+  simpleMethod({ scope, params: openParams, handle: answer });

@@ -17,7 +17,7 @@ import {
 import { OpenAiError, openAiErrorBody, toOpenAiError } from "./errors";
 import { resolveAgent } from "./models";
 import { chatTurn } from "./prompt";
-import { admitOrRefuse, runToEnd, startFollowed } from "./run-door";
+import { admitOrRefuse, doorRequest, holdsText, runToEnd, startFollowed } from "./run-door";
 import { chatCompletionRequestSchema } from "./schemas";
 import { openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
 import { SseStream } from "./sse";
@@ -46,13 +46,7 @@ export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
   await admitOrRefuse(ctx);
   const runId = `chatcmpl_${crypto.randomUUID()}`;
   const base: ChunkBase = { id: runId, created: Math.floor(Date.now() / 1000), model: body.model ?? "openclaw" };
-  const request = {
-    key,
-    runId,
-    message: turn.message,
-    extraSystemPrompt: turn.extraSystemPrompt,
-    clientTools: tools?.tools,
-  };
+  const request = doorRequest(key, runId, turn, tools);
 
   if (!body.stream) {
     const outcome = await runToEnd(c, ctx, request);
@@ -64,7 +58,7 @@ export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
   }
 
   const includeUsage = body.stream_options?.include_usage === true;
-  const holdText = (tools?.tools.length ?? 0) > 0;
+  const holdText = holdsText(request);
   const sse = new SseStream();
   // The role chunk goes out before the run starts, as OpenClaw sends it.
   void sse.sendJson(roleChunk(base));

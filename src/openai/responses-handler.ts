@@ -17,7 +17,7 @@ import {
   responseEvent,
   textDeltaEvent,
 } from "./responses-wire";
-import { admitOrRefuse, runToEnd, startFollowed } from "./run-door";
+import { admitOrRefuse, doorRequest, holdsText, runToEnd, startFollowed } from "./run-door";
 import { type ResponsesRequest, responsesRequestSchema } from "./schemas";
 import { isDerivedKey, openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
 import { SseStream } from "./sse";
@@ -47,14 +47,8 @@ export async function responses(c: Context<AppEnv>): Promise<Response> {
   const turn = responsesTurn(body.input, body.instructions);
   await admitOrRefuse(ctx);
   const itemId = `msg_${crypto.randomUUID()}`;
-  const request = {
-    key,
-    runId,
-    message: turn.message,
-    extraSystemPrompt: turn.extraSystemPrompt,
-    clientTools: tools?.tools,
-  };
-  const holdText = (tools?.tools.length ?? 0) > 0;
+  const request = doorRequest(key, runId, turn, tools);
+  const holdText = holdsText(request);
 
   if (!body.stream) {
     let failure: OpenAiError;

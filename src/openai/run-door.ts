@@ -1,19 +1,25 @@
 import type { Context } from "hono";
-import { admitCompletion, type CompletionRun, startCompletion } from "../domain/completions";
+import { admitCompletion, type CompletionRequest, type CompletionRun, startCompletion } from "../domain/completions";
 import type { TenantContext } from "../domain/context";
-import type { ClientTool, RunSnapshot } from "../model/run-types";
+import type { RunSnapshot } from "../model/run-types";
 import { OpenAiError } from "./errors";
+import type { AgentTurn } from "./prompt";
+import type { ClientToolSpec } from "./tools";
 
 /** What both completion routes do around a run: the rate limit, the start, the client's disconnect. */
 
+/** The run of a completion request: its session, id, turn and the client's tools. */
+export function doorRequest(key: string, runId: string, turn: AgentTurn, tools: ClientToolSpec | null): DoorRequest {
+  return { key, runId, message: turn.message, extraSystemPrompt: turn.extraSystemPrompt, clientTools: tools?.tools };
+}
+
+/** With client tools on offer, streamed text is held back: a stop at tool calls answers the calls alone. */
+export function holdsText(request: DoorRequest): boolean {
+  return (request.clientTools?.length ?? 0) > 0;
+}
+
 /** The run a completion request asks for. */
-export type DoorRequest = {
-  key: string;
-  runId: string;
-  message: string;
-  extraSystemPrompt?: string | undefined;
-  clientTools?: ClientTool[] | undefined;
-};
+export type DoorRequest = Omit<CompletionRequest, "follow">;
 
 /** A 429 (`rate_limit_error`, with Retry-After) once the tenant's `rateLimit.completionsPerMinute` is used up. */
 export async function admitOrRefuse(ctx: TenantContext): Promise<void> {

@@ -118,8 +118,7 @@ export function wireSession(
       if (!spawns.settled(runId)) flows.runSettled(runId);
       const run = store.runs.get(runId);
       if (!run) return;
-      const toolCalls = store.toolJournal.steps(runId).reduce((sum, step) => sum + step.calls.length, 0);
-      const event = usageEventOf(run, transcript.entry()?.sessionId, toolCalls);
+      const event = usageEventOf(run, transcript.entry()?.sessionId, store.toolJournal.callCount(runId));
       reportUsage(ledgerApi(env, run.input.tenantId), event, (promise) => ctx.waitUntil(promise));
     },
   });

@@ -7,9 +7,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { connectGateway } from "./gateway-rpc.mjs";
-import { httpJson } from "./http-json.mjs";
+import { createTenantToken, httpJson, waitFor } from "./http-json.mjs";
 
-const ADMIN = "Bearer dev-admin-token";
 /** Long enough that a restart of wrangler dev (a few seconds here) fits between two due times. */
 const EVERY_MS = 10_000;
 
@@ -35,17 +34,6 @@ async function runsOf(jobId) {
   return res.json.entries.toReversed();
 }
 
-async function waitFor(what, check, deadlineMs) {
-  const deadline = Date.now() + deadlineMs;
-  let last;
-  while (Date.now() < deadline) {
-    last = await check().catch((error) => ({ done: false, why: error.message }));
-    if (last.done) return last;
-    await sleep(250);
-  }
-  assert.fail(`${what}: not reached within ${deadlineMs / 1000} s (${JSON.stringify(last)?.slice(0, 400)})`);
-}
-
 /** The user turns in a session's transcript (one per run). */
 async function turns(key) {
   const res = await http("GET", inTenant(`/sessions/${encodeURIComponent(key)}/history?limit=1000`));
@@ -58,12 +46,7 @@ const dueOf = (runId) => Number(runId.split(":").at(-1));
 
 before(async () => {
   server = await startServer();
-  assert.equal((await http("POST", "/v1/admin/tenants", { token: ADMIN, body: { id: tenant.id } })).status, 201);
-  const issued = await http("POST", `/v1/admin/tenants/${tenant.id}/tokens`, {
-    token: ADMIN,
-    body: { scopes: ["operator.read", "operator.write", "operator.admin"] },
-  });
-  tenant.token = issued.json.token;
+  tenant.token = await createTenantToken(server.baseUrl, tenant.id);
 });
 
 after(async () => {

@@ -275,3 +275,17 @@ export function uiDriver({ page, recorder, shotsDir, stepMs }) {
     },
   };
 }
+
+/**
+ * A fresh browser on the Control UI of `baseUrl`, signed in with `token`: the page, its frame
+ * recorder and a driver; `close()` ends the browser.
+ */
+export async function openControlUi({ baseUrl, token, shotsDir, stepMs }) {
+  const chromium = await launchChromium();
+  const page = await chromium.browser.newPage();
+  await page.setViewport({ width: 1440, height: 900 });
+  const recorder = await recordFrames(page);
+  const ui = uiDriver({ page, recorder, shotsDir, stepMs });
+  await ui.login(baseUrl, token);
+  return { page, recorder, ui, close: () => chromium.close() };
+}

@@ -12,15 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
-import {
-  chromiumMissing,
-  launchChromium,
-  pageHasText,
-  recordFrames,
-  uiDriver,
-  waitForDeep,
-  waitForText,
-} from "./browser.mjs";
+import { chromiumMissing, openControlUi, pageHasText, waitForDeep, waitForText } from "./browser.mjs";
 import { httpJson } from "./http-json.mjs";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -52,12 +44,8 @@ describe("the Control UI manages automations and secrets", { skip: skip ?? false
     mkdirSync(SHOTS_DIR, { recursive: true });
     assert.ok(existsSync(join(REPO_ROOT, "public", "index.html")), "public/index.html is missing: run npm install");
     server = await startServer({ readyTimeoutMs: SERVER_START_MS });
-    chromium = await launchChromium();
-    page = await chromium.browser.newPage();
-    await page.setViewport({ width: 1440, height: 900 });
-    recorder = await recordFrames(page);
-    ui = uiDriver({ page, recorder, shotsDir: SHOTS_DIR, stepMs: UI_STEP_MS });
-    await ui.login(server.baseUrl, TOKEN);
+    chromium = await openControlUi({ baseUrl: server.baseUrl, token: TOKEN, shotsDir: SHOTS_DIR, stepMs: UI_STEP_MS });
+    ({ page, recorder, ui } = chromium);
   });
 
   after(async () => {

@@ -14,7 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
-import { chromiumMissing, launchChromium, pageHasText, recordFrames, uiDriver, waitForText } from "./browser.mjs";
+import { chromiumMissing, openControlUi, pageHasText, waitForText } from "./browser.mjs";
 import { httpJson } from "./http-json.mjs";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -82,12 +82,8 @@ describe("the Control UI as the tenant's console", { skip: skip ?? false }, () =
       content: "The quarterly budget review is on Friday.",
     });
     await api("POST", "/v1/sessions/agent%3Abroken%3Amain/messages", { role: "user", content: "fail", run: true });
-    chromium = await launchChromium();
-    page = await chromium.browser.newPage();
-    await page.setViewport({ width: 1440, height: 900 });
-    recorder = await recordFrames(page);
-    ui = uiDriver({ page, recorder, shotsDir: SHOTS_DIR, stepMs: UI_STEP_MS });
-    await ui.login(server.baseUrl, TOKEN);
+    chromium = await openControlUi({ baseUrl: server.baseUrl, token: TOKEN, shotsDir: SHOTS_DIR, stepMs: UI_STEP_MS });
+    ({ page, recorder, ui } = chromium);
   });
 
   after(async () => {

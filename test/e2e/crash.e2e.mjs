@@ -14,9 +14,8 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
-import { httpJson } from "./http-json.mjs";
+import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
 
-const ADMIN = "Bearer dev-admin-token";
 const RUNNER_DELAY_MS = 500;
 /** The receiver holds each delivery this long before answering, so a kill can land mid-attempt. */
 const DELIVERY_HOLD_MS = 300;
@@ -57,16 +56,7 @@ function startPeers() {
     }
     res.writeHead(404).end();
   });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () =>
-      resolve({
-        url: `http://127.0.0.1:${server.address().port}`,
-        received,
-        runs: () => runs,
-        close: () => new Promise((done) => server.close(done)),
-      }),
-    ),
-  );
+  return listenLoopback(server, { received, runs: () => runs });
 }
 
 let server;
@@ -90,12 +80,7 @@ async function crashAndRestart() {
 before(async () => {
   peers = await startPeers();
   server = await startServer();
-  assert.equal((await http("POST", "/v1/admin/tenants", { token: ADMIN, body: { id: tenant.id } })).status, 201);
-  const issued = await http("POST", `/v1/admin/tenants/${tenant.id}/tokens`, {
-    token: ADMIN,
-    body: { scopes: ["operator.read", "operator.write", "operator.admin"] },
-  });
-  tenant.token = issued.json.token;
+  tenant.token = await createTenantToken(server.baseUrl, tenant.id);
   const config = await http("PUT", inTenant("/v1/config"), {
     body: {
       gateway: { tools: { allow: ["sessions_send", "sessions_spawn"] } },
@@ -167,17 +152,6 @@ async function seedWave(wave) {
   for (let i = 0; i < SPAWNS_PER_WAVE; i++) await seed(`agent:main:w${wave}-parent-${i}`, `PAR${wave}${i}`);
 }
 
-async function waitFor(what, check, deadlineMs = QUIET_DEADLINE_MS) {
-  const deadline = Date.now() + deadlineMs;
-  let last;
-  while (Date.now() < deadline) {
-    last = await check().catch((error) => ({ done: false, why: error.message }));
-    if (last.done) return last;
-    await sleep(250);
-  }
-  assert.fail(`${what}: not reached within ${deadlineMs / 1000} s (${last?.why ?? "no answer"})`);
-}
-
 async function history(key) {
   const res = await http("GET", inTenant(`/sessions/${enc(key)}/history?includeTools=1`));
   assert.equal(res.status, 200, `${key}: ${res.text}`);
@@ -227,23 +201,27 @@ test("crashes mid-flow lose nothing and do nothing twice", { timeout: 180_000 },
     ...flows.spawns.flatMap((f) => [f.requester, f.child]),
   ]);
   let rows = [];
-  await waitFor("every run ended and every delivery delivered", async () => {
-    rows = [];
-    for (const key of keys) {
-      const runs = await http("GET", inTenant(`/v1/sessions/${enc(key)}/runs?limit=100`));
-      if (runs.status !== 200) return { done: false, why: `${key} runs ${runs.status}` };
-      const open = runs.json.runs.filter((run) => !run.done);
-      if (open.length > 0) return { done: false, why: `${key} has ${open.length} open runs` };
-      const deliveries = await http("GET", inTenant(`/v1/sessions/${enc(key)}/deliveries`));
-      if (deliveries.status !== 200) return { done: false, why: `${key} deliveries ${deliveries.status}` };
-      rows.push(...deliveries.json.deliveries.map((d) => ({ ...d, session: key })));
-    }
-    const pending = rows.filter((d) => d.status !== "delivered");
-    if (pending.length > 0) return { done: false, why: `${pending.length} deliveries ${pending[0].status}` };
-    const expected = flows.sends.length + flows.spawns.length;
-    if (rows.length < expected) return { done: false, why: `${rows.length} of ${expected} deliveries exist` };
-    return { done: true };
-  });
+  await waitFor(
+    "every run ended and every delivery delivered",
+    async () => {
+      rows = [];
+      for (const key of keys) {
+        const runs = await http("GET", inTenant(`/v1/sessions/${enc(key)}/runs?limit=100`));
+        if (runs.status !== 200) return { done: false, why: `${key} runs ${runs.status}` };
+        const open = runs.json.runs.filter((run) => !run.done);
+        if (open.length > 0) return { done: false, why: `${key} has ${open.length} open runs` };
+        const deliveries = await http("GET", inTenant(`/v1/sessions/${enc(key)}/deliveries`));
+        if (deliveries.status !== 200) return { done: false, why: `${key} deliveries ${deliveries.status}` };
+        rows.push(...deliveries.json.deliveries.map((d) => ({ ...d, session: key })));
+      }
+      const pending = rows.filter((d) => d.status !== "delivered");
+      if (pending.length > 0) return { done: false, why: `${pending.length} deliveries ${pending[0].status}` };
+      const expected = flows.sends.length + flows.spawns.length;
+      if (rows.length < expected) return { done: false, why: `${rows.length} of ${expected} deliveries exist` };
+      return { done: true };
+    },
+    QUIET_DEADLINE_MS,
+  );
 
   // Appends: each acknowledged one exactly once.
   const appendKeys = [...new Set(acked.map((a) => a.key))];

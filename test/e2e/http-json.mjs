@@ -24,3 +24,41 @@ export async function httpJson(baseUrl, method, path, { authorization = null, bo
   }
   return { status: res.status, json, text, headers: res.headers };
 }
+
+/** Polls `check` (resolving `{ done, … }`) every 250 ms until done; fails naming `what` and the last answer. */
+export async function waitFor(what, check, deadlineMs) {
+  const deadline = Date.now() + deadlineMs;
+  let last;
+  while (Date.now() < deadline) {
+    last = await check().catch((error) => ({ done: false, why: error.message }));
+    if (last.done) return last;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${what}: not reached within ${deadlineMs / 1000} s (${JSON.stringify(last)?.slice(0, 400)})`);
+}
+
+/** Creates tenant `id` with the admin token and answers an operator token with every scope. */
+export async function createTenantToken(baseUrl, id, adminToken = "dev-admin-token") {
+  const authorization = `Bearer ${adminToken}`;
+  const created = await httpJson(baseUrl, "POST", "/v1/admin/tenants", { authorization, body: { id } });
+  if (created.status !== 201) throw new Error(`create tenant ${id}: ${created.status} ${created.text}`);
+  const issued = await httpJson(baseUrl, "POST", `/v1/admin/tenants/${id}/tokens`, {
+    authorization,
+    body: { scopes: ["operator.read", "operator.write", "operator.admin"] },
+  });
+  if (issued.status !== 201) throw new Error(`token for ${id}: ${issued.status} ${issued.text}`);
+  return issued.json.token;
+}
+
+/** Listens on a free port of 127.0.0.1; answers `{ url, close, ...extra }` once it listens. */
+export function listenLoopback(server, extra = {}) {
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        url: `http://127.0.0.1:${server.address().port}`,
+        close: () => new Promise((done) => server.close(done)),
+        ...extra,
+      }),
+    ),
+  );
+}

@@ -8,9 +8,8 @@ import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { connectGateway } from "./gateway-rpc.mjs";
-import { httpJson } from "./http-json.mjs";
+import { createTenantToken, httpJson } from "./http-json.mjs";
 
-const ADMIN = "Bearer dev-admin-token";
 const SECRET = `sk-e2e-${crypto.randomUUID()}`;
 const REF = { source: "store", provider: "default", id: "OPENAI_API_KEY" };
 
@@ -44,12 +43,7 @@ const tenants = {};
 
 async function makeTenant(label) {
   const id = `${label}-${crypto.randomUUID().slice(0, 8)}`;
-  assert.equal((await http("POST", "/v1/admin/tenants", { token: ADMIN, body: { id } })).status, 201);
-  const issued = await http("POST", `/v1/admin/tenants/${id}/tokens`, {
-    token: ADMIN,
-    body: { scopes: ["operator.read", "operator.write", "operator.admin"] },
-  });
-  const tenant = { id, token: issued.json.token };
+  const tenant = { id, token: await createTenantToken(server.baseUrl, id) };
   tenant.http = (method, path, body) =>
     http(method, `/t/${id}${path}`, { token: `Bearer ${tenant.token}`, ...(body !== undefined ? { body } : {}) });
   tenant.gateway = await connectGateway(`${server.baseUrl.replace(/^http/, "ws")}/t/${id}`, tenant.token);

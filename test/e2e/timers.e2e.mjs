@@ -18,9 +18,8 @@ import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { connectGateway } from "./gateway-rpc.mjs";
-import { httpJson } from "./http-json.mjs";
+import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
 
-const ADMIN = "Bearer dev-admin-token";
 const RUN_TIMEOUT_S = 14;
 /** How late a timer may fire in this runtime (an alarm after a wake-up, on a loaded 2-core box). */
 const LATE_MS = 2_500;
@@ -52,15 +51,7 @@ function startPeers() {
     }
     res.writeHead(404).end();
   });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () =>
-      resolve({
-        url: `http://127.0.0.1:${server.address().port}`,
-        attempts,
-        close: () => new Promise((done) => server.close(done)),
-      }),
-    ),
-  );
+  return listenLoopback(server, { attempts });
 }
 
 /** An SSE follow read line by line; `events` collects `{ at, line }`. */
@@ -102,26 +93,10 @@ function http(method, path, { token = bearer(), body } = {}) {
 }
 const inTenant = (path) => `/t/${tenant.id}${path}`;
 
-async function waitFor(what, check, deadlineMs) {
-  const deadline = Date.now() + deadlineMs;
-  let last;
-  while (Date.now() < deadline) {
-    last = await check().catch((error) => ({ done: false, why: error.message }));
-    if (last.done) return last;
-    await sleep(250);
-  }
-  assert.fail(`${what}: not reached within ${deadlineMs / 1000} s (${JSON.stringify(last)?.slice(0, 400)})`);
-}
-
 before(async () => {
   peers = await startPeers();
   server = await startServer();
-  assert.equal((await http("POST", "/v1/admin/tenants", { token: ADMIN, body: { id: tenant.id } })).status, 201);
-  const issued = await http("POST", `/v1/admin/tenants/${tenant.id}/tokens`, {
-    token: ADMIN,
-    body: { scopes: ["operator.read", "operator.write", "operator.admin"] },
-  });
-  tenant.token = issued.json.token;
+  tenant.token = await createTenantToken(server.baseUrl, tenant.id);
   const config = await http("PUT", inTenant("/v1/config"), {
     body: {
       gateway: { tools: { allow: ["sessions_spawn"] } },

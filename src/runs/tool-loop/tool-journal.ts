@@ -79,6 +79,11 @@ type CallRow = {
 export class ToolJournal {
   constructor(private readonly sql: SqlStorage) {}
 
+  /** How many tool calls a run made (one count, no step read). */
+  callCount(runId: string): number {
+    return first<{ n: number }>(this.sql, "SELECT count(*) AS n FROM tool_calls WHERE run_id = ?", runId)?.n ?? 0;
+  }
+
   /** Every step of a run, oldest first, with its calls in call order. */
   steps(runId: string): JournalStep[] {
     const steps = all<StepRow>(

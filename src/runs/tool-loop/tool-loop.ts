@@ -61,7 +61,8 @@ export async function runToolLoop(ports: ToolLoopPorts, run: ToolLoopRun): Promi
   // A step cut off by a crash or eviction: its calls that did not finish run again.
   const unfinished = steps.at(-1);
   if (unfinished && !unfinished.resultsAppended) await runCalls(ports, run.runId, unfinished);
-  if (unfinished && clientCallsOf(ports, unfinished).length > 0) return clientStop(ports, unfinished, usage);
+  const resumedStop = unfinished && clientStop(ports, unfinished, usage);
+  if (resumedStop) return resumedStop;
 
   for (;;) {
     throwIfAborted(signal);
@@ -90,17 +91,14 @@ export async function runToolLoop(ports: ToolLoopPorts, run: ToolLoopRun): Promi
     steps.push(step);
     await runCalls(ports, run.runId, step);
     // The caller runs its own tools: the run ends here and their calls go back to it.
-    if (clientCallsOf(ports, step).length > 0) return clientStop(ports, step, usage);
+    const stop = clientStop(ports, step, usage);
+    if (stop) return stop;
   }
 }
 
 /** OpenClaw's synthetic result of a call the client runs (the transcript's record of it). */
-export function delegatedResult(name: string) {
+function delegatedResult(name: string) {
   return { status: "pending", tool: name, message: "Tool execution delegated to client" };
-}
-
-function clientCallsOf(ports: ToolLoopPorts, step: JournalStep): ModelToolCall[] {
-  return callsOf(step).filter((call) => ports.clientTools.has(call.name));
 }
 
 /**
@@ -108,8 +106,10 @@ function clientCallsOf(ports: ToolLoopPorts, step: JournalStep): ModelToolCall[]
  * stays in the transcript only, as OpenClaw drops it from the HTTP answer), and each call with
  * a client-facing id of OpenClaw's shape.
  */
-function clientStop(ports: ToolLoopPorts, step: JournalStep, usage: RunUsage | undefined): RunnerReply {
-  const calls = clientCallsOf(ports, step).map((call) => ({
+function clientStop(ports: ToolLoopPorts, step: JournalStep, usage: RunUsage | undefined): RunnerReply | null {
+  const clientCalls = callsOf(step).filter((call) => ports.clientTools.has(call.name));
+  if (clientCalls.length === 0) return null;
+  const calls = clientCalls.map((call) => ({
     id: clientToolCallId(),
     name: call.name,
     arguments: JSON.stringify(call.arguments),
