@@ -219,10 +219,11 @@ describe("aborts before the run started", () => {
         userMessage: { role: "user", content: text },
         ...(hold ? { hold } : {}),
       });
-    await run("h1", "first", true);
+    const held = await run("h1", "first", true);
     await run("n2", "second", false);
-    await stub.releaseRun("h1");
-    await stub.waitRun("h1", 5_000);
+    // The held run starts when its caller lets go of the answer's gate (no second call).
+    held.gate?.[Symbol.dispose]();
+    expect(await stub.waitRun("h1", 1_000)).toMatchObject({ status: "ok", reply: "ECHO: first" });
     await stub.waitRun("n2", 5_000);
     const page = await call(`/t/fid-held-order/sessions/${encodeURIComponent(key)}/history`, {
       token: (await issueToken("fid-held-order")).token,

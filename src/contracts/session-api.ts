@@ -82,9 +82,9 @@ export type StartRun = {
   /** Answer once the run ended or after this long, with its `outcome` (saves the caller a `waitRun`). */
   waitMs?: number;
   /**
-   * Admit the run but start it (and append its user message) only on `releaseRun`: the gateway
-   * answers `chat.send` first, so an abort sent right after it finds the run not started, as
-   * with OpenClaw. A fallback timer releases it if the release never comes.
+   * Admit the run but start it (and append its user message) only when the answer's `gate` is
+   * disposed: the gateway answers `chat.send` first, so an abort sent right after it finds the
+   * run not started, as with OpenClaw. A fallback timer releases it if the release never comes.
    */
   hold?: boolean;
 };
@@ -179,9 +179,7 @@ export interface SessionApi {
     request: StartRun,
     seed?: SessionSeed,
     policy?: SendPolicyCheck,
-  ): Awaitable<StartAnswer & { sessionId: string; messageId?: string }>;
-  /** Starts a run admitted with `hold` (no-op when it already started or ended). */
-  releaseRun(runId: string): Awaitable<void>;
+  ): Awaitable<StartAnswer & { sessionId: string; messageId?: string; gate?: Disposable }>;
   /** The run's live text as JSON lines (`RunTapLine` of runs/run-taps); open it before the run starts. */
   followRun(runId: string): Awaitable<ReadableStream<Uint8Array>>;
   runSnapshot(runId: string): Awaitable<RunSnapshot | null>;

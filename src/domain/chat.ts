@@ -233,7 +233,11 @@ export async function sessionsCreate(
     return { ok: true, key, sessionId: entry.sessionId, entry, runStarted: false };
   // With a task or message the new session's first turn starts right away (chat.send).
   try {
-    const run = await chatSend(ctx, { sessionKey: key, message: text, idempotencyKey: crypto.randomUUID() });
+    const { payload: run } = await chatSend(ctx, {
+      sessionKey: key,
+      message: text,
+      idempotencyKey: crypto.randomUUID(),
+    });
     return { ok: true, key, sessionId: entry.sessionId, entry, runStarted: run.status === "started", ...run };
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;

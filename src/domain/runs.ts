@@ -28,7 +28,7 @@ export type RunRequest = Omit<RunInput, "callbackBase" | "sandboxed" | "attachme
   seed?: SessionSeed;
   /** `/new` or `/reset` before the message: the session starts a new transcript first. */
   resetFirst?: "new" | "reset";
-  /** Admit only; the run starts on `releaseRun` (see `StartRun.hold`). */
+  /** Admit only; the run starts when the answer's `gate` is disposed (see `StartRun.hold`). */
   hold?: boolean;
 };
 
@@ -42,7 +42,7 @@ type Started = Exclude<StartResult, { status: "blocked" | "too_large" }>;
 export async function startRun(
   ctx: TenantContext,
   request: RunRequest,
-): Promise<Started & { sessionKey: string; sessionId: string; messageId?: string }> {
+): Promise<Started & { sessionKey: string; sessionId: string; messageId?: string; gate?: Disposable }> {
   const { key, runId, ignoreSendPolicy, seed, resetFirst, hold, ...fields } = request;
   const ref = sessionRef(ctx, key);
   // Run ids are tenant-wide (as OpenClaw's dedupe is gateway-wide): a reused id answers from its run.
@@ -103,15 +103,16 @@ export type ChatSendParams = {
 
 /** chat.send: `{ runId, status: "started" }` at once; dedupe by idempotencyKey; /stop and /send commands. */
 /**
- * OpenClaw's `chat.send`. With `hold`, the run is admitted and starts only on `releaseRun`,
- * which the gateway calls once its answer is on the wire (as the real gateway answers before
- * the run starts, so a `chat.abort` sent right after it aborts a run that has not started).
+ * OpenClaw's `chat.send`. With `hold`, the run is admitted and starts only when the answer's
+ * `gate` is disposed, which the gateway does once its answer is on the wire (as the real
+ * gateway answers before the run starts, so a `chat.abort` sent right after it aborts a run
+ * that has not started). Without `hold` there is no gate.
  */
 export async function chatSend(
   ctx: TenantContext,
   params: ChatSendParams,
   options: { hold?: boolean } = {},
-): Promise<Record<string, unknown>> {
+): Promise<{ payload: Record<string, unknown>; gate?: Disposable }> {
   const routed = params.originatingChannel || params.originatingTo || params.originatingAccountId;
   if ((routed || params.originatingThreadId) && !(params.originatingChannel && params.originatingTo)) {
     throw new DomainError("invalid", "originatingChannel and originatingTo are required when routing fields are set");
@@ -122,7 +123,7 @@ export async function chatSend(
   const key = canonicalKey(ctx, params.sessionKey);
   if (/^\/stop\b/i.test(text)) {
     const runIds = await ctx.sessions(key).stopRuns("stop", await ctx.tenant.recentRunIds(key));
-    return { ok: true, aborted: runIds.length > 0, runIds };
+    return { payload: { ok: true, aborted: runIds.length > 0, runIds } };
   }
   const command = parseSendCommand(text);
   if (command) return sendCommand(ctx, key, params.idempotencyKey, params.message, command);
@@ -159,12 +160,15 @@ export async function chatSend(
   return chatSendResult(result);
 }
 
-/** Lets a run admitted with `hold` start (nothing when it started, ended or was aborted). */
-export async function releaseRun(ctx: TenantContext, sessionKey: string, runId: string): Promise<void> {
-  await ctx.sessions(canonicalKey(ctx, sessionKey)).releaseRun(runId);
+function chatSendResult(result: Started & { gate?: Disposable }): {
+  payload: Record<string, unknown>;
+  gate?: Disposable;
+} {
+  const gate = result.gate ? { gate: result.gate } : {};
+  return { payload: chatSendPayload(result), ...gate };
 }
 
-function chatSendResult(result: Started): Record<string, unknown> {
+function chatSendPayload(result: Started): Record<string, unknown> {
   switch (result.status) {
     case "started":
       return {
@@ -197,7 +201,7 @@ async function sendCommand(
   runId: string,
   text: string,
   command: NonNullable<ReturnType<typeof parseSendCommand>>,
-): Promise<Record<string, unknown>> {
+): Promise<{ payload: Record<string, unknown> }> {
   if (!hasScope(ctx.principal, "operator.admin")) throw new DomainError("invalid", "unauthorized");
   if (command.kind === "set") await patchSession(ctx, key, { sendPolicy: command.value });
   const result = await startRun(ctx, {

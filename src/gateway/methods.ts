@@ -5,7 +5,7 @@ import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { canonicalKey } from "../domain/keys";
 import { describeSession, listSessions } from "../domain/registry";
-import { agentRun, agentWait, chatAbort, chatSend, releaseRun, sessionsAbort, waitPayload } from "../domain/runs";
+import { agentRun, agentWait, chatAbort, chatSend, sessionsAbort, waitPayload } from "../domain/runs";
 import { patchWithMarks } from "../domain/session-marks";
 import { resolveSessionReference } from "../domain/session-reference";
 import { deleteSession, resetSession } from "../domain/sessions";
@@ -174,10 +174,11 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     params: methodParamSchemas["chat.send"],
     runIdOf: (params) => params.idempotencyKey,
     handle: async ({ ctx, params }) => {
-      const answer = await chatSend(ctx, params, { hold: true });
-      if (answer.status !== "started") return answer;
-      // The run starts once this answer is on the wire: an abort sent right after finds it waiting.
-      return new AnswerThen(answer, () => releaseRun(ctx, params.sessionKey, params.idempotencyKey));
+      const { payload, gate } = await chatSend(ctx, params, { hold: true });
+      if (!gate) return payload;
+      // The run starts once this answer is on the wire and the frames that came with the send
+      // were read: an abort sent right after it finds the run waiting.
+      return new AnswerThen(payload, () => afterPendingFrames(() => gate[Symbol.dispose]()));
     },
   }),
   agent: define({
@@ -247,6 +248,16 @@ export class TwoPhase {
     readonly accepted: unknown,
     readonly final: Promise<{ ok: true; payload: unknown } | { ok: false; payload: unknown; message: string }>,
   ) {}
+}
+
+/** Runs `then` after the frames already received on the socket had their turn (one macrotask). */
+function afterPendingFrames(then: () => void): Promise<void> {
+  return new Promise((resolve) =>
+    setTimeout(() => {
+      then();
+      resolve();
+    }, 0),
+  );
 }
 
 /** The longest one `agent` request waits for its final answer (the run goes on after). */

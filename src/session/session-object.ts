@@ -29,6 +29,7 @@ import type { SpawnSpec } from "../model/spawn";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { RunView } from "../protocol/runs";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
+import { RunGate } from "../runs/run-gate";
 import { type AbortReason, injectedChatEvent } from "../runs/run-payloads";
 import { acceptAnnounce } from "../spawn/announce-inbox";
 import { deleteAttachments, sessionAttachmentPrefix } from "../spawn/attachments";
@@ -172,15 +173,13 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     request: StartRun,
     seed?: SessionSeed,
     policy?: SendPolicyCheck,
-  ): Promise<StartAnswer & { sessionId: string; messageId?: string }> {
+  ): Promise<StartAnswer & { sessionId: string; messageId?: string; gate?: RunGate }> {
     // Before anything reads the entry (its send policy); an abort arriving meanwhile is
     // caught as an unarrived run (abortRun's `expected`).
     await this.adoptPending("write", ref);
-    return this.parts.admission.start(ref, request, seed, policy);
-  }
-
-  releaseRun(runId: string): void {
-    this.parts.runs.release(runId);
+    const answer = await this.parts.admission.start(ref, request, seed, policy);
+    if (!request.hold || answer.status !== "started") return answer;
+    return { ...answer, gate: new RunGate(() => this.parts.runs.release(answer.runId)) };
   }
 
   /** The run's live text as JSON lines (`RunTapLine`); opened before the run starts. */
