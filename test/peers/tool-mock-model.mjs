@@ -10,7 +10,8 @@
 //   SLOW                        stream in small chunks with 250 ms gaps
 //   HOLD(<ms>)                  wait this long before answering each step (crash tests)
 //   FINAL(<text>)               final text instead of "DONE: <first 80 chars of each result>"
-// Without directives: "ECHO: <first line>". Every request is kept (`requests`).
+// Without directives: "ECHO: <first line>". Every request is kept (`requests`; over HTTP:
+// `GET …/requests?contains=<text>`).
 import http from "node:http";
 
 function partText(content) {
@@ -153,6 +154,14 @@ export function startToolMockModel(port = 0) {
     try {
       body = raw ? JSON.parse(raw) : {};
     } catch {}
+    // `GET …/requests?contains=<text>`: the model requests so far whose body contains the text
+    // (tests that run inside workerd cannot read `requests`, so they count model calls here).
+    if (req.method === "GET" && url.endsWith("/requests")) {
+      const needle = new URL(req.url, "http://mock").searchParams.get("contains") ?? "";
+      const matched = requests.filter((r) => JSON.stringify(r.body).includes(needle));
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end(JSON.stringify({ requests: matched.map((r) => ({ n: r.n, api: r.api, reply: r.reply.kind })) }));
+    }
     const n = ++counter;
     if (req.method === "POST" && url.endsWith("/chat/completions")) {
       const d = decide(openaiTurns(body), n);
