@@ -1,4 +1,5 @@
 import type { DirectoryApi } from "./contracts/directory-api";
+import type { HubApi } from "./contracts/hub-api";
 import type { LedgerApi } from "./contracts/ledger-api";
 import type { SchedulerApi } from "./contracts/scheduler-api";
 import type { SessionApi } from "./contracts/session-api";
@@ -44,6 +45,17 @@ export function sessionApi(env: Pick<ObjectBindings, "SESSIONS">, tenantId: stri
 
 export function tenantApi(env: Pick<ObjectBindings, "TENANTS">, tenantId: string): TenantApi {
   return env.TENANTS.getByName(tenantId) as TenantApi;
+}
+
+/** A gateway hub object of a tenant (`<tenantId>#<n>`, n ≥ 1; hub 0 is the tenant object). */
+export function hubApi(env: { HUBS: Namespace }, tenantId: string, hub: number): HubApi {
+  return env.HUBS.getByName(`${tenantId}#${hub}`) as HubApi;
+}
+
+export function parseHubObjectName(name: string | undefined): { tenantId: string; hub: number } {
+  const at = name?.lastIndexOf("#") ?? -1;
+  if (!name || at <= 0) throw new Error(`not a gateway hub object name: ${name}`);
+  return { tenantId: name.slice(0, at), hub: Number(name.slice(at + 1)) };
 }
 
 /** A tenant's scheduler object (its automations), named by the tenant id. */

@@ -119,44 +119,48 @@ const eventSeqs = (client: GatewayClient) =>
   client.frames.filter((f) => f.type === "event" && f.event !== "connect.challenge").map((f) => f.seq);
 
 describe("event seq", () => {
-  it("numbers every event frame per connection from 1 without gaps, whatever subset of events each connection receives", async () => {
-    const tenant = await freshTenant("seq");
-    const watcher = await connect(tenant);
-    const follower = await connect(tenant);
-    const plain = await connect(tenant);
-    const noRead = await connect(tenant, { scopes: ["operator.approvals"] });
-    await watcher.request("sessions.subscribe", {});
-    await follower.request("sessions.messages.subscribe", { key: "agent:main:numbered" });
-    const run = await watcher.request("chat.send", {
-      sessionKey: "agent:main:numbered",
-      message: "count me",
-      idempotencyKey: "seq-run",
-    });
-    expect(run.ok).toBe(true);
-    for (const client of [watcher, follower, plain]) {
-      await client.waitFor((f) => f.event === "chat" && f.payload.runId === "seq-run" && f.payload.state === "final");
-    }
-    await follower.waitFor(() => follower.events("session.message").length === 2);
-    await watcher.request("sessions.patch", { key: "agent:main:numbered", label: "numbered" });
-    await watcher.waitFor((f) => f.event === "sessions.changed" && f.payload.reason === "patch");
-    expect(await runDurableObjectAlarm(env.TENANTS.getByName(tenant.id))).toBe(true);
-    for (const client of [watcher, follower, plain, noRead]) await client.waitFor((f) => f.event === "tick");
+  // Runs the tenant object's alarm for the ticks: its sockets must all be there (not under `npm run test:hubs`).
+  it.skipIf(Number(env.GATEWAY_HUB_SOCKETS) < 4)(
+    "numbers every event frame per connection from 1 without gaps, whatever subset of events each connection receives",
+    async () => {
+      const tenant = await freshTenant("seq");
+      const watcher = await connect(tenant);
+      const follower = await connect(tenant);
+      const plain = await connect(tenant);
+      const noRead = await connect(tenant, { scopes: ["operator.approvals"] });
+      await watcher.request("sessions.subscribe", {});
+      await follower.request("sessions.messages.subscribe", { key: "agent:main:numbered" });
+      const run = await watcher.request("chat.send", {
+        sessionKey: "agent:main:numbered",
+        message: "count me",
+        idempotencyKey: "seq-run",
+      });
+      expect(run.ok).toBe(true);
+      for (const client of [watcher, follower, plain]) {
+        await client.waitFor((f) => f.event === "chat" && f.payload.runId === "seq-run" && f.payload.state === "final");
+      }
+      await follower.waitFor(() => follower.events("session.message").length === 2);
+      await watcher.request("sessions.patch", { key: "agent:main:numbered", label: "numbered" });
+      await watcher.waitFor((f) => f.event === "sessions.changed" && f.payload.reason === "patch");
+      expect(await runDurableObjectAlarm(env.TENANTS.getByName(tenant.id))).toBe(true);
+      for (const client of [watcher, follower, plain, noRead]) await client.waitFor((f) => f.event === "tick");
 
-    // Each connection saw a different mix of events, each numbered 1, 2, 3, … on its own.
-    const kinds = (client: GatewayClient) =>
-      new Set(client.frames.filter((f) => f.type === "event").map((f) => f.event));
-    expect(kinds(watcher)).toEqual(
-      new Set(["connect.challenge", "sessions.changed", "session.message", "chat", "agent", "tick"]),
-    );
-    expect(kinds(follower)).toEqual(new Set(["connect.challenge", "session.message", "chat", "agent", "tick"]));
-    expect(kinds(plain)).toEqual(new Set(["connect.challenge", "chat", "agent", "tick"]));
-    expect(kinds(noRead)).toEqual(new Set(["connect.challenge", "tick"]));
-    for (const client of [watcher, follower, plain, noRead]) {
-      const seqs = eventSeqs(client);
-      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
-    }
-    expect(eventSeqs(noRead)).toEqual([1]);
-  });
+      // Each connection saw a different mix of events, each numbered 1, 2, 3, … on its own.
+      const kinds = (client: GatewayClient) =>
+        new Set(client.frames.filter((f) => f.type === "event").map((f) => f.event));
+      expect(kinds(watcher)).toEqual(
+        new Set(["connect.challenge", "sessions.changed", "session.message", "chat", "agent", "tick"]),
+      );
+      expect(kinds(follower)).toEqual(new Set(["connect.challenge", "session.message", "chat", "agent", "tick"]));
+      expect(kinds(plain)).toEqual(new Set(["connect.challenge", "chat", "agent", "tick"]));
+      expect(kinds(noRead)).toEqual(new Set(["connect.challenge", "tick"]));
+      for (const client of [watcher, follower, plain, noRead]) {
+        const seqs = eventSeqs(client);
+        expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+      }
+      expect(eventSeqs(noRead)).toEqual([1]);
+    },
+  );
 });
 
 describe("sessions.changed and session.message", () => {

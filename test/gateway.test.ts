@@ -14,37 +14,43 @@ async function connect(options?: Parameters<typeof GatewayClient.connect>[0]) {
   return client;
 }
 /** The tenant object's hub (a private field: the test drives its alarm at a chosen time). */
-const hubOf = (instance: TenantObject) => (instance as unknown as { hub: GatewayHub }).hub;
+const hubOf = (instance: TenantObject) => (instance as unknown as { gateway: { hub: GatewayHub } }).gateway.hub;
 afterEach(() => {
   for (const c of open.splice(0)) c.close();
 });
 
 describe("gateway handshake", () => {
-  it("the alarm closes sockets past their handshake deadline, 100 at a time, and keeps the others", async () => {
-    const tenant = `deadline-${crypto.randomUUID().slice(0, 8)}`;
-    await createTenant(tenant);
-    const admin = await issueToken(tenant);
-    const idle = await Promise.all(Array.from({ length: 100 }, () => GatewayClient.open(`/t/${tenant}`)));
-    const ready = await connect({ path: `/t/${tenant}`, token: admin.token });
-    open.push(...idle);
-    const challenges = await Promise.all(idle.map((socket) => socket.waitFor((f) => f.event === "connect.challenge")));
-    const oldest = Math.min(...challenges.map((c) => c.payload.ts));
-    const stub = env.TENANTS.getByName(tenant);
-    // Just before the deadline nobody is closed; at it, every idle socket is (as after a
-    // hibernation, when only the alarm is left). The wall-clock case runs against wrangler dev:
-    // test/e2e/handshake-deadline.e2e.mjs.
-    await runInDurableObject(stub, (instance: TenantObject) =>
-      hubOf(instance).alarm(oldest + HANDSHAKE_TIMEOUT_MS - 1),
-    );
-    expect(idle.filter((socket) => socket.closed)).toHaveLength(0);
-    const newest = Math.max(...challenges.map((c) => c.payload.ts));
-    await runInDurableObject(stub, (instance: TenantObject) => hubOf(instance).alarm(newest + HANDSHAKE_TIMEOUT_MS));
-    const closes = await Promise.all(idle.map((socket) => socket.waitForClose(5_000).then(() => socket.closed!)));
-    for (const closed of closes) expect(closed).toMatchObject({ code: 1008, reason: "handshake timeout" });
-    // The connected socket stays, and got the alarm's tick.
-    expect(ready.closed).toBeFalsy();
-    await ready.waitFor((f) => f.event === "tick");
-  });
+  // Runs the tenant object's alarm: its sockets must all be there (not under `npm run test:hubs`).
+  it.skipIf(Number(env.GATEWAY_HUB_SOCKETS) < 1000)(
+    "the alarm closes sockets past their handshake deadline, 100 at a time, and keeps the others",
+    async () => {
+      const tenant = `deadline-${crypto.randomUUID().slice(0, 8)}`;
+      await createTenant(tenant);
+      const admin = await issueToken(tenant);
+      const idle = await Promise.all(Array.from({ length: 100 }, () => GatewayClient.open(`/t/${tenant}`)));
+      const ready = await connect({ path: `/t/${tenant}`, token: admin.token });
+      open.push(...idle);
+      const challenges = await Promise.all(
+        idle.map((socket) => socket.waitFor((f) => f.event === "connect.challenge")),
+      );
+      const oldest = Math.min(...challenges.map((c) => c.payload.ts));
+      const stub = env.TENANTS.getByName(tenant);
+      // Just before the deadline nobody is closed; at it, every idle socket is (as after a
+      // hibernation, when only the alarm is left). The wall-clock case runs against wrangler dev:
+      // test/e2e/handshake-deadline.e2e.mjs.
+      await runInDurableObject(stub, (instance: TenantObject) =>
+        hubOf(instance).alarm(oldest + HANDSHAKE_TIMEOUT_MS - 1),
+      );
+      expect(idle.filter((socket) => socket.closed)).toHaveLength(0);
+      const newest = Math.max(...challenges.map((c) => c.payload.ts));
+      await runInDurableObject(stub, (instance: TenantObject) => hubOf(instance).alarm(newest + HANDSHAKE_TIMEOUT_MS));
+      const closes = await Promise.all(idle.map((socket) => socket.waitForClose(5_000).then(() => socket.closed!)));
+      for (const closed of closes) expect(closed).toMatchObject({ code: 1008, reason: "handshake timeout" });
+      // The connected socket stays, and got the alarm's tick.
+      expect(ready.closed).toBeFalsy();
+      await ready.waitFor((f) => f.event === "tick");
+    },
+  );
 
   it("sends connect.challenge first and answers connect with hello-ok", async () => {
     const client = await GatewayClient.open();

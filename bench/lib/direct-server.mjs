@@ -66,7 +66,7 @@ function serviceWorker() {
   return {
     ...workerOptions,
     name: SERVICE_NAME,
-    bindings: { ...workerOptions.bindings, ...secrets },
+    bindings: { ...workerOptions.bindings, ...secrets, ...pairs(opts.var, "var") },
     // The bundle is one ES module; workerd refuses a scriptPath outside rootPath (the cwd).
     modules: true,
     modulesRules: undefined,

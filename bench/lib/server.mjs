@@ -138,6 +138,8 @@ export async function startServer({
   port: givenPort,
   persistDir: givenPersistDir,
   portWaitMs = PORT_WAIT_MS,
+  /** Text vars over wrangler.toml's (e.g. `{ GATEWAY_HUB_SOCKETS: "2" }`). */
+  vars = {},
 } = {}) {
   if (!RUNTIMES.includes(runtime)) throw new Error(`unknown runtime ${runtime} (one of ${RUNTIMES.join(", ")})`);
   const port = await takePort(givenPort, portWaitMs);
@@ -158,6 +160,7 @@ export async function startServer({
       "--log-level",
       "warn",
       "--show-interactive-dev-session=false",
+      ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ];
     return launch({
       label: "wrangler dev",
@@ -187,6 +190,7 @@ export async function startServer({
   const persistDir = givenPersistDir ?? (await mkdtemp(join(tmpdir(), "oc-bench-state-")));
   if (givenPersistDir === undefined) removeDirs.unshift(persistDir);
   const args = [DIRECT_SERVER, "--root", cwd, "--port", String(port), "--persist", persistDir, "--bundle", bundle];
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}=${value}`);
   return launch({
     label: "direct workerd (Miniflare)",
     command: process.execPath,

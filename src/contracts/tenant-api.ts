@@ -5,6 +5,7 @@ import type { OperatorScope } from "../protocol/http";
 import type { ResolvedSecret, SecretStoreEntry, SecretWrite } from "../protocol/secrets";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
+import type { HubInterest } from "./hub-api";
 import type { Awaitable, PatchOptions, SessionRef } from "./session-api";
 
 /**
@@ -87,6 +88,11 @@ export interface TenantApi {
   followWith(tokenId: string, key: string): Awaitable<boolean>;
   revokeToken(tokenId: string): Awaitable<boolean>;
   authenticate(tokenId: string, hash: string): Awaitable<TenantAccess | null>;
+  // Gateway hub objects (src/gateway/hub-object.ts)
+  /** A hub's connections changed: what they would receive, for routing events to it. */
+  hubInterest(hub: number, interest: HubInterest): Awaitable<void>;
+  /** A bearer token's access for a hub's `connect` (scopes, and the token id when it is one). */
+  authenticateGateway(token: string): Awaitable<{ scopes: readonly OperatorScope[]; tokenId?: string } | null>;
   // Config and secrets
   config(): Awaitable<TenantConfig>;
   /** Replaces the config; with `baseHash`, only while the stored one still has that hash. */

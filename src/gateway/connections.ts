@@ -29,7 +29,11 @@ export class Connections {
   private readonly unsaved = new Set<Connection>();
   private persistTimer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(private readonly ctx: DurableObjectState) {}
+  constructor(
+    private readonly ctx: DurableObjectState,
+    /** Told after a socket comes, goes or changes its state (a hub object reports its interest). */
+    private readonly changed: () => void = () => {},
+  ) {}
 
   /** Every connection, hydrated from the attachments on first use after a wake-up. */
   all(): IterableIterator<Connection> {
@@ -49,6 +53,7 @@ export class Connections {
     writeState(ws, state);
     const connection: Connection = { ws, state, seq: state.seq ?? 0 };
     this.hydrate().set(ws, connection);
+    this.changed();
     return connection;
   }
 
@@ -59,6 +64,7 @@ export class Connections {
     writeState(connection.ws, { ...state, seq: connection.seq });
     this.unsaved.delete(connection);
     this.index(connection);
+    this.changed();
   }
 
   remove(ws: WebSocket): void {
@@ -67,6 +73,7 @@ export class Connections {
     this.unindex(connection);
     this.unsaved.delete(connection);
     this.byWs?.delete(ws);
+    this.changed();
   }
 
   // ── Subscriptions ───────────────────────────────────────────────────────

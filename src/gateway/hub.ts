@@ -24,8 +24,12 @@ export type HubHost = {
   env: Env;
   config(): TenantConfig;
   authenticate(token: string): Promise<{ scopes: readonly OperatorScope[]; tokenId?: string } | null>;
-  /** The hosting tenant object, the domain's tenant port (no RPC to itself). */
+  /** The hosting tenant object, the domain's tenant port (no RPC to itself); a hub object's tenant's stub. */
   tenant: TenantApi;
+  /** A hub object: its connections changed (it reports its interest to the tenant object). */
+  connectionsChanged?(): void;
+  /** A hub object: resolves once the tenant object knows its connections' current interest. */
+  settled?(): Promise<void>;
 };
 
 /**
@@ -46,11 +50,12 @@ export class GatewayHub {
   private readonly helloCache = new HelloCache();
 
   constructor(private readonly host: HubHost) {
-    this.connections = new Connections(host.ctx);
+    this.connections = new Connections(host.ctx, () => host.connectionsChanged?.());
     this.fanout = new Fanout(this.connections);
     this.requests = new Requests({
       connections: this.connections,
       fanout: this.fanout,
+      settled: () => host.settled?.() ?? Promise.resolve(),
       context: (state) => this.context(state),
       close: (ws, code, reason) => this.close(ws, code, reason),
     });

@@ -20,6 +20,8 @@ export type RequestPort = {
   /** The domain context a ready connection acts in. */
   context(state: ConnectionState): TenantContext;
   close(ws: WebSocket, code: number, reason: string): void;
+  /** Resolves once the events a request subscribed to will reach this object (a hub's report). */
+  settled(): Promise<void>;
 };
 
 /**
@@ -89,6 +91,8 @@ export class Requests {
           setMessageSubscription: (key, on) => this.setMessageSubscription(connection, key, on),
         },
       });
+      // A subscription holds from its answer on: in a hub object, once the tenant object knows it.
+      await this.port.settled();
       if (payload instanceof TwoPhase) {
         safeSend(ws, resFrame(id, payload.accepted));
         answered();

@@ -22,7 +22,9 @@ export type LogEvent =
   | "tenant.delete.started"
   | "tenant.delete.finished"
   | "session.create_conflict"
-  | "config.changed";
+  | "config.changed"
+  | "gateway.hub_unreachable"
+  | "gateway.hub_delivery_failed";
 
 /**
  * Where a tenant's own lines (those with a `tenant` field) also go: its ledger, so the tenant

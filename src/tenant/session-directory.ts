@@ -16,7 +16,7 @@ export type SessionDirectoryDeps = {
   index: IndexStore;
   pending: PendingSessions;
   tenantStore: TenantStore;
-  fanout: Fanout;
+  fanout: Pick<Fanout, "deliver" | "deleted">;
   hasSubscribers(key: string): boolean;
 };
 

@@ -16,7 +16,7 @@ export type TenantAccessDeps = {
   tenantStore: TenantStore;
   tokens: TokenStore;
   /** Closes the token's gateway connections (revocation, tenant deletion). */
-  closeConnections(tokenId: string): void;
+  closeConnections(tokenId: string): unknown;
   /** Ends SSE follows opened with tokens, in their session objects. */
   endFollows(follows: { tokenId: string; sessionKey: string }[]): Promise<void>;
 };
@@ -52,14 +52,14 @@ export class TenantAccessControl {
   async revoke(tokenId: string): Promise<boolean> {
     const revoked = this.deps.tokens.deleteToken(tokenId);
     this.touchedAt.delete(tokenId);
-    if (revoked) this.deps.closeConnections(tokenId);
+    if (revoked) await this.deps.closeConnections(tokenId);
     await this.deps.endFollows(this.deps.tokens.takeFollows(tokenId));
     return revoked;
   }
 
   /** Revokes every token (tenant deletion). */
   async revokeAll(): Promise<void> {
-    for (const tokenId of this.deps.tokens.deleteAllTokens()) this.deps.closeConnections(tokenId);
+    await Promise.all(this.deps.tokens.deleteAllTokens().map((tokenId) => this.deps.closeConnections(tokenId)));
     this.touchedAt.clear();
     await this.deps.endFollows(this.deps.tokens.takeFollows());
   }

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { HubInterest } from "../contracts/hub-api";
 import type { PatchOptions, SessionRef } from "../contracts/session-api";
 import type {
   ClaimIntent,
@@ -9,7 +10,6 @@ import type {
   TenantApi,
   TokenInfo,
 } from "../contracts/tenant-api";
-import { GatewayHub } from "../gateway/hub";
 import { installLedgerLogSink } from "../ledger/log-sink";
 import type { SessionRow } from "../model/session-row";
 import { type ClaimedEntry, PendingSessions } from "../pending/pending-sessions";
@@ -26,6 +26,8 @@ import { RateLimiter } from "./rate-limit";
 import { RunIndex } from "./run-index";
 import { SessionDirectory } from "./session-directory";
 import { endFollowsIn, TenantAccessControl } from "./tenant-access";
+import { TenantDeletion } from "./tenant-deletion";
+import { TenantGateway } from "./tenant-gateway";
 import { openTenantDatabase, TenantStore } from "./tenant-store";
 import { TokenStore } from "./token-store";
 
@@ -45,7 +47,8 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   private readonly directory: SessionDirectory;
   private readonly runs: RunIndex;
   private readonly limiter = new RateLimiter();
-  private readonly hub: GatewayHub;
+  private readonly gateway: TenantGateway;
+  private readonly deletion: TenantDeletion;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -64,10 +67,10 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
       env,
       tenantStore,
       tokens: this.tokens,
-      closeConnections: (tokenId) => this.hub.closeToken(tokenId),
+      closeConnections: (tokenId) => this.gateway.closeToken(tokenId),
       endFollows: (follows) => endFollowsIn(env, tenantStore.tenantId(), follows),
     });
-    this.hub = new GatewayHub({
+    this.gateway = new TenantGateway({
       ctx,
       env,
       config: () => tenantStore.config(),
@@ -79,9 +82,10 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
       index: this.index,
       pending: this.pending,
       tenantStore,
-      fanout: this.hub.fanout,
-      hasSubscribers: (key) => this.hub.connections.hasSubscribers(key),
+      fanout: this.gateway.fanout,
+      hasSubscribers: (key) => this.gateway.hasSubscribers(key),
     });
+    this.deletion = new TenantDeletion(ctx.storage, tenantStore, this.index, this.access, this.gateway);
     // Keep-alive pings are answered by the runtime without waking the object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   }
@@ -91,23 +95,23 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     // Every tenant object is named by its tenant id (stubs.ts), so the runtime tells it which.
     const tenantId = this.ctx.id.name;
     if (tenantId && tenantId === this.env.DEFAULT_TENANT) this.create(tenantId);
-    return this.hub.upgrade(request, tenantId && this.tenantStore.exists() ? tenantId : undefined);
+    return this.gateway.upgrade(request, tenantId && this.tenantStore.exists() ? tenantId : undefined);
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    await this.hub.receive(ws, message);
+    await this.gateway.hub.receive(ws, message);
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
-    this.hub.closedByPeer(ws, code, reason);
+    this.gateway.hub.closedByPeer(ws, code, reason);
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
-    this.hub.closed(ws);
+    this.gateway.hub.closed(ws);
   }
 
   override async alarm(): Promise<void> {
-    await this.hub.alarm();
+    await this.gateway.hub.alarm();
   }
 
   /** Updates from session objects: the index row, then what is new fanned out to subscribers. */
@@ -177,26 +181,14 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     return { ...rest, sessions: this.index.liveKeys(0).total, tokens: this.tokens.tokenCount() };
   }
 
-  /**
-   * A step of deleting the tenant: the first call marks it, revokes every token and closes its
-   * gateway sockets; each call answers the next `batch` of session keys still to delete.
-   */
-  async deletionStep(batch: number): Promise<{ deletingSince: number; keys: string[]; remaining: number } | null> {
-    if (!this.tenantStore.exists()) return null;
-    const deletingSince = this.tenantStore.markDeleting(Date.now());
-    this.hub.closeAll(1008, "tenant deleted");
-    await this.access.revokeAll();
-    const { keys, total } = this.index.liveKeys(batch);
-    return { deletingSince, keys, remaining: total };
+  /** A step of deleting the tenant (src/tenant/tenant-deletion.ts): the next session keys to delete. */
+  deletionStep(batch: number): Promise<{ deletingSince: number; keys: string[]; remaining: number } | null> {
+    return this.deletion.step(batch);
   }
 
   /** The last step: drops everything the tenant object holds (config, index, secrets, run ids). */
-  async finishDeletion(): Promise<void> {
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
-    this.access.forget();
-    this.tenantStore.forget();
-    openTenantDatabase(this.ctx.storage);
+  finishDeletion(): Promise<void> {
+    return this.deletion.finish();
   }
 
   config(): TenantConfig {
@@ -204,7 +196,18 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   }
 
   putConfig(config: TenantConfig, baseHash?: string) {
-    return writeConfig(this.tenantStore, config, baseHash, Date.now());
+    const written = writeConfig(this.tenantStore, config, baseHash, Date.now());
+    this.ctx.waitUntil(this.gateway.configChanged());
+    return written;
+  }
+
+  /** A gateway hub object's connections changed (src/gateway/hub-object.ts). */
+  hubInterest(hub: number, interest: HubInterest): void {
+    this.gateway.report(hub, interest);
+  }
+
+  authenticateGateway(token: string) {
+    return this.access.authenticateBearer(token);
   }
 
   runnerSecret(rotate = false): string {

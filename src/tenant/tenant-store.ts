@@ -1,3 +1,4 @@
+import { HUB_SCHEMAS } from "../gateway/hub-store";
 import { PENDING_SESSION_SCHEMAS } from "../pending/pending-store";
 import type { TenantConfig } from "../protocol/config";
 import { SECRET_STORE_SCHEMAS } from "../secrets/secret-store";
@@ -43,6 +44,7 @@ export const TENANT_SCHEMAS: Schema[] = [
   ...INDEX_SCHEMAS,
   ...PENDING_SESSION_SCHEMAS,
   ...SECRET_STORE_SCHEMAS,
+  ...HUB_SCHEMAS,
 ];
 
 /** The single-counter list tenant objects used before per-module migrations (16 statements). */

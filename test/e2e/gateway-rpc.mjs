@@ -14,7 +14,8 @@ export async function connectGateway(wsUrl, token) {
   ws.addEventListener("message", (event) => {
     const frame = JSON.parse(String(event.data));
     if (frame.type === "event" && frame.event === "connect.challenge") challenge(frame.payload);
-    else if (frame.type === "event") events.push({ at: Date.now(), event: frame.event, payload: frame.payload });
+    else if (frame.type === "event")
+      events.push({ at: Date.now(), event: frame.event, payload: frame.payload, seq: frame.seq });
     if (frame.type === "res" && pending.has(frame.id)) {
       pending.get(frame.id)(frame);
       pending.delete(frame.id);
@@ -45,5 +46,5 @@ export async function connectGateway(wsUrl, token) {
     auth: { token },
   });
   if (!hello.ok) throw new Error(`connect refused: ${JSON.stringify(hello.error)}`);
-  return { call, events, close: () => ws.close() };
+  return { call, events, hello: hello.payload, close: () => ws.close() };
 }

@@ -1,6 +1,7 @@
 import type { Handler } from "hono";
+import { HUB_HEADER } from "../../contracts/headers";
 import { errorBody, TENANT_ID_PATTERN } from "../../protocol/http";
-import { tenantApi } from "../../stubs";
+import { hubApi, tenantApi } from "../../stubs";
 import type { AppEnv } from "../context";
 
 /**
@@ -18,6 +19,9 @@ export const gatewayUpgrade: Handler<AppEnv> = async (c) => {
     });
   }
   if (!tenantId || !TENANT_ID_PATTERN.test(tenantId)) return c.json(errorBody("not_found", "No such gateway"), 404);
-  // The tenant object knows its tenant by its name: the request goes as it came.
-  return tenantApi(c.env, tenantId).fetch(c.req.raw);
+  // The tenant object knows its tenant by its name: the request goes as it came. A tenant
+  // object that holds all the sockets it may names the hub object the socket goes to.
+  const answer = await tenantApi(c.env, tenantId).fetch(c.req.raw);
+  const hub = answer.headers.get(HUB_HEADER);
+  return hub ? hubApi(c.env, tenantId, Number(hub)).fetch(c.req.raw) : answer;
 };

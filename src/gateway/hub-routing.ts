@@ -1,0 +1,59 @@
+import type { HubDelivery, HubInterest } from "../contracts/hub-api";
+import { canRead } from "./connection";
+import type { Connection } from "./connections";
+
+/**
+ * Pure decisions of the hub split: what a hub's connections add up to, which hubs an event
+ * must reach, and which hub a new socket goes to.
+ */
+
+/** The hub index of the tenant object itself (it holds sockets until it is full). */
+export const TENANT_HUB = 0;
+
+/** Sockets one object holds before new ones go to the next hub (wrangler var GATEWAY_HUB_SOCKETS). */
+export const DEFAULT_HUB_SOCKETS = 1_000;
+
+export function hubCapacity(configured: string | undefined): number {
+  const value = Number(configured);
+  return Number.isInteger(value) && value > 0 ? value : DEFAULT_HUB_SOCKETS;
+}
+
+export function summarize(connections: Iterable<Connection>): HubInterest {
+  let sockets = 0;
+  let readers = 0;
+  let watchers = 0;
+  const keys = new Set<string>();
+  for (const { state } of connections) {
+    sockets += 1;
+    if (!canRead(state)) continue;
+    readers += 1;
+    if (state.sessions) watchers += 1;
+    for (const key of state.messageKeys ?? []) keys.add(key);
+  }
+  return { sockets, readers, watchers, keys: [...keys].sort() };
+}
+
+/** Whether a hub with this interest has a connection that would receive the delivery. */
+export function wants(interest: HubInterest, keys: ReadonlySet<string>, delivery: HubDelivery): boolean {
+  if (delivery.kind === "deleted") return interest.watchers > 0;
+  const { update } = delivery;
+  // Run events (chat, agent, tool) go to every reader; messages and changes to watchers and followers.
+  if (update.events.length > 0 && interest.readers > 0) return true;
+  return interest.watchers > 0 || keys.has(update.key);
+}
+
+/**
+ * The hub a new socket goes to: here while the tenant object has room, else the first hub
+ * with room (counting sockets assigned since its last report), else a new one.
+ */
+export function assignHub(
+  here: number,
+  capacity: number,
+  hubs: ReadonlyMap<number, { sockets: number; assigned: number }>,
+): number {
+  if (here < capacity) return TENANT_HUB;
+  for (let hub = 1; ; hub++) {
+    const load = hubs.get(hub);
+    if (!load || load.sockets + load.assigned < capacity) return hub;
+  }
+}

@@ -1,0 +1,79 @@
+import { HUB_HEADER } from "../contracts/headers";
+import type { HubInterest } from "../contracts/hub-api";
+import type { SessionUpdate } from "../contracts/tenant-api";
+import { GatewayHub, type HubHost } from "../gateway/hub";
+import { HubRelay } from "../gateway/hub-relay";
+import { hubCapacity, TENANT_HUB } from "../gateway/hub-routing";
+import { HubStore } from "../gateway/hub-store";
+import type { SessionRow } from "../model/session-row";
+import { hubApi } from "../stubs";
+
+/**
+ * A tenant's gateway as its tenant object runs it: the sockets the object holds itself (hub 0,
+ * every socket of a small tenant) and, past GATEWAY_HUB_SOCKETS, the hub objects new sockets
+ * are assigned to. Events go to the object's own connections and to each hub that has a
+ * connection that would receive them.
+ */
+export class TenantGateway {
+  readonly hub: GatewayHub;
+  private readonly relay: HubRelay;
+
+  constructor(host: HubHost) {
+    this.hub = new GatewayHub(host);
+    this.relay = new HubRelay(
+      new HubStore(host.ctx.storage.sql),
+      // Every tenant object is named by its tenant id (stubs.ts).
+      (index) => hubApi(host.env, host.ctx.id.name ?? "", index),
+      hubCapacity(host.env.GATEWAY_HUB_SOCKETS),
+    );
+  }
+
+  /** An upgrade: accepted here, or answered with the hub object it goes to (the worker forwards it). */
+  upgrade(request: Request, tenantId: string | undefined): Promise<Response> | Response {
+    if (tenantId && request.headers.get("upgrade")?.toLowerCase() === "websocket") {
+      const hub = this.relay.assign(this.hub.connections.size);
+      if (hub !== TENANT_HUB) return new Response(null, { status: 204, headers: { [HUB_HEADER]: String(hub) } });
+    }
+    return this.hub.upgrade(request, tenantId);
+  }
+
+  /** A hub object's connections changed. */
+  report(hub: number, interest: HubInterest): void {
+    this.relay.report(hub, interest);
+  }
+
+  hasSubscribers(key: string): boolean {
+    return this.hub.connections.hasSubscribers(key) || this.relay.hasSubscribers(key);
+  }
+
+  /** What the session directory fans out: here, then to the hubs that want it. */
+  readonly fanout = {
+    deliver: (update: Pick<SessionUpdate, "key" | "messages" | "events" | "reasons">, row: () => SessionRow | null) => {
+      this.hub.fanout.deliver(update, row);
+      this.relay.update(update, row);
+    },
+    deleted: (session: { key: string; sessionId?: string; agentId?: string }, at: number) => {
+      this.hub.fanout.deleted(session, at);
+      this.relay.deleted(session, at);
+    },
+  };
+
+  configChanged(): Promise<void> {
+    return this.relay.each((hub) => Promise.resolve(hub.configChanged()));
+  }
+
+  closeToken(tokenId: string): Promise<void> {
+    this.hub.closeToken(tokenId);
+    return this.relay.each((hub) => Promise.resolve(hub.closeToken(tokenId)));
+  }
+
+  closeAll(code: number, reason: string): Promise<void> {
+    this.hub.closeAll(code, reason);
+    return this.relay.each((hub) => Promise.resolve(hub.closeAll(code, reason)));
+  }
+
+  /** The tenant is gone: no hub is remembered. */
+  forget(): void {
+    this.relay.forget();
+  }
+}
