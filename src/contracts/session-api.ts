@@ -9,6 +9,7 @@ import type { RunnerConfig, SendPolicyConfig } from "../protocol/config";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { RunView } from "../protocol/runs";
 import type { InputProvenance, SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
+import type { SessionUpdate } from "./session-update";
 
 /**
  * The RPC surface of a session object (one per tenant + canonical session key). Callers hold
@@ -150,11 +151,18 @@ export type AnnounceDelivery = {
 
 export type AbortOutcome = { abortedRunId: string | null; status: "aborted" | "no-active-run" };
 
+/** What chat.inject answers; `update`: the tenant's to apply (the caller asked to deliver it). */
+export type InjectResult = AppendRejected | (AppendResult & { update?: SessionUpdate });
+
 export interface SessionApi {
   // Transcript
   append(ref: SessionRef, input: AppendInput): Awaitable<AppendResult | AppendRejected>;
-  /** chat.inject: appends a message as the gateway and announces it as a `chat` final; answers once clients have it. */
-  inject(ref: SessionRef, message: TranscriptMessage): Awaitable<AppendResult | AppendRejected>;
+  /**
+   * chat.inject: appends a message as the gateway and announces it as a `chat` final; answers
+   * once clients have it. With `handOff` (the caller is the tenant object) the answer may carry
+   * the `update` for the caller to apply itself instead.
+   */
+  inject(ref: SessionRef, message: TranscriptMessage, handOff?: boolean): Awaitable<InjectResult>;
   /** A page of another gateway's transcript, written at its source positions. */
   importPage(ref: SessionRef, body: ImportBody): Awaitable<ImportResult | ImportConflict | AppendRejected>;
   entry(): Awaitable<SessionEntry | null>;

@@ -1,4 +1,3 @@
-import type { MessageRecord } from "../model/message-record";
 import type { SessionRow } from "../model/session-row";
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
@@ -7,44 +6,20 @@ import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import type { HubInterest } from "./hub-api";
 import type { Awaitable, PatchOptions, SessionRef } from "./session-api";
+import type { ChangeReason, LiveEvent, SessionUpdate } from "./session-update";
 
 /**
  * The RPC surface of a tenant object (one per tenant): tokens, config, the session index and
  * run index, rate limits, and the publish path from session objects to the tenant's gateway.
  */
 
+export type { ChangeReason, LiveEvent, SessionUpdate };
+
 export type IssuedToken = { tokenId: string; token: string; scopes: OperatorScope[] };
 export type TenantAccess = { scopes: OperatorScope[]; config: TenantConfig };
 
 /** Why a session object claims a pending entry: a write may create the session, a read never does. */
 export type ClaimIntent = "read" | "write";
-
-/** Why a session changed, as `sessions.changed` reports it. */
-export type ChangeReason = "create" | "patch" | "new" | "reset" | "send" | "abort" | "archive";
-
-/**
- * A live event of a run (chat deltas, lifecycle): not stored, delivered in order with the
- * messages — `afterSeq` is the transcript length when it happened.
- */
-export type LiveEvent = {
-  event: "chat" | "agent" | "sessions.changed";
-  payload: Record<string, unknown>;
-  afterSeq: number;
-};
-
-/** What a session object tells its tenant: new messages, live events, why, and the row when it changed. */
-export type SessionUpdate = {
-  key: string;
-  sessionId: string;
-  /** The entry version this update describes. */
-  version: number;
-  /** The fresh row, only when the entry changed since the tenant last acknowledged it. */
-  row?: SessionRow;
-  /** Messages appended since the last acknowledged update, in transcript order. */
-  messages: MessageRecord[];
-  reasons: ChangeReason[];
-  events: LiveEvent[];
-};
 
 /** Visibility as SQL: one key, a key and its spawned children, some agents, or everything. */
 export type ListScope =

@@ -18,6 +18,8 @@ export type TenantContext = {
   /** The gateway client making the request (WebSocket callers only). */
   client?: { id: string; mode: string };
   tenant: TenantApi;
+  /** `tenant` is the tenant object itself (a gateway socket it holds): no call to reach it. */
+  tenantInProcess?: boolean;
   sessions(key: string): SessionApi;
   /** sessions_spawn attachments. */
   attachments: R2Bucket;

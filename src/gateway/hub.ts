@@ -26,6 +26,8 @@ export type HubHost = {
   authenticate(token: string): Promise<{ scopes: readonly OperatorScope[]; tokenId?: string } | null>;
   /** The hosting tenant object, the domain's tenant port (no RPC to itself); a hub object's tenant's stub. */
   tenant: TenantApi;
+  /** True in the tenant object: `tenant` is the object itself. */
+  tenantInProcess?: boolean;
   /** A hub object: its connections changed (it reports its interest to the tenant object). */
   connectionsChanged?(): void;
   /** A hub object: resolves once the tenant object knows its connections' current interest. */
@@ -243,6 +245,7 @@ export class GatewayHub {
       ...tenantPorts(this.host.env, state.tenantId),
       // Inside the tenant object the tenant port is the object itself: no RPC to itself.
       tenant: this.host.tenant,
+      ...(this.host.tenantInProcess ? { tenantInProcess: true } : {}),
       tenantId: state.tenantId,
       config: this.host.config(),
       principal,

@@ -28,6 +28,10 @@ export class Publisher {
   /** Someone waits for the next update: skip the quiet-session delay. */
   private urgent = false;
   private wake: (() => void) | null = null;
+  /** An update is on its way to the tenant. */
+  private draining = false;
+  /** The entry version whose row a caller delivered (not acknowledged: see handOff). */
+  private handedVersion = -1;
 
   constructor(
     private readonly store: SessionStore,
@@ -42,7 +46,8 @@ export class Publisher {
     if (!state) return false;
     const published = this.store.published();
     return (
-      state.indexedVersion < state.version ||
+      // A row a caller delivered (handOff) goes again with the next update, or after a restart.
+      (state.indexedVersion < state.version && this.handedVersion !== state.version) ||
       published.sessionId !== state.entry.sessionId ||
       published.seq < state.entry.messageCount
     );
@@ -72,6 +77,8 @@ export class Publisher {
    */
   publish(reason?: ChangeReason): Promise<void> {
     if (reason) this.reasons.push(reason);
+    // A reason or a live event does not wait out a quiet session's batching delay.
+    if (reason || this.events.length > 0) this.wake?.();
     if (this.queued) return this.queued;
     const run = this.chain.then(async () => {
       // Let the current burst (a run's start, deltas and end often come in one turn) join
@@ -87,9 +94,14 @@ export class Publisher {
     return run;
   }
 
-  /** Waits `ms`, cut short when flush() asks for the update now. */
+  /**
+   * Waits `ms`, cut short when flush() asks for the update now. No wait is a microtask, not a
+   * timer: a 0 ms timer costs about a millisecond in workerd, on every write a client awaits.
+   * What the current turn appends still joins, and what comes while an update is in flight
+   * joins the next one.
+   */
   private pause(ms: number): Promise<void> {
-    if (this.urgent) return Promise.resolve();
+    if (this.urgent || ms === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.wake?.(), ms);
       this.wake = () => {
@@ -100,7 +112,63 @@ export class Publisher {
     });
   }
 
+  /**
+   * The update of what was just appended, for a caller that delivers it to the tenant itself
+   * (chat.inject answered in the tenant object: no call back to it). Only when nothing else is
+   * on its way (it must not overtake an earlier update) and the one new message is all there is
+   * to send; else null and the caller awaits the usual path. The message counts as published:
+   * the caller delivers it, once. The row is not acknowledged, so the next update carries it
+   * again (a caller that died before delivering leaves the index behind only until then).
+   */
+  handOff(event: LiveEvent): SessionUpdate | null {
+    // A queued publish that has not started finds nothing left to send (the append queued it).
+    if (this.draining || this.events.length > 0 || this.reasons.length > 0) return null;
+    const state = this.store.loadEntry();
+    if (!state) return null;
+    const { page } = this.pageSincePublished(state);
+    // Only the message just appended: nothing handed over can ever have been sent before.
+    const [message] = page.messages;
+    if (page.messages.length !== 1 || message!.seq !== event.afterSeq + 1) return null;
+    this.store.markPublished(
+      state.indexedVersion,
+      state.entry.sessionId,
+      Math.max(message!.seq, state.entry.messageCount),
+    );
+    this.handedVersion = state.version;
+    return {
+      key: state.entry.key,
+      version: state.version,
+      ...(state.indexedVersion < state.version ? { row: toSessionRow(state.entry) } : {}),
+      sessionId: state.entry.sessionId,
+      messages: page.messages,
+      reasons: [],
+      events: [event],
+    };
+  }
+
+  private pageSincePublished(state: NonNullable<ReturnType<SessionStore["loadEntry"]>>) {
+    const published = this.store.published();
+    const fromSeq = published.sessionId === state.entry.sessionId ? published.seq : 0;
+    const page = this.store.forward({
+      sessionId: state.entry.sessionId,
+      cursorSeq: fromSeq,
+      limit: UPDATE_MAX_MESSAGES,
+      includeTools: true,
+      maxBytes: UPDATE_MAX_BYTES,
+    });
+    return { fromSeq, page };
+  }
+
   private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      await this.drainAll();
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async drainAll(): Promise<void> {
     for (;;) {
       const store = this.store;
       const state = store.loadEntry();
@@ -110,15 +178,7 @@ export class Publisher {
         this.events = [];
         return;
       }
-      const published = store.published();
-      const fromSeq = published.sessionId === state.entry.sessionId ? published.seq : 0;
-      const page = store.forward({
-        sessionId: state.entry.sessionId,
-        cursorSeq: fromSeq,
-        limit: UPDATE_MAX_MESSAGES,
-        includeTools: true,
-        maxBytes: UPDATE_MAX_BYTES,
-      });
+      const { fromSeq, page } = this.pageSincePublished(state);
       const reasons = this.reasons;
       const lastSeq = page.messages.at(-1)?.seq ?? fromSeq;
       // Events wait for the messages they follow; the rest go with the next update.
@@ -127,7 +187,7 @@ export class Publisher {
         page.messages.length === 0 &&
         reasons.length === 0 &&
         ready.length === 0 &&
-        state.indexedVersion >= state.version
+        (state.indexedVersion >= state.version || this.handedVersion === state.version)
       )
         return;
       this.reasons = [];

@@ -6,6 +6,7 @@ import type {
   AppendResult,
   FlowRequest,
   IndexSnapshot,
+  InjectResult,
   Page,
   PatchOptions,
   ReadQuery,
@@ -65,15 +66,15 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     return result;
   }
 
-  async inject(ref: SessionRef, message: TranscriptMessage): Promise<AppendResult | AppendRejected> {
+  async inject(ref: SessionRef, message: TranscriptMessage, handOff = false): Promise<InjectResult> {
     const result = await this.append(ref, { messages: [message] });
     if ("rejected" in result || result.duplicate) return result;
     const appended = result.appended[0]!;
     // Ordered before the message itself, as OpenClaw sends it; the caller answers after both.
-    await this.parts.publisher.emit({
-      ...injectedChatEvent(ref.agentId, appended.messageId, message),
-      afterSeq: appended.seq - 1,
-    });
+    const event = { ...injectedChatEvent(ref.agentId, appended.messageId, message), afterSeq: appended.seq - 1 };
+    const update = handOff ? this.parts.publisher.handOff(event) : null;
+    if (update) return { ...result, update };
+    await this.parts.publisher.emit(event);
     return result;
   }
 

@@ -40,7 +40,10 @@ export class SessionDirectory {
         ? "deleted"
         : "unchanged";
     if (state === "deleted") return { hot };
-    const messages = index.claimUndelivered(update.key, update.sessionId, update.messages);
+    // A handed-off message was never sent before (the session hands over only a fresh one).
+    const messages = update.handedOff
+      ? update.messages
+      : index.claimUndelivered(update.key, update.sessionId, update.messages);
     fanout.deliver({ ...update, messages }, () => update.row ?? index.session(update.key) ?? null);
     return { hot };
   }

@@ -19,7 +19,7 @@ export class TenantGateway {
   private readonly relay: HubRelay;
 
   constructor(host: HubHost) {
-    this.hub = new GatewayHub(host);
+    this.hub = new GatewayHub({ ...host, tenantInProcess: true });
     this.relay = new HubRelay(
       new HubStore(host.ctx.storage.sql),
       // Every tenant object is named by its tenant id (stubs.ts).
