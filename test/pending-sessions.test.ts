@@ -126,6 +126,38 @@ describe("pending sessions: created by the tenant, adopted on first use", () => 
     expect(history.data.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
   });
 
+  it("a chat.send over the gateway claims for the session object (no call back): new, pending and published keys", async () => {
+    const t = await freshTenant("pending-preclaim");
+    const tenant = env.TENANTS.getByName(t.id);
+    // What the tenant object answers before it starts a run: a new key gets the claimed marker,
+    // a pending one hands over its entry, a published one needs nothing.
+    expect(await tenant.claimPendingSession("agent:main:brand-new", "start")).toBeNull();
+    expect(await pendingRows(t)).toEqual([{ key: "agent:main:brand-new", claimed: 1 }]);
+    const { sessionId } = await created(t, "agent:main:pre-pending", { label: "Pending" });
+    const claimed = await tenant.claimPendingSession("agent:main:pre-pending", "start");
+    expect(claimed?.entry).toMatchObject({ sessionId, label: "Pending" });
+    await t.append("agent:main:published", user("hi"));
+    await until(
+      () => tenant.session("agent:main:published"),
+      (row) => row !== null,
+    );
+    expect(await tenant.claimPendingSession("agent:main:published", "start")).toBeUndefined();
+
+    // Over the gateway: the created session runs with its sessionId; the claims are gone once it published.
+    const key = "agent:main:pre-run";
+    const made = await created(t, key, { label: "Run" });
+    const client = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    const send = await client.request("chat.send", { sessionKey: key, message: "hello", idempotencyKey: "pre-1" });
+    expect(send.ok).toBe(true);
+    await client.waitFor((f) => f.event === "chat" && f.payload.runId === "pre-1" && f.payload.state === "final");
+    expect((await env.SESSIONS.getByName(sessionObjectName(t.id, key)).entry())?.sessionId).toBe(made.sessionId);
+    const rows = await until(
+      () => pendingRows(t),
+      (r) => !r.some((row) => row.key === key),
+    );
+    expect(rows.some((row) => row.key === key)).toBe(false);
+  });
+
   it("deleting a pending session removes it; the key can be created anew", async () => {
     const t = await freshTenant("pending-delete");
     const key = "agent:main:pending-f";

@@ -88,6 +88,8 @@ export type StartRun = {
    * run not started, as with OpenClaw. A fallback timer releases it if the release never comes.
    */
   hold?: boolean;
+  /** The pending-entry claim the tenant object made for the session (undefined: not made; the object asks). */
+  claimed?: { entry: SessionEntry; version: number } | null;
 };
 
 /** What starting a run answers; `outcome` when the request asked to wait (`waitMs`) and it started. */

@@ -103,7 +103,15 @@ export interface TenantApi {
    * A session object without an entry asks for the one created here (see src/pending/pending-sessions.ts);
    * `write`: it may create the session now, so a create arriving meanwhile goes to it.
    */
-  claimPendingSession(key: string, intent: ClaimIntent): Awaitable<{ entry: SessionEntry; version: number } | null>;
+  /**
+   * A session object without an entry claims the pending one. `start`: the tenant object itself
+   * asks before it starts a run there (so the object need not ask); undefined when the key's
+   * session is published (its object has its entry) and nothing was claimed.
+   */
+  claimPendingSession(
+    key: string,
+    intent: ClaimIntent | "start",
+  ): Awaitable<{ entry: SessionEntry; version: number } | null | undefined>;
   removeSession(key: string, at: number): Awaitable<boolean>;
   session(key: string, withChildren?: boolean): Awaitable<SessionRow | null>;
   keyForSessionId(sessionId: string): Awaitable<{ key: string; agentId: string } | null>;

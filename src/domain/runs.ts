@@ -67,6 +67,8 @@ export async function startRun(
     provenance: fields.provenance ?? { kind: "external_user" },
     idempotencyKey: `${runId}:user`,
   };
+  // In the tenant object the claim a new session's object would ask for is made here: one hop less.
+  const claimed = ctx.tenantInProcess ? await ctx.tenant.claimPendingSession(key, "start") : undefined;
   const result = await ctx.sessions(key).startRun(
     ref,
     {
@@ -76,6 +78,7 @@ export async function startRun(
       userMessage,
       ...(resetFirst ? { resetFirst } : {}),
       ...(hold ? { hold } : {}),
+      ...(claimed !== undefined ? { claimed } : {}),
     },
     seed,
     ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },

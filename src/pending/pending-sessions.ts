@@ -64,6 +64,15 @@ export class PendingSessions {
     return { entry, update };
   }
 
+  /**
+   * The claim a session object would make, made for it by the tenant object before it starts a
+   * run there (one call less for a new key); undefined when the key's session is published.
+   */
+  claimBeforeStart(key: string): ClaimedEntry | null | undefined {
+    if (!this.store.get(key) && this.index.session(key)) return undefined;
+    return this.claim(key, "write");
+  }
+
   claim(key: string, intent: ClaimIntent): ClaimedEntry | null {
     const claimed = this.store.claim(key, intent);
     return claimed?.entry ? { entry: claimed.entry, version: claimed.version } : null;
@@ -117,7 +126,8 @@ export class PendingClaim {
 
   constructor(private readonly host: ClaimHost) {}
 
-  async adopt(intent: ClaimIntent, ref?: SessionRef): Promise<void> {
+  /** `given`: the claim the tenant object already made for this call (undefined: ask it). */
+  async adopt(intent: ClaimIntent, ref?: SessionRef, given?: ClaimedEntry | null): Promise<void> {
     for (;;) {
       if (this.host.hasEntry()) return;
       const current = this.adopting;
@@ -131,7 +141,7 @@ export class PendingClaim {
       const owner = ref ?? parseSessionObjectName(this.host.objectName());
       if (!owner) return;
       const claim = async () => {
-        const pending = await this.host.claim(owner.tenantId, owner.key, intent);
+        const pending = given !== undefined ? given : await this.host.claim(owner.tenantId, owner.key, intent);
         if (pending) this.host.adopt(owner.tenantId, owner.key, pending);
       };
       // Registered before the claim starts, so every caller from now on joins it.

@@ -177,7 +177,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   ): Promise<StartAnswer & { sessionId: string; messageId?: string; gate?: RunGate }> {
     // Before anything reads the entry (its send policy); an abort arriving meanwhile is
     // caught as an unarrived run (abortRun's `expected`).
-    await this.adoptPending("write", ref);
+    await this.parts.claims.adopt("write", ref, request.claimed);
     const answer = await this.parts.admission.start(ref, request, seed, policy);
     if (!request.hold || answer.status !== "started") return answer;
     return { ...answer, gate: new RunGate(() => this.parts.runs.release(answer.runId)) };

@@ -84,7 +84,7 @@ export function wireSession(
   const claims = new PendingClaim({
     hasEntry: () => transcript.entry() !== null,
     objectName: () => ctx.id.name,
-    claim: async (tenantId, key, intent) => tenant(tenantId).claimPendingSession(key, intent),
+    claim: async (tenantId, key, intent) => (await tenant(tenantId).claimPendingSession(key, intent)) ?? null,
     adopt: (tenantId, key, claimed) => transcript.adopt(tenantId, key, claimed.entry, claimed.version),
   });
   const followers = new Followers(

@@ -124,8 +124,8 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     return this.directory.create(ref, patch, options);
   }
 
-  claimPendingSession(key: string, intent: ClaimIntent): ClaimedEntry | null {
-    return this.pending.claim(key, intent);
+  claimPendingSession(key: string, intent: ClaimIntent | "start"): ClaimedEntry | null | undefined {
+    return intent === "start" ? this.pending.claimBeforeStart(key) : this.pending.claim(key, intent);
   }
 
   /** Makes the tenant's record (the default tenant's on first use, with no admin call). */
