@@ -19,6 +19,7 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
   private readonly tenant: TenantApi;
   private readonly tenantId: string;
   private readonly reporter: InterestReporter;
+  private reportedSinceWake = false;
   /** The tenant's config, read once per wake-up and again after `configChanged`. */
   private tenantConfig: TenantConfig | null = null;
 
@@ -67,6 +68,12 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
   }
 
   deliver(deliveries: HubDelivery[]): void {
+    // Once per wake-up the tenant object hears what the sockets kept here add up to (a report
+    // lost to a crash, or sockets gone without a close event, would otherwise stay as it was).
+    if (!this.reportedSinceWake) {
+      this.reportedSinceWake = true;
+      this.reporter.changed();
+    }
     for (const delivery of deliveries) {
       if (delivery.kind === "update") this.hub.fanout.deliver(delivery.update, () => delivery.row);
       else this.hub.fanout.deleted(delivery.session, delivery.at);

@@ -30,6 +30,8 @@ export class Publisher {
   private wake: (() => void) | null = null;
   /** An update is on its way to the tenant. */
   private draining = false;
+  /** The pause under way is a quiet session's batching delay. */
+  private pausingQuiet = false;
   /** The entry version whose row a caller delivered (not acknowledged: see handOff). */
   private handedVersion = -1;
 
@@ -65,20 +67,28 @@ export class Publisher {
     return this.publish();
   }
 
-  /** Queues a live event (ordered after the messages appended so far) and publishes. */
-  emit(event: LiveEvent): Promise<void> {
+  /**
+   * Queues a live event (ordered after the messages appended so far) and publishes. `urgent`:
+   * a caller waits for it (no burst window).
+   */
+  emit(event: LiveEvent, urgent = false): Promise<void> {
     this.events.push(event);
+    if (urgent) this.urgent = true;
     return this.publish();
   }
 
   /**
    * Publishes everything pending. Calls made while one is queued join it, so a burst of
-   * appends becomes a few updates. The promise settles once the tenant acknowledged.
+   * appends becomes a few updates. The promise settles once the tenant acknowledged. With a
+   * reason (create, patch, reset…) a caller waits: it goes without the burst window.
    */
   publish(reason?: ChangeReason): Promise<void> {
-    if (reason) this.reasons.push(reason);
-    // A reason or a live event does not wait out a quiet session's batching delay.
-    if (reason || this.events.length > 0) this.wake?.();
+    if (reason) {
+      this.reasons.push(reason);
+      this.urgent = true;
+    }
+    // A waiting caller cuts any pause; a live event cuts a quiet session's batching delay.
+    if (this.urgent || (this.events.length > 0 && this.pausingQuiet)) this.wake?.();
     if (this.queued) return this.queued;
     const run = this.chain.then(async () => {
       // Let the current burst (a run's start, deltas and end often come in one turn) join
@@ -95,18 +105,19 @@ export class Publisher {
   }
 
   /**
-   * Waits `ms`, cut short when flush() asks for the update now. No wait is a microtask, not a
-   * timer: a 0 ms timer costs about a millisecond in workerd, on every write a client awaits.
-   * What the current turn appends still joins, and what comes while an update is in flight
-   * joins the next one.
+   * Waits `ms` (0: one timer turn, so what the current burst appends joins), cut short when a
+   * caller waits. A waiting caller pays no timer at all: a 0 ms timer costs about a millisecond
+   * in workerd.
    */
   private pause(ms: number): Promise<void> {
-    if (this.urgent || ms === 0) return Promise.resolve();
+    if (this.urgent) return Promise.resolve();
+    this.pausingQuiet = ms > 0;
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.wake?.(), ms);
       this.wake = () => {
         clearTimeout(timer);
         this.wake = null;
+        this.pausingQuiet = false;
         resolve();
       };
     });

@@ -74,7 +74,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     const event = { ...injectedChatEvent(ref.agentId, appended.messageId, message), afterSeq: appended.seq - 1 };
     const update = handOff ? this.parts.publisher.handOff(event) : null;
     if (update) return { ...result, update };
-    await this.parts.publisher.emit(event);
+    await this.parts.publisher.emit(event, true);
     return result;
   }
 
