@@ -157,6 +157,15 @@ export class Publisher {
     };
   }
 
+  /** Nothing to send, known without reading the transcript (an inject's update was handed over). */
+  private upToDate(state: NonNullable<ReturnType<SessionStore["loadEntry"]>>): boolean {
+    if (this.reasons.length > 0 || this.events.length > 0) return false;
+    const published = this.store.published();
+    const sent = published.sessionId === state.entry.sessionId ? published.seq : -1;
+    const rowSent = state.indexedVersion >= state.version || this.handedVersion === state.version;
+    return rowSent && sent >= state.entry.messageCount;
+  }
+
   private pageSincePublished(state: NonNullable<ReturnType<SessionStore["loadEntry"]>>) {
     const published = this.store.published();
     const fromSeq = published.sessionId === state.entry.sessionId ? published.seq : 0;
@@ -189,6 +198,7 @@ export class Publisher {
         this.events = [];
         return;
       }
+      if (this.upToDate(state)) return;
       const { fromSeq, page } = this.pageSincePublished(state);
       const reasons = this.reasons;
       const lastSeq = page.messages.at(-1)?.seq ?? fromSeq;
