@@ -1,6 +1,6 @@
 import type { SessionRow } from "../model/session-row";
 import type { Awaitable } from "./session-api";
-import type { SessionUpdate } from "./tenant-api";
+import type { SessionUpdate } from "./session-update";
 
 /**
  * The RPC surface of a gateway hub object: one of the objects a large tenant's gateway
@@ -26,11 +26,14 @@ export type HubDelivery =
   | { kind: "update"; update: Pick<SessionUpdate, "key" | "messages" | "events" | "reasons">; row: SessionRow | null }
   | { kind: "deleted"; session: { key: string; sessionId?: string; agentId?: string }; at: number };
 
+/** Deliveries in order, numbered per tenant-object instance (`epoch`) so a retried batch is rendered once. */
+export type HubBatch = { epoch: string; seq: number; deliveries: HubDelivery[] };
+
 export interface HubApi {
   /** A WebSocket upgrade the tenant object assigned to this hub. */
   fetch(request: Request): Promise<Response>;
   /** Events for this hub's connections, in order (the tenant object sends one batch at a time). */
-  deliver(deliveries: HubDelivery[]): Awaitable<void>;
+  deliver(batch: HubBatch): Awaitable<void>;
   /** The tenant's config changed: the next request reads it again. */
   configChanged(): Awaitable<void>;
   /** Closes the connections authenticated with a revoked token. */

@@ -1,10 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
-import type { HubApi, HubDelivery } from "../contracts/hub-api";
+import type { HubApi, HubBatch } from "../contracts/hub-api";
 import type { TenantApi } from "../contracts/tenant-api";
 import { installLedgerLogSink } from "../ledger/log-sink";
-import type { TenantConfig } from "../protocol/config";
 import { parseHubObjectName, tenantApi } from "../stubs";
 import { GatewayHub } from "./hub";
+import { HubLink } from "./hub-link";
 import { summarize } from "./hub-routing";
 import { InterestReporter } from "./interest-reporter";
 
@@ -19,9 +19,7 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
   private readonly tenant: TenantApi;
   private readonly tenantId: string;
   private readonly reporter: InterestReporter;
-  private reportedSinceWake = false;
-  /** The tenant's config, read once per wake-up and again after `configChanged`. */
-  private tenantConfig: TenantConfig | null = null;
+  private readonly link: HubLink;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -36,22 +34,29 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
     this.hub = new GatewayHub({
       ctx,
       env,
-      config: () => this.tenantConfig ?? {},
+      config: () => this.link.currentConfig(),
       authenticate: async (token) => this.tenant.authenticateGateway(token),
       tenant: this.tenant,
       connectionsChanged: () => this.reporter.changed(),
       settled: () => this.reporter.settled(),
     });
+    this.link = new HubLink(this.tenant, () => this.hub, this.reporter);
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   }
 
   override async fetch(request: Request): Promise<Response> {
-    await this.loadConfig();
+    await this.link.loadConfig();
     return this.hub.upgrade(request, this.tenantId);
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    await this.loadConfig();
+    try {
+      await this.link.loadConfig();
+    } catch (error) {
+      // No request is answered without the tenant's config: the client reconnects.
+      console.error("gateway hub: the tenant's config could not be read", error);
+      return this.hub.close(ws, 1011, "tenant unavailable");
+    }
     await this.hub.receive(ws, message);
   }
 
@@ -64,24 +69,16 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
   }
 
   override async alarm(): Promise<void> {
+    await this.link.closeRevoked().catch((error) => console.error("gateway hub: checking tokens failed", error));
     await this.hub.alarm();
   }
 
-  deliver(deliveries: HubDelivery[]): void {
-    // Once per wake-up the tenant object hears what the sockets kept here add up to (a report
-    // lost to a crash, or sockets gone without a close event, would otherwise stay as it was).
-    if (!this.reportedSinceWake) {
-      this.reportedSinceWake = true;
-      this.reporter.changed();
-    }
-    for (const delivery of deliveries) {
-      if (delivery.kind === "update") this.hub.fanout.deliver(delivery.update, () => delivery.row);
-      else this.hub.fanout.deleted(delivery.session, delivery.at);
-    }
+  deliver(batch: HubBatch): void {
+    this.link.deliver(batch);
   }
 
   configChanged(): void {
-    this.tenantConfig = null;
+    this.link.configChanged();
   }
 
   closeToken(tokenId: string): void {
@@ -90,9 +87,5 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
 
   closeAll(code: number, reason: string): void {
     this.hub.closeAll(code, reason);
-  }
-
-  private async loadConfig(): Promise<void> {
-    this.tenantConfig ??= await this.tenant.config();
   }
 }

@@ -1,23 +1,40 @@
-import type { HubApi, HubDelivery, HubInterest } from "../contracts/hub-api";
-import type { SessionUpdate } from "../contracts/tenant-api";
+import type { HubApi, HubBatch, HubDelivery, HubInterest } from "../contracts/hub-api";
+import type { SessionUpdate } from "../contracts/session-update";
 import type { SessionRow } from "../model/session-row";
 import { logWarning } from "../observability/log";
 import { assignHub, TENANT_HUB, wants } from "./hub-routing";
-import type { HubStore } from "./hub-store";
 
+/** Where the tenant object keeps its hubs' reports (its SQLite: a restarted object still routes). */
+export type HubInterestStore = {
+  load(): Map<number, HubInterest>;
+  put(hub: number, interest: HubInterest, at: number): void;
+};
+
+/** Deliveries waiting for one hub; past this the oldest go (a hub that cannot keep up, as a slow socket). */
+export const MAX_QUEUED_DELIVERIES = 5_000;
+/** Attempts at one batch before it is given up (the hub object was restarting). */
+const DELIVERY_ATTEMPTS = 3;
+const RETRY_DELAY_MS = 100;
+
+/** `assigned`: sockets sent to the hub that its reports do not count yet. */
 type Hub = { interest: HubInterest; keys: Set<string>; assigned: number };
+type Queue = { pending: HubDelivery[]; sending: boolean };
 
 /**
  * The tenant object's side of the hub split: what each hub object reported, which hubs an
  * event must reach, and one ordered stream of batches per hub (a batch in flight at a time,
  * what comes meanwhile goes in the next), so each hub renders events in the tenant's order.
+ * A batch is retried under the same number, which the hub uses to drop a repeat.
  */
 export class HubRelay {
   private hubs: Map<number, Hub> | null = null;
-  private readonly queues = new Map<number, { pending: HubDelivery[]; sending: boolean }>();
+  private readonly queues = new Map<number, Queue>();
+  /** Names this instance's batches: a hub drops a batch it already rendered. */
+  private readonly epoch = crypto.randomUUID();
+  private nextBatch = 0;
 
   constructor(
-    private readonly store: HubStore,
+    private readonly store: HubInterestStore,
     private readonly hubApi: (hub: number) => HubApi,
     private readonly capacity: number,
   ) {}
@@ -27,17 +44,24 @@ export class HubRelay {
     const hubs = this.loaded();
     const loads = new Map([...hubs].map(([n, hub]) => [n, { sockets: hub.interest.sockets, assigned: hub.assigned }]));
     const chosen = assignHub(here, this.capacity, loads);
-    if (chosen !== TENANT_HUB) {
-      const hub = hubs.get(chosen) ?? this.remember(chosen, { sockets: 0, readers: 0, watchers: 0, keys: [] });
-      hub.assigned += 1;
-    }
+    if (chosen === TENANT_HUB) return chosen;
+    const hub = hubs.get(chosen) ?? { interest: emptyInterest(), keys: new Set<string>(), assigned: 0 };
+    hub.assigned += 1;
+    hubs.set(chosen, hub);
     return chosen;
   }
 
   /** A hub's report of its connections (sent whenever they change, one at a time). */
-  report(hubIndex: number, interest: HubInterest): void {
-    this.store.put(hubIndex, interest, Date.now());
-    this.remember(hubIndex, interest).assigned = 0;
+  report(index: number, interest: HubInterest): void {
+    this.store.put(index, interest, Date.now());
+    const hubs = this.loaded();
+    const hub = hubs.get(index) ?? { interest, keys: new Set<string>(), assigned: 0 };
+    // Sockets the report now counts are no longer on their way.
+    hub.assigned = Math.max(0, hub.assigned - Math.max(0, interest.sockets - hub.interest.sockets));
+    hub.interest = interest;
+    hub.keys = new Set(interest.keys);
+    if (interest.sockets === 0 && hub.assigned === 0) hubs.delete(index);
+    else hubs.set(index, hub);
   }
 
   hasSubscribers(key: string): boolean {
@@ -65,14 +89,15 @@ export class HubRelay {
       if (wants(hub.interest, hub.keys, delivery)) this.enqueue(index, delivery);
   }
 
-  /** Tells every hub with sockets (config changes, revocations, the tenant's deletion). */
-  each(tell: (hub: HubApi) => Promise<unknown>): Promise<void> {
-    const told = [...this.loaded().keys()].map((index) =>
-      tell(this.hubApi(index)).catch((error: unknown) =>
-        logWarning("gateway.hub_unreachable", { hub: index, error: String(error) }),
-      ),
-    );
-    return Promise.all(told).then(() => undefined);
+  /**
+   * Tells every hub with sockets (config changes, revocations, the tenant's deletion); rejects
+   * when one could not be told (a revocation must not report success then).
+   */
+  async each(tell: (hub: HubApi) => Promise<unknown>): Promise<void> {
+    const indexes = [...this.loaded().keys()];
+    const results = await Promise.allSettled(indexes.map((index) => tell(this.hubApi(index))));
+    const failed = indexes.filter((_, i) => results[i]!.status === "rejected");
+    if (failed.length > 0) throw new Error(`gateway hubs ${failed.join(", ")} could not be reached`);
   }
 
   /** The tenant's storage was wiped: nothing is remembered. */
@@ -85,35 +110,39 @@ export class HubRelay {
     const queue = this.queues.get(index) ?? { pending: [], sending: false };
     this.queues.set(index, queue);
     queue.pending.push(delivery);
+    if (queue.pending.length > MAX_QUEUED_DELIVERIES) {
+      const dropped = queue.pending.splice(0, queue.pending.length - MAX_QUEUED_DELIVERIES);
+      logWarning("gateway.hub_delivery_failed", { hub: index, events: dropped.length, error: "queue full" });
+    }
     if (!queue.sending) void this.drain(index, queue);
   }
 
-  private async drain(index: number, queue: { pending: HubDelivery[]; sending: boolean }): Promise<void> {
+  private async drain(index: number, queue: Queue): Promise<void> {
     queue.sending = true;
     try {
       while (queue.pending.length > 0) {
-        const batch = queue.pending;
+        const batch: HubBatch = { epoch: this.epoch, seq: ++this.nextBatch, deliveries: queue.pending };
         queue.pending = [];
-        try {
-          await this.hubApi(index).deliver(batch);
-        } catch (error) {
-          // Events are not stored for sockets (as with a socket that closes); the next batch goes on.
-          logWarning("gateway.hub_delivery_failed", { hub: index, events: batch.length, error: String(error) });
-        }
+        await this.send(index, batch);
       }
     } finally {
       queue.sending = false;
     }
   }
 
-  private remember(index: number, interest: HubInterest): Hub {
-    const hubs = this.loaded();
-    const hub = hubs.get(index) ?? { interest, keys: new Set<string>(), assigned: 0 };
-    hub.interest = interest;
-    hub.keys = new Set(interest.keys);
-    if (interest.sockets === 0 && hub.assigned === 0) hubs.delete(index);
-    else hubs.set(index, hub);
-    return hub;
+  private async send(index: number, batch: HubBatch): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return void (await this.hubApi(index).deliver(batch));
+      } catch (error) {
+        if (attempt >= DELIVERY_ATTEMPTS) {
+          // Events are not stored for sockets (as with a socket that closes); the next batch goes on.
+          const events = batch.deliveries.length;
+          return logWarning("gateway.hub_delivery_failed", { hub: index, events, error: String(error) });
+        }
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * attempt));
+      }
+    }
   }
 
   private loaded(): Map<number, Hub> {
@@ -124,4 +153,8 @@ export class HubRelay {
     }
     return this.hubs;
   }
+}
+
+function emptyInterest(): HubInterest {
+  return { sockets: 0, readers: 0, watchers: 0, keys: [] };
 }

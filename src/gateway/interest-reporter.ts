@@ -1,17 +1,22 @@
 import type { HubInterest } from "../contracts/hub-api";
 
-/** A report that failed is tried again after this long (the tenant object was restarting). */
-const RETRY_DELAY_MS = 200;
-const MAX_ATTEMPTS = 5;
+/** A report that failed is tried again after this long, doubling up to the cap. */
+const RETRY_DELAY_MS = 100;
+const RETRY_DELAY_MAX_MS = 2_000;
 
 /**
  * A hub object's reports of its connections to the tenant object: one in flight at a time,
  * changes meanwhile folded into the next (the summary is always the current one), so a burst
- * of connects is a few reports. `settled` resolves once the tenant has the latest.
+ * of connects is a few reports. A report that fails is tried again until it arrives (without
+ * it the tenant object would not route a subscription's events here). `settled` resolves once
+ * the tenant has every change made before the call, however busy the hub stays after it.
  */
 export class InterestReporter {
-  private dirty = false;
-  private running: Promise<void> | null = null;
+  /** Changes so far, and the last of them the tenant object has. */
+  private changes = 0;
+  private acknowledged = 0;
+  private running = false;
+  private readonly waiters: Array<{ change: number; resolve: () => void }> = [];
 
   constructor(
     private readonly summary: () => HubInterest,
@@ -19,33 +24,39 @@ export class InterestReporter {
   ) {}
 
   changed(): void {
-    this.dirty = true;
-    this.running ??= this.loop().finally(() => {
-      this.running = null;
-    });
+    this.changes += 1;
+    if (!this.running) void this.loop();
   }
 
   settled(): Promise<void> {
-    return this.running ?? Promise.resolve();
+    if (this.acknowledged >= this.changes) return Promise.resolve();
+    const change = this.changes;
+    return new Promise((resolve) => this.waiters.push({ change, resolve }));
   }
 
   private async loop(): Promise<void> {
-    while (this.dirty) {
-      this.dirty = false;
-      await this.sendWithRetry(this.summary());
+    this.running = true;
+    try {
+      while (this.acknowledged < this.changes) {
+        const change = this.changes;
+        await this.sendUntilArrived(this.summary());
+        this.acknowledged = change;
+        for (let i = this.waiters.length - 1; i >= 0; i--) {
+          if (this.waiters[i]!.change <= change) this.waiters.splice(i, 1)[0]!.resolve();
+        }
+      }
+    } finally {
+      this.running = false;
     }
   }
 
-  private async sendWithRetry(interest: HubInterest): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
+  private async sendUntilArrived(interest: HubInterest): Promise<void> {
+    for (let delay = RETRY_DELAY_MS; ; delay = Math.min(delay * 2, RETRY_DELAY_MAX_MS)) {
       try {
         return await this.send(interest);
       } catch (error) {
-        if (attempt >= MAX_ATTEMPTS) {
-          console.error("gateway hub: reporting its connections failed", error);
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * attempt));
+        console.error("gateway hub: reporting its connections failed; trying again", error);
+        await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
   }

@@ -254,8 +254,11 @@ export class TwoPhase {
 function afterPendingFrames(then: () => void): Promise<void> {
   return new Promise((resolve) =>
     setTimeout(() => {
-      then();
-      resolve();
+      try {
+        then();
+      } finally {
+        resolve();
+      }
     }, 0),
   );
 }

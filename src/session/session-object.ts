@@ -70,12 +70,12 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     const result = await this.append(ref, { messages: [message] });
     if ("rejected" in result || result.duplicate) return result;
     const appended = result.appended[0]!;
-    // Ordered before the message itself, as OpenClaw sends it; the caller answers after both.
+    // Ordered before the message, as OpenClaw sends it; the caller answers after both. No hand-off
+    // while a run may publish (its update could reach the tenant before this answer).
     const event = { ...injectedChatEvent(ref.agentId, appended.messageId, message), afterSeq: appended.seq - 1 };
-    const update = handOff ? this.parts.publisher.handOff(event) : null;
+    const update = handOff && !this.parts.store.runs.active() ? this.parts.publisher.handOff(event) : null;
     if (update) return { ...result, update };
-    await this.parts.publisher.emit(event, true);
-    return result;
+    return this.parts.publisher.emit(event, true).then(() => result);
   }
 
   /** One page of another gateway's transcript at its source positions; answers once the tenant's index has it. */

@@ -59,7 +59,8 @@ export class TenantAccessControl {
 
   /** Revokes every token (tenant deletion). */
   async revokeAll(): Promise<void> {
-    await Promise.all(this.deps.tokens.deleteAllTokens().map((tokenId) => this.deps.closeConnections(tokenId)));
+    // The deletion closed every connection first (TenantDeletion): only the tokens go.
+    this.deps.tokens.deleteAllTokens();
     this.touchedAt.clear();
     await this.deps.endFollows(this.deps.tokens.takeFollows());
   }

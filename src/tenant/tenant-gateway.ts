@@ -4,9 +4,10 @@ import type { SessionUpdate } from "../contracts/tenant-api";
 import { GatewayHub, type HubHost } from "../gateway/hub";
 import { HubRelay } from "../gateway/hub-relay";
 import { hubCapacity, TENANT_HUB } from "../gateway/hub-routing";
-import { HubStore } from "../gateway/hub-store";
+
 import type { SessionRow } from "../model/session-row";
 import { hubApi } from "../stubs";
+import { HubStore } from "./hub-store";
 
 /**
  * A tenant's gateway as its tenant object runs it: the sockets the object holds itself (hub 0,
@@ -58,15 +59,25 @@ export class TenantGateway {
     },
   };
 
+  /** The config changed: every hub reads it again (one that cannot be told keeps it until its next wake-up). */
   configChanged(): Promise<void> {
-    return this.relay.each((hub) => Promise.resolve(hub.configChanged()));
+    return this.relay
+      .each((hub) => Promise.resolve(hub.configChanged()))
+      .catch((error) => console.error("gateway: a hub missed a config change", error));
   }
 
+  /**
+   * A token was revoked: its connections close here and in every hub. A hub that cannot be told
+   * closes them at its next tick, when it checks its connections' tokens.
+   */
   closeToken(tokenId: string): Promise<void> {
     this.hub.closeToken(tokenId);
-    return this.relay.each((hub) => Promise.resolve(hub.closeToken(tokenId)));
+    return this.relay
+      .each((hub) => Promise.resolve(hub.closeToken(tokenId)))
+      .catch((error) => console.error("gateway: a hub missed a revocation", error));
   }
 
+  /** Closes every connection, here and in every hub; rejects when a hub could not be told (the step is retried). */
   closeAll(code: number, reason: string): Promise<void> {
     this.hub.closeAll(code, reason);
     return this.relay.each((hub) => Promise.resolve(hub.closeAll(code, reason)));

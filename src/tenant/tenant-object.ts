@@ -197,7 +197,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
 
   putConfig(config: TenantConfig, baseHash?: string) {
     const written = writeConfig(this.tenantStore, config, baseHash, Date.now());
-    this.ctx.waitUntil(this.gateway.configChanged());
+    this.ctx.waitUntil(Promise.resolve(written).then(() => this.gateway.configChanged()));
     return written;
   }
 

@@ -1,9 +1,9 @@
-import { HUB_SCHEMAS } from "../gateway/hub-store";
 import { PENDING_SESSION_SCHEMAS } from "../pending/pending-store";
 import type { TenantConfig } from "../protocol/config";
 import { SECRET_STORE_SCHEMAS } from "../secrets/secret-store";
 import { type LegacyLayout, migrate, type Schema } from "../storage/migrations";
 import { first } from "../storage/sql";
+import { HUB_SCHEMAS } from "./hub-store";
 import { INDEX_SCHEMAS } from "./index-store";
 import { TOKEN_SCHEMAS } from "./token-store";
 

@@ -1,4 +1,5 @@
 import type { HubInterest } from "../contracts/hub-api";
+import type { HubInterestStore } from "../gateway/hub-relay";
 import type { Schema } from "../storage/migrations";
 import { all } from "../storage/sql";
 
@@ -15,7 +16,7 @@ export const HUB_SCHEMAS: Schema[] = [
 ];
 
 /** What each hub object of the tenant last reported (kept, so a restarted tenant object still routes). */
-export class HubStore {
+export class HubStore implements HubInterestStore {
   constructor(private readonly sql: SqlStorage) {}
 
   load(): Map<number, HubInterest> {
