@@ -1,7 +1,8 @@
 import { evictDurableObject, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { sessionObjectName } from "../src/stubs";
+import { TenantObject } from "../src/tenant/tenant-object";
 import { freshTenant, type TestTenant, until, user } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
 
@@ -156,6 +157,31 @@ describe("pending sessions: created by the tenant, adopted on first use", () => 
       (r) => !r.some((row) => row.key === key),
     );
     expect(rows.some((row) => row.key === key)).toBe(false);
+  });
+
+  it("a new key's chat.send takes two hops: the tenant object claims for the session object, which does not ask again", async () => {
+    const t = await freshTenant("pending-hops");
+    const intents: string[] = [];
+    // Counted on the class: an RPC from the session object reaches only prototype methods.
+    const proto = TenantObject.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const claim = proto.claimPendingSession!;
+    proto.claimPendingSession = function (this: unknown, key: unknown, intent: unknown) {
+      if (key === "agent:main:hops") intents.push(String(intent));
+      return claim.call(this, key, intent);
+    };
+    onTestFinished(() => {
+      proto.claimPendingSession = claim;
+    });
+    const client = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    const send = await client.request("chat.send", {
+      sessionKey: "agent:main:hops",
+      message: "hi",
+      idempotencyKey: "hops-1",
+    });
+    expect(send.ok).toBe(true);
+    await client.waitFor((f) => f.event === "chat" && f.payload.runId === "hops-1" && f.payload.state === "final");
+    // Made once, before the start; the session object adopted it without calling back.
+    expect(intents).toEqual(["start"]);
   });
 
   it("deleting a pending session removes it; the key can be created anew", async () => {

@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, inject, it } from "vitest";
-import { call, createTenant, history, issueToken, until } from "./helpers";
-import { GatewayClient } from "./ws-helpers";
+import { describe, expect, inject, it } from "vitest";
+import { until } from "./helpers";
+import { toolModel as model, toolLoopTenant as tenantWith, transcript } from "./tool-loop-tenant";
+import type { GatewayClient } from "./ws-helpers";
 
 // Every way a tool loop is stopped mid-way (docs/tool-loop.md, "Bounded and abortable"):
 // chat.abort (also in tool-loop.test.ts), sessions.abort, `/stop` and the run timeout, between
@@ -8,33 +9,12 @@ import { GatewayClient } from "./ws-helpers";
 // how the run ended, that the loop went no further (no model call, tool event or transcript
 // write after the stop) and what the transcript holds.
 
-/** The scripted tool-calling mock model (test/peers/tool-mock-model.mjs). */
-const model = `http://127.0.0.1:${inject("toolModelPort")}/v1`;
 /** The test peers: model `hang` never answers (test/peers/peer-server.ts). */
 const peer = `http://127.0.0.1:${inject("peerPort")}`;
 /** How long to watch a stopped loop for anything more: well over one SLOW round (~1.3 s). */
 const SETTLE_MS = 1_500;
 
-const open: GatewayClient[] = [];
-afterEach(() => {
-  for (const c of open.splice(0)) c.close();
-});
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function tenantWith(id: string, extra: Record<string, unknown> = {}) {
-  await createTenant(id);
-  const admin = await issueToken(id);
-  const config = {
-    agents: { list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: model, model: "mock" } }] },
-    ...extra,
-  };
-  const put = await call(`/t/${id}/v1/config`, { method: "PUT", token: admin.token, json: config });
-  expect(put.status, put.text).toBe(200);
-  const client = await GatewayClient.connect({ path: `/t/${id}`, token: admin.token });
-  open.push(client);
-  return { token: admin.token, client };
-}
 
 /** A tenant whose `main` loops on the mock model and whose agent `slow` never answers (model `hang`). */
 function withSlowTarget(id: string) {
@@ -48,12 +28,6 @@ function withSlowTarget(id: string) {
       ],
     },
   });
-}
-
-async function transcript(id: string, token: string, key = "main") {
-  const res = await history(key, "?limit=200&includeTools=1", { token, prefix: `/t/${id}` });
-  expect(res.status).toBe(200);
-  return res.data.messages as Array<Record<string, any>>;
 }
 
 /** Model requests so far whose body contains `tag` (each test's user message carries its own). */

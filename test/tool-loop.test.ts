@@ -1,28 +1,6 @@
-import { afterEach, describe, expect, inject, it } from "vitest";
-import { call, createTenant, history, issueToken } from "./helpers";
+import { describe, expect, inject, it } from "vitest";
+import { keepOpen, toolModel as model, toolLoopTenant as tenantWith, transcript } from "./tool-loop-tenant";
 import { GatewayClient } from "./ws-helpers";
-
-const model = `http://127.0.0.1:${inject("toolModelPort")}/v1`;
-const open: GatewayClient[] = [];
-afterEach(() => {
-  for (const c of open.splice(0)) c.close();
-});
-
-async function tenantWith(id: string, extra: Record<string, unknown> = {}, runner: Record<string, unknown> = {}) {
-  await createTenant(id);
-  const admin = await issueToken(id);
-  const config = {
-    agents: {
-      list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: model, model: "mock", ...runner } }],
-    },
-    ...extra,
-  };
-  const put = await call(`/t/${id}/v1/config`, { method: "PUT", token: admin.token, json: config });
-  expect(put.status, put.text).toBe(200);
-  const client = await GatewayClient.connect({ path: `/t/${id}`, token: admin.token });
-  open.push(client);
-  return { token: admin.token, client };
-}
 
 async function turn(client: GatewayClient, message: string, runId: string, sessionKey = "main") {
   await client.request("chat.send", { sessionKey, message, idempotencyKey: runId });
@@ -30,11 +8,6 @@ async function turn(client: GatewayClient, message: string, runId: string, sessi
     (f) => f.event === "chat" && f.payload.runId === runId && ["final", "error", "aborted"].includes(f.payload.state),
     15_000,
   );
-}
-
-async function transcript(id: string, token: string, key = "main") {
-  const res = await history(key, "?limit=200&includeTools=1", { token, prefix: `/t/${id}` });
-  return res.data.messages as Array<Record<string, any>>;
 }
 
 describe("tool loop (openai runner)", () => {
@@ -233,11 +206,9 @@ describe("tool loop (openai runner)", () => {
 describe("tool events", () => {
   it("sends arguments and results as agent tool to tool-event clients, session.tool to subscribers, nothing to others", async () => {
     const { token, client: plain } = await tenantWith("tl-events");
-    const ui = await GatewayClient.open("/t/tl-events");
-    open.push(ui);
+    const ui = keepOpen(await GatewayClient.open("/t/tl-events"));
     expect((await ui.handshake({ token, extra: { caps: ["tool-events"] } })).ok).toBe(true);
-    const watcher = await GatewayClient.connect({ path: "/t/tl-events", token });
-    open.push(watcher);
+    const watcher = keepOpen(await GatewayClient.connect({ path: "/t/tl-events", token }));
     await watcher.request("sessions.subscribe", {});
     await turn(ui, 'CALL sessions_list {"limit":1}', "tl-ev-1");
     await watcher.waitFor((f) => f.event === "session.tool" && f.payload.data?.phase === "result");

@@ -88,6 +88,26 @@ export async function runConcurrent({ concurrency, total, task, maxSeconds = 120
   };
 }
 
+/**
+ * Full speed for `seconds`: `window` loops each running `step()` back to back until the time is
+ * up (a step started before the end still finishes). Answers how many steps ran and the seconds.
+ */
+export async function fullSpeed({ window, seconds, step, signal }) {
+  const t0 = performance.now();
+  const until = t0 + seconds * 1000;
+  let steps = 0;
+  await Promise.all(
+    Array.from({ length: window }, async () => {
+      while (performance.now() < until) {
+        signal?.throwIfAborted();
+        await step();
+        steps++;
+      }
+    }),
+  );
+  return { steps, seconds: (performance.now() - t0) / 1000 };
+}
+
 /** Runs `task(i)` sequentially `total` times; same result shape as runConcurrent. */
 export function runSequential({ total, task, maxSeconds = 120, signal }) {
   return runConcurrent({ concurrency: 1, total, task, maxSeconds, signal });

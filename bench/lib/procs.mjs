@@ -57,6 +57,11 @@ export async function serverProcesses(rootPid) {
   return result;
 }
 
+/** The workerd processes of a server started with pid `rootPid` (for their CPU time). */
+export async function workerdPids(rootPid) {
+  return (await serverProcesses(rootPid)).filter((p) => p.comm === "workerd").map((p) => p.pid);
+}
+
 /** VmRSS of one process in KiB (NaN when it is gone). */
 export async function rssKiB(pid) {
   try {

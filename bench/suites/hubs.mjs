@@ -22,8 +22,8 @@ import { rm } from "node:fs/promises";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { closeAll, GatewayConn, gatewayUrl, openMany } from "../lib/gateway.mjs";
-import { fmt, summarize } from "../lib/measure.mjs";
-import { cpuSeconds, fdLimit, openFds, serverProcesses } from "../lib/procs.mjs";
+import { fmt, fullSpeed, summarize } from "../lib/measure.mjs";
+import { cpuSeconds, fdLimit, openFds, workerdPids } from "../lib/procs.mjs";
 import { bundleWorker, startServer } from "../lib/server.mjs";
 
 export const description =
@@ -62,9 +62,6 @@ function messageSeq(data) {
   for (; data[i] >= 48 && data[i] <= 57; i++) n = n * 10 + data[i] - 48;
   return n;
 }
-
-const workerdPids = async (server) =>
-  (await serverProcesses(server.pid)).filter((p) => p.comm === "workerd").map((p) => p.pid);
 
 export async function run(ctx) {
   const { log, signal, quick } = ctx;
@@ -150,7 +147,7 @@ export async function run(ctx) {
 async function measure({ server, k, hubs, capacity, latencyEvents, seconds, signal, log }) {
   const url = gatewayUrl(server.baseUrl);
   const key = `agent:main:hubs-${randomUUID().slice(0, 8)}`;
-  const workerd = await workerdPids(server);
+  const workerd = await workerdPids(server.pid);
   const driver = await GatewayConn.open(url, { scopes: SCOPES });
   const first = await driver.request("chat.inject", { sessionKey: key, message: "first" });
   if (!first.ok) throw new Error(`chat.inject refused: ${JSON.stringify(first.error)}`);
@@ -220,18 +217,9 @@ async function measure({ server, k, hubs, capacity, latencyEvents, seconds, sign
       }
       const cpu0 = await cpuSeconds(workerd);
       const frames0 = frames;
-      const t0 = performance.now();
-      const until = t0 + seconds * 1000;
-      let events = 0;
-      await Promise.all(
-        Array.from({ length: WINDOW }, async () => {
-          while (performance.now() < until) {
-            await inject();
-            events++;
-          }
-        }),
-      );
-      const elapsed = (performance.now() - t0) / 1000;
+      const run = await fullSpeed({ window: WINDOW, seconds, step: inject, signal });
+      const events = run.steps;
+      const elapsed = run.seconds;
       const cpu = (await cpuSeconds(workerd)) - cpu0;
       const missing = [...got.entries()].filter(([n, count]) => n > seqBase && count !== k).length;
       const latency = summarize(latencies);

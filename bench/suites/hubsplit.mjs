@@ -22,8 +22,8 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { closeAll, gatewayUrl, openMany } from "../lib/gateway.mjs";
 import { httpClient } from "../lib/http.mjs";
-import { fmt, summarize } from "../lib/measure.mjs";
-import { cpuSeconds, fdLimit, openFds, serverProcesses } from "../lib/procs.mjs";
+import { fmt, fullSpeed, summarize } from "../lib/measure.mjs";
+import { cpuSeconds, fdLimit, openFds, workerdPids } from "../lib/procs.mjs";
 import { startWorkerServer } from "../lib/server.mjs";
 
 export const description =
@@ -92,9 +92,6 @@ function checkedFrame(data, key) {
   return ok ? quick : null;
 }
 
-const workerdPids = async (server) =>
-  (await serverProcesses(server.pid)).filter((p) => p.comm === "workerd").map((p) => p.pid);
-
 export async function run(ctx) {
   const { log, signal, quick } = ctx;
   const cwd = ctx.repoRoot ?? process.cwd();
@@ -124,7 +121,7 @@ export async function run(ctx) {
       log,
     });
     servers.push(server);
-    server.workerd = await workerdPids(server);
+    server.workerd = await workerdPids(server.pid);
     return server;
   };
   try {
@@ -250,19 +247,9 @@ async function measureAll({ ctx, tenant, hubs, ks, rounds, latencyEvents, second
         const cpu0 = await cpuNow();
         const client0 = process.cpuUsage();
         const frames0 = frames;
-        const t0 = performance.now();
-        const until = t0 + seconds * 1000;
-        let events = 0;
-        await Promise.all(
-          Array.from({ length: WINDOW }, async () => {
-            while (performance.now() < until) {
-              signal?.throwIfAborted();
-              await publish();
-              events++;
-            }
-          }),
-        );
-        const elapsed = (performance.now() - t0) / 1000;
+        const run = await fullSpeed({ window: WINDOW, seconds, step: publish, signal });
+        const events = run.steps;
+        const elapsed = run.seconds;
         const clientUsage = process.cpuUsage(client0);
         const cpu1 = await cpuNow();
         const tenantCpu = cpu1.tenant - cpu0.tenant;

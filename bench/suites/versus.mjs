@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import { closeAll, GatewayConn, gatewayUrl, messageText, openMany } from "../lib/gateway.mjs";
 import { DEV_OPERATOR_TOKEN, httpClient } from "../lib/http.mjs";
 import { fmt, runConcurrent, summarize } from "../lib/measure.mjs";
-import { cpuSeconds, serverProcesses } from "../lib/procs.mjs";
+import { cpuSeconds, workerdPids } from "../lib/procs.mjs";
 import { startFloorServer } from "../lib/server.mjs";
 
 export const description =
@@ -70,8 +70,7 @@ function target(label, base, wsUrl, token, signal, pids) {
   };
 }
 
-const workerdPidsOf = (rootPid) => async () =>
-  (await serverProcesses(rootPid)).filter((p) => p.comm === "workerd").map((p) => p.pid);
+const workerdPidsOf = (rootPid) => () => workerdPids(rootPid);
 
 export async function run(ctx) {
   // The floor is started only with --direct: it is a floor for the path the service takes then

@@ -6,6 +6,7 @@ import type { CronAddParams, CronListParams, CronPatch, CronRunsParams } from ".
 import { migrate } from "../storage/migrations";
 import { tenantApi } from "../stubs";
 import { Timers } from "../timers/timers";
+import { positiveVar } from "../util/deployment-var";
 import { listWithRevisions, resultWithRevision, updateIfCurrent, withRevision } from "./config-revision";
 import { tenantRunPort } from "./cron-runs";
 import { CRON_SCHEMAS, CronStore } from "./cron-store";
@@ -32,8 +33,8 @@ export class SchedulerObject extends DurableObject<Env> implements SchedulerApi 
       timers: this.timers,
       runs: tenantRunPort(env, tenantId, config),
       limits: {
-        minIntervalMs: positive(env.CRON_MIN_INTERVAL_MS, DEFAULT_MIN_INTERVAL_MS),
-        maxJobs: positive(env.CRON_MAX_JOBS_PER_TENANT, DEFAULT_MAX_JOBS),
+        minIntervalMs: positiveVar(env.CRON_MIN_INTERVAL_MS, DEFAULT_MIN_INTERVAL_MS),
+        maxJobs: positiveVar(env.CRON_MAX_JOBS_PER_TENANT, DEFAULT_MAX_JOBS),
       },
       config,
       waitUntil: (promise) => ctx.waitUntil(promise),
@@ -82,9 +83,4 @@ export class SchedulerObject extends DurableObject<Env> implements SchedulerApi 
     this.scheduler.clear();
     await this.ctx.storage.deleteAlarm();
   }
-}
-
-function positive(value: string | undefined, fallback: number): number {
-  const parsed = Number(value);
-  return Number.isFinite(parsed) && parsed > 0 ? parsed : fallback;
 }

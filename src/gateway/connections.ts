@@ -1,3 +1,4 @@
+import type { HubInterest } from "../contracts/hub-api";
 import { type ConnectionState, canRead, readState, writeState } from "./connection";
 
 /** A live gateway connection: its socket, its state (mirrored in the attachment) and its event seq. */
@@ -24,6 +25,7 @@ const SEQ_PERSIST_DELAY_MS = 1_000;
  */
 export class Connections {
   private byWs: Map<WebSocket, Connection> | null = null;
+  private readonly readers = new Set<Connection>();
   private readonly watchers = new Set<Connection>();
   private readonly followers = new Map<string, Set<Connection>>();
   private readonly unsaved = new Set<Connection>();
@@ -53,6 +55,7 @@ export class Connections {
     writeState(ws, state);
     const connection: Connection = { ws, state, seq: state.seq ?? 0 };
     this.hydrate().set(ws, connection);
+    this.index(connection);
     this.changed();
     return connection;
   }
@@ -88,6 +91,13 @@ export class Connections {
   keyFollowers(key: string): ReadonlySet<Connection> | undefined {
     this.hydrate();
     return this.followers.get(key);
+  }
+
+  /** What these connections would receive, from the subscription index (a hub's report). */
+  interest(): HubInterest {
+    this.hydrate();
+    const keys = [...this.followers.keys()].sort();
+    return { sockets: this.size, readers: this.readers.size, watchers: this.watchers.size, keys };
   }
 
   /** Whether anyone would receive a session's events. */
@@ -184,6 +194,7 @@ export class Connections {
   private index(connection: Connection): void {
     const { state } = connection;
     if (!canRead(state)) return;
+    this.readers.add(connection);
     if (state.sessions) this.watchers.add(connection);
     for (const key of state.messageKeys ?? []) {
       const set = this.followers.get(key) ?? new Set<Connection>();
@@ -193,6 +204,7 @@ export class Connections {
   }
 
   private unindex(connection: Connection): void {
+    this.readers.delete(connection);
     this.watchers.delete(connection);
     for (const key of connection.state.messageKeys ?? []) {
       const set = this.followers.get(key);

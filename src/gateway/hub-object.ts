@@ -5,7 +5,6 @@ import { installLedgerLogSink } from "../ledger/log-sink";
 import { parseHubObjectName, tenantApi } from "../stubs";
 import { GatewayHub } from "./hub";
 import { HubLink } from "./hub-link";
-import { summarize } from "./hub-routing";
 import { InterestReporter } from "./interest-reporter";
 
 /**
@@ -28,7 +27,7 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
     this.tenantId = tenantId;
     this.tenant = tenantApi(env, tenantId);
     this.reporter = new InterestReporter(
-      () => summarize(this.hub.connections.all()),
+      () => this.hub.connections.interest(),
       async (interest) => void (await this.tenant.hubInterest(hub, interest)),
     );
     this.hub = new GatewayHub({

@@ -1,6 +1,5 @@
 import type { HubDelivery, HubInterest } from "../contracts/hub-api";
-import { canRead } from "./connection";
-import type { Connection } from "./connections";
+import { positiveVar } from "../util/deployment-var";
 
 /**
  * Pure decisions of the hub split: what a hub's connections add up to, which hubs an event
@@ -14,23 +13,7 @@ export const TENANT_HUB = 0;
 export const DEFAULT_HUB_SOCKETS = 1_000;
 
 export function hubCapacity(configured: string | undefined): number {
-  const value = Number(configured);
-  return Number.isInteger(value) && value > 0 ? value : DEFAULT_HUB_SOCKETS;
-}
-
-export function summarize(connections: Iterable<Connection>): HubInterest {
-  let sockets = 0;
-  let readers = 0;
-  let watchers = 0;
-  const keys = new Set<string>();
-  for (const { state } of connections) {
-    sockets += 1;
-    if (!canRead(state)) continue;
-    readers += 1;
-    if (state.sessions) watchers += 1;
-    for (const key of state.messageKeys ?? []) keys.add(key);
-  }
-  return { sockets, readers, watchers, keys: [...keys].sort() };
+  return Math.max(1, Math.floor(positiveVar(configured, DEFAULT_HUB_SOCKETS)));
 }
 
 /** Whether a hub with this interest has a connection that would receive the delivery. */

@@ -16,6 +16,8 @@ export class InterestReporter {
   private changes = 0;
   private acknowledged = 0;
   private running = false;
+  /** The last summary the tenant object has (nothing is sent while it stays the same). */
+  private lastSent: string | undefined;
   private readonly waiters: Array<{ change: number; resolve: () => void }> = [];
 
   constructor(
@@ -39,7 +41,10 @@ export class InterestReporter {
     try {
       while (this.acknowledged < this.changes) {
         const change = this.changes;
-        await this.sendUntilArrived(this.summary());
+        const summary = this.summary();
+        const json = JSON.stringify(summary);
+        if (json !== this.lastSent) await this.sendUntilArrived(summary);
+        this.lastSent = json;
         this.acknowledged = change;
         for (let i = this.waiters.length - 1; i >= 0; i--) {
           if (this.waiters[i]!.change <= change) this.waiters.splice(i, 1)[0]!.resolve();

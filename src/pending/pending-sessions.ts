@@ -19,7 +19,7 @@ export type ClaimedEntry = { entry: SessionEntry; version: number };
 
 /** What the tenant side needs of the session index. */
 export type PendingIndex = {
-  session(key: string): unknown;
+  hasSession(key: string): boolean;
   isDeleted(sessionId: string): boolean;
   dropSessions(keys: string[]): void;
   retireSessionId(sessionId: string): void;
@@ -47,7 +47,7 @@ export class PendingSessions {
     // Keys whose object cannot learn its own name stay with the object (see objectKnowsItsName).
     if (!objectKnowsItsName(ref.tenantId, ref.key)) return null;
     const pending = this.store.get(ref.key);
-    if (pending ? pending.claimed : this.index.session(ref.key)) return null;
+    if (pending ? pending.claimed : this.index.hasSession(ref.key)) return null;
     const entry = patchedEntry(pending?.entry ?? newEntry(ref, undefined, now), patch, options.parentSessionKey, now);
     const version = (pending?.version ?? 0) + 1;
     this.store.put(ref.key, entry, version);
@@ -69,7 +69,7 @@ export class PendingSessions {
    * run there (one call less for a new key); undefined when the key's session is published.
    */
   claimBeforeStart(key: string): ClaimedEntry | null | undefined {
-    if (!this.store.get(key) && this.index.session(key)) return undefined;
+    if (!this.store.get(key) && this.index.hasSession(key)) return undefined;
     return this.claim(key, "write");
   }
 

@@ -1,6 +1,7 @@
-import type { ChangeReason, LiveEvent, SessionUpdate } from "../contracts/tenant-api";
+import type { ChangeReason, LiveEvent, SessionUpdate } from "../contracts/session-update";
+import type { MessageRecord } from "../model/message-record";
 import { toSessionRow } from "../model/session-row";
-import type { SessionStore } from "./session-store";
+import type { EntryState, SessionStore } from "./session-store";
 
 /**
  * When nobody follows this session live, plain appends wait this long so a burst becomes
@@ -146,27 +147,30 @@ export class Publisher {
       Math.max(message!.seq, state.entry.messageCount),
     );
     this.handedVersion = state.version;
-    return {
-      key: state.entry.key,
-      version: state.version,
-      ...(state.indexedVersion < state.version ? { row: toSessionRow(state.entry) } : {}),
-      sessionId: state.entry.sessionId,
-      messages: page.messages,
-      reasons: [],
-      events: [event],
-    };
+    return this.updateOf(state, page.messages, [], [event]);
+  }
+
+  /** The update of `state`: its row only when the tenant has not had it yet. */
+  private updateOf(state: EntryState, messages: MessageRecord[], reasons: ChangeReason[], events: LiveEvent[]) {
+    const { entry } = state;
+    const row = state.indexedVersion < state.version ? { row: toSessionRow(entry) } : {};
+    return { key: entry.key, version: state.version, ...row, sessionId: entry.sessionId, messages, reasons, events };
+  }
+
+  /** The tenant has the entry's row (acknowledged, or handed over by a caller). */
+  private rowSent(state: EntryState): boolean {
+    return state.indexedVersion >= state.version || this.handedVersion === state.version;
   }
 
   /** Nothing to send, known without reading the transcript (an inject's update was handed over). */
-  private upToDate(state: NonNullable<ReturnType<SessionStore["loadEntry"]>>): boolean {
+  private upToDate(state: EntryState): boolean {
     if (this.reasons.length > 0 || this.events.length > 0) return false;
     const published = this.store.published();
     const sent = published.sessionId === state.entry.sessionId ? published.seq : -1;
-    const rowSent = state.indexedVersion >= state.version || this.handedVersion === state.version;
-    return rowSent && sent >= state.entry.messageCount;
+    return this.rowSent(state) && sent >= state.entry.messageCount;
   }
 
-  private pageSincePublished(state: NonNullable<ReturnType<SessionStore["loadEntry"]>>) {
+  private pageSincePublished(state: EntryState) {
     const published = this.store.published();
     const fromSeq = published.sessionId === state.entry.sessionId ? published.seq : 0;
     const page = this.store.forward({
@@ -204,26 +208,12 @@ export class Publisher {
       const lastSeq = page.messages.at(-1)?.seq ?? fromSeq;
       // Events wait for the messages they follow; the rest go with the next update.
       const ready = page.hasMore ? this.events.filter((e) => e.afterSeq <= lastSeq) : this.events;
-      if (
-        page.messages.length === 0 &&
-        reasons.length === 0 &&
-        ready.length === 0 &&
-        (state.indexedVersion >= state.version || this.handedVersion === state.version)
-      )
-        return;
+      if (page.messages.length === 0 && reasons.length === 0 && ready.length === 0 && this.rowSent(state)) return;
       this.reasons = [];
       this.events = this.events.filter((e) => !ready.includes(e));
       let answer: { hot: boolean };
       try {
-        answer = await this.deliver(identity.tenantId, {
-          key: state.entry.key,
-          version: state.version,
-          ...(state.indexedVersion < state.version ? { row: toSessionRow(state.entry) } : {}),
-          sessionId: state.entry.sessionId,
-          messages: page.messages,
-          reasons,
-          events: ready,
-        });
+        answer = await this.deliver(identity.tenantId, this.updateOf(state, page.messages, reasons, ready));
       } catch (error) {
         // Nothing was acknowledged: what was taken goes back to the front of the queue, except
         // streaming deltas (the final event carries the whole text), so a long outage cannot

@@ -176,6 +176,11 @@ export class IndexStore {
     this.sql.exec("DELETE FROM sessions WHERE key IN (SELECT value FROM json_each(?))", JSON.stringify(keys));
   }
 
+  /** Whether the key has a row (without reading it: a turn asks this). */
+  hasSession(key: string): boolean {
+    return first(this.sql, "SELECT 1 AS one FROM sessions WHERE key = ?", key) !== undefined;
+  }
+
   session(key: string): SessionRow | undefined {
     const row = first<{ row: string }>(this.sql, "SELECT row FROM sessions WHERE key = ?", key);
     return row && (JSON.parse(row.row) as SessionRow);

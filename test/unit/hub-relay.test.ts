@@ -204,6 +204,23 @@ describe("HubLink at a tick", () => {
 });
 
 describe("InterestReporter under churn", () => {
+  it("sends nothing for a change that leaves the summary as the tenant object has it (a refusal counted, a connect's state)", async () => {
+    let sockets = 1;
+    const sent: number[] = [];
+    const reporter = new InterestReporter(
+      () => interest({ sockets }),
+      async (report) => void sent.push(report.sockets),
+    );
+    reporter.changed();
+    await reporter.settled();
+    reporter.changed();
+    await reporter.settled();
+    sockets = 2;
+    reporter.changed();
+    await reporter.settled();
+    expect(sent).toEqual([1, 2]);
+  });
+
   it("settles a caller once its own change arrived, while later changes keep coming", async () => {
     let sockets = 0;
     const arrived: number[] = [];

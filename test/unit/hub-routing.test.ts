@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { HubDelivery, HubInterest } from "../../src/contracts/hub-api";
 import type { ConnectionState } from "../../src/gateway/connection";
-import type { Connection } from "../../src/gateway/connections";
-import { assignHub, hubCapacity, summarize, TENANT_HUB, wants } from "../../src/gateway/hub-routing";
+import { Connections } from "../../src/gateway/connections";
+import { assignHub, hubCapacity, TENANT_HUB, wants } from "../../src/gateway/hub-routing";
 import { InterestReporter } from "../../src/gateway/interest-reporter";
 
 const state = (extra: Partial<ConnectionState>): ConnectionState => ({
@@ -15,7 +15,6 @@ const state = (extra: Partial<ConnectionState>): ConnectionState => ({
   scopes: ["operator.read"],
   ...extra,
 });
-const connection = (extra: Partial<ConnectionState>) => ({ state: state(extra), seq: 0 }) as unknown as Connection;
 const update = (key: string, events = 0): HubDelivery => ({
   kind: "update",
   update: {
@@ -35,15 +34,27 @@ const interest = (extra: Partial<HubInterest>): HubInterest => ({
 });
 
 describe("hub routing", () => {
-  it("sums a hub's connections: sockets, readers, watchers and followed keys (unready and unreadable ones only count as sockets)", () => {
-    const summary = summarize([
-      connection({ sessions: true }),
-      connection({ messageKeys: ["agent:main:b", "agent:main:a"] }),
-      connection({ messageKeys: ["agent:main:a"] }),
-      connection({ phase: "challenge" }),
-      connection({ scopes: [], sessions: true }),
-    ]);
-    expect(summary).toEqual({ sockets: 5, readers: 3, watchers: 1, keys: ["agent:main:a", "agent:main:b"] });
+  it("sums a hub's connections from its subscription index: sockets, readers, watchers and followed keys (unready and unreadable ones only count as sockets)", () => {
+    const connections = new Connections({ getWebSockets: () => [] } as unknown as DurableObjectState);
+    const socket = () => ({ serializeAttachment: () => {} }) as unknown as WebSocket;
+    const states: Array<Partial<ConnectionState>> = [
+      { sessions: true },
+      { messageKeys: ["agent:main:b", "agent:main:a"] },
+      { messageKeys: ["agent:main:a"] },
+      { phase: "challenge" },
+      { scopes: [], sessions: true },
+    ];
+    const added = states.map((extra) => connections.add(socket(), state(extra)));
+    expect(connections.interest()).toEqual({
+      sockets: 5,
+      readers: 3,
+      watchers: 1,
+      keys: ["agent:main:a", "agent:main:b"],
+    });
+    // Leaving and changing keep it current: the follower of b goes, the watcher stops watching.
+    connections.remove(added[1]!.ws);
+    connections.update(added[0]!, { ...added[0]!.state, sessions: false });
+    expect(connections.interest()).toEqual({ sockets: 4, readers: 2, watchers: 0, keys: ["agent:main:a"] });
   });
 
   it("sends a hub only what one of its connections would receive", () => {
