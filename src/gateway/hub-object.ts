@@ -40,7 +40,6 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
       settled: () => this.reporter.settled(),
     });
     this.link = new HubLink(this.tenant, () => this.hub, this.reporter);
-    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   }
 
   override async fetch(request: Request): Promise<Response> {

@@ -52,6 +52,8 @@ export class GatewayHub {
   private readonly helloCache = new HelloCache();
 
   constructor(private readonly host: HubHost) {
+    // Keep-alive pings are answered by the runtime without waking the object.
+    host.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
     this.connections = new Connections(host.ctx, () => host.connectionsChanged?.());
     this.fanout = new Fanout(this.connections);
     this.requests = new Requests({
