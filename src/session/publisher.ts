@@ -57,6 +57,17 @@ export class Publisher {
   }
 
   /**
+   * `hasPending` at the retry alarm, which every append arms: a row only a caller delivered
+   * (handOff) is pending again, so it is sent once more and acknowledged this time. The tenant
+   * object holds such rows in memory for a moment before writing them (IndexStore.deferRow),
+   * so a tenant object that restarts meanwhile gets the row back within a second.
+   */
+  pendingAtAlarm(): boolean {
+    this.handedVersion = -1;
+    return this.hasPending();
+  }
+
+  /**
    * Resolves once everything pending reached the tenant, without the quiet-session delay
    * (a waiter must not pay for batching).
    */

@@ -283,7 +283,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   override async alarm(): Promise<void> {
     await this.parts.timers.fire(this.parts.timerHandlers);
-    if (this.parts.publisher.hasPending()) await this.parts.publisher.publish().catch(() => undefined);
+    if (this.parts.publisher.pendingAtAlarm()) await this.parts.publisher.publish().catch(() => undefined);
     await this.parts.timers.arm();
   }
 

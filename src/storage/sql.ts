@@ -2,11 +2,14 @@
 
 export type Row = Record<string, SqlStorageValue>;
 
-export function all<T extends Row>(sql: SqlStorage, query: string, ...binds: unknown[]): T[] {
+/** What a store runs statements through: a database, or one that does something first. */
+export type SqlExec = Pick<SqlStorage, "exec">;
+
+export function all<T extends Row>(sql: SqlExec, query: string, ...binds: unknown[]): T[] {
   return sql.exec<T>(query, ...binds).toArray();
 }
 
-export function first<T extends Row>(sql: SqlStorage, query: string, ...binds: unknown[]): T | undefined {
+export function first<T extends Row>(sql: SqlExec, query: string, ...binds: unknown[]): T | undefined {
   const rows = sql.exec<T>(query, ...binds).toArray();
   return rows[0];
 }

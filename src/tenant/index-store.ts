@@ -1,7 +1,7 @@
 import type { ListFilter } from "../contracts/tenant-api";
 import type { IndexColumns, SessionRow } from "../model/session-row";
 import type { Schema } from "../storage/migrations";
-import { all, first } from "../storage/sql";
+import { all, first, type Row, type SqlExec } from "../storage/sql";
 
 export const INDEX_SCHEMAS: Schema[] = [
   {
@@ -60,7 +60,12 @@ export const INDEX_SCHEMAS: Schema[] = [
   },
 ];
 
-/** Index columns derived from a row; computed by the caller (they depend on config). */
+type DeferredRow = { row: SessionRow; version: number; columns: IndexColumns };
+
+/** The index's own ordering: a later updatedAt, or the same one with a higher version. */
+function isNewer(row: SessionRow, version: number, than: DeferredRow): boolean {
+  return row.updatedAt > than.row.updatedAt || (row.updatedAt === than.row.updatedAt && version > than.version);
+}
 
 /** SQLite's bound-parameter ceiling on Durable Objects is 100; stay under it. */
 const MAX_BINDS = 90;
@@ -72,7 +77,55 @@ const MAX_BINDS = 90;
  * indexed columns, never by loading the whole table.
  */
 export class IndexStore {
-  constructor(private readonly sql: SqlStorage) {}
+  /** Every statement of the store goes through here, after the deferred rows are written. */
+  private readonly sql: SqlExec;
+  /** Rows handed over with a fresh message, the newest per key, not yet written (`deferRow`). */
+  private deferred = new Map<string, DeferredRow>();
+
+  constructor(private readonly db: SqlStorage) {
+    this.sql = {
+      exec: <T extends Row>(query: string, ...binds: unknown[]) => {
+        this.writeDeferredRows();
+        return db.exec<T>(query, ...binds);
+      },
+    };
+  }
+
+  /**
+   * Holds a row that came with a fresh message in memory instead of writing it. A write would
+   * keep the answer it came with (and every frame after it) waiting for SQLite's commit; held,
+   * the rows of a burst of messages become one write of the newest per key, made before the
+   * store's next statement or by `writeDeferredRows`. Nothing is lost with a crash: such a row
+   * was handed over by its session object unacknowledged, and the session sends it again at
+   * its next alarm (Publisher.pendingAtAlarm). "unknown": a transcript new to the index,
+   * which the caller upserts.
+   */
+  deferRow(row: SessionRow, version: number, columns: IndexColumns): "deferred" | "deleted" | "unknown" {
+    // Read past the deferred rows: session_ids holds no trace of them.
+    const known = first<{ deleted: number }>(
+      this.db,
+      "SELECT deleted FROM session_ids WHERE session_id = ?",
+      row.sessionId,
+    );
+    if (!known) return "unknown";
+    if (known.deleted) return "deleted";
+    const held = this.deferred.get(row.key);
+    if (!held || isNewer(row, version, held)) this.deferred.set(row.key, { row, version, columns });
+    return "deferred";
+  }
+
+  /** Writes the deferred rows (each upserted with the usual ordering check). */
+  writeDeferredRows(): void {
+    if (this.deferred.size === 0) return;
+    const rows = this.deferred;
+    this.deferred = new Map();
+    for (const { row, version, columns } of rows.values()) this.upsertSession(row, version, columns);
+  }
+
+  /** Forgets the deferred rows (the tenant's storage is being dropped). */
+  discardDeferredRows(): void {
+    this.deferred.clear();
+  }
 
   /**
    * Upserts a row unless the index already holds a newer one (later updatedAt, or the same

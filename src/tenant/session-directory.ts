@@ -10,6 +10,8 @@ import type { TenantStore } from "./tenant-store";
 
 /** Session objects asked at once while the index is rebuilt. */
 const REINDEX_CONCURRENCY = 8;
+/** How long a handed-off row may wait in memory before it is written (see IndexStore.deferRow). */
+const DEFERRED_ROWS_WRITE_MS = 100;
 
 export type SessionDirectoryDeps = {
   env: Env;
@@ -27,6 +29,8 @@ export type SessionDirectoryDeps = {
  * tenant's session config.
  */
 export class SessionDirectory {
+  private deferredWrite: ReturnType<typeof setTimeout> | undefined;
+
   constructor(private readonly deps: SessionDirectoryDeps) {}
 
   /** An update of a session object; answers whether anyone follows the session live. */
@@ -34,18 +38,31 @@ export class SessionDirectory {
     const { index, fanout } = this.deps;
     const hot = this.deps.hasSubscribers(update.key);
     // A late update of a deleted session is dropped whole: no index row, no events.
-    const state = update.row
-      ? index.upsertSession(update.row, update.version, this.columns(update.row))
-      : index.isDeleted(update.sessionId)
-        ? "deleted"
-        : "unchanged";
-    if (state === "deleted") return { hot };
+    if (this.storeRow(update) === "deleted") return { hot };
     // A handed-off message was never sent before (the session hands over only a fresh one).
     const messages = update.handedOff
       ? update.messages
       : index.claimUndelivered(update.key, update.sessionId, update.messages);
     fanout.deliver({ ...update, messages }, () => update.row ?? index.session(update.key) ?? null);
     return { hot };
+  }
+
+  /** A handed-off row waits in memory (its caller answers sooner); others are written now. */
+  private storeRow(update: SessionUpdate): "stored" | "stale" | "deleted" | "deferred" | "unchanged" {
+    const { index } = this.deps;
+    if (!update.row) return index.isDeleted(update.sessionId) ? "deleted" : "unchanged";
+    const columns = this.columns(update.row);
+    const deferred = update.handedOff ? index.deferRow(update.row, update.version, columns) : "unknown";
+    if (deferred === "unknown") return index.upsertSession(update.row, update.version, columns);
+    if (deferred === "deferred") this.writeDeferredSoon();
+    return deferred;
+  }
+
+  private writeDeferredSoon(): void {
+    this.deferredWrite ??= setTimeout(() => {
+      this.deferredWrite = undefined;
+      this.deps.index.writeDeferredRows();
+    }, DEFERRED_ROWS_WRITE_MS);
   }
 
   /** A pending session (indexed before its object exists); null when the key is taken. */

@@ -28,8 +28,9 @@ export class TenantDeletion {
   }
 
   async finish(): Promise<void> {
-    const { storage, access, tenantStore, gateway } = this;
+    const { storage, access, tenantStore, gateway, index } = this;
     await storage.deleteAlarm();
+    index.discardDeferredRows();
     await storage.deleteAll();
     access.forget();
     tenantStore.forget();

@@ -86,8 +86,6 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
       hasSubscribers: (key) => this.gateway.hasSubscribers(key),
     });
     this.deletion = new TenantDeletion(ctx.storage, tenantStore, this.index, this.access, this.gateway);
-    // Keep-alive pings are answered by the runtime without waking the object.
-    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   }
 
   /** WebSocket upgrades for the tenant's gateway (the worker routes them here). */

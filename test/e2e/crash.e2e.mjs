@@ -9,11 +9,13 @@
 //   - every announce is in its transcript exactly once,
 //   - every delivery row is `delivered` and the receiver saw its idempotency key (attempts may
 //     repeat after a crash — at least once — but each key is one delivery).
+// And a kill right after chat.inject answers (its index rows still in the tenant's memory).
 // Run with `node --test test/e2e/`.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { connectGateway } from "./gateway-rpc.mjs";
 import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
 
 const RUNNER_DELAY_MS = 500;
@@ -271,4 +273,35 @@ test("crashes mid-flow lose nothing and do nothing twice", { timeout: 180_000 },
       `deliveries: ${rows.length} expected, ${rows.length} delivered, ${byKey.size} distinct keys received; ${attempts} attempts (${repeated} keys attempted more than once after a crash, one delivery each)`,
     ].join("\n"),
   );
+});
+
+// chat.inject answers before the tenant object writes the session's index row (it holds the
+// rows of a burst in memory for up to 100 ms and writes the newest of each). Killed right
+// after the answers, the held rows are gone; each session object sends its row again at the
+// retry alarm it armed with the message, so the index is whole again after the restart.
+test("a crash right after chat.inject answers leaves every row current once restarted", {
+  timeout: 60_000,
+}, async () => {
+  const keys = ["agent:main:held-a", "agent:main:held-b", "agent:main:held-c"];
+  const gateway = await connectGateway(`${server.baseUrl.replace(/^http/, "ws")}/t/${tenant.id}`, tenant.token);
+  // Each session's first message creates it: that row is written before the answer.
+  for (const key of keys) assert.ok((await gateway.call("chat.inject", { sessionKey: key, message: "created" })).ok);
+  for (const key of keys) {
+    const answer = await gateway.call("chat.inject", { sessionKey: key, message: `held ${key}` });
+    assert.ok(answer.ok, JSON.stringify(answer.error));
+  }
+  await crashAndRestart();
+  const rows = new Map();
+  await waitFor(
+    "the index has every injected message",
+    async () => {
+      const list = await http("GET", inTenant("/v1/sessions?limit=100&includeLastMessage=true"));
+      if (list.status !== 200) return { done: false, why: `list ${list.status}` };
+      for (const row of list.json.sessions) rows.set(row.key, row);
+      const behind = keys.filter((key) => rows.get(key)?.messageCount !== 2);
+      return behind.length ? { done: false, why: `${behind.join(", ")} behind` } : { done: true };
+    },
+    20_000,
+  );
+  for (const key of keys) assert.equal(rows.get(key).lastMessagePreview, `held ${key}`);
 });
