@@ -123,6 +123,11 @@ export type ClaimHost = {
 export class PendingClaim {
   /** The claim of a pending entry under way, or a deletion. */
   private adopting: { intent: ClaimIntent; done: Promise<void> } | null = null;
+  /**
+   * Deletions this instance ran. A claim the tenant object made before a deletion that ended
+   * here may name the deleted entry, so after one a given claim is asked for again.
+   */
+  private deletions = 0;
 
   constructor(private readonly host: ClaimHost) {}
 
@@ -141,7 +146,8 @@ export class PendingClaim {
       const owner = ref ?? parseSessionObjectName(this.host.objectName());
       if (!owner) return;
       const claim = async () => {
-        const pending = given !== undefined ? given : await this.host.claim(owner.tenantId, owner.key, intent);
+        const trusted = given !== undefined && this.deletions === 0;
+        const pending = trusted ? given : await this.host.claim(owner.tenantId, owner.key, intent);
         if (pending) this.host.adopt(owner.tenantId, owner.key, pending);
       };
       // Registered before the claim starts, so every caller from now on joins it.
@@ -166,6 +172,7 @@ export class PendingClaim {
       return await deletion;
     } finally {
       this.adopting = null;
+      this.deletions++;
     }
   }
 }
