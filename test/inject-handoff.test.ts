@@ -3,6 +3,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { InjectResult } from "../src/contracts/session-api";
 import type { SessionUpdate } from "../src/contracts/session-update";
+import type { SessionRow } from "../src/model/session-row";
+import type { TenantObject } from "../src/tenant/tenant-object";
 import { freshTenant, type TestTenant, until } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
 
@@ -36,7 +38,7 @@ describe("chat.inject handed back to the tenant object", () => {
     for (let i = 1; i <= 5; i++) {
       const answer = await injector.request("chat.inject", { sessionKey: key, message: `note ${i}` });
       expect(answer.payload).toMatchObject({ ok: true, messageSeq: i + 1 });
-      // Written before the answer: a list right after sees the message.
+      // Current at the answer: a read of the index writes a held row first.
       expect((await rowOf(t, key))?.messageCount).toBe(i + 1);
     }
     await watcher.waitFor(() => watcher.events("session.message").length === 5);
@@ -71,6 +73,8 @@ describe("chat.inject handed back to the tenant object", () => {
     expect(updateOf(handed)?.messages.map((m) => m.seq)).toEqual([2]);
     expect((await rowOf(t, key))?.messageCount).toBe(1);
     if (restart) {
+      // Without its retry alarm, only the restart can send the row again.
+      await runInDurableObject(session, (_instance, state) => state.storage.deleteAlarm());
       await evictDurableObject(session);
       await session.entry();
     }
@@ -103,27 +107,49 @@ describe("chat.inject handed back to the tenant object", () => {
     expect((await rowOf(t, key))?.messageCount).toBe(3);
   });
 
-  it("holds the rows of injects in memory, written before any read or soon after on their own", async () => {
+  it("holds a handed-off row in memory and writes it before any statement of the index, or on its own within 100 ms", async () => {
     const t = await freshTenant("handoff-held");
     const key = "agent:main:held";
-    const injector = await connect(t);
-    await injector.request("chat.inject", { sessionKey: key, message: "note 0" });
-    await injector.request("chat.inject", { sessionKey: key, message: "note 1" });
+    const session = env.SESSIONS.getByName(`${t.id}/${key}`);
     const tenant = env.TENANTS.getByName(t.id);
-    // The table as stored, read past the index store.
-    const storedCount = () =>
-      runInDurableObject(tenant, (_instance, state) => {
-        const { row } = state.storage.sql.exec<{ row: string }>("SELECT row FROM sessions WHERE key = ?", key).one();
-        return (JSON.parse(row) as { messageCount: number }).messageCount;
-      });
-    // In memory for now: the table holds the row written when the session was created.
-    expect(await storedCount()).toBe(1);
-    // Any read of the index writes the held rows first.
-    expect((await injector.request("sessions.list", {})).payload.sessions[0]).toMatchObject({ key, messageCount: 2 });
-    expect(await storedCount()).toBe(2);
-    // Held again, the row is written on its own soon after, with no read.
-    await injector.request("chat.inject", { sessionKey: key, message: "note 2" });
-    expect(await storedCount()).toBe(2);
-    await until(storedCount, (count) => count === 3, 2_000);
+    await session.inject(ref(t, key), injected("created"), false);
+    await until(
+      () => rowOf(t, key),
+      (row) => row?.messageCount === 1,
+    );
+    /** A handed-back update; the session's retry alarm is taken away, so only the tenant writes its row. */
+    const handedOff = async (text: string) => {
+      const update = updateOf(await session.inject(ref(t, key), injected(text), true));
+      await runInDurableObject(session, (_instance, state) => state.storage.deleteAlarm());
+      return { ...update!, handedOff: true };
+    };
+    /** The row as stored, read past the index store. */
+    const stored = (state: DurableObjectState) =>
+      (
+        JSON.parse(
+          state.storage.sql.exec<{ row: string }>("SELECT row FROM sessions WHERE key = ?", key).one().row,
+        ) as SessionRow
+      ).messageCount;
+    const first = await handedOff("held 1");
+    const seen = await runInDurableObject(tenant, (instance: TenantObject, state) => {
+      instance.publish(first);
+      const held = stored(state);
+      // Any read of the index writes the held rows first.
+      const read = instance.session(key)?.messageCount;
+      return { held, read, written: stored(state) };
+    });
+    expect(seen).toEqual({ held: 1, read: 2, written: 2 });
+    const second = await handedOff("held 2");
+    const held = await runInDurableObject(tenant, (instance: TenantObject, state) => {
+      instance.publish(second);
+      return stored(state);
+    });
+    expect(held).toBe(2);
+    // No read: the row is written on its own.
+    await until(
+      () => runInDurableObject(tenant, (_instance, state) => stored(state)),
+      (count) => count === 3,
+      2_000,
+    );
   });
 });

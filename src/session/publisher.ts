@@ -49,7 +49,8 @@ export class Publisher {
     if (!state) return false;
     const published = this.store.published();
     return (
-      // A row a caller delivered (handOff) goes again with the next update, or after a restart.
+      // A row a caller delivered (handOff) goes again with the next update, at the retry
+      // alarm (forgetHandOff) or after a restart.
       (state.indexedVersion < state.version && this.handedVersion !== state.version) ||
       published.sessionId !== state.entry.sessionId ||
       published.seq < state.entry.messageCount
@@ -57,14 +58,13 @@ export class Publisher {
   }
 
   /**
-   * `hasPending` at the retry alarm, which every append arms: a row only a caller delivered
-   * (handOff) is pending again, so it is sent once more and acknowledged this time. The tenant
+   * At the retry alarm, which every append arms: a row only a caller delivered (handOff)
+   * becomes pending again, so it is sent once more and acknowledged this time. The tenant
    * object holds such rows in memory for a moment before writing them (IndexStore.deferRow),
-   * so a tenant object that restarts meanwhile gets the row back within a second.
+   * so one that restarted meanwhile gets the row back at this alarm.
    */
-  pendingAtAlarm(): boolean {
+  forgetHandOff(): void {
     this.handedVersion = -1;
-    return this.hasPending();
   }
 
   /**

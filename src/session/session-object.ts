@@ -35,7 +35,7 @@ import { type AbortReason, injectedChatEvent } from "../runs/run-payloads";
 import { acceptAnnounce } from "../spawn/announce-inbox";
 import { deleteAttachments, sessionAttachmentPrefix } from "../spawn/attachments";
 import { tenantApi } from "../stubs";
-import { recoverSession, type SessionParts, wireSession } from "./session-parts";
+import { recoverSession, runAlarm, type SessionParts, wireSession } from "./session-parts";
 
 /**
  * One session (tenant + canonical key): the RPC surface, each method delegating in a few
@@ -282,9 +282,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   // ── Timers ──────────────────────────────────────────────────────────────
 
   override async alarm(): Promise<void> {
-    await this.parts.timers.fire(this.parts.timerHandlers);
-    if (this.parts.publisher.pendingAtAlarm()) await this.parts.publisher.publish().catch(() => undefined);
-    await this.parts.timers.arm();
+    await runAlarm(this.parts);
   }
 
   // ── Internals ───────────────────────────────────────────────────────────

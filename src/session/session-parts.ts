@@ -196,6 +196,17 @@ export function recoverSession(ctx: DurableObjectState, parts: SessionParts): vo
 }
 
 /**
+ * The object's one alarm: due timers, and the retry of anything unpublished alongside them
+ * (never behind a slow job), including a row only a caller delivered (forgetHandOff).
+ */
+export async function runAlarm(parts: SessionParts): Promise<void> {
+  parts.publisher.forgetHandOff();
+  const publish = parts.publisher.hasPending() ? parts.publisher.publish().catch(() => undefined) : undefined;
+  await Promise.all([parts.timers.fire(parts.timerHandlers), publish]);
+  await parts.timers.arm();
+}
+
+/**
  * Publishes in the background (appends): the caller does not wait for the tenant. The
  * retry alarm is armed first, so an eviction mid-publish still delivers the change.
  */

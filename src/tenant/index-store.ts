@@ -61,10 +61,12 @@ export const INDEX_SCHEMAS: Schema[] = [
 ];
 
 type DeferredRow = { row: SessionRow; version: number; columns: IndexColumns };
+/** How long a handed-off row may wait in memory before it is written (IndexStore.deferRow). */
+const DEFERRED_ROWS_WRITE_MS = 100;
 
 /** The index's own ordering: a later updatedAt, or the same one with a higher version. */
-function isNewer(row: SessionRow, version: number, than: DeferredRow): boolean {
-  return row.updatedAt > than.row.updatedAt || (row.updatedAt === than.row.updatedAt && version > than.version);
+function isNewer(row: SessionRow, version: number, than: { updatedAt: number; version: number }): boolean {
+  return row.updatedAt > than.updatedAt || (row.updatedAt === than.updatedAt && version > than.version);
 }
 
 /** SQLite's bound-parameter ceiling on Durable Objects is 100; stay under it. */
@@ -81,6 +83,7 @@ export class IndexStore {
   private readonly sql: SqlExec;
   /** Rows handed over with a fresh message, the newest per key, not yet written (`deferRow`). */
   private deferred = new Map<string, DeferredRow>();
+  private deferredWrite: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly db: SqlStorage) {
     this.sql = {
@@ -95,9 +98,9 @@ export class IndexStore {
    * Holds a row that came with a fresh message in memory instead of writing it. A write would
    * keep the answer it came with (and every frame after it) waiting for SQLite's commit; held,
    * the rows of a burst of messages become one write of the newest per key, made before the
-   * store's next statement or by `writeDeferredRows`. Nothing is lost with a crash: such a row
-   * was handed over by its session object unacknowledged, and the session sends it again at
-   * its next alarm (Publisher.pendingAtAlarm). "unknown": a transcript new to the index,
+   * store's next statement (so a read may write) or within DEFERRED_ROWS_WRITE_MS. Nothing is
+   * lost with a crash: the session object handed the row over unacknowledged and sends it again
+   * at its retry alarm (Publisher.forgetHandOff). "unknown": a transcript new to the index,
    * which the caller upserts.
    */
   deferRow(row: SessionRow, version: number, columns: IndexColumns): "deferred" | "deleted" | "unknown" {
@@ -110,20 +113,33 @@ export class IndexStore {
     if (!known) return "unknown";
     if (known.deleted) return "deleted";
     const held = this.deferred.get(row.key);
-    if (!held || isNewer(row, version, held)) this.deferred.set(row.key, { row, version, columns });
+    if (!held || isNewer(row, version, { updatedAt: held.row.updatedAt, version: held.version }))
+      this.deferred.set(row.key, { row, version, columns });
+    this.deferredWrite ??= setTimeout(() => this.writeDeferredRows(), DEFERRED_ROWS_WRITE_MS);
     return "deferred";
   }
 
   /** Writes the deferred rows (each upserted with the usual ordering check). */
   writeDeferredRows(): void {
+    if (this.deferredWrite !== undefined) clearTimeout(this.deferredWrite);
+    this.deferredWrite = undefined;
     if (this.deferred.size === 0) return;
     const rows = this.deferred;
     this.deferred = new Map();
-    for (const { row, version, columns } of rows.values()) this.upsertSession(row, version, columns);
+    for (const { row, version, columns } of rows.values()) {
+      try {
+        this.upsertSession(row, version, columns);
+      } catch (error) {
+        // The others are still written; the session sends this one again at its alarm.
+        console.error(`index: a held row of ${row.key} could not be written`, error);
+      }
+    }
   }
 
   /** Forgets the deferred rows (the tenant's storage is being dropped). */
   discardDeferredRows(): void {
+    if (this.deferredWrite !== undefined) clearTimeout(this.deferredWrite);
+    this.deferredWrite = undefined;
     this.deferred.clear();
   }
 
@@ -139,6 +155,14 @@ export class IndexStore {
       row.sessionId,
     );
     if (known?.deleted) return "deleted";
+    // A row that is not newer writes nothing: not even a statement that changes no row, which
+    // would still make the object's frames wait for a commit (a session re-sends held rows).
+    const stored = first<{ updated_at: number; version: number }>(
+      this.sql,
+      "SELECT updated_at, version FROM sessions WHERE key = ?",
+      row.key,
+    );
+    if (stored && !isNewer(row, version, { updatedAt: stored.updated_at, version: stored.version })) return "stale";
     const written = this.sql.exec(
       `INSERT INTO sessions (key, session_id, agent_id, kind, label, spawned_by, parent_session_key, updated_at, archived_at, version, search_text, is_cron_run, row)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

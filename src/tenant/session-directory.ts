@@ -10,8 +10,6 @@ import type { TenantStore } from "./tenant-store";
 
 /** Session objects asked at once while the index is rebuilt. */
 const REINDEX_CONCURRENCY = 8;
-/** How long a handed-off row may wait in memory before it is written (see IndexStore.deferRow). */
-const DEFERRED_ROWS_WRITE_MS = 100;
 
 export type SessionDirectoryDeps = {
   env: Env;
@@ -29,8 +27,6 @@ export type SessionDirectoryDeps = {
  * tenant's session config.
  */
 export class SessionDirectory {
-  private deferredWrite: ReturnType<typeof setTimeout> | undefined;
-
   constructor(private readonly deps: SessionDirectoryDeps) {}
 
   /** An update of a session object; answers whether anyone follows the session live. */
@@ -53,16 +49,7 @@ export class SessionDirectory {
     if (!update.row) return index.isDeleted(update.sessionId) ? "deleted" : "unchanged";
     const columns = this.columns(update.row);
     const deferred = update.handedOff ? index.deferRow(update.row, update.version, columns) : "unknown";
-    if (deferred === "unknown") return index.upsertSession(update.row, update.version, columns);
-    if (deferred === "deferred") this.writeDeferredSoon();
-    return deferred;
-  }
-
-  private writeDeferredSoon(): void {
-    this.deferredWrite ??= setTimeout(() => {
-      this.deferredWrite = undefined;
-      this.deps.index.writeDeferredRows();
-    }, DEFERRED_ROWS_WRITE_MS);
+    return deferred === "unknown" ? index.upsertSession(update.row, update.version, columns) : deferred;
   }
 
   /** A pending session (indexed before its object exists); null when the key is taken. */

@@ -55,7 +55,7 @@ describe("PendingClaim with a claim the tenant object made for the call", () => 
     expect(object.asked).toEqual(["write"]);
   });
 
-  it("a call that waited for a deletion under way does not adopt its given claim", async () => {
+  it("a call that waited for a deletion under way adopts nothing (it returns when the deletion ends)", async () => {
     const object = objectWith(null);
     let finish = () => {};
     const deletion = object.claims.fence(() => new Promise<void>((resolve) => (finish = resolve)));
