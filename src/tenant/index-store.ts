@@ -155,24 +155,38 @@ export class IndexStore {
       row.sessionId,
     );
     if (known?.deleted) return "deleted";
-    // A row that is not newer writes nothing: not even a statement that changes no row, which
-    // would still make the object's frames wait for a commit (a session re-sends held rows).
+    // A row that is not newer is not written: even a statement that changes no row would make
+    // the object's frames wait for a commit (a session re-sends held rows). A transcript new to
+    // the index is recorded either way.
     const stored = first<{ updated_at: number; version: number }>(
       this.sql,
       "SELECT updated_at, version FROM sessions WHERE key = ?",
       row.key,
     );
-    if (stored && !isNewer(row, version, { updatedAt: stored.updated_at, version: stored.version })) return "stale";
-    const written = this.sql.exec(
+    const newer = !stored || isNewer(row, version, { updatedAt: stored.updated_at, version: stored.version });
+    const written = newer ? this.writeRow(row, version, columns) : 0;
+    if (!known)
+      this.sql.exec(
+        "INSERT INTO session_ids (session_id, key, agent_id) VALUES (?, ?, ?)",
+        row.sessionId,
+        row.key,
+        row.agentId,
+      );
+    return written > 0 ? "stored" : "stale";
+  }
+
+  /** The row's upsert (still guarded by the ordering check); answers the rows written. */
+  private writeRow(row: SessionRow, version: number, columns: IndexColumns): number {
+    return this.sql.exec(
       `INSERT INTO sessions (key, session_id, agent_id, kind, label, spawned_by, parent_session_key, updated_at, archived_at, version, search_text, is_cron_run, row)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(key) DO UPDATE SET
-         session_id = excluded.session_id, agent_id = excluded.agent_id, kind = excluded.kind, label = excluded.label,
-         spawned_by = excluded.spawned_by, parent_session_key = excluded.parent_session_key, updated_at = excluded.updated_at,
-         archived_at = excluded.archived_at, version = excluded.version, search_text = excluded.search_text,
-         is_cron_run = excluded.is_cron_run, row = excluded.row
-       WHERE excluded.updated_at > sessions.updated_at
-          OR (excluded.updated_at = sessions.updated_at AND excluded.version > sessions.version)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(key) DO UPDATE SET
+       session_id = excluded.session_id, agent_id = excluded.agent_id, kind = excluded.kind, label = excluded.label,
+       spawned_by = excluded.spawned_by, parent_session_key = excluded.parent_session_key, updated_at = excluded.updated_at,
+       archived_at = excluded.archived_at, version = excluded.version, search_text = excluded.search_text,
+       is_cron_run = excluded.is_cron_run, row = excluded.row
+     WHERE excluded.updated_at > sessions.updated_at
+        OR (excluded.updated_at = sessions.updated_at AND excluded.version > sessions.version)`,
       row.key,
       row.sessionId,
       row.agentId,
@@ -187,14 +201,6 @@ export class IndexStore {
       columns.isCronRun ? 1 : 0,
       JSON.stringify(row),
     ).rowsWritten;
-    if (!known)
-      this.sql.exec(
-        "INSERT INTO session_ids (session_id, key, agent_id) VALUES (?, ?, ?)",
-        row.sessionId,
-        row.key,
-        row.agentId,
-      );
-    return written > 0 ? "stored" : "stale";
   }
 
   /** Whether a transcript belongs to a deleted session (its late updates are dropped). */
