@@ -61,7 +61,7 @@ export const INDEX_SCHEMAS: Schema[] = [
 ];
 
 type DeferredRow = { row: SessionRow; version: number; columns: IndexColumns };
-/** How long a handed-off row may wait in memory before it is written (IndexStore.deferRow). */
+/** How long a handed-off row may wait in memory before it is written (IndexStore.upsertSession). */
 const DEFERRED_ROWS_WRITE_MS = 100;
 
 /** The index's own ordering: a later updatedAt, or the same one with a higher version. */
@@ -81,7 +81,7 @@ const MAX_BINDS = 90;
 export class IndexStore {
   /** Every statement of the store goes through here, after the deferred rows are written. */
   private readonly sql: SqlExec;
-  /** Rows handed over with a fresh message, the newest per key, not yet written (`deferRow`). */
+  /** Rows handed over with a fresh message, the newest per key, not yet written (`upsertSession`). */
   private deferred = new Map<string, DeferredRow>();
   private deferredWrite: ReturnType<typeof setTimeout> | undefined;
 
@@ -94,35 +94,9 @@ export class IndexStore {
     };
   }
 
-  /**
-   * Holds a row that came with a fresh message in memory instead of writing it. A write would
-   * keep the answer it came with (and every frame after it) waiting for SQLite's commit; held,
-   * the rows of a burst of messages become one write of the newest per key, made before the
-   * store's next statement (so a read may write) or within DEFERRED_ROWS_WRITE_MS. Nothing is
-   * lost with a crash: the session object handed the row over unacknowledged and sends it again
-   * at its retry alarm (Publisher.forgetHandOff). "unknown": a transcript new to the index,
-   * which the caller upserts.
-   */
-  deferRow(row: SessionRow, version: number, columns: IndexColumns): "deferred" | "deleted" | "unknown" {
-    // Read past the deferred rows: session_ids holds no trace of them.
-    const known = first<{ deleted: number }>(
-      this.db,
-      "SELECT deleted FROM session_ids WHERE session_id = ?",
-      row.sessionId,
-    );
-    if (!known) return "unknown";
-    if (known.deleted) return "deleted";
-    const held = this.deferred.get(row.key);
-    if (!held || isNewer(row, version, { updatedAt: held.row.updatedAt, version: held.version }))
-      this.deferred.set(row.key, { row, version, columns });
-    this.deferredWrite ??= setTimeout(() => this.writeDeferredRows(), DEFERRED_ROWS_WRITE_MS);
-    return "deferred";
-  }
-
   /** Writes the deferred rows (each upserted with the usual ordering check). */
   writeDeferredRows(): void {
-    if (this.deferredWrite !== undefined) clearTimeout(this.deferredWrite);
-    this.deferredWrite = undefined;
+    this.cancelDeferredWrite();
     if (this.deferred.size === 0) return;
     const rows = this.deferred;
     this.deferred = new Map();
@@ -138,8 +112,7 @@ export class IndexStore {
 
   /** Forgets the deferred rows (the tenant's storage is being dropped). */
   discardDeferredRows(): void {
-    if (this.deferredWrite !== undefined) clearTimeout(this.deferredWrite);
-    this.deferredWrite = undefined;
+    this.cancelDeferredWrite();
     this.deferred.clear();
   }
 
@@ -147,14 +120,31 @@ export class IndexStore {
    * Upserts a row unless the index already holds a newer one (later updatedAt, or the same
    * updatedAt with a higher version) or the row belongs to a deleted transcript. One read of
    * session_ids decides both "deleted" and whether this transcript is new to the index.
+   *
+   * `defer`: a row that came with a fresh message (handed off by its session) of a transcript
+   * the index knows is held in memory instead. A write would keep the answer it came with
+   * (and every frame after it) waiting for SQLite's commit; held, the rows of a burst become
+   * one write of the newest per key, made before the store's next statement (so a read may
+   * write) or within DEFERRED_ROWS_WRITE_MS. Nothing is lost with a crash: the session object
+   * handed the row over unacknowledged and sends it again at its retry alarm
+   * (Publisher.forgetHandOff).
    */
-  upsertSession(row: SessionRow, version: number, columns: IndexColumns): "stored" | "stale" | "deleted" {
-    const known = first<{ deleted: number }>(
-      this.sql,
-      "SELECT deleted FROM session_ids WHERE session_id = ?",
-      row.sessionId,
-    );
+  upsertSession(
+    row: SessionRow,
+    version: number,
+    columns: IndexColumns,
+    defer = false,
+  ): "stored" | "stale" | "deleted" | "deferred" {
+    // A deferring read goes past the held rows: session_ids holds no trace of them.
+    const known = this.transcript(row.sessionId, defer ? this.db : this.sql);
     if (known?.deleted) return "deleted";
+    if (defer && known) {
+      const held = this.deferred.get(row.key);
+      if (!held || isNewer(row, version, { updatedAt: held.row.updatedAt, version: held.version }))
+        this.deferred.set(row.key, { row, version, columns });
+      this.deferredWrite ??= setTimeout(() => this.writeDeferredRows(), DEFERRED_ROWS_WRITE_MS);
+      return "deferred";
+    }
     // A row that is not newer is not written: even a statement that changes no row would make
     // the object's frames wait for a commit (a session re-sends held rows). A transcript new to
     // the index is recorded either way.
@@ -164,7 +154,7 @@ export class IndexStore {
       row.key,
     );
     const newer = !stored || isNewer(row, version, { updatedAt: stored.updated_at, version: stored.version });
-    const written = newer ? this.writeRow(row, version, columns) : 0;
+    if (newer) this.writeRow(row, version, columns);
     if (!known)
       this.sql.exec(
         "INSERT INTO session_ids (session_id, key, agent_id) VALUES (?, ?, ?)",
@@ -172,21 +162,19 @@ export class IndexStore {
         row.key,
         row.agentId,
       );
-    return written > 0 ? "stored" : "stale";
+    return newer ? "stored" : "stale";
   }
 
-  /** The row's upsert (still guarded by the ordering check); answers the rows written. */
-  private writeRow(row: SessionRow, version: number, columns: IndexColumns): number {
-    return this.sql.exec(
+  /** The row's upsert; the caller decided it is newer than the stored one. */
+  private writeRow(row: SessionRow, version: number, columns: IndexColumns): void {
+    this.sql.exec(
       `INSERT INTO sessions (key, session_id, agent_id, kind, label, spawned_by, parent_session_key, updated_at, archived_at, version, search_text, is_cron_run, row)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT(key) DO UPDATE SET
-       session_id = excluded.session_id, agent_id = excluded.agent_id, kind = excluded.kind, label = excluded.label,
-       spawned_by = excluded.spawned_by, parent_session_key = excluded.parent_session_key, updated_at = excluded.updated_at,
-       archived_at = excluded.archived_at, version = excluded.version, search_text = excluded.search_text,
-       is_cron_run = excluded.is_cron_run, row = excluded.row
-     WHERE excluded.updated_at > sessions.updated_at
-        OR (excluded.updated_at = sessions.updated_at AND excluded.version > sessions.version)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET
+         session_id = excluded.session_id, agent_id = excluded.agent_id, kind = excluded.kind, label = excluded.label,
+         spawned_by = excluded.spawned_by, parent_session_key = excluded.parent_session_key, updated_at = excluded.updated_at,
+         archived_at = excluded.archived_at, version = excluded.version, search_text = excluded.search_text,
+         is_cron_run = excluded.is_cron_run, row = excluded.row`,
       row.key,
       row.sessionId,
       row.agentId,
@@ -200,15 +188,21 @@ export class IndexStore {
       columns.searchText,
       columns.isCronRun ? 1 : 0,
       JSON.stringify(row),
-    ).rowsWritten;
+    );
+  }
+
+  private transcript(sessionId: string, via: SqlExec): { deleted: number } | undefined {
+    return first<{ deleted: number }>(via, "SELECT deleted FROM session_ids WHERE session_id = ?", sessionId);
+  }
+
+  private cancelDeferredWrite(): void {
+    if (this.deferredWrite !== undefined) clearTimeout(this.deferredWrite);
+    this.deferredWrite = undefined;
   }
 
   /** Whether a transcript belongs to a deleted session (its late updates are dropped). */
   isDeleted(sessionId: string): boolean {
-    return (
-      first<{ deleted: number }>(this.sql, "SELECT deleted FROM session_ids WHERE session_id = ?", sessionId)
-        ?.deleted === 1
-    );
+    return this.transcript(sessionId, this.sql)?.deleted === 1;
   }
 
   /** Messages of this update not fanned out before; records the new high-water mark. */

@@ -47,9 +47,7 @@ export class SessionDirectory {
   private storeRow(update: SessionUpdate): "stored" | "stale" | "deleted" | "deferred" | "unchanged" {
     const { index } = this.deps;
     if (!update.row) return index.isDeleted(update.sessionId) ? "deleted" : "unchanged";
-    const columns = this.columns(update.row);
-    const deferred = update.handedOff ? index.deferRow(update.row, update.version, columns) : "unknown";
-    return deferred === "unknown" ? index.upsertSession(update.row, update.version, columns) : deferred;
+    return index.upsertSession(update.row, update.version, this.columns(update.row), update.handedOff === true);
   }
 
   /** A pending session (indexed before its object exists); null when the key is taken. */
