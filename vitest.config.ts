@@ -15,6 +15,18 @@ export default defineConfig({
           RUN_TOKEN_SECRET: "test-run-token-secret",
           // A fixed test key (never a real deployment's): docs/secrets.md.
           SECRET_STORE_KEY: "test1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+          // Deployment model keys of the tests (docs/secrets.md): bound to the peers' host (or
+          // elsewhere), granted by each test through the admin API; MODEL_KEY_LOCAL to the default
+          // tenant by the dev grant.
+          DEPLOYMENT_KEY_HOSTS: JSON.stringify({
+            MODEL_KEY_TEST: ["127.0.0.1"],
+            MODEL_KEY_NOT_SET: ["127.0.0.1"],
+            MODEL_KEY_LOCAL: ["127.0.0.1"],
+            MODEL_KEY_ELSEWHERE: ["api.example.com"],
+          }),
+          MODEL_KEY_TEST: "sk-test-deployment-0123456789abcdef",
+          MODEL_KEY_ELSEWHERE: "sk-test-elsewhere-0123456789abcdef",
+          DEV_DEPLOYMENT_KEY_GRANTS: "MODEL_KEY_LOCAL",
           // `GATEWAY_HUB_SOCKETS=1 npx vitest run` runs every test with each socket past the
           // first of a tenant in a hub object of its own (docs/gateway.md, "Hubs").
           ...(process.env.GATEWAY_HUB_SOCKETS ? { GATEWAY_HUB_SOCKETS: process.env.GATEWAY_HUB_SOCKETS } : {}),

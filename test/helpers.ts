@@ -39,6 +39,13 @@ export async function issueToken(
   return res.data as { tokenId: string; token: string; scopes: string[] };
 }
 
+/** Grants a deployment key (MODEL_KEY_*) to a tenant, as the operator does (docs/secrets.md). */
+export async function grantDeploymentKey(tenant: string, name: string) {
+  const res = await call(`/v1/admin/tenants/${tenant}/deployment-keys/${name}`, { method: "PUT", token: ADMIN });
+  if (res.status !== 201 && res.status !== 200) throw new Error(`grant ${name}: ${res.status} ${res.text}`);
+  return res.data;
+}
+
 export async function append(
   key: string,
   message: Record<string, unknown>,

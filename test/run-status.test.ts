@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, inject, it, vi } from "vitest";
-import { call, freshTenant, issueToken, type TestTenant, user } from "./helpers";
+import { call, freshTenant, grantDeploymentKey, issueToken, type TestTenant, user } from "./helpers";
 
 const peer = `http://127.0.0.1:${inject("peerPort")}`;
 
@@ -52,6 +52,7 @@ describe("GET /v1/runs/{runId}", () => {
     ];
     for (const [runner, error] of cases) {
       const t = await freshTenant("runs-fail");
+      await grantDeploymentKey(t.id, "MODEL_KEY_NOT_SET");
       expect((await withRunner(t, runner)).status).toBe(200);
       const runId = await startRun(t, "main", "will fail");
       const { run } = (await t.call(`/v1/runs/${runId}?wait=10`)).data;

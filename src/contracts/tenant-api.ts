@@ -1,7 +1,13 @@
 import type { SessionRow } from "../model/session-row";
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
-import type { ResolvedSecret, SecretStoreEntry, SecretWrite } from "../protocol/secrets";
+import type {
+  DeploymentKeyGrant,
+  DeploymentKeyGrantChange,
+  ResolvedSecret,
+  SecretStoreEntry,
+  SecretWrite,
+} from "../protocol/secrets";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import type { HubInterest } from "./hub-api";
@@ -78,6 +84,8 @@ export interface TenantApi {
   /** Why the write was refused, or null when stored. */
   secretsSet(write: SecretWrite): Awaitable<string | null>;
   secretsDelete(name: string): Awaitable<boolean>;
+  /** Deployment keys granted to this tenant, after an operator's change (src/secrets/deployment-keys.ts). */
+  deploymentKeyGrants(change?: DeploymentKeyGrantChange): Awaitable<{ grants: DeploymentKeyGrant[]; changed: boolean }>;
   /** A value for a run of this tenant; null when there is no such entry. */
   resolveSecret(name: string): Awaitable<ResolvedSecret | null>;
   // Runs

@@ -6,6 +6,7 @@ import { sendBlocked } from "../policy/send-policy";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
 import type { DeliveryWebhookBody } from "../protocol/webhooks";
+import { redactCredentials } from "../secrets/redact-credentials";
 import type { TimerPort } from "../timers/timers";
 import type { DeliveryStore } from "./delivery-store";
 import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
@@ -116,20 +117,23 @@ export class Outbox {
       message: delivery.message,
     };
     const body = JSON.stringify(payload);
+    let signingSecret: string | undefined;
     try {
+      signingSecret = await this.ports.signingSecret();
       const response = await fetch(url, {
         method: "POST",
         headers: {
           "content-type": "application/json",
           "idempotency-key": delivery.idempotencyKey,
-          ...(await signatureHeader(await this.ports.signingSecret(), body)),
+          ...(await signatureHeader(signingSecret, body)),
         },
         body,
       });
       await response.body?.cancel();
       return response.ok ? null : `delivery webhook answered ${response.status}`;
     } catch (error) {
-      return `delivery webhook unreachable: ${(error as Error).message}`;
+      // The error text is kept on the delivery and logged: never with the secret it signed with.
+      return `delivery webhook unreachable: ${redactCredentials((error as Error).message, [signingSecret])}`;
     }
   }
 }

@@ -3,6 +3,7 @@ import type { TenantApi } from "../contracts/tenant-api";
 import { logInfo } from "../observability/log";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
 import type { TenantConfig } from "../protocol/config";
+import { deploymentKeyNames, ungrantedKeysRefusal } from "../secrets/deployment-keys";
 import { directoryApi, ledgerApi, schedulerApi, sessionApi, tenantApi } from "../stubs";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
@@ -24,8 +25,15 @@ export async function putConfig(ctx: TenantContext, config: TenantConfig): Promi
 /** OpenClaw's refusal of a write made against a config that changed since it was loaded. */
 export const CONFIG_CHANGED_MESSAGE = "config changed since last load; re-run config.get and retry";
 
-/** Writes the tenant's config (optionally only over `baseHash`) and drops cached access to it. */
+/**
+ * Writes the tenant's config (optionally only over `baseHash`) and drops cached access to it.
+ * A config naming a deployment key the tenant is not granted is refused (runs check again).
+ */
 export async function writeTenantConfig(ctx: TenantContext, config: TenantConfig, baseHash?: string) {
+  if (deploymentKeyNames(config).length > 0) {
+    const refused = ungrantedKeysRefusal(config, (await ctx.tenant.deploymentKeyGrants()).grants);
+    if (refused) throw new DomainError("invalid", refused);
+  }
   const written = await ctx.tenant.putConfig(config, baseHash);
   if (written.ok) {
     forgetAccess(ctx.tenantId);

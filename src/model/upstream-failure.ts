@@ -4,7 +4,28 @@
  * status OpenClaw maps it to. One home for the format, so the two cannot drift apart.
  */
 
+import { redactCredentials } from "../secrets/redact-credentials";
+
 const PREFIX = "model endpoint answered ";
+/** Characters of an upstream's refusal kept in the error (enough for its message, not a page). */
+export const UPSTREAM_DETAIL_MAX_CHARS = 200;
+/** Characters read past the kept part, so a credential crossing the cut is still recognised whole. */
+const UPSTREAM_DETAIL_MARGIN_CHARS = 4096;
+
+/**
+ * The start of a refusal's body with the credentials the request sent removed (every form
+ * redactCredentials knows), then cut to UPSTREAM_DETAIL_MAX_CHARS: redacted before the cut, so
+ * the cut cannot leave half a key that no longer looks like one.
+ */
+export async function upstreamFailureDetail(
+  response: Response,
+  credentials: ReadonlyArray<string | undefined>,
+): Promise<string> {
+  const body = await response.text().catch(() => "");
+  const longest = Math.max(0, ...credentials.map((value) => value?.length ?? 0));
+  const read = body.slice(0, UPSTREAM_DETAIL_MAX_CHARS + UPSTREAM_DETAIL_MARGIN_CHARS + 4 * longest);
+  return redactCredentials(read, credentials).slice(0, UPSTREAM_DETAIL_MAX_CHARS);
+}
 
 export function upstreamFailureText(status: number, detail: string): string {
   return `${PREFIX}${status}${detail ? `: ${detail}` : ""}`;

@@ -23,6 +23,7 @@ export type LogEvent =
   | "tenant.delete.finished"
   | "session.create_conflict"
   | "config.changed"
+  | "deployment_key.changed"
   | "gateway.hub_unreachable"
   | "gateway.hub_delivery_failed";
 

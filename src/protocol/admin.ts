@@ -88,3 +88,34 @@ export const issuedTokenSchema = z
     scopes: z.array(z.enum(OPERATOR_SCOPES)),
   })
   .meta({ id: "IssuedToken" });
+
+export const deploymentKeySchema = z
+  .object({
+    name: z.string().describe("A MODEL_KEY_* deployment secret (never its value)."),
+    source: z
+      .enum(["admin", "dev"])
+      .describe(
+        "`admin`: granted by this API; `dev`: by DEV_DEPLOYMENT_KEY_GRANTS (default tenant, local development).",
+      ),
+    grantedAt: z.number().optional(),
+    hosts: z.array(z.string()).describe("The hosts DEPLOYMENT_KEY_HOSTS binds the key to; none: it is sent nowhere."),
+    set: z.boolean().describe("Whether the deployment has a value for it."),
+  })
+  .meta({ id: "DeploymentKey" });
+
+export const deploymentKeyListSchema = z
+  .object({ ok: z.literal(true), tenantId: z.string(), keys: z.array(deploymentKeySchema) })
+  .meta({ id: "DeploymentKeyList" });
+
+export const deploymentKeyGrantedSchema = z
+  .object({
+    ok: z.literal(true),
+    tenantId: z.string(),
+    created: z.boolean().describe("False when the key was granted already (201 / 200)."),
+    key: deploymentKeySchema,
+  })
+  .meta({ id: "DeploymentKeyGranted" });
+
+export const deploymentKeyRevokedSchema = z
+  .object({ ok: z.literal(true), tenantId: z.string(), name: z.string(), revoked: z.literal(true) })
+  .meta({ id: "DeploymentKeyRevoked" });

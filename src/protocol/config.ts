@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { storeSecretRefSchema } from "./secrets";
+import { deploymentKeyNameSchema, storeSecretRefSchema } from "./secrets";
 
 /**
  * Tenant configuration, spelled with OpenClaw's own key names so a tenant can paste the
@@ -73,10 +73,6 @@ function isOrigin(value: string): boolean {
 }
 
 /** How an agent's replies are produced (this service's extension, see README "Runners"). */
-/** A worker secret named for a model key (never the key itself); only MODEL_KEY_* can be read. */
-const deploymentKeyName = z
-  .string()
-  .regex(/^MODEL_KEY_[A-Z0-9_]{1,64}$/, "must name a worker secret starting with MODEL_KEY_");
 
 /** A model's price in USD per million tokens (OpenClaw's model `cost`): usage reports cost with it. */
 const modelCostSchema = z.strictObject({ input: z.number().min(0), output: z.number().min(0) });
@@ -89,10 +85,10 @@ export const runnerConfigSchema = z
       baseUrl: z.url(),
       model: z.string().min(1),
       /**
-       * Name of the worker secret holding the API key (never the key itself). Only names
-       * starting with MODEL_KEY_ can be read, so a tenant cannot point at deployment secrets.
+       * Name of the deployment secret holding the API key (never the key itself): a MODEL_KEY_*
+       * name the operator granted this tenant, sent only to the hosts it is bound to (docs/secrets.md).
        */
-      apiKeySecret: deploymentKeyName.optional(),
+      apiKeySecret: deploymentKeyNameSchema.optional(),
       /** The tenant's own key: a SecretRef to its secret store (OpenClaw's `apiKey` form). */
       apiKey: storeSecretRefSchema.optional(),
       maxContextMessages: z.int().min(1).max(500).optional(),
@@ -105,7 +101,7 @@ export const runnerConfigSchema = z
       /** Default https://api.anthropic.com/v1; any Messages-API-compatible endpoint. */
       baseUrl: z.url().optional(),
       model: z.string().min(1),
-      apiKeySecret: deploymentKeyName.optional(),
+      apiKeySecret: deploymentKeyNameSchema.optional(),
       /** The tenant's own key: a SecretRef to its secret store. */
       apiKey: storeSecretRefSchema.optional(),
       maxContextMessages: z.int().min(1).max(500).optional(),

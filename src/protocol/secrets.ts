@@ -93,6 +93,19 @@ export const storeSecretRefSchema = z.strictObject({
 });
 export type StoreSecretRef = z.infer<typeof storeSecretRefSchema>;
 
+/**
+ * A deployment secret a runner may name with `apiKeySecret` (never the key itself). Only
+ * MODEL_KEY_* names are readable, and only once the operator granted the name to the tenant.
+ */
+export const deploymentKeyNameSchema = z
+  .string()
+  .regex(/^MODEL_KEY_[A-Z0-9_]{1,64}$/, "must name a worker secret starting with MODEL_KEY_");
+
+/** A deployment key a tenant may use: granted by the admin API, or to the default tenant by DEV_DEPLOYMENT_KEY_GRANTS. */
+export type DeploymentKeyGrant = { name: string; source: "admin" | "dev"; grantedAt?: number };
+/** An operator's change to a tenant's grants (admin API). */
+export type DeploymentKeyGrantChange = { grant: string } | { revoke: string };
+
 /** How a reference is named in errors and logs (never the value). */
 export function describeSecretRef(ref: StoreSecretRef): string {
   return `store:${ref.provider ?? "default"}:${ref.id}`;

@@ -3,8 +3,10 @@ import type { ClientTool, RunRecord } from "../model/run-types";
 import { findAgent } from "../policy/agents";
 import { sessionToolsAllowed } from "../policy/tools";
 import type { RunnerConfig, TenantConfig } from "../protocol/config";
-import type { ResolvedSecret } from "../protocol/secrets";
+import type { DeploymentKeyGrant, ResolvedSecret } from "../protocol/secrets";
 import type { SessionEntry, TranscriptMessage } from "../protocol/session";
+import { type DeploymentKey, type DeploymentKeyEnv, deploymentKeyHosts } from "../secrets/deployment-keys";
+import { redactCredentials } from "../secrets/redact-credentials";
 import { anthropicRunner } from "./runners/anthropic";
 import { echoRunner } from "./runners/echo";
 import { openaiRunner } from "./runners/openai";
@@ -38,13 +40,15 @@ const MODEL_KEY_PREFIX = "MODEL_KEY_";
 export const DEFAULT_MAX_TOOL_ROUNDS = 32;
 
 export type ExecutorDeps = {
-  env: Pick<Env, "RUN_TOKEN_SECRET"> & ToolboxEnv;
+  env: Pick<Env, "RUN_TOKEN_SECRET"> & ToolboxEnv & DeploymentKeyEnv;
   transcript: TranscriptPort;
   /** Each run's tool steps and calls, written before and after each call. */
   journal: ToolJournal;
   runnerSecret(tenantId: string): Promise<string>;
   /** An entry of the tenant's secret store (runner keys referenced from config). */
   storeSecret(tenantId: string, id: string): Promise<ResolvedSecret | null>;
+  /** The deployment keys the operator granted the tenant (asked at each use: a grant can be revoked). */
+  deploymentKeyGrants(tenantId: string): Promise<DeploymentKeyGrant[]>;
   /** The tenant's config now (which tools a run's model is offered). */
   tenantConfig(tenantId: string): Promise<TenantConfig>;
 };
@@ -67,9 +71,20 @@ export type ExecuteControls = {
 export class RunExecutor {
   constructor(private readonly deps: ExecutorDeps) {}
 
+  /** Runs the attempt; whatever it throws carries none of the credentials it resolved (redactCredentials). */
   async execute(run: RunRecord, controls: ExecuteControls): Promise<RunnerOutcome> {
+    const credentials = new Set<string>();
+    try {
+      return await this.attempt(run, controls, credentials);
+    } catch (error) {
+      if (error instanceof Error) error.message = redactCredentials(error.message, credentials);
+      throw error;
+    }
+  }
+
+  private async attempt(run: RunRecord, controls: ExecuteControls, credentials: Set<string>): Promise<RunnerOutcome> {
     const { input } = run;
-    const runner = this.runnerOf(run);
+    const runner = this.runnerOf(run, credentials);
     const config = offersTools(run) ? await this.deps.tenantConfig(input.tenantId) : null;
     const entry = this.deps.transcript.loadEntry()?.entry ?? null;
     const toolbox = config ? sessionToolbox(this.deps.env, run, entry, config) : null;
@@ -89,7 +104,8 @@ export class RunExecutor {
       deadline: runDeadline(run),
       signal: controls.signal,
       onText: controls.onText,
-      secret: (name) => this.secret(name),
+      deploymentKey: (name) => this.deploymentKey(input.tenantId, name),
+      credentials,
       storeSecret: (id) => this.deps.storeSecret(input.tenantId, id),
       readAttachment: async (key) => {
         const object = await this.deps.env.ATTACHMENTS?.get(key);
@@ -124,7 +140,7 @@ export class RunExecutor {
     );
   }
 
-  private runnerOf(run: RunRecord): Runner {
+  private runnerOf(run: RunRecord, credentials: Set<string>): Runner {
     if (run.input.fixedReply !== undefined) return fixedReplyRunner(run.input.fixedReply);
     switch (run.input.runner.type) {
       case "echo":
@@ -137,20 +153,34 @@ export class RunExecutor {
         const config = run.input.runner;
         const tenantId = run.input.tenantId;
         // A store secret named in config signs instead of the tenant's generated runner secret.
-        const signingSecret = async () =>
-          (await runnerCredential(
-            { secret: () => undefined, storeSecret: (id) => this.deps.storeSecret(tenantId, id) },
-            { ref: config.secret, field: "secret" },
-            config.url,
-          )) ?? this.deps.runnerSecret(tenantId);
+        const signingSecret = async () => {
+          const secret =
+            (await runnerCredential(
+              {
+                deploymentKey: (name) => this.deploymentKey(tenantId, name),
+                storeSecret: (id) => this.deps.storeSecret(tenantId, id),
+                credentials,
+              },
+              { ref: config.secret, field: "secret" },
+              config.url,
+            )) ?? (await this.deps.runnerSecret(tenantId));
+          credentials.add(secret);
+          return secret;
+        };
         return webhookRunner(signingSecret);
       }
     }
   }
 
-  private secret(name: string): string | undefined {
+  /** What runner-keys.ts needs to decide on a deployment key: the tenant's grant now, the key's hosts, its value. */
+  private async deploymentKey(tenantId: string, name: string): Promise<DeploymentKey> {
     const value = (this.deps.env as Record<string, unknown>)[name];
-    return name.startsWith(MODEL_KEY_PREFIX) && typeof value === "string" ? value : undefined;
+    const grants = await this.deps.deploymentKeyGrants(tenantId);
+    return {
+      granted: grants.some((grant) => grant.name === name),
+      hosts: deploymentKeyHosts(this.deps.env, name),
+      value: name.startsWith(MODEL_KEY_PREFIX) && typeof value === "string" ? value : undefined,
+    };
   }
 
   private async webhookExtras(run: RunRecord): Promise<{ runToken?: string; callbackBase?: string }> {

@@ -1,10 +1,14 @@
 import {
+  type DeploymentKeyGrant,
+  type DeploymentKeyGrantChange,
   MAX_SECRETS_PER_TENANT,
   type ResolvedSecret,
   SECRET_VALUE_MAX_BYTES,
   type SecretStoreEntry,
   type SecretWrite,
 } from "../protocol/secrets";
+import { DeploymentKeyGrantStore } from "./deployment-key-grant-store";
+import { type DeploymentKeyEnv, devGrants } from "./deployment-keys";
 import { isStale, keyring, openValue, type SecretKeyEnv, SecretKeyError, sealValue } from "./secret-crypto";
 import { type SecretRow, SecretStore } from "./secret-store";
 
@@ -15,14 +19,33 @@ import { type SecretRow, SecretStore } from "./secret-store";
  */
 export class TenantSecrets {
   private readonly store: SecretStore;
+  private readonly grants: DeploymentKeyGrantStore;
 
   constructor(
     sql: SqlStorage,
-    private readonly env: SecretKeyEnv,
+    private readonly env: SecretKeyEnv & DeploymentKeyEnv,
     /** The tenant the values are bound to (the object's name). */
     private readonly tenantId: () => string | undefined,
   ) {
     this.store = new SecretStore(sql);
+    this.grants = new DeploymentKeyGrantStore(sql);
+  }
+
+  /**
+   * The deployment keys this tenant may use (src/secrets/deployment-keys.ts), after applying an
+   * operator's `change`; `changed` says whether the change did anything.
+   */
+  deploymentKeyGrants(
+    change: DeploymentKeyGrantChange | undefined,
+    now: number,
+  ): { grants: DeploymentKeyGrant[]; changed: boolean } {
+    let changed = false;
+    if (change && "grant" in change) changed = this.grants.grant(change.grant, now);
+    if (change && "revoke" in change) changed = this.grants.revoke(change.revoke);
+    const granted = this.grants.list().map((grant) => ({ ...grant, source: "admin" as const }));
+    const named = new Set(granted.map((grant) => grant.name));
+    const dev = devGrants(this.env, this.tenantId()).filter((grant) => !named.has(grant.name));
+    return { grants: [...granted, ...dev], changed };
   }
 
   async list(): Promise<SecretStoreEntry[]> {

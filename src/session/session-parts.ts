@@ -108,6 +108,7 @@ export function wireSession(
       journal: store.toolJournal,
       runnerSecret: async (tenantId) => tenant(tenantId).runnerSecret(),
       storeSecret: async (tenantId, id) => tenant(tenantId).resolveSecret(id),
+      deploymentKeyGrants: async (tenantId) => (await tenant(tenantId).deploymentKeyGrants()).grants,
       tenantConfig: async (tenantId) => tenant(tenantId).config(),
     }),
     appendMessages: (messages, update) => transcript.append(messages, update).map((m) => m.seq),

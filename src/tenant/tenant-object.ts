@@ -16,7 +16,7 @@ import { type ClaimedEntry, PendingSessions } from "../pending/pending-sessions"
 import { PendingSessionStore } from "../pending/pending-store";
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
-import type { SecretWrite } from "../protocol/secrets";
+import type { DeploymentKeyGrantChange, SecretWrite } from "../protocol/secrets";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import { TenantSecrets } from "../secrets/tenant-secrets";
@@ -32,10 +32,8 @@ import { openTenantDatabase, TenantStore } from "./tenant-store";
 import { TokenStore } from "./token-store";
 
 /**
- * One tenant: its record, tokens and config, the session index (the registry), and the
- * tenant's gateway WebSockets (src/gateway/hub.ts). Wiring and RPC methods that delegate:
- * access in tenant-access.ts, the index in session-directory.ts, run ids in run-index.ts,
- * SQL in the stores, the gateway protocol and event rendering in src/gateway/.
+ * One tenant: record, tokens, config, session index, secrets, gateway WebSockets. Wiring and RPC methods
+ * that delegate (access, index, run ids, secrets, gateway in src/tenant/, src/secrets/, src/gateway/).
  */
 export class TenantObject extends DurableObject<Env> implements TenantApi {
   private readonly tenantStore: TenantStore;
@@ -226,6 +224,10 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
 
   resolveSecret(name: string) {
     return this.secrets.resolve(name);
+  }
+
+  deploymentKeyGrants(change?: DeploymentKeyGrantChange) {
+    return this.secrets.deploymentKeyGrants(change, Date.now());
   }
 
   recordRun(runId: string, key: string, abortable = false): string {

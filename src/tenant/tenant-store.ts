@@ -1,5 +1,6 @@
 import { PENDING_SESSION_SCHEMAS } from "../pending/pending-store";
 import type { TenantConfig } from "../protocol/config";
+import { DEPLOYMENT_KEY_GRANT_SCHEMAS } from "../secrets/deployment-key-grant-store";
 import { SECRET_STORE_SCHEMAS } from "../secrets/secret-store";
 import { type LegacyLayout, migrate, type Schema } from "../storage/migrations";
 import { first } from "../storage/sql";
@@ -45,6 +46,7 @@ export const TENANT_SCHEMAS: Schema[] = [
   ...PENDING_SESSION_SCHEMAS,
   ...SECRET_STORE_SCHEMAS,
   ...HUB_SCHEMAS,
+  ...DEPLOYMENT_KEY_GRANT_SCHEMAS,
 ];
 
 /** The single-counter list tenant objects used before per-module migrations (16 statements). */

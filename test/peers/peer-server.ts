@@ -21,7 +21,8 @@ export async function startPeers(): Promise<Peers> {
     const body = await readBody(req);
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     try {
-      if (url.pathname === "/v1/chat/completions") return await chatCompletions(JSON.parse(body || "{}"), res, scripts);
+      if (url.pathname === "/v1/chat/completions")
+        return await chatCompletions(JSON.parse(body || "{}"), res, scripts, req.headers.authorization);
       if (url.pathname === "/control/script") {
         const script = JSON.parse(body) as Script & { scenario: string };
         scripts.set(script.scenario, script);
@@ -105,6 +106,7 @@ async function chatCompletions(
   request: { model?: string; messages?: Array<{ role: string; content: string }> },
   res: ServerResponse,
   scripts: Map<string, Script>,
+  authorization: string | undefined,
 ) {
   const last = [...(request.messages ?? [])].reverse().find((m) => m.role === "user")?.content ?? "";
   const model = request.model ?? "echo";
@@ -124,6 +126,26 @@ async function chatCompletions(
     return;
   }
   if (model === "fail500") return json(res, 500, { error: { message: "model exploded" } });
+  // A provider (or proxy) that prints the key it was given when refusing it: as sent, masked,
+  // and base64 inside Basic auth (secrets must never echo: src/secrets/redact-credentials.ts).
+  if (model === "echo-key-401") {
+    const key = (authorization ?? "").replace(/^Bearer /, "");
+    const basic = Buffer.from(`user:${key}`).toString("base64");
+    return json(res, 401, {
+      error: {
+        message: `invalid key ${key} (${key.slice(0, 5)}…${key.slice(-4)}; Basic ${basic})`,
+        type: "invalid_request_error",
+      },
+    });
+  }
+  // Answers with the Authorization header it got (proves which key a run sent).
+  if (model === "auth-echo") {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    const content = `AUTH: ${authorization ?? "none"}`;
+    res.write(`data: ${JSON.stringify({ choices: [{ delta: { content }, finish_reason: "stop" }] })}\n\n`);
+    res.end("data: [DONE]\n\n");
+    return;
+  }
   if (model === "hang") return; // never answers; the run's timeout must end it
   res.writeHead(200, { "content-type": "text/event-stream" });
   if (model === "malformed") {

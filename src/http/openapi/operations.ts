@@ -1,6 +1,9 @@
 import { z } from "zod";
 import {
   adminListQuerySchema,
+  deploymentKeyGrantedSchema,
+  deploymentKeyListSchema,
+  deploymentKeyRevokedSchema,
   issuedTokenSchema,
   tenantDeletionSchema,
   tenantInfoSchema,
@@ -302,6 +305,38 @@ export const OPERATIONS: Operation[] = [
     auth: "admin",
     ok: { status: 200, schema: revokedTokenSchema, description: "Revoked." },
     errors: [404],
+  },
+  {
+    method: "get",
+    path: "/v1/admin/tenants/:id/deployment-keys",
+    scope: "admin",
+    tag: "Admin",
+    summary: "List the deployment keys granted to a tenant (never their values)",
+    auth: "admin",
+    ok: { status: 200, schema: deploymentKeyListSchema, description: "Granted keys, with their hosts." },
+    errors: [404],
+  },
+  {
+    method: "put",
+    path: "/v1/admin/tenants/:id/deployment-keys/:name",
+    scope: "admin",
+    tag: "Admin",
+    summary: "Grant a deployment key (MODEL_KEY_*) to a tenant",
+    description:
+      "The tenant's runners may then name it with `apiKeySecret`; it is sent only to the hosts DEPLOYMENT_KEY_HOSTS binds it to. 201 when granted now, 200 when it was granted already.",
+    auth: "admin",
+    ok: { status: 201, schema: deploymentKeyGrantedSchema, description: "Granted." },
+    errors: [400, 404],
+  },
+  {
+    method: "delete",
+    path: "/v1/admin/tenants/:id/deployment-keys/:name",
+    scope: "admin",
+    tag: "Admin",
+    summary: "Revoke a deployment key grant (runs naming it fail from their next attempt)",
+    auth: "admin",
+    ok: { status: 200, schema: deploymentKeyRevokedSchema, description: "Revoked." },
+    errors: [400, 404],
   },
   {
     method: "post",

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { isAdminToken } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
+import { grantDeploymentKey, listDeploymentKeys, revokeDeploymentKey } from "../../domain/deployment-key-grants";
 import {
   createTenant,
   deleteTenantStep,
@@ -11,10 +12,11 @@ import {
 } from "../../domain/tenant-admin";
 import { adminListQuerySchema } from "../../protocol/admin";
 import { createTenantBodySchema, errorBody, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
+import { deploymentKeyNameSchema } from "../../protocol/secrets";
 import { tenantApi } from "../../stubs";
 import { logAuthFailure } from "../auth-log";
 import type { AppEnv } from "../context";
-import { conflict, notFound, unauthorized } from "../errors";
+import { badRequest, conflict, notFound, unauthorized } from "../errors";
 import { parseQuery, readJson } from "../request";
 
 /** Deployment admin API: tenants and their tokens. Guarded by ADMIN_TOKEN. */
@@ -81,6 +83,28 @@ adminRoutes.post("/tenants/:id/reindex", async (c) => {
   if (!(await tenantApi(c.env, id).exists()) && id !== c.env.DEFAULT_TENANT) throw notFound(`Tenant not found: ${id}`);
   return c.json({ ok: true, ...(await tenantApi(c.env, id).rebuildIndex()) });
 });
+
+/** Deployment keys the operator granted the tenant: where each may go (DEPLOYMENT_KEY_HOSTS) and whether it is set. */
+adminRoutes.get("/tenants/:id/deployment-keys", async (c) => {
+  return c.json({ ok: true, ...(await listDeploymentKeys(c.env, tenantIdParam(c.req.param("id")))) });
+});
+
+/** Grants a deployment key to the tenant: its runners may name it, for the hosts it is bound to. */
+adminRoutes.put("/tenants/:id/deployment-keys/:name", async (c) => {
+  const granted = await grantDeploymentKey(c.env, tenantIdParam(c.req.param("id")), keyNameParam(c.req.param("name")));
+  return c.json({ ok: true, ...granted }, granted.created ? 201 : 200);
+});
+
+adminRoutes.delete("/tenants/:id/deployment-keys/:name", async (c) => {
+  const id = tenantIdParam(c.req.param("id"));
+  return c.json({ ok: true, ...(await revokeDeploymentKey(c.env, id, keyNameParam(c.req.param("name")))) });
+});
+
+function keyNameParam(name: string): string {
+  const parsed = deploymentKeyNameSchema.safeParse(name);
+  if (!parsed.success) throw badRequest(`name: ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
+}
 
 function tenantIdParam(id: string): string {
   if (!TENANT_ID_PATTERN.test(id)) throw notFound(`Tenant not found: ${id}`);

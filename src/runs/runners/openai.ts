@@ -1,5 +1,5 @@
 import type { RunUsage } from "../../model/run-types";
-import { upstreamFailureText } from "../../model/upstream-failure";
+import { upstreamFailureDetail, upstreamFailureText } from "../../model/upstream-failure";
 import { parseToolArguments, sanitizeToolCallId } from "../tool-loop/tool-calls";
 import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
 import { runnerCredential } from "./runner-keys";
@@ -53,8 +53,7 @@ export const openaiRunner: Runner = async (request) => {
     throw new RunnerError(`model endpoint unreachable: ${(error as Error).message}`);
   }
   if (!response.ok || !response.body) {
-    const detail = (await response.text().catch(() => "")).slice(0, 200);
-    throw new RunnerError(upstreamFailureText(response.status, detail));
+    throw new RunnerError(upstreamFailureText(response.status, await upstreamFailureDetail(response, [apiKey])));
   }
 
   let text = "";

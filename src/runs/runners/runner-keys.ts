@@ -1,42 +1,62 @@
 import { describeSecretRef, type StoreSecretRef } from "../../protocol/secrets";
+import { deploymentKeyRefusal } from "../../secrets/deployment-keys";
 import { RunnerError, type RunnerRequest } from "./runner";
 
 /**
  * A runner's credential from where its config says: a `store` SecretRef (the tenant's secret
- * store) or a deployment secret named MODEL_KEY_*. Failures name the reference, never a value.
+ * store, within the entry's allowedHosts) or a deployment key named MODEL_KEY_* (granted to the
+ * tenant by the operator, sent only to the hosts it is bound to). Failures name the reference
+ * and the host, never a value. Each value handed out is remembered on the request, so any error
+ * of the attempt can be redacted.
  */
 export async function runnerCredential(
-  request: Pick<RunnerRequest, "secret" | "storeSecret">,
+  request: Pick<RunnerRequest, "deploymentKey" | "storeSecret" | "credentials">,
   source: { ref?: StoreSecretRef | undefined; deploymentSecret?: string | undefined; field: string },
   destination: string,
 ): Promise<string | undefined> {
-  if (source.ref) {
-    const reference = describeSecretRef(source.ref);
-    let resolved: Awaited<ReturnType<RunnerRequest["storeSecret"]>>;
-    try {
-      resolved = await request.storeSecret(source.ref.id);
-    } catch (error) {
-      throw new RunnerError(
-        `${source.field} secret reference ${reference} could not be read: ${(error as Error).message}`,
-      );
-    }
-    if (!resolved) {
-      throw new RunnerError(
-        `${source.field} secret reference ${reference} is not set: no entry "${source.ref.id}" in this tenant's secret store (secrets.store.set)`,
-      );
-    }
-    const host = new URL(destination).hostname.toLowerCase();
-    if (resolved.allowedHosts.length > 0 && !resolved.allowedHosts.includes(host)) {
-      throw new RunnerError(
-        `Secret "${source.ref.id}" is not allowed for host "${host}" (its allowedHosts: ${resolved.allowedHosts.join(", ")})`,
-      );
-    }
-    return resolved.value;
+  const host = new URL(destination).hostname.toLowerCase();
+  const value = source.ref
+    ? await storeCredential(request, source.ref, source.field, host)
+    : source.deploymentSecret
+      ? await deploymentCredential(request, source.deploymentSecret, host)
+      : undefined;
+  if (value) request.credentials.add(value);
+  return value;
+}
+
+async function storeCredential(
+  request: Pick<RunnerRequest, "storeSecret">,
+  ref: StoreSecretRef,
+  field: string,
+  host: string,
+): Promise<string> {
+  const reference = describeSecretRef(ref);
+  let resolved: Awaited<ReturnType<RunnerRequest["storeSecret"]>>;
+  try {
+    resolved = await request.storeSecret(ref.id);
+  } catch (error) {
+    throw new RunnerError(`${field} secret reference ${reference} could not be read: ${(error as Error).message}`);
   }
-  if (source.deploymentSecret) {
-    const value = request.secret(source.deploymentSecret);
-    if (!value) throw new RunnerError(`model API key secret ${source.deploymentSecret} is not set`);
-    return value;
+  if (!resolved) {
+    throw new RunnerError(
+      `${field} secret reference ${reference} is not set: no entry "${ref.id}" in this tenant's secret store (secrets.store.set)`,
+    );
   }
-  return undefined;
+  if (resolved.allowedHosts.length > 0 && !resolved.allowedHosts.includes(host)) {
+    throw new RunnerError(
+      `Secret "${ref.id}" is not allowed for host "${host}" (its allowedHosts: ${resolved.allowedHosts.join(", ")})`,
+    );
+  }
+  return resolved.value;
+}
+
+async function deploymentCredential(
+  request: Pick<RunnerRequest, "deploymentKey">,
+  name: string,
+  host: string,
+): Promise<string> {
+  const key = await request.deploymentKey(name);
+  const refused = deploymentKeyRefusal(name, host, key);
+  if (refused || !key.value) throw new RunnerError(refused ?? `model API key secret ${name} is not set`);
+  return key.value;
 }

@@ -2,6 +2,7 @@ import type { ClientToolCall, RunInput, RunUsage } from "../../model/run-types";
 import type { RunnerConfig } from "../../protocol/config";
 import type { ResolvedSecret } from "../../protocol/secrets";
 import type { TranscriptMessage } from "../../protocol/session";
+import type { DeploymentKey } from "../../secrets/deployment-keys";
 
 /** A tool call a model asked for: the provider's id verbatim, arguments parsed. */
 export type ModelToolCall = { id: string; name: string; arguments: Record<string, unknown> };
@@ -32,8 +33,10 @@ export type RunnerRequest = {
   signal: AbortSignal;
   /** Cumulative assistant text so far (throttled by the engine before it becomes events). */
   onText(text: string): void;
-  /** Credentials the runner may need (read from worker secrets, never from tenant config). */
-  secret(name: string): string | undefined;
+  /** A deployment key (MODEL_KEY_*) the config names: this tenant's grant, the key's hosts and its value. */
+  deploymentKey(name: string): Promise<DeploymentKey>;
+  /** Every credential resolved for this attempt (runner-keys.ts adds them): redacted from its errors. */
+  credentials: Set<string>;
   /** An entry of the tenant's secret store (a `store` SecretRef's id); null when there is none. */
   storeSecret(id: string): Promise<ResolvedSecret | null>;
   /** Reads a stored attachment (spawned sub-agents' files). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { signatureHeader } from "../../auth/webhook-signature";
+import { upstreamFailureDetail } from "../../model/upstream-failure";
 import type { TranscriptMessage } from "../../protocol/session";
 import type { WebhookRunRequest } from "../../protocol/webhooks";
 import { type ModelToolCall, type Runner, RunnerError } from "./runner";
@@ -37,13 +38,14 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
         : undefined,
     };
     const body = JSON.stringify(payload);
+    const signingSecret = await runnerSecret();
     let response: Response;
     try {
       response = await fetch(config.url, {
         method: "POST",
         headers: {
           "content-type": "application/json",
-          ...(await signatureHeader(await runnerSecret(), body)),
+          ...(await signatureHeader(signingSecret, body)),
         },
         body,
         signal: request.signal,
@@ -57,7 +59,7 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
       return { kind: "deferred" };
     }
     if (!response.ok) {
-      const detail = (await response.text().catch(() => "")).slice(0, 200);
+      const detail = await upstreamFailureDetail(response, [signingSecret]);
       throw new RunnerError(`webhook answered ${response.status}${detail ? `: ${detail}` : ""}`);
     }
     let reply: {
