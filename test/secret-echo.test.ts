@@ -74,6 +74,22 @@ describe("secrets never echo", () => {
     expectNoTrace(completion.text, STORE_KEY);
   });
 
+  it("a webhook host echoing the secret its run requests are signed with gets it redacted", async () => {
+    const t = await freshTenant("echo-hook");
+    const secret = "hook-signing-secret-Hq2Lw9XcV4";
+    expect((await t.call("/v1/secrets/HOOK_SECRET", { method: "PUT", json: { value: secret } })).status).toBe(200);
+    const runner = {
+      type: "webhook",
+      url: `${peer}/webhook/echo-path/${secret}`,
+      secret: { source: "store", id: "HOOK_SECRET" },
+    };
+    expect((await t.config({ agents: { list: [{ id: "main", default: true, runner }] } })).status).toBe(200);
+    const started = await t.append("main", user("hi", { run: true }));
+    const read = await t.call(`/v1/runs/${started.data.runId}?wait=10`);
+    expect(read.data.run.error).toBe('webhook answered 401: {"error":"refused [REDACTED]"}');
+    expectNoTrace(read.text, secret);
+  });
+
   it("a deployment key echoed in a 401 is redacted the same way", async () => {
     const t = await freshTenant("echo-deploy");
     await grantDeploymentKey(t.id, "MODEL_KEY_TEST");

@@ -77,8 +77,10 @@ export class RunExecutor {
     try {
       return await this.attempt(run, controls, credentials);
     } catch (error) {
-      if (error instanceof Error) error.message = redactCredentials(error.message, credentials);
-      throw error;
+      if (!(error instanceof Error) || credentials.size === 0) throw error;
+      const message = redactCredentials(error.message, credentials);
+      if (message === error.message) throw error;
+      throw error instanceof RunnerError ? new RunnerError(message) : new Error(message);
     }
   }
 

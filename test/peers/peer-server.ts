@@ -194,6 +194,9 @@ function webhook(path: string, body: any, res: ServerResponse) {
     });
   }
   if (path === "/webhook/fail") return json(res, 503, { error: "host down" });
+  // A host that refuses, printing what its URL carried (the signing secret, in the echo test).
+  if (path.startsWith("/webhook/echo-path/"))
+    return json(res, 401, { error: `refused ${decodeURIComponent(path.slice("/webhook/echo-path/".length))}` });
   if (path.startsWith("/delivery/")) return json(res, 200, { ok: true });
   return json(res, 404, { error: "no such webhook" });
 }
