@@ -90,7 +90,7 @@ function exampleNotice(example) {
   return [
     `No ${DEV_VARS}: using the local secrets in ${DEV_VARS_EXAMPLE} (${names.join(", ")}):`,
     "  admin token dev-admin-token, operator token dev-operator-token of the default tenant.",
-    "  Model keys for openai runners (MODEL_KEY_<NAME>, named by a runner's apiKeySecret) go in a .dev.vars.",
+    "  Model keys for openai runners (MODEL_KEY_<NAME>, named by a runner's apiKeySecret, granted by DEV_DEPLOYMENT_KEY_GRANTS) go in a .dev.vars.",
     `  A ${DEV_VARS} replaces ${DEV_VARS_EXAMPLE} entirely, so start from a copy:`,
     `    cp ${DEV_VARS_EXAMPLE} ${DEV_VARS}      (Windows: copy ${DEV_VARS_EXAMPLE} ${DEV_VARS})`,
   ].join("\n");
