@@ -1,5 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { ADMIN, call, freshTenant, grantDeploymentKey, type TestTenant, user } from "./helpers";
+import { GatewayClient } from "./ws-helpers";
 
 /**
  * Deployment keys (MODEL_KEY_* secrets shared by every tenant) reach a tenant only when the
@@ -37,6 +38,16 @@ describe("deployment keys are granted, not taken", () => {
     const refused = await withRunner(t, runner);
     expect(refused.status).toBe(400);
     expect(refused.data.error.message).toContain("deployment key MODEL_KEY_TEST not granted to this tenant");
+    // The gateway's config writes go through the same check.
+    const client = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    const { hash } = (await client.request("config.get", {})).payload;
+    const patched = await client.request("config.patch", {
+      raw: JSON.stringify({ agents: { defaults: { runner } } }),
+      baseHash: hash,
+    });
+    client.close();
+    expect(patched.ok).toBe(false);
+    expect(patched.error.message).toContain("deployment key MODEL_KEY_TEST not granted to this tenant");
 
     const granted = await call(keys(t.id, "MODEL_KEY_TEST"), { method: "PUT", token: ADMIN });
     expect(granted.status).toBe(201);
