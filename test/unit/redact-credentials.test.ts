@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { UPSTREAM_DETAIL_MAX_CHARS, upstreamFailureDetail } from "../../src/model/upstream-failure";
 import { REDACTED, redactCredentials } from "../../src/secrets/redact-credentials";
 
 const KEY = "sk-proj-AbCdEf0123456789/xYz+Qr_wxyz";
@@ -83,5 +84,16 @@ describe("redactCredentials", () => {
     expectNoTrace(out);
     expect(out).not.toContain(b64(`user:${KEY}`).slice(8, 30));
     expect(out.split(REDACTED)).toHaveLength(5);
+  });
+});
+
+describe("upstreamFailureDetail", () => {
+  it("redacts before it cuts to 200 characters, so a key crossing the cut leaves no piece behind", async () => {
+    // The key starts 5 characters before the cut: cut first, "sk-pr" would stay.
+    const body = `${"x".repeat(182)} invalid key ${KEY}`;
+    const detail = await upstreamFailureDetail(new Response(body, { status: 401 }), [KEY]);
+    expect(detail).toHaveLength(UPSTREAM_DETAIL_MAX_CHARS);
+    expect(detail).not.toContain(KEY.slice(0, 5));
+    expect(detail.endsWith(" invalid key [REDA")).toBe(true);
   });
 });
