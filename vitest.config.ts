@@ -15,6 +15,8 @@ export default defineConfig({
           RUN_TOKEN_SECRET: "test-run-token-secret",
           // A fixed test key (never a real deployment's): docs/secrets.md.
           SECRET_STORE_KEY: "test1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+          // The test peers (mock models, webhook hosts) listen on 127.0.0.1 (docs/operations.md).
+          OUTBOUND_ALLOW_LOOPBACK: "true",
           // `GATEWAY_HUB_SOCKETS=1 npx vitest run` runs every test with each socket past the
           // first of a tenant in a hub object of its own (docs/gateway.md, "Hubs").
           ...(process.env.GATEWAY_HUB_SOCKETS ? { GATEWAY_HUB_SOCKETS: process.env.GATEWAY_HUB_SOCKETS } : {}),

@@ -1,6 +1,7 @@
 import { forgetAccess } from "../auth/access-cache";
 import type { TenantApi } from "../contracts/tenant-api";
 import { logInfo } from "../observability/log";
+import { configOutboundRefusal } from "../policy/outbound-url";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
 import type { TenantConfig } from "../protocol/config";
 import { directoryApi, ledgerApi, schedulerApi, sessionApi, tenantApi } from "../stubs";
@@ -26,6 +27,8 @@ export const CONFIG_CHANGED_MESSAGE = "config changed since last load; re-run co
 
 /** Writes the tenant's config (optionally only over `baseHash`) and drops cached access to it. */
 export async function writeTenantConfig(ctx: TenantContext, config: TenantConfig, baseHash?: string) {
+  const refused = configOutboundRefusal(config, ctx.outbound);
+  if (refused) throw new DomainError("invalid", `invalid config: ${refused.path}: ${refused.reason}`);
   const written = await ctx.tenant.putConfig(config, baseHash);
   if (written.ok) {
     forgetAccess(ctx.tenantId);

@@ -2,6 +2,7 @@ import type { Principal } from "../auth/principal";
 import type { TenantApi } from "../contracts/tenant-api";
 import type { TenantContext } from "../domain/context";
 import { sessionsDefaults } from "../domain/registry";
+import { serviceOrigin } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 import { MAX_PAYLOAD_BYTES, MAX_PREAUTH_PAYLOAD_BYTES, requestFrameSchema } from "../protocol/gateway";
 import { errorResponse, type OperatorScope } from "../protocol/http";
@@ -73,7 +74,7 @@ export class GatewayHub {
       return new Response("expected a WebSocket upgrade", { status: 426 });
     }
     if (!tenantId) return errorResponse(404, "not_found", "No such gateway");
-    return this.accept(tenantId, new URL(request.url).origin);
+    return this.accept(tenantId, serviceOrigin(this.host.env, request.url));
   }
 
   async accept(tenantId: string, origin: string): Promise<Response> {
@@ -244,7 +245,7 @@ export class GatewayHub {
       ...(state.tokenId ? { tokenId: state.tokenId } : {}),
     };
     return {
-      ...tenantPorts(this.host.env, state.tenantId),
+      ...tenantPorts(this.host.env, state.tenantId, state.origin),
       // Inside the tenant object the tenant port is the object itself: no RPC to itself.
       tenant: this.host.tenant,
       ...(this.host.tenantInProcess ? { tenantInProcess: true } : {}),

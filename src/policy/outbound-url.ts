@@ -1,3 +1,5 @@
+import type { RunnerConfig, TenantConfig } from "../protocol/config";
+
 /**
  * Where the service may send a request that tenant config points at (runners, webhook runners,
  * deliveries): public http(s) hosts only. Refused: loopback, private, CGNAT, link-local (cloud
@@ -48,7 +50,7 @@ export function outboundPolicy(env: OutboundEnv, requestOrigin?: string): Outbou
 }
 
 /** `PUBLIC_ORIGIN` as an origin (`https://host[:port]`), or undefined when unset or not an origin. */
-export function configuredPublicOrigin(env: Pick<OutboundEnv, "PUBLIC_ORIGIN">): string | undefined {
+export function configuredPublicOrigin(env: OutboundEnv): string | undefined {
   const value = env.PUBLIC_ORIGIN?.trim();
   if (!value) return undefined;
   try {
@@ -200,4 +202,30 @@ function normaliseAllowedHost(entry: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The first outbound URL of a tenant config the policy refuses: its dotted path and why; null when none. */
+export function configOutboundRefusal(
+  config: TenantConfig,
+  policy: OutboundPolicy,
+): { path: string; reason: string } | null {
+  const urls: Array<[string, string | undefined]> = [];
+  const runnerUrls = (path: string, runner: RunnerConfig | undefined) => {
+    if (runner?.type === "openai" || runner?.type === "anthropic") urls.push([`${path}.baseUrl`, runner.baseUrl]);
+    if (runner?.type === "webhook") urls.push([`${path}.url`, runner.url]);
+  };
+  runnerUrls("agents.defaults.runner", config.agents?.defaults?.runner);
+  config.agents?.list?.forEach((agent, i) => runnerUrls(`agents.list.${i}.runner`, agent.runner));
+  urls.push(["delivery.webhookUrl", config.delivery?.webhookUrl]);
+  for (const [path, url] of urls) {
+    if (url === undefined) continue;
+    const verdict = checkOutboundUrl(url, policy);
+    if (!verdict.ok) return { path, reason: verdict.reason };
+  }
+  return null;
+}
+
+/** The origin the service calls itself by: `PUBLIC_ORIGIN` when set, else the request's own (its Host header). */
+export function serviceOrigin(env: OutboundEnv, requestUrl: string): string {
+  return configuredPublicOrigin(env) ?? new URL(requestUrl).origin;
 }

@@ -1,6 +1,7 @@
 import { mintRunToken } from "../auth/run-token";
 import type { ClientTool, RunRecord } from "../model/run-types";
 import { findAgent } from "../policy/agents";
+import { type OutboundEnv, outboundPolicy } from "../policy/outbound-url";
 import { sessionToolsAllowed } from "../policy/tools";
 import type { RunnerConfig, TenantConfig } from "../protocol/config";
 import type { ResolvedSecret } from "../protocol/secrets";
@@ -38,7 +39,7 @@ const MODEL_KEY_PREFIX = "MODEL_KEY_";
 export const DEFAULT_MAX_TOOL_ROUNDS = 32;
 
 export type ExecutorDeps = {
-  env: Pick<Env, "RUN_TOKEN_SECRET"> & ToolboxEnv;
+  env: Pick<Env, "RUN_TOKEN_SECRET"> & ToolboxEnv & OutboundEnv;
   transcript: TranscriptPort;
   /** Each run's tool steps and calls, written before and after each call. */
   journal: ToolJournal;
@@ -89,6 +90,8 @@ export class RunExecutor {
       deadline: runDeadline(run),
       signal: controls.signal,
       onText: controls.onText,
+      // The run's own origin (the request that started it) is the service too, whatever PUBLIC_ORIGIN says.
+      outbound: outboundPolicy(this.deps.env, input.callbackBase ? new URL(input.callbackBase).origin : undefined),
       secret: (name) => this.secret(name),
       storeSecret: (id) => this.deps.storeSecret(input.tenantId, id),
       readAttachment: async (key) => {

@@ -111,17 +111,31 @@ describe("outbound URL policy", () => {
 
   it("allows loopback (127/8, ::1, localhost) only with the switch; private and link-local stay refused", () => {
     const dev = { ...strict, allowLoopback: true };
-    for (const url of ["http://127.0.0.1:9000/", "http://[::1]:9000/", "http://localhost:9000/", "http://2130706433/"]) {
+    for (const url of [
+      "http://127.0.0.1:9000/",
+      "http://[::1]:9000/",
+      "http://localhost:9000/",
+      "http://2130706433/",
+    ]) {
       expect(refused(url), url).not.toBeNull();
       expect(refused(url, dev), url).toBeNull();
     }
-    for (const url of ["http://10.0.0.1/", "http://169.254.169.254/", "http://0.0.0.0/", "http://[::ffff:a9fe:a9fe]/"]) {
+    for (const url of [
+      "http://10.0.0.1/",
+      "http://169.254.169.254/",
+      "http://0.0.0.0/",
+      "http://[::ffff:a9fe:a9fe]/",
+    ]) {
       expect(refused(url, dev), url).not.toBeNull();
     }
   });
 
   it("refuses the service's own origin even where loopback or the host is allowed (80 and 443 as one)", () => {
-    const policy = { allowLoopback: true, allowedHosts: ["sessions.example.com"], ownOrigins: ["http://127.0.0.1:8787"] };
+    const policy = {
+      allowLoopback: true,
+      allowedHosts: ["sessions.example.com"],
+      ownOrigins: ["http://127.0.0.1:8787"],
+    };
     expect(refused("http://127.0.0.1:8787/t/acme/v1", policy)).toContain("own origin");
     expect(refused("http://127.0.0.1:9000/v1", policy)).toBeNull();
     const deployed = { ...strict, ownOrigins: ["https://sessions.example.com"] };

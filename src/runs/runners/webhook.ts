@@ -2,6 +2,7 @@ import { z } from "zod";
 import { signatureHeader } from "../../auth/webhook-signature";
 import type { TranscriptMessage } from "../../protocol/session";
 import type { WebhookRunRequest } from "../../protocol/webhooks";
+import { guardedFetch } from "../../util/guarded-fetch";
 import { type ModelToolCall, type Runner, RunnerError } from "./runner";
 
 /**
@@ -39,15 +40,19 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
     const body = JSON.stringify(payload);
     let response: Response;
     try {
-      response = await fetch(config.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          ...(await signatureHeader(await runnerSecret(), body)),
+      response = await guardedFetch(
+        config.url,
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            ...(await signatureHeader(await runnerSecret(), body)),
+          },
+          body,
+          signal: request.signal,
         },
-        body,
-        signal: request.signal,
-      });
+        request.outbound,
+      );
     } catch (error) {
       if (request.signal.aborted) throw error;
       throw new RunnerError(`webhook unreachable: ${(error as Error).message}`);
