@@ -215,7 +215,7 @@ export function configOutboundRefusal(
     if (runner?.type === "webhook") urls.push([`${path}.url`, runner.url]);
   };
   runnerUrls("agents.defaults.runner", config.agents?.defaults?.runner);
-  config.agents?.list?.forEach((agent, i) => runnerUrls(`agents.list.${i}.runner`, agent.runner));
+  for (const [i, agent] of (config.agents?.list ?? []).entries()) runnerUrls(`agents.list.${i}.runner`, agent.runner);
   urls.push(["delivery.webhookUrl", config.delivery?.webhookUrl]);
   for (const [path, url] of urls) {
     if (url === undefined) continue;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { checkOutboundUrl, type OutboundPolicy, outboundPolicy } from "../../src/policy/outbound-url";
+import {
+  checkOutboundUrl,
+  configOutboundRefusal,
+  type OutboundPolicy,
+  outboundPolicy,
+  serviceOrigin,
+} from "../../src/policy/outbound-url";
 
 const strict: OutboundPolicy = { allowLoopback: false, allowedHosts: [], ownOrigins: [] };
 const refused = (url: string, policy = strict) => {
@@ -165,5 +171,33 @@ describe("outbound URL policy", () => {
     expect(outboundPolicy({}).allowLoopback).toBe(false);
     expect(outboundPolicy({ OUTBOUND_ALLOW_LOOPBACK: "1" }).allowLoopback).toBe(false);
     expect(outboundPolicy({ PUBLIC_ORIGIN: "not an origin" }).ownOrigins).toEqual([]);
+  });
+
+  it("finds the first refused URL of a config by its dotted path (runners of defaults and agents, delivery)", () => {
+    const runner = (baseUrl: string) => ({ type: "openai" as const, baseUrl, model: "m" });
+    expect(
+      configOutboundRefusal({ agents: { defaults: { runner: runner("https://api.openai.com/v1") } } }, strict),
+    ).toBeNull();
+    expect(
+      configOutboundRefusal({ agents: { defaults: { runner: { type: "anthropic", model: "m" } } } }, strict),
+    ).toBeNull();
+    expect(
+      configOutboundRefusal(
+        { agents: { list: [{ id: "a" }, { id: "b", runner: { type: "webhook", url: "http://10.0.0.1/" } }] } },
+        strict,
+      ),
+    ).toEqual({ path: "agents.list.1.runner.url", reason: expect.stringContaining("private network") });
+    expect(configOutboundRefusal({ delivery: { webhookUrl: "http://[::1]/d" } }, strict)).toEqual({
+      path: "delivery.webhookUrl",
+      reason: expect.stringContaining("loopback"),
+    });
+  });
+
+  it("names the service's origin by PUBLIC_ORIGIN when set, else by the request (its Host header)", () => {
+    expect(serviceOrigin({}, "http://127.0.0.1:8787/t/a/v1/runs")).toBe("http://127.0.0.1:8787");
+    expect(serviceOrigin({ PUBLIC_ORIGIN: "https://sessions.example.com" }, "http://evil.example/t/a")).toBe(
+      "https://sessions.example.com",
+    );
+    expect(serviceOrigin({ PUBLIC_ORIGIN: " " }, "http://evil.example/t/a")).toBe("http://evil.example");
   });
 });
