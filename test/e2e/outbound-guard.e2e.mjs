@@ -235,12 +235,15 @@ test("outbound URLs: loopback works only in local development, never the service
   gateway.close();
   assert.equal(stored.ok, true, JSON.stringify(stored));
   const selfRunner = (baseUrl) => ({
+    // No session tools offered: each hop's request is a plain completion the next hop accepts.
+    tools: { deny: ["*"] },
     agents: {
       defaults: {
         runner: {
           type: "openai",
           baseUrl,
-          model: "m",
+          // The service's own model name: without the hop guard each hop would start the next run.
+          model: "openclaw",
           apiKey: { source: "store", provider: "default", id: "SELF_TOKEN" },
         },
       },
@@ -255,17 +258,19 @@ test("outbound URLs: loopback works only in local development, never the service
   peers.proxy = await startProxy(server.baseUrl);
   const putLoop = await tenants.a.http("PUT", "/v1/config", selfRunner(`${peers.proxy.url}/t/${tenants.a.id}/v1`));
   assert.equal(putLoop.status, 200, putLoop.text);
-  const completion = await tenants.a.http("POST", "/v1/chat/completions", {
-    model: "openclaw",
-    messages: [{ role: "user", content: "call yourself" }],
-  });
+  // (Without the guard the request never answers: each hop waits for the next. Bounded here.)
+  const completion = await httpJson(server.baseUrl, "POST", `/t/${tenants.a.id}/v1/chat/completions`, {
+    authorization: `Bearer ${tenants.a.token}`,
+    body: { model: "openclaw", messages: [{ role: "user", content: "call yourself" }] },
+    timeoutMs: 10_000,
+  }).catch((error) => ({ status: 0, text: String(error) }));
+  assert.equal(await sessionCount(tenants.a), 1, "one session after the one request");
+  await new Promise((resolve) => setTimeout(resolve, 10_000));
+  assert.equal(await sessionCount(tenants.a), 1, "no new session within 10 s of the one request");
   assert.ok(completion.status >= 400, completion.text);
-  assert.equal(await sessionCount(tenants.a), 1);
   const [session] = (await tenants.a.http("GET", "/v1/sessions")).json.sessions;
   const runs = await tenants.a.http("GET", `/v1/sessions/${encodeURIComponent(session.key)}/runs`);
   assert.match(runs.json.runs[0].error, /^model endpoint answered 508: .*Loop detected/, runs.text);
-  await new Promise((resolve) => setTimeout(resolve, 10_000));
-  assert.equal(await sessionCount(tenants.a), 1, "no new session within 10 s of the one request");
   assert.equal(peers.proxy.hits.length, 1, "the proxy forwarded exactly one runner request");
   assert.equal(peers.proxy.hits[0].headers["x-openclaw-sessions-hop"], "1");
 
