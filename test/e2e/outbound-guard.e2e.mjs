@@ -228,6 +228,20 @@ test("outbound URLs: loopback works only in local development, never the service
   assert.equal(refusedDelivery.status, "dead", JSON.stringify(refusedDelivery));
   assert.match(refusedDelivery.lastError, /outbound request refused: 127\.0\.0\.1 is a loopback address/);
   assert.equal(peers.sink.hits.length, 1, "the delivery sink heard nothing more");
+  // A public (here: allowlisted) host cannot bounce a request inward: redirects are not followed.
+  peers.bouncer = await listen(ALIAS_HOST, (_req, res) =>
+    res.writeHead(307, { location: `${peers.sink.url}/bounced` }).end(),
+  );
+  tenants.e = await makeTenant("ob-bounce");
+  const putBouncer = await tenants.e.http("PUT", "/v1/config", {
+    agents: { defaults: { runner: { type: "webhook", url: `${peers.bouncer.url}/run` } } },
+  });
+  assert.equal(putBouncer.status, 200, putBouncer.text);
+  const bounced = await gatewayRun(tenants.e, "ob-bounce-run");
+  assert.equal(bounced.status, "error", JSON.stringify(bounced));
+  assert.match(bounced.error, /^webhook answered 307/);
+  assert.equal(peers.bouncer.hits.length, 1);
+  assert.equal(peers.sink.hits.length, 1, "the redirect's target heard nothing");
   // … and when written (a name, an address, the switch off).
   for (const baseUrl of [`${peers.model.url}/v1`, "http://localhost:11434/v1", "http://169.254.169.254/v1"]) {
     const put = await tenants.b.http("PUT", "/v1/config", {
