@@ -27,6 +27,8 @@ export default defineConfig({
           MODEL_KEY_TEST: "sk-test-deployment-0123456789abcdef",
           MODEL_KEY_ELSEWHERE: "sk-test-elsewhere-0123456789abcdef",
           DEV_DEPLOYMENT_KEY_GRANTS: "MODEL_KEY_LOCAL",
+          // The test peers (mock models, webhook hosts) listen on 127.0.0.1 (docs/operations.md).
+          OUTBOUND_ALLOW_LOOPBACK: "true",
           // `GATEWAY_HUB_SOCKETS=1 npx vitest run` runs every test with each socket past the
           // first of a tenant in a hub object of its own (docs/gateway.md, "Hubs").
           ...(process.env.GATEWAY_HUB_SOCKETS ? { GATEWAY_HUB_SOCKETS: process.env.GATEWAY_HUB_SOCKETS } : {}),

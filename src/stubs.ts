@@ -4,6 +4,7 @@ import type { LedgerApi } from "./contracts/ledger-api";
 import type { SchedulerApi } from "./contracts/scheduler-api";
 import type { SessionApi } from "./contracts/session-api";
 import type { TenantApi } from "./contracts/tenant-api";
+import { type OutboundEnv, type OutboundPolicy, outboundPolicy } from "./policy/outbound-url";
 
 /**
  * The one place that knows how Durable Objects are named and turns a binding into a port:
@@ -74,16 +75,20 @@ export function directoryApi(env: { DIRECTORY: Namespace }): DirectoryApi {
 
 /** The ports a TenantContext carries, built from the worker's bindings. */
 export function tenantPorts(
-  env: ObjectBindings & { ATTACHMENTS: R2Bucket },
+  env: ObjectBindings & { ATTACHMENTS: R2Bucket } & OutboundEnv,
   tenantId: string,
+  /** The origin the caller's request reached (its own origin counts as the service's). */
+  requestOrigin?: string,
 ): {
   tenant: TenantApi;
   sessions(key: string): SessionApi;
   attachments: R2Bucket;
   scheduler: SchedulerApi;
   ledger: LedgerApi;
+  outbound: OutboundPolicy;
 } {
   return {
+    outbound: outboundPolicy(env, requestOrigin),
     tenant: tenantApi(env, tenantId),
     scheduler: schedulerApi(env, tenantId),
     ledger: ledgerApi(env, tenantId),

@@ -2,12 +2,14 @@ import { signatureHeader } from "../auth/webhook-signature";
 import type { LiveEvent } from "../contracts/tenant-api";
 import type { Delivery, DeliveryTarget } from "../model/delivery";
 import { logWarning } from "../observability/log";
+import type { OutboundPolicy } from "../policy/outbound-url";
 import { sendBlocked } from "../policy/send-policy";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
 import type { DeliveryWebhookBody } from "../protocol/webhooks";
 import { redactCredentials } from "../secrets/redact-credentials";
 import type { TimerPort } from "../timers/timers";
+import { guardedFetch } from "../util/guarded-fetch";
 import type { DeliveryStore } from "./delivery-store";
 import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
 
@@ -17,6 +19,8 @@ export type OutboxPorts = {
   entry(): SessionEntry | null;
   tenantConfig(): Promise<TenantConfig>;
   signingSecret(): Promise<string>;
+  /** Where deliveries may be sent (the deployment's outbound policy). */
+  outbound(): OutboundPolicy;
   /** Tells the session's clients (here: a delivery changed state). */
   emit(event: Omit<LiveEvent, "afterSeq">): void;
   /** Tenant and session of this outbox, for log lines. */
@@ -120,15 +124,19 @@ export class Outbox {
     let signingSecret: string | undefined;
     try {
       signingSecret = await this.ports.signingSecret();
-      const response = await fetch(url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "idempotency-key": delivery.idempotencyKey,
-          ...(await signatureHeader(signingSecret, body)),
+      const response = await guardedFetch(
+        url,
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "idempotency-key": delivery.idempotencyKey,
+            ...(await signatureHeader(signingSecret, body)),
+          },
+          body,
         },
-        body,
-      });
+        this.ports.outbound(),
+      );
       await response.body?.cancel();
       return response.ok ? null : `delivery webhook answered ${response.status}`;
     } catch (error) {

@@ -3,6 +3,7 @@ import type { LedgerApi } from "../contracts/ledger-api";
 import type { SchedulerApi } from "../contracts/scheduler-api";
 import type { SessionApi } from "../contracts/session-api";
 import type { TenantApi } from "../contracts/tenant-api";
+import type { OutboundPolicy } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 
 /**
@@ -27,4 +28,6 @@ export type TenantContext = {
   scheduler: SchedulerApi;
   /** The tenant's usage rollup and log lines (its ledger object). */
   ledger: LedgerApi;
+  /** Where URLs in the tenant's config may point (checked when config is written). */
+  outbound: OutboundPolicy;
 };

@@ -1,6 +1,7 @@
 import { forgetAccess } from "../auth/access-cache";
 import type { TenantApi } from "../contracts/tenant-api";
 import { logInfo } from "../observability/log";
+import { configOutboundRefusal } from "../policy/outbound-url";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
 import type { TenantConfig } from "../protocol/config";
 import { deploymentKeyNames, ungrantedKeysRefusal } from "../secrets/deployment-keys";
@@ -33,6 +34,10 @@ export async function writeTenantConfig(ctx: TenantContext, config: TenantConfig
   if (deploymentKeyNames(config).length > 0) {
     const refused = ungrantedKeysRefusal(config, (await ctx.tenant.deploymentKeyGrants()).grants);
     if (refused) throw new DomainError("invalid", refused);
+  }
+  const outboundRefusal = configOutboundRefusal(config, ctx.outbound);
+  if (outboundRefusal) {
+    throw new DomainError("invalid", `invalid config: ${outboundRefusal.path}: ${outboundRefusal.reason}`);
   }
   const written = await ctx.tenant.putConfig(config, baseHash);
   if (written.ok) {

@@ -2,6 +2,7 @@ import type { Principal } from "../auth/principal";
 import type { TenantApi } from "../contracts/tenant-api";
 import type { TenantContext } from "../domain/context";
 import { sessionsDefaults } from "../domain/registry";
+import { serviceOrigin } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 import { MAX_PAYLOAD_BYTES, MAX_PREAUTH_PAYLOAD_BYTES, requestFrameSchema } from "../protocol/gateway";
 import { errorResponse, type OperatorScope } from "../protocol/http";
@@ -244,14 +245,14 @@ export class GatewayHub {
       ...(state.tokenId ? { tokenId: state.tokenId } : {}),
     };
     return {
-      ...tenantPorts(this.host.env, state.tenantId),
+      ...tenantPorts(this.host.env, state.tenantId, state.origin),
       // Inside the tenant object the tenant port is the object itself: no RPC to itself.
       tenant: this.host.tenant,
       ...(this.host.tenantInProcess ? { tenantInProcess: true } : {}),
       tenantId: state.tenantId,
       config: this.host.config(),
       principal,
-      origin: state.origin,
+      origin: serviceOrigin(this.host.env, state.origin),
       ...(state.client ? { client: { id: state.client.id, mode: state.client.mode } } : {}),
     };
   }

@@ -7,6 +7,7 @@ import { type AppEnv, tenantAuth } from "./context";
 import { controlUi } from "./control-ui/routes";
 import { tenantCors } from "./cors";
 import { toApiError } from "./errors";
+import { refuseOwnHop } from "./hop-guard";
 import { adminRoutes } from "./routes/admin";
 import { automationRoutes } from "./routes/automations";
 import { configRoutes } from "./routes/config";
@@ -40,6 +41,8 @@ function tenantApp() {
 export function createApp() {
   const app = new Hono<AppEnv>();
 
+  // Before every route: the service never serves a request it sent itself.
+  app.use("*", refuseOwnHop);
   app.get("/health", (c) => c.json({ ok: true, status: "live" }));
   app.route("/", docsRoutes);
   // The Control UI at / and /t/<tenantId>/ (browser navigations and its files; APIs pass through).

@@ -3,6 +3,7 @@ import { authenticate } from "../auth/authenticate";
 import { hasScope } from "../auth/principal";
 import { bearerToken } from "../auth/tokens";
 import type { TenantContext } from "../domain/context";
+import { serviceOrigin } from "../policy/outbound-url";
 import { type OperatorScope, TENANT_ID_PATTERN } from "../protocol/http";
 import { tenantPorts } from "../stubs";
 import { logAuthFailure } from "./auth-log";
@@ -37,11 +38,11 @@ export const tenantAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw unauthorized();
   }
   c.set("tenant", {
-    ...tenantPorts(c.env, tenantId),
+    ...tenantPorts(c.env, tenantId, new URL(c.req.url).origin),
     tenantId,
     config: access.config,
     principal: access.principal,
-    origin: new URL(c.req.url).origin,
+    origin: serviceOrigin(c.env, c.req.url),
   });
   await next();
 };

@@ -1,6 +1,7 @@
 import type { Context, Next } from "hono";
 import type { TenantContext } from "../domain/context";
 import { redeemStreamTicket } from "../domain/stream-tickets";
+import { serviceOrigin } from "../policy/outbound-url";
 import { tenantPorts } from "../stubs";
 import { logAuthFailure } from "./auth-log";
 import { badRequest, unauthorized } from "./errors";
@@ -33,7 +34,7 @@ export async function ticketAuth(
   } catch {
     throw badRequest("invalid session key");
   }
-  const ports = tenantPorts(c.env, tenantId);
+  const ports = tenantPorts(c.env, tenantId, new URL(c.req.url).origin);
   const redeemed = await redeemStreamTicket(ports.tenant, ticket, rawKey);
   if (!redeemed) {
     logAuthFailure(c, "stream ticket unknown, used, expired or for another session", tenantId);
@@ -48,7 +49,7 @@ export async function ticketAuth(
       scopes: redeemed.grant.scopes,
       ...(redeemed.grant.tokenId ? { tokenId: redeemed.grant.tokenId } : {}),
     },
-    origin: new URL(c.req.url).origin,
+    origin: serviceOrigin(c.env, c.req.url),
   });
   await next();
 }

@@ -15,6 +15,7 @@ import type { AppEnv } from "../http/context";
 import { MAX_BODY_BYTES } from "../http/request";
 import { oauthAccess } from "../oauth/access";
 import { OAUTH_SCOPES, protectedResourceMetadataUrl } from "../oauth/server";
+import { serviceOrigin } from "../policy/outbound-url";
 import { describeZodError } from "../protocol/describe";
 import { TENANT_ID_PATTERN } from "../protocol/http";
 import { tenantPorts } from "../stubs";
@@ -59,8 +60,10 @@ async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   const url = new URL(c.req.url);
   const tenantId = c.req.param("tenantId") ?? c.env.DEFAULT_TENANT;
   if (!tenantId) return rpcError(c, 404, -32600, "No default tenant is configured; use /t/<tenantId>/mcp");
-  const resource = `${url.origin}${url.pathname}`;
-  const ctx = await authenticateMcp(c, tenantId, url.origin);
+  // Tokens are bound to the service's origin (PUBLIC_ORIGIN when set), not to the Host header.
+  const origin = serviceOrigin(c.env, c.req.url);
+  const resource = `${origin}${url.pathname}`;
+  const ctx = await authenticateMcp(c, tenantId, origin);
   if (!ctx) return challenge(c, resource);
   if (c.req.method !== "POST") {
     c.header("Allow", "POST, OPTIONS");
@@ -97,7 +100,13 @@ async function authenticateMcp(c: Context<AppEnv>, tenantId: string, origin: str
   if (!access || access === "wrong_tenant") return null;
   // A run token acts as its session only while its run is active.
   if (access.principal.kind === "run" && !access.principal.runActive) return null;
-  return { ...tenantPorts(c.env, tenantId), tenantId, config: access.config, principal: access.principal, origin };
+  return {
+    ...tenantPorts(c.env, tenantId, new URL(c.req.url).origin),
+    tenantId,
+    config: access.config,
+    principal: access.principal,
+    origin,
+  };
 }
 
 /** 401 naming the protected-resource metadata, so OAuth clients can find the authorization server. */

@@ -4,6 +4,7 @@ import { authenticate } from "../auth/authenticate";
 import { hasScope } from "../auth/principal";
 import { sha256Hex } from "../auth/tokens";
 import type { AppEnv } from "../http/context";
+import { serviceOrigin } from "../policy/outbound-url";
 import { TENANT_ID_PATTERN } from "../protocol/http";
 import { type GrantProps, grantUserId } from "./access";
 import { consentPage, errorPage } from "./consent-page";
@@ -24,11 +25,11 @@ const MAX_OAUTH_BODY_BYTES = 64 * 1024;
 oauthRoutes.get("/.well-known/oauth-protected-resource/mcp", (c) => {
   const tenantId = c.env.DEFAULT_TENANT;
   if (!tenantId) return c.json({ error: "not_found", error_description: "No default tenant is configured" }, 404);
-  return protectedResource(c, tenantId, `${new URL(c.req.url).origin}/mcp`);
+  return protectedResource(c, tenantId, `${origin(c)}/mcp`);
 });
 oauthRoutes.get("/.well-known/oauth-protected-resource/t/:tenantId/mcp", (c) => {
   const tenantId = c.req.param("tenantId");
-  return protectedResource(c, tenantId, `${new URL(c.req.url).origin}/t/${tenantId}/mcp`);
+  return protectedResource(c, tenantId, `${origin(c)}/t/${tenantId}/mcp`);
 });
 
 oauthRoutes.on(["GET", "HEAD", "OPTIONS"], "/.well-known/oauth-authorization-server/t/:tenantId", byProvider);
@@ -46,7 +47,7 @@ function protectedResource(c: Context<AppEnv>, tenantId: string, resource: strin
   c.header("Access-Control-Allow-Origin", "*");
   return c.json({
     resource,
-    authorization_servers: [oauthUrls(c.env, new URL(c.req.url).origin, tenantId).issuer],
+    authorization_servers: [oauthUrls(c.env, origin(c), tenantId).issuer],
     scopes_supported: [...OAUTH_SCOPES],
     bearer_methods_supported: ["header"],
     resource_name: `OpenClaw sessions of tenant ${tenantId}`,
@@ -69,16 +70,17 @@ function byDefaultTenant(c: Context<AppEnv>): Response | Promise<Response> {
 async function answerByProvider(c: Context<AppEnv>, tenantId: string, raw: Request): Promise<Response> {
   if (!TENANT_ID_PATTERN.test(tenantId))
     return c.json({ error: "not_found", error_description: "Unknown tenant" }, 404);
-  let request = raw;
+  // The provider matches endpoints by full URL: the request is addressed to the service's origin.
+  let request = atServiceOrigin(c, raw);
   if (c.req.method === "POST") {
     const tooLarge = () =>
       c.json({ error: "invalid_request", error_description: `Body exceeds ${MAX_OAUTH_BODY_BYTES} bytes` }, 413);
     if (Number(c.req.header("content-length") ?? "0") > MAX_OAUTH_BODY_BYTES) return tooLarge();
     const body = await c.req.arrayBuffer();
     if (body.byteLength > MAX_OAUTH_BODY_BYTES) return tooLarge();
-    request = new Request(raw, { body });
+    request = new Request(request, { body });
   }
-  const server = authorizationServer(c.env, new URL(c.req.url).origin, tenantId);
+  const server = authorizationServer(c.env, origin(c), tenantId);
   if (!server) return c.json({ error: "invalid_request", error_description: OAUTH_NEEDS_HTTPS }, 400);
   // Hono's ExecutionContext type is narrower than the runtime's; it is the same object.
   return server.fetch(request, c.env, c.executionCtx as unknown as ExecutionContext);
@@ -87,7 +89,7 @@ async function answerByProvider(c: Context<AppEnv>, tenantId: string, raw: Reque
 async function showConsent(c: Context<AppEnv>): Promise<Response> {
   const tenantId = c.req.param("tenantId")!;
   if (!TENANT_ID_PATTERN.test(tenantId)) return c.html(errorPage("Unknown tenant."), 404);
-  const api = authorizationServer(c.env, new URL(c.req.url).origin, tenantId)?.getOAuthApi(c.env);
+  const api = authorizationServer(c.env, origin(c), tenantId)?.getOAuthApi(c.env);
   if (!api) return c.html(errorPage(OAUTH_NEEDS_HTTPS), 400);
   let authRequest: AuthRequest;
   try {
@@ -107,7 +109,7 @@ async function decideConsent(c: Context<AppEnv>): Promise<Response> {
   if (!TENANT_ID_PATTERN.test(tenantId)) return c.html(errorPage("Unknown tenant."), 404);
   if (Number(c.req.header("content-length") ?? "0") > MAX_OAUTH_BODY_BYTES)
     return c.html(errorPage("Form too large."), 413);
-  const api = authorizationServer(c.env, new URL(c.req.url).origin, tenantId)?.getOAuthApi(c.env);
+  const api = authorizationServer(c.env, origin(c), tenantId)?.getOAuthApi(c.env);
   if (!api) return c.html(errorPage(OAUTH_NEEDS_HTTPS), 400);
   const form = await c.req.formData().catch(() => null);
   const field = (name: string) => {
@@ -163,6 +165,21 @@ function authorizationFailed(c: Context<AppEnv>, error: unknown): Response {
   if (!(error instanceof AuthorizationError)) throw error;
   if (error.redirectTo) return c.redirect(error.redirectTo, 302);
   return c.html(errorPage(error.description), 400);
+}
+
+/** The origin the service calls itself by (PUBLIC_ORIGIN when set, else the request's Host): the issuer's. */
+function origin(c: Context<AppEnv>): string {
+  return serviceOrigin(c.env, c.req.url);
+}
+
+/** `raw` addressed to the service's origin (with PUBLIC_ORIGIN set, whatever Host the client sent). */
+function atServiceOrigin(c: Context<AppEnv>, raw: Request): Request {
+  const url = new URL(raw.url);
+  const own = new URL(origin(c));
+  if (url.origin === own.origin) return raw;
+  url.protocol = own.protocol;
+  url.host = own.host;
+  return new Request(url, raw);
 }
 
 function withHtml(headers: Headers): Headers {

@@ -1,6 +1,7 @@
 import { mintRunToken } from "../auth/run-token";
 import type { ClientTool, RunRecord } from "../model/run-types";
 import { findAgent } from "../policy/agents";
+import { type OutboundEnv, outboundPolicy } from "../policy/outbound-url";
 import { sessionToolsAllowed } from "../policy/tools";
 import type { RunnerConfig, TenantConfig } from "../protocol/config";
 import type { DeploymentKeyGrant, ResolvedSecret } from "../protocol/secrets";
@@ -40,7 +41,7 @@ const MODEL_KEY_PREFIX = "MODEL_KEY_";
 export const DEFAULT_MAX_TOOL_ROUNDS = 32;
 
 export type ExecutorDeps = {
-  env: Pick<Env, "RUN_TOKEN_SECRET"> & ToolboxEnv & DeploymentKeyEnv;
+  env: Pick<Env, "RUN_TOKEN_SECRET"> & ToolboxEnv & DeploymentKeyEnv & OutboundEnv;
   transcript: TranscriptPort;
   /** Each run's tool steps and calls, written before and after each call. */
   journal: ToolJournal;
@@ -108,6 +109,8 @@ export class RunExecutor {
       onText: controls.onText,
       deploymentKey: (name) => this.deploymentKey(input.tenantId, name),
       credentials,
+      // The run's own origin (the request that started it) is the service too, whatever PUBLIC_ORIGIN says.
+      outbound: outboundPolicy(this.deps.env, input.callbackBase ? new URL(input.callbackBase).origin : undefined),
       storeSecret: (id) => this.deps.storeSecret(input.tenantId, id),
       readAttachment: async (key) => {
         const object = await this.deps.env.ATTACHMENTS?.get(key);

@@ -5,6 +5,7 @@ import { A2aFlowDriver, announceToChannel } from "../flows/a2a-flow";
 import { installLedgerLogSink } from "../ledger/log-sink";
 import { reportUsage, usageEventOf } from "../ledger/usage-event";
 import { PendingClaim } from "../pending/pending-sessions";
+import { outboundPolicy } from "../policy/outbound-url";
 import { RunAdmission } from "../runs/run-admission";
 import { RunEvents } from "../runs/run-events";
 import { RunExecutor } from "../runs/run-executor";
@@ -141,6 +142,7 @@ export function wireSession(
     entry: () => transcript.entry(),
     tenantConfig: async () => tenant().config(),
     signingSecret: async () => tenant().runnerSecret(),
+    outbound: () => outboundPolicy(env),
     emit,
   });
   const flows = new A2aFlowDriver({

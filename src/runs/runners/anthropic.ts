@@ -1,5 +1,6 @@
 import type { RunUsage } from "../../model/run-types";
 import { upstreamFailureDetail, upstreamFailureText } from "../../model/upstream-failure";
+import { guardedFetch } from "../../util/guarded-fetch";
 import { parseToolArguments } from "../tool-loop/tool-calls";
 import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
 import { runnerCredential } from "./runner-keys";
@@ -52,16 +53,20 @@ export const anthropicRunner: Runner = async (request) => {
 
   let response: Response;
   try {
-    response = await fetch(messagesEndpoint(config.baseUrl), {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "anthropic-version": ANTHROPIC_VERSION,
-        ...(apiKey ? { "x-api-key": apiKey } : {}),
+    response = await guardedFetch(
+      messagesEndpoint(config.baseUrl),
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "anthropic-version": ANTHROPIC_VERSION,
+          ...(apiKey ? { "x-api-key": apiKey } : {}),
+        },
+        body: JSON.stringify(body),
+        signal: request.signal,
       },
-      body: JSON.stringify(body),
-      signal: request.signal,
-    });
+      request.outbound,
+    );
   } catch (error) {
     if (request.signal.aborted) throw error;
     throw new RunnerError(`model endpoint unreachable: ${(error as Error).message}`);

@@ -1,5 +1,6 @@
 import type { RunUsage } from "../../model/run-types";
 import { upstreamFailureDetail, upstreamFailureText } from "../../model/upstream-failure";
+import { guardedFetch } from "../../util/guarded-fetch";
 import { parseToolArguments, sanitizeToolCallId } from "../tool-loop/tool-calls";
 import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
 import { runnerCredential } from "./runner-keys";
@@ -35,19 +36,23 @@ export const openaiRunner: Runner = async (request) => {
 
   let response: Response;
   try {
-    response = await fetch(endpoint, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-      body: JSON.stringify({
-        model: config.model,
-        messages,
-        stream: true,
-        stream_options: { include_usage: true },
-        ...tools,
-        ...(request.maxTokens ? { max_completion_tokens: request.maxTokens } : {}),
-      }),
-      signal: request.signal,
-    });
+    response = await guardedFetch(
+      endpoint,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+        body: JSON.stringify({
+          model: config.model,
+          messages,
+          stream: true,
+          stream_options: { include_usage: true },
+          ...tools,
+          ...(request.maxTokens ? { max_completion_tokens: request.maxTokens } : {}),
+        }),
+        signal: request.signal,
+      },
+      request.outbound,
+    );
   } catch (error) {
     if (request.signal.aborted) throw error;
     throw new RunnerError(`model endpoint unreachable: ${(error as Error).message}`);

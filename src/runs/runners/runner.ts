@@ -1,4 +1,5 @@
 import type { ClientToolCall, RunInput, RunUsage } from "../../model/run-types";
+import type { OutboundPolicy } from "../../policy/outbound-url";
 import type { RunnerConfig } from "../../protocol/config";
 import type { ResolvedSecret } from "../../protocol/secrets";
 import type { TranscriptMessage } from "../../protocol/session";
@@ -45,6 +46,8 @@ export type RunnerRequest = {
   tools?: ToolSpec[];
   /** The model's output cap per call (`maxTokens` of the runner config). */
   maxTokens?: number;
+  /** Where this run may send requests (runners fetch through `guardedFetch` with it). */
+  outbound: OutboundPolicy;
   /** For webhook runs: the token the host uses for callbacks and tools, and where to call back. */
   runToken?: string;
   callbackBase?: string;

@@ -3,6 +3,7 @@ import { signatureHeader } from "../../auth/webhook-signature";
 import { upstreamFailureDetail } from "../../model/upstream-failure";
 import type { TranscriptMessage } from "../../protocol/session";
 import type { WebhookRunRequest } from "../../protocol/webhooks";
+import { guardedFetch } from "../../util/guarded-fetch";
 import { type ModelToolCall, type Runner, RunnerError } from "./runner";
 
 /**
@@ -41,15 +42,19 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
     const signingSecret = await runnerSecret();
     let response: Response;
     try {
-      response = await fetch(config.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          ...(await signatureHeader(signingSecret, body)),
+      response = await guardedFetch(
+        config.url,
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            ...(await signatureHeader(signingSecret, body)),
+          },
+          body,
+          signal: request.signal,
         },
-        body,
-        signal: request.signal,
-      });
+        request.outbound,
+      );
     } catch (error) {
       if (request.signal.aborted) throw error;
       throw new RunnerError(`webhook unreachable: ${(error as Error).message}`);
