@@ -112,7 +112,9 @@ const responsesToolChoice = z.union([
 
 export const responsesRequestSchema = z.strictObject({
   model: z.string(),
-  input: z.union([z.string(), z.array(responseInputItemSchema)]),
+  input: z
+    .union([z.string(), z.array(responseInputItemSchema)])
+    .describe("A string, or items; a message item may leave out `type` (OpenAI's EasyInputMessage)."),
   instructions: z.string().nullable().optional(),
   tools: z.array(responsesFunctionTool).optional(),
   tool_choice: responsesToolChoice.optional(),
@@ -135,6 +137,9 @@ export const responsesRequestSchema = z.strictObject({
   // Extra output OpenAI can add (`reasoning.encrypted_content`, `message.output_text.logprobs`, …;
   // the Agents SDK sends `[]`): accepted and ignored, none of it exists here.
   include: z.array(z.string()).nullable().optional(),
+  // LangChain's bindTools({ parallel_tool_calls }) and the Agents SDK's parallelToolCalls send it;
+  // accepted and ignored: the agent's model decides how many calls an answer holds.
+  parallel_tool_calls: z.boolean().nullable().optional(),
 });
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;
 

@@ -9,6 +9,7 @@ import { dirname, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { createOpenAI } from "@ai-sdk/openai";
+import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import { Agent, tool as agentTool, OpenAIProvider, Runner } from "@openai/agents";
 import { tool as aiTool, generateText, stepCountIs, streamText } from "ai";
@@ -143,6 +144,26 @@ describe("LangChain's ChatOpenAI with useResponsesApi", { timeout: TEST_MS * 2 }
     let text = "";
     for await (const chunk of await chat().stream("streamed for langchain")) text += chunk.text;
     assert.equal(text, "ECHO: streamed for langchain");
+  });
+
+  test("bindTools: the call, a ToolMessage back, the final answer", { timeout: TEST_MS }, async () => {
+    const weather = {
+      type: "function",
+      function: {
+        name: "get_weather",
+        description: "The weather of a city",
+        parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      },
+    };
+    const model = chat().bindTools([weather], { parallel_tool_calls: false });
+    const question = new HumanMessage(weatherCall("Lima"));
+    const first = await model.invoke([question]);
+    assert.equal(first.tool_calls.length, 1);
+    const [call] = first.tool_calls;
+    assert.deepEqual([call.name, call.args], ["get_weather", { city: "Lima" }]);
+    const answer = new ToolMessage({ tool_call_id: call.id, content: weatherOf("Lima") });
+    const final = await model.invoke([question, first, answer]);
+    assert.match(final.text, /^ECHO: Tool:\S+: Sunny in Lima, 21C$/);
   });
 });
 

@@ -259,7 +259,7 @@ describe("schema messages are OpenClaw's (first issue, dotted path)", () => {
     );
   });
 
-  it("responses: what the frameworks send (role-only messages, include) is accepted", () => {
+  it("responses: what the frameworks send (role-only messages, include, parallel_tool_calls) is accepted", () => {
     // The AI SDK's Responses model: messages without `type`; the Agents SDK: `include: []`.
     const body = responsesRequestSchema.parse({
       model: "openclaw",
@@ -278,6 +278,7 @@ describe("schema messages are OpenClaw's (first issue, dotted path)", () => {
     // The trailing assistant message is a prefill, dropped as for typed items.
     expect(responsesTurn(body.input)).toEqual({ message: "weather?", extraSystemPrompt: "Be brief." });
     expect(resp({ model: "openclaw", input: "x", include: [] })).toBeNull();
+    expect(resp({ model: "openclaw", input: "x", parallel_tool_calls: false })).toBeNull();
     expect(resp({ model: "openclaw", input: [{ role: "user", content: "x", name: "bob" }] })).toBe(
       'input.0: Unrecognized key: "name"',
     );
