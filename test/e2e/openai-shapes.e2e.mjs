@@ -51,6 +51,9 @@ const KNOWN = {
   "resp.easy message without type (OpenAI EasyInputMessage)":
     "the real gateway refuses a message item without `type`; OpenAI's EasyInputMessage makes it optional and the " +
     "AI SDK's Responses model sends it so, so it is read as a message here",
+  "err.parallel_tool_calls field":
+    "the real gateway's strict responses schema refuses it; LangChain's bindTools option and the Agents SDK's " +
+    "parallelToolCalls send it, so it is accepted and ignored here, as chat completions drop it",
 };
 
 /**
