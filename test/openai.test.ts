@@ -149,7 +149,7 @@ describe("client tools with a tool-calling model (SPEC §4, §5.6)", () => {
     expect(run.data.run).toMatchObject({ status: "ok", stopReason: "toolUse" });
     // The transcript: the model's step with its call, then OpenClaw's synthetic "delegated" result.
     const key = "agent:main:openai-user:tools";
-    const transcript = await t.call(`/sessions/${encodeURIComponent(key)}/history`);
+    const transcript = await t.call(`/sessions/${encodeURIComponent(key)}/history?includeTools=1`);
     const records = transcript.data.messages.slice(-2);
     expect(records[0]).toMatchObject({ role: "assistant", stopReason: "toolUse" });
     expect(records[0].content).toEqual(

@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
+import { call, until } from "./helpers";
 import { keepOpen, toolModel as model, toolLoopTenant as tenantWith, transcript } from "./tool-loop-tenant";
 import { GatewayClient } from "./ws-helpers";
 
@@ -131,6 +132,34 @@ describe("tool loop (openai runner)", () => {
       .filter((e) => e.payload.sessionKey === "agent:main:main")
       .map((e) => `${e.payload.messageSeq}:${e.payload.message.role}`);
     expect(pushed).toEqual(["1:user", "2:assistant", "4:assistant", "6:assistant", "8:assistant"]);
+  });
+
+  it("sums input, output, total and cost over every model call: run record, ledger, sessions.usage", async () => {
+    // Priced: USD 2 per million input tokens, 10 per million output tokens.
+    const { token, client } = await tenantWith("tl-usage", {}, { cost: { input: 2, output: 10 } });
+    const done = await turn(client, 'CALL sessions_list {"limit":1} THEN CALL agents_list {}', "tl-usage-1");
+    expect(done.payload.state).toBe("final");
+    // Three model calls, each with its own usage on its assistant message (7 output tokens each).
+    const calls = (await transcript("tl-usage", token)).filter((m) => m.role === "assistant").map((m) => m.usage);
+    expect(calls).toHaveLength(3);
+    const summed = (field: string) => calls.reduce((n, usage) => n + usage[field], 0);
+    const expected = { input: summed("input"), output: 21, totalTokens: summed("totalTokens") };
+    expect(expected.totalTokens).toBe(expected.input + expected.output);
+    const run = await call("/t/tl-usage/v1/runs/tl-usage-1?wait=5", { token });
+    expect(run.data.run.usage).toEqual(expected);
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = await until(
+      () => client.request("sessions.usage", { startDate: today, endDate: today }),
+      (answer) => answer.payload?.totals?.totalTokens > 0,
+    );
+    expect(usage.payload.totals).toMatchObject(expected);
+    expect(usage.payload.totals.totalCost).toBeCloseTo((expected.input * 2 + expected.output * 10) / 1e6, 12);
+    const [session] = usage.payload.sessions;
+    expect(session.usage).toMatchObject(expected);
+    // The session row counts the same calls.
+    const list = await call("/t/tl-usage/v1/sessions", { token });
+    const row = list.data.sessions.find((entry: { key: string }) => entry.key === "agent:main:main");
+    expect(row).toMatchObject({ inputTokens: expected.input, outputTokens: 21, totalTokens: expected.totalTokens });
   });
 
   it("stops an endless loop at the round cap with a clear error", async () => {

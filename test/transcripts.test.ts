@@ -159,7 +159,7 @@ describe("GET /sessions/{key}/history", () => {
     expect((await history("cursor", "?cursor=abc")).status).toBe(400);
   });
 
-  it("includes tool results, as the real gateway does; includeTools=0 leaves them out", async () => {
+  it("leaves tool results out unless includeTools=1 (the seed's contract, as sessions_history)", async () => {
     await append("tools", user("run it"));
     await append("tools", {
       role: "toolResult",
@@ -169,16 +169,15 @@ describe("GET /sessions/{key}/history", () => {
       details: { big: "payload" },
     });
     await append("tools", { role: "assistant", content: [{ type: "text", text: "done" }] });
-    const all = await history("tools");
+    const plain = await history("tools");
+    expect(plain.data.messages.map((m: any) => m.role)).toEqual(["user", "assistant"]);
+    expect((await history("tools", "?limit=2")).data.messages.map((m: any) => m.__openclaw.seq)).toEqual([1, 3]);
+    expect((await history("tools", "?includeTools=0")).data.messages).toHaveLength(2);
+    const all = await history("tools", "?includeTools=1");
     expect(all.data.messages.map((m: any) => m.role)).toEqual(["user", "toolResult", "assistant"]);
     expect(all.data.messages[1].content).toEqual([{ type: "text", text: "ok" }]);
-    const paged = await history("tools", "?limit=2");
+    const paged = await history("tools", "?includeTools=true&limit=2");
     expect(paged.data.messages.map((m: any) => m.__openclaw.seq)).toEqual([2, 3]);
-    const plain = await history("tools", "?includeTools=0");
-    expect(plain.data.messages.map((m: any) => m.role)).toEqual(["user", "assistant"]);
-    expect((await history("tools", "?includeTools=0&limit=2")).data.messages.map((m: any) => m.__openclaw.seq)).toEqual(
-      [1, 3],
-    );
   });
 
   it("keeps transcripts across eviction of the session object", async () => {

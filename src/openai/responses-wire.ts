@@ -40,12 +40,20 @@ export function responseResource(
   };
 }
 
+/**
+ * A text part of an output message. `annotations` is required by OpenAI's schema (OpenClaw
+ * leaves it out; the AI SDK and LangChain refuse a part without it); there are none here.
+ */
+export function outputTextPart(text: string) {
+  return { type: "output_text", text, annotations: [] };
+}
+
 export function messageItem(itemId: string, text: string, status: "completed" | "incomplete") {
   return {
     type: "message",
     id: itemId,
     role: "assistant",
-    content: [{ type: "output_text", text }],
+    content: [outputTextPart(text)],
     phase: "final_answer",
     status,
   };
@@ -99,7 +107,7 @@ export function openingEvents(base: ResponseBase, itemId: string) {
       item_id: itemId,
       output_index: 0,
       content_index: 0,
-      part: { type: "output_text", text: "" },
+      part: outputTextPart(""),
     }),
   ];
 }
@@ -130,7 +138,7 @@ export function closingEvents(
   const done = toolCalls.length > 0 ? responseResource(base, "completed", [item, ...callItems], snapshot.usage) : final;
   return [
     responseEvent("response.output_text.done", { ...at, text }),
-    responseEvent("response.content_part.done", { ...at, part: { type: "output_text", text } }),
+    responseEvent("response.content_part.done", { ...at, part: outputTextPart(text) }),
     responseEvent("response.output_item.done", { output_index: 0, item }),
     // Added without a status, done with one (as OpenClaw streams them).
     ...callItems.flatMap((call, index) => [

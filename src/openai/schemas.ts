@@ -80,12 +80,20 @@ const functionCallOutputItem = z.strictObject({
 
 const ignoredItem = z.looseObject({ type: z.enum(["reasoning", "item_reference"]) });
 
-export const responseInputItemSchema = z.discriminatedUnion("type", [
-  messageItem,
-  functionCallItem,
-  functionCallOutputItem,
-  ignoredItem,
-]);
+/**
+ * A message may omit `type` (OpenAI's EasyInputMessage: `{ role, content }`, what the AI SDK's
+ * Responses model sends); it is read as `type: "message"`.
+ */
+function withMessageType(item: unknown): unknown {
+  if (!item || typeof item !== "object" || Array.isArray(item)) return item;
+  const fields = item as Record<string, unknown>;
+  return fields.type === undefined && "role" in fields ? { ...fields, type: "message" } : item;
+}
+
+export const responseInputItemSchema = z.preprocess(
+  withMessageType,
+  z.discriminatedUnion("type", [messageItem, functionCallItem, functionCallOutputItem, ignoredItem]),
+);
 export type ResponseInputItem = z.infer<typeof responseInputItemSchema>;
 
 const responsesFunctionTool = z.strictObject({
@@ -104,7 +112,9 @@ const responsesToolChoice = z.union([
 
 export const responsesRequestSchema = z.strictObject({
   model: z.string(),
-  input: z.union([z.string(), z.array(responseInputItemSchema)]),
+  input: z
+    .union([z.string(), z.array(responseInputItemSchema)])
+    .describe("A string, or items; a message item may leave out `type` (OpenAI's EasyInputMessage)."),
   instructions: z.string().nullable().optional(),
   tools: z.array(responsesFunctionTool).optional(),
   tool_choice: responsesToolChoice.optional(),
@@ -124,6 +134,12 @@ export const responsesRequestSchema = z.strictObject({
   metadata: z.record(z.string(), z.string()).nullable().optional(),
   store: z.boolean().nullable().optional(),
   truncation: z.string().nullable().optional(),
+  // Extra output OpenAI can add (`reasoning.encrypted_content`, `message.output_text.logprobs`, …;
+  // the Agents SDK sends `[]`): accepted and ignored, none of it exists here.
+  include: z.array(z.string()).nullable().optional(),
+  // LangChain's bindTools({ parallel_tool_calls }) and the Agents SDK's parallelToolCalls send it;
+  // accepted and ignored: the agent's model decides how many calls an answer holds.
+  parallel_tool_calls: z.boolean().nullable().optional(),
 });
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;
 

@@ -65,6 +65,8 @@ export function openRawWebSocket(url) {
     firstMessage: firstMessage.promise,
     closeFrame: closeFrame.promise,
     endedAt: ended.promise,
+    /** Sends one text frame (masked, as a client must). */
+    sendText: (text) => socket.write(maskedFrame(0x1, Buffer.from(text))),
     destroy: () => socket.destroy(),
   };
 }
@@ -88,11 +90,16 @@ function nextFrame(buffer) {
   return { opcode, payload: buffer.subarray(offset, offset + length), size: offset + length };
 }
 
-/** A client's close frame echoing `code` (clients must mask what they send). */
+/** A client's close frame echoing `code`. */
 function maskedClose(code) {
-  const mask = randomBytes(4);
   const payload = Buffer.alloc(2);
   payload.writeUInt16BE(code === 1005 ? 1000 : code);
-  for (let i = 0; i < payload.length; i++) payload[i] ^= mask[i % 4];
-  return Buffer.concat([Buffer.from([0x88, 0x80 | payload.length]), mask, payload]);
+  return maskedFrame(0x8, payload);
+}
+
+/** One final client frame (clients must mask what they send); payloads under 126 bytes. */
+function maskedFrame(opcode, payload) {
+  const mask = randomBytes(4);
+  const masked = Buffer.from(payload.map((byte, i) => byte ^ mask[i % 4]));
+  return Buffer.concat([Buffer.from([0x80 | opcode, 0x80 | payload.length]), mask, masked]);
 }

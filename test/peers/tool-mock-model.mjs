@@ -10,6 +10,7 @@
 //   SLOW                        stream in small chunks with 250 ms gaps
 //   HOLD(<ms>)                  wait this long before answering each step (crash tests)
 //   FINAL(<text>)               final text instead of "DONE: <first 80 chars of each result>"
+// In OpenClaw's marker block only the current message is read.
 // Without directives: "ECHO: <first line>". Every request is kept (`requests`; over HTTP:
 // `GET …/requests?contains=<text>`).
 import http from "node:http";
@@ -77,6 +78,14 @@ function plan(text) {
   };
 }
 
+// OpenClaw's marker block (a conversation sent whole to its OpenAI door): a model answers its
+// current message, so the directives of the earlier turns it quotes are not followed again.
+const CURRENT_MARKER = "[Current message - respond to this]\n";
+function currentMessage(text) {
+  const at = text.lastIndexOf(CURRENT_MARKER);
+  return at < 0 ? text : text.slice(at + CURRENT_MARKER.length);
+}
+
 /** The neutral view of a request: messages as {role, text, toolCalls?} in order. */
 function decide(turns, counter) {
   let ui = -1;
@@ -86,7 +95,7 @@ function decide(turns, counter) {
       break;
     }
   }
-  const userText = ui >= 0 ? turns[ui].text : "";
+  const userText = ui >= 0 ? currentMessage(turns[ui].text) : "";
   const after = ui >= 0 ? turns.slice(ui + 1) : [];
   const rounds = after.filter((m) => m.role === "assistant" && m.toolCalls > 0).length;
   const p = plan(userText);

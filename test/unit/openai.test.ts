@@ -234,7 +234,7 @@ describe("schema messages are OpenClaw's (first issue, dotted path)", () => {
     expect(resp({ input: "x" })).toBe("model: Invalid input: expected string, received undefined");
     expect(resp({ model: "openclaw" })).toBe("input: Invalid input");
     expect(resp({ model: "openclaw", input: "x", foo: 1 })).toBe(': Unrecognized key: "foo"');
-    expect(resp({ model: "openclaw", input: [{ role: "user", content: "no type" }] })).toBe("input: Invalid input");
+    expect(resp({ model: "openclaw", input: [{ content: "no type, no role" }] })).toBe("input: Invalid input");
     expect(resp({ model: "openclaw", input: [{ type: "web_search_call", id: "ws_1" }] })).toBe("input: Invalid input");
     expect(resp({ model: "openclaw", input: [{ type: "message", role: "user", content: "x", name: "bob" }] })).toBe(
       'input.0: Unrecognized key: "name"',
@@ -253,6 +253,34 @@ describe("schema messages are OpenClaw's (first issue, dotted path)", () => {
     );
     expect(resp({ model: "openclaw", input: "x", tools: [{ type: "function", function: { name: "f" } }] })).toBe(
       "tools.0.name: Invalid input: expected string, received undefined",
+    );
+    expect(resp({ model: "openclaw", input: "x", include: "reasoning.encrypted_content" })).toBe(
+      "include: Invalid input: expected array, received string",
+    );
+  });
+
+  it("responses: what the frameworks send (role-only messages, include, parallel_tool_calls) is accepted", () => {
+    // The AI SDK's Responses model: messages without `type`; the Agents SDK: `include: []`.
+    const body = responsesRequestSchema.parse({
+      model: "openclaw",
+      input: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: [{ type: "input_text", text: "weather?" }] },
+        { role: "assistant", content: [{ type: "output_text", text: "Let me look.", annotations: [] }], id: "msg_1" },
+      ],
+      include: ["reasoning.encrypted_content", "message.output_text.logprobs"],
+    });
+    expect(body.input).toMatchObject([
+      { type: "message", role: "system" },
+      { type: "message", role: "user" },
+      { type: "message", role: "assistant" },
+    ]);
+    // The trailing assistant message is a prefill, dropped as for typed items.
+    expect(responsesTurn(body.input)).toEqual({ message: "weather?", extraSystemPrompt: "Be brief." });
+    expect(resp({ model: "openclaw", input: "x", include: [] })).toBeNull();
+    expect(resp({ model: "openclaw", input: "x", parallel_tool_calls: false })).toBeNull();
+    expect(resp({ model: "openclaw", input: [{ role: "user", content: "x", name: "bob" }] })).toBe(
+      'input.0: Unrecognized key: "name"',
     );
   });
 });

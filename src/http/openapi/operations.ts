@@ -468,7 +468,9 @@ export const OPERATIONS: Operation[] = [
       includeTools: z
         .string()
         .optional()
-        .describe("Tool results are included unless this is 0 (as the real gateway, which always includes them)."),
+        .describe(
+          "1 = include tool results (default: left out, as sessions_history; the real gateway always includes them).",
+        ),
       follow: z.string().optional().describe("1 = SSE."),
       ticket: z.string().optional().describe("A stream ticket (SSE only, single use, one minute)."),
     }),

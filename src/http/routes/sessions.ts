@@ -85,16 +85,16 @@ sessionRoutes.delete("/v1/sessions/:key", requireScope("operator.write"), async 
 
 /**
  * OpenClaw's `GET /sessions/{key}/history`: `limit` (absent = all), `cursor` (`seq:N` or `N`,
- * the page ends just before it). Tool results are included, as the real gateway does
- * (`includeTools=0` leaves them out; `includeTools=1`, the spec's opt-in, is accepted). Without a limit the whole transcript is
- * streamed page by page, so memory stays bounded at any length.
+ * the page ends just before it). Tool results only with `includeTools=1`, as the seed documents
+ * it and as `sessions_history`'s `includeTools` (default false); the real gateway always
+ * includes them (docs/http-api.md). Without a limit the whole transcript is streamed page by
+ * page, so memory stays bounded at any length.
  */
 sessionRoutes.get("/sessions/:key/history", requireScope("operator.read"), async (c) => {
   const limit = parseHistoryLimit(c.req.query("limit"));
   const cursor = parseHistoryCursor(c.req.query("cursor"));
   if (cursor === "invalid") throw badRequest("invalid cursor");
-  const toolsFlag = c.req.query("includeTools");
-  const includeTools = toolsFlag === undefined || toolsFlag.trim() === "" || parseFlag(toolsFlag);
+  const includeTools = parseFlag(c.req.query("includeTools"));
   const rawKey = c.req.param("key");
   if (rawKey.trim() === "") throw badRequest("invalid session key");
 

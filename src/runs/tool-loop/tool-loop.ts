@@ -278,15 +278,20 @@ function usageOf(message: TranscriptMessage): RunUsage | undefined {
   return { input, output, totalTokens: Number(usage.totalTokens ?? input + output) };
 }
 
-/** Sums token counts over the run's model calls (the session row's input/output tokens). */
+/**
+ * Sums the run's model calls: input, output, total and cost alike, so the run record, the ledger
+ * and `sessions.usage` count every call (a total of the last call alone would be less than
+ * input + output of the run).
+ */
 function addUsage(sum: RunUsage | undefined, usage: RunUsage | undefined): RunUsage | undefined {
   if (!usage) return sum;
-  if (!sum) return { input: usage.input, output: usage.output, totalTokens: usage.totalTokens };
+  const cost =
+    sum?.cost === undefined && usage.cost === undefined ? {} : { cost: (sum?.cost ?? 0) + (usage.cost ?? 0) };
   return {
-    input: sum.input + usage.input,
-    output: sum.output + usage.output,
-    // OpenClaw's totalTokens is the last call's prompt size plus its output.
-    totalTokens: usage.totalTokens,
+    input: (sum?.input ?? 0) + usage.input,
+    output: (sum?.output ?? 0) + usage.output,
+    totalTokens: (sum?.totalTokens ?? 0) + usage.totalTokens,
+    ...cost,
   };
 }
 
