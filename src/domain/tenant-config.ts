@@ -6,6 +6,7 @@ import { type AgentConfig, type TenantConfig, tenantConfigSchema } from "../prot
 import { SERVER_VERSION } from "../protocol/server-version";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
+import { agentIdParam } from "./keys";
 import { CONFIG_CHANGED_MESSAGE, writeTenantConfig } from "./tenant-admin";
 
 /**
@@ -104,7 +105,7 @@ export async function createAgent(ctx: TenantContext, fields: AgentFields & { na
 /** `agents.update {agentId, name?, model?, …}`: `model: null` clears the agent's model. */
 export async function updateAgent(ctx: TenantContext, agentId: string, fields: AgentFields) {
   const config = ctx.config;
-  const id = normalizeAgentId(agentId);
+  const id = agentIdParam(agentId);
   const agents = listedAgents(config);
   const index = agents.findIndex((agent) => agent.id === id);
   if (index < 0) throw new DomainError("invalid", `agent "${agentId}" not found`);
@@ -120,7 +121,7 @@ export async function updateAgent(ctx: TenantContext, agentId: string, fields: A
 /** `agents.delete {agentId}`: the only agent cannot go (its sessions stay, as with OpenClaw's config). */
 export async function deleteAgent(ctx: TenantContext, agentId: string) {
   const config = ctx.config;
-  const id = normalizeAgentId(agentId);
+  const id = agentIdParam(agentId);
   const agents = listedAgents(config);
   if (!agents.some((agent) => agent.id === id)) throw new DomainError("invalid", `agent "${agentId}" not found`);
   if (agents.length === 1) {
