@@ -1,6 +1,7 @@
 import { forgetAccess } from "../auth/access-cache";
 import type { TenantApi } from "../contracts/tenant-api";
 import { logInfo } from "../observability/log";
+import { configBoundsProblem } from "../policy/config-bounds";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
 import type { TenantConfig } from "../protocol/config";
 import { directoryApi, ledgerApi, schedulerApi, sessionApi, tenantApi } from "../stubs";
@@ -26,6 +27,9 @@ export const CONFIG_CHANGED_MESSAGE = "config changed since last load; re-run co
 
 /** Writes the tenant's config (optionally only over `baseHash`) and drops cached access to it. */
 export async function writeTenantConfig(ctx: TenantContext, config: TenantConfig, baseHash?: string) {
+  // Every write, whatever built it (a merge, agents.create), stays within the bounds.
+  const problem = configBoundsProblem(config);
+  if (problem) throw new DomainError("invalid", `invalid config: ${problem}`);
   const written = await ctx.tenant.putConfig(config, baseHash);
   if (written.ok) {
     forgetAccess(ctx.tenantId);

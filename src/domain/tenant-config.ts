@@ -2,6 +2,7 @@ import { z } from "zod";
 import { normalizeAgentId } from "../keys/session-key";
 import { configHash } from "../model/config-hash";
 import { defaultAgentId } from "../policy/agents";
+import { configBoundsProblem, rawConfigTooLarge } from "../policy/config-bounds";
 import { type AgentConfig, type TenantConfig, tenantConfigSchema } from "../protocol/config";
 import { SERVER_VERSION } from "../protocol/server-version";
 import type { TenantContext } from "./context";
@@ -137,13 +138,20 @@ export async function deleteAgent(ctx: TenantContext, agentId: string) {
 
 // ── helpers ─────────────────────────────────────────────────────────────
 
+/** The `raw` JSON of a write, bounded in size before parsing and in depth before any merge. */
 function parseRaw(method: string, raw: unknown): unknown {
   if (typeof raw !== "string") throw new DomainError("invalid", `invalid ${method} params: raw (string) required`);
+  const tooLarge = rawConfigTooLarge(raw);
+  if (tooLarge) throw new DomainError("invalid", `invalid ${method} params: ${tooLarge}`);
+  let parsed: unknown;
   try {
-    return JSON.parse(raw);
+    parsed = JSON.parse(raw);
   } catch (error) {
     throw new DomainError("invalid", (error as Error).message);
   }
+  const problem = configBoundsProblem(parsed, raw);
+  if (problem) throw new DomainError("invalid", `invalid ${method} params: ${problem}`);
+  return parsed;
 }
 
 function baseHashOf(params: WriteParams): string {
