@@ -5,6 +5,7 @@ import { defaultAgentId } from "../policy/agents";
 import { configBoundsProblem, rawConfigTooLarge } from "../policy/config-bounds";
 import { type AgentConfig, type TenantConfig, tenantConfigSchema } from "../protocol/config";
 import { SERVER_VERSION } from "../protocol/server-version";
+import { redactConfig, restoreRedacted } from "../render/config-redaction";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { agentIdParam } from "./keys";
@@ -14,7 +15,8 @@ import { CONFIG_CHANGED_MESSAGE, writeTenantConfig } from "./tenant-admin";
  * The tenant's configuration as OpenClaw's `config.*` and `agents.*` methods serve it to the
  * Control UI: read with a `hash`, replaced (`config.set`) or merged (`config.patch`) over that
  * hash, through the same validation as `PUT /v1/config`; agents created, updated and deleted in
- * `agents.list`. The config holds no secret values (only references), so nothing is redacted.
+ * `agents.list`. Secrets are only referenced, but URLs may carry credentials: those are answered
+ * redacted and restored on write (render/config-redaction.ts).
  */
 
 /** Where the config lives, in `config.get`'s `path`. */
@@ -22,19 +24,31 @@ const configPath = (ctx: TenantContext) => `tenant:${ctx.tenantId}`;
 
 export async function getConfig(ctx: TenantContext) {
   const config = ctx.config;
+  // Credentials inside URLs are answered as OpenClaw's sentinel; the hash stays the stored config's.
+  const shown = redactConfig(config);
   return {
     path: configPath(ctx),
     exists: true,
     valid: true,
     issues: [],
     warnings: [],
-    raw: JSON.stringify(config, null, 2),
-    parsed: config,
-    sourceConfig: config,
-    config,
-    resolved: config,
+    raw: JSON.stringify(shown, null, 2),
+    parsed: shown,
+    sourceConfig: shown,
+    config: shown,
+    resolved: shown,
     hash: await configHash(config),
   };
+}
+
+/**
+ * A config a client sent back after reading it redacted: each sentinel it still carries takes
+ * the stored value (OpenClaw's restore on `config.set` / `config.patch` / `config.apply`).
+ */
+export function withStoredCredentials(ctx: Pick<TenantContext, "config">, candidate: unknown): unknown {
+  const restored = restoreRedacted(candidate, ctx.config);
+  if (!restored.ok) throw new DomainError("invalid", restored.message);
+  return restored.value;
 }
 
 /** The JSON Schema of what this service validates (generated from the zod schema). */
@@ -62,7 +76,7 @@ type WriteParams = { raw?: unknown; baseHash?: unknown; replacePaths?: unknown }
 
 /** `config.set {raw, baseHash}`: the whole config replaced. */
 export async function setConfig(ctx: TenantContext, params: WriteParams) {
-  const next = parseRaw("config.set", params.raw);
+  const next = withStoredCredentials(ctx, parseRaw("config.set", params.raw));
   return save(ctx, validated(next), baseHashOf(params));
 }
 
@@ -75,10 +89,10 @@ export async function patchConfig(ctx: TenantContext, params: WriteParams) {
   // The patch merges onto the config the caller loaded, or onto nothing.
   const current = ctx.config;
   if ((await configHash(current)) !== baseHash) throw new DomainError("invalid", CONFIG_CHANGED_MESSAGE);
-  const merged = mergePatch(current, patch, "", replace);
+  const merged = withStoredCredentials(ctx, mergePatch(current, patch, "", replace));
   const changedPaths = diffPaths(current, merged);
   if (changedPaths.length === 0) {
-    return { ok: true, noop: true, changedPaths, path: configPath(ctx), config: current };
+    return { ok: true, noop: true, changedPaths, path: configPath(ctx), config: redactConfig(current) };
   }
   return { ...(await save(ctx, validated(merged), baseHash)), changedPaths };
 }
@@ -171,7 +185,7 @@ function validated(candidate: unknown): TenantConfig {
 async function save(ctx: TenantContext, next: TenantConfig, baseHash: string | undefined) {
   const written = await writeTenantConfig(ctx, next, baseHash);
   if (!written.ok) throw new DomainError("invalid", CONFIG_CHANGED_MESSAGE);
-  return { ok: true, path: configPath(ctx), hash: written.hash, config: written.config };
+  return { ok: true, path: configPath(ctx), hash: written.hash, config: redactConfig(written.config) };
 }
 
 /** The configured agents; with none listed, the implicit default agent becomes the first entry. */
