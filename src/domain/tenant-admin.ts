@@ -1,5 +1,5 @@
 import { forgetAccess } from "../auth/access-cache";
-import type { TenantApi } from "../contracts/tenant-api";
+import { revokeGrantsApprovedBy } from "../oauth/server";
 import { logInfo } from "../observability/log";
 import { configBoundsProblem } from "../policy/config-bounds";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
@@ -41,10 +41,14 @@ export async function writeTenantConfig(ctx: TenantContext, config: TenantConfig
   return written;
 }
 
-/** Revokes a token; its gateway connections close at once. False when the token is unknown. */
-export async function revokeToken(tenant: TenantApi, tenantId: string, tokenId: string): Promise<boolean> {
-  const revoked = await tenant.revokeToken(tokenId);
+/**
+ * Revokes a token; its gateway connections close at once and the OAuth grants it approved are
+ * revoked with their tokens (a connector can no longer refresh). False when the token is unknown.
+ */
+export async function revokeToken(env: Env, tenantId: string, tokenId: string): Promise<boolean> {
+  const revoked = await tenantApi(env, tenantId).revokeToken(tokenId);
   forgetAccess(tenantId, tokenId);
+  if (revoked) await revokeGrantsApprovedBy(env, tenantId, tokenId);
   return revoked;
 }
 

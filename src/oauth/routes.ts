@@ -5,7 +5,7 @@ import { hasScope } from "../auth/principal";
 import { sha256Hex } from "../auth/tokens";
 import type { AppEnv } from "../http/context";
 import { TENANT_ID_PATTERN } from "../protocol/http";
-import { type GrantProps, grantUserId } from "./access";
+import { type GrantProps, grantUserId } from "./approver";
 import { consentPage, errorPage } from "./consent-page";
 import { authorizationServer, OAUTH_SCOPES, oauthUrls } from "./server";
 

@@ -70,7 +70,7 @@ adminRoutes.post("/tenants/:id/tokens", async (c) => {
 adminRoutes.delete("/tenants/:id/tokens/:tokenId", async (c) => {
   const id = tenantIdParam(c.req.param("id"));
   const tokenId = c.req.param("tokenId");
-  const revoked = await revokeToken(tenantApi(c.env, id), id, tokenId);
+  const revoked = await revokeToken(c.env, id, tokenId);
   if (!revoked) throw notFound(`Token not found: ${tokenId}`);
   return c.json({ ok: true, tokenId, revoked: true });
 });
