@@ -10,6 +10,8 @@ export type ConnectionState = {
   tenantId: string;
   /** Public origin the client connected to (callback URLs of runs started here). */
   origin: string;
+  /** The upgrade's `Origin` header: the socket was opened by a browser page (checked at connect). */
+  browserOrigin?: string;
   phase: "challenge" | "ready";
   nonce: string;
   challengeTs: number;

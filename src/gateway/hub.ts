@@ -73,10 +73,10 @@ export class GatewayHub {
       return new Response("expected a WebSocket upgrade", { status: 426 });
     }
     if (!tenantId) return errorResponse(404, "not_found", "No such gateway");
-    return this.accept(tenantId, new URL(request.url).origin);
+    return this.accept(tenantId, new URL(request.url).origin, request.headers.get("origin") ?? undefined);
   }
 
-  async accept(tenantId: string, origin: string): Promise<Response> {
+  async accept(tenantId: string, origin: string, browserOrigin?: string): Promise<Response> {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.host.ctx.acceptWebSocket(server);
@@ -84,6 +84,7 @@ export class GatewayHub {
       connId: crypto.randomUUID(),
       tenantId,
       origin,
+      ...(browserOrigin !== undefined ? { browserOrigin } : {}),
       phase: "challenge",
       nonce: crypto.randomUUID(),
       challengeTs: Date.now(),
@@ -201,6 +202,7 @@ export class GatewayHub {
   // ── Handshake ───────────────────────────────────────────────────────────
 
   private readonly connectPort = {
+    config: () => this.host.config(),
     authenticate: (token: string) => this.authenticate(token),
     close: (ws: WebSocket, code: number, reason: string) => this.close(ws, code, reason),
     ready: (connection: Connection, ready: ConnectionState, id: string) => {
