@@ -8,6 +8,8 @@ interface __BaseEnv_Env {
 	CRON_MIN_INTERVAL_MS: "2000";
 	CRON_MAX_JOBS_PER_TENANT: "100";
 	GATEWAY_HUB_SOCKETS: "1000";
+	GATEWAY_PREAUTH_SOCKETS: "256";
+	GATEWAY_PREAUTH_SOCKETS_PER_ADDRESS: "64";
 	ADMIN_TOKEN: string;
 	DEV_OPERATOR_TOKEN: string;
 	RUN_TOKEN_SECRET: string;
@@ -31,7 +33,7 @@ type StringifyValues<EnvType extends Record<string, unknown>> = {
 	[Binding in keyof EnvType]: EnvType[Binding] extends string ? EnvType[Binding] : string;
 };
 declare namespace NodeJS {
-	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "DEFAULT_TENANT" | "CRON_MIN_INTERVAL_MS" | "CRON_MAX_JOBS_PER_TENANT" | "GATEWAY_HUB_SOCKETS" | "ADMIN_TOKEN" | "DEV_OPERATOR_TOKEN" | "RUN_TOKEN_SECRET" | "SECRET_STORE_KEY">> {}
+	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "DEFAULT_TENANT" | "CRON_MIN_INTERVAL_MS" | "CRON_MAX_JOBS_PER_TENANT" | "GATEWAY_HUB_SOCKETS" | "GATEWAY_PREAUTH_SOCKETS" | "GATEWAY_PREAUTH_SOCKETS_PER_ADDRESS" | "ADMIN_TOKEN" | "DEV_OPERATOR_TOKEN" | "RUN_TOKEN_SECRET" | "SECRET_STORE_KEY">> {}
 }
 declare module "*.txt" {
 	const value: string;

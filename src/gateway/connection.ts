@@ -12,6 +12,8 @@ export type ConnectionState = {
   origin: string;
   /** The upgrade's `Origin` header: the socket was opened by a browser page (checked at connect). */
   browserOrigin?: string;
+  /** The client's address (CF-Connecting-IP): unauthenticated sockets are bounded per address. */
+  address?: string;
   phase: "challenge" | "ready";
   nonce: string;
   challengeTs: number;

@@ -15,6 +15,7 @@ import { describeParamsError } from "./handshake";
 import { HelloCache } from "./hello-cache";
 import { HANDSHAKE_TIMEOUT_MS, handshakeExpired, planAlarm } from "./liveness";
 import { openclawParamsError } from "./params-validation";
+import { clientAddress } from "./preauth";
 import { Requests } from "./requests";
 import { type GatewayAccess, TokenCache } from "./token-cache";
 
@@ -73,10 +74,11 @@ export class GatewayHub {
       return new Response("expected a WebSocket upgrade", { status: 426 });
     }
     if (!tenantId) return errorResponse(404, "not_found", "No such gateway");
-    return this.accept(tenantId, new URL(request.url).origin, request.headers.get("origin") ?? undefined);
+    const browserOrigin = request.headers.get("origin") ?? undefined;
+    return this.accept(tenantId, new URL(request.url).origin, browserOrigin, clientAddress(request.headers));
   }
 
-  async accept(tenantId: string, origin: string, browserOrigin?: string): Promise<Response> {
+  async accept(tenantId: string, origin: string, browserOrigin?: string, address?: string): Promise<Response> {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.host.ctx.acceptWebSocket(server);
@@ -85,6 +87,7 @@ export class GatewayHub {
       tenantId,
       origin,
       ...(browserOrigin !== undefined ? { browserOrigin } : {}),
+      ...(address ? { address } : {}),
       phase: "challenge",
       nonce: crypto.randomUUID(),
       challengeTs: Date.now(),
