@@ -1,5 +1,4 @@
 import { forgetAccess } from "../auth/access-cache";
-import { revokeGrantsApprovedBy } from "../oauth/server";
 import { logInfo } from "../observability/log";
 import { configBoundsProblem } from "../policy/config-bounds";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
@@ -39,17 +38,6 @@ export async function writeTenantConfig(ctx: TenantContext, config: TenantConfig
     });
   }
   return written;
-}
-
-/**
- * Revokes a token; its gateway connections close at once and the OAuth grants it approved are
- * revoked with their tokens (a connector can no longer refresh). False when the token is unknown.
- */
-export async function revokeToken(env: Env, tenantId: string, tokenId: string): Promise<boolean> {
-  const revoked = await tenantApi(env, tenantId).revokeToken(tokenId);
-  forgetAccess(tenantId, tokenId);
-  if (revoked) await revokeGrantsApprovedBy(env, tenantId, tokenId);
-  return revoked;
 }
 
 /** Sessions deleted per DELETE call: each is one call to its object, well within a request's limits. */

@@ -1,14 +1,8 @@
 import { Hono } from "hono";
 import { isAdminToken } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
-import {
-  createTenant,
-  deleteTenantStep,
-  listTenants,
-  listTokens,
-  revokeToken,
-  tenantInfo,
-} from "../../domain/tenant-admin";
+import { createTenant, deleteTenantStep, listTenants, listTokens, tenantInfo } from "../../domain/tenant-admin";
+import { revokeToken } from "../../domain/token-revocation";
 import { adminListQuerySchema } from "../../protocol/admin";
 import { createTenantBodySchema, errorBody, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
 import { tenantApi } from "../../stubs";
