@@ -2,6 +2,7 @@ import type { Principal } from "../auth/principal";
 import type { TenantApi } from "../contracts/tenant-api";
 import type { TenantContext } from "../domain/context";
 import { sessionsDefaults } from "../domain/registry";
+import { checkBrowserOrigin } from "../policy/cors";
 import type { TenantConfig } from "../protocol/config";
 import { MAX_PAYLOAD_BYTES, MAX_PREAUTH_PAYLOAD_BYTES, requestFrameSchema } from "../protocol/gateway";
 import { errorResponse, type OperatorScope } from "../protocol/http";
@@ -187,6 +188,20 @@ export class GatewayHub {
     this.tokenCache.forgetToken(tokenId);
     for (const connection of [...this.connections.all()]) {
       if (connection.state.tokenId === tokenId) this.close(connection.ws, 1008, "token revoked");
+    }
+  }
+
+  /**
+   * The config changed: browser connections whose origin it no longer allows close, as
+   * OpenClaw's gateway closes them (1008 "origin not allowed").
+   */
+  closeDisallowedOrigins(): void {
+    const config = this.host.config();
+    for (const connection of [...this.connections.all()]) {
+      const { state } = connection;
+      if (state.browserOrigin === undefined || checkBrowserOrigin(config, state.browserOrigin, state.origin).ok)
+        continue;
+      this.close(connection.ws, 1008, "origin not allowed");
     }
   }
 

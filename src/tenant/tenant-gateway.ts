@@ -82,6 +82,7 @@ export class TenantGateway {
 
   /** The config changed: every hub reads it again (one that cannot be told keeps it until its next wake-up). */
   configChanged(): Promise<void> {
+    this.hub.closeDisallowedOrigins();
     return this.relay
       .each((hub) => Promise.resolve(hub.configChanged()))
       .catch((error) => console.error("gateway: a hub missed a config change", error));
