@@ -67,10 +67,11 @@ describe("tenant config", () => {
     await call("/v1/config", { method: "PUT", json: {} });
   });
 
-  it("requires operator.admin", async () => {
+  it("is read with operator.read (as OpenClaw's config.get) and written with operator.admin", async () => {
     await createTenant("cfg");
     const writer = await issueToken("cfg", ["operator.read", "operator.write"]);
-    const res = await call("/t/cfg/v1/config", { token: writer.token });
+    expect((await call("/t/cfg/v1/config", { token: writer.token })).status).toBe(200);
+    const res = await call("/t/cfg/v1/config", { token: writer.token, method: "PUT", json: {} });
     expect(res.status).toBe(403);
     expect(res.data.error.message).toBe("missing scope: operator.admin");
   });

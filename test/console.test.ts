@@ -126,7 +126,10 @@ describe("the tenant's config over the gateway (config.*)", () => {
       const refused = await client.request(method, params);
       expect(refused.error, method).toMatchObject({ code: "FORBIDDEN", message: "missing scope: operator.admin" });
     }
-    expect((await call(`${tenant.prefix}/v1/config`, { token: reader.token })).status).toBe(403);
+    // Read as config.get reads it (redacted), never written.
+    expect((await call(`${tenant.prefix}/v1/config`, { token: reader.token })).status).toBe(200);
+    const put = await call(`${tenant.prefix}/v1/config`, { token: reader.token, method: "PUT", json: {} });
+    expect(put.status).toBe(403);
   });
 });
 

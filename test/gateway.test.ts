@@ -27,7 +27,12 @@ describe("gateway handshake", () => {
       const tenant = `deadline-${crypto.randomUUID().slice(0, 8)}`;
       await createTenant(tenant);
       const admin = await issueToken(tenant);
-      const idle = await Promise.all(Array.from({ length: 100 }, () => GatewayClient.open(`/t/${tenant}`)));
+      // From several addresses: one address may hold only 64 sockets in their handshake.
+      const idle = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          GatewayClient.open(`/t/${tenant}`, { "CF-Connecting-IP": `192.0.2.${i % 4}` }),
+        ),
+      );
       const ready = await connect({ path: `/t/${tenant}`, token: admin.token });
       open.push(...idle);
       const challenges = await Promise.all(

@@ -1,4 +1,4 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { call, freshTenant, issueToken, type TestTenant } from "./helpers";
@@ -283,6 +283,49 @@ describe("OAuth for the MCP endpoint", () => {
     expect((await mcp(`/t/${t.id}`, access_token, listTools)).status).toBe(200);
     await call(`/v1/admin/tenants/${t.id}/tokens/${approver.tokenId}`, { method: "DELETE", token: "test-admin-token" });
     expect((await mcp(`/t/${t.id}`, access_token, listTools)).status).toBe(401);
+  });
+
+  it("revoking the approving token revokes its grants: a refresh mints nothing afterwards", async () => {
+    const t = await freshTenant("oauth-revoke-grant");
+    const approver = await issueToken(t.id, ["operator.read", "operator.write"]);
+    const other = await connectorToken(t); // approved by another token: untouched
+    const { clientId, refresh_token } = await connectorToken(t, approver.token);
+    const grants = () => env.OAUTH_KV.list({ prefix: `grant:${t.id}.${approver.tokenId}:` });
+    expect((await grants()).keys).toHaveLength(1);
+    const revoked = await call(`/v1/admin/tenants/${t.id}/tokens/${approver.tokenId}`, {
+      method: "DELETE",
+      token: "test-admin-token",
+    });
+    expect(revoked.status).toBe(200);
+    expect((await grants()).keys).toEqual([]);
+    const refreshed = await send(`/t/${t.id}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form({ grant_type: "refresh_token", refresh_token, client_id: clientId }),
+    });
+    expect(refreshed.status).toBe(400);
+    expect(refreshed.data.error).toBe("invalid_grant");
+    const still = await send(`/t/${t.id}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form({ grant_type: "refresh_token", refresh_token: other.refresh_token, client_id: other.clientId }),
+    });
+    expect(still.status, still.text).toBe(200);
+  });
+
+  it("a refresh re-checks the approving token even when its grant was left behind", async () => {
+    const t = await freshTenant("oauth-refresh-check");
+    const approver = await issueToken(t.id, ["operator.read", "operator.write"]);
+    const { clientId, refresh_token } = await connectorToken(t, approver.token);
+    // Revoked in the tenant object alone, as if the grant revocation had been missed.
+    await env.TENANTS.getByName(t.id).revokeToken(approver.tokenId);
+    const refreshed = await send(`/t/${t.id}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form({ grant_type: "refresh_token", refresh_token, client_id: clientId }),
+    });
+    expect(refreshed.status).toBe(400);
+    expect(refreshed.data.error).toBe("invalid_grant");
   });
 
   it("refreshes an access token with the refresh token", async () => {

@@ -19,8 +19,10 @@ export class GatewayClient {
     });
   }
 
-  static async open(path = "/"): Promise<GatewayClient> {
-    const res = await exports.default.fetch(`http://svc.test${path}`, { headers: { Upgrade: "websocket" } });
+  static async open(path = "/", headers: Record<string, string> = {}): Promise<GatewayClient> {
+    const res = await exports.default.fetch(`http://svc.test${path}`, {
+      headers: { Upgrade: "websocket", ...headers },
+    });
     const ws = res.webSocket;
     if (!ws) throw new Error(`no websocket: ${res.status} ${await res.text()}`);
     ws.accept();

@@ -19,6 +19,11 @@ export type HubInterest = {
   watchers: number;
   /** Keys some connection follows with `sessions.messages.subscribe`. */
   keys: string[];
+  /**
+   * Sockets still in their handshake, by client address ("" unknown): the tenant object bounds
+   * them per tenant and per address. Absent in reports stored by an older release.
+   */
+  handshaking?: Record<string, number>;
 };
 
 /** One thing to render, in the order the tenant object saw it. */

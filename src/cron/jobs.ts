@@ -1,5 +1,4 @@
-import { canonicalKey, mainKeyOf } from "../domain/keys";
-import { normalizeAgentId } from "../keys/session-key";
+import { agentIdParam, canonicalKey, mainKeyOf } from "../domain/keys";
 import { defaultAgentId, isKnownAgent } from "../policy/agents";
 import type { TenantConfig } from "../protocol/config";
 import type { CronAddParams, CronJob, CronPatch } from "../protocol/cron";
@@ -26,7 +25,7 @@ export function createJob(
       : params.schedule;
   const job: CronJob = {
     id,
-    ...(params.agentId ? { agentId: normalizeAgentId(params.agentId) } : {}),
+    ...(params.agentId ? { agentId: agentIdParam(params.agentId) } : {}),
     ...(params.sessionKey ? { sessionKey: params.sessionKey } : {}),
     name: params.name.trim(),
     ...(params.description ? { description: params.description } : {}),
@@ -55,7 +54,7 @@ export function patchJob(
   if (patch.description !== undefined) job.description = patch.description;
   if (patch.agentId !== undefined) {
     if (patch.agentId === null) delete job.agentId;
-    else job.agentId = normalizeAgentId(patch.agentId);
+    else job.agentId = agentIdParam(patch.agentId);
   }
   if (patch.sessionKey !== undefined) {
     if (patch.sessionKey === null) delete job.sessionKey;

@@ -1,5 +1,5 @@
 import { HISTORY_READ_MAX_BYTES } from "../contracts/session-api";
-import { isValidAgentId, normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
+import { isValidAgentId, parseAgentSessionKey } from "../keys/session-key";
 import { tooLargeMessage } from "../model/message-limits";
 import { parseMessage } from "../model/message-record";
 import { messagePreview } from "../model/session-row";
@@ -9,7 +9,7 @@ import { sanitizeChatHistory } from "../render/sanitize";
 import { splitPreToolText, toolActivity } from "../render/tool-activity";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
-import { canonicalKey, sessionRef } from "./keys";
+import { agentIdParam, canonicalKey, sessionRef } from "./keys";
 import { patchSession } from "./registry";
 import { chatSend } from "./runs";
 
@@ -90,7 +90,7 @@ export async function sessionMessages(
   const rawKey = keyText(params.key ?? params.sessionKey);
   if (!rawKey) throw new DomainError("invalid", "key required");
   const agentId = typeof params.agentId === "string" && params.agentId.trim() ? params.agentId : undefined;
-  const key = canonicalKey(ctx, rawKey, agentId !== undefined ? normalizeAgentId(agentId) : undefined);
+  const key = canonicalKey(ctx, rawKey, agentId !== undefined ? agentIdParam(agentId) : undefined);
   const asked =
     typeof params.limit === "number" && Number.isFinite(params.limit)
       ? Math.max(1, Math.floor(params.limit))
@@ -204,7 +204,7 @@ export async function sessionsCreate(
   if (params.agentId !== undefined && !isValidAgentId(params.agentId)) {
     throw new DomainError("invalid", `unknown agent id "${params.agentId}"`);
   }
-  const agentId = params.agentId !== undefined ? normalizeAgentId(params.agentId) : defaultAgentId(ctx.config);
+  const agentId = params.agentId !== undefined ? agentIdParam(params.agentId) : defaultAgentId(ctx.config);
   const key =
     params.key !== undefined
       ? canonicalKey(ctx, params.key, agentId)

@@ -2,6 +2,7 @@ import type { CronResult, CronRunMode } from "../contracts/scheduler-api";
 import type { CronAddParams, CronJob, CronListParams, CronPatch, CronRunsParams } from "../protocol/cron";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
+import { agentIdParam } from "./keys";
 
 /** Automations as every transport offers them (`cron.*`, /v1/automations): the tenant's scheduler object decides. */
 
@@ -25,6 +26,8 @@ export function jobIdOf(method: string, params: { id?: string | undefined; jobId
 }
 
 export async function addCronJob(ctx: TenantContext, params: CronAddParams): Promise<CronJob> {
+  // Refused here, in the caller's door: a refusal thrown inside the scheduler object loses its kind.
+  if (params.agentId) agentIdParam(params.agentId);
   return unwrap("cron.add", await ctx.scheduler.add(params, caller(ctx)));
 }
 
@@ -34,6 +37,7 @@ export async function updateCronJob(
   patch: CronPatch,
   expectedConfigRevision?: string,
 ): Promise<CronJob> {
+  if (patch.agentId) agentIdParam(patch.agentId);
   return unwrap("cron.update", await ctx.scheduler.update(id, patch, caller(ctx), expectedConfigRevision));
 }
 

@@ -1,9 +1,12 @@
 import type { SessionRef } from "../contracts/session-api";
 import {
   agentIdOf,
+  BIDI_CONTROL_RE,
   classifySessionKeyShape,
+  isRefusedAgentId,
   isValidAgentId,
   mainSessionKey,
+  normalizeAgentId,
   parseAgentSessionKey,
   toStoreKey,
 } from "../keys/session-key";
@@ -35,14 +38,26 @@ export function canonicalKey(
   }
   // Control characters never belong in a key (they would also corrupt object names and logs).
   if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw new DomainError("invalid", "invalid session key");
+  if (BIDI_CONTROL_RE.test(trimmed)) {
+    throw new DomainError("invalid", "invalid session key: bidirectional control characters are not allowed");
+  }
   if (classifySessionKeyShape(trimmed) === "malformed_agent") {
     throw new DomainError("invalid", `malformed session key "${trimmed}"`);
   }
   const parsed = parseAgentSessionKey(trimmed);
-  if (parsed && !isValidAgentId(parsed.agentId)) {
+  if (parsed && (!isValidAgentId(parsed.agentId) || isRefusedAgentId(parsed.agentId))) {
     throw new DomainError("invalid", `invalid agent id "${parsed.agentId}" in session key`);
   }
   return toStoreKey({ agentId, requestKey: trimmed, cfg: ctx.config.session });
+}
+
+/**
+ * An agent id a caller passed (a param, a tool argument, a header): refused when path-like or a
+ * prototype name, else normalized as OpenClaw does (`Ops Agent` → `ops-agent`).
+ */
+export function agentIdParam(raw: string): string {
+  if (isRefusedAgentId(raw)) throw new DomainError("invalid", `invalid agent id "${raw.trim()}"`);
+  return normalizeAgentId(raw);
 }
 
 export function sessionRef(ctx: Pick<TenantContext, "tenantId" | "config">, key: string): SessionRef {

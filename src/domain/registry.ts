@@ -1,5 +1,5 @@
 import type { PatchOptions } from "../contracts/session-api";
-import { normalizeAgentId, resolveMainAlias } from "../keys/session-key";
+import { resolveMainAlias } from "../keys/session-key";
 import type { SessionRow } from "../model/session-row";
 import { agentModelRef, DEFAULT_CONTEXT_WINDOW_TOKENS, modelProblem } from "../policy/agent-models";
 import { agentModel, defaultAgentId } from "../policy/agents";
@@ -7,7 +7,7 @@ import type { SessionsListParams, SessionsResolveParams } from "../protocol/meth
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
-import { canonicalKey, mainKeyOf, sessionRef } from "./keys";
+import { agentIdParam, canonicalKey, mainKeyOf, sessionRef } from "./keys";
 import { markFlags } from "./marks";
 
 /** Session index operations (OpenClaw's sessions.list / resolve / patch) for every transport. */
@@ -73,7 +73,7 @@ export async function listSessions(ctx: TenantContext, params: SessionsListParam
           includeArchived: params.includeArchived === true || params.archived === "all",
           ...(params.archived === true ? { archivedOnly: true } : {}),
           ...(params.label !== undefined ? { label: params.label } : {}),
-          ...(params.agentId !== undefined ? { agentId: normalizeAgentId(params.agentId) } : {}),
+          ...(params.agentId !== undefined ? { agentId: agentIdParam(params.agentId) } : {}),
           ...(params.spawnedBy !== undefined ? { spawnedBy: canonicalKey(ctx, params.spawnedBy) } : {}),
           ...(params.search ? { search: params.search } : {}),
           ...(params.activeOnly ? { activeOnly: true } : {}),
@@ -106,7 +106,7 @@ export async function describeSession(
   ctx: TenantContext,
   params: { key: string; agentId?: string | undefined; includeLastMessage?: boolean | undefined },
 ): Promise<{ session: PresentedRow | null }> {
-  const key = canonicalKey(ctx, params.key, params.agentId ? normalizeAgentId(params.agentId) : undefined);
+  const key = canonicalKey(ctx, params.key, params.agentId ? agentIdParam(params.agentId) : undefined);
   const row = await ctx.tenant.session(key, true);
   return { session: row ? presentRow(row, params.includeLastMessage === true) : null };
 }
@@ -159,7 +159,7 @@ export async function resolveSession(ctx: TenantContext, params: SessionsResolve
     return owner.key;
   }
   const label = rawLabel!;
-  const agentId = params.agentId !== undefined ? normalizeAgentId(params.agentId) : undefined;
+  const agentId = params.agentId !== undefined ? agentIdParam(params.agentId) : undefined;
   const keys = await tenant.keysWithLabel(label, agentId);
   const rows = await Promise.all(keys.map((key) => tenant.session(key)));
   const matches = rows.filter(visible).filter((row) => reservedAllowed(row.key, params));

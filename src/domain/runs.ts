@@ -1,6 +1,6 @@
 import { hasScope } from "../auth/principal";
 import type { RunCallback, StartResult } from "../contracts/session-api";
-import { agentIdOf, normalizeAgentId } from "../keys/session-key";
+import { agentIdOf } from "../keys/session-key";
 import { tooLargeMessage } from "../model/message-limits";
 import type { RunInput, RunSnapshot } from "../model/run-types";
 import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
@@ -13,7 +13,7 @@ import { dropUndefined } from "../util/encoding";
 import { parseChatCommand, runChatCommand } from "./chat-commands";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
-import { canonicalKey, mainKeyOf, sessionRef } from "./keys";
+import { agentIdParam, canonicalKey, mainKeyOf, sessionRef } from "./keys";
 import { patchSession } from "./registry";
 
 /** Agent runs as the transports start them: chat.send, agent, agent.wait, aborts, ingest with run. */
@@ -243,7 +243,7 @@ export async function agentRun(
   if ((params.provider !== undefined || params.model !== undefined) && !hasScope(ctx.principal, "operator.admin")) {
     throw new DomainError("invalid", "provider/model overrides are not authorized for this caller.");
   }
-  const requestedAgent = params.agentId !== undefined ? normalizeAgentId(params.agentId) : undefined;
+  const requestedAgent = params.agentId !== undefined ? agentIdParam(params.agentId) : undefined;
   if (requestedAgent !== undefined && !isKnownAgent(ctx.config, requestedAgent))
     throw new DomainError("invalid", `unknown agent id "${params.agentId}"`);
   let key: string;

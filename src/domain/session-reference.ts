@@ -1,9 +1,8 @@
-import { normalizeAgentId } from "../keys/session-key";
 import type { SessionRow } from "../model/session-row";
 import type { SessionsResolveParams } from "../protocol/methods";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
-import { canonicalKey, sessionRef } from "./keys";
+import { agentIdParam, canonicalKey, sessionRef } from "./keys";
 import { resolveSession } from "./registry";
 
 /**
@@ -74,7 +73,7 @@ async function byShortId(
     search: wanted.slice(0, 8),
     limit: REFERENCE_SCAN_MAX_ROWS,
     includeArchived: true,
-    ...(agentId ? { agentId: normalizeAgentId(agentId) } : {}),
+    ...(agentId ? { agentId: agentIdParam(agentId) } : {}),
   });
   let matches = rows.filter((row) => uuidHex(row.key)?.startsWith(wanted));
   if (matches.length > 1 && slugHint) {
@@ -92,7 +91,7 @@ async function byReference(
   reference: { key: string; slug?: string | undefined },
   agentId: string | undefined,
 ): Promise<ResolveAnswer> {
-  const key = canonicalKey(ctx, reference.key, agentId ? normalizeAgentId(agentId) : undefined);
+  const key = canonicalKey(ctx, reference.key, agentId ? agentIdParam(agentId) : undefined);
   const row = await ctx.tenant.session(key);
   if (row) return hit(row);
   // The slug's first word narrows the index search (bounded: a reference never scans the tenant).
@@ -101,7 +100,7 @@ async function byReference(
     const rows = await ctx.tenant.listSessions({
       search: word,
       limit: REFERENCE_SCAN_MAX_ROWS,
-      ...(agentId ? { agentId: normalizeAgentId(agentId) } : {}),
+      ...(agentId ? { agentId: agentIdParam(agentId) } : {}),
     });
     const matches = rows.filter((r) => uuidHex(r.key) !== undefined && slugOf(r) === reference.slug);
     if (matches.length === 1) return hit(matches[0]!);

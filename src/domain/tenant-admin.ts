@@ -1,6 +1,6 @@
 import { forgetAccess } from "../auth/access-cache";
-import type { TenantApi } from "../contracts/tenant-api";
 import { logInfo } from "../observability/log";
+import { configBoundsProblem } from "../policy/config-bounds";
 import { configOutboundRefusal } from "../policy/outbound-url";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
 import type { TenantConfig } from "../protocol/config";
@@ -31,6 +31,9 @@ export const CONFIG_CHANGED_MESSAGE = "config changed since last load; re-run co
  * A config naming a deployment key the tenant is not granted is refused (runs check again).
  */
 export async function writeTenantConfig(ctx: TenantContext, config: TenantConfig, baseHash?: string) {
+  // Every write, whatever built it (a merge, agents.create), stays within the bounds.
+  const problem = configBoundsProblem(config);
+  if (problem) throw new DomainError("invalid", `invalid config: ${problem}`);
   if (deploymentKeyNames(config).length > 0) {
     const refused = ungrantedKeysRefusal(config, (await ctx.tenant.deploymentKeyGrants()).grants);
     if (refused) throw new DomainError("invalid", refused);
@@ -48,13 +51,6 @@ export async function writeTenantConfig(ctx: TenantContext, config: TenantConfig
     });
   }
   return written;
-}
-
-/** Revokes a token; its gateway connections close at once. False when the token is unknown. */
-export async function revokeToken(tenant: TenantApi, tenantId: string, tokenId: string): Promise<boolean> {
-  const revoked = await tenant.revokeToken(tokenId);
-  forgetAccess(tenantId, tokenId);
-  return revoked;
 }
 
 /** Sessions deleted per DELETE call: each is one call to its object, well within a request's limits. */

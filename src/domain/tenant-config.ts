@@ -2,17 +2,21 @@ import { z } from "zod";
 import { normalizeAgentId } from "../keys/session-key";
 import { configHash } from "../model/config-hash";
 import { defaultAgentId } from "../policy/agents";
+import { configBoundsProblem, rawConfigTooLarge } from "../policy/config-bounds";
 import { type AgentConfig, type TenantConfig, tenantConfigSchema } from "../protocol/config";
 import { SERVER_VERSION } from "../protocol/server-version";
+import { redactConfig, restoreRedacted } from "../render/config-redaction";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
+import { agentIdParam } from "./keys";
 import { CONFIG_CHANGED_MESSAGE, writeTenantConfig } from "./tenant-admin";
 
 /**
  * The tenant's configuration as OpenClaw's `config.*` and `agents.*` methods serve it to the
  * Control UI: read with a `hash`, replaced (`config.set`) or merged (`config.patch`) over that
  * hash, through the same validation as `PUT /v1/config`; agents created, updated and deleted in
- * `agents.list`. The config holds no secret values (only references), so nothing is redacted.
+ * `agents.list`. Secrets are only referenced, but URLs may carry credentials: those are answered
+ * redacted and restored on write (render/config-redaction.ts).
  */
 
 /** Where the config lives, in `config.get`'s `path`. */
@@ -20,19 +24,31 @@ const configPath = (ctx: TenantContext) => `tenant:${ctx.tenantId}`;
 
 export async function getConfig(ctx: TenantContext) {
   const config = ctx.config;
+  // Credentials inside URLs are answered as OpenClaw's sentinel; the hash stays the stored config's.
+  const shown = redactConfig(config);
   return {
     path: configPath(ctx),
     exists: true,
     valid: true,
     issues: [],
     warnings: [],
-    raw: JSON.stringify(config, null, 2),
-    parsed: config,
-    sourceConfig: config,
-    config,
-    resolved: config,
+    raw: JSON.stringify(shown, null, 2),
+    parsed: shown,
+    sourceConfig: shown,
+    config: shown,
+    resolved: shown,
     hash: await configHash(config),
   };
+}
+
+/**
+ * A config a client sent back after reading it redacted: each sentinel it still carries takes
+ * the stored value (OpenClaw's restore on `config.set` / `config.patch` / `config.apply`).
+ */
+export function withStoredCredentials(ctx: Pick<TenantContext, "config">, candidate: unknown): unknown {
+  const restored = restoreRedacted(candidate, ctx.config);
+  if (!restored.ok) throw new DomainError("invalid", restored.message);
+  return restored.value;
 }
 
 /** The JSON Schema of what this service validates (generated from the zod schema). */
@@ -60,7 +76,7 @@ type WriteParams = { raw?: unknown; baseHash?: unknown; replacePaths?: unknown }
 
 /** `config.set {raw, baseHash}`: the whole config replaced. */
 export async function setConfig(ctx: TenantContext, params: WriteParams) {
-  const next = parseRaw("config.set", params.raw);
+  const next = withStoredCredentials(ctx, parseRaw("config.set", params.raw));
   return save(ctx, validated(next), baseHashOf(params));
 }
 
@@ -73,10 +89,10 @@ export async function patchConfig(ctx: TenantContext, params: WriteParams) {
   // The patch merges onto the config the caller loaded, or onto nothing.
   const current = ctx.config;
   if ((await configHash(current)) !== baseHash) throw new DomainError("invalid", CONFIG_CHANGED_MESSAGE);
-  const merged = mergePatch(current, patch, "", replace);
+  const merged = withStoredCredentials(ctx, mergePatch(current, patch, "", replace));
   const changedPaths = diffPaths(current, merged);
   if (changedPaths.length === 0) {
-    return { ok: true, noop: true, changedPaths, path: configPath(ctx), config: current };
+    return { ok: true, noop: true, changedPaths, path: configPath(ctx), config: redactConfig(current) };
   }
   return { ...(await save(ctx, validated(merged), baseHash)), changedPaths };
 }
@@ -104,7 +120,7 @@ export async function createAgent(ctx: TenantContext, fields: AgentFields & { na
 /** `agents.update {agentId, name?, model?, …}`: `model: null` clears the agent's model. */
 export async function updateAgent(ctx: TenantContext, agentId: string, fields: AgentFields) {
   const config = ctx.config;
-  const id = normalizeAgentId(agentId);
+  const id = agentIdParam(agentId);
   const agents = listedAgents(config);
   const index = agents.findIndex((agent) => agent.id === id);
   if (index < 0) throw new DomainError("invalid", `agent "${agentId}" not found`);
@@ -120,7 +136,7 @@ export async function updateAgent(ctx: TenantContext, agentId: string, fields: A
 /** `agents.delete {agentId}`: the only agent cannot go (its sessions stay, as with OpenClaw's config). */
 export async function deleteAgent(ctx: TenantContext, agentId: string) {
   const config = ctx.config;
-  const id = normalizeAgentId(agentId);
+  const id = agentIdParam(agentId);
   const agents = listedAgents(config);
   if (!agents.some((agent) => agent.id === id)) throw new DomainError("invalid", `agent "${agentId}" not found`);
   if (agents.length === 1) {
@@ -136,13 +152,20 @@ export async function deleteAgent(ctx: TenantContext, agentId: string) {
 
 // ── helpers ─────────────────────────────────────────────────────────────
 
+/** The `raw` JSON of a write, bounded in size before parsing and in depth before any merge. */
 function parseRaw(method: string, raw: unknown): unknown {
   if (typeof raw !== "string") throw new DomainError("invalid", `invalid ${method} params: raw (string) required`);
+  const tooLarge = rawConfigTooLarge(raw);
+  if (tooLarge) throw new DomainError("invalid", `invalid ${method} params: ${tooLarge}`);
+  let parsed: unknown;
   try {
-    return JSON.parse(raw);
+    parsed = JSON.parse(raw);
   } catch (error) {
     throw new DomainError("invalid", (error as Error).message);
   }
+  const problem = configBoundsProblem(parsed, raw);
+  if (problem) throw new DomainError("invalid", `invalid ${method} params: ${problem}`);
+  return parsed;
 }
 
 function baseHashOf(params: WriteParams): string {
@@ -162,7 +185,7 @@ function validated(candidate: unknown): TenantConfig {
 async function save(ctx: TenantContext, next: TenantConfig, baseHash: string | undefined) {
   const written = await writeTenantConfig(ctx, next, baseHash);
   if (!written.ok) throw new DomainError("invalid", CONFIG_CHANGED_MESSAGE);
-  return { ok: true, path: configPath(ctx), hash: written.hash, config: written.config };
+  return { ok: true, path: configPath(ctx), hash: written.hash, config: redactConfig(written.config) };
 }
 
 /** The configured agents; with none listed, the implicit default agent becomes the first entry. */

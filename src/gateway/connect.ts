@@ -1,4 +1,6 @@
 import { logWarning } from "../observability/log";
+import { checkBrowserOrigin, ORIGIN_NOT_ALLOWED_MESSAGE } from "../policy/cors";
+import type { TenantConfig } from "../protocol/config";
 import {
   connectParamsSchema,
   type ErrorShape,
@@ -24,6 +26,8 @@ import type { GatewayAccess } from "./token-cache";
 
 /** What answering `connect` needs from the hub. */
 export type ConnectPort = {
+  /** The tenant's config (its browser origins). */
+  config(): TenantConfig;
   /** A token's access, or null. */
   authenticate(token: string): Promise<GatewayAccess | null>;
   /** The connection passed the handshake: store its state and answer hello-ok. */
@@ -46,6 +50,12 @@ export async function answerConnect(
   const parsed = parseParams("connect", connectParamsSchema, rawParams ?? {});
   if (!parsed.success) return rejectHandshake(port, ws, id, `invalid connect params: ${parsed.message}`);
   const params = parsed.data;
+  const origin = checkBrowserOrigin(port.config(), connection.state.browserOrigin, connection.state.origin);
+  if (!origin.ok) {
+    const details = { code: "CONTROL_UI_ORIGIN_NOT_ALLOWED", reason: origin.reason };
+    safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", ORIGIN_NOT_ALLOWED_MESSAGE, details)));
+    return port.close(ws, 1008, closeReason(ORIGIN_NOT_ALLOWED_MESSAGE));
+  }
   const protocol = negotiateProtocol(params.minProtocol, params.maxProtocol);
   if (protocol === null) {
     const details = {

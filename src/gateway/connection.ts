@@ -10,6 +10,10 @@ export type ConnectionState = {
   tenantId: string;
   /** The origin the client connected to (its Host); runs started here call back to the service origin. */
   origin: string;
+  /** The upgrade's `Origin` header: the socket was opened by a browser page (checked at connect). */
+  browserOrigin?: string;
+  /** The client's address (CF-Connecting-IP): unauthenticated sockets are bounded per address. */
+  address?: string;
   phase: "challenge" | "ready";
   nonce: string;
   challengeTs: number;

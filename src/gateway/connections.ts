@@ -28,6 +28,8 @@ export class Connections {
   private readonly readers = new Set<Connection>();
   private readonly watchers = new Set<Connection>();
   private readonly followers = new Map<string, Set<Connection>>();
+  /** Sockets in the challenge phase, by client address. */
+  private readonly handshakingByAddress = new Map<string, number>();
   private readonly unsaved = new Set<Connection>();
   private persistTimer: ReturnType<typeof setTimeout> | null = null;
 
@@ -54,6 +56,9 @@ export class Connections {
   add(ws: WebSocket, state: ConnectionState): Connection {
     writeState(ws, state);
     const connection: Connection = { ws, state, seq: state.seq ?? 0 };
+    // A first hydrate here has already indexed this socket from the attachment just written.
+    const hydrated = this.hydrate().get(ws);
+    if (hydrated) this.unindex(hydrated);
     this.hydrate().set(ws, connection);
     this.index(connection);
     this.changed();
@@ -97,7 +102,16 @@ export class Connections {
   interest(): HubInterest {
     this.hydrate();
     const keys = [...this.followers.keys()].sort();
-    return { sockets: this.size, readers: this.readers.size, watchers: this.watchers.size, keys };
+    const handshaking = Object.fromEntries(this.handshakingByAddress);
+    return { sockets: this.size, readers: this.readers.size, watchers: this.watchers.size, keys, handshaking };
+  }
+
+  /** Sockets in their handshake: all of them, and those from one client address. */
+  handshaking(address: string): { all: number; address: number } {
+    this.hydrate();
+    let all = 0;
+    for (const count of this.handshakingByAddress.values()) all += count;
+    return { all, address: this.handshakingByAddress.get(address) ?? 0 };
   }
 
   /** Whether anyone would receive a session's events. */
@@ -193,6 +207,10 @@ export class Connections {
 
   private index(connection: Connection): void {
     const { state } = connection;
+    if (state.phase === "challenge") {
+      const address = state.address ?? "";
+      this.handshakingByAddress.set(address, (this.handshakingByAddress.get(address) ?? 0) + 1);
+    }
     if (!canRead(state)) return;
     this.readers.add(connection);
     if (state.sessions) this.watchers.add(connection);
@@ -204,6 +222,12 @@ export class Connections {
   }
 
   private unindex(connection: Connection): void {
+    if (connection.state.phase === "challenge") {
+      const address = connection.state.address ?? "";
+      const left = (this.handshakingByAddress.get(address) ?? 0) - 1;
+      if (left > 0) this.handshakingByAddress.set(address, left);
+      else this.handshakingByAddress.delete(address);
+    }
     this.readers.delete(connection);
     this.watchers.delete(connection);
     for (const key of connection.state.messageKeys ?? []) {

@@ -2,9 +2,10 @@ import { z } from "zod";
 import { chatCommandEntries } from "../domain/chat-commands";
 import { chatStartup } from "../domain/chat-startup";
 import type { TenantContext } from "../domain/context";
+import { agentIdParam } from "../domain/keys";
 import { LOG_TAIL_MAX_BYTES, LOG_TAIL_MAX_LINES, sessionsUsage, tailLogs, USAGE_SESSIONS_MAX } from "../domain/ledger";
 import { SEARCH_LIMIT_MAX, searchSessions } from "../domain/search";
-import { normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
+import { parseAgentSessionKey } from "../keys/session-key";
 import { agentIdentity, agentModelRef, tenantModels } from "../policy/agent-models";
 import { defaultAgentId } from "../policy/agents";
 import type { OperatorScope } from "../protocol/http";
@@ -32,7 +33,7 @@ function agentOf(
   ctx: TenantContext,
   params: { agentId?: string | undefined; sessionKey?: string | undefined } | null | undefined,
 ) {
-  if (params?.agentId) return normalizeAgentId(params.agentId);
+  if (params?.agentId) return agentIdParam(params.agentId);
   const parsed = params?.sessionKey ? parseAgentSessionKey(params.sessionKey) : null;
   return parsed?.agentId ?? defaultAgentId(ctx.config);
 }

@@ -75,8 +75,10 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
     this.link.deliver(batch);
   }
 
-  configChanged(): void {
+  async configChanged(): Promise<void> {
     this.link.configChanged();
+    await this.link.loadConfig();
+    this.hub.closeDisallowedOrigins();
   }
 
   closeToken(tokenId: string): void {

@@ -64,6 +64,23 @@ export class HubRelay {
     else hubs.set(index, hub);
   }
 
+  /**
+   * Sockets in their handshake in the hub objects (as last reported, plus every socket assigned
+   * since, which has not authenticated yet either): all of them, and those from one address.
+   */
+  handshaking(address: string): { all: number; address: number } {
+    let all = 0;
+    let fromAddress = 0;
+    for (const hub of this.loaded().values()) {
+      all += hub.assigned;
+      for (const [from, count] of Object.entries(hub.interest.handshaking ?? {})) {
+        all += count;
+        if (from === address) fromAddress += count;
+      }
+    }
+    return { all, address: fromAddress };
+  }
+
   hasSubscribers(key: string): boolean {
     for (const hub of this.loaded().values()) if (hub.interest.watchers > 0 || hub.keys.has(key)) return true;
     return false;

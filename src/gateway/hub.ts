@@ -2,6 +2,7 @@ import type { Principal } from "../auth/principal";
 import type { TenantApi } from "../contracts/tenant-api";
 import type { TenantContext } from "../domain/context";
 import { sessionsDefaults } from "../domain/registry";
+import { checkBrowserOrigin } from "../policy/cors";
 import { serviceOrigin } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 import { MAX_PAYLOAD_BYTES, MAX_PREAUTH_PAYLOAD_BYTES, requestFrameSchema } from "../protocol/gateway";
@@ -16,6 +17,7 @@ import { describeParamsError } from "./handshake";
 import { HelloCache } from "./hello-cache";
 import { HANDSHAKE_TIMEOUT_MS, handshakeExpired, planAlarm } from "./liveness";
 import { openclawParamsError } from "./params-validation";
+import { clientAddress } from "./preauth";
 import { Requests } from "./requests";
 import { type GatewayAccess, TokenCache } from "./token-cache";
 
@@ -74,10 +76,11 @@ export class GatewayHub {
       return new Response("expected a WebSocket upgrade", { status: 426 });
     }
     if (!tenantId) return errorResponse(404, "not_found", "No such gateway");
-    return this.accept(tenantId, new URL(request.url).origin);
+    const browserOrigin = request.headers.get("origin") ?? undefined;
+    return this.accept(tenantId, new URL(request.url).origin, browserOrigin, clientAddress(request.headers));
   }
 
-  async accept(tenantId: string, origin: string): Promise<Response> {
+  async accept(tenantId: string, origin: string, browserOrigin?: string, address?: string): Promise<Response> {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.host.ctx.acceptWebSocket(server);
@@ -85,6 +88,8 @@ export class GatewayHub {
       connId: crypto.randomUUID(),
       tenantId,
       origin,
+      ...(browserOrigin !== undefined ? { browserOrigin } : {}),
+      ...(address ? { address } : {}),
       phase: "challenge",
       nonce: crypto.randomUUID(),
       challengeTs: Date.now(),
@@ -187,6 +192,20 @@ export class GatewayHub {
     }
   }
 
+  /**
+   * The config changed: browser connections whose origin it no longer allows close, as
+   * OpenClaw's gateway closes them (1008 "origin not allowed").
+   */
+  closeDisallowedOrigins(): void {
+    const config = this.host.config();
+    for (const connection of [...this.connections.all()]) {
+      const { state } = connection;
+      if (state.browserOrigin === undefined || checkBrowserOrigin(config, state.browserOrigin, state.origin).ok)
+        continue;
+      this.close(connection.ws, 1008, "origin not allowed");
+    }
+  }
+
   /** Closes every connection (the tenant is being deleted). */
   closeAll(code: number, reason: string): void {
     this.tokenCache.clear();
@@ -202,6 +221,7 @@ export class GatewayHub {
   // ── Handshake ───────────────────────────────────────────────────────────
 
   private readonly connectPort = {
+    config: () => this.host.config(),
     authenticate: (token: string) => this.authenticate(token),
     close: (ws: WebSocket, code: number, reason: string) => this.close(ws, code, reason),
     ready: (connection: Connection, ready: ConnectionState, id: string) => {

@@ -3,13 +3,12 @@ import { listAgents } from "../domain/agents";
 import { chatHistory, chatInject, sessionMessages, sessionsCreate, sessionsPreview } from "../domain/chat";
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
-import { canonicalKey } from "../domain/keys";
+import { agentIdParam, canonicalKey } from "../domain/keys";
 import { describeSession, listSessions } from "../domain/registry";
 import { agentRun, agentWait, chatAbort, chatSend, sessionsAbort, waitPayload } from "../domain/runs";
 import { patchWithMarks } from "../domain/session-marks";
 import { resolveSessionReference } from "../domain/session-reference";
 import { deleteSession, resetSession } from "../domain/sessions";
-import { normalizeAgentId } from "../keys/session-key";
 import { methodParamSchemas } from "../protocol/gateway";
 import type { OperatorScope } from "../protocol/http";
 import { sessionsListParamsSchema, sessionsResolveParamsSchema } from "../protocol/methods";
@@ -84,7 +83,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     scope: READ,
     params: methodParamSchemas["sessions.messages.subscribe"],
     handle: ({ ctx, params, connection }) => {
-      const key = canonicalKey(ctx, params.key, params.agentId ? normalizeAgentId(params.agentId) : undefined);
+      const key = canonicalKey(ctx, params.key, params.agentId ? agentIdParam(params.agentId) : undefined);
       const keys = connection.state.messageKeys ?? [];
       if (!keys.includes(key) && keys.length >= MAX_MESSAGE_SUBSCRIPTIONS) {
         throw new DomainError(
@@ -100,7 +99,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     scope: READ,
     params: methodParamSchemas["sessions.messages.unsubscribe"],
     handle: ({ ctx, params, connection }) => {
-      const key = canonicalKey(ctx, params.key, params.agentId ? normalizeAgentId(params.agentId) : undefined);
+      const key = canonicalKey(ctx, params.key, params.agentId ? agentIdParam(params.agentId) : undefined);
       connection.setMessageSubscription(key, false);
       return { subscribed: false, key };
     },

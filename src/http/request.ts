@@ -11,7 +11,11 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024;
  * 4xx ApiError naming what is wrong; nothing reaches storage unvalidated.
  */
 export async function readJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
-  const raw = await readJsonValue(c);
+  return validJson(schema, await readJsonValue(c));
+}
+
+/** A parsed JSON value validated against a schema (a 400 naming the path otherwise). */
+export function validJson<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw badRequest(describeZodError(parsed.error));
   return parsed.data;

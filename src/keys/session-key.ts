@@ -49,6 +49,26 @@ function nonBlank(value: string | null | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
+/** Names that would reach an object's prototype if an agent id were ever used as a plain-object key. */
+const PROTOTYPE_NAMES: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+/**
+ * Bidirectional-control characters (U+202A–U+202E, U+2066–U+2069, U+200E/U+200F, U+061C): they
+ * make a key display as something other than what it is (a right-to-left override reverses it).
+ */
+export const BIDI_CONTROL_RE = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
+
+/**
+ * Whether a caller-given agent id is refused before any normalizing: path-like (`/`, `\`, `..`,
+ * a leading dot) or a prototype name (`__proto__`, `constructor`, `prototype`, also as it
+ * normalizes). OpenClaw's normalizing would turn `../x` into `x`; a hosted service says no instead.
+ */
+export function isRefusedAgentId(id: string): boolean {
+  const trimmed = id.trim();
+  if (/[\\/]/.test(trimmed) || trimmed.includes("..") || trimmed.startsWith(".")) return true;
+  return PROTOTYPE_NAMES.has(trimmed.toLowerCase()) || PROTOTYPE_NAMES.has(normalizeAgentId(trimmed));
+}
+
 /** True for `^[a-z0-9][a-z0-9_-]{0,63}$` (case-insensitive, surrounding whitespace ignored). */
 export function isValidAgentId(id: string | null | undefined): boolean {
   const trimmed = (id ?? "").trim();

@@ -6,7 +6,7 @@ import { sha256Hex } from "../auth/tokens";
 import type { AppEnv } from "../http/context";
 import { serviceOrigin } from "../policy/outbound-url";
 import { TENANT_ID_PATTERN } from "../protocol/http";
-import { type GrantProps, grantUserId } from "./access";
+import { type GrantProps, grantUserId } from "./approver";
 import { consentPage, errorPage } from "./consent-page";
 import { authorizationServer, OAUTH_SCOPES, oauthUrls } from "./server";
 

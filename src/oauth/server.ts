@@ -1,4 +1,5 @@
-import { OAuthAuthorizationServer } from "@cloudflare/workers-oauth-provider";
+import { OAuthAuthorizationServer, OAuthError, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import { approverAccess, type GrantProps, grantUserId } from "./approver";
 
 /**
  * OAuth 2.1 for the MCP endpoint (@cloudflare/workers-oauth-provider): one authorization
@@ -83,7 +84,38 @@ function build(urls: OAuthUrls): OAuthAuthorizationServer<Env> {
     scopesSupported: [...OAUTH_SCOPES],
     accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
+    // A refresh re-checks the approving token: once it is revoked, invalid_grant (the provider
+    // then revokes the grant and its tokens), even if its eager revocation was missed.
+    tokenExchangeCallback: async ({ grantType, props, env }) => {
+      if (grantType !== "refresh_token") return;
+      const grant = props as GrantProps;
+      if (!(await approverAccess(env, grant.tenantId, grant))) {
+        throw new OAuthError("invalid_grant", { description: "the token that approved this grant was revoked" });
+      }
+    },
     // Client mistakes are answered on the wire; they are not this service's errors to log.
     onError: () => undefined,
   });
+}
+
+/**
+ * The provider's own grant store, for managing grants outside a request: grants live in
+ * OAUTH_KV by user id whatever origin issued them, so any issuer of the tenant reaches them.
+ */
+const GRANT_STORE_ORIGIN = "https://localhost";
+
+/** Revokes every OAuth grant (and its tokens) that the operator token `tokenId` approved. */
+export async function revokeGrantsApprovedBy(env: Env, tenantId: string, tokenId: string): Promise<number> {
+  const helpers: OAuthHelpers | undefined = authorizationServer(env, GRANT_STORE_ORIGIN, tenantId)?.getOAuthApi(env);
+  if (!helpers) return 0;
+  const userId = grantUserId({ tenantId, tokenId });
+  const grantIds: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await helpers.listUserGrants(userId, { limit: 100, ...(cursor ? { cursor } : {}) });
+    grantIds.push(...page.items.map((grant) => grant.id));
+    cursor = page.cursor;
+  } while (cursor);
+  await Promise.all(grantIds.map((grantId) => helpers.revokeGrant(grantId, userId)));
+  return grantIds.length;
 }

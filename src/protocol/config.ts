@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isRefusedAgentId, isValidAgentId } from "../keys/session-key";
 import { deploymentKeyNameSchema, storeSecretRefSchema } from "./secrets";
 
 /**
@@ -7,7 +8,12 @@ import { deploymentKeyNameSchema, storeSecretRefSchema } from "./secrets";
  * naming its path, never silently ignored.
  */
 
-const agentIdString = z.string().min(1).max(64);
+/** An agent's id as declared: OpenClaw's canonical form, never a path or a prototype name. */
+const agentIdString = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine((id) => isValidAgentId(id) && !isRefusedAgentId(id), "Invalid agent id");
 const toolNames = z.array(z.string().min(1).max(128)).max(200);
 
 export const sendPolicyRuleSchema = z.strictObject({

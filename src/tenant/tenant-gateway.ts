@@ -4,8 +4,16 @@ import type { SessionUpdate } from "../contracts/tenant-api";
 import { GatewayHub, type HubHost } from "../gateway/hub";
 import { HubRelay } from "../gateway/hub-relay";
 import { hubCapacity, TENANT_HUB } from "../gateway/hub-routing";
+import {
+  clientAddress,
+  PREAUTH_RETRY_AFTER_SECONDS,
+  type PreauthLimits,
+  preauthLimits,
+  preauthRefusal,
+} from "../gateway/preauth";
 
 import type { SessionRow } from "../model/session-row";
+import { errorBody } from "../protocol/http";
 import { hubApi } from "../stubs";
 import { HubStore } from "./hub-store";
 
@@ -19,7 +27,10 @@ export class TenantGateway {
   readonly hub: GatewayHub;
   private readonly relay: HubRelay;
 
+  private readonly preauthLimits: PreauthLimits;
+
   constructor(host: HubHost) {
+    this.preauthLimits = preauthLimits(host.env);
     this.hub = new GatewayHub({ ...host, tenantInProcess: true });
     this.relay = new HubRelay(
       new HubStore(host.ctx.storage.sql),
@@ -29,9 +40,19 @@ export class TenantGateway {
     );
   }
 
-  /** An upgrade: accepted here, or answered with the hub object it goes to (the worker forwards it). */
+  /**
+   * An upgrade: refused (429) past the bound on unauthenticated sockets, else accepted here or
+   * answered with the hub object it goes to (the worker forwards it). The bound is checked
+   * first, so a refused socket never makes a hub.
+   */
   upgrade(request: Request, tenantId: string | undefined): Promise<Response> | Response {
     if (tenantId && request.headers.get("upgrade")?.toLowerCase() === "websocket") {
+      const address = clientAddress(request.headers);
+      const here = this.hub.connections.handshaking(address);
+      const there = this.relay.handshaking(address);
+      const open = { tenant: here.all + there.all, address: here.address + there.address };
+      const refusal = preauthRefusal(open, this.preauthLimits);
+      if (refusal) return preauthRefused(refusal);
       const hub = this.relay.assign(this.hub.connections.size);
       if (hub !== TENANT_HUB) return new Response(null, { status: 204, headers: { [HUB_HEADER]: String(hub) } });
     }
@@ -61,6 +82,7 @@ export class TenantGateway {
 
   /** The config changed: every hub reads it again (one that cannot be told keeps it until its next wake-up). */
   configChanged(): Promise<void> {
+    this.hub.closeDisallowedOrigins();
     return this.relay
       .each((hub) => Promise.resolve(hub.configChanged()))
       .catch((error) => console.error("gateway: a hub missed a config change", error));
@@ -87,4 +109,12 @@ export class TenantGateway {
   forget(): void {
     this.relay.forget();
   }
+}
+
+/** The refusal before the upgrade: a client reads it (a CLI, a server) and retries after the handshake deadline. */
+function preauthRefused(message: string): Response {
+  return Response.json(errorBody("rate_limited", message), {
+    status: 429,
+    headers: { "retry-after": String(PREAUTH_RETRY_AFTER_SECONDS) },
+  });
 }

@@ -2,10 +2,10 @@ import type { z } from "zod";
 import type { StartAnswer } from "../contracts/session-api";
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
-import { mainKeyOf, sessionRef } from "../domain/keys";
+import { agentIdParam, mainKeyOf, sessionRef } from "../domain/keys";
 import { resolveSession } from "../domain/registry";
 import { agentToAgentContext, clampPingPongTurns } from "../flows/a2a-prompts";
-import { agentIdOf, deriveChannel, normalizeAgentId, toDisplayKey } from "../keys/session-key";
+import { agentIdOf, deriveChannel, toDisplayKey } from "../keys/session-key";
 import type { SessionRow } from "../model/session-row";
 import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
@@ -186,7 +186,7 @@ async function byLabel(
   label: string,
   rawAgentId: string | undefined,
 ): Promise<{ key: string } | { status: "error" | "forbidden"; error: string }> {
-  const agentId = rawAgentId !== undefined ? normalizeAgentId(rawAgentId) : undefined;
+  const agentId = rawAgentId !== undefined ? agentIdParam(rawAgentId) : undefined;
   if (agentId !== undefined && agentId !== requester.agentId) {
     if (policy.restrictToSpawned) return { status: "forbidden", error: SANDBOX_LABEL_LOOKUP_TEXT };
     if (policy.visibility !== "all") return { status: "forbidden", error: crossAgentVisibilityText("send") };

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { deliveryTargetOf } from "../delivery/delivery-target";
 import type { TenantContext } from "../domain/context";
+import { agentIdParam } from "../domain/keys";
 import { isValidAgentId, normalizeAgentId } from "../keys/session-key";
 import { findAgent, runnerOf, spawnAllowlist } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
@@ -74,7 +75,7 @@ export async function sessionsSpawn(
   // A repeated call (the tool loop resuming after a crash) names the same child and run: when
   // the first call made them, its answer is given again and nothing new is created.
   const fixedId = call.idempotencyKey ? await uuidFrom(`sessions_spawn:${call.idempotencyKey}`) : undefined;
-  const targetAgentId = args.agentId !== undefined ? normalizeAgentId(args.agentId) : requester.agentId;
+  const targetAgentId = args.agentId !== undefined ? agentIdParam(args.agentId) : requester.agentId;
   if (fixedId) {
     const childKey = `agent:${targetAgentId}:subagent:${fixedId}`;
     if (await ctx.sessions(childKey).runSnapshot(fixedId)) return accepted(childKey, fixedId, args, mode);

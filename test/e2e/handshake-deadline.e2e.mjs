@@ -24,7 +24,12 @@ process.once("exit", killAllServersNow);
 
 let server;
 before(async () => {
-  server = await startServer({ cwd: new URL("../..", import.meta.url).pathname });
+  // All sockets come from one address: the bound on sockets waiting to authenticate is raised to them.
+  const preauth = String(Math.max(SOCKETS_PER_ROUND, 64));
+  server = await startServer({
+    cwd: new URL("../..", import.meta.url).pathname,
+    vars: { GATEWAY_PREAUTH_SOCKETS: preauth, GATEWAY_PREAUTH_SOCKETS_PER_ADDRESS: preauth },
+  });
 });
 after(async () => {
   await server?.stop();

@@ -41,7 +41,7 @@ describe("hub routing", () => {
       { sessions: true },
       { messageKeys: ["agent:main:b", "agent:main:a"] },
       { messageKeys: ["agent:main:a"] },
-      { phase: "challenge" },
+      { phase: "challenge", address: "203.0.113.1" },
       { scopes: [], sessions: true },
     ];
     const added = states.map((extra) => connections.add(socket(), state(extra)));
@@ -50,11 +50,21 @@ describe("hub routing", () => {
       readers: 3,
       watchers: 1,
       keys: ["agent:main:a", "agent:main:b"],
+      handshaking: { "203.0.113.1": 1 },
     });
     // Leaving and changing keep it current: the follower of b goes, the watcher stops watching.
     connections.remove(added[1]!.ws);
     connections.update(added[0]!, { ...added[0]!.state, sessions: false });
-    expect(connections.interest()).toEqual({ sockets: 4, readers: 2, watchers: 0, keys: ["agent:main:a"] });
+    expect(connections.interest()).toEqual({
+      sockets: 4,
+      readers: 2,
+      watchers: 0,
+      keys: ["agent:main:a"],
+      handshaking: { "203.0.113.1": 1 },
+    });
+    // A socket that finishes its handshake leaves the count.
+    connections.update(added[3]!, { ...added[3]!.state, phase: "ready" });
+    expect(connections.interest().handshaking).toEqual({});
   });
 
   it("sends a hub only what one of its connections would receive", () => {

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   agentIdOf,
+  BIDI_CONTROL_RE,
   classifySessionKeyShape,
   classifySessionKind,
   deriveChannel,
   deriveChatType,
   isAcpSessionKey,
   isCronRunKey,
+  isRefusedAgentId,
   isReservedKey,
   isValidAgentId,
   looksLikeSessionId,
@@ -603,5 +605,21 @@ describe("agentIdOf", () => {
     expect(agentIdOf("discord:group:1", " Ops ")).toBe("ops");
     expect(agentIdOf("agent:main", "ops")).toBe("ops");
     expect(agentIdOf("main")).toBe("main");
+  });
+});
+
+describe("names a hosted tenant may not use", () => {
+  it("refuses path-like and prototype agent ids, before any normalizing", () => {
+    for (const id of ["../x", "a/b", "a\\b", "..", ".x", "__proto__", "constructor", "Prototype", " prototype "]) {
+      expect(isRefusedAgentId(id), id).toBe(true);
+    }
+    for (const id of ["main", "ops-1", "Ops Agent", "a.b", "_x"]) expect(isRefusedAgentId(id), id).toBe(false);
+  });
+
+  it("finds every bidirectional-control character and nothing else", () => {
+    const marks = [0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x200e, 0x200f, 0x061c];
+    for (const mark of marks)
+      expect(BIDI_CONTROL_RE.test(`a${String.fromCharCode(mark)}b`), mark.toString(16)).toBe(true);
+    expect(BIDI_CONTROL_RE.test("agent:main:דוד-مرحبا-ü-\u200d")).toBe(false);
   });
 });

@@ -570,12 +570,13 @@ export const OPERATIONS: Operation[] = [
     path: "/v1/config",
     scope: "tenant",
     tag: "Config",
-    summary: "The tenant config (OpenClaw key names)",
-    auth: "operator.admin",
+    summary: "The tenant config (OpenClaw key names; credentials inside URLs redacted)",
+    auth: "operator.read",
     ok: {
       status: 200,
       schema: z.object({ ok: z.literal(true), config: tenantConfigSchema }),
-      description: "The config.",
+      description:
+        'The config; a URL with a user, password or credential query parameter reads "__OPENCLAW_REDACTED__".',
     },
   },
   {
@@ -583,7 +584,8 @@ export const OPERATIONS: Operation[] = [
     path: "/v1/config",
     scope: "tenant",
     tag: "Config",
-    summary: "Replace the tenant config (validated whole; unknown keys are errors)",
+    summary:
+      'Replace the tenant config (validated whole; unknown keys are errors; "__OPENCLAW_REDACTED__" keeps the stored URL)',
     auth: "operator.admin",
     body: tenantConfigSchema,
     ok: {

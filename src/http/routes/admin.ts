@@ -2,14 +2,8 @@ import { Hono } from "hono";
 import { isAdminToken } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
 import { grantDeploymentKey, listDeploymentKeys, revokeDeploymentKey } from "../../domain/deployment-key-grants";
-import {
-  createTenant,
-  deleteTenantStep,
-  listTenants,
-  listTokens,
-  revokeToken,
-  tenantInfo,
-} from "../../domain/tenant-admin";
+import { createTenant, deleteTenantStep, listTenants, listTokens, tenantInfo } from "../../domain/tenant-admin";
+import { revokeToken } from "../../domain/token-revocation";
 import { adminListQuerySchema } from "../../protocol/admin";
 import { createTenantBodySchema, errorBody, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
 import { deploymentKeyNameSchema } from "../../protocol/secrets";
@@ -72,7 +66,7 @@ adminRoutes.post("/tenants/:id/tokens", async (c) => {
 adminRoutes.delete("/tenants/:id/tokens/:tokenId", async (c) => {
   const id = tenantIdParam(c.req.param("id"));
   const tokenId = c.req.param("tokenId");
-  const revoked = await revokeToken(tenantApi(c.env, id), id, tokenId);
+  const revoked = await revokeToken(c.env, id, tokenId);
   if (!revoked) throw notFound(`Token not found: ${tokenId}`);
   return c.json({ ok: true, tokenId, revoked: true });
 });

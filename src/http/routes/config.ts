@@ -1,17 +1,29 @@
 import { Hono } from "hono";
 import { putConfig } from "../../domain/tenant-admin";
+import { withStoredCredentials } from "../../domain/tenant-config";
+import { configBoundsProblem } from "../../policy/config-bounds";
 import { tenantConfigSchema } from "../../protocol/config";
+import { redactConfig } from "../../render/config-redaction";
 import { type AppEnv, requireScope } from "../context";
-import { readJson } from "../request";
+import { badRequest } from "../errors";
+import { readJsonValue, validJson } from "../request";
 
-/** Tenant configuration (OpenClaw key names). Replaced whole, validated first. */
+/**
+ * Tenant configuration (OpenClaw key names). Replaced whole, bounded and validated first; read
+ * and answered with credentials inside URLs redacted, as the gateway's config.get.
+ */
 export const configRoutes = new Hono<AppEnv>();
 
-configRoutes.get("/v1/config", requireScope("operator.admin"), async (c) => {
-  return c.json({ ok: true, config: c.var.tenant.config });
+// Reading needs operator.read, as OpenClaw's config.get; credentials inside URLs are redacted.
+configRoutes.get("/v1/config", requireScope("operator.read"), async (c) => {
+  return c.json({ ok: true, config: redactConfig(c.var.tenant.config) });
 });
 
 configRoutes.put("/v1/config", requireScope("operator.admin"), async (c) => {
-  const config = await readJson(c, tenantConfigSchema);
-  return c.json({ ok: true, config: await putConfig(c.var.tenant, config) });
+  const raw = await readJsonValue(c);
+  // Bounded before the schema walks it (the same bounds as every other config write).
+  const problem = configBoundsProblem(raw);
+  if (problem) throw badRequest(`invalid config: ${problem}`);
+  const config = validJson(tenantConfigSchema, withStoredCredentials(c.var.tenant, raw));
+  return c.json({ ok: true, config: redactConfig(await putConfig(c.var.tenant, config)) });
 });
