@@ -4,6 +4,7 @@ import { configHash } from "../model/config-hash";
 import { defaultAgentId } from "../policy/agents";
 import { type AgentConfig, type TenantConfig, tenantConfigSchema } from "../protocol/config";
 import { SERVER_VERSION } from "../protocol/server-version";
+import { redactConfig, restoreRedacted } from "./config-redaction";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { CONFIG_CHANGED_MESSAGE, writeTenantConfig } from "./tenant-admin";
@@ -12,14 +13,15 @@ import { CONFIG_CHANGED_MESSAGE, writeTenantConfig } from "./tenant-admin";
  * The tenant's configuration as OpenClaw's `config.*` and `agents.*` methods serve it to the
  * Control UI: read with a `hash`, replaced (`config.set`) or merged (`config.patch`) over that
  * hash, through the same validation as `PUT /v1/config`; agents created, updated and deleted in
- * `agents.list`. The config holds no secret values (only references), so nothing is redacted.
+ * `agents.list`. Plain secret values (`hooks.token`) are shown as OpenClaw's sentinel and kept
+ * when a write sends the sentinel back (config-redaction.ts).
  */
 
 /** Where the config lives, in `config.get`'s `path`. */
 const configPath = (ctx: TenantContext) => `tenant:${ctx.tenantId}`;
 
 export async function getConfig(ctx: TenantContext) {
-  const config = ctx.config;
+  const config = redactConfig(ctx.config);
   return {
     path: configPath(ctx),
     exists: true,
@@ -31,7 +33,7 @@ export async function getConfig(ctx: TenantContext) {
     sourceConfig: config,
     config,
     resolved: config,
-    hash: await configHash(config),
+    hash: await configHash(ctx.config),
   };
 }
 
@@ -61,7 +63,7 @@ type WriteParams = { raw?: unknown; baseHash?: unknown; replacePaths?: unknown }
 /** `config.set {raw, baseHash}`: the whole config replaced. */
 export async function setConfig(ctx: TenantContext, params: WriteParams) {
   const next = parseRaw("config.set", params.raw);
-  return save(ctx, validated(next), baseHashOf(params));
+  return save(ctx, restoreRedacted(validated(next), ctx.config), baseHashOf(params));
 }
 
 /** `config.patch {raw, baseHash, replacePaths?}`: a JSON merge patch (lists of objects merged by `id`). */
@@ -73,10 +75,10 @@ export async function patchConfig(ctx: TenantContext, params: WriteParams) {
   // The patch merges onto the config the caller loaded, or onto nothing.
   const current = ctx.config;
   if ((await configHash(current)) !== baseHash) throw new DomainError("invalid", CONFIG_CHANGED_MESSAGE);
-  const merged = mergePatch(current, patch, "", replace);
+  const merged = restoreRedacted(mergePatch(current, patch, "", replace) as TenantConfig, current);
   const changedPaths = diffPaths(current, merged);
   if (changedPaths.length === 0) {
-    return { ok: true, noop: true, changedPaths, path: configPath(ctx), config: current };
+    return { ok: true, noop: true, changedPaths, path: configPath(ctx), config: redactConfig(current) };
   }
   return { ...(await save(ctx, validated(merged), baseHash)), changedPaths };
 }
@@ -162,7 +164,7 @@ function validated(candidate: unknown): TenantConfig {
 async function save(ctx: TenantContext, next: TenantConfig, baseHash: string | undefined) {
   const written = await writeTenantConfig(ctx, next, baseHash);
   if (!written.ok) throw new DomainError("invalid", CONFIG_CHANGED_MESSAGE);
-  return { ok: true, path: configPath(ctx), hash: written.hash, config: written.config };
+  return { ok: true, path: configPath(ctx), hash: written.hash, config: redactConfig(written.config) };
 }
 
 /** The configured agents; with none listed, the implicit default agent becomes the first entry. */

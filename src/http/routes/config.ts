@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { redactConfig, restoreRedacted } from "../../domain/config-redaction";
 import { putConfig } from "../../domain/tenant-admin";
 import { tenantConfigSchema } from "../../protocol/config";
 import { type AppEnv, requireScope } from "../context";
@@ -8,10 +9,10 @@ import { readJson } from "../request";
 export const configRoutes = new Hono<AppEnv>();
 
 configRoutes.get("/v1/config", requireScope("operator.admin"), async (c) => {
-  return c.json({ ok: true, config: c.var.tenant.config });
+  return c.json({ ok: true, config: redactConfig(c.var.tenant.config) });
 });
 
 configRoutes.put("/v1/config", requireScope("operator.admin"), async (c) => {
-  const config = await readJson(c, tenantConfigSchema);
-  return c.json({ ok: true, config: await putConfig(c.var.tenant, config) });
+  const config = restoreRedacted(await readJson(c, tenantConfigSchema), c.var.tenant.config);
+  return c.json({ ok: true, config: redactConfig(await putConfig(c.var.tenant, config)) });
 });
