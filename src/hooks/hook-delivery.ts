@@ -27,5 +27,10 @@ export function queueHookReply(
   if (!target) return;
   const reply = terminalReply(text);
   if (reply.disposition !== "visible") return;
-  outbox.enqueue({ idempotencyKey: hookDeliveryKey(run.runId), kind: HOOK_DELIVERY_KIND, target, message: text.trim() });
+  outbox.enqueue({
+    idempotencyKey: hookDeliveryKey(run.runId),
+    kind: HOOK_DELIVERY_KIND,
+    target,
+    message: text.trim(),
+  });
 }

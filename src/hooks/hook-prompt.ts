@@ -27,7 +27,10 @@ const END_MARKER = "END_EXTERNAL_UNTRUSTED_CONTENT";
 /** Boundary markers smuggled into the content are neutralised (OpenClaw's replacement texts). */
 function sanitizeMarkers(content: string): string {
   return content
-    .replace(/<<<\s*END[\s_]+EXTERNAL[\s_]+UNTRUSTED[\s_]+CONTENT(?:\s+id=\\*"[^"]*")?\s*>>>/gi, "[[END_MARKER_SANITIZED]]")
+    .replace(
+      /<<<\s*END[\s_]+EXTERNAL[\s_]+UNTRUSTED[\s_]+CONTENT(?:\s+id=\\*"[^"]*")?\s*>>>/gi,
+      "[[END_MARKER_SANITIZED]]",
+    )
     .replace(/<<<\s*EXTERNAL[\s_]+UNTRUSTED[\s_]+CONTENT(?:\s+id=\\*"[^"]*")?\s*>>>/gi, "[[MARKER_SANITIZED]]");
 }
 

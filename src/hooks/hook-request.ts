@@ -36,7 +36,10 @@ export function presentedHookToken(authorization: string | undefined, headerToke
   return headerToken?.trim() || null;
 }
 
-export function idempotencyKeyOf(headers: Record<string, string>, payload: Record<string, unknown>): string | undefined {
+export function idempotencyKeyOf(
+  headers: Record<string, string>,
+  payload: Record<string, unknown>,
+): string | undefined {
   for (const raw of [headers["idempotency-key"], headers["x-openclaw-idempotency-key"], payload.idempotencyKey]) {
     if (typeof raw !== "string") continue;
     const key = raw.trim();
@@ -92,7 +95,8 @@ export function hookDelivery(payload: Record<string, unknown>): Result<HookDeliv
   const accountId = optionalString(payload.accountId);
   if (hasTo && !to) return { ok: false, error: "to must be a non-empty string for hook delivery" };
   if (hasAccount && !accountId) return { ok: false, error: "accountId must be a non-empty string for hook delivery" };
-  if (hasAccount && (!hasChannel || !to)) return { ok: false, error: "accountId requires channel and to for hook delivery" };
+  if (hasAccount && (!hasChannel || !to))
+    return { ok: false, error: "accountId requires channel and to for hook delivery" };
   if (!hasChannel || !to) return { ok: false, error: "channel and to must be set together for hook delivery" };
   if (channel === "last") return { ok: false, error: "channel must name a concrete channel for hook delivery" };
   return { ok: true, value: { deliver: true, target: { channel, to, ...(accountId ? { accountId } : {}) } } };
@@ -140,7 +144,8 @@ export function wakeHookRequest(payload: Record<string, unknown>): Result<HookWa
   const agentId = agentIdField(payload.agentId);
   if (!agentId.ok) return agentId;
   const sessionKey = optionalString(payload.sessionKey);
-  if (payload.sessionKey !== undefined && !sessionKey) return { ok: false, error: "sessionKey must be a non-empty string" };
+  if (payload.sessionKey !== undefined && !sessionKey)
+    return { ok: false, error: "sessionKey must be a non-empty string" };
   if (mode === "next-heartbeat" && sessionKey) return { ok: false, error: "sessionKey requires mode=now" };
   return {
     ok: true,
@@ -150,7 +155,9 @@ export function wakeHookRequest(payload: Record<string, unknown>): Result<HookWa
 
 /** `hooks.allowedSessionKeyPrefixes`, lower-cased, blanks dropped; undefined when none. */
 function allowedPrefixes(hooks: HooksConfig): string[] | undefined {
-  const prefixes = [...new Set((hooks.allowedSessionKeyPrefixes ?? []).map((p) => p.trim().toLowerCase()).filter(Boolean))];
+  const prefixes = [
+    ...new Set((hooks.allowedSessionKeyPrefixes ?? []).map((p) => p.trim().toLowerCase()).filter(Boolean)),
+  ];
   return prefixes.length > 0 ? prefixes : undefined;
 }
 
@@ -229,7 +236,8 @@ export function applyMapping(mapping: HookMappingConfig, ctx: HookTemplateContex
     const text = renderTemplate(mapping.textTemplate, ctx).trim();
     const mode = mapping.wakeMode ?? "now";
     if (!text) return { ok: false, error: "hook mapping requires text" };
-    if (mode === "next-heartbeat" && sessionKey) return { ok: false, error: "hook mapping sessionKey requires wakeMode=now" };
+    if (mode === "next-heartbeat" && sessionKey)
+      return { ok: false, error: "hook mapping sessionKey requires wakeMode=now" };
     return {
       ok: true,
       value: {

@@ -6,7 +6,6 @@ import { toApiError } from "../http/errors";
 import type { HooksConfig, TenantConfig } from "../protocol/config";
 import { TENANT_ID_PATTERN } from "../protocol/http";
 import { tenantApi, tenantPorts } from "../stubs";
-import { agentHook, type HookAnswer, wakeHook } from "./hook-runs";
 import {
   agentHookRequest,
   applyMapping,
@@ -18,6 +17,7 @@ import {
   presentedHookToken,
   wakeHookRequest,
 } from "./hook-request";
+import { agentHook, type HookAnswer, wakeHook } from "./hook-runs";
 
 /**
  * OpenClaw's inbound webhooks at the tenant's base URL + `hooks.path` (`/t/<id>/hooks/…`, and
@@ -27,7 +27,16 @@ import {
  */
 
 /** First path segments that are this service's own routes: never a hook, no config read. */
-const OWN_SEGMENTS: ReadonlySet<string> = new Set(["", "v1", "mcp", "health", "oauth", ".well-known", "docs", "openapi.json"]);
+const OWN_SEGMENTS: ReadonlySet<string> = new Set([
+  "",
+  "v1",
+  "mcp",
+  "health",
+  "oauth",
+  ".well-known",
+  "docs",
+  "openapi.json",
+]);
 
 const text = (c: Context<AppEnv>, status: 400 | 401 | 404 | 405, body: string) => c.text(body, status);
 const json = (c: Context<AppEnv>, answer: HookAnswer) => c.json(answer.body, answer.status as 200);
@@ -113,7 +122,9 @@ async function tokenMatches(c: Context<AppEnv>, tenantId: string, hooks: HooksCo
   const presented = presentedHookToken(c.req.header("authorization"), c.req.header("x-openclaw-token"));
   if (!presented || !hooks.token) return false;
   const expected =
-    typeof hooks.token === "string" ? hooks.token : (await tenantApi(c.env, tenantId).resolveSecret(hooks.token.id))?.value;
+    typeof hooks.token === "string"
+      ? hooks.token
+      : (await tenantApi(c.env, tenantId).resolveSecret(hooks.token.id))?.value;
   return expected !== undefined && expected !== "" && constantTimeEqual(presented, expected);
 }
 

@@ -126,7 +126,10 @@ export async function agentHook(
   if (!options.waitForCompletion) return { status: 200, body: { ok: true, runId } };
   const waitMs = Math.min(HOOK_WAIT_MAX_MS, (request.timeoutSeconds ?? 600) * 1000 + 5_000);
   const snapshot = await ctx.sessions(started.sessionKey).waitRun(runId, waitMs);
-  return { status: 200, body: { ok: true, runId, completion: await completionOf(ctx, started.sessionKey, snapshot, deliverTo) } };
+  return {
+    status: 200,
+    body: { ok: true, runId, completion: await completionOf(ctx, started.sessionKey, snapshot, deliverTo) },
+  };
 }
 
 /** OpenClaw's `completion`: status, reply disposition and, for a finished run, its delivery. */

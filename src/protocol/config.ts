@@ -200,12 +200,17 @@ export const hooksConfigSchema = z
   })
   .superRefine((hooks, ctx) => {
     // OpenClaw refuses to start hooks without a token; here the write is refused.
-    if (hooks.enabled && !hooks.token) ctx.addIssue({ code: "custom", path: ["token"], message: "hooks.enabled requires hooks.token" });
+    if (hooks.enabled && !hooks.token)
+      ctx.addIssue({ code: "custom", path: ["token"], message: "hooks.enabled requires hooks.token" });
     const prefixes = hooks.allowedSessionKeyPrefixes?.map((prefix) => prefix.trim().toLowerCase()).filter(Boolean);
     if (!prefixes?.length) return;
     const allowed = (key: string) => prefixes.some((prefix) => key.trim().toLowerCase().startsWith(prefix));
     if (hooks.defaultSessionKey && !allowed(hooks.defaultSessionKey)) {
-      ctx.addIssue({ code: "custom", path: ["defaultSessionKey"], message: "hooks.defaultSessionKey must match hooks.allowedSessionKeyPrefixes" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["defaultSessionKey"],
+        message: "hooks.defaultSessionKey must match hooks.allowedSessionKeyPrefixes",
+      });
     }
     if (!hooks.defaultSessionKey && !allowed("hook:example")) {
       ctx.addIssue({

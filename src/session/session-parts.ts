@@ -1,8 +1,8 @@
 import type { SessionRef } from "../contracts/session-api";
 import type { LiveEvent } from "../contracts/tenant-api";
 import { Outbox } from "../delivery/outbox";
-import { queueHookReply } from "../hooks/hook-delivery";
 import { A2aFlowDriver, announceToChannel } from "../flows/a2a-flow";
+import { queueHookReply } from "../hooks/hook-delivery";
 import { installLedgerLogSink } from "../ledger/log-sink";
 import { reportUsage, usageEventOf } from "../ledger/usage-event";
 import { PendingClaim } from "../pending/pending-sessions";
