@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, DEV, freshTenant, type TestTenant, until } from "./helpers";
+import { GatewayClient } from "./ws-helpers";
 
 /**
  * OpenClaw's inbound webhooks (`hooks.*`) as the real gateway answers them
@@ -447,6 +448,29 @@ describe("hooks: the token is never read back", () => {
     expect(written.status, written.text).toBe(200);
     expect(written.text).not.toContain(HOOK_TOKEN);
     expect((await hook(t, "/hooks/agent", { json: { message: "still works" } })).status).toBe(200);
+  });
+
+  it("config.get over the gateway shows the sentinel; config.patch and config.set keep the token", async () => {
+    const t = await hookTenant();
+    const client = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    try {
+      const got = (await client.request("config.get", {})).payload;
+      expect(JSON.stringify(got)).not.toContain(HOOK_TOKEN);
+      expect(got.config.hooks.token).toBe("__OPENCLAW_REDACTED__");
+      const patched = await client.request("config.patch", {
+        raw: JSON.stringify({ hooks: { allowRequestSessionKey: true } }),
+        baseHash: got.hash,
+      });
+      expect(patched.ok, JSON.stringify(patched.error)).toBe(true);
+      expect(JSON.stringify(patched.payload)).not.toContain(HOOK_TOKEN);
+      const again = (await client.request("config.get", {})).payload;
+      const set = await client.request("config.set", { raw: again.raw, baseHash: again.hash });
+      expect(set.ok, JSON.stringify(set.error)).toBe(true);
+      expect(JSON.stringify(set.payload)).not.toContain(HOOK_TOKEN);
+    } finally {
+      client.close();
+    }
+    expect((await hook(t, "/hooks/agent", { json: { message: "x", sessionKey: "hook:kept" } })).status).toBe(200);
   });
 
   it("accepts the token as a store SecretRef", async () => {
