@@ -134,6 +134,7 @@ describe("hooks: authentication and transport errors (SPEC §2.1)", () => {
       const res = await raw(body);
       expect([res.status, res.data], body).toEqual([400, { ok: false, error: "message required" }]);
     }
+    expect(bad.headers.get("content-type")).toBe("application/json; charset=utf-8");
     const ghost = await raw('{"message":"x","agentId":"ghost"}');
     expect(ghost.data).toEqual({ ok: false, error: 'unknown agentId "ghost"' });
     const large = await raw(JSON.stringify({ message: "x".repeat(300_000) }));
@@ -294,6 +295,39 @@ describe("hooks: POST /hooks/agent (SPEC §2.2)", () => {
     const inBodyAgain = await hook(t, "/hooks/agent", { json: { message: "body idem", idempotencyKey: "k2" } });
     expect(inBodyAgain.data.runId).toBe(inBody.data.runId);
     expect(await hookKeys(t)).toHaveLength(3);
+  });
+});
+
+describe("hooks: agents and session kinds", () => {
+  it("refuses an agent outside hooks.allowedAgentIds and runs in one inside it", async () => {
+    const t = await freshTenant("hooks");
+    const put = await t.config({
+      agents: { list: [{ id: "main", default: true }, { id: "ops" }] },
+      hooks: { enabled: true, token: HOOK_TOKEN, allowedAgentIds: ["ops"] },
+    });
+    expect(put.status, put.text).toBe(200);
+    const main = await hook(t, "/hooks/agent", { json: { message: "x" } });
+    expect([main.status, main.data]).toEqual([
+      400,
+      { ok: false, error: "agentId is not allowed by hooks.allowedAgentIds" },
+    ]);
+    const ops = await hook(t, "/hooks/agent", { json: { message: "x", agentId: "ops", waitForCompletion: true } });
+    expect(ops.status, ops.text).toBe(200);
+    expect(await hookKeys(t)).toEqual([expect.stringMatching(/^agent:ops:hook:/)]);
+  });
+
+  it("a hook session is kind hook in sessions_list", async () => {
+    const t = await freshTenant("hooks");
+    const put = await t.config({
+      tools: { sessions: { visibility: "all" } },
+      hooks: { enabled: true, token: HOOK_TOKEN },
+    });
+    expect(put.status, put.text).toBe(200);
+    await hook(t, "/hooks/agent", { json: { message: "x", waitForCompletion: true } });
+    const listed = await t.invoke("sessions_list", {}, { sessionKey: "agent:main:main" });
+    expect(listed.status, listed.text).toBe(200);
+    const rows = listed.data.result.details.sessions as Array<{ key: string; kind: string }>;
+    expect(rows.filter((row) => row.key.includes(":hook:")).map((row) => row.kind)).toEqual(["hook"]);
   });
 });
 

@@ -3,7 +3,7 @@ import { constantTimeEqual } from "../auth/tokens";
 import type { TenantContext } from "../domain/context";
 import type { AppEnv } from "../http/context";
 import { toApiError } from "../http/errors";
-import type { HooksConfig, TenantConfig } from "../protocol/config";
+import { type HooksConfig, OWN_ROUTE_SEGMENTS, type TenantConfig } from "../protocol/config";
 import { TENANT_ID_PATTERN } from "../protocol/http";
 import { tenantApi, tenantPorts } from "../stubs";
 import {
@@ -26,20 +26,11 @@ import { agentHook, type HookAnswer, wakeHook } from "./hook-runs";
  * path is not the tenant's hooks path passes on to the other routes.
  */
 
-/** First path segments that are this service's own routes: never a hook, no config read. */
-const OWN_SEGMENTS: ReadonlySet<string> = new Set([
-  "",
-  "v1",
-  "mcp",
-  "health",
-  "oauth",
-  ".well-known",
-  "docs",
-  "openapi.json",
-]);
-
-const text = (c: Context<AppEnv>, status: 400 | 401 | 404 | 405, body: string) => c.text(body, status);
-const json = (c: Context<AppEnv>, answer: HookAnswer) => c.json(answer.body, answer.status as 200);
+// OpenClaw's content types, exactly.
+const text = (c: Context<AppEnv>, status: 400 | 401 | 404 | 405, body: string) =>
+  c.body(body, status, { "content-type": "text/plain; charset=utf-8" });
+const json = (c: Context<AppEnv>, answer: HookAnswer) =>
+  c.body(JSON.stringify(answer.body), answer.status as 200, { "content-type": "application/json; charset=utf-8" });
 
 export const hookIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
   const where = tenantPath(c);
@@ -59,12 +50,12 @@ export const hookIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
     return known ? text(c, 405, "Method Not Allowed") : text(c, 404, "Not Found");
   }
   const body = await readBody(c.req.raw);
-  if (body === "too_large") return c.json({ ok: false, error: "payload too large" }, 413);
+  if (body === "too_large") return json(c, { status: 413, body: { ok: false, error: "payload too large" } });
   let parsed: unknown;
   try {
     parsed = body.trim() === "" ? {} : JSON.parse(body);
   } catch (error) {
-    return c.json({ ok: false, error: (error as Error).message }, 400);
+    return json(c, { status: 400, body: { ok: false, error: (error as Error).message } });
   }
   const payload = isObject(parsed) ? parsed : {};
   const ctx = hookContext(c, where.tenantId, config);
@@ -74,7 +65,7 @@ export const hookIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
     return answer === "not_found" ? text(c, 404, "Not Found") : json(c, answer);
   } catch (error) {
     const api = toApiError(error);
-    return c.json({ ok: false, error: api.message }, api.status);
+    return json(c, { status: api.status, body: { ok: false, error: api.message } });
   }
 };
 
@@ -114,7 +105,9 @@ function tenantPath(c: Context<AppEnv>): { tenantId: string; path: string } | nu
   const tenantId = scoped ? decodeURIComponent(scoped[1]!) : c.env.DEFAULT_TENANT;
   const path = scoped ? (scoped[2] ?? "") : pathname;
   if (!tenantId || !TENANT_ID_PATTERN.test(tenantId)) return null;
-  if (OWN_SEGMENTS.has(path.split("/")[1] ?? "")) return null;
+  // This service's own routes (and the base URL itself) are never a hook: no config read for them.
+  const segment = path.split("/")[1] ?? "";
+  if (segment === "" || OWN_ROUTE_SEGMENTS.has(segment)) return null;
   return { tenantId, path };
 }
 

@@ -173,8 +173,19 @@ export const hookMappingSchema = z.strictObject({
 });
 export type HookMappingConfig = z.infer<typeof hookMappingSchema>;
 
-/** First path segments this service serves itself: a hooks path may not shadow them. */
-const RESERVED_HOOK_SEGMENTS = new Set(["v1", "t", "mcp", "health", "oauth", ".well-known", "docs", "openapi.json"]);
+/** First path segments of this service's own routes (under a tenant's base URL): a hooks path may not shadow them. */
+export const OWN_ROUTE_SEGMENTS: ReadonlySet<string> = new Set([
+  "v1",
+  "t",
+  "mcp",
+  "health",
+  "oauth",
+  ".well-known",
+  "docs",
+  "openapi.json",
+  "sessions",
+  "tools",
+]);
 
 /**
  * OpenClaw's inbound webhooks (`hooks.*`), served at the tenant's base URL + `path`
@@ -188,8 +199,8 @@ export const hooksConfigSchema = z
       .string()
       .max(256)
       .regex(/^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/?$/, "must be a path like /hooks")
-      .refine((path) => !RESERVED_HOOK_SEGMENTS.has(path.replace(/^\/+/, "").split("/")[0]!.toLowerCase()), {
-        message: "may not start with a path this service serves itself (/v1, /t, /mcp, /oauth, …)",
+      .refine((path) => !OWN_ROUTE_SEGMENTS.has(path.replace(/^\/+/, "").split("/")[0]!.toLowerCase()), {
+        message: "may not start with a path this service serves itself (/v1, /t, /mcp, /sessions, /tools, …)",
       })
       .optional(),
     allowedAgentIds: z.array(z.string().min(1).max(64)).max(500).optional(),
