@@ -26,8 +26,7 @@ function startPeers() {
   const received = new Map(); // idempotency key → attempts seen
   let runnerCalls = 0;
   const server = createServer(async (req, res) => {
-    let body = "";
-    for await (const chunk of req) body += chunk;
+    for await (const _chunk of req); // drain the body
     if (req.url === "/run") {
       runnerCalls++;
       await sleep(RUNNER_DELAY_MS);
@@ -57,7 +56,11 @@ const http = (method, path, { authorization = `Bearer ${tenant.token}`, body } =
 async function callHook() {
   const res = await fetch(`${server.baseUrl}${inTenant("/hooks/agent")}`, {
     method: "POST",
-    headers: { authorization: `Bearer ${HOOK_TOKEN}`, "content-type": "application/json", "idempotency-key": "deploy-42" },
+    headers: {
+      authorization: `Bearer ${HOOK_TOKEN}`,
+      "content-type": "application/json",
+      "idempotency-key": "deploy-42",
+    },
     body: JSON.stringify({ message: "Deploy 42 finished", name: "Deploy", channel: "telegram", to: "555100" }),
     signal: AbortSignal.timeout(20_000),
   });
