@@ -82,7 +82,7 @@ async function dispatch(
   if (action === "agent") {
     const request = agentHookRequest(payload);
     if (!request.ok) return { status: 400, body: request };
-    return agentHook(ctx, hooks, request.value, { idempotencyKey, waitForCompletion });
+    return agentHook(ctx, hooks, request.value, { idempotencyKey, waitForCompletion, route: "agent" });
   }
   if (action === "wake") {
     const request = wakeHookRequest(payload);
@@ -95,14 +95,16 @@ async function dispatch(
   const mapped = applyMapping(mapping, { path: action, payload, headers, query });
   if (!mapped.ok) return { status: 400, body: mapped };
   if (mapped.value.kind === "wake") return wakeHook(ctx, hooks, mapped.value.request);
-  return agentHook(ctx, hooks, mapped.value.request, { idempotencyKey, waitForCompletion });
+  const route = `mapping:${mapping.id ?? action}`;
+  return agentHook(ctx, hooks, mapped.value.request, { idempotencyKey, waitForCompletion, route });
 }
 
 /** The tenant and the path below its base URL; null for this service's own routes. */
 function tenantPath(c: Context<AppEnv>): { tenantId: string; path: string } | null {
   const pathname = new URL(c.req.url).pathname;
   const scoped = /^\/t\/([^/]+)(\/.*)?$/.exec(pathname);
-  const tenantId = scoped ? decodeURIComponent(scoped[1]!) : c.env.DEFAULT_TENANT;
+  // Tenant ids are plain `[a-z0-9-]`: a segment that is not one (escaped or not) is no tenant of a hook.
+  const tenantId = scoped ? scoped[1] : c.env.DEFAULT_TENANT;
   const path = scoped ? (scoped[2] ?? "") : pathname;
   if (!tenantId || !TENANT_ID_PATTERN.test(tenantId)) return null;
   // This service's own routes (and the base URL itself) are never a hook: no config read for them.

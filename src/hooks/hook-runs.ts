@@ -80,7 +80,13 @@ export async function agentHook(
   ctx: TenantContext,
   hooks: HooksConfig,
   request: HookAgentRequest,
-  options: { idempotencyKey?: string | undefined; waitForCompletion?: boolean; now?: Date },
+  options: {
+    idempotencyKey?: string | undefined;
+    waitForCompletion?: boolean;
+    /** `agent` or the mapping's id: the same key on two routes names two runs. */
+    route: string;
+    now?: Date;
+  },
 ): Promise<HookAnswer> {
   if (request.sessionMode === "persistent" && !request.sessionKey) {
     return refuse("sessionKey is required when sessionMode is persistent");
@@ -94,7 +100,7 @@ export async function agentHook(
       runId: crypto.randomUUID(),
     });
   }
-  const ids = await hookIds(options.idempotencyKey, { agentId: agent.value, ...request });
+  const ids = await hookIds(options.idempotencyKey, { route: options.route, agentId: agent.value, ...request });
   const session = hookSessionKey(hooks, { key: request.sessionKey, source: request.sessionKeySource }, ids.sessionId);
   if (!session.ok) return refuse(session.error);
   const key = storeKey(ctx, session.value.key, agent.value);
