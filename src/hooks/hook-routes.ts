@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { constantTimeEqual } from "../auth/tokens";
 import type { TenantContext } from "../domain/context";
+import { logAuthFailure } from "../http/auth-log";
 import type { AppEnv } from "../http/context";
 import { toApiError } from "../http/errors";
 import { type HooksConfig, OWN_ROUTE_SEGMENTS, type TenantConfig } from "../protocol/config";
@@ -41,8 +42,14 @@ export const hookIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
   const base = hooksBasePath(hooks);
   if (where.path !== base && !where.path.startsWith(`${base}/`)) return next();
   const url = new URL(c.req.url);
-  if (url.searchParams.has("token")) return text(c, 400, HOOK_QUERY_TOKEN_TEXT);
-  if (!(await tokenMatches(c, where.tenantId, hooks))) return text(c, 401, "Unauthorized");
+  if (url.searchParams.has("token")) {
+    logAuthFailure(c, "hook token in the query", where.tenantId);
+    return text(c, 400, HOOK_QUERY_TOKEN_TEXT);
+  }
+  if (!(await tokenMatches(c, where.tenantId, hooks))) {
+    logAuthFailure(c, "hook token missing or wrong", where.tenantId);
+    return text(c, 401, "Unauthorized");
+  }
   const action = where.path.slice(base.length).replace(/^\/+/, "").replace(/\/+$/, "");
   if (!action) return text(c, 404, "Not Found");
   if (c.req.method !== "POST") {
