@@ -254,6 +254,33 @@ describe("hooks: POST /hooks/agent (SPEC §2.2)", () => {
     expect(deliveries.data.deliveries[0].message).toContain("Deliver this to Telegram");
   });
 
+  it("without a destination, delivers to the main session's last route (OpenClaw's channel last); deliver:false sends nothing", async () => {
+    const t = await hookTenant();
+    const seeded = await t.append("main", {
+      role: "user",
+      content: "hello from slack",
+      deliveryContext: { channel: "slack", to: "D0ALICE" },
+    });
+    expect(seeded.status, seeded.text).toBe(201);
+    const res = await hook(t, "/hooks/agent", { json: { message: "Wait default deliver", waitForCompletion: true } });
+    expect(res.data.completion).toEqual({
+      status: "ok",
+      replyDisposition: "visible",
+      delivered: true,
+      deliveryAttempted: true,
+    });
+    const quiet = await hook(t, "/hooks/agent", {
+      json: { message: "Quiet", deliver: false, waitForCompletion: true },
+    });
+    expect(quiet.data.completion.deliveryAttempted).toBe(false);
+    const targets = [];
+    for (const key of await hookKeys(t)) {
+      const rows = (await t.call(`/v1/sessions/${encodeURIComponent(key)}/deliveries`)).data.deliveries;
+      targets.push(...rows.map((row: { target: unknown }) => row.target));
+    }
+    expect(targets).toEqual([{ channel: "slack", to: "D0ALICE" }]);
+  });
+
   it("refuses session fields as recorded while caller keys are off", async () => {
     const t = await hookTenant();
     const cases: Array<[Record<string, unknown>, string]> = [

@@ -1,3 +1,4 @@
+import { deliveryTargetOf } from "../delivery/delivery-target";
 import type { TenantContext } from "../domain/context";
 import { canonicalKey, mainKeyOf, sessionRef } from "../domain/keys";
 import { startRun } from "../domain/runs";
@@ -114,7 +115,8 @@ export async function agentHook(
         at,
         markerId: randomHex(8),
       });
-  const deliverTo: DeliveryTarget | undefined = request.delivery.deliver ? target : undefined;
+  // `deliver` without a destination is OpenClaw's channel `last`: the main session's last route.
+  const deliverTo = request.delivery.deliver ? (target ?? (await lastRoute(ctx, agent.value))) : undefined;
   const started = await startRun(ctx, {
     key,
     runId: ids.runId,
@@ -136,6 +138,12 @@ export async function agentHook(
     status: 200,
     body: { ok: true, runId, completion: await completionOf(ctx, started.sessionKey, snapshot, deliverTo) },
   };
+}
+
+/** Where the agent's main session was last reached (its delivery context), if anywhere. */
+async function lastRoute(ctx: TenantContext, agentId: string): Promise<DeliveryTarget | undefined> {
+  const entry = await ctx.sessions(mainKeyOf(ctx, agentId)).entry();
+  return (entry && deliveryTargetOf(entry)) ?? undefined;
 }
 
 /** OpenClaw's `completion`: status, reply disposition and, for a finished run, its delivery. */
