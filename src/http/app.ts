@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { hookIngress } from "../hooks/hook-routes";
 import { mcpRoutes } from "../mcp/http";
 import { oauthRoutes } from "../oauth/routes";
 import { openAiRoutes } from "../openai/routes";
@@ -58,6 +59,8 @@ export function createApp() {
   // The OpenAI-compatible routes answer in OpenAI's error shape, so they come before the tenant routes too.
   app.route("/t/:tenantId", openAiRoutes());
   app.route("/", openAiRoutes());
+  // OpenClaw's inbound webhooks at each tenant's `hooks.path` (their own token, so before tenant auth).
+  app.use("*", hookIngress);
   app.route("/t/:tenantId", tenantApp());
   app.route("/", tenantApp());
 

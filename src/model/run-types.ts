@@ -1,5 +1,6 @@
 import type { RunnerConfig } from "../protocol/config";
 import type { InputProvenance, TranscriptMessage } from "../protocol/session";
+import type { DeliveryTarget } from "./delivery";
 
 /** Run states: queued → running → ok | error | timeout | aborted. */
 export type RunState = "queued" | "running" | "ok" | "error" | "timeout" | "aborted";
@@ -14,6 +15,11 @@ export type RunInput = {
   timeoutSeconds?: number;
   thinking?: string;
   deliver?: boolean;
+  /**
+   * A concrete channel the visible reply is posted to through the session's outbox, queued in
+   * the reply's own commit (hooks with `channel` + `to`; src/hooks/hook-delivery.ts).
+   */
+  deliverTo?: DeliveryTarget;
   label?: string;
   lane?: string;
   /** A reply fixed in advance (chat commands such as /send): no runner is called. */

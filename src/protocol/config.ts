@@ -152,6 +152,93 @@ export const agentConfigSchema = z.strictObject({
   maxToolRounds: maxToolRounds.optional(),
 });
 
+/** A hook mapping's template (`{{a.b}}`, `{{headers.x}}`, `{{query.x}}`, `{{path}}`, `{{now}}`). */
+const hookTemplate = z.string().max(8_192);
+
+/** One entry of `hooks.mappings` (OpenClaw's keys; transforms, presets and fan-out are not served here). */
+export const hookMappingSchema = z.strictObject({
+  id: z.string().min(1).max(128).optional(),
+  match: z
+    .strictObject({ path: z.string().min(1).max(256).optional(), source: z.string().min(1).max(256).optional() })
+    .optional(),
+  action: z.enum(["agent", "wake"]).optional(),
+  wakeMode: z.enum(["now", "next-heartbeat"]).optional(),
+  name: hookTemplate.optional(),
+  agentId: agentIdString.optional(),
+  sessionKey: hookTemplate.optional(),
+  sessionMode: z.enum(["isolated", "persistent"]).optional(),
+  messageTemplate: hookTemplate.optional(),
+  textTemplate: hookTemplate.optional(),
+  deliver: z.boolean().optional(),
+  allowUnsafeExternalContent: z.boolean().optional(),
+  channel: z.string().min(1).max(64).optional(),
+  to: hookTemplate.optional(),
+  model: hookTemplate.optional(),
+  thinking: hookTemplate.optional(),
+  timeoutSeconds: z.int().min(1).max(86_400).optional(),
+});
+export type HookMappingConfig = z.infer<typeof hookMappingSchema>;
+
+/** First path segments of this service's own routes (under a tenant's base URL): a hooks path may not shadow them. */
+export const OWN_ROUTE_SEGMENTS: ReadonlySet<string> = new Set([
+  "v1",
+  "t",
+  "mcp",
+  "health",
+  "oauth",
+  ".well-known",
+  "docs",
+  "openapi.json",
+  "sessions",
+  "tools",
+]);
+
+/**
+ * OpenClaw's inbound webhooks (`hooks.*`), served at the tenant's base URL + `path`
+ * (src/hooks/). `token` is a plain value or a store SecretRef; no read path returns it.
+ */
+export const hooksConfigSchema = z
+  .strictObject({
+    enabled: z.boolean().optional(),
+    token: z.union([z.string().min(1).max(1024), storeSecretRefSchema]).optional(),
+    path: z
+      .string()
+      .max(256)
+      .regex(/^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/?$/, "must be a path like /hooks")
+      .refine((path) => !OWN_ROUTE_SEGMENTS.has(path.replace(/^\/+/, "").split("/")[0]!.toLowerCase()), {
+        message: "may not start with a path this service serves itself (/v1, /t, /mcp, /sessions, /tools, …)",
+      })
+      .optional(),
+    allowedAgentIds: z.array(z.string().min(1).max(64)).max(500).optional(),
+    allowRequestSessionKey: z.boolean().optional(),
+    allowedSessionKeyPrefixes: z.array(z.string().min(1).max(256)).max(100).optional(),
+    defaultSessionKey: z.string().min(1).max(512).optional(),
+    mappings: z.array(hookMappingSchema).max(100).optional(),
+  })
+  .superRefine((hooks, ctx) => {
+    // OpenClaw refuses to start hooks without a token; here the write is refused.
+    if (hooks.enabled && !hooks.token)
+      ctx.addIssue({ code: "custom", path: ["token"], message: "hooks.enabled requires hooks.token" });
+    const prefixes = hooks.allowedSessionKeyPrefixes?.map((prefix) => prefix.trim().toLowerCase()).filter(Boolean);
+    if (!prefixes?.length) return;
+    const allowed = (key: string) => prefixes.some((prefix) => key.trim().toLowerCase().startsWith(prefix));
+    if (hooks.defaultSessionKey && !allowed(hooks.defaultSessionKey)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["defaultSessionKey"],
+        message: "hooks.defaultSessionKey must match hooks.allowedSessionKeyPrefixes",
+      });
+    }
+    if (!hooks.defaultSessionKey && !allowed("hook:example")) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["allowedSessionKeyPrefixes"],
+        message: "hooks.allowedSessionKeyPrefixes must include 'hook:' when hooks.defaultSessionKey is unset",
+      });
+    }
+  });
+export type HooksConfig = z.infer<typeof hooksConfigSchema>;
+
 export const tenantConfigSchema = z.strictObject({
   session: z
     .strictObject({
@@ -223,6 +310,8 @@ export const tenantConfigSchema = z.strictObject({
         .optional(),
     })
     .optional(),
+  /** OpenClaw's inbound webhooks (`/hooks/agent`, `/hooks/wake`, mappings; docs/hooks.md). */
+  hooks: hooksConfigSchema.optional(),
   acp: z.strictObject({ allowedAgents: z.array(z.string().min(1)).optional() }).optional(),
   /** Where "posted to a channel" deliveries go (this service's extension). */
   delivery: z

@@ -3,9 +3,9 @@
  * (src/config/redact-snapshot.ts, packages/net-policy/src/redact-sensitive-url.ts): a URL value
  * with a user or password, or with a credential-named query parameter, is answered as the
  * sentinel `__OPENCLAW_REDACTED__`, and a write that sends the sentinel back keeps the stored
- * value. Everything else in this service's config is not a credential: secrets are named
- * (`apiKey`/`secret` SecretRefs into the tenant store, `apiKeySecret` worker secret names) and
- * stay as they are.
+ * value; so is every plain secret value a tenant may write (`hooks.token`, channel tokens and
+ * signing secrets). Everything else is not a credential: secrets are named (`apiKey`/`secret`
+ * SecretRefs into the tenant store, `apiKeySecret` worker secret names) and stay as they are.
  */
 
 /** OpenClaw's redaction marker (src/config/redact-sentinel.ts). */
@@ -50,6 +50,24 @@ function isUrlKey(key: string): boolean {
   return key === "url" || key.endsWith("Url");
 }
 
+/**
+ * Keys whose string value is itself a secret (`hooks.token`, a channel's `botToken`,
+ * `webhookSecret`, `signingSecret`): always answered as the sentinel. The same keys holding a
+ * store SecretRef (an object) are names, not values, and are shown as written.
+ */
+const SECRET_VALUE_KEYS: ReadonlySet<string> = new Set([
+  "token",
+  "botToken",
+  "appToken",
+  "webhookSecret",
+  "signingSecret",
+]);
+
+function isRedactedKey(key: string, value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  return SECRET_VALUE_KEYS.has(key) || (isUrlKey(key) && urlCarriesCredential(value));
+}
+
 /** True when a URL carries a credential: a user or password, or a credential-named query parameter. */
 export function urlCarriesCredential(value: string): boolean {
   let url: URL;
@@ -76,8 +94,7 @@ function redactValue(value: unknown): unknown {
   if (!isRecord(value)) return value;
   const result: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    result[key] =
-      isUrlKey(key) && typeof item === "string" && urlCarriesCredential(item) ? REDACTED_SENTINEL : redactValue(item);
+    result[key] = isRedactedKey(key, item) ? REDACTED_SENTINEL : redactValue(item);
   }
   return result;
 }
@@ -119,7 +136,7 @@ function restoreValue(incoming: unknown, stored: unknown, path: string): unknown
   const result: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(incoming)) {
     const childPath = path ? `${path}.${key}` : key;
-    if (item === REDACTED_SENTINEL && isUrlKey(key)) {
+    if (item === REDACTED_SENTINEL && (isUrlKey(key) || SECRET_VALUE_KEYS.has(key))) {
       if (typeof storedRecord[key] !== "string") {
         throw new SentinelError(`Sentinel value "${REDACTED_SENTINEL}" in key ${childPath} is not valid as real data`);
       }

@@ -37,6 +37,8 @@ export type LifecycleHost = {
   waitUntil(promise: Promise<unknown>): void;
   /** A run reached a terminal state (flows and spawns waiting on it continue). */
   onSettled(runId: string): void;
+  /** Inside the reply's commit: work that must commit with it (a hook's channel delivery). */
+  replied?(run: RunRecord, text: string, now: number): void;
 };
 
 /** A held run starts by itself after this long if its release never comes (the caller died). */
@@ -214,6 +216,7 @@ export class RunLifecycle {
         replySeq = this.host
           .appendMessages([...toolMessages, assistant], (entry) => endEntry(entry, run, "ok", now))
           .at(-1)!;
+        this.host.replied?.(run, reply.text, now);
       }
       this.host.runs.finish(runId, {
         state: "ok",

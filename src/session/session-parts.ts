@@ -2,6 +2,7 @@ import type { SessionRef } from "../contracts/session-api";
 import type { LiveEvent } from "../contracts/tenant-api";
 import { Outbox } from "../delivery/outbox";
 import { A2aFlowDriver, announceToChannel } from "../flows/a2a-flow";
+import { queueHookReply } from "../hooks/hook-delivery";
 import { installLedgerLogSink } from "../ledger/log-sink";
 import { reportUsage, usageEventOf } from "../ledger/usage-event";
 import { PendingClaim } from "../pending/pending-sessions";
@@ -116,6 +117,7 @@ export function wireSession(
     updateEntry: (update) => transcript.updateEntry(update),
     sessionId: () => transcript.entry()?.sessionId,
     waitUntil: (promise) => ctx.waitUntil(promise),
+    replied: (run, text) => queueHookReply(outbox, run, text),
     onSettled: (runId) => {
       if (!spawns.settled(runId)) flows.runSettled(runId);
       const run = store.runs.get(runId);
