@@ -1,3 +1,4 @@
+import type { ChannelInboxApi } from "./contracts/channel-inbox-api";
 import type { DirectoryApi } from "./contracts/directory-api";
 import type { HubApi } from "./contracts/hub-api";
 import type { LedgerApi } from "./contracts/ledger-api";
@@ -62,6 +63,11 @@ export function parseHubObjectName(name: string | undefined): { tenantId: string
 /** A tenant's scheduler object (its automations), named by the tenant id. */
 export function schedulerApi(env: { SCHEDULER: Namespace }, tenantId: string): SchedulerApi {
   return env.SCHEDULER.getByName(tenantId) as SchedulerApi;
+}
+
+/** A tenant's channel inbox object (accepted chat updates, pairing), named by the tenant id. */
+export function channelInboxApi(env: { CHANNEL_INBOX: Namespace }, tenantId: string): ChannelInboxApi {
+  return env.CHANNEL_INBOX.getByName(tenantId) as ChannelInboxApi;
 }
 
 /** A tenant's ledger object (usage rollup and log lines), named by the tenant id. */

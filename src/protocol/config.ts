@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { channelsConfigSchema } from "./channels";
 import { storeSecretRefSchema } from "./secrets";
 
 /**
@@ -222,6 +223,8 @@ export const tenantConfigSchema = z.strictObject({
     })
     .optional(),
   acp: z.strictObject({ allowedAgents: z.array(z.string().min(1)).optional() }).optional(),
+  /** Chat apps the tenant's agent answers on (OpenClaw's `channels.*`, docs/channels.md). */
+  channels: channelsConfigSchema.optional(),
   /** Where "posted to a channel" deliveries go (this service's extension). */
   delivery: z
     .strictObject({

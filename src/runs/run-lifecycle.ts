@@ -1,4 +1,6 @@
 import type { AbortOutcome, RunCallback, StartResult, StartRun } from "../contracts/session-api";
+import type { DeliveryTarget } from "../model/delivery";
+import { withRoute } from "../model/entry";
 import { oversized } from "../model/message-limits";
 import {
   type HeldUserMessage,
@@ -35,6 +37,8 @@ export type LifecycleHost = {
   /** The session's current transcript id (named in lifecycle events). */
   sessionId(): string | undefined;
   waitUntil(promise: Promise<unknown>): void;
+  /** A run's reply was committed (inside that transaction): a chat turn's reply is queued here. */
+  onReply?(run: RunRecord, text: string): void;
   /** A run reached a terminal state (flows and spawns waiting on it continue). */
   onSettled(runId: string): void;
 };
@@ -80,7 +84,7 @@ export class RunLifecycle {
     this.host.transcript.transaction(() => {
       // Runs held before this one go first: the transcript keeps the order of admission.
       for (const heldRunId of this.heldRunIds()) this.releaseNow(heldRunId);
-      if (request.userMessage) userSeq = this.appendUserMessage(request.userMessage);
+      if (request.userMessage) userSeq = this.appendUserMessage(request.userMessage, request.input.replyTarget);
       runs.insert(request.runId, input, now, userSeq);
     });
     const queued = runs.active() !== undefined;
@@ -106,7 +110,7 @@ export class RunLifecycle {
     const held = run.input.heldUserMessage;
     if (held) {
       const message = held.content === undefined ? { ...held, content: run.input.message } : held;
-      runs.setUserSeq(runId, this.appendUserMessage(message as TranscriptMessage));
+      runs.setUserSeq(runId, this.appendUserMessage(message as TranscriptMessage, run.input.replyTarget));
     }
   }
 
@@ -127,8 +131,8 @@ export class RunLifecycle {
           .map((run) => run.runId);
   }
 
-  private appendUserMessage(message: TranscriptMessage): number {
-    return this.host.appendMessages([message], (entry) => ({ ...entry, systemSent: true }))[0]!;
+  private appendUserMessage(message: TranscriptMessage, route?: DeliveryTarget): number {
+    return this.host.appendMessages([message], (entry) => withRoute({ ...entry, systemSent: true }, route))[0]!;
   }
 
   /** Starts the next queued run when none is running. */
@@ -225,6 +229,7 @@ export class RunLifecycle {
         ...(clientStop ? { clientToolCalls: clientStop.calls } : {}),
       });
       this.host.timers.clearRef(runId);
+      if (!clientStop) this.host.onReply?.(run, reply.text);
     });
     this.host.events.completed(runId, assistant, reply, now);
     this.settle(runId);

@@ -1,5 +1,7 @@
 import type { SessionRef } from "../contracts/session-api";
 import type { LiveEvent } from "../contracts/tenant-api";
+import { channelSenderOf } from "../channels/registry";
+import { queueChannelReply } from "../channels/reply";
 import { Outbox } from "../delivery/outbox";
 import { A2aFlowDriver, announceToChannel } from "../flows/a2a-flow";
 import { installLedgerLogSink } from "../ledger/log-sink";
@@ -115,6 +117,7 @@ export function wireSession(
     updateEntry: (update) => transcript.updateEntry(update),
     sessionId: () => transcript.entry()?.sessionId,
     waitUntil: (promise) => ctx.waitUntil(promise),
+    onReply: (run, text) => queueChannelReply(outbox, run, text),
     onSettled: (runId) => {
       if (!spawns.settled(runId)) flows.runSettled(runId);
       const run = store.runs.get(runId);
@@ -142,6 +145,8 @@ export function wireSession(
     tenantConfig: async () => tenant().config(),
     signingSecret: async () => tenant().runnerSecret(),
     outbound: () => outboundPolicy(env),
+    channelSender: (channel, config) =>
+      channelSenderOf(channel, config, async (name) => tenant().resolveSecret(name), outboundPolicy(env)),
     emit,
   });
   const flows = new A2aFlowDriver({

@@ -1,0 +1,33 @@
+import { constantTimeEqual } from "../../auth/tokens";
+
+/**
+ * The Telegram webhook's answers before anything is stored (SPEC §3.1): the secret-token
+ * header, then the body. Pure; the route commits an accepted update and answers 200.
+ */
+
+export const SECRET_HEADER = "x-telegram-bot-api-secret-token";
+export const DEFAULT_WEBHOOK_PATH = "/telegram-webhook";
+
+export type IngressVerdict =
+  | { ok: true; updateId: string; body: string }
+  | { ok: false; status: 400 | 401 | 500; text: string };
+
+export function checkTelegramUpdate(input: {
+  secretHeader: string | undefined;
+  expectedSecret: string;
+  body: string;
+}): IngressVerdict {
+  if (input.secretHeader === undefined || !constantTimeEqual(input.secretHeader, input.expectedSecret))
+    return { ok: false, status: 401, text: "unauthorized" };
+  if (input.body.length === 0) return { ok: false, status: 400, text: "empty payload" };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input.body);
+  } catch (error) {
+    return { ok: false, status: 400, text: (error as Error).message };
+  }
+  const updateId = (parsed as { update_id?: unknown } | null)?.update_id;
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed) || !Number.isSafeInteger(updateId))
+    return { ok: false, status: 500, text: "" };
+  return { ok: true, updateId: String(updateId), body: input.body };
+}
