@@ -1,6 +1,7 @@
 import { forgetAccess } from "../auth/access-cache";
 import type { TenantApi } from "../contracts/tenant-api";
 import { logInfo } from "../observability/log";
+import { sealChannelSecrets } from "../channels/config-secrets";
 import { configOutboundRefusal } from "../policy/outbound-url";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
 import type { TenantConfig } from "../protocol/config";
@@ -26,9 +27,12 @@ export async function putConfig(ctx: TenantContext, config: TenantConfig): Promi
 export const CONFIG_CHANGED_MESSAGE = "config changed since last load; re-run config.get and retry";
 
 /** Writes the tenant's config (optionally only over `baseHash`) and drops cached access to it. */
-export async function writeTenantConfig(ctx: TenantContext, config: TenantConfig, baseHash?: string) {
-  const refused = configOutboundRefusal(config, ctx.outbound);
+export async function writeTenantConfig(ctx: TenantContext, candidate: TenantConfig, baseHash?: string) {
+  const refused = configOutboundRefusal(candidate, ctx.outbound);
   if (refused) throw new DomainError("invalid", `invalid config: ${refused.path}: ${refused.reason}`);
+  const config = await sealChannelSecrets(candidate, async (write) => ctx.tenant.secretsSet(write)).catch((error) => {
+    throw new DomainError("invalid", `invalid config: ${(error as Error).message}`);
+  });
   const written = await ctx.tenant.putConfig(config, baseHash);
   if (written.ok) {
     forgetAccess(ctx.tenantId);
