@@ -14,7 +14,13 @@ import { type OutboundEnv, type OutboundPolicy, outboundPolicy } from "./policy/
  */
 
 type Namespace = { getByName(name: string): unknown };
-export type ObjectBindings = { SESSIONS: Namespace; TENANTS: Namespace; SCHEDULER: Namespace; LEDGER: Namespace };
+export type ObjectBindings = {
+  SESSIONS: Namespace;
+  TENANTS: Namespace;
+  SCHEDULER: Namespace;
+  LEDGER: Namespace;
+  CHANNEL_INBOX: Namespace;
+};
 
 /** The one directory object of a deployment. */
 export const DIRECTORY_NAME = "directory";
@@ -91,6 +97,7 @@ export function tenantPorts(
   attachments: R2Bucket;
   scheduler: SchedulerApi;
   ledger: LedgerApi;
+  channelInbox: ChannelInboxApi;
   outbound: OutboundPolicy;
 } {
   return {
@@ -98,6 +105,7 @@ export function tenantPorts(
     tenant: tenantApi(env, tenantId),
     scheduler: schedulerApi(env, tenantId),
     ledger: ledgerApi(env, tenantId),
+    channelInbox: channelInboxApi(env, tenantId),
     sessions: (key) => sessionApi(env, tenantId, key),
     attachments: env.ATTACHMENTS,
   };

@@ -80,7 +80,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
   }
 
   pairingList(channel: string) {
-    return this.store.pendingPairings(channel);
+    return this.store.pendingPairings(channel, Date.now());
   }
 
   pairingApprove(channel: string, code: string) {
@@ -88,7 +88,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
   }
 
   status(channel: string) {
-    return { ...this.store.counts(channel), pairingPending: this.store.pendingPairings(channel).length };
+    return { ...this.store.counts(channel), pairingPending: this.store.pendingPairings(channel, Date.now()).length };
   }
 
   override async alarm(): Promise<void> {

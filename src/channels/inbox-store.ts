@@ -79,6 +79,9 @@ type PairingRow = {
   last_seen_at: number;
 };
 
+/** A pending pairing request's lifetime (OpenClaw's CHANNEL_PAIRING_PENDING_TTL_MS); then the sender gets a new code. */
+export const PAIRING_TTL_MS = 3_600_000;
+
 /** Updates kept after they were handled, for dedupe of redeliveries (Telegram retries for ~24 h). */
 export const HANDLED_UPDATES_KEPT_MS = 7 * 24 * 60 * 60_000;
 
@@ -161,8 +164,14 @@ export class InboxStore {
 
   // ── Pairing ─────────────────────────────────────────────────────────────
 
-  /** The open request of a sender, if any. */
-  pairingOf(channel: string, senderId: string): { code: string; approved: boolean } | null {
+  /** The request of a sender, if any; an unapproved one past its lifetime is dropped first. */
+  pairingOf(channel: string, senderId: string, now: number): { code: string; approved: boolean } | null {
+    this.sql.exec(
+      "DELETE FROM pairing_requests WHERE channel = ? AND sender_id = ? AND approved_at IS NULL AND created_at <= ?",
+      channel,
+      senderId,
+      now - PAIRING_TTL_MS,
+    );
     const row = first<{ code: string; approved_at: number | null }>(
       this.sql,
       "SELECT code, approved_at FROM pairing_requests WHERE channel = ? AND sender_id = ?",
@@ -200,11 +209,12 @@ export class InboxStore {
   }
 
   /** Requests not approved yet, oldest first (OpenClaw's `pairing list` shape). */
-  pendingPairings(channel: string): PairingRequest[] {
+  pendingPairings(channel: string, now: number): PairingRequest[] {
     return all<PairingRow>(
       this.sql,
-      "SELECT sender_id, code, meta, created_at, last_seen_at FROM pairing_requests WHERE channel = ? AND approved_at IS NULL ORDER BY created_at",
+      "SELECT sender_id, code, meta, created_at, last_seen_at FROM pairing_requests WHERE channel = ? AND approved_at IS NULL AND created_at > ? ORDER BY created_at",
       channel,
+      now - PAIRING_TTL_MS,
     ).map((row) => ({
       id: row.sender_id,
       code: row.code,
@@ -218,9 +228,10 @@ export class InboxStore {
   approve(channel: string, code: string, now: number): string | null {
     const row = first<{ sender_id: string }>(
       this.sql,
-      "SELECT sender_id FROM pairing_requests WHERE channel = ? AND code = ? AND approved_at IS NULL",
+      "SELECT sender_id FROM pairing_requests WHERE channel = ? AND code = ? AND approved_at IS NULL AND created_at > ?",
       channel,
       code.trim().toUpperCase(),
+      now - PAIRING_TTL_MS,
     );
     if (!row) return null;
     this.sql.exec(

@@ -85,7 +85,7 @@ export class ChannelInbox {
     const { store } = this.ports;
     const now = Date.now();
     this.ports.transaction(() => {
-      if (store.pairingOf(update.channel, ask.senderId)) {
+      if (store.pairingOf(update.channel, ask.senderId, now)) {
         store.touchPairing(update.channel, ask.senderId, now);
       } else {
         const code = pairingCode();

@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { freePort, killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { connectGateway } from "./gateway-rpc.mjs";
 import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -378,9 +379,46 @@ test("announce: sessions_send into a Telegram group session posts the announce s
   assert.equal((await sends("ECHO: status update from ops")).length, 0, "the first reply is not posted (recorded)");
 });
 
-test("channels.status shows the Telegram account", async () => {
+test("the Control UI's Channels page: channels.status, and a pairing approved with channels.pairing.*", async () => {
   const res = await http("GET", inTenant("/v1/channels/status"));
   assert.equal(res.status, 200, res.text);
   assert.equal(res.json.channelAccounts.telegram[0].configured, true);
-  assert.equal(res.json.channels.telegram.running, true);
+  const gateway = await connectGateway(`${server.baseUrl.replace(/^http/, "ws")}/t/${tenant.id}`, tenant.token);
+  try {
+    const status = await gateway.call("channels.status", {});
+    assert.ok(status.ok, JSON.stringify(status.error));
+    assert.deepEqual(status.payload.channelOrder, ["telegram"]);
+    assert.equal(status.payload.channels.telegram.running, true);
+
+    const stranger = 555200;
+    await post(dm("let me in", { from: stranger }));
+    await waitForSends("the stranger's code", (b) => b.chat_id === stranger && /Pairing code/.test(b.text));
+    const list = await gateway.call("channels.pairing.list", {});
+    assert.ok(list.ok, JSON.stringify(list.error));
+    assert.deepEqual(list.payload.accounts, [
+      { channel: "telegram", channelLabel: "Telegram", accountId: "default", notifySupported: false },
+    ]);
+    const request = list.payload.requests.find((r) => r.senderId === String(stranger));
+    assert.ok(request?.requestId, JSON.stringify(list.payload));
+    assert.equal(request.senderLabel, "telegramUserId");
+    assert.ok(!JSON.stringify(list.payload).match(/"code"/), "the Control UI never sees the code");
+    const approved = await gateway.call("channels.pairing.approve", {
+      channel: "telegram",
+      accountId: "default",
+      requestId: request.requestId,
+    });
+    assert.ok(approved.ok, JSON.stringify(approved.error));
+    assert.equal(approved.payload.senderId, String(stranger));
+    const again = await gateway.call("channels.pairing.approve", {
+      channel: "telegram",
+      accountId: "default",
+      requestId: request.requestId,
+    });
+    assert.equal(again.error?.message, "pending DM access request no longer exists");
+    await post(dm("thanks", { from: stranger }));
+    const [reply] = await waitForSends("the approved stranger's reply", "ECHO: thanks");
+    assert.equal(reply.body.chat_id, String(stranger));
+  } finally {
+    gateway.close();
+  }
 });

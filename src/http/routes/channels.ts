@@ -58,7 +58,7 @@ export const channelIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
 export const channelRoutes = new Hono<AppEnv>();
 
 channelRoutes.get("/v1/channels/status", requireScope("operator.read"), async (c) =>
-  c.json({ ok: true, ...(await channelsStatus(c.var.tenant, c.env)) }),
+  c.json({ ok: true, ...(await channelsStatus(c.var.tenant)) }),
 );
 
 channelRoutes.post("/v1/channels/telegram/webhook", requireScope("operator.admin"), async (c) =>
@@ -66,10 +66,10 @@ channelRoutes.post("/v1/channels/telegram/webhook", requireScope("operator.admin
 );
 
 channelRoutes.get("/v1/channels/:channel/pairing", requireScope("operator.admin"), async (c) =>
-  c.json({ ok: true, ...(await pairingList(c.var.tenant, c.env, c.req.param("channel"))) }),
+  c.json({ ok: true, ...(await pairingList(c.var.tenant, c.req.param("channel"))) }),
 );
 
 channelRoutes.post("/v1/channels/:channel/pairing/approve", requireScope("operator.admin"), async (c) => {
   const { code } = await readJson(c, z.object({ code: z.string().min(1).max(64) }));
-  return c.json(await pairingApprove(c.var.tenant, c.env, c.req.param("channel"), code));
+  return c.json(await pairingApprove(c.var.tenant, c.req.param("channel"), code));
 });
