@@ -8,7 +8,7 @@ import type { OperatorScope } from "../protocol/http";
 export type ConnectionState = {
   connId: string;
   tenantId: string;
-  /** Public origin the client connected to (callback URLs of runs started here). */
+  /** The origin the client connected to (its Host); runs started here call back to the service origin. */
   origin: string;
   phase: "challenge" | "ready";
   nonce: string;

@@ -74,7 +74,7 @@ export class GatewayHub {
       return new Response("expected a WebSocket upgrade", { status: 426 });
     }
     if (!tenantId) return errorResponse(404, "not_found", "No such gateway");
-    return this.accept(tenantId, serviceOrigin(this.host.env, request.url));
+    return this.accept(tenantId, new URL(request.url).origin);
   }
 
   async accept(tenantId: string, origin: string): Promise<Response> {
@@ -252,7 +252,7 @@ export class GatewayHub {
       tenantId: state.tenantId,
       config: this.host.config(),
       principal,
-      origin: state.origin,
+      origin: serviceOrigin(this.host.env, state.origin),
       ...(state.client ? { client: { id: state.client.id, mode: state.client.mode } } : {}),
     };
   }

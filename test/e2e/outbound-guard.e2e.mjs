@@ -178,7 +178,9 @@ test("outbound URLs: loopback works only in local development, never the service
 }, async () => {
   // ── 1. Local development: loopback peers are allowed. ──────────────────────────────────────
   tenants.b = await makeTenant("ob-run");
-  const runnerConfig = { agents: { defaults: { runner: { type: "openai", baseUrl: `${peers.model.url}/v1`, model: "m" } } } };
+  const runnerConfig = {
+    agents: { defaults: { runner: { type: "openai", baseUrl: `${peers.model.url}/v1`, model: "m" } } },
+  };
   assert.equal((await tenants.b.http("PUT", "/v1/config", runnerConfig)).status, 200);
   const devRun = await gatewayRun(tenants.b, "ob-dev-run");
   assert.equal(devRun.status, "ok", JSON.stringify(devRun));
@@ -199,7 +201,12 @@ test("outbound URLs: loopback works only in local development, never the service
   assert.equal(peers.sink.hits.length, 1);
 
   // Without PUBLIC_ORIGIN the Host header names the issuer (the risk docs/operations.md states).
-  const spoofedDev = await withHost(port, "evil.example:666", "GET", `/.well-known/oauth-protected-resource/t/${tenants.b.id}/mcp`);
+  const spoofedDev = await withHost(
+    port,
+    "evil.example:666",
+    "GET",
+    `/.well-known/oauth-protected-resource/t/${tenants.b.id}/mcp`,
+  );
   assert.equal(spoofedDev.status, 200, spoofedDev.text);
   assert.deepEqual(spoofedDev.json.authorization_servers, [`http://evil.example:666/t/${tenants.b.id}`]);
 
@@ -221,9 +228,25 @@ test("outbound URLs: loopback works only in local development, never the service
   assert.equal(refusedDelivery.status, "dead", JSON.stringify(refusedDelivery));
   assert.match(refusedDelivery.lastError, /outbound request refused: 127\.0\.0\.1 is a loopback address/);
   assert.equal(peers.sink.hits.length, 1, "the delivery sink heard nothing more");
+  // A public (here: allowlisted) host cannot bounce a request inward: redirects are not followed.
+  peers.bouncer = await listen(ALIAS_HOST, (_req, res) =>
+    res.writeHead(307, { location: `${peers.sink.url}/bounced` }).end(),
+  );
+  tenants.e = await makeTenant("ob-bounce");
+  const putBouncer = await tenants.e.http("PUT", "/v1/config", {
+    agents: { defaults: { runner: { type: "webhook", url: `${peers.bouncer.url}/run` } } },
+  });
+  assert.equal(putBouncer.status, 200, putBouncer.text);
+  const bounced = await gatewayRun(tenants.e, "ob-bounce-run");
+  assert.equal(bounced.status, "error", JSON.stringify(bounced));
+  assert.match(bounced.error, /^webhook answered 307/);
+  assert.equal(peers.bouncer.hits.length, 1);
+  assert.equal(peers.sink.hits.length, 1, "the redirect's target heard nothing");
   // … and when written (a name, an address, the switch off).
   for (const baseUrl of [`${peers.model.url}/v1`, "http://localhost:11434/v1", "http://169.254.169.254/v1"]) {
-    const put = await tenants.b.http("PUT", "/v1/config", { agents: { defaults: { runner: { type: "openai", baseUrl, model: "m" } } } });
+    const put = await tenants.b.http("PUT", "/v1/config", {
+      agents: { defaults: { runner: { type: "openai", baseUrl, model: "m" } } },
+    });
     assert.equal(put.status, 400, `${baseUrl}: ${put.text}`);
     assert.match(put.json.error.message, /^invalid config: agents\.defaults\.runner\.baseUrl: /);
   }
@@ -231,7 +254,11 @@ test("outbound URLs: loopback works only in local development, never the service
   // (a) The loop: the service's own /t/<id>/v1, by its address or its public origin, is refused when written …
   tenants.a = await makeTenant("ob-loop");
   const gateway = await connectGateway(`${server.baseUrl.replace(/^http/, "ws")}/t/${tenants.a.id}`, tenants.a.token);
-  const stored = await gateway.call("secrets.store.set", { name: "SELF_TOKEN", value: tenants.a.token, kind: "secret" });
+  const stored = await gateway.call("secrets.store.set", {
+    name: "SELF_TOKEN",
+    value: tenants.a.token,
+    kind: "secret",
+  });
   gateway.close();
   assert.equal(stored.ok, true, JSON.stringify(stored));
   const selfRunner = (baseUrl) => ({
@@ -291,10 +318,20 @@ test("outbound URLs: loopback works only in local development, never the service
   const callbacks = JSON.parse(peers.host.hits[0].body).callbacks;
   assert.ok(callbacks.events.startsWith(`${publicOrigin}/t/${tenants.c.id}/v1/runs/`), JSON.stringify(callbacks));
   assert.ok(callbacks.complete.startsWith(`${publicOrigin}/t/${tenants.c.id}/v1/runs/`), JSON.stringify(callbacks));
-  const spoofedIssuer = await withHost(port, "evil.example:666", "GET", `/.well-known/oauth-protected-resource/t/${tenants.c.id}/mcp`);
+  const spoofedIssuer = await withHost(
+    port,
+    "evil.example:666",
+    "GET",
+    `/.well-known/oauth-protected-resource/t/${tenants.c.id}/mcp`,
+  );
   assert.deepEqual(spoofedIssuer.json.authorization_servers, [`${publicOrigin}/t/${tenants.c.id}`]);
   assert.equal(spoofedIssuer.json.resource, `${publicOrigin}/t/${tenants.c.id}/mcp`);
-  const metadata = await withHost(port, "evil.example:666", "GET", `/.well-known/oauth-authorization-server/t/${tenants.c.id}`);
+  const metadata = await withHost(
+    port,
+    "evil.example:666",
+    "GET",
+    `/.well-known/oauth-authorization-server/t/${tenants.c.id}`,
+  );
   assert.equal(metadata.status, 200, metadata.text);
   assert.equal(metadata.json.issuer, `${publicOrigin}/t/${tenants.c.id}`);
   assert.equal(metadata.json.token_endpoint, `${publicOrigin}/t/${tenants.c.id}/oauth/token`);
