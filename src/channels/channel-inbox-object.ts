@@ -1,14 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ChannelInboxApi } from "../contracts/channel-inbox-api";
-import { DeliveryStore, DELIVERY_SCHEMA } from "../delivery/delivery-store";
+import { DELIVERY_SCHEMA, DeliveryStore } from "../delivery/delivery-store";
 import { Outbox } from "../delivery/outbox";
 import { outboundPolicy, serviceOrigin } from "../policy/outbound-url";
 import { migrate } from "../storage/migrations";
 import { tenantApi, tenantPorts } from "../stubs";
 import { TIMER_SCHEMA } from "../timers/timer-schema";
-import { Timers, type TimerKind, type TimerPort } from "../timers/timers";
+import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
 import { ChannelInbox } from "./inbox";
-import { InboxStore, INBOX_SCHEMA } from "./inbox-store";
+import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
 import { channelSenderOf, telegramBotOf } from "./registry";
 
 type InboxTimer = "channel-inbox" | "delivery";

@@ -26,7 +26,12 @@ export type InboxPorts = {
   /** A context to start runs in, for the origin the update came in on. */
   context(config: TenantConfig, origin: string | null): TenantContext;
   /** Queues a message through the inbox's own outbox (pairing codes). */
-  enqueue(input: { idempotencyKey: string; kind: string; target: { channel: string; to: string }; message: string }): void;
+  enqueue(input: {
+    idempotencyKey: string;
+    kind: string;
+    target: { channel: string; to: string };
+    message: string;
+  }): void;
 };
 
 /**

@@ -35,7 +35,11 @@ export async function setTelegramWebhook(ctx: TenantContext) {
   if (!secret) throw new DomainError("invalid", "channels.telegram.webhookSecret is required for webhook mode");
   const url = telegramWebhookUrl(ctx);
   const answer = await bot.call("setWebhook", { url, secret_token: secret, allowed_updates: ALLOWED_UPDATES });
-  return { ok: answer.ok, url, telegram: { status: answer.status, ...(answer.description ? { description: answer.description } : {}) } };
+  return {
+    ok: answer.ok,
+    url,
+    telegram: { status: answer.status, ...(answer.description ? { description: answer.description } : {}) },
+  };
 }
 
 /** `openclaw pairing list <channel> --json`: `{ channel, requests: [{ id, code, createdAt, lastSeenAt, meta }] }`. */
@@ -55,7 +59,9 @@ function pairingAccounts(ctx: TenantContext, channel?: string) {
   const telegram = ctx.config.channels?.telegram;
   const pairing = telegram?.botToken && telegram.enabled !== false && (telegram.dmPolicy ?? "pairing") === "pairing";
   if (!pairing || (channel && channel !== TELEGRAM)) return [];
-  return [{ channel: TELEGRAM, channelLabel: CHANNEL_LABELS[TELEGRAM]!, accountId: ACCOUNT_ID, notifySupported: false }];
+  return [
+    { channel: TELEGRAM, channelLabel: CHANNEL_LABELS[TELEGRAM]!, accountId: ACCOUNT_ID, notifySupported: false },
+  ];
 }
 
 /** OpenClaw's opaque request id: a digest of channel, account, sender and creation time (never the code). */
@@ -108,7 +114,12 @@ export async function controlUiPairingApprove(
     if ((await requestIdOf(params.channel, request)) !== params.requestId) continue;
     const senderId = await ctx.channelInbox.pairingApprove(params.channel, request.code);
     if (!senderId) break;
-    return { requestId: params.requestId, senderId, notification: "not-requested", commandOwnerBootstrap: "not-requested" };
+    return {
+      requestId: params.requestId,
+      senderId,
+      notification: "not-requested",
+      commandOwnerBootstrap: "not-requested",
+    };
   }
   throw new DomainError("invalid", "pending DM access request no longer exists");
 }
@@ -125,7 +136,9 @@ export async function channelsStatus(ctx: TenantContext) {
     running: configured && telegram?.enabled !== false,
     mode: "webhook",
     dmPolicy: telegram?.dmPolicy ?? "pairing",
-    ...(counts ? { pendingUpdates: counts.pending, handledUpdates: counts.handled, pairingPending: counts.pairingPending } : {}),
+    ...(counts
+      ? { pendingUpdates: counts.pending, handledUpdates: counts.handled, pairingPending: counts.pairingPending }
+      : {}),
   };
   return {
     ts: Date.now(),
@@ -145,4 +158,3 @@ function known(channel: string): string {
   if (channel !== TELEGRAM) throw new DomainError("invalid", `unknown channel: ${channel}`);
   return channel;
 }
-

@@ -3,7 +3,12 @@ import { isSilentResult } from "../spawn/announce";
 
 /** The outbox as a chat turn's reply needs it. */
 type ReplyOutbox = {
-  enqueue(input: { idempotencyKey: string; kind: string; target: NonNullable<RunRecord["input"]["replyTarget"]>; message: string }): unknown;
+  enqueue(input: {
+    idempotencyKey: string;
+    kind: string;
+    target: NonNullable<RunRecord["input"]["replyTarget"]>;
+    message: string;
+  }): unknown;
 };
 
 /** The delivery kind of a chat turn's reply (as the outbox lists it). */

@@ -25,7 +25,10 @@ export const DELIVERY_SCHEMA: Schema = {
     },
     { name: "index deliveries_by_created", sql: "CREATE INDEX deliveries_by_created ON deliveries (created_at DESC)" },
     // A chat reply goes out in parts (Telegram: 4,000 characters each); a retry starts at the first unsent one.
-    { name: "add deliveries.parts_sent", sql: "ALTER TABLE deliveries ADD COLUMN parts_sent INTEGER NOT NULL DEFAULT 0" },
+    {
+      name: "add deliveries.parts_sent",
+      sql: "ALTER TABLE deliveries ADD COLUMN parts_sent INTEGER NOT NULL DEFAULT 0",
+    },
   ],
 };
 

@@ -107,7 +107,10 @@ export class Outbox {
       maxAttempts,
       error,
     });
-    if (dead) return this.finish(id, { status: "dead", error }, now);
+    if (dead) {
+      this.finish(id, { status: "dead", error }, now);
+      return;
+    }
     this.ports.store.record(id, { status: "pending", error }, now);
     this.ports.timers.set("delivery", id, now + deliveryBackoffMs(attempts));
   }

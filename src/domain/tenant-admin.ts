@@ -1,7 +1,7 @@
 import { forgetAccess } from "../auth/access-cache";
+import { sealChannelSecrets } from "../channels/config-secrets";
 import type { TenantApi } from "../contracts/tenant-api";
 import { logInfo } from "../observability/log";
-import { sealChannelSecrets } from "../channels/config-secrets";
 import { configOutboundRefusal } from "../policy/outbound-url";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
 import type { TenantConfig } from "../protocol/config";

@@ -1,6 +1,6 @@
 import type { RunnerConfig } from "../protocol/config";
-import type { DeliveryTarget } from "./delivery";
 import type { InputProvenance, TranscriptMessage } from "../protocol/session";
+import type { DeliveryTarget } from "./delivery";
 
 /** Run states: queued → running → ok | error | timeout | aborted. */
 export type RunState = "queued" | "running" | "ok" | "error" | "timeout" | "aborted";

@@ -1,7 +1,7 @@
-import type { SessionRef } from "../contracts/session-api";
-import type { LiveEvent } from "../contracts/tenant-api";
 import { channelSenderOf } from "../channels/registry";
 import { queueChannelReply } from "../channels/reply";
+import type { SessionRef } from "../contracts/session-api";
+import type { LiveEvent } from "../contracts/tenant-api";
 import { Outbox } from "../delivery/outbox";
 import { A2aFlowDriver, announceToChannel } from "../flows/a2a-flow";
 import { installLedgerLogSink } from "../ledger/log-sink";

@@ -32,7 +32,6 @@ let fake;
 let runner;
 const tenant = { id: `tg-${crypto.randomUUID().slice(0, 8)}`, token: "" };
 const inTenant = (path) => `/t/${tenant.id}${path}`;
-const enc = encodeURIComponent;
 
 function http(method, path, body) {
   return httpJson(server.baseUrl, method, path, { authorization: `Bearer ${tenant.token}`, body, timeoutMs: 20_000 });
@@ -125,10 +124,16 @@ async function sends(match) {
 }
 
 async function waitForSends(what, match, count = 1, deadlineMs = 30_000) {
-  return (await waitFor(what, async () => {
-    const found = await sends(match);
-    return { done: found.length >= count, found };
-  }, deadlineMs)).found;
+  return (
+    await waitFor(
+      what,
+      async () => {
+        const found = await sends(match);
+        return { done: found.length >= count, found };
+      },
+      deadlineMs,
+    )
+  ).found;
 }
 
 async function sessionRow(key) {
@@ -245,7 +250,10 @@ test("pairing: one code, silence until approved, then the DM is a turn in agent:
   assert.equal(list.json.requests[0].code, code);
   const approved = await http("POST", inTenant("/v1/channels/telegram/pairing/approve"), { code });
   assert.equal(approved.status, 200, approved.text);
-  assert.equal((await http("POST", inTenant("/v1/channels/telegram/pairing/approve"), { code: "NOPE1234" })).status, 404);
+  assert.equal(
+    (await http("POST", inTenant("/v1/channels/telegram/pairing/approve"), { code: "NOPE1234" })).status,
+    404,
+  );
 
   await post(dm("now I am paired"));
   const [reply] = await waitForSends("the reply", "ECHO: now I am paired");
@@ -291,7 +299,11 @@ test("groups: no mention is ignored, a mention gets typing + 👀 + reply, requi
     reaction: [{ type: "emoji", emoji: "👀" }],
   });
   // A reply to the bot's message counts as a mention.
-  await post(groupMessage(MENTION_GROUP, "answering you", { reply_to_message: { message_id: 1, from: { id: 123456789, is_bot: true } } }));
+  await post(
+    groupMessage(MENTION_GROUP, "answering you", {
+      reply_to_message: { message_id: 1, from: { id: 123456789, is_bot: true } },
+    }),
+  );
   await waitForSends("the reply-to-bot's reply", "ECHO: answering you");
 
   await post(groupMessage(OPEN_GROUP, "open group talk"));
@@ -358,7 +370,11 @@ test("SIGKILL between ingress and reply: one reply, never two, never none", { ti
   await crashAndRestart();
   // Killed while the run waits on the slow runner (turn started, no reply yet).
   assert.equal((await post(dm("slow and killed mid-run"))).durable, "durable");
-  await waitFor("the runner has the turn", async () => ({ done: runner.seen.includes("slow and killed mid-run") }), 30_000);
+  await waitFor(
+    "the runner has the turn",
+    async () => ({ done: runner.seen.includes("slow and killed mid-run") }),
+    30_000,
+  );
   await crashAndRestart();
   await waitForSends("reply 1", "ECHO: killed after ingress", 1, 90_000);
   await waitForSends("reply 2", "ECHO: slow and killed mid-run", 1, 120_000);
@@ -371,7 +387,11 @@ test("announce: sessions_send into a Telegram group session posts the announce s
   const res = await http("POST", inTenant("/tools/invoke"), {
     tool: "sessions_send",
     sessionKey: "agent:main:ops",
-    args: { sessionKey: `agent:main:telegram:group:${OPEN_GROUP}`, message: "status update from ops", timeoutSeconds: 0 },
+    args: {
+      sessionKey: `agent:main:telegram:group:${OPEN_GROUP}`,
+      message: "status update from ops",
+      timeoutSeconds: 0,
+    },
   });
   assert.equal(res.status, 200, res.text);
   const [announce] = await waitForSends("the announce", "ECHO: Agent-to-agent announce step.", 1, 60_000);

@@ -2,12 +2,7 @@ import { describe, expect, it } from "vitest";
 import { queueChannelReply } from "../../src/channels/reply";
 import { directSessionKey, groupSessionKey } from "../../src/channels/session-route";
 import { parseTelegramTarget } from "../../src/channels/telegram/bot-api";
-import {
-  chunkText,
-  htmlToPlainText,
-  markdownToTelegramHtml,
-  pairingMessage,
-} from "../../src/channels/telegram/format";
+import { chunkText, htmlToPlainText, markdownToTelegramHtml, pairingMessage } from "../../src/channels/telegram/format";
 import { decideTelegram, mentionsBot, type RoutingInput } from "../../src/channels/telegram/routing";
 import type { RunRecord } from "../../src/model/run-types";
 import type { TelegramConfig, TelegramUpdate } from "../../src/protocol/channels";
@@ -147,9 +142,9 @@ describe("Telegram groups", () => {
 
 describe("session keys", () => {
   it("are shared by every channel", () => {
-    expect(directSessionKey({ config: {}, agentId: "Ops", channel: "slack", accountId: "default", peerId: "U0ALICE" })).toBe(
-      "agent:ops:main",
-    );
+    expect(
+      directSessionKey({ config: {}, agentId: "Ops", channel: "slack", accountId: "default", peerId: "U0ALICE" }),
+    ).toBe("agent:ops:main");
     expect(
       directSessionKey({
         config: { session: { dmScope: "per-channel-peer" } },
@@ -159,9 +154,9 @@ describe("session keys", () => {
         peerId: "U0ALICE",
       }),
     ).toBe("agent:main:slack:direct:u0alice");
-    expect(groupSessionKey({ agentId: "main", channel: "slack", groupId: "C0OPEN", thread: { kind: "thread", id: "1.2" } })).toBe(
-      "agent:main:slack:group:c0open:thread:1.2",
-    );
+    expect(
+      groupSessionKey({ agentId: "main", channel: "slack", groupId: "C0OPEN", thread: { kind: "thread", id: "1.2" } }),
+    ).toBe("agent:main:slack:group:c0open:thread:1.2");
   });
 });
 
@@ -171,7 +166,9 @@ describe("Telegram formatting", () => {
       '<b>bold</b> and <code>code</code> and <a href="https://example.com">link</a>\n\n• item 1\n• item 2',
     );
     expect(markdownToTelegramHtml("a < b & *c*")).toBe("a &lt; b &amp; <i>c</i>");
-    expect(markdownToTelegramHtml("```js\nif (a<b) {}\n```")).toBe('<pre><code class="language-js">if (a&lt;b) {}</code></pre>');
+    expect(markdownToTelegramHtml("```js\nif (a<b) {}\n```")).toBe(
+      '<pre><code class="language-js">if (a&lt;b) {}</code></pre>',
+    );
     expect(markdownToTelegramHtml("`**not bold**`")).toBe("<code>**not bold**</code>");
   });
 
@@ -182,7 +179,7 @@ describe("Telegram formatting", () => {
   });
 
   it("chunks at 4000 on line boundaries; 4096 without breaks is 4000 + 96", () => {
-    const lines = Array.from({ length: 90 }, (_, i) => `${i} ${"x".repeat(96)}`).join("\n") + "\n";
+    const lines = `${Array.from({ length: 90 }, (_, i) => `${i} ${"x".repeat(96)}`).join("\n")}\n`;
     const chunks = chunkText(lines);
     expect(chunks.length).toBe(3);
     expect(chunks.every((c) => c.length <= 4000)).toBe(true);

@@ -40,7 +40,11 @@ export class TelegramBotApi {
           : { method: "POST" },
         this.outbound,
       );
-      const answer = (await response.json().catch(() => ({}))) as { ok?: boolean; result?: unknown; description?: string };
+      const answer = (await response.json().catch(() => ({}))) as {
+        ok?: boolean;
+        result?: unknown;
+        description?: string;
+      };
       return {
         ok: response.ok && answer.ok === true,
         status: response.status,

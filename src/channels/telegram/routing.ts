@@ -1,5 +1,5 @@
-import type { TenantConfig } from "../../protocol/config";
 import type { TelegramConfig, TelegramMessage, TelegramUpdate } from "../../protocol/channels";
+import type { TenantConfig } from "../../protocol/config";
 import type { ChannelTurn, InboundDecision } from "../adapter";
 import { directSessionKey, groupSessionKey } from "../session-route";
 

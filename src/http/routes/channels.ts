@@ -1,7 +1,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
-import { channelSecretValue } from "../../channels/registry";
 import { channelsStatus, pairingApprove, pairingList, setTelegramWebhook } from "../../channels/operations";
+import { channelSecretValue } from "../../channels/registry";
 import { checkTelegramUpdate, DEFAULT_WEBHOOK_PATH, SECRET_HEADER } from "../../channels/telegram/ingress";
 import { TELEGRAM } from "../../channels/telegram/routing";
 import { serviceOrigin } from "../../policy/outbound-url";
