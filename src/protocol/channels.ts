@@ -5,7 +5,8 @@ import { storeSecretRefSchema } from "./secrets";
  * `channels.*` of a tenant's config, with OpenClaw's key names (openclaw 2026.9.6,
  * `channels.telegram`), so the block of a pasted `openclaw.json` is accepted. Keys that only
  * steer the real gateway's own listener or features not built here (`webhookHost`,
- * `webhookPort`, `streaming`, `replyToMode`, …) are accepted and have no effect (docs/channels.md).
+ * `webhookPort`, `streaming`, `replyToMode`, …) are accepted and have no effect
+ * (docs/channels.md); unknown keys holding credentials are refused.
  */
 
 /** A token or secret: the value itself (moved into the secret store when written) or a store SecretRef. */
@@ -22,29 +23,58 @@ const policyGroupSchema = z.looseObject({
 export const DM_POLICIES = ["pairing", "allowlist", "open", "disabled"] as const;
 export type DmPolicy = (typeof DM_POLICIES)[number];
 
-export const telegramConfigSchema = z.looseObject({
-  enabled: z.boolean().optional(),
-  botToken: channelSecretSchema.optional(),
-  /** Replaces https://api.telegram.org for every Bot API call (checked like every outbound URL). */
-  apiRoot: z.url().optional(),
-  webhookSecret: channelSecretSchema.optional(),
-  /** Path under the tenant's base URL (default `/telegram-webhook`). */
-  webhookPath: z
-    .string()
-    .regex(/^\/[A-Za-z0-9._~\-/]{0,127}$/, "must be a path like /telegram-webhook")
-    .optional(),
-  webhookUrl: z.url().optional(),
-  dmPolicy: z.enum(DM_POLICIES).optional(),
-  allowFrom: z.array(allowEntry).max(1000).optional(),
-  groupPolicy: z.enum(["open", "allowlist", "disabled"]).optional(),
-  groupAllowFrom: z.array(allowEntry).max(1000).optional(),
-  groups: z.record(z.string().min(1).max(64), policyGroupSchema).optional(),
-  /** Characters per sendMessage (OpenClaw's default 4000, Telegram's limit 4096). */
-  textChunkLimit: z.int().min(1).max(4096).optional(),
-});
+/** Keys whose values are credentials: only the known ones (stored as SecretRefs) are accepted. */
+const CREDENTIAL_KEY = /(token|secret|password|apikey|credential)s?$/i;
+
+/**
+ * A pasted block may carry keys this service ignores; one that holds a credential would be
+ * stored as written and returned by config reads, so it is refused, naming its path.
+ */
+function refuseUnknownCredentials(known: ReadonlySet<string>) {
+  return (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
+    const walk = (node: unknown, path: (string | number)[]) => {
+      if (node === null || typeof node !== "object") return;
+      for (const [key, child] of Object.entries(node as Record<string, unknown>)) {
+        if (path.length === 0 && known.has(key)) continue;
+        if (CREDENTIAL_KEY.test(key) && child !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: [...path, key],
+            message: "not supported here (only botToken and webhookSecret are read, and never returned)",
+          });
+        } else walk(child, [...path, key]);
+      }
+    };
+    walk(value, []);
+  };
+}
+
+export const telegramConfigSchema = z
+  .looseObject({
+    enabled: z.boolean().optional(),
+    botToken: channelSecretSchema.optional(),
+    /** Replaces https://api.telegram.org for every Bot API call (checked like every outbound URL). */
+    apiRoot: z.url().optional(),
+    webhookSecret: channelSecretSchema.optional(),
+    /** Path under the tenant's base URL (default `/telegram-webhook`). */
+    webhookPath: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~\-/]{0,127}$/, "must be a path like /telegram-webhook")
+      .optional(),
+    webhookUrl: z.url().optional(),
+    dmPolicy: z.enum(DM_POLICIES).optional(),
+    allowFrom: z.array(allowEntry).max(1000).optional(),
+    groupPolicy: z.enum(["open", "allowlist", "disabled"]).optional(),
+    groupAllowFrom: z.array(allowEntry).max(1000).optional(),
+    groups: z.record(z.string().min(1).max(64), policyGroupSchema).optional(),
+    /** Characters per sendMessage (OpenClaw's default 4000, Telegram's limit 4096). */
+    textChunkLimit: z.int().min(1).max(4096).optional(),
+  })
+  .superRefine(refuseUnknownCredentials(new Set(["botToken", "webhookSecret"])));
 export type TelegramConfig = z.infer<typeof telegramConfigSchema>;
 
-export const channelsConfigSchema = z.looseObject({
+/** Only Telegram is built; another channel's block (with its tokens) is refused by name, not stored. */
+export const channelsConfigSchema = z.strictObject({
   telegram: telegramConfigSchema.optional(),
 });
 export type ChannelsConfig = z.infer<typeof channelsConfigSchema>;

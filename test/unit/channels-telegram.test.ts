@@ -220,3 +220,21 @@ describe("chat turn replies", () => {
     expect(queued).toEqual([{ idempotencyKey: "telegram:7:reply", kind: "channel-reply", target, message: "hello" }]);
   });
 });
+
+describe("channels config", () => {
+  it("accepts a pasted block's harmless keys and refuses credentials it would not keep secret", async () => {
+    const { tenantConfigSchema } = await import("../../src/protocol/config");
+    const pasted = {
+      enabled: true,
+      botToken: "1:x",
+      webhookHost: "127.0.0.1",
+      webhookPort: 8787,
+      streaming: "progress",
+    };
+    expect(tenantConfigSchema.safeParse({ channels: { telegram: pasted } }).success).toBe(true);
+    const nested = tenantConfigSchema.safeParse({ channels: { telegram: { accounts: { b: { botToken: "2:y" } } } } });
+    expect(nested.success).toBe(false);
+    expect(nested.error?.issues[0]?.path).toEqual(["channels", "telegram", "accounts", "b", "botToken"]);
+    expect(tenantConfigSchema.safeParse({ channels: { slack: { botToken: "xoxb" } } }).success).toBe(false);
+  });
+});
