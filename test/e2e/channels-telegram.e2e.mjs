@@ -442,3 +442,22 @@ test("the Control UI's Channels page: channels.status, and a pairing approved wi
     gateway.close();
   }
 });
+
+test("figures: webhook answer and inbound update → sendMessage, 20 DMs one after another", async (t) => {
+  const answerMs = [];
+  const replyMs = [];
+  for (let i = 0; i < 20; i++) {
+    const text = `latency probe ${i}`;
+    const started = Date.now();
+    const answer = await post(dm(text));
+    answerMs.push(Date.now() - started);
+    assert.equal(answer.durable, "durable");
+    const [reply] = await waitForSends(`probe ${i}`, `ECHO: ${text}`, 1, 30_000);
+    replyMs.push(reply.t - started);
+  }
+  const pct = (values, p) =>
+    [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+  const line = `200 durable p50 ${pct(answerMs, 0.5)} ms p99 ${pct(answerMs, 0.99)} ms; update → sendMessage p50 ${pct(replyMs, 0.5)} ms p99 ${pct(replyMs, 0.99)} ms (webhook runner on loopback, wrangler dev)`;
+  t.diagnostic(line);
+  console.log(line);
+});

@@ -11,6 +11,9 @@ export const TELEGRAM_API_ROOT = "https://api.telegram.org";
 /** The updates the bot asks Telegram for (what this service reads). */
 export const ALLOWED_UPDATES = ["message", "edited_message"] as const;
 
+/** A Bot API call that takes longer is given up (the outbox retries a send; an acknowledgement is skipped). */
+export const BOT_API_TIMEOUT_MS = 15_000;
+
 export type BotApiAnswer = { ok: boolean; status: number; result?: unknown; description?: string };
 
 /**
@@ -35,9 +38,11 @@ export class TelegramBotApi {
     try {
       const response = await guardedFetch(
         url,
-        body
-          ? { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }
-          : { method: "POST" },
+        {
+          method: "POST",
+          signal: AbortSignal.timeout(BOT_API_TIMEOUT_MS),
+          ...(body ? { headers: { "content-type": "application/json" }, body: JSON.stringify(body) } : {}),
+        },
         this.outbound,
       );
       const answer = (await response.json().catch(() => ({}))) as {

@@ -10,6 +10,9 @@ import { channelInboxApi, tenantApi } from "../../stubs";
 import { type AppEnv, requireScope } from "../context";
 import { readJson } from "../request";
 
+/** An update is a few KB; a body past this is refused before it is parsed or stored. */
+const MAX_UPDATE_CHARS = 1_000_000;
+
 /** Tenant paths that are never a channel webhook (no config lookup for them). */
 const API_PREFIXES = ["/v1/", "/tools/", "/mcp", "/oauth", "/.well-known/", "/health", "/docs"];
 
@@ -33,12 +36,10 @@ export const channelIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
     tenantApi(c.env, tenantId).resolveSecret(name),
   );
   if (!expectedSecret) return next();
-  const verdict = checkTelegramUpdate({
-    secretHeader: c.req.header(SECRET_HEADER),
-    expectedSecret,
-    body: await c.req.text(),
-  });
   const plain = { "content-type": "text/plain; charset=utf-8" };
+  const body = await c.req.text();
+  if (body.length > MAX_UPDATE_CHARS) return new Response("payload too large", { status: 413, headers: plain });
+  const verdict = checkTelegramUpdate({ secretHeader: c.req.header(SECRET_HEADER), expectedSecret, body });
   if (!verdict.ok) {
     return new Response(verdict.text, {
       status: verdict.status,
