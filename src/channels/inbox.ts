@@ -2,14 +2,9 @@ import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { startRun } from "../domain/runs";
 import { logInfo, logWarning } from "../observability/log";
-import { defaultAgentId } from "../policy/agents";
-import { telegramUpdateSchema } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
-import { type ChannelTurn, type InboundDecision, PAIRING_KIND, type PairingAsk } from "./adapter";
+import { type ChannelTurn, type InboundAdapter, PAIRING_KIND, type PairingAsk } from "./adapter";
 import type { InboxStore, InboxUpdate } from "./inbox-store";
-import type { TelegramBotApi } from "./telegram/bot-api";
-import { pairingMessage } from "./telegram/format";
-import { type BotIdentity, decideTelegram, TELEGRAM } from "./telegram/routing";
 
 /** An update that keeps failing is given up after this many attempts (it would block the ones behind it). */
 export const MAX_UPDATE_ATTEMPTS = 8;
@@ -22,7 +17,8 @@ export type InboxPorts = {
   transaction<T>(fn: () => T): T;
   tenantId: string;
   config(): Promise<TenantConfig>;
-  telegramBot(config: TenantConfig): Promise<TelegramBotApi | null>;
+  /** The platforms by channel name (an update of another channel is dropped). */
+  adapters: Readonly<Record<string, InboundAdapter>>;
   /** A context to start runs in, for the origin the update came in on. */
   context(config: TenantConfig, origin: string | null): TenantContext;
   /** Queues a message through the inbox's own outbox (pairing codes). */
@@ -64,29 +60,19 @@ export class ChannelInbox {
   }
 
   private async handle(update: InboxUpdate): Promise<void> {
-    if (update.channel !== TELEGRAM) return this.finish(update, "ignored: unknown channel");
+    const adapter = this.ports.adapters[update.channel];
+    if (!adapter) return this.finish(update, "ignored: unknown channel");
     const config = await this.ports.config();
-    const telegram = config.channels?.telegram;
-    const bot = telegram ? await this.ports.telegramBot(config) : null;
-    if (!telegram || !bot) return this.finish(update, "ignored: channel not configured");
-    const identity = await this.botIdentity(bot);
-    const parsed = telegramUpdateSchema.safeParse(JSON.parse(update.body));
-    if (!parsed.success) return this.finish(update, "ignored: not an update");
-    const decision: InboundDecision = decideTelegram({
-      update: parsed.data,
-      telegram,
-      config,
-      agentId: defaultAgentId(config),
-      bot: identity,
-      approved: this.ports.store.approvedSenders(TELEGRAM),
-    });
+    const approved = this.ports.store.approvedSenders(update.channel);
+    const decision = await adapter.decide({ body: update.body, config, approved });
+    if (!decision) return this.finish(update, "ignored: channel not configured");
     if (decision.action === "ignore") return this.finish(update, `ignored: ${decision.reason}`);
-    if (decision.action === "pairing") return this.pairing(update, decision.ask);
-    await this.turn(update, decision.turn, config, bot);
+    if (decision.action === "pairing") return this.pairing(update, decision.ask, adapter);
+    await this.turn(update, decision.turn, config, adapter);
   }
 
   /** First message of an unknown sender: one code, sent once; later messages are silent. */
-  private pairing(update: InboxUpdate, ask: PairingAsk): void {
+  private pairing(update: InboxUpdate, ask: PairingAsk, adapter: InboundAdapter): void {
     const { store } = this.ports;
     const now = Date.now();
     this.ports.transaction(() => {
@@ -99,17 +85,18 @@ export class ChannelInbox {
           idempotencyKey: `pairing:${update.channel}:${ask.senderId}`,
           kind: PAIRING_KIND,
           target: { channel: update.channel, to: ask.chatId },
-          message: pairingMessage(ask.senderId, code),
+          message: adapter.pairingMessage(ask.senderId, code),
         });
       }
       this.finish(update, "pairing");
     });
   }
 
-  private async turn(update: InboxUpdate, turn: ChannelTurn, config: TenantConfig, bot: TelegramBotApi) {
+  private async turn(update: InboxUpdate, turn: ChannelTurn, config: TenantConfig, adapter: InboundAdapter) {
     if (!update.acked) {
+      // Recorded before it is sent: a crash repeats the turn's start, never the typing.
       this.ports.store.markAcked(update.channel, update.updateId);
-      await bot.acknowledge(turn.ack);
+      await adapter.acknowledge(config, turn.ack);
     }
     const runId = `${update.channel}:${update.updateId}`;
     try {
@@ -135,15 +122,6 @@ export class ChannelInbox {
       if (error instanceof DomainError) return this.finish(update, `refused: ${error.message}`);
       throw error;
     }
-  }
-
-  private async botIdentity(bot: TelegramBotApi): Promise<BotIdentity> {
-    const cached = this.ports.store.bot<BotIdentity>(TELEGRAM);
-    if (cached && cached.id === bot.botId) return cached;
-    const me = await bot.getMe();
-    if (!me) throw new Error("telegram getMe failed");
-    this.ports.store.saveBot(TELEGRAM, me);
-    return me;
   }
 
   private finish(update: InboxUpdate, outcome: string): void {
