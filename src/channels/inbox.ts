@@ -98,7 +98,7 @@ export class ChannelInbox {
       this.ports.store.markAcked(update.channel, update.updateId);
       await adapter.acknowledge(config, turn.ack);
     }
-    const runId = `${update.channel}:${update.updateId}`;
+    const runId = turnRunId(update.channel, update.updateId);
     try {
       const result = await startRun(this.ports.context(config, update.origin), {
         key: turn.sessionKey,
@@ -127,6 +127,14 @@ export class ChannelInbox {
   private finish(update: InboxUpdate, outcome: string): void {
     this.ports.store.finish(update.channel, update.updateId, outcome, Date.now());
   }
+}
+
+/**
+ * The run of an update's turn: derived from the update alone, so handling the update again
+ * (after a crash, a redelivery that slipped past the inbox) finds the run instead of starting one.
+ */
+export function turnRunId(channel: string, updateId: string): string {
+  return `${channel}:${updateId}`;
 }
 
 export function pairingCode(): string {
