@@ -1,6 +1,7 @@
 import { createApp } from "./http/app";
 import { installLedgerLogSink } from "./ledger/log-sink";
 
+export { ChannelInboxObject } from "./channels/channel-inbox-object";
 export { SchedulerObject } from "./cron/scheduler-object";
 export { DirectoryObject } from "./directory/directory-object";
 export { GatewayHubObject } from "./gateway/hub-object";

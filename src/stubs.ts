@@ -1,3 +1,4 @@
+import type { ChannelInboxApi } from "./contracts/channel-inbox-api";
 import type { DirectoryApi } from "./contracts/directory-api";
 import type { HubApi } from "./contracts/hub-api";
 import type { LedgerApi } from "./contracts/ledger-api";
@@ -13,7 +14,13 @@ import { type OutboundEnv, type OutboundPolicy, outboundPolicy } from "./policy/
  */
 
 type Namespace = { getByName(name: string): unknown };
-export type ObjectBindings = { SESSIONS: Namespace; TENANTS: Namespace; SCHEDULER: Namespace; LEDGER: Namespace };
+export type ObjectBindings = {
+  SESSIONS: Namespace;
+  TENANTS: Namespace;
+  SCHEDULER: Namespace;
+  LEDGER: Namespace;
+  CHANNEL_INBOX: Namespace;
+};
 
 /** The one directory object of a deployment. */
 export const DIRECTORY_NAME = "directory";
@@ -64,6 +71,11 @@ export function schedulerApi(env: { SCHEDULER: Namespace }, tenantId: string): S
   return env.SCHEDULER.getByName(tenantId) as SchedulerApi;
 }
 
+/** A tenant's channel inbox object (accepted chat updates, pairing), named by the tenant id. */
+export function channelInboxApi(env: { CHANNEL_INBOX: Namespace }, tenantId: string): ChannelInboxApi {
+  return env.CHANNEL_INBOX.getByName(tenantId) as ChannelInboxApi;
+}
+
 /** A tenant's ledger object (usage rollup and log lines), named by the tenant id. */
 export function ledgerApi(env: { LEDGER: Namespace }, tenantId: string): LedgerApi {
   return env.LEDGER.getByName(tenantId) as LedgerApi;
@@ -85,6 +97,7 @@ export function tenantPorts(
   attachments: R2Bucket;
   scheduler: SchedulerApi;
   ledger: LedgerApi;
+  channelInbox: ChannelInboxApi;
   outbound: OutboundPolicy;
 } {
   return {
@@ -92,6 +105,7 @@ export function tenantPorts(
     tenant: tenantApi(env, tenantId),
     scheduler: schedulerApi(env, tenantId),
     ledger: ledgerApi(env, tenantId),
+    channelInbox: channelInboxApi(env, tenantId),
     sessions: (key) => sessionApi(env, tenantId, key),
     attachments: env.ATTACHMENTS,
   };

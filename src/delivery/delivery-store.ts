@@ -24,6 +24,11 @@ export const DELIVERY_SCHEMA: Schema = {
       )`,
     },
     { name: "index deliveries_by_created", sql: "CREATE INDEX deliveries_by_created ON deliveries (created_at DESC)" },
+    // A chat reply goes out in parts (Telegram: 4,000 characters each); a retry starts at the first unsent one.
+    {
+      name: "add deliveries.parts_sent",
+      sql: "ALTER TABLE deliveries ADD COLUMN parts_sent INTEGER NOT NULL DEFAULT 0",
+    },
   ],
 };
 
@@ -39,6 +44,7 @@ type Row = {
   delivered_to: string | null;
   created_at: number;
   updated_at: number;
+  parts_sent: number;
 };
 
 /** Deliveries listed at most per request. */
@@ -89,6 +95,11 @@ export class DeliveryStore {
     return all<Row>(this.sql, "SELECT * FROM deliveries ORDER BY created_at DESC LIMIT ?", bounded).map(toDelivery);
   }
 
+  /** Parts of a pending delivery that are out (kept across attempts, so no part is sent twice). */
+  recordPartsSent(id: string, partsSent: number): void {
+    this.sql.exec("UPDATE deliveries SET parts_sent = ? WHERE id = ? AND status = 'pending'", partsSent, id);
+  }
+
   /** Records an attempt's outcome (only while pending: a late duplicate changes nothing). */
   record(id: string, outcome: { status: DeliveryStatus; error?: string; deliveredTo?: string }, at: number): boolean {
     return (
@@ -114,6 +125,7 @@ function toDelivery(row: Row): Delivery {
     message: row.message,
     status: row.status as DeliveryStatus,
     attempts: row.attempts,
+    partsSent: row.parts_sent,
     ...(row.last_error !== null ? { lastError: row.last_error } : {}),
     ...(row.delivered_to !== null ? { deliveredTo: row.delivered_to } : {}),
     createdAt: row.created_at,

@@ -1,4 +1,5 @@
 import { signatureHeader } from "../auth/webhook-signature";
+import type { ChannelSender } from "../channels/adapter";
 import type { LiveEvent } from "../contracts/tenant-api";
 import type { Delivery, DeliveryTarget } from "../model/delivery";
 import { logWarning } from "../observability/log";
@@ -21,6 +22,8 @@ export type OutboxPorts = {
   signingSecret(): Promise<string>;
   /** Where deliveries may be sent (the deployment's outbound policy). */
   outbound(): OutboundPolicy;
+  /** The tenant's own sender for a channel (Telegram …), null when the channel is not configured. */
+  channelSender?(channel: string, config: TenantConfig): Promise<ChannelSender | null>;
   /** Tells the session's clients (here: a delivery changed state). */
   emit(event: Omit<LiveEvent, "afterSeq">): void;
   /** Tenant and session of this outbox, for log lines. */
@@ -30,8 +33,9 @@ export type OutboxPorts = {
 /**
  * The durable outbox behind "posted to a channel": one row per delivery with an idempotency
  * key, attempts with exponential backoff on the timer table, dead-lettered after
- * `delivery.maxAttempts`. Without a delivery webhook the delivery is recorded as delivered
- * to the log. The send policy is applied at delivery time.
+ * `delivery.maxAttempts`. A target on a channel the tenant configured (Telegram) goes to that
+ * platform, part by part (parts sent are recorded, so a retry never repeats one); any other
+ * goes to the delivery webhook, and without one it is recorded as delivered to the log. The send policy is applied at delivery time.
  */
 export class Outbox {
   private readonly inFlight = new Set<string>();
@@ -67,7 +71,14 @@ export class Outbox {
       const entry = this.ports.entry();
       if (entry && this.blocked(config, entry, delivery))
         return this.finish(id, { status: "blocked", error: "send blocked by session policy" }, now);
+      const sender = await this.ports.channelSender?.(delivery.target.channel, config);
       const url = config.delivery?.webhookUrl;
+      if (sender) {
+        const outcome = await sender.send(delivery, delivery.partsSent ?? 0);
+        if (!outcome.error) return this.finish(id, { status: "delivered", deliveredTo: delivery.target.channel }, now);
+        this.ports.store.recordPartsSent(id, outcome.partsSent);
+        return this.failed(config, delivery, outcome.error, now);
+      }
       if (!url) {
         console.log(
           `delivery ${delivery.idempotencyKey} → ${delivery.target.channel}:${delivery.target.to}: ${delivery.message}`,
@@ -76,24 +87,33 @@ export class Outbox {
       }
       const error = await this.post(url, delivery, entry);
       if (!error) return this.finish(id, { status: "delivered", deliveredTo: url }, now);
-      const attempts = delivery.attempts + 1;
-      const maxAttempts = config.delivery?.maxAttempts ?? DEFAULT_DELIVERY_ATTEMPTS;
-      const dead = attempts >= maxAttempts;
-      logWarning(dead ? "delivery.dead" : "delivery.failed", {
-        ...this.ports.logContext?.(),
-        delivery: delivery.id,
-        kind: delivery.kind,
-        channel: delivery.target.channel,
-        attempt: attempts,
-        maxAttempts,
-        error,
-      });
-      if (dead) return this.finish(id, { status: "dead", error }, now);
-      this.ports.store.record(id, { status: "pending", error }, now);
-      this.ports.timers.set("delivery", id, now + deliveryBackoffMs(attempts));
+      return this.failed(config, delivery, error, now);
     } finally {
       this.inFlight.delete(id);
     }
+  }
+
+  /** A failed attempt: retried after its backoff, or dead after `delivery.maxAttempts`. */
+  private failed(config: TenantConfig, delivery: Delivery, error: string, now: number): void {
+    const id = delivery.id;
+    const attempts = delivery.attempts + 1;
+    const maxAttempts = config.delivery?.maxAttempts ?? DEFAULT_DELIVERY_ATTEMPTS;
+    const dead = attempts >= maxAttempts;
+    logWarning(dead ? "delivery.dead" : "delivery.failed", {
+      ...this.ports.logContext?.(),
+      delivery: delivery.id,
+      kind: delivery.kind,
+      channel: delivery.target.channel,
+      attempt: attempts,
+      maxAttempts,
+      error,
+    });
+    if (dead) {
+      this.finish(id, { status: "dead", error }, now);
+      return;
+    }
+    this.ports.store.record(id, { status: "pending", error }, now);
+    this.ports.timers.set("delivery", id, now + deliveryBackoffMs(attempts));
   }
 
   private finish(

@@ -1,4 +1,5 @@
 import type { Principal } from "../auth/principal";
+import type { ChannelInboxApi } from "../contracts/channel-inbox-api";
 import type { LedgerApi } from "../contracts/ledger-api";
 import type { SchedulerApi } from "../contracts/scheduler-api";
 import type { SessionApi } from "../contracts/session-api";
@@ -28,6 +29,8 @@ export type TenantContext = {
   scheduler: SchedulerApi;
   /** The tenant's usage rollup and log lines (its ledger object). */
   ledger: LedgerApi;
+  /** The tenant's channel inbox (chat updates, pairing requests). */
+  channelInbox: ChannelInboxApi;
   /** Where URLs in the tenant's config may point (checked when config is written). */
   outbound: OutboundPolicy;
 };

@@ -1,4 +1,5 @@
 import { forgetAccess } from "../auth/access-cache";
+import { sealChannelSecrets } from "../channels/config-secrets";
 import { logInfo } from "../observability/log";
 import { configBoundsProblem } from "../policy/config-bounds";
 import { configOutboundRefusal } from "../policy/outbound-url";
@@ -30,18 +31,21 @@ export const CONFIG_CHANGED_MESSAGE = "config changed since last load; re-run co
  * Writes the tenant's config (optionally only over `baseHash`) and drops cached access to it.
  * A config naming a deployment key the tenant is not granted is refused (runs check again).
  */
-export async function writeTenantConfig(ctx: TenantContext, config: TenantConfig, baseHash?: string) {
+export async function writeTenantConfig(ctx: TenantContext, candidate: TenantConfig, baseHash?: string) {
   // Every write, whatever built it (a merge, agents.create), stays within the bounds.
-  const problem = configBoundsProblem(config);
+  const problem = configBoundsProblem(candidate);
   if (problem) throw new DomainError("invalid", `invalid config: ${problem}`);
-  if (deploymentKeyNames(config).length > 0) {
-    const refused = ungrantedKeysRefusal(config, (await ctx.tenant.deploymentKeyGrants()).grants);
+  if (deploymentKeyNames(candidate).length > 0) {
+    const refused = ungrantedKeysRefusal(candidate, (await ctx.tenant.deploymentKeyGrants()).grants);
     if (refused) throw new DomainError("invalid", refused);
   }
-  const outboundRefusal = configOutboundRefusal(config, ctx.outbound);
+  const outboundRefusal = configOutboundRefusal(candidate, ctx.outbound);
   if (outboundRefusal) {
     throw new DomainError("invalid", `invalid config: ${outboundRefusal.path}: ${outboundRefusal.reason}`);
   }
+  const config = await sealChannelSecrets(candidate, async (write) => ctx.tenant.secretsSet(write)).catch((error) => {
+    throw new DomainError("invalid", `invalid config: ${(error as Error).message}`);
+  });
   const written = await ctx.tenant.putConfig(config, baseHash);
   if (written.ok) {
     forgetAccess(ctx.tenantId);

@@ -100,12 +100,6 @@ export const ABSENT_FEATURE_METHODS: Record<string, SimpleMethod> = {
   ),
   "approval.history": empty(() => ({ items: [] })),
   "exec.approval.grants.list": empty(() => ({ grants: [] })),
-  "channels.pairing.list": empty(() => ({
-    accounts: [],
-    requests: [],
-    commandOwnerConfigured: false,
-    limits: { pendingPerAccount: 0, ttlMs: 0 },
-  })),
   "skills.search": empty(() => ({ results: [] })),
   "skills.proposals.list": empty(() => ({ proposals: [], installedSkills: [] })),
   "worktrees.list": empty(() => ({ worktrees: [] })),

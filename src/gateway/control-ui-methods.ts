@@ -144,16 +144,4 @@ export const CONTROL_UI_METHODS: Record<string, SimpleMethod> = {
     handle: ({ ctx, params }) => sessionsUsage(ctx, params ?? {}),
   }),
   "system-presence": empty(() => []),
-  "channels.status": empty(() => ({
-    ts: Date.now(),
-    channelOrder: [],
-    channelLabels: {},
-    channelDetailLabels: {},
-    channelSystemImages: {},
-    channelMeta: [],
-    channels: {},
-    channelAccounts: {},
-    channelDefaultAccountId: {},
-    statusIssues: [],
-  })),
 };

@@ -14,6 +14,7 @@ import type { OperatorScope } from "../protocol/http";
 import { sessionsListParamsSchema, sessionsResolveParamsSchema } from "../protocol/methods";
 import { ABSENT_FEATURE_METHODS } from "./absent-features";
 import { AUTOMATION_METHODS } from "./automation-methods";
+import { CHANNEL_METHODS } from "./channel-methods";
 import { CONFIG_METHODS } from "./config-methods";
 import { type ConnectionState, MAX_MESSAGE_SUBSCRIPTIONS } from "./connection";
 import { CONTROL_UI_METHODS } from "./control-ui-methods";
@@ -227,6 +228,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   ...CONTROL_UI_METHODS,
   ...AUTOMATION_METHODS,
   ...CONFIG_METHODS,
+  ...CHANNEL_METHODS,
   ...ABSENT_FEATURE_METHODS,
 };
 

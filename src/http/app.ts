@@ -11,6 +11,7 @@ import { toApiError } from "./errors";
 import { refuseOwnHop } from "./hop-guard";
 import { adminRoutes } from "./routes/admin";
 import { automationRoutes } from "./routes/automations";
+import { channelIngress, channelRoutes } from "./routes/channels";
 import { configRoutes } from "./routes/config";
 import { docsRoutes } from "./routes/docs";
 import { gatewayUpgrade } from "./routes/gateway";
@@ -35,6 +36,7 @@ function tenantApp() {
   app.route("/", streamTicketRoutes);
   app.route("/", transferRoutes);
   app.route("/", secretRoutes);
+  app.route("/", channelRoutes);
   app.route("/", automationRoutes);
   return app;
 }
@@ -53,6 +55,8 @@ export function createApp() {
   app.get("/t/:tenantId", gatewayUpgrade);
   app.get("/t/:tenantId/", gatewayUpgrade);
   app.route("/v1/admin", adminRoutes);
+  // Chat platforms' webhooks (docs/channels.md): authenticated by their own secret, not a bearer token.
+  app.use("*", channelIngress);
   // MCP and its OAuth come before the tenant routes, whose auth middleware would claim their paths.
   app.route("/", oauthRoutes);
   app.route("/", mcpRoutes);

@@ -10,6 +10,8 @@ export type Delivery = {
   message: string;
   status: DeliveryStatus;
   attempts: number;
+  /** Parts already sent of a reply a channel splits (a retry resumes after them). */
+  partsSent?: number;
   lastError?: string;
   deliveredTo?: string;
   createdAt: number;

@@ -35,6 +35,23 @@ export function newEntry(
   });
 }
 
+/** A chat message's route becomes the session's last route (deliveryContext, lastChannel/To/ThreadId). */
+export function withRoute(
+  entry: SessionEntry,
+  route: { channel: string; to: string; accountId?: string; threadId?: string | number } | undefined,
+): SessionEntry {
+  if (!route) return entry;
+  return dropUndefined({
+    ...entry,
+    channel: entry.channel ?? route.channel,
+    deliveryContext: dropUndefined({ ...route }),
+    lastChannel: route.channel,
+    lastTo: route.to,
+    lastAccountId: route.accountId ?? entry.lastAccountId,
+    lastThreadId: route.threadId,
+  });
+}
+
 /** Inbound user messages carry the latest delivery route. */
 export function withDelivery(
   entry: SessionEntry,

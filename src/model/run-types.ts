@@ -37,6 +37,11 @@ export type RunInput = {
    * beside the session tools; a call of one ends the run and goes back to the caller.
    */
   clientTools?: ClientTool[];
+  /**
+   * A chat message's turn (src/channels/): the session's route is set to this target when the
+   * user message is appended, and the reply is queued to it in the outbox in the same commit.
+   */
+  replyTarget?: DeliveryTarget;
 };
 
 /** A client tool as the model is offered it. */

@@ -15,6 +15,8 @@ export type LogFields = {
 } & Record<string, string | number | boolean | undefined>;
 
 export type LogEvent =
+  | "channel.turn"
+  | "channel.update_failed"
   | "run.failed"
   | "delivery.failed"
   | "delivery.dead"

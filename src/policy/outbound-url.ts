@@ -217,6 +217,7 @@ export function configOutboundRefusal(
   runnerUrls("agents.defaults.runner", config.agents?.defaults?.runner);
   for (const [i, agent] of (config.agents?.list ?? []).entries()) runnerUrls(`agents.list.${i}.runner`, agent.runner);
   urls.push(["delivery.webhookUrl", config.delivery?.webhookUrl]);
+  urls.push(["channels.telegram.apiRoot", config.channels?.telegram?.apiRoot]);
   for (const [path, url] of urls) {
     if (url === undefined) continue;
     const verdict = checkOutboundUrl(url, policy);

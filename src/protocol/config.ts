@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isRefusedAgentId, isValidAgentId } from "../keys/session-key";
+import { channelsConfigSchema } from "./channels";
 import { deploymentKeyNameSchema, storeSecretRefSchema } from "./secrets";
 
 /**
@@ -313,6 +314,8 @@ export const tenantConfigSchema = z.strictObject({
   /** OpenClaw's inbound webhooks (`/hooks/agent`, `/hooks/wake`, mappings; docs/hooks.md). */
   hooks: hooksConfigSchema.optional(),
   acp: z.strictObject({ allowedAgents: z.array(z.string().min(1)).optional() }).optional(),
+  /** Chat apps the tenant's agent answers on (OpenClaw's `channels.*`, docs/channels.md). */
+  channels: channelsConfigSchema.optional(),
   /** Where "posted to a channel" deliveries go (this service's extension). */
   delivery: z
     .strictObject({

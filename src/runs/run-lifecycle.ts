@@ -1,4 +1,6 @@
 import type { AbortOutcome, RunCallback, StartResult, StartRun } from "../contracts/session-api";
+import type { DeliveryTarget } from "../model/delivery";
+import { withRoute } from "../model/entry";
 import { oversized } from "../model/message-limits";
 import {
   type HeldUserMessage,
@@ -35,10 +37,13 @@ export type LifecycleHost = {
   /** The session's current transcript id (named in lifecycle events). */
   sessionId(): string | undefined;
   waitUntil(promise: Promise<unknown>): void;
+  /**
+   * A run's reply was committed (inside that transaction): what must commit with it is queued
+   * here (a chat turn's reply to its chat, a hook run's delivery).
+   */
+  onReply?(run: RunRecord, text: string): void;
   /** A run reached a terminal state (flows and spawns waiting on it continue). */
   onSettled(runId: string): void;
-  /** Inside the reply's commit: work that must commit with it (a hook's channel delivery). */
-  replied?(run: RunRecord, text: string, now: number): void;
 };
 
 /** A held run starts by itself after this long if its release never comes (the caller died). */
@@ -82,7 +87,7 @@ export class RunLifecycle {
     this.host.transcript.transaction(() => {
       // Runs held before this one go first: the transcript keeps the order of admission.
       for (const heldRunId of this.heldRunIds()) this.releaseNow(heldRunId);
-      if (request.userMessage) userSeq = this.appendUserMessage(request.userMessage);
+      if (request.userMessage) userSeq = this.appendUserMessage(request.userMessage, request.input.replyTarget);
       runs.insert(request.runId, input, now, userSeq);
     });
     const queued = runs.active() !== undefined;
@@ -108,7 +113,7 @@ export class RunLifecycle {
     const held = run.input.heldUserMessage;
     if (held) {
       const message = held.content === undefined ? { ...held, content: run.input.message } : held;
-      runs.setUserSeq(runId, this.appendUserMessage(message as TranscriptMessage));
+      runs.setUserSeq(runId, this.appendUserMessage(message as TranscriptMessage, run.input.replyTarget));
     }
   }
 
@@ -129,8 +134,8 @@ export class RunLifecycle {
           .map((run) => run.runId);
   }
 
-  private appendUserMessage(message: TranscriptMessage): number {
-    return this.host.appendMessages([message], (entry) => ({ ...entry, systemSent: true }))[0]!;
+  private appendUserMessage(message: TranscriptMessage, route?: DeliveryTarget): number {
+    return this.host.appendMessages([message], (entry) => withRoute({ ...entry, systemSent: true }, route))[0]!;
   }
 
   /** Starts the next queued run when none is running. */
@@ -216,7 +221,6 @@ export class RunLifecycle {
         replySeq = this.host
           .appendMessages([...toolMessages, assistant], (entry) => endEntry(entry, run, "ok", now))
           .at(-1)!;
-        this.host.replied?.(run, reply.text, now);
       }
       this.host.runs.finish(runId, {
         state: "ok",
@@ -228,6 +232,7 @@ export class RunLifecycle {
         ...(clientStop ? { clientToolCalls: clientStop.calls } : {}),
       });
       this.host.timers.clearRef(runId);
+      if (!clientStop) this.host.onReply?.(run, reply.text);
     });
     this.host.events.completed(runId, assistant, reply, now);
     this.settle(runId);

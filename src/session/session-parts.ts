@@ -1,3 +1,5 @@
+import { channelSenderOf } from "../channels/registry";
+import { queueChannelReply } from "../channels/reply";
 import type { SessionRef } from "../contracts/session-api";
 import type { LiveEvent } from "../contracts/tenant-api";
 import { Outbox } from "../delivery/outbox";
@@ -117,7 +119,10 @@ export function wireSession(
     updateEntry: (update) => transcript.updateEntry(update),
     sessionId: () => transcript.entry()?.sessionId,
     waitUntil: (promise) => ctx.waitUntil(promise),
-    replied: (run, text) => queueHookReply(outbox, run, text),
+    onReply: (run, text) => {
+      queueChannelReply(outbox, run, text);
+      queueHookReply(outbox, run, text);
+    },
     onSettled: (runId) => {
       if (!spawns.settled(runId)) flows.runSettled(runId);
       const run = store.runs.get(runId);
@@ -145,6 +150,8 @@ export function wireSession(
     tenantConfig: async () => tenant().config(),
     signingSecret: async () => tenant().runnerSecret(),
     outbound: () => outboundPolicy(env),
+    channelSender: (channel, config) =>
+      channelSenderOf(channel, config, async (name) => tenant().resolveSecret(name), outboundPolicy(env)),
     emit,
   });
   const flows = new A2aFlowDriver({

@@ -24,7 +24,7 @@ const PAIRING_OR_APPROVALS =
   "OpenClaw's operator.pairing / operator.approvals scopes are not issued here; the answer is always empty, so operator.read";
 const DIFFERENCES: Record<string, string> = {
   "device.pair.list": PAIRING_OR_APPROVALS,
-  "channels.pairing.list": PAIRING_OR_APPROVALS,
+  "channels.pairing.list": "OpenClaw's operator.pairing scope is not issued here; the pairing queue is for admins",
   "openclaw.approval.list": PAIRING_OR_APPROVALS,
 };
 

@@ -3,6 +3,7 @@ import { type DescribeRouteOptions, describeRoute, generateSpecs, resolver, vali
 import { z } from "zod";
 import { deliveryWebhookBodySchema, webhookRunReplySchema, webhookRunRequestSchema } from "../../protocol/webhooks";
 import { AUTOMATION_OPERATIONS } from "./automation-operations";
+import { CHANNEL_OPERATIONS } from "./channel-operations";
 import { OPENAI_OPERATIONS } from "./openai-operations";
 import { OPERATIONS as CORE_OPERATIONS, ERROR_TEXT, type Operation } from "./operations";
 import { errorSchema, openAiErrorSchema } from "./responses";
@@ -17,7 +18,7 @@ const TENANT_SERVERS = [
   { url: "/", description: "The deployment's DEFAULT_TENANT" },
 ];
 
-const OPERATIONS = [...CORE_OPERATIONS, ...AUTOMATION_OPERATIONS, ...OPENAI_OPERATIONS];
+const OPERATIONS = [...CORE_OPERATIONS, ...AUTOMATION_OPERATIONS, ...CHANNEL_OPERATIONS, ...OPENAI_OPERATIONS];
 
 let cached: Promise<Document> | undefined;
 

@@ -1,0 +1,69 @@
+import type { DeliveryTarget } from "../model/delivery";
+import type { TenantConfig } from "../protocol/config";
+import type { SessionSeed } from "../protocol/session";
+
+/**
+ * What a chat platform plugs into the channels slice (docs/channels.md, "Adding a platform").
+ * The path is the same for every platform:
+ *
+ *   ingress route ── verify ──► ChannelInboxObject.accept (durable, dedupe by update id) ── 200
+ *        │                            │ alarm
+ *        │                            ▼
+ *        │                      adapter.decide (pure: access, session key, reply route)
+ *        │                      ├─ pairing: request stored + code sent through the inbox's outbox
+ *        │                      └─ turn: session.startRun(runId = <channel>:<update id>, replyTarget)
+ *        │                                   │ run ends (same SQLite transaction)
+ *        │                                   ▼
+ *        └──────────────────────────── session outbox row ── adapter.send (retries, parts)
+ *
+ * An adapter supplies the pure parts (verify, parse, decide, render) and a sender; the inbox,
+ * the run and the outbox are shared.
+ */
+
+/** One inbound message that becomes a turn. */
+export type ChannelTurn = {
+  sessionKey: string;
+  /** The user message as the transcript stores it. */
+  text: string;
+  /** Fields of a session the turn creates (its route is also updated on every turn). */
+  seed: SessionSeed;
+  /** Where the turn's reply goes (the session's new deliveryContext). */
+  replyTarget: DeliveryTarget;
+  senderId: string;
+  /** The platform's own acknowledgement before the run (typing, a reaction), best effort. */
+  ack: ChannelAck;
+};
+
+export type ChannelAck = { chatId: string; typingThreadId?: number; reactToMessageId?: number };
+
+/** A sender asking for access under dmPolicy `pairing`. */
+export type PairingAsk = { senderId: string; chatId: string; meta: Record<string, string> };
+
+export type InboundDecision =
+  | { action: "ignore"; reason: string }
+  | { action: "pairing"; ask: PairingAsk }
+  | { action: "turn"; turn: ChannelTurn };
+
+/** Outcome of sending a delivery's parts from `fromPart` on. */
+export type SendOutcome = { partsSent: number; error?: string };
+
+/** The delivery kind of a pairing code message (sent as the platform's prepared text, not as Markdown). */
+export const PAIRING_KIND = "pairing";
+
+/** Delivers text to a platform target (the outbox calls it; it must not resend parts already sent). */
+export type ChannelSender = {
+  send(delivery: { target: DeliveryTarget; message: string; kind: string }, fromPart: number): Promise<SendOutcome>;
+};
+
+/** The inbound side of a platform, as the channel inbox drives it (src/channels/inbox.ts). */
+export type InboundAdapter = {
+  /**
+   * Reads a stored update and decides what it is (pure rules, plus what the platform client
+   * needs, e.g. the bot's identity); null when the channel is not configured (the update is dropped).
+   */
+  decide(input: { body: string; config: TenantConfig; approved: ReadonlySet<string> }): Promise<InboundDecision | null>;
+  /** The platform's acknowledgement before a turn (typing, a reaction); best effort. */
+  acknowledge(config: TenantConfig, ack: ChannelAck): Promise<void>;
+  /** The message that carries a pairing code (sent through the outbox as kind PAIRING_KIND). */
+  pairingMessage(senderId: string, code: string): string;
+};

@@ -1,0 +1,109 @@
+import { DurableObject } from "cloudflare:workers";
+import type { ChannelInboxApi } from "../contracts/channel-inbox-api";
+import { DELIVERY_SCHEMA, DeliveryStore } from "../delivery/delivery-store";
+import { Outbox } from "../delivery/outbox";
+import { outboundPolicy, serviceOrigin } from "../policy/outbound-url";
+import { migrate } from "../storage/migrations";
+import { tenantApi, tenantPorts } from "../stubs";
+import { TIMER_SCHEMA } from "../timers/timer-schema";
+import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
+import { ChannelInbox } from "./inbox";
+import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
+import { channelSenderOf, inboundAdapters } from "./registry";
+import type { BotIdentity } from "./telegram/routing";
+
+type InboxTimer = "channel-inbox" | "delivery";
+/** The one timer ref of the drain (every accepted update sets it due now). */
+const DRAIN = "drain";
+
+/**
+ * A tenant's channel inbox (one per tenant, named by its id): accepted chat updates are
+ * committed here before the platform gets its 200, then drained into turns by the object's
+ * alarm (src/channels/inbox.ts); pairing requests and their code messages (its own outbox).
+ * Wiring and RPC methods only.
+ */
+export class ChannelInboxObject extends DurableObject<Env> implements ChannelInboxApi {
+  private readonly store: InboxStore;
+  private readonly timers: Timers<InboxTimer>;
+  private readonly outbox: Outbox;
+  private readonly inbox: ChannelInbox;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    migrate(ctx.storage, [INBOX_SCHEMA, TIMER_SCHEMA, DELIVERY_SCHEMA]);
+    this.store = new InboxStore(ctx.storage.sql);
+    this.timers = new Timers<InboxTimer>(ctx.storage);
+    const tenantId = ctx.id.name ?? "";
+    const tenant = () => tenantApi(env, tenantId);
+    const resolve = async (name: string) => tenant().resolveSecret(name);
+    this.outbox = new Outbox({
+      store: new DeliveryStore(ctx.storage.sql),
+      timers: this.timers as unknown as TimerPort<TimerKind>,
+      entry: () => null,
+      tenantConfig: async () => tenant().config(),
+      signingSecret: async () => tenant().runnerSecret(),
+      outbound: () => outboundPolicy(env),
+      channelSender: (channel, config) => channelSenderOf(channel, config, resolve, outboundPolicy(env)),
+      emit: () => undefined,
+      logContext: () => ({ tenant: tenantId }),
+    });
+    this.inbox = new ChannelInbox({
+      store: this.store,
+      transaction: (fn) => ctx.storage.transactionSync(fn),
+      tenantId,
+      config: async () => tenant().config(),
+      adapters: inboundAdapters({
+        resolve,
+        outbound: outboundPolicy(env),
+        identity: (channel) => ({
+          get: () => this.store.bot<BotIdentity>(channel),
+          save: (bot) => this.store.saveBot(channel, bot),
+        }),
+      }),
+      context: (config, origin) => ({
+        ...tenantPorts(env, tenantId, origin ?? undefined),
+        tenantId,
+        config,
+        principal: { kind: "operator", scopes: ["operator.write"] },
+        ...(origin ? { origin: serviceOrigin(env, origin) } : {}),
+      }),
+      enqueue: (input) => this.outbox.enqueue(input),
+    });
+    ctx.blockConcurrencyWhile(async () => {
+      this.timers.recoverLeases();
+      this.outbox.reconcile();
+      if (this.store.hasPending()) this.timers.set("channel-inbox", DRAIN, Date.now());
+      await this.timers.arm();
+    });
+  }
+
+  async accept(channel: string, updateId: string, body: string, origin: string | null) {
+    const fresh = this.ctx.storage.transactionSync(() => {
+      const inserted = this.store.accept(channel, updateId, body, origin, Date.now());
+      if (inserted) this.timers.set("channel-inbox", DRAIN, Date.now());
+      return inserted;
+    });
+    if (fresh) await this.timers.arm();
+    return { duplicate: !fresh };
+  }
+
+  pairingList(channel: string) {
+    return this.store.pendingPairings(channel, Date.now());
+  }
+
+  pairingApprove(channel: string, code: string) {
+    return this.store.approve(channel, code, Date.now());
+  }
+
+  status(channel: string) {
+    return { ...this.store.counts(channel), pairingPending: this.store.pendingPairings(channel, Date.now()).length };
+  }
+
+  override async alarm(): Promise<void> {
+    await this.timers.fire({
+      "channel-inbox": () => this.inbox.drain(),
+      delivery: (id, now) => this.outbox.attempt(id, now),
+    });
+    await this.timers.arm();
+  }
+}

@@ -1,0 +1,143 @@
+import type { TenantContext } from "../domain/context";
+import { DomainError } from "../domain/errors";
+import { startRun } from "../domain/runs";
+import { logInfo, logWarning } from "../observability/log";
+import type { TenantConfig } from "../protocol/config";
+import { type ChannelTurn, type InboundAdapter, PAIRING_KIND, type PairingAsk } from "./adapter";
+import type { InboxStore, InboxUpdate } from "./inbox-store";
+
+/** An update that keeps failing is given up after this many attempts (it would block the ones behind it). */
+export const MAX_UPDATE_ATTEMPTS = 8;
+/** Pairing codes: 8 characters of [A-Z0-9] (OpenClaw's). */
+const PAIRING_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+const PAIRING_CODE_CHARS = 8;
+
+export type InboxPorts = {
+  store: InboxStore;
+  transaction<T>(fn: () => T): T;
+  tenantId: string;
+  config(): Promise<TenantConfig>;
+  /** The platforms by channel name (an update of another channel is dropped). */
+  adapters: Readonly<Record<string, InboundAdapter>>;
+  /** A context to start runs in, for the origin the update came in on. */
+  context(config: TenantConfig, origin: string | null): TenantContext;
+  /** Queues a message through the inbox's own outbox (pairing codes). */
+  enqueue(input: {
+    idempotencyKey: string;
+    kind: string;
+    target: { channel: string; to: string };
+    message: string;
+  }): void;
+};
+
+/**
+ * Turns the accepted updates into turns, one at a time in arrival order. Each step is
+ * idempotent, so the drain may stop anywhere (a crash) and run again: the run id is derived
+ * from the update id (a run started before the crash is found, not started twice), a pairing
+ * request and its message are written with the update's completion, and the typing
+ * acknowledgement is recorded before it is sent.
+ */
+export class ChannelInbox {
+  constructor(private readonly ports: InboxPorts) {}
+
+  /** Handles every pending update; throws (the timer retries) when one failed for a passing reason. */
+  async drain(): Promise<void> {
+    for (let update = this.ports.store.nextPending(); update; update = this.ports.store.nextPending()) {
+      try {
+        await this.handle(update);
+      } catch (error) {
+        this.ports.store.countAttempt(update.channel, update.updateId);
+        if (update.attempts + 1 < MAX_UPDATE_ATTEMPTS) throw error;
+        logWarning("channel.update_failed", {
+          tenant: this.ports.tenantId,
+          channel: update.channel,
+          update: update.updateId,
+          error: (error as Error).message,
+        });
+        this.finish(update, `failed: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  private async handle(update: InboxUpdate): Promise<void> {
+    const adapter = this.ports.adapters[update.channel];
+    if (!adapter) return this.finish(update, "ignored: unknown channel");
+    const config = await this.ports.config();
+    const approved = this.ports.store.approvedSenders(update.channel);
+    const decision = await adapter.decide({ body: update.body, config, approved });
+    if (!decision) return this.finish(update, "ignored: channel not configured");
+    if (decision.action === "ignore") return this.finish(update, `ignored: ${decision.reason}`);
+    if (decision.action === "pairing") return this.pairing(update, decision.ask, adapter);
+    await this.turn(update, decision.turn, config, adapter);
+  }
+
+  /** First message of an unknown sender: one code, sent once; later messages are silent. */
+  private pairing(update: InboxUpdate, ask: PairingAsk, adapter: InboundAdapter): void {
+    const { store } = this.ports;
+    const now = Date.now();
+    this.ports.transaction(() => {
+      if (store.pairingOf(update.channel, ask.senderId, now)) {
+        store.touchPairing(update.channel, ask.senderId, now);
+      } else {
+        const code = pairingCode();
+        store.addPairing(update.channel, { ...ask, code }, now);
+        this.ports.enqueue({
+          idempotencyKey: `pairing:${update.channel}:${ask.senderId}`,
+          kind: PAIRING_KIND,
+          target: { channel: update.channel, to: ask.chatId },
+          message: adapter.pairingMessage(ask.senderId, code),
+        });
+      }
+      this.finish(update, "pairing");
+    });
+  }
+
+  private async turn(update: InboxUpdate, turn: ChannelTurn, config: TenantConfig, adapter: InboundAdapter) {
+    if (!update.acked) {
+      // Recorded before it is sent: a crash repeats the turn's start, never the typing.
+      this.ports.store.markAcked(update.channel, update.updateId);
+      await adapter.acknowledge(config, turn.ack);
+    }
+    const runId = turnRunId(update.channel, update.updateId);
+    try {
+      const result = await startRun(this.ports.context(config, update.origin), {
+        key: turn.sessionKey,
+        runId,
+        message: turn.text,
+        origin: "agent",
+        provenance: { kind: "external_user", sourceChannel: turn.replyTarget.channel },
+        seed: turn.seed,
+        replyTarget: turn.replyTarget,
+      });
+      logInfo("channel.turn", {
+        tenant: this.ports.tenantId,
+        channel: update.channel,
+        update: update.updateId,
+        session: turn.sessionKey,
+        status: result.status,
+      });
+      this.finish(update, `turn ${runId}`);
+    } catch (error) {
+      // Refusals (send policy, size) end the update; anything else is retried.
+      if (error instanceof DomainError) return this.finish(update, `refused: ${error.message}`);
+      throw error;
+    }
+  }
+
+  private finish(update: InboxUpdate, outcome: string): void {
+    this.ports.store.finish(update.channel, update.updateId, outcome, Date.now());
+  }
+}
+
+/**
+ * The run of an update's turn: derived from the update alone, so handling the update again
+ * (after a crash, a redelivery that slipped past the inbox) finds the run instead of starting one.
+ */
+export function turnRunId(channel: string, updateId: string): string {
+  return `${channel}:${updateId}`;
+}
+
+export function pairingCode(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(PAIRING_CODE_CHARS));
+  return Array.from(bytes, (b) => PAIRING_ALPHABET[b % PAIRING_ALPHABET.length]).join("");
+}

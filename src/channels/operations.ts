@@ -1,0 +1,160 @@
+import type { TenantContext } from "../domain/context";
+import { DomainError } from "../domain/errors";
+import { toBase64Url } from "../util/encoding";
+import { PAIRING_TTL_MS, type PairingRequest } from "./inbox-store";
+import { channelSecretValue, telegramBotOf } from "./registry";
+import { ALLOWED_UPDATES } from "./telegram/bot-api";
+import { DEFAULT_WEBHOOK_PATH } from "./telegram/ingress";
+import { TELEGRAM } from "./telegram/routing";
+
+/**
+ * The operator's side of the channels: registering the Telegram webhook, the pairing queue
+ * (OpenClaw's `pairing list` / `pairing approve` shapes) and `channels.status`.
+ */
+
+/** OpenClaw's per-account cap of pending requests, as `channels.pairing.list` reports it. */
+const PAIRING_PENDING_PER_ACCOUNT = 3;
+const ACCOUNT_ID = "default";
+const CHANNEL_LABELS: Record<string, string> = { [TELEGRAM]: "Telegram" };
+
+const resolver = (ctx: TenantContext) => async (name: string) => ctx.tenant.resolveSecret(name);
+
+/** The public URL Telegram posts to: `webhookUrl` when set, else the tenant's base URL + webhookPath. */
+export function telegramWebhookUrl(ctx: Pick<TenantContext, "tenantId" | "origin" | "config">): string {
+  const telegram = ctx.config.channels?.telegram;
+  if (telegram?.webhookUrl) return telegram.webhookUrl;
+  if (!ctx.origin) throw new DomainError("invalid", "the service's public origin is unknown (set PUBLIC_ORIGIN)");
+  return `${ctx.origin}/t/${ctx.tenantId}${telegram?.webhookPath ?? DEFAULT_WEBHOOK_PATH}`;
+}
+
+/** `setWebhook` with the tenant's URL and secret; answers what Telegram said. */
+export async function setTelegramWebhook(ctx: TenantContext) {
+  const bot = await telegramBotOf(ctx.config, resolver(ctx), ctx.outbound);
+  if (!bot) throw new DomainError("invalid", "channels.telegram is not enabled or has no botToken");
+  const secret = await channelSecretValue(ctx.config.channels?.telegram?.webhookSecret, resolver(ctx));
+  if (!secret) throw new DomainError("invalid", "channels.telegram.webhookSecret is required for webhook mode");
+  const url = telegramWebhookUrl(ctx);
+  const answer = await bot.call("setWebhook", { url, secret_token: secret, allowed_updates: ALLOWED_UPDATES });
+  return {
+    ok: answer.ok,
+    url,
+    telegram: { status: answer.status, ...(answer.description ? { description: answer.description } : {}) },
+  };
+}
+
+/** `openclaw pairing list <channel> --json`: `{ channel, requests: [{ id, code, createdAt, lastSeenAt, meta }] }`. */
+export async function pairingList(ctx: TenantContext, channel: string) {
+  return { channel, requests: await ctx.channelInbox.pairingList(known(channel)) };
+}
+
+/** `openclaw pairing approve <channel> <code>`: the sender may talk from now on (nothing is sent to them). */
+export async function pairingApprove(ctx: TenantContext, channel: string, code: string) {
+  const senderId = await ctx.channelInbox.pairingApprove(known(channel), code);
+  if (!senderId) throw new DomainError("not_found", `No pending pairing request found for code: ${code}`);
+  return { ok: true, channel, id: senderId, message: `Approved ${channel} sender ${senderId}.` };
+}
+
+/** Whether the tenant's Telegram account takes DM pairing (configured, dmPolicy pairing). */
+function pairingAccounts(ctx: TenantContext, channel?: string) {
+  const telegram = ctx.config.channels?.telegram;
+  const pairing = telegram?.botToken && telegram.enabled !== false && (telegram.dmPolicy ?? "pairing") === "pairing";
+  if (!pairing || (channel && channel !== TELEGRAM)) return [];
+  return [
+    { channel: TELEGRAM, channelLabel: CHANNEL_LABELS[TELEGRAM]!, accountId: ACCOUNT_ID, notifySupported: false },
+  ];
+}
+
+/** OpenClaw's opaque request id: a digest of channel, account, sender and creation time (never the code). */
+async function requestIdOf(channel: string, request: PairingRequest): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(`${channel}\0${ACCOUNT_ID}\0${request.id}\0${request.createdAt}`),
+  );
+  return toBase64Url(new Uint8Array(digest)).slice(0, 32);
+}
+
+/** `channels.pairing.list` as the Control UI's Channels page reads it. */
+export async function controlUiPairingList(ctx: TenantContext, params: { channel?: string | undefined }) {
+  const accounts = pairingAccounts(ctx, params.channel);
+  const requests = [];
+  for (const account of accounts) {
+    for (const request of await ctx.channelInbox.pairingList(account.channel)) {
+      const { accountId: _accountId, ...metadata } = request.meta;
+      requests.push({
+        requestId: await requestIdOf(account.channel, request),
+        channel: account.channel,
+        channelLabel: account.channelLabel,
+        accountId: ACCOUNT_ID,
+        senderId: request.id,
+        senderLabel: "telegramUserId",
+        ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
+        createdAt: request.createdAt,
+        lastSeenAt: request.lastSeenAt,
+        expiresAt: new Date(Date.parse(request.createdAt) + PAIRING_TTL_MS).toISOString(),
+        notifySupported: false,
+      });
+    }
+  }
+  return {
+    accounts,
+    requests,
+    commandOwnerConfigured: false,
+    limits: { pendingPerAccount: PAIRING_PENDING_PER_ACCOUNT, ttlMs: PAIRING_TTL_MS },
+  };
+}
+
+/** `channels.pairing.approve {channel, accountId, requestId}` (the Control UI's approve button). */
+export async function controlUiPairingApprove(
+  ctx: TenantContext,
+  params: { channel: string; accountId: string; requestId: string },
+) {
+  if (pairingAccounts(ctx, params.channel).length === 0 || params.accountId !== ACCOUNT_ID)
+    throw new DomainError("invalid", `channel account does not use DM pairing: ${params.channel}:${params.accountId}`);
+  for (const request of await ctx.channelInbox.pairingList(params.channel)) {
+    if ((await requestIdOf(params.channel, request)) !== params.requestId) continue;
+    const senderId = await ctx.channelInbox.pairingApprove(params.channel, request.code);
+    if (!senderId) break;
+    return {
+      requestId: params.requestId,
+      senderId,
+      notification: "not-requested",
+      commandOwnerBootstrap: "not-requested",
+    };
+  }
+  throw new DomainError("invalid", "pending DM access request no longer exists");
+}
+
+/** `channels.status` as the Control UI's Channels page reads it (OpenClaw's shape, Telegram only). */
+export async function channelsStatus(ctx: TenantContext) {
+  const telegram = ctx.config.channels?.telegram;
+  const configured = Boolean(telegram?.botToken);
+  const counts = configured ? await ctx.channelInbox.status(TELEGRAM) : null;
+  const account = {
+    accountId: "default",
+    enabled: telegram?.enabled !== false && configured,
+    configured,
+    running: configured && telegram?.enabled !== false,
+    mode: "webhook",
+    dmPolicy: telegram?.dmPolicy ?? "pairing",
+    ...(counts
+      ? { pendingUpdates: counts.pending, handledUpdates: counts.handled, pairingPending: counts.pairingPending }
+      : {}),
+  };
+  return {
+    ts: Date.now(),
+    channelOrder: [TELEGRAM],
+    channelLabels: CHANNEL_LABELS,
+    channelDetailLabels: {},
+    channelSystemImages: {},
+    channelMeta: [],
+    channels: { [TELEGRAM]: { configured, running: account.running, mode: "webhook" } },
+    channelAccounts: { [TELEGRAM]: [account] },
+    channelDefaultAccountId: { [TELEGRAM]: ACCOUNT_ID },
+    statusIssues: [],
+  };
+}
+
+function known(channel: string): string {
+  if (channel !== TELEGRAM) throw new DomainError("invalid", `unknown channel: ${channel}`);
+  return channel;
+}

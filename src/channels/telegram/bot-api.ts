@@ -1,0 +1,142 @@
+import type { DeliveryTarget } from "../../model/delivery";
+import type { OutboundPolicy } from "../../policy/outbound-url";
+import { guardedFetch } from "../../util/guarded-fetch";
+import { type ChannelAck, type ChannelSender, PAIRING_KIND, type SendOutcome } from "../adapter";
+import { chunkText, htmlToPlainText, markdownToTelegramHtml, TELEGRAM_CHUNK_CHARS } from "./format";
+import { type BotIdentity, GENERAL_TOPIC_ID } from "./routing";
+
+/** Telegram's own API root; `channels.telegram.apiRoot` replaces it (tests, proxies). */
+export const TELEGRAM_API_ROOT = "https://api.telegram.org";
+
+/** The updates the bot asks Telegram for (what this service reads). */
+export const ALLOWED_UPDATES = ["message", "edited_message"] as const;
+
+/** A Bot API call that takes longer is given up (the outbox retries a send; an acknowledgement is skipped). */
+export const BOT_API_TIMEOUT_MS = 15_000;
+
+export type BotApiAnswer = { ok: boolean; status: number; result?: unknown; description?: string };
+
+/**
+ * The Telegram Bot API of one bot: `<apiRoot>/bot<token>/<method>`, every call through the
+ * outbound guard (apiRoot is tenant config). No retries here: the outbox retries deliveries.
+ */
+export class TelegramBotApi {
+  constructor(
+    private readonly token: string,
+    private readonly apiRoot: string,
+    private readonly outbound: OutboundPolicy,
+    private readonly chunkChars = TELEGRAM_CHUNK_CHARS,
+  ) {}
+
+  /** The bot's user id (the token's numeric prefix). */
+  get botId(): number {
+    return Number(this.token.split(":")[0]);
+  }
+
+  async call(method: string, body?: Record<string, unknown>): Promise<BotApiAnswer> {
+    const url = `${this.apiRoot.replace(/\/+$/, "")}/bot${this.token}/${method}`;
+    try {
+      const response = await guardedFetch(
+        url,
+        {
+          method: "POST",
+          signal: AbortSignal.timeout(BOT_API_TIMEOUT_MS),
+          ...(body ? { headers: { "content-type": "application/json" }, body: JSON.stringify(body) } : {}),
+        },
+        this.outbound,
+      );
+      const answer = (await response.json().catch(() => ({}))) as {
+        ok?: boolean;
+        result?: unknown;
+        description?: string;
+      };
+      return {
+        ok: response.ok && answer.ok === true,
+        status: response.status,
+        result: answer.result,
+        ...(answer.description ? { description: answer.description } : {}),
+      };
+    } catch (error) {
+      return { ok: false, status: 0, description: (error as Error).message };
+    }
+  }
+
+  async getMe(): Promise<BotIdentity | null> {
+    const answer = await this.call("getMe");
+    const me = answer.result as { id?: number; username?: string } | undefined;
+    return answer.ok && typeof me?.id === "number" ? { id: me.id, username: me.username ?? "" } : null;
+  }
+
+  /** Typing and the 👀 reaction before a turn (best effort, as the real gateway). */
+  async acknowledge(ack: ChannelAck): Promise<void> {
+    const chatId = Number(ack.chatId);
+    await this.call("sendChatAction", {
+      chat_id: chatId,
+      action: "typing",
+      ...(ack.typingThreadId !== undefined ? { message_thread_id: ack.typingThreadId } : {}),
+    });
+    if (ack.reactToMessageId !== undefined) {
+      await this.call("setMessageReaction", {
+        chat_id: chatId,
+        message_id: ack.reactToMessageId,
+        reaction: [{ type: "emoji", emoji: "👀" }],
+      });
+    }
+  }
+
+  /** A prepared HTML message (the pairing code): `chat_id` as a number, as recorded. */
+  async sendHtml(chatId: string, html: string): Promise<SendOutcome> {
+    const answer = await this.call("sendMessage", { chat_id: Number(chatId), text: html, parse_mode: "HTML" });
+    return answer.ok ? { partsSent: 1 } : { partsSent: 0, error: failure(answer) };
+  }
+
+  /** A sender for the outbox: Markdown replies in chunks, each part sent once. */
+  sender(): ChannelSender {
+    return {
+      send: async (delivery, fromPart) => {
+        if (delivery.kind !== PAIRING_KIND) return this.sendReply(delivery.target, delivery.message, fromPart);
+        const route = parseTelegramTarget(delivery.target);
+        if (!route) return { partsSent: 0, error: `not a Telegram target: ${delivery.target.to}` };
+        return this.sendHtml(route.chatId, delivery.message);
+      },
+    };
+  }
+
+  /**
+   * Sends the chunks of a reply from `fromPart` on, in order; stops at the first failure and
+   * says how many parts are out. A chunk Telegram cannot parse as HTML goes again at once as
+   * plain text, without `parse_mode`.
+   */
+  async sendReply(target: DeliveryTarget, markdown: string, fromPart: number): Promise<SendOutcome> {
+    const route = parseTelegramTarget(target);
+    if (!route) return { partsSent: fromPart, error: `not a Telegram target: ${target.to}` };
+    const chunks = chunkText(markdown, this.chunkChars);
+    for (let part = fromPart; part < chunks.length; part++) {
+      const html = markdownToTelegramHtml(chunks[part]!);
+      const base = {
+        chat_id: route.chatId,
+        ...(route.threadId !== undefined && route.threadId !== GENERAL_TOPIC_ID
+          ? { message_thread_id: route.threadId }
+          : {}),
+      };
+      let answer = await this.call("sendMessage", { ...base, text: html, parse_mode: "HTML" });
+      if (!answer.ok && answer.status === 400 && /can't parse entities/i.test(answer.description ?? "")) {
+        answer = await this.call("sendMessage", { ...base, text: htmlToPlainText(html) });
+      }
+      if (!answer.ok) return { partsSent: part, error: failure(answer) };
+    }
+    return { partsSent: chunks.length };
+  }
+}
+
+function failure(answer: BotApiAnswer): string {
+  return `telegram answered ${answer.status}${answer.description ? `: ${answer.description}` : ""}`;
+}
+
+/** `telegram:<chatId>[:topic:<n>]` (+ `threadId`) → the chat id as text (as recorded) and the topic. */
+export function parseTelegramTarget(target: DeliveryTarget): { chatId: string; threadId?: number } | null {
+  const match = /^(?:telegram:)?(-?\d+)(?::topic:(\d+))?$/.exec(target.to);
+  if (!match) return null;
+  const thread = target.threadId !== undefined ? Number(target.threadId) : match[2] ? Number(match[2]) : undefined;
+  return { chatId: match[1]!, ...(thread !== undefined && Number.isFinite(thread) ? { threadId: thread } : {}) };
+}

@@ -1,0 +1,176 @@
+import type { TelegramConfig, TelegramMessage, TelegramUpdate } from "../../protocol/channels";
+import type { TenantConfig } from "../../protocol/config";
+import type { ChannelTurn, InboundDecision } from "../adapter";
+import { directSessionKey, groupSessionKey } from "../session-route";
+
+/**
+ * Who may talk to the Telegram bot and which session a message lands in, as the real gateway
+ * decides it (SPEC §3.3–3.4, §5). Pure: the approved senders and the bot's identity come in.
+ */
+
+export const TELEGRAM = "telegram";
+/** The account of a single-bot config (OpenClaw's `accountId` "default"). */
+export const DEFAULT_ACCOUNT = "default";
+/** A forum's General topic: typing names it, replies omit it (SPEC §3.4). */
+export const GENERAL_TOPIC_ID = 1;
+
+export type BotIdentity = { id: number; username: string };
+
+export type RoutingInput = {
+  update: TelegramUpdate;
+  telegram: TelegramConfig;
+  config: Pick<TenantConfig, "session">;
+  agentId: string;
+  bot: BotIdentity;
+  /** Senders approved through pairing (user ids as text). */
+  approved: ReadonlySet<string>;
+};
+
+export function decideTelegram(input: RoutingInput): InboundDecision {
+  const message = input.update.message;
+  if (!message) return ignore("not a new message (edits and other updates are not turns)");
+  const from = message.from;
+  if (!from) return ignore("no sender");
+  if (from.id === input.bot.id || from.is_bot) return ignore("a bot's own message");
+  const text = message.text ?? message.caption ?? "";
+  if (text.trim() === "") return ignore("no text");
+  if (message.chat.type === "private") return decideDirect(input, message, text);
+  if (message.chat.type === "group" || message.chat.type === "supergroup") return decideGroup(input, message, text);
+  return ignore(`chat type ${message.chat.type}`);
+}
+
+function decideDirect(input: RoutingInput, message: TelegramMessage, text: string): InboundDecision {
+  const senderId = String(message.from!.id);
+  const policy = input.telegram.dmPolicy ?? "pairing";
+  if (policy === "disabled") return ignore("direct messages disabled");
+  const allowed = policy === "open" || listed(input.telegram.allowFrom, senderId) || input.approved.has(senderId);
+  if (!allowed) {
+    if (policy !== "pairing") return ignore("sender not in allowFrom");
+    return { action: "pairing", ask: { senderId, chatId: String(message.chat.id), meta: senderMeta(message) } };
+  }
+  const to = `${TELEGRAM}:${message.chat.id}`;
+  const sessionKey = directSessionKey({
+    config: input.config,
+    agentId: input.agentId,
+    channel: TELEGRAM,
+    accountId: DEFAULT_ACCOUNT,
+    peerId: senderId,
+  });
+  return turn({
+    sessionKey,
+    text,
+    senderId,
+    seed: {
+      channel: TELEGRAM,
+      chatType: "direct",
+      displayName: displayNameOf(message),
+      deliveryContext: { channel: TELEGRAM, to, accountId: DEFAULT_ACCOUNT },
+    },
+    replyTarget: { channel: TELEGRAM, to, accountId: DEFAULT_ACCOUNT },
+    ack: { chatId: String(message.chat.id) },
+  });
+}
+
+function decideGroup(input: RoutingInput, message: TelegramMessage, text: string): InboundDecision {
+  const groupId = String(message.chat.id);
+  const { telegram } = input;
+  const policy = telegram.groupPolicy ?? "allowlist";
+  if (policy === "disabled") return ignore("groups disabled");
+  const groups = telegram.groups ?? {};
+  const group = groups[groupId] ?? groups["*"];
+  // With `groups` configured it is the allowlist, whatever groupPolicy says (recorded: SPEC §3.4).
+  const listedGroups = Object.keys(groups).length > 0;
+  if ((listedGroups || policy === "allowlist") && !group) return ignore("group not allowed");
+  if (group?.enabled === false) return ignore("group disabled");
+  const senderId = String(message.from!.id);
+  const senders = group?.allowFrom ?? telegram.groupAllowFrom;
+  if (senders && senders.length > 0 && !listed(senders, senderId)) return ignore("sender not allowed in group");
+  const requireMention = group?.requireMention ?? true;
+  const mentioned = mentionsBot(message, input.bot);
+  if (requireMention && !mentioned) return ignore("no mention");
+  const topic = topicOf(message);
+  const sessionKey = groupSessionKey({
+    agentId: input.agentId,
+    channel: TELEGRAM,
+    groupId,
+    ...(topic !== undefined ? { thread: { kind: "topic" as const, id: String(topic) } } : {}),
+  });
+  const to = topic !== undefined ? `${TELEGRAM}:${groupId}:topic:${topic}` : `${TELEGRAM}:${groupId}`;
+  const replyTarget = {
+    channel: TELEGRAM,
+    to,
+    accountId: DEFAULT_ACCOUNT,
+    ...(topic !== undefined ? { threadId: topic } : {}),
+  };
+  return turn({
+    sessionKey,
+    text,
+    senderId,
+    seed: {
+      channel: TELEGRAM,
+      chatType: "group",
+      displayName: `Group ${groupId}`,
+      deliveryContext: replyTarget,
+    },
+    replyTarget,
+    ack: {
+      chatId: groupId,
+      ...(topic !== undefined ? { typingThreadId: topic } : {}),
+      // The 👀 reaction answers a mention where one was required (OpenClaw's "group-mentions").
+      ...(requireMention ? { reactToMessageId: message.message_id } : {}),
+    },
+  });
+}
+
+/** A forum message's topic: its thread id, or the General topic when a forum message has none. */
+function topicOf(message: TelegramMessage): number | undefined {
+  if (message.message_thread_id !== undefined && (message.is_topic_message || message.chat.is_forum))
+    return message.message_thread_id;
+  if (message.chat.is_forum) return GENERAL_TOPIC_ID;
+  return undefined;
+}
+
+/** An `@bot` mention entity (or a text_mention of the bot), or a reply to one of the bot's messages. */
+export function mentionsBot(message: TelegramMessage, bot: BotIdentity): boolean {
+  if (message.reply_to_message?.from?.id === bot.id) return true;
+  const text = message.text ?? message.caption ?? "";
+  const entities = message.entities ?? message.caption_entities ?? [];
+  const handle = `@${bot.username}`.toLowerCase();
+  return entities.some((entity) => {
+    if (entity.type === "text_mention") return entity.user?.id === bot.id;
+    if (entity.type !== "mention") return false;
+    return text.slice(entity.offset, entity.offset + entity.length).toLowerCase() === handle;
+  });
+}
+
+/** Whether an allowFrom list names the sender (ids as numbers or text, `telegram:`/`tg:` prefixes, `*`). */
+function listed(list: ReadonlyArray<string | number> | undefined, senderId: string): boolean {
+  return (list ?? []).some((entry) => {
+    const value = String(entry)
+      .trim()
+      .replace(/^(telegram|tg):/i, "");
+    return value === "*" || value === senderId;
+  });
+}
+
+function senderMeta(message: TelegramMessage): Record<string, string> {
+  const from = message.from!;
+  return {
+    ...(from.username ? { username: from.username } : {}),
+    ...(from.first_name ? { firstName: from.first_name } : {}),
+    accountId: DEFAULT_ACCOUNT,
+  };
+}
+
+function displayNameOf(message: TelegramMessage): string {
+  const from = message.from!;
+  return from.username ? `@${from.username}` : (from.first_name ?? String(from.id));
+}
+
+function turn(value: ChannelTurn): InboundDecision {
+  return { action: "turn", turn: value };
+}
+
+function ignore(reason: string): InboundDecision {
+  return { action: "ignore", reason };
+}

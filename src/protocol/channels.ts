@@ -1,0 +1,129 @@
+import { z } from "zod";
+import { storeSecretRefSchema } from "./secrets";
+
+/**
+ * `channels.*` of a tenant's config, with OpenClaw's key names (openclaw 2026.9.6,
+ * `channels.telegram`), so the block of a pasted `openclaw.json` is accepted. Keys that only
+ * steer the real gateway's own listener or features not built here (`webhookHost`,
+ * `webhookPort`, `streaming`, `replyToMode`, …) are accepted and have no effect
+ * (docs/channels.md); unknown keys holding credentials are refused.
+ */
+
+/** A token or secret: the value itself (moved into the secret store when written) or a store SecretRef. */
+export const channelSecretSchema = z.union([z.string().min(1).max(4096), storeSecretRefSchema]);
+export type ChannelSecret = z.infer<typeof channelSecretSchema>;
+
+const allowEntry = z.union([z.string().min(1).max(256), z.number()]);
+const policyGroupSchema = z.looseObject({
+  requireMention: z.boolean().optional(),
+  enabled: z.boolean().optional(),
+  allowFrom: z.array(allowEntry).max(1000).optional(),
+});
+
+export const DM_POLICIES = ["pairing", "allowlist", "open", "disabled"] as const;
+export type DmPolicy = (typeof DM_POLICIES)[number];
+
+/** Keys whose values are credentials: only the known ones (stored as SecretRefs) are accepted. */
+const CREDENTIAL_KEY = /(token|secret|password|apikey|credential)s?$/i;
+
+/**
+ * A pasted block may carry keys this service ignores; one that holds a credential would be
+ * stored as written and returned by config reads, so it is refused, naming its path.
+ */
+function refuseUnknownCredentials(known: ReadonlySet<string>) {
+  return (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
+    const walk = (node: unknown, path: (string | number)[]) => {
+      if (node === null || typeof node !== "object") return;
+      for (const [key, child] of Object.entries(node as Record<string, unknown>)) {
+        if (path.length === 0 && known.has(key)) continue;
+        if (CREDENTIAL_KEY.test(key) && child !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: [...path, key],
+            message: "not supported here (only botToken and webhookSecret are read, and never returned)",
+          });
+        } else walk(child, [...path, key]);
+      }
+    };
+    walk(value, []);
+  };
+}
+
+export const telegramConfigSchema = z
+  .looseObject({
+    enabled: z.boolean().optional(),
+    botToken: channelSecretSchema.optional(),
+    /** Replaces https://api.telegram.org for every Bot API call (checked like every outbound URL). */
+    apiRoot: z.url().optional(),
+    webhookSecret: channelSecretSchema.optional(),
+    /** Path under the tenant's base URL (default `/telegram-webhook`). */
+    webhookPath: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~\-/]{0,127}$/, "must be a path like /telegram-webhook")
+      .optional(),
+    webhookUrl: z.url().optional(),
+    dmPolicy: z.enum(DM_POLICIES).optional(),
+    allowFrom: z.array(allowEntry).max(1000).optional(),
+    groupPolicy: z.enum(["open", "allowlist", "disabled"]).optional(),
+    groupAllowFrom: z.array(allowEntry).max(1000).optional(),
+    groups: z.record(z.string().min(1).max(64), policyGroupSchema).optional(),
+    /** Characters per sendMessage (OpenClaw's default 4000, Telegram's limit 4096). */
+    textChunkLimit: z.int().min(1).max(4096).optional(),
+  })
+  .superRefine(refuseUnknownCredentials(new Set(["botToken", "webhookSecret"])));
+export type TelegramConfig = z.infer<typeof telegramConfigSchema>;
+
+/** Only Telegram is built; another channel's block (with its tokens) is refused by name, not stored. */
+export const channelsConfigSchema = z.strictObject({
+  telegram: telegramConfigSchema.optional(),
+});
+export type ChannelsConfig = z.infer<typeof channelsConfigSchema>;
+
+/** The secret-bearing keys of each channel (stored as SecretRefs, never returned). */
+export const CHANNEL_SECRET_KEYS = { telegram: ["botToken", "webhookSecret"] } as const;
+
+/** Secret store names plain values are moved to when a config is written. */
+export const CHANNEL_SECRET_NAMES: Record<string, string> = {
+  "telegram.botToken": "TELEGRAM_BOT_TOKEN",
+  "telegram.webhookSecret": "TELEGRAM_WEBHOOK_SECRET",
+};
+
+/** A Telegram update as far as this service reads it (other fields are kept, not checked). */
+const tgUser = z.looseObject({
+  id: z.number(),
+  is_bot: z.boolean().optional(),
+  first_name: z.string().optional(),
+  username: z.string().optional(),
+});
+const tgEntity = z.looseObject({
+  type: z.string(),
+  offset: z.number(),
+  length: z.number(),
+  user: tgUser.optional(),
+});
+export const telegramMessageSchema = z.looseObject({
+  message_id: z.number(),
+  from: tgUser.optional(),
+  chat: z.looseObject({
+    id: z.number(),
+    type: z.string(),
+    title: z.string().optional(),
+    is_forum: z.boolean().optional(),
+    username: z.string().optional(),
+  }),
+  text: z.string().optional(),
+  caption: z.string().optional(),
+  entities: z.array(tgEntity).optional(),
+  caption_entities: z.array(tgEntity).optional(),
+  message_thread_id: z.number().optional(),
+  is_topic_message: z.boolean().optional(),
+  reply_to_message: z.looseObject({ from: tgUser.optional() }).optional(),
+});
+export type TelegramMessage = z.infer<typeof telegramMessageSchema>;
+
+export const telegramUpdateSchema = z.looseObject({
+  update_id: z.number().int(),
+  message: telegramMessageSchema.optional(),
+  edited_message: z.unknown().optional(),
+});
+export type TelegramUpdate = z.infer<typeof telegramUpdateSchema>;

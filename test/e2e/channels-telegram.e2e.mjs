@@ -1,0 +1,488 @@
+// Telegram over webhooks against a real `wrangler dev`, with the fake Bot API of
+// ../shared/peer/channels (test/peers/fake-telegram.mjs, its own process on a free port) and a
+// webhook runner here that answers `ECHO: <message>` (slowly for messages containing "slow").
+// What the real gateway does is in that folder's SPEC.md; docs/channels.md has the comparison.
+// Every reply must reach the fake exactly once: across duplicates, concurrency, a 500 from
+// sendMessage and a SIGKILL of the whole server between ingress and reply.
+// Run with `node --test test/e2e/channels-telegram.e2e.mjs`.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import { dirname, join } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { freePort, killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { connectGateway } from "./gateway-rpc.mjs";
+import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const BOT_TOKEN = "123456789:TEST-fake-telegram-token";
+const SECRET = "tg-webhook-secret-0123456789";
+const DM_USER = 555100;
+const MENTION_GROUP = -1001111111111;
+const OPEN_GROUP = -1002222222222;
+const FORUM_GROUP = -1003333333333;
+const SLOW_RUNNER_MS = 2500;
+
+process.once("exit", killAllServersNow);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let server;
+let fake;
+let runner;
+const tenant = { id: `tg-${crypto.randomUUID().slice(0, 8)}`, token: "" };
+const inTenant = (path) => `/t/${tenant.id}${path}`;
+
+function http(method, path, body) {
+  return httpJson(server.baseUrl, method, path, { authorization: `Bearer ${tenant.token}`, body, timeoutMs: 20_000 });
+}
+
+/** The fake Bot API in its own process (as the recordings ran it). */
+async function startFakeTelegram() {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(HERE, "../peers/fake-telegram.mjs"), String(port)], {
+    env: { ...process.env, TG_TOKEN: BOT_TOKEN },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  await new Promise((resolve, reject) => {
+    child.stderr.on("data", (chunk) => String(chunk).includes("fake Bot API") && resolve());
+    child.once("exit", (code) => reject(new Error(`fake telegram exited ${code}`)));
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const control = async (path, body) => {
+    const res = await fetch(`${url}${path}`, { method: body ? "POST" : "GET", body: body && JSON.stringify(body) });
+    return res.json();
+  };
+  return {
+    url,
+    calls: async (method) => (await control("/__calls?since=0")).calls.filter((c) => !method || c.method === method),
+    fail: (method, count, error_code, description) => control("/__fail", { method, count, error_code, description }),
+    stop: () => child.kill("SIGKILL"),
+  };
+}
+
+/** A webhook runner: `ECHO: <message>`; messages with "slow" take SLOW_RUNNER_MS. */
+function startRunner() {
+  const seen = [];
+  const srv = createServer(async (req, res) => {
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    const run = JSON.parse(body);
+    const message = String(run.input?.message ?? "");
+    seen.push(message);
+    if (message.includes("slow")) await sleep(SLOW_RUNNER_MS);
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ reply: `ECHO: ${message}` }));
+  });
+  return listenLoopback(srv, { seen });
+}
+
+let nextUpdateId = 700_000;
+let nextMessageId = 100;
+
+function dm(text, { from = DM_USER } = {}) {
+  return {
+    update_id: nextUpdateId++,
+    message: {
+      message_id: nextMessageId++,
+      from: { id: from, is_bot: false, first_name: `User${from}`, username: `user${from}` },
+      chat: { id: from, type: "private", first_name: `User${from}` },
+      date: Math.floor(Date.now() / 1000),
+      text,
+    },
+  };
+}
+
+function groupMessage(chatId, text, extra = {}) {
+  const mention = text.indexOf("@chan_test_bot");
+  return {
+    update_id: nextUpdateId++,
+    message: {
+      message_id: nextMessageId++,
+      from: { id: 777001, is_bot: false, first_name: "Member", username: "member" },
+      chat: { id: chatId, type: "supergroup", title: `Group ${chatId}` },
+      date: Math.floor(Date.now() / 1000),
+      text,
+      ...(mention >= 0 ? { entities: [{ type: "mention", offset: mention, length: 14 }] } : {}),
+      ...extra,
+    },
+  };
+}
+
+async function post(update, { secret = SECRET, raw } = {}) {
+  const res = await fetch(`${server.baseUrl}${inTenant("/telegram-webhook")}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(secret ? { "x-telegram-bot-api-secret-token": secret } : {}) },
+    body: raw ?? JSON.stringify(update),
+  });
+  return { status: res.status, text: await res.text(), durable: res.headers.get("x-openclaw-delivery-accepted") };
+}
+
+/** sendMessage calls whose text is exactly / contains `text`. */
+async function sends(match) {
+  const calls = await fake.calls("sendMessage");
+  return calls.filter((c) => c.status === 200 && (typeof match === "function" ? match(c.body) : c.body.text === match));
+}
+
+async function waitForSends(what, match, count = 1, deadlineMs = 30_000) {
+  return (
+    await waitFor(
+      what,
+      async () => {
+        const found = await sends(match);
+        return { done: found.length >= count, found };
+      },
+      deadlineMs,
+    )
+  ).found;
+}
+
+async function sessionRow(key) {
+  const res = await http("GET", inTenant(`/v1/sessions?limit=200`));
+  assert.equal(res.status, 200, res.text);
+  return res.json.sessions.find((s) => s.key === key);
+}
+
+async function crashAndRestart() {
+  server.killNow();
+  await server.exited;
+  server = await startServer({ port: server.port, persistDir: server.persistDir });
+}
+
+before(async () => {
+  fake = await startFakeTelegram();
+  runner = await startRunner();
+  server = await startServer();
+  tenant.token = await createTenantToken(server.baseUrl, tenant.id);
+  const config = await http("PUT", inTenant("/v1/config"), {
+    gateway: { tools: { allow: ["sessions_send", "sessions_spawn"] } },
+    tools: { sessions: { visibility: "agent" } },
+    session: { dmScope: "main", agentToAgent: { maxPingPongTurns: 0 } },
+    agents: { list: [{ id: "main", default: true, runner: { type: "webhook", url: `${runner.url}/run` } }] },
+    channels: {
+      telegram: {
+        enabled: true,
+        botToken: BOT_TOKEN,
+        apiRoot: fake.url,
+        webhookSecret: SECRET,
+        webhookPath: "/telegram-webhook",
+        // Keys of a pasted openclaw.json that only steer the real gateway's own listener.
+        webhookHost: "127.0.0.1",
+        webhookPort: 18692,
+        dmPolicy: "pairing",
+        allowFrom: [],
+        groupPolicy: "open",
+        groups: {
+          [MENTION_GROUP]: { requireMention: true },
+          [OPEN_GROUP]: { requireMention: false },
+          [FORUM_GROUP]: { requireMention: false },
+        },
+      },
+    },
+  });
+  assert.equal(config.status, 200, config.text);
+});
+
+after(async () => {
+  await server?.stop();
+  await runner?.close();
+  fake?.stop();
+});
+
+test("config: tokens are moved to the secret store and no read returns them; apiRoot is an outbound URL", async () => {
+  const read = await http("GET", inTenant("/v1/config"));
+  assert.equal(read.status, 200);
+  assert.ok(!read.text.includes(BOT_TOKEN) && !read.text.includes(SECRET), read.text);
+  assert.deepEqual(read.json.config.channels.telegram.botToken, {
+    source: "store",
+    provider: "default",
+    id: "TELEGRAM_BOT_TOKEN",
+  });
+  const refused = await http("PUT", inTenant("/v1/config"), {
+    channels: { telegram: { enabled: true, apiRoot: "http://169.254.169.254" } },
+  });
+  assert.equal(refused.status, 400);
+  assert.match(refused.text, /channels\.telegram\.apiRoot: 169\.254\.169\.254 is a link-local address/);
+});
+
+test("setWebhook registers the tenant's URL and secret", async () => {
+  const res = await http("POST", inTenant("/v1/channels/telegram/webhook"));
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.ok, true);
+  const [call] = await fake.calls("setWebhook");
+  assert.equal(call.body.url, `${server.baseUrl}/t/${tenant.id}/telegram-webhook`);
+  assert.equal(call.body.secret_token, SECRET);
+});
+
+test("the webhook's answers: wrong or missing secret, empty, invalid JSON, no update_id", async () => {
+  for (const secret of ["wrong", null]) {
+    const res = await post(dm("hi"), { secret });
+    assert.deepEqual([res.status, res.text, res.durable], [401, "unauthorized", null]);
+  }
+  assert.deepEqual((await post(null, { raw: "" })).text, "empty payload");
+  const bad = await post(null, { raw: "{x" });
+  assert.equal(bad.status, 400);
+  assert.match(bad.text, /JSON/);
+  const array = await post(null, { raw: "[1]" });
+  assert.deepEqual([array.status, array.text, array.durable], [500, "", null]);
+  assert.equal((await fake.calls("sendMessage")).length, 0, "nothing reached Telegram");
+});
+
+test("pairing: one code, silence until approved, then the DM is a turn in agent:main:main", async () => {
+  const first = await post(dm("hello"));
+  assert.deepEqual([first.status, first.text, first.durable], [200, "", "durable"]);
+  const [pairing] = await waitForSends("pairing code", (b) => /access not configured/.test(b.text));
+  assert.equal(pairing.body.chat_id, DM_USER, "chat_id is a number here (recorded)");
+  assert.equal(pairing.body.parse_mode, "HTML");
+  const code = /<pre><code>([A-Z0-9]{8})\n<\/code><\/pre>/.exec(pairing.body.text)?.[1];
+  assert.ok(code, pairing.body.text);
+  assert.equal(
+    pairing.body.text,
+    `OpenClaw: access not configured.\n\nYour Telegram user id: ${DM_USER}\nPairing code:\n\n<pre><code>${code}\n</code></pre>\nAsk the bot owner to approve with:\n\n<pre><code>openclaw pairing approve telegram ${code}\n</code></pre>`,
+  );
+  await post(dm("hello again"));
+  await sleep(1500);
+  assert.equal((await sends((b) => /access not configured/.test(b.text))).length, 1, "no second code");
+  assert.equal(runner.seen.length, 0, "no turn before approval");
+
+  const list = await http("GET", inTenant("/v1/channels/telegram/pairing"));
+  assert.equal(list.json.requests.length, 1);
+  assert.equal(list.json.requests[0].id, String(DM_USER));
+  assert.equal(list.json.requests[0].code, code);
+  const approved = await http("POST", inTenant("/v1/channels/telegram/pairing/approve"), { code });
+  assert.equal(approved.status, 200, approved.text);
+  assert.equal(
+    (await http("POST", inTenant("/v1/channels/telegram/pairing/approve"), { code: "NOPE1234" })).status,
+    404,
+  );
+
+  await post(dm("now I am paired"));
+  const [reply] = await waitForSends("the reply", "ECHO: now I am paired");
+  assert.equal(reply.body.chat_id, String(DM_USER), "chat_id is a string in replies (recorded)");
+  assert.equal(reply.body.parse_mode, "HTML");
+  const typing = (await fake.calls("sendChatAction")).find((c) => c.body.chat_id === DM_USER);
+  assert.ok(typing && typing.seq < reply.seq, "typing before the reply");
+  const row = await sessionRow("agent:main:main");
+  assert.equal(row.lastChannel, "telegram");
+  assert.equal(row.lastTo, `telegram:${DM_USER}`);
+  assert.deepEqual(row.deliveryContext, { channel: "telegram", to: `telegram:${DM_USER}`, accountId: "default" });
+});
+
+test("duplicates: the same update_id again, and five concurrent POSTs of one update, give one turn and one reply", async () => {
+  const update = dm("once only");
+  assert.equal((await post(update)).durable, "durable");
+  await waitForSends("the first reply", "ECHO: once only");
+  const again = await post({ ...update, message: { ...update.message, text: "other text" } });
+  assert.deepEqual([again.status, again.durable], [200, "durable"]);
+
+  const concurrent = dm("concurrent once");
+  const answers = await Promise.all(Array.from({ length: 5 }, () => post(concurrent)));
+  assert.ok(answers.every((a) => a.status === 200 && a.durable === "durable"));
+  await waitForSends("the concurrent reply", "ECHO: concurrent once");
+  await sleep(2000);
+  assert.equal((await sends("ECHO: once only")).length, 1);
+  assert.equal((await sends("ECHO: other text")).length, 0);
+  assert.equal((await sends("ECHO: concurrent once")).length, 1);
+  assert.equal(runner.seen.filter((m) => m === "concurrent once").length, 1, "one turn");
+});
+
+test("groups: no mention is ignored, a mention gets typing + 👀 + reply, requireMention:false answers, unlisted groups are ignored", async () => {
+  await post(groupMessage(MENTION_GROUP, "no mention here"));
+  await post(groupMessage(-1009999999999, "@chan_test_bot unlisted"));
+  const mentioned = groupMessage(MENTION_GROUP, "@chan_test_bot please answer");
+  await post(mentioned);
+  const [reply] = await waitForSends("the mention's reply", "ECHO: @chan_test_bot please answer");
+  assert.equal(reply.body.chat_id, String(MENTION_GROUP));
+  const reaction = (await fake.calls("setMessageReaction")).find((c) => c.body.chat_id === MENTION_GROUP);
+  assert.deepEqual(reaction?.body, {
+    chat_id: MENTION_GROUP,
+    message_id: mentioned.message.message_id,
+    reaction: [{ type: "emoji", emoji: "👀" }],
+  });
+  // A reply to the bot's message counts as a mention.
+  await post(
+    groupMessage(MENTION_GROUP, "answering you", {
+      reply_to_message: { message_id: 1, from: { id: 123456789, is_bot: true } },
+    }),
+  );
+  await waitForSends("the reply-to-bot's reply", "ECHO: answering you");
+
+  await post(groupMessage(OPEN_GROUP, "open group talk"));
+  await waitForSends("the open group's reply", "ECHO: open group talk");
+  assert.ok(!(await fake.calls("setMessageReaction")).some((c) => c.body.chat_id === OPEN_GROUP), "no reaction");
+  await sleep(1000);
+  assert.equal((await sends("ECHO: no mention here")).length, 0);
+  assert.equal((await sends((b) => /unlisted/.test(b.text))).length, 0);
+  const group = await sessionRow(`agent:main:telegram:group:${MENTION_GROUP}`);
+  assert.equal(group.kind, "group");
+  assert.equal(group.lastTo, `telegram:${MENTION_GROUP}`);
+  assert.equal(await sessionRow(`agent:main:telegram:group:-1009999999999`), undefined);
+});
+
+test("forum topic: its own session, replies carry message_thread_id", async () => {
+  await post(
+    groupMessage(FORUM_GROUP, "in a topic", {
+      message_thread_id: 42,
+      is_topic_message: true,
+      chat: { id: FORUM_GROUP, type: "supergroup", is_forum: true },
+    }),
+  );
+  const [reply] = await waitForSends("the topic reply", "ECHO: in a topic");
+  assert.equal(reply.body.message_thread_id, 42);
+  const row = await sessionRow(`agent:main:telegram:group:${FORUM_GROUP}:topic:42`);
+  assert.ok(row, "topic session");
+  assert.equal(row.lastThreadId, 42);
+  assert.equal(row.deliveryContext.threadId, 42);
+});
+
+test("replies: Markdown as Telegram HTML, 4000-character parts, plain text after a parse error", async () => {
+  await post(dm("**bold** and `code` and [link](https://example.com)\n\n- item 1\n- item 2"));
+  await waitForSends(
+    "the HTML reply",
+    'ECHO: <b>bold</b> and <code>code</code> and <a href="https://example.com">link</a>\n\n• item 1\n• item 2',
+  );
+
+  const long = Array.from({ length: 90 }, (_, i) => `${String(i).padStart(3, "0")} ${"x".repeat(95)}`).join("\n");
+  await post(dm(long));
+  const parts = await waitForSends("three parts", (b) => b.text.includes("x".repeat(95)), 3);
+  assert.equal(parts.length, 3);
+  assert.ok(parts.every((p) => p.body.text.length <= 4000));
+  assert.equal(parts.map((p) => p.body.text).join(""), `ECHO: ${long}`, "split on line boundaries, nothing lost");
+
+  await fake.fail("sendMessage", 1, 400, "Bad Request: can't parse entities: Unsupported start tag");
+  await post(dm("see [docs](https://example.com/d)"));
+  const [plain] = await waitForSends("the plain retry", "ECHO: see docs (https://example.com/d)");
+  assert.equal(plain.body.parse_mode, undefined);
+});
+
+test("a 500 from sendMessage is retried, and the reply arrives once", async () => {
+  await fake.fail("sendMessage", 1, 500, "Internal Server Error");
+  await post(dm("after a failure"));
+  await waitForSends("the retried reply", "ECHO: after a failure", 1, 30_000);
+  const failed = (await fake.calls("sendMessage")).filter((c) => c.status === 500);
+  assert.equal(failed.length, 1);
+  await sleep(2500);
+  assert.equal((await sends("ECHO: after a failure")).length, 1);
+});
+
+test("SIGKILL between ingress and reply: one reply, never two, never none", { timeout: 180_000 }, async () => {
+  // Killed right after the 200 (the update is only in the inbox).
+  assert.equal((await post(dm("killed after ingress"))).durable, "durable");
+  await crashAndRestart();
+  // Killed while the run waits on the slow runner (turn started, no reply yet).
+  assert.equal((await post(dm("slow and killed mid-run"))).durable, "durable");
+  await waitFor(
+    "the runner has the turn",
+    async () => ({ done: runner.seen.includes("slow and killed mid-run") }),
+    30_000,
+  );
+  await crashAndRestart();
+  await waitForSends("reply 1", "ECHO: killed after ingress", 1, 90_000);
+  await waitForSends("reply 2", "ECHO: slow and killed mid-run", 1, 120_000);
+  await sleep(3000);
+  assert.equal((await sends("ECHO: killed after ingress")).length, 1);
+  assert.equal((await sends("ECHO: slow and killed mid-run")).length, 1);
+});
+
+test("announce: sessions_send into a Telegram group session posts the announce step to the chat", async () => {
+  const res = await http("POST", inTenant("/tools/invoke"), {
+    tool: "sessions_send",
+    sessionKey: "agent:main:ops",
+    args: {
+      sessionKey: `agent:main:telegram:group:${OPEN_GROUP}`,
+      message: "status update from ops",
+      timeoutSeconds: 0,
+    },
+  });
+  assert.equal(res.status, 200, res.text);
+  const [announce] = await waitForSends("the announce", "ECHO: Agent-to-agent announce step.", 1, 60_000);
+  assert.equal(announce.body.chat_id, String(OPEN_GROUP));
+  assert.equal((await sends("ECHO: status update from ops")).length, 0, "the first reply is not posted (recorded)");
+});
+
+test("sub-agent announce: a child spawned from a Telegram group session reports into that chat, once", async () => {
+  const res = await http("POST", inTenant("/tools/invoke"), {
+    tool: "sessions_spawn",
+    sessionKey: `agent:main:telegram:group:${OPEN_GROUP}`,
+    args: { task: "spawned task for the group" },
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.result.details.status, "accepted", res.text);
+  const match = (b) =>
+    b.chat_id === String(OPEN_GROUP) && b.text.includes('A background task "spawned task for the group" just');
+  const [announce] = await waitForSends("the sub-agent's announce in the group", match, 1, 60_000).catch(
+    async (error) => {
+      const deliveries = await http(
+        "GET",
+        inTenant(`/v1/sessions/${encodeURIComponent(`agent:main:telegram:group:${OPEN_GROUP}`)}/deliveries`),
+      );
+      throw new Error(`${error.message}; deliveries: ${deliveries.text.slice(0, 1500)}`);
+    },
+  );
+  assert.equal(announce.body.parse_mode, "HTML");
+  assert.match(announce.body.text, /Findings:/);
+  await sleep(2000);
+  assert.equal((await sends(match)).length, 1);
+});
+
+test("the Control UI's Channels page: channels.status, and a pairing approved with channels.pairing.*", async () => {
+  const res = await http("GET", inTenant("/v1/channels/status"));
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.channelAccounts.telegram[0].configured, true);
+  const gateway = await connectGateway(`${server.baseUrl.replace(/^http/, "ws")}/t/${tenant.id}`, tenant.token);
+  try {
+    const status = await gateway.call("channels.status", {});
+    assert.ok(status.ok, JSON.stringify(status.error));
+    assert.deepEqual(status.payload.channelOrder, ["telegram"]);
+    assert.equal(status.payload.channels.telegram.running, true);
+
+    const stranger = 555200;
+    await post(dm("let me in", { from: stranger }));
+    await waitForSends("the stranger's code", (b) => b.chat_id === stranger && /Pairing code/.test(b.text));
+    const list = await gateway.call("channels.pairing.list", {});
+    assert.ok(list.ok, JSON.stringify(list.error));
+    assert.deepEqual(list.payload.accounts, [
+      { channel: "telegram", channelLabel: "Telegram", accountId: "default", notifySupported: false },
+    ]);
+    const request = list.payload.requests.find((r) => r.senderId === String(stranger));
+    assert.ok(request?.requestId, JSON.stringify(list.payload));
+    assert.equal(request.senderLabel, "telegramUserId");
+    assert.ok(!JSON.stringify(list.payload).match(/"code"/), "the Control UI never sees the code");
+    const approved = await gateway.call("channels.pairing.approve", {
+      channel: "telegram",
+      accountId: "default",
+      requestId: request.requestId,
+    });
+    assert.ok(approved.ok, JSON.stringify(approved.error));
+    assert.equal(approved.payload.senderId, String(stranger));
+    const again = await gateway.call("channels.pairing.approve", {
+      channel: "telegram",
+      accountId: "default",
+      requestId: request.requestId,
+    });
+    assert.equal(again.error?.message, "pending DM access request no longer exists");
+    await post(dm("thanks", { from: stranger }));
+    const [reply] = await waitForSends("the approved stranger's reply", "ECHO: thanks");
+    assert.equal(reply.body.chat_id, String(stranger));
+  } finally {
+    gateway.close();
+  }
+});
+
+test("figures: webhook answer and inbound update → sendMessage, 20 DMs one after another", async (t) => {
+  const answerMs = [];
+  const replyMs = [];
+  for (let i = 0; i < 20; i++) {
+    const text = `latency probe ${i}`;
+    const started = Date.now();
+    const answer = await post(dm(text));
+    answerMs.push(Date.now() - started);
+    assert.equal(answer.durable, "durable");
+    const [reply] = await waitForSends(`probe ${i}`, `ECHO: ${text}`, 1, 30_000);
+    replyMs.push(reply.t - started);
+  }
+  const pct = (values, p) =>
+    [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+  const line = `200 durable p50 ${pct(answerMs, 0.5)} ms p99 ${pct(answerMs, 0.99)} ms; update → sendMessage p50 ${pct(replyMs, 0.5)} ms p99 ${pct(replyMs, 0.99)} ms (webhook runner on loopback, wrangler dev)`;
+  t.diagnostic(line);
+  console.log(line);
+});
