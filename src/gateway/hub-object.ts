@@ -75,8 +75,9 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
     this.link.deliver(batch);
   }
 
-  configChanged(): void {
+  configChanged(eventJson?: string): void {
     this.link.configChanged();
+    if (eventJson) this.hub.connections.broadcast("config.changed", eventJson);
   }
 
   closeToken(tokenId: string): void {

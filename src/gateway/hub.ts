@@ -253,6 +253,7 @@ export class GatewayHub {
       principal,
       origin: state.origin,
       ...(state.client ? { client: { id: state.client.id, mode: state.client.mode } } : {}),
+      gatewayStartedAt: this.startedAt,
     };
   }
 

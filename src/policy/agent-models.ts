@@ -51,16 +51,38 @@ export function runnerWithSessionModel(
 }
 
 /**
- * Why a session of `agentId` cannot use `model` (a model of another provider than the agent's
- * runner: the run would ignore it), or null when it can. Bare ids are the runner's own.
+ * The models a session of `agentId` can run with: its runner's own model and, for an openai
+ * runner (the one runner that sends a session's choice), the models the tenant's other openai
+ * runners at the same endpoint are configured with. What the model picker offers for the agent.
+ */
+export function agentModels(config: TenantConfig, agentId: string): ModelEntry[] {
+  const runner = runnerOf(config, agentId);
+  const own = agentModelRef(config, agentId);
+  const sameEndpoint = (other: RunnerConfig) =>
+    runner.type === "openai" && other.type === "openai" && other.baseUrl === runner.baseUrl;
+  const refs = [
+    own,
+    ...agentIds(config)
+      .filter((id) => sameEndpoint(runnerOf(config, id)))
+      .map((id) => agentModelRef(config, id)),
+  ];
+  return distinctEntries(refs);
+}
+
+/**
+ * Why a session of `agentId` cannot use `model`, in OpenClaw's words (`invalid model: …`,
+ * `model not allowed: provider/model`), or null when its runner offers it. A bare id is the
+ * runner's provider's.
  */
 export function modelProblem(config: TenantConfig, agentId: string, model: string): string | null {
-  const slash = model.indexOf("/");
-  if (slash <= 0) return null;
-  const provider = model.slice(0, slash);
-  const runner = runnerOf(config, agentId);
-  if (provider === runner.type) return null;
-  return `model "${model}" is not available to agent "${agentId}": its runner is ${runner.type}`;
+  const trimmed = model.trim();
+  if (!trimmed) return "invalid model: empty";
+  const slash = trimmed.indexOf("/");
+  const provider = slash > 0 ? trimmed.slice(0, slash) : runnerOf(config, agentId).type;
+  const id = slash >= 0 ? trimmed.slice(slash + 1) : trimmed;
+  if (slash === 0 || !id.trim()) return `invalid model: ${trimmed}`;
+  const offered = agentModels(config, agentId).some((entry) => entry.provider === provider && entry.id === id);
+  return offered ? null : `model not allowed: ${provider}/${id}`;
 }
 
 /** `provider/model`, OpenClaw's `model.primary`. */
@@ -86,9 +108,12 @@ function initial(name: string): string {
 
 /** The models the tenant's runners offer, one entry per distinct provider/model. */
 export function tenantModels(config: TenantConfig): ModelEntry[] {
+  return distinctEntries(agentIds(config).map((agentId) => agentModelRef(config, agentId)));
+}
+
+function distinctEntries(refs: ModelRef[]): ModelEntry[] {
   const seen = new Map<string, ModelEntry>();
-  for (const agentId of agentIds(config)) {
-    const ref = agentModelRef(config, agentId);
+  for (const ref of refs) {
     const key = primaryModel(ref);
     if (!seen.has(key)) {
       seen.set(key, {
