@@ -174,7 +174,7 @@ describe("agents in the Control UI", () => {
 });
 
 describe("features this service does not have", () => {
-  it("refuses Ask OpenClaw and device pairing saying so, and answers Search with its off route", async () => {
+  it("refuses Ask OpenClaw and device pairing saying so, and answers Memory and Search as off", async () => {
     const { tenant, client } = await ui("absent");
     const other = await GatewayClient.open(tenant.prefix);
     open.push(other);
@@ -186,6 +186,13 @@ describe("features this service does not have", () => {
     expect(ask.error.message).toMatch(/^openclaw\.chat is not available on this gateway/);
     const pair = await client.request("device.pair.setupCode", {});
     expect(pair.error.message).toMatch(/^device pairing is not available on this gateway/);
+    // OpenClaw's answer without a memory search manager (the Memory page says so).
+    const memory = await client.request("doctor.memory.status", { agentId: "main" });
+    expect(memory.payload).toEqual({
+      agentId: "main",
+      searchRuntimeRegistered: false,
+      embedding: { ok: false, error: "agent memory is not available on this service" },
+    });
     const search = await client.request("webSearch.status", { agentId: "main" });
     expect(search.payload).toMatchObject({
       enabled: false,

@@ -179,20 +179,12 @@ export const ABSENT_FEATURE_METHODS: Record<string, SimpleMethod> = {
   "doctor.memory.status": method({
     scope: READ,
     params: agentParams,
+    // OpenClaw's answer when no memory search manager exists (the Memory page then says so
+    // instead of waiting: a dreaming block without its phases kept it on "Waking memory…").
     handle: ({ ctx, params }) => ({
       agentId: params?.agentId ?? defaultAgentId(ctx.config),
-      provider: null,
-      embedding: { ok: false, checked: false, error: "agent memory is not available on this service" },
-      dreaming: {
-        enabled: false,
-        verboseLogging: false,
-        storageMode: "separate",
-        separateReports: false,
-        shortTermEntries: [],
-        signalEntries: [],
-        promotedEntries: [],
-        phases: {},
-      },
+      searchRuntimeRegistered: false,
+      embedding: { ok: false, error: "agent memory is not available on this service" },
     }),
   }),
   "migrations.memory.plan": method({

@@ -4,8 +4,8 @@
 // the 6 session tools, not OpenClaw's 58); the Usage page after a tool run shows the ledger's
 // tokens; the composer's slash menu offers this service's commands and `/model /help` is refused;
 // an agent added to the config appears on the Agents page without a reload (config.changed); the
-// Gateway page's uptime is the gateway's, Search says it is off, Ask OpenClaw says it is not
-// available; no page meets an unknown method. Screenshots go to test-results/control-ui/
+// Gateway page's uptime is the gateway's, Search and Memory say they are off, Ask OpenClaw says
+// it is not available; no page meets an unknown method. Screenshots go to test-results/control-ui/
 // (git-ignored); the three in docs/images/ come from here.
 // Run with `node --test test/e2e/control-ui-truth.e2e.mjs`.
 import assert from "node:assert/strict";
@@ -105,7 +105,7 @@ describe("the Control UI tells the truth about this service", { skip: skip ?? fa
     });
   });
 
-  test("/model /help is refused; an added agent appears without a reload; uptime, Search and Ask OpenClaw", async () => {
+  test("/model /help is refused; an added agent appears without a reload; uptime, Search, Memory and Ask OpenClaw", async () => {
     await ui.step("model-refused", async () => {
       await page.goto(`${server.baseUrl}/chat/main/tools`, { waitUntil: "domcontentloaded" });
       await waitForText(page, "all good", UI_STEP_MS);
@@ -146,6 +146,10 @@ describe("the Control UI tells the truth about this service", { skip: skip ?? fa
     await ui.step("search", async () => {
       await ui.openRoute("/settings/search");
       await waitForText(page, "Web search is not available on this service", UI_STEP_MS);
+    });
+    await ui.step("memory", async () => {
+      await ui.openRoute("/settings/memory");
+      await waitForText(page, "Host memory search is unavailable", UI_STEP_MS);
     });
     await ui.step("ask-openclaw", async () => {
       await ui.openRoute("/custodian");
