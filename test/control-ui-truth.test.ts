@@ -127,6 +127,9 @@ describe("a session's model", () => {
     expect((await patch("agent:main:m", "echo-model")).ok).toBe(true);
     expect((await patch("agent:plain:m", "echo")).ok).toBe(true);
     expect((await patch("agent:plain:m", "gpt-4o")).error.message).toBe("model not allowed: echo/gpt-4o");
+    // Credentials: only a runner configured with an API key has one (here none).
+    const auth = await client.request("models.authStatus", { agentId: "main" });
+    expect(auth.payload.providers).toEqual([]);
     const picker = await client.request("models.list", { agentId: "main" });
     expect(picker.payload.models.map((m: { id: string }) => m.id).sort()).toEqual(["echo-model", "system-echo"]);
 
@@ -146,6 +149,33 @@ describe("a session's model", () => {
     );
     const row = (await client.request("sessions.describe", { key: "agent:main:typed" })).payload.session;
     expect(row.model).toContain("system-echo");
+  });
+});
+
+describe("models.authStatus", () => {
+  it("lists the API key of a runner configured with one as OpenClaw's static credential, per agent", async () => {
+    const keyed = { type: "openai", baseUrl: `${peer}/v1`, model: "echo-model", apiKeySecret: "MODEL_KEY_TEST" };
+    const { client } = await ui("auth", {
+      agents: {
+        list: [
+          { id: "main", default: true, runner: keyed },
+          { id: "plain", runner: { type: "echo" } },
+        ],
+      },
+    });
+    const main = await client.request("models.authStatus", { agentId: "main" });
+    expect(main.payload.providers).toEqual([
+      {
+        provider: "openai",
+        authProvider: "openai",
+        displayName: "OpenAI",
+        status: "static",
+        profiles: [],
+        apiKey: { source: "env", envVar: "MODEL_KEY_TEST" },
+      },
+    ]);
+    expect((await client.request("models.authStatus", { agentId: "plain" })).payload.providers).toEqual([]);
+    expect((await client.request("models.authStatus", {})).payload.providers).toHaveLength(1);
   });
 });
 

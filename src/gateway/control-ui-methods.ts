@@ -6,7 +6,7 @@ import type { TenantContext } from "../domain/context";
 import { LOG_TAIL_MAX_BYTES, LOG_TAIL_MAX_LINES, sessionsUsage, tailLogs, USAGE_SESSIONS_MAX } from "../domain/ledger";
 import { SEARCH_LIMIT_MAX, searchSessions } from "../domain/search";
 import { normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
-import { agentIdentity, agentModels, tenantModels } from "../policy/agent-models";
+import { agentIdentity, agentIds, agentModels, runnerCredentials, tenantModels } from "../policy/agent-models";
 import { defaultAgentId } from "../policy/agents";
 import type { OperatorScope } from "../protocol/http";
 import { emptyAnswer, type SimpleMethod, simpleMethod } from "./simple-method";
@@ -93,7 +93,16 @@ export const CONTROL_UI_METHODS: Record<string, SimpleMethod> = {
       .nullish(),
     handle: ({ ctx, params }) => agentCommands(ctx, params ?? {}),
   }),
-  "models.authStatus": empty(() => ({ ts: Date.now(), providers: [], providerCapabilities: [] })),
+  // The runners' API keys as OpenClaw's static API-key credentials (the Models page's "Credentials").
+  "models.authStatus": method({
+    scope: READ,
+    params: agentParams,
+    handle: ({ ctx, params }) => ({
+      ts: Date.now(),
+      providers: runnerCredentials(ctx.config, params?.agentId ? [agentOf(ctx, params)] : agentIds(ctx.config)),
+      providerCapabilities: [],
+    }),
+  }),
   "question.list": empty(() => ({ questions: [] })),
   "tasks.list": empty(() => ({ tasks: [] })),
   "progressCard.get": empty(() => ({ card: null })),

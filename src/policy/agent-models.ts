@@ -128,3 +128,45 @@ function distinctEntries(refs: ModelRef[]): ModelEntry[] {
   }
   return [...seen.values()];
 }
+
+const PROVIDER_NAMES: Record<string, string> = { openai: "OpenAI", anthropic: "Anthropic" };
+
+type RunnerCredential = {
+  provider: string;
+  authProvider: string;
+  displayName: string;
+  status: "static";
+  profiles: [];
+  /** OpenClaw's key source: the config (a secret-store ref) or a deployment secret (`envVar`). */
+  apiKey: { source: "config" } | { source: "env"; envVar: string };
+};
+
+/**
+ * OpenClaw's `models.authStatus` providers for the runners of `agentIdsAsked`: a runner
+ * configured with an API key is its provider's static API-key credential, from the config
+ * (`apiKey`, a secret-store ref) or the deployment (`apiKeySecret`, a worker secret named like
+ * an environment variable); runners that take none (echo, webhook, a keyless endpoint) list nothing.
+ */
+export function runnerCredentials(config: TenantConfig, agentIdsAsked: string[]): RunnerCredential[] {
+  const providers = new Map<string, RunnerCredential>();
+  for (const agentId of agentIdsAsked) {
+    const runner = runnerOf(config, agentId);
+    if (runner.type !== "openai" && runner.type !== "anthropic") continue;
+    const apiKey = runner.apiKey
+      ? { source: "config" as const }
+      : runner.apiKeySecret
+        ? { source: "env" as const, envVar: runner.apiKeySecret }
+        : null;
+    if (!apiKey || providers.has(runner.type)) continue;
+    const displayName = PROVIDER_NAMES[runner.type] ?? runner.type;
+    providers.set(runner.type, {
+      provider: runner.type,
+      authProvider: runner.type,
+      displayName,
+      status: "static",
+      profiles: [],
+      apiKey,
+    });
+  }
+  return [...providers.values()];
+}
