@@ -132,6 +132,9 @@ describe("a session's model", () => {
     expect(auth.payload.providers).toEqual([]);
     const picker = await client.request("models.list", { agentId: "main" });
     expect(picker.payload.models.map((m: { id: string }) => m.id).sort()).toEqual(["echo-model", "system-echo"]);
+    const startup = await client.request("chat.startup", { sessionKey: "agent:plain:m" });
+    expect(startup.payload.metadata.models.map((m: { id: string }) => m.id)).toEqual(["echo"]);
+    expect(startup.payload.metadata.commands.map((c: { name: string }) => c.name)).toContain("send");
 
     const send = async (message: string) => {
       const idempotencyKey = crypto.randomUUID();
