@@ -155,6 +155,36 @@ describe("a session's model", () => {
   });
 });
 
+describe("a session's model after the config changed", () => {
+  it("is not sent once the agent's runner no longer offers it: the run uses the runner's own", async () => {
+    const runner = { type: "openai", baseUrl: `${peer}/v1`, model: "echo-model" };
+    const both = {
+      agents: {
+        list: [
+          { id: "main", default: true, runner },
+          { id: "sys", runner: { ...runner, model: "system-echo" } },
+        ],
+      },
+    };
+    const { tenant, client } = await ui("stale-model", both);
+    expect((await client.request("sessions.patch", { key: "agent:main:kept", model: "openai/system-echo" })).ok).toBe(
+      true,
+    );
+    const run = async (idempotencyKey: string) => {
+      await client.request("chat.send", { sessionKey: "agent:main:kept", message: "hi", idempotencyKey });
+      const final = await client.waitFor(
+        (f) => f.event === "chat" && f.payload.runId === idempotencyKey && f.payload.state === "final",
+        10_000,
+      );
+      return final.payload.message.content[0].text as string;
+    };
+    // The peer's `system-echo` answers with the system prompt, `echo-model` echoes.
+    expect(await run("stale-1")).toMatch(/^SYSTEM:/);
+    expect((await tenant.config({ agents: { list: [{ id: "main", default: true, runner }] } })).status).toBe(200);
+    expect(await run("stale-2")).toBe("ECHO: hi");
+  });
+});
+
 describe("models.authStatus", () => {
   it("lists the API key of a runner configured with one as OpenClaw's static credential, per agent", async () => {
     const keyed = { type: "openai", baseUrl: `${peer}/v1`, model: "echo-model", apiKeySecret: "MODEL_KEY_TEST" };

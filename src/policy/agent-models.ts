@@ -36,17 +36,20 @@ function runnerModel(runner: RunnerConfig): string | undefined {
 /**
  * The runner a session's run uses: an openai runner asks for the model the session chose
  * (`sessions.patch` `model`, which the Control UI's model picker sets, as `provider/model` or a
- * bare id) when it is one of that provider's; other runners have no model to choose.
+ * bare id) when it is one of that provider's and, when `offered` is given, still one the runner
+ * offers; other runners have no model to choose.
  */
 export function runnerWithSessionModel(
   runner: RunnerConfig,
   session: { model?: string | undefined; modelProvider?: string | undefined } | null,
+  offered?: readonly string[],
 ): RunnerConfig {
   if (runner.type !== "openai" || !session?.model) return runner;
   const slash = session.model.indexOf("/");
   const provider = slash > 0 ? session.model.slice(0, slash) : session.modelProvider;
   const model = slash > 0 ? session.model.slice(slash + 1) : session.model;
   if ((provider && provider !== runner.type) || !model) return runner;
+  if (offered && !offered.includes(model)) return runner;
   return { ...runner, model };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentModels, modelProblem } from "../../src/policy/agent-models";
+import { agentModels, modelProblem, runnerWithSessionModel } from "../../src/policy/agent-models";
 import { toolsCatalog, toolsEffective } from "../../src/policy/tool-inventory";
 import { MODEL_TOOLS, offeredTools } from "../../src/policy/tool-offer";
 import type { TenantConfig } from "../../src/protocol/config";
@@ -61,6 +61,18 @@ describe("the models a session may choose", () => {
     expect(agentModels(config, "far").map((m) => `${m.provider}/${m.id}`)).toEqual(["openai/c"]);
     expect(agentModels(config, "claude").map((m) => `${m.provider}/${m.id}`)).toEqual(["anthropic/claude-x"]);
     expect(agentModels(config, "plain").map((m) => `${m.provider}/${m.id}`)).toEqual(["echo/echo"]);
+  });
+
+  it("are the only session choices a run sends", () => {
+    const runner = { type: "openai" as const, baseUrl: endpoint, model: "a" };
+    const offered = agentModels(config, "main").map((m) => m.id);
+    const sent = (model: string) => {
+      const chosen = runnerWithSessionModel(runner, { model }, offered);
+      return chosen.type === "openai" ? chosen.model : null;
+    };
+    expect(sent("openai/b")).toBe("b");
+    expect(sent("c")).toBe("a");
+    expect(sent("/help")).toBe("a");
   });
 
   it("refuses anything else in OpenClaw's words", () => {
