@@ -122,8 +122,18 @@ describe("Control UI gateway methods", () => {
 
   it("runs a session's turns with the model chosen for it on the openai runner", async () => {
     const runner = { type: "openai", baseUrl: `${peer}/v1`, model: "echo-model" };
-    const { client } = await uiTenant({ agents: { list: [{ id: "main", default: true, runner }] } });
-    await client.request("sessions.patch", { key: "agent:main:picked", model: "openai/system-echo" });
+    // `system-echo` is offered to main: another agent's runner at the same endpoint has it.
+    const sys = { ...runner, model: "system-echo" };
+    const { client } = await uiTenant({
+      agents: {
+        list: [
+          { id: "main", default: true, runner },
+          { id: "sys", runner: sys },
+        ],
+      },
+    });
+    const patched = await client.request("sessions.patch", { key: "agent:main:picked", model: "openai/system-echo" });
+    expect(patched.ok, JSON.stringify(patched.error)).toBe(true);
     await client.request("chat.send", { sessionKey: "agent:main:picked", message: "hi", idempotencyKey: "pick-1" });
     const picked = await client.waitFor(
       (f) => f.event === "chat" && f.payload.runId === "pick-1" && f.payload.state === "final",

@@ -66,7 +66,7 @@ describe("pending sessions: created by the tenant, adopted on first use", () => 
     const t = await freshTenant("pending-adopt");
     const key = "agent:main:pending-b";
     const first = await created(t, key, { label: "one" });
-    const second = await created(t, key, { label: "two", model: "gpt-test" });
+    const second = await created(t, key, { label: "two", model: "echo" });
     expect(second.sessionId).toBe(first.sessionId);
     // Reading the history is a first use: the object appears and holds the tenant's entry.
     const history = await t.call(`/sessions/${encodeURIComponent(key)}/history`);
@@ -76,7 +76,7 @@ describe("pending sessions: created by the tenant, adopted on first use", () => 
     const appended = await t.append(key, user("hello"));
     expect(appended.data).toMatchObject({ sessionId: first.sessionId, seq: 1 });
     const entry = await env.SESSIONS.getByName(sessionObjectName(t.id, key)).entry();
-    expect(entry).toMatchObject({ sessionId: first.sessionId, label: "two", model: "gpt-test", messageCount: 1 });
+    expect(entry).toMatchObject({ sessionId: first.sessionId, label: "two", model: "echo", messageCount: 1 });
     // The object's first publish retires the pending row; the index shows the message.
     await until(
       () => pendingRows(t),

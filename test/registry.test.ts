@@ -453,7 +453,17 @@ describe("index consistency", () => {
 describe("PATCH /v1/sessions/{key} (sessions.patch)", () => {
   it("creates the session when absent and answers { ok, path, key, entry, resolved }", async () => {
     const t = await freshTenant("patchnew");
-    await t.config({ agents: { defaults: { model: "gpt-test" } } });
+    // main's runner offers its own model and the one of another runner at the same endpoint.
+    const endpoint = "http://127.0.0.1:9/v1";
+    await t.config({
+      agents: {
+        defaults: { model: "gpt-test", runner: { type: "openai", baseUrl: endpoint, model: "gpt-test" } },
+        list: [
+          { id: "main", default: true },
+          { id: "alt", runner: { type: "openai", baseUrl: endpoint, model: "override-model" } },
+        ],
+      },
+    });
     const res = await t.patch("brand-new", { label: "fresh", thinkingLevel: "high" });
     expect(res.status).toBe(200);
     expect(res.data).toEqual({
@@ -479,7 +489,7 @@ describe("PATCH /v1/sessions/{key} (sessions.patch)", () => {
 
   it("null clears a field and undefined leaves it alone", async () => {
     const t = await freshTenant("patchnull");
-    await t.patch("clearable", { label: "keep-or-clear", model: "m1", verboseLevel: "on" });
+    await t.patch("clearable", { label: "keep-or-clear", model: "echo", verboseLevel: "on" });
     const cleared = await t.patch("clearable", { label: null, model: null });
     expect(cleared.status).toBe(200);
     expect(cleared.data.entry.label).toBeUndefined();

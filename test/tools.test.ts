@@ -729,6 +729,16 @@ describe("session_status", () => {
 
   it("sets a model override and clears it with 'default'", async () => {
     const t = await freshTenant("statusmodel");
+    // A model main's runner offers: another runner's at the same endpoint.
+    const runner = { type: "openai", baseUrl: "http://127.0.0.1:9/v1", model: "gpt-base" };
+    await t.config({
+      agents: {
+        list: [
+          { id: "main", default: true, runner },
+          { id: "alt", runner: { ...runner, model: "gpt-special" } },
+        ],
+      },
+    });
     await t.append("main", user("hello"));
     const set = await details(t, "session_status", { model: "gpt-special" });
     expect(set).toMatchObject({ ok: true, changedModel: true });

@@ -39,8 +39,11 @@ export interface HubApi {
   fetch(request: Request): Promise<Response>;
   /** Events for this hub's connections, in order (the tenant object sends one batch at a time). */
   deliver(batch: HubBatch): Awaitable<void>;
-  /** The tenant's config changed: the next request reads it again. */
-  configChanged(): Awaitable<void>;
+  /**
+   * The tenant's config changed: the next request reads it again, and the hub's readers hear
+   * OpenClaw's `config.changed` event (`eventJson`, its payload rendered once by the tenant).
+   */
+  configChanged(eventJson?: string): Awaitable<void>;
   /** Closes the connections authenticated with a revoked token. */
   closeToken(tokenId: string): Awaitable<void>;
   /** Closes every connection (the tenant is being deleted). */

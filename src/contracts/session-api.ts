@@ -90,6 +90,11 @@ export type StartRun = {
   hold?: boolean;
   /** The pending-entry claim the tenant object made for the session (undefined: not made; the object asks). */
   claimed?: { entry: SessionEntry; version: number } | null;
+  /**
+   * The model ids the agent's runner offers now (policy/agent-models.ts `agentModels`): a model
+   * the session chose that is no longer among them (the config changed) is not sent.
+   */
+  offeredModels?: string[];
 };
 
 /** What starting a run answers; `outcome` when the request asked to wait (`waitMs`) and it started. */

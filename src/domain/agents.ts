@@ -9,10 +9,12 @@ export function listAgents(ctx: TenantContext) {
   const agents = (ctx.config.agents?.list ?? [{ id: defaults.defaultAgentId }]).map((a) => {
     const id = normalizeAgentId(a.id);
     const identity = agentIdentity(ctx.config, id);
+    const named = "name" in a && a.name;
     return {
       id,
-      ...("name" in a && a.name ? { name: a.name } : {}),
-      identity: { name: identity.name, avatar: identity.avatar },
+      // As OpenClaw's agents.list: an agent without a configured name has neither a name nor an
+      // identity, so the UI shows its id (agent.identity.get still answers "Assistant").
+      ...(named ? { name: a.name, identity: { name: identity.name, avatar: identity.avatar } } : {}),
       // The Control UI sends only when the agent has a primary model; the runner is its model.
       model: { primary: primaryModel(agentModelRef(ctx.config, id)) },
     };

@@ -1,4 +1,5 @@
-import { agentModelRef, primaryModel } from "../policy/agent-models";
+import { agentModelRef, agentModels, modelProblem, primaryModel } from "../policy/agent-models";
+import { runnerOf } from "../policy/agents";
 import type { TenantContext } from "./context";
 import { sessionRef } from "./keys";
 import { patchSession } from "./registry";
@@ -144,11 +145,8 @@ export async function runChatCommand(ctx: TenantContext, key: string, command: C
       await patchSession(ctx, key, { thinkingLevel: level });
       return { reply: `Thinking level set to ${level}.` };
     }
-    case "model": {
-      const { model } = await sessionModel(ctx, key);
-      if (command.args) return { reply: `Model changes are made in the model picker here. Current model: ${model}.` };
-      return { reply: `Current model: ${model}.` };
-    }
+    case "model":
+      return { reply: await modelCommand(ctx, key, command.args) };
     case "status": {
       const { entry, model } = await sessionModel(ctx, key);
       const tokens = (entry?.inputTokens ?? 0) + (entry?.outputTokens ?? 0);
@@ -170,6 +168,24 @@ export async function runChatCommand(ctx: TenantContext, key: string, command: C
     default:
       return { reply: `⚠️ /${command.name} is not available on this gateway.` };
   }
+}
+
+/**
+ * `/model` shows the session's model and those its runner offers; `/model <model>` sets it for
+ * the session under sessions.patch's rule (policy/agent-models.ts), with OpenClaw's replies.
+ */
+async function modelCommand(ctx: TenantContext, key: string, args: string): Promise<string> {
+  const agentId = sessionRef(ctx, key).agentId;
+  const offered = `Available: ${agentModels(ctx.config, agentId)
+    .map((entry) => primaryModel({ provider: entry.provider, model: entry.id }))
+    .join(", ")}.`;
+  if (!args) return `Current model: ${(await sessionModel(ctx, key)).model}.\n${offered}`;
+  const problem = modelProblem(ctx.config, agentId, args);
+  if (problem) return `⚠️ ${problem}\n${offered}`;
+  const slash = args.indexOf("/");
+  const label = slash > 0 ? args : primaryModel({ provider: runnerOf(ctx.config, agentId).type, model: args });
+  await patchSession(ctx, key, { model: label });
+  return `Model set to ${label} for this session only; configured default unchanged.`;
 }
 
 /** The session's entry and the model its runs use (the session's choice, else its agent's). */

@@ -1,7 +1,8 @@
 import { parseAgentSessionKey } from "../keys/session-key";
-import { agentModelRef, DEFAULT_CONTEXT_WINDOW_TOKENS, tenantModels } from "../policy/agent-models";
+import { agentModelRef, agentModels, DEFAULT_CONTEXT_WINDOW_TOKENS } from "../policy/agent-models";
 import { defaultAgentId } from "../policy/agents";
 import { chatHistory } from "./chat";
+import { chatCommandEntries } from "./chat-commands";
 import type { TenantContext } from "./context";
 import { canonicalKey } from "./keys";
 import { presentRow } from "./registry";
@@ -37,6 +38,7 @@ export async function chatStartup(
       model: row?.model ?? ref.model,
       modelProvider: row?.modelProvider ?? ref.provider,
     },
-    metadata: { models: tenantModels(ctx.config), commands: [] },
+    // What chat.metadata answers for this session: its runner's models, the commands run here.
+    metadata: { models: agentModels(ctx.config, agentId), commands: chatCommandEntries() },
   };
 }

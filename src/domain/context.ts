@@ -19,6 +19,8 @@ export type TenantContext = {
   origin?: string;
   /** The gateway client making the request (WebSocket callers only). */
   client?: { id: string; mode: string };
+  /** When the gateway object serving the socket started (WebSocket callers only): its uptime. */
+  gatewayStartedAt?: number;
   tenant: TenantApi;
   /** `tenant` is the tenant object itself (a gateway socket it holds): no call to reach it. */
   tenantInProcess?: boolean;

@@ -3,6 +3,7 @@ import type { RunCallback, StartResult } from "../contracts/session-api";
 import { agentIdOf } from "../keys/session-key";
 import { tooLargeMessage } from "../model/message-limits";
 import type { RunInput, RunSnapshot } from "../model/run-types";
+import { agentModels } from "../policy/agent-models";
 import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { parseSendCommand, SEND_BLOCKED_TEXT } from "../policy/send-policy";
@@ -75,6 +76,7 @@ export async function startRun(
       runId,
       input,
       runner: runnerOf(ctx.config, ref.agentId),
+      offeredModels: agentModels(ctx.config, ref.agentId).map((model) => model.id),
       userMessage,
       ...(resetFirst ? { resetFirst } : {}),
       ...(hold ? { hold } : {}),

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { DomainError } from "../domain/errors";
+import { agentModelRef } from "../policy/agent-models";
 import { defaultAgentId } from "../policy/agents";
 import type { OperatorScope } from "../protocol/http";
 import { SERVER_VERSION } from "../protocol/server-version";
@@ -17,8 +19,15 @@ const agentParams = z.looseObject({ agentId: z.string().max(64).optional() }).nu
 const ADMIN: OperatorScope = "operator.admin";
 const empty = emptyAnswer;
 
-/** When this isolate started: the uptime `system.info` reports. */
-const STARTED_AT_MS = Date.now();
+/** A feature the Control UI offers that this service does not have: any call is refused, saying so. */
+const notAvailable = (scope: OperatorScope, message: string) =>
+  method({
+    scope,
+    params: openParams,
+    handle: () => {
+      throw new DomainError("invalid", message);
+    },
+  });
 
 /** The one built-in theme (the UI's own default). */
 const CLAW_THEME = {
@@ -44,25 +53,31 @@ const NO_GITHUB_IDENTITY = {
 
 export const ABSENT_FEATURE_METHODS: Record<string, SimpleMethod> = {
   // No host machine: the service runs on Cloudflare's edge, with no lanes or heartbeat of its own.
-  "system.info": empty(() => ({
-    machineName: "Cloudflare Workers",
-    hostname: "workers",
-    platform: "workerd",
-    release: "",
-    arch: "",
-    osLabel: "Cloudflare Workers",
-    port: null,
-    nodeVersion: null,
-    pid: null,
-    processInstanceId: null,
-    uptimeMs: Date.now() - STARTED_AT_MS,
-    cpuCount: null,
-    cpuModel: null,
-    loadAverage: [],
-    memoryTotalBytes: null,
-    memoryFreeBytes: null,
-    eventLoop: { degraded: false, degradedSinceMs: null, reasons: [], intervalMs: null, delayP99Ms: null },
-  })),
+  "system.info": method({
+    scope: READ,
+    params: openParams,
+    handle: ({ ctx }) => ({
+      machineName: "Cloudflare Workers",
+      hostname: "workers",
+      platform: "workerd",
+      release: "",
+      arch: "",
+      osLabel: "Cloudflare Workers",
+      port: null,
+      nodeVersion: null,
+      pid: null,
+      processInstanceId: null,
+      // Since the gateway object serving this socket started (hello's snapshot.uptimeMs): a
+      // module-level clock would read 0 here (workerd stops the clock outside requests).
+      uptimeMs: Date.now() - (ctx.gatewayStartedAt ?? Date.now()),
+      cpuCount: null,
+      cpuModel: null,
+      loadAverage: [],
+      memoryTotalBytes: null,
+      memoryFreeBytes: null,
+      eventLoop: { degraded: false, degradedSinceMs: null, reasons: [], intervalMs: null, delayP99Ms: null },
+    }),
+  }),
   "diagnostics.lanes": empty(() => ({ ts: Date.now(), lanes: [] })),
   "last-heartbeat": empty(() => null),
   status: method({
@@ -112,13 +127,24 @@ export const ABSENT_FEATURE_METHODS: Record<string, SimpleMethod> = {
   "webSearch.status": method({
     scope: READ,
     params: agentParams,
-    handle: ({ ctx, params }) => ({
-      enabled: false,
-      provider: null,
-      agentId: params?.agentId ?? defaultAgentId(ctx.config),
-      model: null,
-      providers: [],
-    }),
+    handle: ({ ctx, params }) => {
+      const agentId = params?.agentId ?? defaultAgentId(ctx.config);
+      const ref = agentModelRef(ctx.config, agentId);
+      return {
+        enabled: false,
+        provider: null,
+        agentId,
+        model: { provider: ref.provider, id: ref.model, runtime: "unknown", runtimeLabel: "Not resolved" },
+        providers: [],
+        // OpenClaw's route for search that is off; the Search page renders it (and waits without it).
+        route: {
+          kind: "disabled",
+          label: "Search disabled",
+          testable: false,
+          reason: "Web search is not available on this service: agents here have no web search tool.",
+        },
+      };
+    },
   }),
   "tools.github.status": method({
     scope: READ,
@@ -133,24 +159,26 @@ export const ABSENT_FEATURE_METHODS: Record<string, SimpleMethod> = {
       };
     },
   }),
+  // Ask OpenClaw (the setup assistant of a local install) and device pairing: refused, with why,
+  // instead of the UI's "Update the Gateway" or an unknown method.
+  "openclaw.chat": notAvailable(
+    ADMIN,
+    "openclaw.chat is not available on this gateway: this hosted service has no OpenClaw setup assistant; use Settings and the config instead",
+  ),
+  "device.pair.setupCode": notAvailable(
+    ADMIN,
+    "device pairing is not available on this gateway: clients connect with an operator token (Settings › Gateway)",
+  ),
   // No agent memory here.
   "doctor.memory.status": method({
     scope: READ,
     params: agentParams,
+    // OpenClaw's answer when no memory search manager exists (the Memory page then says so
+    // instead of waiting: a dreaming block without its phases kept it on "Waking memory…").
     handle: ({ ctx, params }) => ({
       agentId: params?.agentId ?? defaultAgentId(ctx.config),
-      provider: null,
-      embedding: { ok: false, checked: false, error: "agent memory is not available on this service" },
-      dreaming: {
-        enabled: false,
-        verboseLogging: false,
-        storageMode: "separate",
-        separateReports: false,
-        shortTermEntries: [],
-        signalEntries: [],
-        promotedEntries: [],
-        phases: {},
-      },
+      searchRuntimeRegistered: false,
+      embedding: { ok: false, error: "agent memory is not available on this service" },
     }),
   }),
   "migrations.memory.plan": method({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { agentCommands, agentToolsCatalog, agentToolsEffective } from "../domain/agent-tools";
 import { chatCommandEntries } from "../domain/chat-commands";
 import { chatStartup } from "../domain/chat-startup";
 import type { TenantContext } from "../domain/context";
@@ -6,7 +7,7 @@ import { agentIdParam } from "../domain/keys";
 import { LOG_TAIL_MAX_BYTES, LOG_TAIL_MAX_LINES, sessionsUsage, tailLogs, USAGE_SESSIONS_MAX } from "../domain/ledger";
 import { SEARCH_LIMIT_MAX, searchSessions } from "../domain/search";
 import { parseAgentSessionKey } from "../keys/session-key";
-import { agentIdentity, agentModelRef, tenantModels } from "../policy/agent-models";
+import { agentIdentity, agentIds, agentModels, runnerCredentials, tenantModels } from "../policy/agent-models";
 import { defaultAgentId } from "../policy/agents";
 import type { OperatorScope } from "../protocol/http";
 import { emptyAnswer, type SimpleMethod, simpleMethod } from "./simple-method";
@@ -43,10 +44,8 @@ function modelsAnswer(
   ctx: TenantContext,
   params: { agentId?: string | undefined; sessionKey?: string | undefined } | null | undefined,
 ) {
-  const models = tenantModels(ctx.config);
-  if (!params?.agentId && !params?.sessionKey) return { models };
-  const provider = agentModelRef(ctx.config, agentOf(ctx, params)).provider;
-  return { models: models.filter((model) => model.provider === provider) };
+  if (!params?.agentId && !params?.sessionKey) return { models: tenantModels(ctx.config) };
+  return { models: agentModels(ctx.config, agentOf(ctx, params)) };
 }
 
 export const CONTROL_UI_METHODS: Record<string, SimpleMethod> = {
@@ -71,7 +70,40 @@ export const CONTROL_UI_METHODS: Record<string, SimpleMethod> = {
     // The slash commands chat.send runs (domain/chat-commands.ts).
     handle: ({ ctx, params }) => ({ ...modelsAnswer(ctx, params), commands: chatCommandEntries() }),
   }),
-  "models.authStatus": empty(() => ({ ts: Date.now(), providers: [], providerCapabilities: [] })),
+  // The tools a model is offered here (policy/tool-offer.ts), not OpenClaw's own catalog.
+  "tools.catalog": method({
+    scope: READ,
+    params: z.looseObject({ agentId: z.string().max(64).optional(), includePlugins: z.boolean().optional() }).nullish(),
+    handle: ({ ctx, params }) => agentToolsCatalog(ctx, params ?? {}),
+  }),
+  "tools.effective": method({
+    scope: READ,
+    params: z.looseObject({ agentId: z.string().max(64).optional(), sessionKey: z.string().trim().min(1).max(512) }),
+    handle: ({ ctx, params }) => agentToolsEffective(ctx, params),
+  }),
+  "commands.list": method({
+    scope: READ,
+    params: z
+      .looseObject({
+        agentId: z.string().max(64).optional(),
+        sessionKey: z.string().max(512).optional(),
+        provider: z.string().max(64).optional(),
+        scope: z.enum(["text", "native", "both"]).optional(),
+        includeArgs: z.boolean().optional(),
+      })
+      .nullish(),
+    handle: ({ ctx, params }) => agentCommands(ctx, params ?? {}),
+  }),
+  // The runners' API keys as OpenClaw's static API-key credentials (the Models page's "Credentials").
+  "models.authStatus": method({
+    scope: READ,
+    params: agentParams,
+    handle: ({ ctx, params }) => ({
+      ts: Date.now(),
+      providers: runnerCredentials(ctx.config, params?.agentId ? [agentOf(ctx, params)] : agentIds(ctx.config)),
+      providerCapabilities: [],
+    }),
+  }),
   "question.list": empty(() => ({ questions: [] })),
   "tasks.list": empty(() => ({ tasks: [] })),
   "progressCard.get": empty(() => ({ card: null })),

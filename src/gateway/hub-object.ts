@@ -75,8 +75,9 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
     this.link.deliver(batch);
   }
 
-  async configChanged(): Promise<void> {
+  async configChanged(eventJson?: string): Promise<void> {
     this.link.configChanged();
+    if (eventJson) this.hub.connections.broadcast("config.changed", eventJson);
     await this.link.loadConfig();
     this.hub.closeDisallowedOrigins();
   }

@@ -274,6 +274,7 @@ export class GatewayHub {
       principal,
       origin: serviceOrigin(this.host.env, state.origin),
       ...(state.client ? { client: { id: state.client.id, mode: state.client.mode } } : {}),
+      gatewayStartedAt: this.startedAt,
     };
   }
 

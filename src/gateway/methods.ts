@@ -295,4 +295,13 @@ function hasProperties(value: unknown): boolean {
 /** Methods listed for discovery but not served by this gateway. */
 export const PENDING_METHODS: string[] = [];
 
-export const EVENTS = ["connect.challenge", "tick", "health", "sessions.changed", "session.message", "chat", "agent"];
+export const EVENTS = [
+  "connect.challenge",
+  "tick",
+  "health",
+  "sessions.changed",
+  "session.message",
+  "chat",
+  "agent",
+  "config.changed",
+];

@@ -36,31 +36,56 @@ function runnerModel(runner: RunnerConfig): string | undefined {
 /**
  * The runner a session's run uses: an openai runner asks for the model the session chose
  * (`sessions.patch` `model`, which the Control UI's model picker sets, as `provider/model` or a
- * bare id) when it is one of that provider's; other runners have no model to choose.
+ * bare id) when it is one of that provider's and, when `offered` is given, still one the runner
+ * offers; other runners have no model to choose.
  */
 export function runnerWithSessionModel(
   runner: RunnerConfig,
   session: { model?: string | undefined; modelProvider?: string | undefined } | null,
+  offered?: readonly string[],
 ): RunnerConfig {
   if (runner.type !== "openai" || !session?.model) return runner;
   const slash = session.model.indexOf("/");
   const provider = slash > 0 ? session.model.slice(0, slash) : session.modelProvider;
   const model = slash > 0 ? session.model.slice(slash + 1) : session.model;
   if ((provider && provider !== runner.type) || !model) return runner;
+  if (offered && !offered.includes(model)) return runner;
   return { ...runner, model };
 }
 
 /**
- * Why a session of `agentId` cannot use `model` (a model of another provider than the agent's
- * runner: the run would ignore it), or null when it can. Bare ids are the runner's own.
+ * The models a session of `agentId` can run with: its runner's own model and, for an openai
+ * runner (the one runner that sends a session's choice), the models the tenant's other openai
+ * runners at the same endpoint are configured with. What the model picker offers for the agent.
+ */
+export function agentModels(config: TenantConfig, agentId: string): ModelEntry[] {
+  const runner = runnerOf(config, agentId);
+  const own = agentModelRef(config, agentId);
+  const sameEndpoint = (other: RunnerConfig) =>
+    runner.type === "openai" && other.type === "openai" && other.baseUrl === runner.baseUrl;
+  const refs = [
+    own,
+    ...agentIds(config)
+      .filter((id) => sameEndpoint(runnerOf(config, id)))
+      .map((id) => agentModelRef(config, id)),
+  ];
+  return distinctEntries(refs);
+}
+
+/**
+ * Why a session of `agentId` cannot use `model`, in OpenClaw's words (`invalid model: …`,
+ * `model not allowed: provider/model`), or null when its runner offers it. A bare id is the
+ * runner's provider's.
  */
 export function modelProblem(config: TenantConfig, agentId: string, model: string): string | null {
-  const slash = model.indexOf("/");
-  if (slash <= 0) return null;
-  const provider = model.slice(0, slash);
-  const runner = runnerOf(config, agentId);
-  if (provider === runner.type) return null;
-  return `model "${model}" is not available to agent "${agentId}": its runner is ${runner.type}`;
+  const trimmed = model.trim();
+  if (!trimmed) return "invalid model: empty";
+  const slash = trimmed.indexOf("/");
+  const provider = slash > 0 ? trimmed.slice(0, slash) : runnerOf(config, agentId).type;
+  const id = slash >= 0 ? trimmed.slice(slash + 1) : trimmed;
+  if (slash === 0 || !id.trim()) return `invalid model: ${trimmed}`;
+  const offered = agentModels(config, agentId).some((entry) => entry.provider === provider && entry.id === id);
+  return offered ? null : `model not allowed: ${provider}/${id}`;
 }
 
 /** `provider/model`, OpenClaw's `model.primary`. */
@@ -86,9 +111,12 @@ function initial(name: string): string {
 
 /** The models the tenant's runners offer, one entry per distinct provider/model. */
 export function tenantModels(config: TenantConfig): ModelEntry[] {
+  return distinctEntries(agentIds(config).map((agentId) => agentModelRef(config, agentId)));
+}
+
+function distinctEntries(refs: ModelRef[]): ModelEntry[] {
   const seen = new Map<string, ModelEntry>();
-  for (const agentId of agentIds(config)) {
-    const ref = agentModelRef(config, agentId);
+  for (const ref of refs) {
     const key = primaryModel(ref);
     if (!seen.has(key)) {
       seen.set(key, {
@@ -102,4 +130,46 @@ export function tenantModels(config: TenantConfig): ModelEntry[] {
     }
   }
   return [...seen.values()];
+}
+
+const PROVIDER_NAMES: Record<string, string> = { openai: "OpenAI", anthropic: "Anthropic" };
+
+type RunnerCredential = {
+  provider: string;
+  authProvider: string;
+  displayName: string;
+  status: "static";
+  profiles: [];
+  /** OpenClaw's key source: the config (a secret-store ref) or a deployment secret (`envVar`). */
+  apiKey: { source: "config" } | { source: "env"; envVar: string };
+};
+
+/**
+ * OpenClaw's `models.authStatus` providers for the runners of `agentIdsAsked`: a runner
+ * configured with an API key is its provider's static API-key credential, from the config
+ * (`apiKey`, a secret-store ref) or the deployment (`apiKeySecret`, a worker secret named like
+ * an environment variable); runners that take none (echo, webhook, a keyless endpoint) list nothing.
+ */
+export function runnerCredentials(config: TenantConfig, agentIdsAsked: string[]): RunnerCredential[] {
+  const providers = new Map<string, RunnerCredential>();
+  for (const agentId of agentIdsAsked) {
+    const runner = runnerOf(config, agentId);
+    if (runner.type !== "openai" && runner.type !== "anthropic") continue;
+    const apiKey = runner.apiKey
+      ? { source: "config" as const }
+      : runner.apiKeySecret
+        ? { source: "env" as const, envVar: runner.apiKeySecret }
+        : null;
+    if (!apiKey || providers.has(runner.type)) continue;
+    const displayName = PROVIDER_NAMES[runner.type] ?? runner.type;
+    providers.set(runner.type, {
+      provider: runner.type,
+      authProvider: runner.type,
+      displayName,
+      status: "static",
+      profiles: [],
+      apiKey,
+    });
+  }
+  return [...providers.values()];
 }

@@ -59,7 +59,7 @@ export class RunAdmission {
       return { runId: request.runId, status: "blocked", sessionId: host.entry()?.sessionId ?? "" };
     }
     const now = Date.now();
-    const { resetFirst: _resetFirst, waitMs, claimed: _claimed, ...run } = request;
+    const { resetFirst: _resetFirst, waitMs, claimed: _claimed, offeredModels, ...run } = request;
     const stored = this.isStoredRun(request.runId);
     const fresh = !stored && this.pendingAborts.begin(request.runId);
     if (!stored && !fresh) {
@@ -78,7 +78,7 @@ export class RunAdmission {
       if (fresh) abortedWith = this.pendingAborts.finish(request.runId);
     }
     const entry = host.entry()!;
-    const runner = runnerWithSessionModel(run.runner, entry);
+    const runner = runnerWithSessionModel(run.runner, entry, offeredModels);
     const engineStart = { ...run, runner, tenantId: ref.tenantId, agentId: ref.agentId };
     const result = abortedWith
       ? host.lifecycle.startAborted(engineStart, abortedWith, Date.now())

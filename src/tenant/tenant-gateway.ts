@@ -26,16 +26,18 @@ import { HubStore } from "./hub-store";
 export class TenantGateway {
   readonly hub: GatewayHub;
   private readonly relay: HubRelay;
+  private readonly tenantId: string;
 
   private readonly preauthLimits: PreauthLimits;
 
   constructor(host: HubHost) {
     this.preauthLimits = preauthLimits(host.env);
+    // Every tenant object is named by its tenant id (stubs.ts).
+    this.tenantId = host.ctx.id.name ?? "";
     this.hub = new GatewayHub({ ...host, tenantInProcess: true });
     this.relay = new HubRelay(
       new HubStore(host.ctx.storage.sql),
-      // Every tenant object is named by its tenant id (stubs.ts).
-      (index) => hubApi(host.env, host.ctx.id.name ?? "", index),
+      (index) => hubApi(host.env, this.tenantId, index),
       hubCapacity(host.env.GATEWAY_HUB_SOCKETS),
     );
   }
@@ -80,11 +82,18 @@ export class TenantGateway {
     },
   };
 
-  /** The config changed: every hub reads it again (one that cannot be told keeps it until its next wake-up). */
-  configChanged(): Promise<void> {
+  /**
+   * The config changed (now `hash`): every hub reads it again (one that cannot be told keeps it
+   * until its next wake-up), connections from origins no longer allowed close, and every reader
+   * hears OpenClaw's `config.changed`, which the Control UI answers by reloading its config and
+   * agent roster.
+   */
+  configChanged(hash: string): Promise<void> {
     this.hub.closeDisallowedOrigins();
+    const eventJson = JSON.stringify({ path: `tenant:${this.tenantId}`, hash, ts: Date.now() });
+    this.hub.connections.broadcast("config.changed", eventJson);
     return this.relay
-      .each((hub) => Promise.resolve(hub.configChanged()))
+      .each((hub) => Promise.resolve(hub.configChanged(eventJson)))
       .catch((error) => console.error("gateway: a hub missed a config change", error));
   }
 

@@ -193,7 +193,9 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
 
   putConfig(config: TenantConfig, baseHash?: string) {
     const written = writeConfig(this.tenantStore, config, baseHash, Date.now());
-    this.ctx.waitUntil(Promise.resolve(written).then(() => this.gateway.configChanged()));
+    this.ctx.waitUntil(
+      Promise.resolve(written).then((write) => (write.ok ? this.gateway.configChanged(write.hash) : undefined)),
+    );
     return written;
   }
 

@@ -7,6 +7,7 @@ import { resolveSession } from "../domain/registry";
 import { agentToAgentContext, clampPingPongTurns } from "../flows/a2a-prompts";
 import { agentIdOf, deriveChannel, toDisplayKey } from "../keys/session-key";
 import type { SessionRow } from "../model/session-row";
+import { agentModels } from "../policy/agent-models";
 import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { SEND_BLOCKED_TEXT } from "../policy/send-policy";
@@ -114,6 +115,7 @@ export async function sessionsSend(
           sandboxed: targetSandboxed,
         },
         runner: runnerOf(ctx.config, ref.agentId),
+        offeredModels: agentModels(ctx.config, ref.agentId).map((model) => model.id),
         userMessage: { role: "user", content: args.message, provenance },
       },
       {
