@@ -7,12 +7,14 @@ import type { TenantStore } from "./tenant-store";
  * Saves `next` when the stored config is still the one `baseHash` names (optimistic
  * concurrency; no base hash: replaced whatever it is). The stored config is read again after
  * hashing, in the same turn as the write, so a change that landed meanwhile is not overwritten.
+ * `written` hears the new hash (the gateway tells its readers).
  */
 export async function writeConfig(
   store: TenantStore,
   next: TenantConfig,
   baseHash: string | undefined,
   now: number,
+  written: (hash: string) => void,
 ): Promise<ConfigWrite> {
   if (baseHash !== undefined) {
     const loaded = store.config();
@@ -20,5 +22,7 @@ export async function writeConfig(
     if (current !== baseHash || store.config() !== loaded) return { ok: false, reason: "changed" };
   }
   store.saveConfig(next, now);
-  return { ok: true, config: next, hash: await configHash(next) };
+  const hash = await configHash(next);
+  written(hash);
+  return { ok: true, config: next, hash };
 }

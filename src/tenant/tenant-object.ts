@@ -192,11 +192,8 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   }
 
   putConfig(config: TenantConfig, baseHash?: string) {
-    const written = writeConfig(this.tenantStore, config, baseHash, Date.now());
-    this.ctx.waitUntil(
-      Promise.resolve(written).then((write) => (write.ok ? this.gateway.configChanged(write.hash) : undefined)),
-    );
-    return written;
+    const told = (hash: string) => this.ctx.waitUntil(this.gateway.configChanged(hash));
+    return writeConfig(this.tenantStore, config, baseHash, Date.now(), told);
   }
 
   /** A gateway hub object's connections changed (src/gateway/hub-object.ts). */
