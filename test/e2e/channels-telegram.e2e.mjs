@@ -23,6 +23,7 @@ const MENTION_GROUP = -1001111111111;
 const OPEN_GROUP = -1002222222222;
 const FORUM_GROUP = -1003333333333;
 const SLOW_RUNNER_MS = 2500;
+const HOOK_TOKEN = "hook-token-0123456789";
 
 process.once("exit", killAllServersNow);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -158,6 +159,7 @@ before(async () => {
     tools: { sessions: { visibility: "agent" } },
     session: { dmScope: "main", agentToAgent: { maxPingPongTurns: 0 } },
     agents: { list: [{ id: "main", default: true, runner: { type: "webhook", url: `${runner.url}/run` } }] },
+    hooks: { enabled: true, token: HOOK_TOKEN },
     channels: {
       telegram: {
         enabled: true,
@@ -362,6 +364,19 @@ test("a 500 from sendMessage is retried, and the reply arrives once", async () =
   assert.equal(failed.length, 1);
   await sleep(2500);
   assert.equal((await sends("ECHO: after a failure")).length, 1);
+});
+
+test("a hook run with channel telegram and to posts its reply to that chat through the outbox, once", async () => {
+  const res = await fetch(`${server.baseUrl}${inTenant("/hooks/agent")}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${HOOK_TOKEN}` },
+    body: JSON.stringify({ message: "hook says deploy done", channel: "telegram", to: `telegram:${OPEN_GROUP}` }),
+  });
+  assert.equal(res.status, 200, await res.text());
+  const match = (body) => String(body.chat_id) === String(OPEN_GROUP) && body.text.includes("hook says deploy done");
+  await waitForSends("the hook's reply in the group", match, 1, 30_000);
+  await sleep(2000);
+  assert.equal((await sends(match)).length, 1);
 });
 
 test("SIGKILL between ingress and reply: one reply, never two, never none", { timeout: 180_000 }, async () => {
