@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { freshTenant } from "./helpers";
+import { freshTenant, grantDeploymentKey } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
 
 /**
@@ -14,8 +14,9 @@ afterEach(() => {
   for (const client of open.splice(0)) client.close();
 });
 
-async function ui(label: string, config: Record<string, unknown> = {}) {
+async function ui(label: string, config: Record<string, unknown> = {}, grants: string[] = []) {
   const tenant = await freshTenant(label);
+  for (const name of grants) await grantDeploymentKey(tenant.id, name);
   if (Object.keys(config).length > 0) expect((await tenant.config(config)).status).toBe(200);
   const client = await GatewayClient.connect({ path: tenant.prefix, token: tenant.token });
   open.push(client);
@@ -188,14 +189,18 @@ describe("a session's model after the config changed", () => {
 describe("models.authStatus", () => {
   it("lists the API key of a runner configured with one as OpenClaw's static credential, per agent", async () => {
     const keyed = { type: "openai", baseUrl: `${peer}/v1`, model: "echo-model", apiKeySecret: "MODEL_KEY_TEST" };
-    const { client } = await ui("auth", {
-      agents: {
-        list: [
-          { id: "main", default: true, runner: keyed },
-          { id: "plain", runner: { type: "echo" } },
-        ],
+    const { client } = await ui(
+      "auth",
+      {
+        agents: {
+          list: [
+            { id: "main", default: true, runner: keyed },
+            { id: "plain", runner: { type: "echo" } },
+          ],
+        },
       },
-    });
+      ["MODEL_KEY_TEST"],
+    );
     const main = await client.request("models.authStatus", { agentId: "main" });
     expect(main.payload.providers).toEqual([
       {
