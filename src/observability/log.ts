@@ -16,6 +16,7 @@ export type LogFields = {
 
 export type LogEvent =
   | "run.failed"
+  | "run.slot_unavailable"
   | "delivery.failed"
   | "delivery.dead"
   | "auth.failed"

@@ -88,3 +88,14 @@ export const issuedTokenSchema = z
     scopes: z.array(z.enum(OPERATOR_SCOPES)),
   })
   .meta({ id: "IssuedToken" });
+
+/** The operator's limits for one tenant (`PUT /v1/admin/tenants/<id>/limits`): each replaces the deployment default. */
+export const limitOverrideSchema = z
+  .strictObject({
+    runsInFlight: z.int().min(1).optional().describe("Model calls of the tenant's runs at once."),
+    runsQueued: z.int().min(1).optional().describe("Runs admitted and waiting for a model slot."),
+    runStartsPerMinute: z.int().min(1).optional().describe("Runs started per minute from every door."),
+    toolsPerMinute: z.int().min(1).optional().describe("Tool calls per minute (/tools/invoke, MCP)."),
+    completionsPerMinute: z.int().min(1).optional().describe("Runs per minute through the OpenAI routes."),
+  })
+  .meta({ id: "LimitOverride" });

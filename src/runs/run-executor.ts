@@ -5,6 +5,7 @@ import { sessionToolsAllowed } from "../policy/tools";
 import type { RunnerConfig, TenantConfig } from "../protocol/config";
 import type { ResolvedSecret } from "../protocol/secrets";
 import type { SessionEntry, TranscriptMessage } from "../protocol/session";
+import { withModelSlot } from "./model-slot";
 import { anthropicRunner } from "./runners/anthropic";
 import { echoRunner } from "./runners/echo";
 import { openaiRunner } from "./runners/openai";
@@ -47,6 +48,8 @@ export type ExecutorDeps = {
   storeSecret(tenantId: string, id: string): Promise<ResolvedSecret | null>;
   /** The tenant's config now (which tools a run's model is offered). */
   tenantConfig(tenantId: string): Promise<TenantConfig>;
+  /** A tenant-wide slot for one model call (the tenant's runsInFlight limit); disposing it gives it back. */
+  modelSlot(tenantId: string, runId: string): Promise<Disposable>;
 };
 
 /** What the lifecycle hands one attempt: abort, streamed text, and for tool loops the append path and events. */
@@ -69,7 +72,7 @@ export class RunExecutor {
 
   async execute(run: RunRecord, controls: ExecuteControls): Promise<RunnerOutcome> {
     const { input } = run;
-    const runner = this.runnerOf(run);
+    const runner = this.slotted(run, this.runnerOf(run), controls.signal);
     const config = offersTools(run) ? await this.deps.tenantConfig(input.tenantId) : null;
     const entry = this.deps.transcript.loadEntry()?.entry ?? null;
     const toolbox = config ? sessionToolbox(this.deps.env, run, entry, config) : null;
@@ -122,6 +125,14 @@ export class RunExecutor {
         maxRounds: agent?.maxToolRounds ?? config?.agents?.defaults?.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
       },
     );
+  }
+
+  /** The runner with each of its calls inside a model slot (a fixed reply calls nothing). */
+  private slotted(run: RunRecord, runner: Runner, signal: AbortSignal): Runner {
+    if (run.input.fixedReply !== undefined) return runner;
+    const { tenantId } = run.input;
+    const acquire = () => this.deps.modelSlot(tenantId, run.runId);
+    return (request) => withModelSlot(acquire, signal, () => runner(request), { tenant: tenantId, run: run.runId });
   }
 
   private runnerOf(run: RunRecord): Runner {

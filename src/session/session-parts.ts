@@ -109,6 +109,7 @@ export function wireSession(
       runnerSecret: async (tenantId) => tenant(tenantId).runnerSecret(),
       storeSecret: async (tenantId, id) => tenant(tenantId).resolveSecret(id),
       tenantConfig: async (tenantId) => tenant(tenantId).config(),
+      modelSlot: (tenantId, runId) => tenant(tenantId).acquireModelSlot(runId),
     }),
     appendMessages: (messages, update) => transcript.append(messages, update).map((m) => m.seq),
     updateEntry: (update) => transcript.updateEntry(update),

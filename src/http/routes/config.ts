@@ -11,6 +11,11 @@ configRoutes.get("/v1/config", requireScope("operator.admin"), async (c) => {
   return c.json({ ok: true, config: c.var.tenant.config });
 });
 
+/** The tenant's limits in force and what is used of them (docs/operations.md "Tenant limits"). */
+configRoutes.get("/v1/limits", requireScope("operator.read"), async (c) => {
+  return c.json({ ok: true, limits: (await c.var.tenant.tenant.limits()).limits });
+});
+
 configRoutes.put("/v1/config", requireScope("operator.admin"), async (c) => {
   const config = await readJson(c, tenantConfigSchema);
   return c.json({ ok: true, config: await putConfig(c.var.tenant, config) });

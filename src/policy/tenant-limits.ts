@@ -1,0 +1,148 @@
+/**
+ * Per-tenant limits: the deployment sets a default for each (wrangler `[vars]`), the operator
+ * may set another per tenant (admin API), and the tenant's own config may only go lower.
+ * Pure: the tenant object feeds it the three sources and its counters.
+ */
+
+/** Every limit a tenant has, by name. */
+export const LIMIT_NAMES = [
+  "runsInFlight",
+  "runsQueued",
+  "runStartsPerMinute",
+  "toolsPerMinute",
+  "completionsPerMinute",
+] as const;
+export type LimitName = (typeof LIMIT_NAMES)[number];
+export type Limits = Record<LimitName, number>;
+/** Some limits (an operator override, a tenant's config): the rest come from elsewhere. */
+export type PartialLimits = Partial<Record<LimitName, number>>;
+
+/**
+ * Defaults sized to one tenant object: a run start costs the tenant object about three calls
+ * (record, slot, release), so 600 starts a minute is ~30 calls/s of its ~1,000/s; 64 runs at
+ * the model at once keeps a provider's bill and the object's in-flight RPCs in the tens.
+ */
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  runsInFlight: 64,
+  runsQueued: 256,
+  runStartsPerMinute: 600,
+  toolsPerMinute: 6000,
+  completionsPerMinute: 600,
+});
+
+/** The wrangler var that sets each limit's deployment default. */
+export const LIMIT_VARS: Readonly<Record<LimitName, string>> = Object.freeze({
+  runsInFlight: "LIMIT_RUNS_IN_FLIGHT",
+  runsQueued: "LIMIT_RUNS_QUEUED",
+  runStartsPerMinute: "LIMIT_RUN_STARTS_PER_MINUTE",
+  toolsPerMinute: "LIMIT_TOOLS_PER_MINUTE",
+  completionsPerMinute: "LIMIT_COMPLETIONS_PER_MINUTE",
+});
+
+/** The deployment's defaults: each var when it is a positive integer, else the built-in default. */
+export function deploymentLimits(vars: Record<string, unknown>): Limits {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const name of LIMIT_NAMES) {
+    const value = Number(vars[LIMIT_VARS[name]]);
+    if (Number.isSafeInteger(value) && value > 0) limits[name] = value;
+  }
+  return limits;
+}
+
+/** A tenant's config as far as limits go: its `limits` section and the older `rateLimit` one. */
+export type TenantLimitConfig = {
+  limits?: PartialLimits | undefined;
+  rateLimit?: { toolsPerMinute?: number | undefined; completionsPerMinute?: number | undefined } | undefined;
+};
+
+/**
+ * The limits in force: min(tenant config, operator override or deployment default). A tenant
+ * value above its ceiling is kept in its config but has no effect (it can lower, never raise).
+ */
+export function effectiveLimits(deployment: Limits, override: PartialLimits, config: TenantLimitConfig): Limits {
+  const own: PartialLimits = {
+    ...config.limits,
+    ...(config.rateLimit?.toolsPerMinute !== undefined ? { toolsPerMinute: config.rateLimit.toolsPerMinute } : {}),
+    ...(config.rateLimit?.completionsPerMinute !== undefined
+      ? { completionsPerMinute: config.rateLimit.completionsPerMinute }
+      : {}),
+  };
+  const limits = { ...deployment };
+  for (const name of LIMIT_NAMES) {
+    const ceiling = override[name] ?? deployment[name];
+    limits[name] = Math.min(ceiling, own[name] ?? ceiling);
+  }
+  return limits;
+}
+
+/** What a tenant's runs use now. */
+export type RunUsage = {
+  /** Runs holding a model slot (a model call in progress). */
+  inFlight: number;
+  /** Runs admitted and not at the model yet: waiting for a slot, or on their way to one. */
+  queued: number;
+};
+
+export type Refusal = { limit: LimitName; message: string; retryAfterMs: number };
+
+/** How long a client is told to wait when a run queue is full (runs end in seconds, not minutes). */
+export const QUEUE_FULL_RETRY_MS = 5_000;
+
+/**
+ * Whether one more run may be admitted: refused when the tenant's runs already fill every
+ * model slot and the queue behind them. (The start rate is a window the caller counts.)
+ */
+export function admitRun(usage: RunUsage, limits: Limits): Refusal | null {
+  if (usage.inFlight + usage.queued < limits.runsInFlight + limits.runsQueued) return null;
+  return {
+    limit: "runsQueued",
+    message: `Too many runs: ${usage.inFlight} in flight and ${usage.queued} queued (limits ${limits.runsInFlight} and ${limits.runsQueued})`,
+    retryAfterMs: QUEUE_FULL_RETRY_MS,
+  };
+}
+
+/** The refusal of a start over the per-minute rate, `retryAfterMs` until the window resets. */
+export function startRateRefusal(limits: Limits, retryAfterMs: number): Refusal {
+  return {
+    limit: "runStartsPerMinute",
+    message: `Too many run starts: the limit is ${limits.runStartsPerMinute} per minute`,
+    retryAfterMs,
+  };
+}
+
+/** Whether a waiting run may take a model slot now. */
+export function slotFree(inFlight: number, limits: Limits): boolean {
+  return inFlight < limits.runsInFlight;
+}
+
+/** An operator override as stored: only known limits with positive integer values. */
+export function cleanOverride(input: Record<string, unknown>): PartialLimits {
+  const clean: PartialLimits = {};
+  for (const name of LIMIT_NAMES) {
+    const value = input[name];
+    if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) clean[name] = value;
+  }
+  return clean;
+}
+
+/** Each limit with its value and what is used of it (the tenant's and the operator's view). */
+export type LimitsView = Record<LimitName, { limit: number; used?: number }>;
+
+export function limitsView(limits: Limits, used: PartialLimits): LimitsView {
+  const view = {} as LimitsView;
+  for (const name of LIMIT_NAMES) {
+    view[name] = { limit: limits[name], ...(used[name] !== undefined ? { used: used[name] } : {}) };
+  }
+  return view;
+}
+
+/** A tenant's limits with what is used of them, and where they come from (the limits views). */
+export type LimitsState = {
+  limits: LimitsView;
+  /** The operator's values for this tenant (admin API); the rest are the deployment's. */
+  override: PartialLimits;
+  deployment: Limits;
+};
+
+/** Meters counted per minute against a limit of the same name. */
+export type Meter = "tools" | "completions";

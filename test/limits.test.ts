@@ -1,0 +1,169 @@
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { ADMIN, call, createTenant, issueToken } from "./helpers";
+import { GatewayClient } from "./ws-helpers";
+
+/** Tenant limits (docs/operations.md "Tenant limits"): operator ceilings, tenant config under them, refusals. */
+
+const peer = `http://127.0.0.1:${inject("peerPort")}`;
+const open: GatewayClient[] = [];
+afterEach(() => {
+  for (const c of open.splice(0)) c.close();
+});
+
+/** A tenant whose agent calls the peer's `gauge:<gauge>` model (it counts the calls it has at once). */
+async function tenantWith(id: string, gauge: string, extraConfig: Record<string, unknown> = {}) {
+  await createTenant(id);
+  const { token } = await issueToken(id);
+  const runner = { type: "openai", baseUrl: `${peer}/v1`, model: `gauge:${gauge}` };
+  const config = { agents: { list: [{ id: "main", default: true, runner }] }, ...extraConfig };
+  const put = await call(`/t/${id}/v1/config`, { method: "PUT", token, json: config });
+  expect(put.status).toBe(200);
+  return { token, prefix: `/t/${id}` };
+}
+
+const gauge = async (name: string) =>
+  (await fetch(`${peer}/control/gauge?name=${name}`)).json() as Promise<{ peak: number; now: number; calls: number }>;
+
+const setOverride = (id: string, json: Record<string, unknown>) =>
+  call(`/v1/admin/tenants/${id}/limits`, { method: "PUT", token: ADMIN, json });
+
+/** Starts a run by HTTP ingest (`run: true`) in session `key`. */
+const ingestRun = (t: { token: string; prefix: string }, key: string) =>
+  call(`${t.prefix}/v1/sessions/${key}/messages`, {
+    method: "POST",
+    token: t.token,
+    json: { role: "user", content: `hello ${key}`, run: true },
+  });
+
+const runStatus = async (t: { token: string; prefix: string }, runId: string) =>
+  (await call(`${t.prefix}/v1/runs/${runId}?wait=30`, { token: t.token })).data?.run?.status;
+
+describe("runs in flight per tenant", () => {
+  it("150 runs started at once: at most the deployment's 64 at the model, every accepted run ends ok", async () => {
+    const t = await tenantWith("lim-burst", "burst");
+    const starts = await Promise.all(Array.from({ length: 150 }, (_, i) => ingestRun(t, `burst-${i}`)));
+    // 64 in flight + 256 queued by default: the whole burst is accepted.
+    expect(starts.map((s) => s.status).filter((s) => s >= 300)).toEqual([]);
+    const statuses = await Promise.all(starts.map((s) => runStatus(t, s.data.runId)));
+    expect(statuses.filter((s) => s !== "ok")).toEqual([]);
+    const model = await gauge("burst");
+    expect(model.calls).toBe(150);
+    expect(model.peak).toBeLessThanOrEqual(64);
+    expect(model.peak).toBeGreaterThan(1);
+    // Every slot went back.
+    const limits = (await call(`${t.prefix}/v1/limits`, { token: t.token })).data.limits;
+    expect(limits.runsInFlight).toEqual({ limit: 64, used: 0 });
+  }, 120_000);
+
+  it("a full queue refuses new runs with 429 and Retry-After; the accepted ones all end ok", async () => {
+    const t = await tenantWith("lim-queue", "queue");
+    expect((await setOverride("lim-queue", { runsInFlight: 1, runsQueued: 2 })).status).toBe(200);
+    const starts = await Promise.all(Array.from({ length: 8 }, (_, i) => ingestRun(t, `queue-${i}`)));
+    const accepted = starts.filter((s) => s.status < 300);
+    const refused = starts.filter((s) => s.status === 429);
+    expect(accepted.length + refused.length).toBe(8);
+    expect(accepted.length).toBeGreaterThanOrEqual(1);
+    expect(accepted.length).toBeLessThanOrEqual(3);
+    for (const r of refused) {
+      expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(r.data).toEqual({
+        ok: false,
+        error: { type: "rate_limited", message: expect.stringMatching(/^Too many runs/) },
+      });
+    }
+    const statuses = await Promise.all(accepted.map((s) => runStatus(t, s.data.runId)));
+    expect(statuses.every((s) => s === "ok")).toBe(true);
+    expect((await gauge("queue")).peak).toBe(1);
+  }, 30_000);
+});
+
+describe("run starts per minute, on every door", () => {
+  it("are refused past the limit in each door's shape", async () => {
+    const t = await tenantWith("lim-rate", "rate", { limits: { runStartsPerMinute: 2 } });
+    const first = await ingestRun(t, "a");
+    expect(first.status).toBe(201);
+    expect((await ingestRun(t, "b")).status).toBe(201);
+    // HTTP ingest.
+    const http = await ingestRun(t, "c");
+    expect(http.status).toBe(429);
+    expect(Number(http.headers.get("retry-after"))).toBeGreaterThan(1);
+    expect(http.data).toEqual({
+      ok: false,
+      error: { type: "rate_limited", message: "Too many run starts: the limit is 2 per minute" },
+    });
+    // The gateway: chat.send and agent answer an error frame, retryable, with retryAfterMs.
+    const client = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    open.push(client);
+    for (const [method, params] of [
+      ["chat.send", { sessionKey: "main", message: "hi", idempotencyKey: "gw-1" }],
+      ["agent", { sessionKey: "main", message: "hi", idempotencyKey: "gw-2" }],
+    ] as const) {
+      const res = await client.request(method, params);
+      expect(res.ok).toBe(false);
+      expect(res.error).toMatchObject({
+        code: "UNAVAILABLE",
+        message: "Too many run starts: the limit is 2 per minute",
+        retryable: true,
+      });
+      expect(res.error.retryAfterMs).toBeGreaterThan(1000);
+    }
+    // The OpenAI routes: OpenAI's error shape, 429 with Retry-After.
+    const openai = await call(`${t.prefix}/v1/chat/completions`, {
+      method: "POST",
+      token: t.token,
+      json: { model: "openclaw", messages: [{ role: "user", content: "hi" }] },
+    });
+    expect(openai.status).toBe(429);
+    expect(Number(openai.headers.get("retry-after"))).toBeGreaterThan(1);
+    expect(openai.data).toEqual({
+      error: { message: "Too many run starts: the limit is 2 per minute", type: "rate_limit_error" },
+    });
+    // A run id already recorded is answered from its run (a retry), never refused.
+    const retry = await client.request("chat.send", {
+      sessionKey: "a",
+      message: "hi",
+      idempotencyKey: first.data.runId,
+    });
+    expect(retry.ok).toBe(true);
+  });
+});
+
+describe("limits: operator ceilings, tenant config under them", () => {
+  it("a tenant's config lowers a limit but never raises it; the operator sees and sets them", async () => {
+    const t = await tenantWith("lim-views", "views", {
+      limits: { runsInFlight: 500, runStartsPerMinute: 7 },
+      rateLimit: { toolsPerMinute: 1_000_000_000, completionsPerMinute: 3 },
+    });
+    const mine = await call(`${t.prefix}/v1/limits`, { token: t.token });
+    expect(mine.status).toBe(200);
+    expect(mine.data.limits).toMatchObject({
+      runsInFlight: { limit: 64, used: 0 },
+      runsQueued: { limit: 256, used: 0 },
+      runStartsPerMinute: { limit: 7 },
+      toolsPerMinute: { limit: 6000 },
+      completionsPerMinute: { limit: 3 },
+    });
+    // The operator lowers the ceiling: the tenant's 500 still does not count, its 7 still does.
+    const put = await setOverride("lim-views", { runsInFlight: 8, runStartsPerMinute: 100 });
+    expect(put.status).toBe(200);
+    expect(put.data.override).toEqual({ runsInFlight: 8, runStartsPerMinute: 100 });
+    expect(put.data.limits.runsInFlight.limit).toBe(8);
+    expect(put.data.limits.runStartsPerMinute.limit).toBe(7);
+    expect(put.data.deployment.runsInFlight).toBe(64);
+    const read = await call("/v1/admin/tenants/lim-views/limits", { token: ADMIN });
+    expect(read.data.limits.runsInFlight).toEqual({ limit: 8, used: 0 });
+    expect((await call(`${t.prefix}/v1/limits`, { token: t.token })).data.limits.runsInFlight.limit).toBe(8);
+    // Back to the deployment's defaults.
+    expect((await setOverride("lim-views", {})).data.limits.runsInFlight.limit).toBe(64);
+  });
+
+  it("the admin API refuses a bad override and an unknown tenant; the tenant route needs a token", async () => {
+    await createTenant("lim-bad");
+    const zero = await setOverride("lim-bad", { runsInFlight: 0 });
+    expect(zero.status).toBe(400);
+    expect(zero.data.ok).toBe(false);
+    expect((await setOverride("lim-bad", { sockets: 5 })).status).toBe(400);
+    expect((await call("/v1/admin/tenants/lim-nobody/limits", { token: ADMIN })).status).toBe(404);
+    expect((await call("/t/lim-bad/v1/limits", { token: null })).status).toBe(401);
+  });
+});
