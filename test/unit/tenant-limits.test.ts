@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import {
+  admitRun,
+  cleanOverride,
+  DEFAULT_LIMITS,
+  deploymentLimits,
+  effectiveLimits,
+  LIMIT_NAMES,
+  limitsView,
+  slotFree,
+  startRateRefusal,
+} from "../../src/policy/tenant-limits";
+
+describe("deploymentLimits: the operator's wrangler vars", () => {
+  it("takes positive whole numbers and keeps the built-in default otherwise", () => {
+    expect(deploymentLimits({})).toEqual(DEFAULT_LIMITS);
+    const vars = { LIMIT_RUNS_IN_FLIGHT: "16", LIMIT_RUNS_QUEUED: "0", LIMIT_RUN_STARTS_PER_MINUTE: "1.5" };
+    expect(deploymentLimits(vars)).toEqual({ ...DEFAULT_LIMITS, runsInFlight: 16 });
+    expect(deploymentLimits({ LIMIT_TOOLS_PER_MINUTE: "abc", LIMIT_COMPLETIONS_PER_MINUTE: "-3" })).toEqual(
+      DEFAULT_LIMITS,
+    );
+  });
+});
+
+describe("effectiveLimits: min(tenant config, operator override or deployment default)", () => {
+  const deployment = { ...DEFAULT_LIMITS };
+
+  it("lets a tenant lower a limit and never raise it", () => {
+    const limits = effectiveLimits(deployment, {}, { limits: { runsInFlight: 8, runStartsPerMinute: 1e9 } });
+    expect(limits.runsInFlight).toBe(8);
+    expect(limits.runStartsPerMinute).toBe(DEFAULT_LIMITS.runStartsPerMinute);
+  });
+
+  it("caps the older rateLimit section by the same ceilings (1e9 tool calls a minute is 6000)", () => {
+    const limits = effectiveLimits(deployment, {}, { rateLimit: { toolsPerMinute: 1e9, completionsPerMinute: 5 } });
+    expect(limits.toolsPerMinute).toBe(6000);
+    expect(limits.completionsPerMinute).toBe(5);
+  });
+
+  it("puts the operator's override in place of the deployment default, above or below it", () => {
+    const override = { runsInFlight: 200, runsQueued: 4 };
+    expect(effectiveLimits(deployment, override, {})).toMatchObject({ runsInFlight: 200, runsQueued: 4 });
+    expect(effectiveLimits(deployment, override, { limits: { runsInFlight: 300, runsQueued: 2 } })).toMatchObject({
+      runsInFlight: 200,
+      runsQueued: 2,
+    });
+  });
+});
+
+describe("admitRun and slots", () => {
+  const limits = { ...DEFAULT_LIMITS, runsInFlight: 2, runsQueued: 3 };
+
+  it("admits while the runs fill fewer than every slot and queue place", () => {
+    expect(admitRun({ inFlight: 0, queued: 0 }, limits)).toBeNull();
+    expect(admitRun({ inFlight: 2, queued: 2 }, limits)).toBeNull();
+    const refusal = admitRun({ inFlight: 2, queued: 3 }, limits);
+    expect(refusal).toMatchObject({ limit: "runsQueued", retryAfterMs: 5000 });
+    expect(refusal?.message).toBe("Too many runs: 2 in flight and 3 queued (limits 2 and 3)");
+  });
+
+  it("gives a slot only under runsInFlight", () => {
+    expect(slotFree(1, limits)).toBe(true);
+    expect(slotFree(2, limits)).toBe(false);
+  });
+
+  it("says the start rate and the wait", () => {
+    expect(startRateRefusal({ ...limits, runStartsPerMinute: 9 }, 1234)).toEqual({
+      limit: "runStartsPerMinute",
+      message: "Too many run starts: the limit is 9 per minute",
+      retryAfterMs: 1234,
+    });
+  });
+});
+
+describe("views and stored overrides", () => {
+  it("keeps only known limits with positive whole values", () => {
+    expect(cleanOverride({ runsInFlight: 4, runsQueued: 0, sockets: 3, toolsPerMinute: 2.5 })).toEqual({
+      runsInFlight: 4,
+    });
+  });
+
+  it("shows every limit with its use where one is counted", () => {
+    const view = limitsView(DEFAULT_LIMITS, { runsInFlight: 3 });
+    expect(Object.keys(view)).toEqual([...LIMIT_NAMES]);
+    expect(view.runsInFlight).toEqual({ limit: 64, used: 3 });
+    expect(view.toolsPerMinute).toEqual({ limit: 6000 });
+  });
+});
