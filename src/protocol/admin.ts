@@ -99,3 +99,34 @@ export const limitOverrideSchema = z
     completionsPerMinute: z.int().min(1).optional().describe("Runs per minute through the OpenAI routes."),
   })
   .meta({ id: "LimitOverride" });
+
+const limitUseSchema = z.object({
+  limit: z.number().describe("In force: min(the tenant's config, the operator's value or the deployment's)."),
+  used: z.number().optional().describe("Used now, where the limit is counted at this moment."),
+});
+const limitValuesSchema = z.object({
+  runsInFlight: z.number(),
+  runsQueued: z.number(),
+  runStartsPerMinute: z.number(),
+  toolsPerMinute: z.number(),
+  completionsPerMinute: z.number(),
+});
+
+/** `GET /v1/limits`: the tenant's limits in force and what is used of them. */
+export const limitsResponseSchema = z
+  .object({
+    ok: z.literal(true),
+    limits: z.object({
+      runsInFlight: limitUseSchema,
+      runsQueued: limitUseSchema,
+      runStartsPerMinute: limitUseSchema,
+      toolsPerMinute: limitUseSchema,
+      completionsPerMinute: limitUseSchema,
+    }),
+  })
+  .meta({ id: "Limits" });
+
+/** `GET|PUT /v1/admin/tenants/<id>/limits`: also the operator's values and the deployment's. */
+export const adminLimitsResponseSchema = limitsResponseSchema
+  .extend({ override: limitOverrideSchema, deployment: limitValuesSchema })
+  .meta({ id: "AdminLimits" });

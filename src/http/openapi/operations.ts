@@ -1,7 +1,10 @@
 import { z } from "zod";
 import {
+  adminLimitsResponseSchema,
   adminListQuerySchema,
   issuedTokenSchema,
+  limitOverrideSchema,
+  limitsResponseSchema,
   tenantDeletionSchema,
   tenantInfoSchema,
   tenantListSchema,
@@ -304,6 +307,27 @@ export const OPERATIONS: Operation[] = [
     errors: [404],
   },
   {
+    method: "get",
+    path: "/v1/admin/tenants/:id/limits",
+    scope: "admin",
+    tag: "Admin",
+    summary: "A tenant's limits, their use, the operator's values and the deployment's",
+    auth: "admin",
+    ok: { status: 200, schema: adminLimitsResponseSchema, description: "The limits." },
+    errors: [404],
+  },
+  {
+    method: "put",
+    path: "/v1/admin/tenants/:id/limits",
+    scope: "admin",
+    tag: "Admin",
+    summary: "Set the operator's limits for a tenant (replaces them; {} goes back to the deployment's)",
+    auth: "admin",
+    body: limitOverrideSchema,
+    ok: { status: 200, schema: adminLimitsResponseSchema, description: "The limits now." },
+    errors: [400, 404],
+  },
+  {
     method: "post",
     path: "/v1/admin/tenants/:id/reindex",
     scope: "admin",
@@ -336,7 +360,7 @@ export const OPERATIONS: Operation[] = [
     auth: "operator.write",
     body: ingestBodySchema,
     ok: { status: 201, schema: ingestResultSchema, description: "Appended (and the run started)." },
-    errors: [400, 413],
+    errors: [400, 413, 429],
   },
   {
     method: "post",
@@ -540,6 +564,15 @@ export const OPERATIONS: Operation[] = [
       schema: z.object({ ok: z.literal(true), config: tenantConfigSchema }),
       description: "The config.",
     },
+  },
+  {
+    method: "get",
+    path: "/v1/limits",
+    scope: "tenant",
+    tag: "Config",
+    summary: "The tenant's limits in force and what is used of them",
+    auth: "operator.read",
+    ok: { status: 200, schema: limitsResponseSchema, description: "The limits." },
   },
   {
     method: "put",
