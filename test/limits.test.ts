@@ -128,6 +128,33 @@ describe("run starts per minute, on every door", () => {
   });
 });
 
+describe("tokens per day (the spend cap)", () => {
+  it("refuses new runs once today's tokens reach the limit, until UTC midnight", async () => {
+    const t = await tenantWith("lim-spend", "spend");
+    expect((await setOverride("lim-spend", { tokensPerDay: 10 })).status).toBe(200);
+    const first = await ingestRun(t, "spend-0");
+    expect(first.status).toBe(201);
+    expect(await runStatus(t, first.data.runId)).toBe("ok");
+    // The ledger's count reaches the tenant object within SPEND_REFRESH_MS: starts are refused then.
+    let refused: Awaited<ReturnType<typeof ingestRun>> | undefined;
+    for (let i = 1; i <= 40 && !refused; i++) {
+      const start = await ingestRun(t, `spend-${i}`);
+      if (start.status === 429) refused = start;
+      else await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(refused?.data.error).toEqual({
+      type: "rate_limited",
+      message: expect.stringMatching(/^Token limit reached: \d+ of 10 tokens used today \(UTC\)$/),
+    });
+    const retryAfter = Number(refused?.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(86_400);
+    const limits = (await call(`${t.prefix}/v1/limits`, { token: t.token })).data.limits;
+    expect(limits.tokensPerDay.limit).toBe(10);
+    expect(limits.tokensPerDay.used).toBeGreaterThanOrEqual(10);
+  }, 30_000);
+});
+
 describe("limits: operator ceilings, tenant config under them", () => {
   it("a tenant's config lowers a limit but never raises it; the operator sees and sets them", async () => {
     const t = await tenantWith("lim-views", "views", {

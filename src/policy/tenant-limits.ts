@@ -11,6 +11,7 @@ export const LIMIT_NAMES = [
   "runStartsPerMinute",
   "toolsPerMinute",
   "completionsPerMinute",
+  "tokensPerDay",
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 export type Limits = Record<LimitName, number>;
@@ -18,7 +19,7 @@ export type Limits = Record<LimitName, number>;
 export type PartialLimits = Partial<Record<LimitName, number>>;
 
 /**
- * Defaults sized to one tenant object: a run start costs the tenant object about three calls
+ * Defaults sized to one tenant object (tokensPerDay is a spend cap: a safety net, not a budget): a run start costs the tenant object about three calls
  * (record, slot, release), so 600 starts a minute is ~30 calls/s of its ~1,000/s; 64 runs at
  * the model at once keeps a provider's bill and the object's in-flight RPCs in the tens.
  */
@@ -28,6 +29,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   runStartsPerMinute: 600,
   toolsPerMinute: 6000,
   completionsPerMinute: 600,
+  tokensPerDay: 50_000_000,
 });
 
 /** The wrangler var that sets each limit's deployment default. */
@@ -37,6 +39,7 @@ export const LIMIT_VARS: Readonly<Record<LimitName, string>> = Object.freeze({
   runStartsPerMinute: "LIMIT_RUN_STARTS_PER_MINUTE",
   toolsPerMinute: "LIMIT_TOOLS_PER_MINUTE",
   completionsPerMinute: "LIMIT_COMPLETIONS_PER_MINUTE",
+  tokensPerDay: "LIMIT_TOKENS_PER_DAY",
 });
 
 /** The deployment's defaults: each var when it is a positive integer, else the built-in default. */
@@ -107,6 +110,26 @@ export function startRateRefusal(limits: Limits, retryAfterMs: number): Refusal 
     limit: "runStartsPerMinute",
     message: `Too many run starts: the limit is ${limits.runStartsPerMinute} per minute`,
     retryAfterMs,
+  };
+}
+
+/** A day in UTC (`YYYY-MM-DD`), the ledger's day. */
+export function utcDay(at: number): string {
+  return new Date(at).toISOString().slice(0, 10);
+}
+
+/**
+ * The spend cap: refused once the tenant's runs used `tokensPerDay` tokens today (UTC), until
+ * the next UTC midnight. Runs already admitted finish; the ledger's count lags a moment.
+ */
+export function spendRefusal(tokensToday: number, limits: Limits, now: number): Refusal | null {
+  if (tokensToday < limits.tokensPerDay) return null;
+  const today = new Date(now);
+  const midnight = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + 1);
+  return {
+    limit: "tokensPerDay",
+    message: `Token limit reached: ${tokensToday} of ${limits.tokensPerDay} tokens used today (UTC)`,
+    retryAfterMs: midnight - now,
   };
 }
 

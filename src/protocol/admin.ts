@@ -97,6 +97,7 @@ export const limitOverrideSchema = z
     runStartsPerMinute: z.int().min(1).optional().describe("Runs started per minute from every door."),
     toolsPerMinute: z.int().min(1).optional().describe("Tool calls per minute (/tools/invoke, MCP)."),
     completionsPerMinute: z.int().min(1).optional().describe("Runs per minute through the OpenAI routes."),
+    tokensPerDay: z.int().min(1).optional().describe("Tokens the tenant's runs may use per UTC day (a spend cap)."),
   })
   .meta({ id: "LimitOverride" });
 
@@ -110,6 +111,7 @@ const limitValuesSchema = z.object({
   runStartsPerMinute: z.number(),
   toolsPerMinute: z.number(),
   completionsPerMinute: z.number(),
+  tokensPerDay: z.number(),
 });
 
 /** `GET /v1/limits`: the tenant's limits in force and what is used of them. */
@@ -122,6 +124,7 @@ export const limitsResponseSchema = z
       runStartsPerMinute: limitUseSchema,
       toolsPerMinute: limitUseSchema,
       completionsPerMinute: limitUseSchema,
+      tokensPerDay: limitUseSchema,
     }),
   })
   .meta({ id: "Limits" });

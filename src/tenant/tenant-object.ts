@@ -19,6 +19,7 @@ import type { SecretWrite } from "../protocol/secrets";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import { TenantSecrets } from "../secrets/tenant-secrets";
+import { ledgerApi } from "../stubs";
 import { writeConfig } from "./config-write";
 import { IndexStore } from "./index-store";
 import { RunIndex } from "./run-index";
@@ -64,7 +65,13 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
     );
     this.secrets = new TenantSecrets(ctx.storage.sql, env, () => ctx.id.name);
     this.runs = new RunIndex(this.index);
-    this.quota = new TenantLimits(env as unknown as Record<string, unknown>, tenantStore, () => tenantStore.config());
+    this.quota = new TenantLimits(
+      env as unknown as Record<string, unknown>,
+      tenantStore,
+      () => tenantStore.config(),
+      async (day) => ledgerApi(env, ctx.id.name ?? "").tokensOn(day),
+      (promise) => ctx.waitUntil(promise),
+    );
     this.access = new TenantAccessControl({
       env,
       tenantStore,

@@ -8,6 +8,7 @@ import {
   LIMIT_NAMES,
   limitsView,
   slotFree,
+  spendRefusal,
   startRateRefusal,
 } from "../../src/policy/tenant-limits";
 
@@ -68,6 +69,20 @@ describe("admitRun and slots", () => {
       limit: "runStartsPerMinute",
       message: "Too many run starts: the limit is 9 per minute",
       retryAfterMs: 1234,
+    });
+  });
+});
+
+describe("spendRefusal: tokens per UTC day", () => {
+  const limits = { ...DEFAULT_LIMITS, tokensPerDay: 1000 };
+
+  it("refuses from the limit on, until the next UTC midnight", () => {
+    const now = Date.UTC(2026, 10, 26, 23, 59, 0);
+    expect(spendRefusal(999, limits, now)).toBeNull();
+    expect(spendRefusal(1000, limits, now)).toEqual({
+      limit: "tokensPerDay",
+      message: "Token limit reached: 1000 of 1000 tokens used today (UTC)",
+      retryAfterMs: 60_000,
     });
   });
 });
