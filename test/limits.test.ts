@@ -128,6 +128,23 @@ describe("run starts per minute, on every door", () => {
   });
 });
 
+describe("sessions.search calls per minute", () => {
+  it("are refused past the limit with the gateway's error frame", async () => {
+    const t = await tenantWith("lim-search", "search", { limits: { searchesPerMinute: 2 } });
+    const client = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    open.push(client);
+    for (let i = 0; i < 2; i++) expect((await client.request("sessions.search", { query: "hello" })).ok).toBe(true);
+    const refused = await client.request("sessions.search", { query: "hello" });
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toMatchObject({
+      code: "UNAVAILABLE",
+      message: "Too many searches: the limit is 2 per minute",
+      retryable: true,
+    });
+    expect(refused.error.retryAfterMs).toBeGreaterThan(1000);
+  });
+});
+
 describe("tokens per day (the spend cap)", () => {
   it("refuses new runs once today's tokens reach the limit, until UTC midnight", async () => {
     const t = await tenantWith("lim-spend", "spend");

@@ -11,6 +11,7 @@ export const LIMIT_NAMES = [
   "runStartsPerMinute",
   "toolsPerMinute",
   "completionsPerMinute",
+  "searchesPerMinute",
   "tokensPerDay",
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
@@ -29,6 +30,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   runStartsPerMinute: 600,
   toolsPerMinute: 6000,
   completionsPerMinute: 600,
+  searchesPerMinute: 60,
   tokensPerDay: 50_000_000,
 });
 
@@ -39,6 +41,7 @@ export const LIMIT_VARS: Readonly<Record<LimitName, string>> = Object.freeze({
   runStartsPerMinute: "LIMIT_RUN_STARTS_PER_MINUTE",
   toolsPerMinute: "LIMIT_TOOLS_PER_MINUTE",
   completionsPerMinute: "LIMIT_COMPLETIONS_PER_MINUTE",
+  searchesPerMinute: "LIMIT_SEARCHES_PER_MINUTE",
   tokensPerDay: "LIMIT_TOKENS_PER_DAY",
 });
 
@@ -167,5 +170,10 @@ export type LimitsState = {
   deployment: Limits;
 };
 
-/** Meters counted per minute against a limit of the same name. */
-export type Meter = "tools" | "completions";
+/** Meters counted per minute, each against its limit. */
+export const METER_LIMITS = Object.freeze({
+  tools: "toolsPerMinute",
+  completions: "completionsPerMinute",
+  search: "searchesPerMinute",
+} as const satisfies Record<string, LimitName>);
+export type Meter = keyof typeof METER_LIMITS;

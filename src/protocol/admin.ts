@@ -97,6 +97,7 @@ export const limitOverrideSchema = z
     runStartsPerMinute: z.int().min(1).optional().describe("Runs started per minute from every door."),
     toolsPerMinute: z.int().min(1).optional().describe("Tool calls per minute (/tools/invoke, MCP)."),
     completionsPerMinute: z.int().min(1).optional().describe("Runs per minute through the OpenAI routes."),
+    searchesPerMinute: z.int().min(1).optional().describe("sessions.search calls per minute."),
     tokensPerDay: z.int().min(1).optional().describe("Tokens the tenant's runs may use per UTC day (a spend cap)."),
   })
   .meta({ id: "LimitOverride" });
@@ -111,6 +112,7 @@ const limitValuesSchema = z.object({
   runStartsPerMinute: z.number(),
   toolsPerMinute: z.number(),
   completionsPerMinute: z.number(),
+  searchesPerMinute: z.number(),
   tokensPerDay: z.number(),
 });
 
@@ -124,6 +126,7 @@ export const limitsResponseSchema = z
       runStartsPerMinute: limitUseSchema,
       toolsPerMinute: limitUseSchema,
       completionsPerMinute: limitUseSchema,
+      searchesPerMinute: limitUseSchema,
       tokensPerDay: limitUseSchema,
     }),
   })

@@ -249,6 +249,7 @@ export const tenantConfigSchema = z.strictObject({
       runsInFlight: z.int().min(1).optional(),
       runsQueued: z.int().min(1).optional(),
       runStartsPerMinute: z.int().min(1).optional(),
+      searchesPerMinute: z.int().min(1).optional(),
       tokensPerDay: z.int().min(1).optional(),
     })
     .optional(),

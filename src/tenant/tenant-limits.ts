@@ -5,6 +5,7 @@ import {
   type Limits,
   type LimitsState,
   limitsView,
+  METER_LIMITS,
   type Meter,
   type Refusal,
   spendRefusal,
@@ -50,7 +51,7 @@ export class TenantLimits {
   /** One call of a meter: 0 when admitted, else the milliseconds until its window resets. */
   admitMeter(meter: Meter): { retryAfterMs: number; perMinute: number } {
     const limits = this.effective();
-    const perMinute = meter === "tools" ? limits.toolsPerMinute : limits.completionsPerMinute;
+    const perMinute = limits[METER_LIMITS[meter]];
     return { retryAfterMs: this.meters.admit(meter, perMinute), perMinute };
   }
 

@@ -1,0 +1,8 @@
+import type { TenantContext } from "./context";
+import { rateLimited } from "./errors";
+
+/** Counts one `sessions.search` call against the tenant's searchesPerMinute limit; refuses over it. */
+export async function admitSearch(ctx: TenantContext): Promise<void> {
+  const { retryAfterMs, perMinute } = await ctx.tenant.admit("search");
+  if (retryAfterMs > 0) throw rateLimited(`Too many searches: the limit is ${perMinute} per minute`, retryAfterMs);
+}
