@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { ADMIN, call, createTenant, issueToken } from "./helpers";
+import { ADMIN, call, createTenant, issueToken, until } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
 
 /** Tenant limits (docs/operations.md "Tenant limits"): operator ceilings, tenant config under them, refusals. */
@@ -145,6 +145,30 @@ describe("sessions.search calls per minute", () => {
   });
 });
 
+describe("gateway sockets per tenant", () => {
+  it("refuses an upgrade past the limit with 429 and Retry-After; a closed socket frees its place", async () => {
+    const t = await tenantWith("lim-sockets", "sockets", { limits: { sockets: 2 } });
+    const first = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    const second = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    open.push(second);
+    const third = await call(t.prefix, { token: null, headers: { Upgrade: "websocket" } });
+    expect(third.status).toBe(429);
+    expect(third.headers.get("retry-after")).toBe("10");
+    expect(third.data).toEqual({
+      ok: false,
+      error: { type: "rate_limited", message: "Too many gateway connections: the limit is 2 per tenant" },
+    });
+    const limits = (await call(`${t.prefix}/v1/limits`, { token: t.token })).data.limits;
+    expect(limits.sockets).toEqual({ limit: 2, used: 2 });
+    first.close();
+    await until(
+      () => call(`${t.prefix}/v1/limits`, { token: t.token }),
+      (res) => res.data.limits.sockets.used === 1,
+    );
+    open.push(await GatewayClient.connect({ path: t.prefix, token: t.token }));
+  });
+});
+
 describe("tokens per day (the spend cap)", () => {
   it("refuses new runs once today's tokens reach the limit, until UTC midnight", async () => {
     const t = await tenantWith("lim-spend", "spend");
@@ -206,7 +230,7 @@ describe("limits: operator ceilings, tenant config under them", () => {
     const zero = await setOverride("lim-bad", { runsInFlight: 0 });
     expect(zero.status).toBe(400);
     expect(zero.data.ok).toBe(false);
-    expect((await setOverride("lim-bad", { sockets: 5 })).status).toBe(400);
+    expect((await setOverride("lim-bad", { widgets: 5 })).status).toBe(400);
     expect((await call("/v1/admin/tenants/lim-nobody/limits", { token: ADMIN })).status).toBe(404);
     expect((await call("/t/lim-bad/v1/limits", { token: null })).status).toBe(401);
   });

@@ -13,6 +13,7 @@ export const LIMIT_NAMES = [
   "completionsPerMinute",
   "searchesPerMinute",
   "tokensPerDay",
+  "sockets",
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 export type Limits = Record<LimitName, number>;
@@ -32,6 +33,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   completionsPerMinute: 600,
   searchesPerMinute: 60,
   tokensPerDay: 50_000_000,
+  sockets: 10_000,
 });
 
 /** The wrangler var that sets each limit's deployment default. */
@@ -43,6 +45,7 @@ export const LIMIT_VARS: Readonly<Record<LimitName, string>> = Object.freeze({
   completionsPerMinute: "LIMIT_COMPLETIONS_PER_MINUTE",
   searchesPerMinute: "LIMIT_SEARCHES_PER_MINUTE",
   tokensPerDay: "LIMIT_TOKENS_PER_DAY",
+  sockets: "LIMIT_SOCKETS",
 });
 
 /** The deployment's defaults: each var when it is a positive integer, else the built-in default. */
@@ -133,6 +136,19 @@ export function spendRefusal(tokensToday: number, limits: Limits, now: number): 
     limit: "tokensPerDay",
     message: `Token limit reached: ${tokensToday} of ${limits.tokensPerDay} tokens used today (UTC)`,
     retryAfterMs: midnight - now,
+  };
+}
+
+/** How long a client is told to wait when the tenant's sockets are all taken. */
+export const SOCKETS_FULL_RETRY_MS = 10_000;
+
+/** A new gateway socket of the tenant, given how many it has (here and in its hub objects). */
+export function socketRefusal(sockets: number, limits: Limits): Refusal | null {
+  if (sockets < limits.sockets) return null;
+  return {
+    limit: "sockets",
+    message: `Too many gateway connections: the limit is ${limits.sockets} per tenant`,
+    retryAfterMs: SOCKETS_FULL_RETRY_MS,
   };
 }
 

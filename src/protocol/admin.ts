@@ -99,6 +99,7 @@ export const limitOverrideSchema = z
     completionsPerMinute: z.int().min(1).optional().describe("Runs per minute through the OpenAI routes."),
     searchesPerMinute: z.int().min(1).optional().describe("sessions.search calls per minute."),
     tokensPerDay: z.int().min(1).optional().describe("Tokens the tenant's runs may use per UTC day (a spend cap)."),
+    sockets: z.int().min(1).optional().describe("Gateway WebSockets of the tenant at once (all its hub objects)."),
   })
   .meta({ id: "LimitOverride" });
 
@@ -114,6 +115,7 @@ const limitValuesSchema = z.object({
   completionsPerMinute: z.number(),
   searchesPerMinute: z.number(),
   tokensPerDay: z.number(),
+  sockets: z.number(),
 });
 
 /** `GET /v1/limits`: the tenant's limits in force and what is used of them. */
@@ -128,6 +130,7 @@ export const limitsResponseSchema = z
       completionsPerMinute: limitUseSchema,
       searchesPerMinute: limitUseSchema,
       tokensPerDay: limitUseSchema,
+      sockets: limitUseSchema,
     }),
   })
   .meta({ id: "Limits" });

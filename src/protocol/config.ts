@@ -251,6 +251,7 @@ export const tenantConfigSchema = z.strictObject({
       runStartsPerMinute: z.int().min(1).optional(),
       searchesPerMinute: z.int().min(1).optional(),
       tokensPerDay: z.int().min(1).optional(),
+      sockets: z.int().min(1).optional(),
     })
     .optional(),
 });

@@ -6,6 +6,8 @@ import { HubRelay } from "../gateway/hub-relay";
 import { hubCapacity, TENANT_HUB } from "../gateway/hub-routing";
 
 import type { SessionRow } from "../model/session-row";
+import type { Refusal } from "../policy/tenant-limits";
+import { errorBody } from "../protocol/http";
 import { hubApi } from "../stubs";
 import { HubStore } from "./hub-store";
 
@@ -19,7 +21,11 @@ export class TenantGateway {
   readonly hub: GatewayHub;
   private readonly relay: HubRelay;
 
-  constructor(host: HubHost) {
+  constructor(
+    host: HubHost,
+    /** Refuses a new socket of a tenant that has `sockets` already (its limit), else null. */
+    private readonly socketRefusal: (sockets: number) => Refusal | null,
+  ) {
     this.hub = new GatewayHub({ ...host, tenantInProcess: true });
     this.relay = new HubRelay(
       new HubStore(host.ctx.storage.sql),
@@ -32,10 +38,17 @@ export class TenantGateway {
   /** An upgrade: accepted here, or answered with the hub object it goes to (the worker forwards it). */
   upgrade(request: Request, tenantId: string | undefined): Promise<Response> | Response {
     if (tenantId && request.headers.get("upgrade")?.toLowerCase() === "websocket") {
+      const refused = this.socketRefusal(this.sockets());
+      if (refused) return refusedResponse(refused);
       const hub = this.relay.assign(this.hub.connections.size);
       if (hub !== TENANT_HUB) return new Response(null, { status: 204, headers: { [HUB_HEADER]: String(hub) } });
     }
     return this.hub.upgrade(request, tenantId);
+  }
+
+  /** The tenant's gateway sockets: here and in its hub objects. */
+  sockets(): number {
+    return this.hub.connections.size + this.relay.sockets();
   }
 
   /** A hub object's connections changed. */
@@ -87,4 +100,12 @@ export class TenantGateway {
   forget(): void {
     this.relay.forget();
   }
+}
+
+/** A refused upgrade: 429 before any socket exists, as every HTTP refusal over a limit. */
+function refusedResponse(refusal: Refusal): Response {
+  return Response.json(errorBody("rate_limited", refusal.message), {
+    status: 429,
+    headers: { "Retry-After": String(Math.ceil(refusal.retryAfterMs / 1000)) },
+  });
 }

@@ -8,6 +8,7 @@ import {
   METER_LIMITS,
   type Meter,
   type Refusal,
+  socketRefusal,
   spendRefusal,
   utcDay,
 } from "../policy/tenant-limits";
@@ -39,6 +40,8 @@ export class TenantLimits {
     /** Today's tokens from the tenant's ledger. */
     private readonly tokensOn: (day: string) => Promise<number>,
     private readonly waitUntil: (promise: Promise<unknown>) => void,
+    /** The tenant's gateway sockets now. */
+    private readonly sockets: () => number,
   ) {
     this.deployment = deploymentLimits(vars);
     this.quota = new RunQuota(() => this.effective());
@@ -53,6 +56,11 @@ export class TenantLimits {
     const limits = this.effective();
     const perMinute = limits[METER_LIMITS[meter]];
     return { retryAfterMs: this.meters.admit(meter, perMinute), perMinute };
+  }
+
+  /** A new gateway socket, given the tenant's sockets now. */
+  admitSocket(sockets: number): Refusal | null {
+    return socketRefusal(sockets, this.effective());
   }
 
   admitRun(runId: string, now = Date.now()): Refusal | null {
@@ -86,7 +94,11 @@ export class TenantLimits {
   state(override?: Record<string, unknown> | null): LimitsState {
     if (override !== undefined) this.store.saveLimitOverride(cleanOverride(override ?? {}));
     return {
-      limits: limitsView(this.effective(), { ...this.quota.used(), tokensPerDay: this.tokensToday(Date.now()) }),
+      limits: limitsView(this.effective(), {
+        ...this.quota.used(),
+        tokensPerDay: this.tokensToday(Date.now()),
+        sockets: this.sockets(),
+      }),
       override: this.store.limitOverride(),
       deployment: this.deployment,
     };

@@ -71,6 +71,7 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
       () => tenantStore.config(),
       async (day) => ledgerApi(env, ctx.id.name ?? "").tokensOn(day),
       (promise) => ctx.waitUntil(promise),
+      () => this.gateway.sockets(),
     );
     this.access = new TenantAccessControl({
       env,
@@ -79,13 +80,16 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
       closeConnections: (tokenId) => this.gateway.closeToken(tokenId),
       endFollows: (follows) => endFollowsIn(env, tenantStore.tenantId(), follows),
     });
-    this.gateway = new TenantGateway({
-      ctx,
-      env,
-      config: () => tenantStore.config(),
-      authenticate: (token) => this.access.authenticateBearer(token),
-      tenant: this,
-    });
+    this.gateway = new TenantGateway(
+      {
+        ctx,
+        env,
+        config: () => tenantStore.config(),
+        authenticate: (token) => this.access.authenticateBearer(token),
+        tenant: this,
+      },
+      (sockets) => this.quota.admitSocket(sockets),
+    );
     this.directory = new SessionDirectory({
       env,
       index: this.index,

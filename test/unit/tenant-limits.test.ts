@@ -8,6 +8,7 @@ import {
   LIMIT_NAMES,
   limitsView,
   slotFree,
+  socketRefusal,
   spendRefusal,
   startRateRefusal,
 } from "../../src/policy/tenant-limits";
@@ -87,9 +88,21 @@ describe("spendRefusal: tokens per UTC day", () => {
   });
 });
 
+describe("socketRefusal: gateway sockets per tenant", () => {
+  it("refuses the socket that would pass the limit", () => {
+    const limits = { ...DEFAULT_LIMITS, sockets: 2 };
+    expect(socketRefusal(1, limits)).toBeNull();
+    expect(socketRefusal(2, limits)).toEqual({
+      limit: "sockets",
+      message: "Too many gateway connections: the limit is 2 per tenant",
+      retryAfterMs: 10_000,
+    });
+  });
+});
+
 describe("views and stored overrides", () => {
   it("keeps only known limits with positive whole values", () => {
-    expect(cleanOverride({ runsInFlight: 4, runsQueued: 0, sockets: 3, toolsPerMinute: 2.5 })).toEqual({
+    expect(cleanOverride({ runsInFlight: 4, runsQueued: 0, widgets: 3, toolsPerMinute: 2.5 })).toEqual({
       runsInFlight: 4,
     });
   });
