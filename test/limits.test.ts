@@ -169,6 +169,34 @@ describe("gateway sockets per tenant", () => {
   });
 });
 
+describe("automations per tenant", () => {
+  it("count and interval: the tenant lowers the job count and raises the interval floor, never the reverse", async () => {
+    const t = await tenantWith("lim-cron", "cron", { limits: { cronJobs: 500, cronMinIntervalMs: 60_000 } });
+    expect((await setOverride("lim-cron", { cronJobs: 1, cronMinIntervalMs: 1_000 })).status).toBe(200);
+    const client = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    open.push(client);
+    const job = (everyMs: number) => ({
+      name: `every ${everyMs}`,
+      enabled: true,
+      sessionTarget: "isolated",
+      wakeMode: "now",
+      schedule: { kind: "every", everyMs },
+      payload: { kind: "agentTurn", message: "hello" },
+    });
+    // The operator allows every second; the tenant's own floor of a minute holds.
+    const fast = await client.request("cron.add", job(30_000));
+    expect(fast.error?.message).toBe(
+      "invalid cron.add params: schedule.everyMs must be at least 60000 ms on this deployment",
+    );
+    expect((await client.request("cron.add", job(3_600_000))).ok).toBe(true);
+    // The operator's one job holds over the tenant's 500.
+    const second = await client.request("cron.add", job(3_600_000));
+    expect(second.error?.message).toBe("invalid cron.add params: a tenant can have at most 1 automations");
+    const limits = (await call(`${t.prefix}/v1/limits`, { token: t.token })).data.limits;
+    expect(limits).toMatchObject({ cronJobs: { limit: 1 }, cronMinIntervalMs: { limit: 60_000 } });
+  });
+});
+
 describe("tokens per day (the spend cap)", () => {
   it("refuses new runs once today's tokens reach the limit, until UTC midnight", async () => {
     const t = await tenantWith("lim-spend", "spend");

@@ -14,6 +14,8 @@ export const LIMIT_NAMES = [
   "searchesPerMinute",
   "tokensPerDay",
   "sockets",
+  "cronJobs",
+  "cronMinIntervalMs",
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 export type Limits = Record<LimitName, number>;
@@ -34,6 +36,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   searchesPerMinute: 60,
   tokensPerDay: 50_000_000,
   sockets: 10_000,
+  cronJobs: 100,
+  cronMinIntervalMs: 2_000,
 });
 
 /** The wrangler var that sets each limit's deployment default. */
@@ -46,7 +50,13 @@ export const LIMIT_VARS: Readonly<Record<LimitName, string>> = Object.freeze({
   searchesPerMinute: "LIMIT_SEARCHES_PER_MINUTE",
   tokensPerDay: "LIMIT_TOKENS_PER_DAY",
   sockets: "LIMIT_SOCKETS",
+  // The automations' vars of earlier releases keep their names.
+  cronJobs: "CRON_MAX_JOBS_PER_TENANT",
+  cronMinIntervalMs: "CRON_MIN_INTERVAL_MS",
 });
+
+/** Floors, not ceilings: the stricter value is the larger one, so a tenant may only raise them. */
+const FLOORS: ReadonlySet<LimitName> = new Set(["cronMinIntervalMs"]);
 
 /** The deployment's defaults: each var when it is a positive integer, else the built-in default. */
 export function deploymentLimits(vars: Record<string, unknown>): Limits {
@@ -66,7 +76,8 @@ export type TenantLimitConfig = {
 
 /**
  * The limits in force: min(tenant config, operator override or deployment default). A tenant
- * value above its ceiling is kept in its config but has no effect (it can lower, never raise).
+ * value above its ceiling is kept in its config but has no effect (it can lower, never raise);
+ * for a floor (cronMinIntervalMs) the other way round.
  */
 export function effectiveLimits(deployment: Limits, override: PartialLimits, config: TenantLimitConfig): Limits {
   const own: PartialLimits = {
@@ -79,7 +90,7 @@ export function effectiveLimits(deployment: Limits, override: PartialLimits, con
   const limits = { ...deployment };
   for (const name of LIMIT_NAMES) {
     const ceiling = override[name] ?? deployment[name];
-    limits[name] = Math.min(ceiling, own[name] ?? ceiling);
+    limits[name] = (FLOORS.has(name) ? Math.max : Math.min)(ceiling, own[name] ?? ceiling);
   }
   return limits;
 }

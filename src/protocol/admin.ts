@@ -100,6 +100,8 @@ export const limitOverrideSchema = z
     searchesPerMinute: z.int().min(1).optional().describe("sessions.search calls per minute."),
     tokensPerDay: z.int().min(1).optional().describe("Tokens the tenant's runs may use per UTC day (a spend cap)."),
     sockets: z.int().min(1).optional().describe("Gateway WebSockets of the tenant at once (all its hub objects)."),
+    cronJobs: z.int().min(1).optional().describe("Automations (cron jobs) of the tenant."),
+    cronMinIntervalMs: z.int().min(1).optional().describe("The shortest interval an automation may repeat at."),
   })
   .meta({ id: "LimitOverride" });
 
@@ -116,6 +118,8 @@ const limitValuesSchema = z.object({
   searchesPerMinute: z.number(),
   tokensPerDay: z.number(),
   sockets: z.number(),
+  cronJobs: z.number(),
+  cronMinIntervalMs: z.number(),
 });
 
 /** `GET /v1/limits`: the tenant's limits in force and what is used of them. */
@@ -131,6 +135,8 @@ export const limitsResponseSchema = z
       searchesPerMinute: limitUseSchema,
       tokensPerDay: limitUseSchema,
       sockets: limitUseSchema,
+      cronJobs: limitUseSchema,
+      cronMinIntervalMs: limitUseSchema,
     }),
   })
   .meta({ id: "Limits" });

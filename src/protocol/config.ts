@@ -252,6 +252,9 @@ export const tenantConfigSchema = z.strictObject({
       searchesPerMinute: z.int().min(1).optional(),
       tokensPerDay: z.int().min(1).optional(),
       sockets: z.int().min(1).optional(),
+      cronJobs: z.int().min(1).optional(),
+      /** A floor: the tenant may only raise it. */
+      cronMinIntervalMs: z.int().min(1).optional(),
     })
     .optional(),
 });

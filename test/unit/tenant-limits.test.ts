@@ -39,6 +39,15 @@ describe("effectiveLimits: min(tenant config, operator override or deployment de
     expect(limits.completionsPerMinute).toBe(5);
   });
 
+  it("treats the automation interval as a floor: a tenant may only raise it", () => {
+    expect(effectiveLimits(deployment, {}, { limits: { cronMinIntervalMs: 60_000 } }).cronMinIntervalMs).toBe(60_000);
+    expect(effectiveLimits(deployment, {}, { limits: { cronMinIntervalMs: 10 } }).cronMinIntervalMs).toBe(2_000);
+    expect(deploymentLimits({ CRON_MIN_INTERVAL_MS: "30000", CRON_MAX_JOBS_PER_TENANT: "5" })).toMatchObject({
+      cronMinIntervalMs: 30_000,
+      cronJobs: 5,
+    });
+  });
+
   it("puts the operator's override in place of the deployment default, above or below it", () => {
     const override = { runsInFlight: 200, runsQueued: 4 };
     expect(effectiveLimits(deployment, override, {})).toMatchObject({ runsInFlight: 200, runsQueued: 4 });
