@@ -128,6 +128,57 @@ describe("run starts per minute, on every door", () => {
   });
 });
 
+describe("run starts through tools: MCP and /tools/invoke", () => {
+  it("a sessions_spawn past runStartsPerMinute is an MCP tool error with retryAfterSeconds, and a 429 over HTTP", async () => {
+    const t = await tenantWith("lim-mcp", "mcp", {
+      limits: { runStartsPerMinute: 1 },
+      gateway: { tools: { allow: ["sessions_spawn"] } },
+    });
+    const mcp = (id: number) =>
+      call(`${t.prefix}/mcp`, {
+        method: "POST",
+        token: t.token,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "sessions_spawn", arguments: { task: `task ${id}` } },
+        }),
+      });
+    const lastMessage = (res: Awaited<ReturnType<typeof mcp>>) =>
+      res.headers.get("content-type")?.includes("text/event-stream")
+        ? JSON.parse(
+            res.text
+              .split("\n")
+              .filter((line) => line.startsWith("data: "))
+              .at(-1)!
+              .slice(6),
+          )
+        : res.data;
+    const first = lastMessage(await mcp(1));
+    expect(first.result.isError).toBeFalsy();
+    const second = lastMessage(await mcp(2));
+    expect(second.result.isError).toBe(true);
+    expect(second.result.structuredContent).toMatchObject({
+      status: "error",
+      error: "Too many run starts: the limit is 1 per minute",
+    });
+    expect(second.result.structuredContent.retryAfterSeconds).toBeGreaterThan(1);
+    const http = await call(`${t.prefix}/tools/invoke`, {
+      method: "POST",
+      token: t.token,
+      json: { tool: "sessions_spawn", args: { task: "over http" } },
+    });
+    expect(http.status).toBe(429);
+    expect(Number(http.headers.get("retry-after"))).toBeGreaterThan(1);
+    expect(http.data.error).toEqual({
+      type: "rate_limited",
+      message: "Too many run starts: the limit is 1 per minute",
+    });
+  });
+});
+
 describe("sessions.search calls per minute", () => {
   it("are refused past the limit with the gateway's error frame", async () => {
     const t = await tenantWith("lim-search", "search", { limits: { searchesPerMinute: 2 } });
