@@ -21,8 +21,13 @@ async function makeTenant(baseUrl, signal, id) {
   const admin = httpClient(baseUrl, { token: ADMIN, signal });
   await admin.post("/v1/admin/tenants", { id }, { expect: 201 });
   const issued = JSON.parse(
-    (await admin.post(`/v1/admin/tenants/${id}/tokens`, { scopes: ["operator.write", "operator.read"] }, { expect: 201 }))
-      .text,
+    (
+      await admin.post(
+        `/v1/admin/tenants/${id}/tokens`,
+        { scopes: ["operator.write", "operator.read"] },
+        { expect: 201 },
+      )
+    ).text,
   );
   return { admin, client: httpClient(`${baseUrl}/t/${id}`, { token: issued.token, signal }) };
 }
