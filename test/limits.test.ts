@@ -283,6 +283,15 @@ describe("limits: operator ceilings, tenant config under them", () => {
     });
     const mine = await call(`${t.prefix}/v1/limits`, { token: t.token });
     expect(mine.status).toBe(200);
+    // The same over the gateway, for a read-only token too.
+    const reader = await issueToken("lim-views", ["operator.read"]);
+    const client = await GatewayClient.connect({ path: t.prefix, token: reader.token });
+    open.push(client);
+    const overGateway = await client.request("limits.get", {});
+    // As over HTTP, but with this socket counted.
+    expect(overGateway.payload).toEqual({
+      limits: { ...mine.data.limits, sockets: { limit: 10_000, used: mine.data.limits.sockets.used + 1 } },
+    });
     expect(mine.data.limits).toMatchObject({
       runsInFlight: { limit: 64, used: 0 },
       runsQueued: { limit: 256, used: 0 },

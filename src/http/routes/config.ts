@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { tenantLimitsView } from "../../domain/limits";
 import { putConfig } from "../../domain/tenant-admin";
 import { tenantConfigSchema } from "../../protocol/config";
 import { type AppEnv, requireScope } from "../context";
@@ -13,7 +14,7 @@ configRoutes.get("/v1/config", requireScope("operator.admin"), async (c) => {
 
 /** The tenant's limits in force and what is used of them (docs/operations.md "Tenant limits"). */
 configRoutes.get("/v1/limits", requireScope("operator.read"), async (c) => {
-  return c.json({ ok: true, limits: (await c.var.tenant.tenant.limits()).limits });
+  return c.json({ ok: true, ...(await tenantLimitsView(c.var.tenant)) });
 });
 
 configRoutes.put("/v1/config", requireScope("operator.admin"), async (c) => {
