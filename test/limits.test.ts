@@ -56,7 +56,8 @@ describe("runs in flight per tenant", () => {
   }, 120_000);
 
   it("a full queue refuses new runs with 429 and Retry-After; the accepted ones all end ok", async () => {
-    const t = await tenantWith("lim-queue", "queue");
+    // Each call holds the model a second: the burst arrives while the first run holds the one slot.
+    const t = await tenantWith("lim-queue", "slow-queue");
     expect((await setOverride("lim-queue", { runsInFlight: 1, runsQueued: 2 })).status).toBe(200);
     const starts = await Promise.all(Array.from({ length: 8 }, (_, i) => ingestRun(t, `queue-${i}`)));
     const accepted = starts.filter((s) => s.status < 300);
@@ -73,7 +74,7 @@ describe("runs in flight per tenant", () => {
     }
     const statuses = await Promise.all(accepted.map((s) => runStatus(t, s.data.runId)));
     expect(statuses.every((s) => s === "ok")).toBe(true);
-    expect((await gauge("queue")).peak).toBe(1);
+    expect((await gauge("slow-queue")).peak).toBe(1);
   }, 30_000);
 });
 

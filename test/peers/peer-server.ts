@@ -100,9 +100,13 @@ export async function startPeers(): Promise<Peers> {
  * A scripted agent for the agent-to-agent flow: the reply depends on the step, read from the
  * system prompt the service sends (primary, ping-pong turn N, announce). "!error" answers 500.
  */
-/** A `gauge:<name>` model answers as `echo` after GAUGE_HOLD_MS, counting the calls it has at once. */
+/**
+ * A `gauge:<name>` model answers as `echo` after GAUGE_HOLD_MS (a `gauge:slow-…` one after
+ * GAUGE_SLOW_HOLD_MS), counting the calls it has at once.
+ */
 type Gauge = { peak: number; now: number; calls: number };
 const GAUGE_HOLD_MS = 150;
+const GAUGE_SLOW_HOLD_MS = 1_000;
 
 async function gauged(gauges: Map<string, Gauge>, name: string, answer: () => Promise<void>) {
   const gauge = gauges.get(name) ?? { peak: 0, now: 0, calls: 0 };
@@ -110,7 +114,7 @@ async function gauged(gauges: Map<string, Gauge>, name: string, answer: () => Pr
   gauge.now++;
   gauge.peak = Math.max(gauge.peak, gauge.now);
   try {
-    await sleep(GAUGE_HOLD_MS);
+    await sleep(name.startsWith("gauge:slow-") ? GAUGE_SLOW_HOLD_MS : GAUGE_HOLD_MS);
     await answer();
   } finally {
     gauge.now--;
