@@ -12,16 +12,10 @@ import { RateLimiter } from "./rate-limit";
 
 /** An admitted run counts as queued this long before it reaches a slot (or its start failed). */
 const ADMITTED_MS = 10_000;
-/**
- * A slot its holder never gave back (its object vanished mid-call) is taken back after this
- * long; the runtime normally disposes a lost holder's stub long before.
- */
+/** A slot its holder never gave back (its object vanished mid-call) is taken back after this long. */
 export const MODEL_SLOT_LEASE_MS = 10 * 60_000;
 
-/**
- * One model call's slot, handed to the session object that makes the call: disposing its stub
- * (or the runtime doing so when the holder is gone) gives the slot back.
- */
+/** One model call's slot, handed to the session object that makes the call: disposing its stub gives it back. */
 export class ModelSlot extends RpcTarget {
   constructor(private release: (() => void) | null) {
     super();
