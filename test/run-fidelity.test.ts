@@ -312,10 +312,10 @@ describe("runs an abort may catch on their way", () => {
     const tenant = env.TENANTS.getByName("fid-recent") as any;
     // Runs a tool or flow starts by other paths are recorded, but no abort waits for them.
     expect(await tenant.recordRun("flow-run", "agent:main:k")).toBe("agent:main:k");
-    expect(await tenant.recordRun("send-run", "agent:main:k", true)).toBe("agent:main:k");
-    expect(await tenant.recordRun("other-run", "agent:main:other", true)).toBe("agent:main:other");
+    expect(await tenant.recordRunStart("send-run", "agent:main:k")).toEqual({ owner: "agent:main:k" });
+    expect(await tenant.recordRunStart("other-run", "agent:main:other")).toEqual({ owner: "agent:main:other" });
     // A run id owned by another session is not this key's.
-    expect(await tenant.recordRun("other-run", "agent:main:k", true)).toBe("agent:main:other");
+    expect(await tenant.recordRunStart("other-run", "agent:main:k")).toEqual({ owner: "agent:main:other" });
     expect(await tenant.recentRunIds("agent:main:k")).toEqual(["send-run"]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { until } from "./helpers";
+import { history, until } from "./helpers";
 import { toolModel as model, toolLoopTenant as tenantWith, transcript } from "./tool-loop-tenant";
 import type { GatewayClient } from "./ws-helpers";
 
@@ -245,7 +245,11 @@ describe("a tool loop stopped while a sessions_send waits", () => {
       // The first round is done and the send reached its target, whose model never answers: the call waits.
       await toolCallsEnded(client, runId, 1);
       await until(
-        () => transcript(id, token, "agent:slow:main"),
+        // The target comes into being only when the send reaches it (404 until then).
+        async () => {
+          const res = await history("agent:slow:main", "?limit=200", { token, prefix: `/t/${id}` });
+          return res.status === 200 ? (res.data.messages as Array<Record<string, any>>) : [];
+        },
         (target) => target.some((m) => m.role === "user" && m.content === `ping ${i}`),
         5_000,
       );

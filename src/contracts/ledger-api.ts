@@ -28,6 +28,8 @@ export interface LedgerApi {
   record(event: UsageEvent): Awaitable<void>;
   log(line: TenantLogLine): Awaitable<void>;
   usage(query: UsageQuery): Awaitable<UsageRows>;
+  /** Tokens of every run on one UTC day (`YYYY-MM-DD`), for the tenant's tokensPerDay limit. */
+  tokensOn(date: string): Awaitable<number>;
   /** Not `tail`: that name is the runtime's Tail Worker handler, not callable over RPC. */
   readLogs(query: LogTailQuery): Awaitable<LogTail>;
   /** Forgets everything (tenant deletion). */

@@ -14,7 +14,12 @@ export type CronResult<T> =
   | { ok: false; code: "changed"; error: string; details: Record<string, unknown> };
 
 /** Who asks: the config they act under and the origin their requests came from. */
-export type CronCallerInfo = { config: TenantConfig; origin?: string };
+/** `limits`: the tenant's automation limits in force (docs/operations.md "Tenant limits"). */
+export type CronCallerInfo = {
+  config: TenantConfig;
+  origin?: string;
+  limits?: { minIntervalMs: number; maxJobs: number };
+};
 
 export type CronRunMode = "due" | "force" | "if-enabled";
 

@@ -1,4 +1,5 @@
 import type { SessionRow } from "../model/session-row";
+import type { LimitsState, Meter, Refusal } from "../policy/tenant-limits";
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
 import type {
@@ -89,17 +90,25 @@ export interface TenantApi {
   /** A value for a run of this tenant; null when there is no such entry. */
   resolveSecret(name: string): Awaitable<ResolvedSecret | null>;
   // Runs
+  /** Records which session a run id belongs to (a run started by a run: spawn, send, flows); answers its owner. */
+  recordRun(runId: string, key: string): Awaitable<string>;
   /**
-   * Records which session a run id belongs to; answers its owner. `abortable`: the run starts
-   * through the session's startRun, so an abort without a run id may catch it on its way.
+   * A door's run start (chat.send, agent, ingest, OpenAI routes, automations): refused over the
+   * tenant's run limits, else recorded as recordRun does and abortable on its way to the session
+   * (an abort without a run id catches it). A run id recorded before is never refused.
    */
-  recordRun(runId: string, key: string, abortable?: boolean): Awaitable<string>;
+  recordRunStart(runId: string, key: string): Awaitable<{ owner: string } | { refused: Refusal }>;
+  /** A slot for one model call of a run, once one is free (FIFO); disposing it gives it back. */
+  acquireModelSlot(runId: string): Promise<Disposable>;
+  /** The tenant's limits and what is used of them; `override` replaces the operator's values (null clears). */
+  limits(override?: Record<string, unknown> | null): Awaitable<LimitsState>;
   runKey(runId: string): Awaitable<string | null>;
   /** The run's session once its id is recorded, waiting up to `timeoutMs`; null when it is not by then. */
   waitForRunKey(runId: string, timeoutMs: number): Awaitable<string | null>;
   /** Abortable run ids recorded for `key` a moment ago (their start may still be on its way to the session). */
   recentRunIds(key: string): Awaitable<string[]>;
-  admit(meter: string, perMinute: number): Awaitable<number>;
+  /** Counts one call of a per-minute meter: `retryAfterMs` 0 when admitted. */
+  admit(meter: Meter): Awaitable<{ retryAfterMs: number; perMinute: number }>;
   // Session index
   publish(update: SessionUpdate): Awaitable<{ hot: boolean }>;
   /**

@@ -87,15 +87,11 @@ export class Scheduler {
   // ── Definitions ─────────────────────────────────────────────────────────
 
   add(params: CronAddParams, caller: CronCallerInfo): CronResult<CronJob> {
-    if (this.deps.store.count() >= this.deps.limits.maxJobs) {
-      return { ok: false, code: "invalid", error: `a tenant can have at most ${this.deps.limits.maxJobs} automations` };
+    const limits = caller.limits ?? this.deps.limits;
+    if (this.deps.store.count() >= limits.maxJobs) {
+      return { ok: false, code: "invalid", error: `a tenant can have at most ${limits.maxJobs} automations` };
     }
-    const checked = createJob(params, {
-      id: crypto.randomUUID(),
-      nowMs: this.now(),
-      config: caller.config,
-      limits: this.deps.limits,
-    });
+    const checked = createJob(params, { id: crypto.randomUUID(), nowMs: this.now(), config: caller.config, limits });
     if (!checked.ok) return { ok: false, code: "invalid", error: checked.error };
     this.deps.store.insert(checked.job, caller.origin);
     this.reschedule(checked.job);
@@ -105,7 +101,8 @@ export class Scheduler {
   update(id: string, patch: CronPatch, caller: CronCallerInfo): CronResult<CronJob> {
     const stored = this.deps.store.get(id);
     if (!stored) return notFound(id);
-    const checked = patchJob(stored.job, patch, { nowMs: this.now(), config: caller.config, limits: this.deps.limits });
+    const limits = caller.limits ?? this.deps.limits;
+    const checked = patchJob(stored.job, patch, { nowMs: this.now(), config: caller.config, limits });
     if (!checked.ok) return { ok: false, code: "invalid", error: checked.error };
     this.deps.store.save(checked.job);
     this.reschedule(checked.job);

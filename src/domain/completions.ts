@@ -21,8 +21,6 @@ export type CompletionRun = {
 
 /** The run's outcome is polled in waits of this long (each one RPC; the run may last much longer). */
 const OUTCOME_WAIT_MS = 60_000;
-/** Runs started per minute per tenant through the OpenAI routes when the config sets none. */
-export const DEFAULT_COMPLETIONS_PER_MINUTE = 600;
 
 export type CompletionRequest = {
   key: string;
@@ -37,8 +35,7 @@ export type CompletionRequest = {
 
 /** Counts one completion against `rateLimit.completionsPerMinute`; answers the seconds to wait, or 0. */
 export async function admitCompletion(ctx: TenantContext): Promise<{ retryAfterSeconds: number; perMinute: number }> {
-  const perMinute = ctx.config.rateLimit?.completionsPerMinute ?? DEFAULT_COMPLETIONS_PER_MINUTE;
-  const retryAfterMs = await ctx.tenant.admit("completions", perMinute);
+  const { retryAfterMs, perMinute } = await ctx.tenant.admit("completions");
   return { retryAfterSeconds: retryAfterMs > 0 ? Math.ceil(retryAfterMs / 1000) : 0, perMinute };
 }
 

@@ -10,6 +10,12 @@ function caller(ctx: TenantContext) {
   return { config: ctx.config, ...(ctx.origin ? { origin: ctx.origin } : {}) };
 }
 
+/** The caller with the tenant's automation limits in force (a definition is checked against them). */
+async function definingCaller(ctx: TenantContext) {
+  const { limits } = await ctx.tenant.limits();
+  return { ...caller(ctx), limits: { minIntervalMs: limits.cronMinIntervalMs.limit, maxJobs: limits.cronJobs.limit } };
+}
+
 /** A refusal in OpenClaw's words: `invalid <method> params: <why>`, or the job not found. */
 function unwrap<T>(method: string, result: CronResult<T>): T {
   if (result.ok) return result.value;
@@ -28,7 +34,7 @@ export function jobIdOf(method: string, params: { id?: string | undefined; jobId
 export async function addCronJob(ctx: TenantContext, params: CronAddParams): Promise<CronJob> {
   // Refused here, in the caller's door: a refusal thrown inside the scheduler object loses its kind.
   if (params.agentId) agentIdParam(params.agentId);
-  return unwrap("cron.add", await ctx.scheduler.add(params, caller(ctx)));
+  return unwrap("cron.add", await ctx.scheduler.add(params, await definingCaller(ctx)));
 }
 
 export async function updateCronJob(
@@ -38,7 +44,10 @@ export async function updateCronJob(
   expectedConfigRevision?: string,
 ): Promise<CronJob> {
   if (patch.agentId) agentIdParam(patch.agentId);
-  return unwrap("cron.update", await ctx.scheduler.update(id, patch, caller(ctx), expectedConfigRevision));
+  return unwrap(
+    "cron.update",
+    await ctx.scheduler.update(id, patch, await definingCaller(ctx), expectedConfigRevision),
+  );
 }
 
 export async function removeCronJob(ctx: TenantContext, id: string): Promise<{ ok: true; removed: true }> {

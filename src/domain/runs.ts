@@ -13,7 +13,7 @@ import { existingRunResult } from "../runs/run-status";
 import { dropUndefined } from "../util/encoding";
 import { parseChatCommand, runChatCommand } from "./chat-commands";
 import type { TenantContext } from "./context";
-import { DomainError } from "./errors";
+import { DomainError, rateLimited } from "./errors";
 import { agentIdParam, canonicalKey, mainKeyOf, sessionRef } from "./keys";
 import { patchSession } from "./registry";
 
@@ -47,7 +47,9 @@ export async function startRun(
   const { key, runId, ignoreSendPolicy, seed, resetFirst, hold, ...fields } = request;
   const ref = sessionRef(ctx, key);
   // Run ids are tenant-wide (as OpenClaw's dedupe is gateway-wide): a reused id answers from its run.
-  const owner = await ctx.tenant.recordRun(runId, key, true);
+  const recorded = await ctx.tenant.recordRunStart(runId, key);
+  if ("refused" in recorded) throw rateLimited(recorded.refused.message, recorded.refused.retryAfterMs);
+  const owner = recorded.owner;
   if (owner !== key) {
     const snapshot = await ctx.sessions(owner).runSnapshot(runId);
     const existing = snapshot

@@ -202,3 +202,12 @@ async function sweepFiles(
   if (listed.objects.length > 0) await bucket.delete(listed.objects.map((o) => o.key));
   return { deleted: listed.objects.length, more: listed.truncated };
 }
+
+/** A tenant's limits as the operator sees them; with `override`, the operator's values are replaced first. */
+export async function tenantLimits(env: AdminEnv, tenantId: string, override?: Record<string, unknown>) {
+  const tenant = tenantApi(env, tenantId);
+  if (!(await tenant.exists()) && tenantId !== env.DEFAULT_TENANT) {
+    throw new DomainError("not_found", `Tenant not found: ${tenantId}`);
+  }
+  return tenant.limits(override);
+}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { tenantLimitsView } from "../domain/limits";
 import {
   configSchema,
   createAgent,
@@ -58,4 +59,6 @@ export const CONFIG_METHODS: Record<string, SimpleMethod> = {
     params: z.looseObject({ agentId: z.string().min(1).max(64), deleteFiles: z.boolean().optional() }),
     handle: ({ ctx, params }) => deleteAgent(ctx, params.agentId),
   }),
+  /** This service's own: the tenant's limits in force and their use (as `GET /v1/limits`). */
+  "limits.get": method({ scope: READ, params: openParams, handle: ({ ctx }) => tenantLimitsView(ctx) }),
 };

@@ -5,6 +5,7 @@ import { chatStartup } from "../domain/chat-startup";
 import type { TenantContext } from "../domain/context";
 import { agentIdParam } from "../domain/keys";
 import { LOG_TAIL_MAX_BYTES, LOG_TAIL_MAX_LINES, sessionsUsage, tailLogs, USAGE_SESSIONS_MAX } from "../domain/ledger";
+import { admitSearch } from "../domain/limits";
 import { SEARCH_LIMIT_MAX, searchSessions } from "../domain/search";
 import { parseAgentSessionKey } from "../keys/session-key";
 import { agentIdentity, agentIds, agentModels, runnerCredentials, tenantModels } from "../policy/agent-models";
@@ -161,7 +162,10 @@ export const CONTROL_UI_METHODS: Record<string, SimpleMethod> = {
         })
         .optional(),
     }),
-    handle: ({ ctx, params }) => searchSessions(ctx, params),
+    handle: async ({ ctx, params }) => {
+      await admitSearch(ctx);
+      return searchSessions(ctx, params);
+    },
   }),
   "sessions.usage": method({
     scope: READ,

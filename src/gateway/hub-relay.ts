@@ -39,6 +39,13 @@ export class HubRelay {
     private readonly capacity: number,
   ) {}
 
+  /** Sockets in the hub objects, counting those assigned since a hub's last report. */
+  sockets(): number {
+    let sockets = 0;
+    for (const hub of this.loaded().values()) sockets += hub.interest.sockets + hub.assigned;
+    return sockets;
+  }
+
   /** Where a new socket goes, given the sockets the tenant object holds itself. */
   assign(here: number): number {
     const hubs = this.loaded();

@@ -116,7 +116,11 @@ export class Requests {
         answered();
       }
     } catch (error) {
-      if (error instanceof DomainError) {
+      if (error instanceof DomainError && error.code === "rate_limited") {
+        // OpenClaw's own rate limits answer UNAVAILABLE, retryable, with retryAfterMs.
+        const retryAfterMs = Number(error.details?.retryAfterMs ?? 1000);
+        safeSend(ws, errorFrame(id, { ...gatewayError("UNAVAILABLE", error.message), retryable: true, retryAfterMs }));
+      } else if (error instanceof DomainError) {
         safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", error.message, error.details)));
       } else {
         console.error(`gateway: ${method} failed`, error);

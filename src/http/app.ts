@@ -73,6 +73,7 @@ export function createApp() {
   );
   app.onError((error, c) => {
     const api = toApiError(error);
+    if (api.retryAfterSeconds !== undefined) c.header("Retry-After", String(api.retryAfterSeconds));
     return c.json(errorBody(api.type, api.message), api.status);
   });
   return app;

@@ -1,5 +1,5 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { DomainError } from "../domain/errors";
+import { DomainError, retryAfterSeconds } from "../domain/errors";
 import { ToolNotAvailableError } from "../tools/invoke";
 import { ToolInputError } from "../tools/result";
 
@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly status: ContentfulStatusCode,
     readonly type: string,
     message: string,
+    /** Seconds for a `Retry-After` header (429 answers). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -34,6 +36,8 @@ export function toApiError(error: unknown, flavour: "api" | "tool" = "api"): Api
   if (error instanceof ToolInputError) return new ApiError(400, "tool_error", error.message);
   if (error instanceof DomainError) {
     if (error.code === "too_large") return tooLarge(error.message);
+    if (error.code === "rate_limited")
+      return new ApiError(429, "rate_limited", error.message, retryAfterSeconds(error));
     if (flavour === "tool") return new ApiError(400, "tool_error", error.message);
     switch (error.code) {
       case "not_found":

@@ -26,6 +26,10 @@ export class LedgerObject extends DurableObject<Env> implements LedgerApi {
     this.store.log(line, Date.now());
   }
 
+  tokensOn(date: string): number {
+    return this.store.tokensOn(date);
+  }
+
   usage(query: UsageQuery) {
     return this.store.usage(query);
   }

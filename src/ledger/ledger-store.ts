@@ -96,6 +96,17 @@ export class LedgerStore {
     );
   }
 
+  /** Tokens of every run on one UTC day (`YYYY-MM-DD`): the spend cap's count. */
+  tokensOn(date: string): number {
+    return (
+      first<{ tokens: number }>(
+        this.sql,
+        "SELECT coalesce(sum(total), 0) AS tokens FROM usage_daily WHERE date = ?",
+        date,
+      )?.tokens ?? 0
+    );
+  }
+
   usage(query: UsageQuery): UsageRows {
     const rows = all<UsageDbRow>(
       this.sql,

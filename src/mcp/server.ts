@@ -14,7 +14,7 @@ import {
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { hasScope } from "../auth/principal";
 import type { TenantContext } from "../domain/context";
-import { DomainError } from "../domain/errors";
+import { DomainError, retryAfterSeconds } from "../domain/errors";
 import { TOOLS } from "../tools/catalog";
 import { TOOL_INFO } from "../tools/descriptions";
 import { type InvokeRequest, invokeTool, ToolNotAvailableError, toolAvailable } from "../tools/invoke";
@@ -68,6 +68,9 @@ export function createMcpServer(ctx: TenantContext, sessionKey: string | undefin
       return toCallToolResult(await invokeTool(ctx, call));
     } catch (error) {
       if (error instanceof ToolNotAvailableError) throw notAvailable(name);
+      if (error instanceof DomainError && error.code === "rate_limited") {
+        return toolError(error.message, { retryAfterSeconds: retryAfterSeconds(error) });
+      }
       if (error instanceof ToolInputError || error instanceof DomainError) return toolError(error.message);
       console.error("mcp tools/call failed", error);
       return toolError("tool execution failed");

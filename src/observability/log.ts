@@ -18,6 +18,7 @@ export type LogEvent =
   | "channel.turn"
   | "channel.update_failed"
   | "run.failed"
+  | "run.slot_unavailable"
   | "delivery.failed"
   | "delivery.dead"
   | "auth.failed"

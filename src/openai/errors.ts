@@ -1,6 +1,6 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
-import { DomainError } from "../domain/errors";
+import { DomainError, retryAfterSeconds } from "../domain/errors";
 import { ApiError } from "../http/errors";
 
 /**
@@ -51,6 +51,10 @@ export function toOpenAiError(error: unknown): OpenAiError {
         return new OpenAiError(413, "invalid_request_error", error.message);
       case "invalid":
         return invalidRequest(error.message);
+      case "rate_limited":
+        return new OpenAiError(429, "rate_limit_error", error.message, undefined, {
+          "Retry-After": String(retryAfterSeconds(error)),
+        });
     }
   }
   console.error("openai: unhandled error", error);
@@ -66,7 +70,9 @@ function fromApiError(error: ApiError): OpenAiError {
     case 413:
       return new OpenAiError(413, "invalid_request_error", PAYLOAD_TOO_LARGE);
     case 429:
-      return new OpenAiError(429, "rate_limit_error", error.message);
+      return new OpenAiError(429, "rate_limit_error", error.message, undefined, {
+        ...(error.retryAfterSeconds !== undefined ? { "Retry-After": String(error.retryAfterSeconds) } : {}),
+      });
     default:
       return new OpenAiError(error.status, error.status >= 500 ? "api_error" : "invalid_request_error", error.message);
   }

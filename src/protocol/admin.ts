@@ -119,3 +119,60 @@ export const deploymentKeyGrantedSchema = z
 export const deploymentKeyRevokedSchema = z
   .object({ ok: z.literal(true), tenantId: z.string(), name: z.string(), revoked: z.literal(true) })
   .meta({ id: "DeploymentKeyRevoked" });
+
+/** The operator's limits for one tenant (`PUT /v1/admin/tenants/<id>/limits`): each replaces the deployment default. */
+export const limitOverrideSchema = z
+  .strictObject({
+    runsInFlight: z.int().min(1).optional().describe("Model calls of the tenant's runs at once."),
+    runsQueued: z.int().min(1).optional().describe("Runs admitted and waiting for a model slot."),
+    runStartsPerMinute: z.int().min(1).optional().describe("Runs started per minute from every door."),
+    toolsPerMinute: z.int().min(1).optional().describe("Tool calls per minute (/tools/invoke, MCP)."),
+    completionsPerMinute: z.int().min(1).optional().describe("Runs per minute through the OpenAI routes."),
+    searchesPerMinute: z.int().min(1).optional().describe("sessions.search calls per minute."),
+    tokensPerDay: z.int().min(1).optional().describe("Tokens the tenant's runs may use per UTC day (a spend cap)."),
+    sockets: z.int().min(1).optional().describe("Gateway WebSockets of the tenant at once (all its hub objects)."),
+    cronJobs: z.int().min(1).optional().describe("Automations (cron jobs) of the tenant."),
+    cronMinIntervalMs: z.int().min(1).optional().describe("The shortest interval an automation may repeat at."),
+  })
+  .meta({ id: "LimitOverride" });
+
+const limitUseSchema = z.object({
+  limit: z.number().describe("In force: min(the tenant's config, the operator's value or the deployment's)."),
+  used: z.number().optional().describe("Used now, where the limit is counted at this moment."),
+});
+const limitValuesSchema = z.object({
+  runsInFlight: z.number(),
+  runsQueued: z.number(),
+  runStartsPerMinute: z.number(),
+  toolsPerMinute: z.number(),
+  completionsPerMinute: z.number(),
+  searchesPerMinute: z.number(),
+  tokensPerDay: z.number(),
+  sockets: z.number(),
+  cronJobs: z.number(),
+  cronMinIntervalMs: z.number(),
+});
+
+/** `GET /v1/limits`: the tenant's limits in force and what is used of them. */
+export const limitsResponseSchema = z
+  .object({
+    ok: z.literal(true),
+    limits: z.object({
+      runsInFlight: limitUseSchema,
+      runsQueued: limitUseSchema,
+      runStartsPerMinute: limitUseSchema,
+      toolsPerMinute: limitUseSchema,
+      completionsPerMinute: limitUseSchema,
+      searchesPerMinute: limitUseSchema,
+      tokensPerDay: limitUseSchema,
+      sockets: limitUseSchema,
+      cronJobs: limitUseSchema,
+      cronMinIntervalMs: limitUseSchema,
+    }),
+  })
+  .meta({ id: "Limits" });
+
+/** `GET|PUT /v1/admin/tenants/<id>/limits`: also the operator's values and the deployment's. */
+export const adminLimitsResponseSchema = limitsResponseSchema
+  .extend({ override: limitOverrideSchema, deployment: limitValuesSchema })
+  .meta({ id: "AdminLimits" });

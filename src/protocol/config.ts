@@ -323,12 +323,32 @@ export const tenantConfigSchema = z.strictObject({
       maxAttempts: z.int().min(1).max(20).optional(),
     })
     .optional(),
-  /** Requests per minute per tenant on /tools/invoke (this service's extension). */
+  /**
+   * Tool calls per minute (/tools/invoke, MCP) and OpenAI-route runs per minute (this
+   * service's extension). Like `limits`: lowers the operator's ceiling, never raises it.
+   */
   rateLimit: z
     .strictObject({
       toolsPerMinute: z.int().min(1).optional(),
       /** Runs started per minute per tenant through /v1/chat/completions and /v1/responses. */
       completionsPerMinute: z.int().min(1).optional(),
+    })
+    .optional(),
+  /**
+   * The tenant's own limits (this service's extension, docs/operations.md "Tenant limits"):
+   * each only lowers the limit the operator set; a higher value has no effect.
+   */
+  limits: z
+    .strictObject({
+      runsInFlight: z.int().min(1).optional(),
+      runsQueued: z.int().min(1).optional(),
+      runStartsPerMinute: z.int().min(1).optional(),
+      searchesPerMinute: z.int().min(1).optional(),
+      tokensPerDay: z.int().min(1).optional(),
+      sockets: z.int().min(1).optional(),
+      cronJobs: z.int().min(1).optional(),
+      /** A floor: the tenant may only raise it. */
+      cronMinIntervalMs: z.int().min(1).optional(),
     })
     .optional(),
 });

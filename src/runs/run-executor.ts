@@ -8,6 +8,7 @@ import type { DeploymentKeyGrant, ResolvedSecret } from "../protocol/secrets";
 import type { SessionEntry, TranscriptMessage } from "../protocol/session";
 import { type DeploymentKey, type DeploymentKeyEnv, deploymentKeyHosts } from "../secrets/deployment-keys";
 import { redactCredentials } from "../secrets/redact-credentials";
+import { withModelSlot } from "./model-slot";
 import { anthropicRunner } from "./runners/anthropic";
 import { echoRunner } from "./runners/echo";
 import { openaiRunner } from "./runners/openai";
@@ -52,6 +53,8 @@ export type ExecutorDeps = {
   deploymentKeyGrants(tenantId: string): Promise<DeploymentKeyGrant[]>;
   /** The tenant's config now (which tools a run's model is offered). */
   tenantConfig(tenantId: string): Promise<TenantConfig>;
+  /** A tenant-wide slot for one model call (the tenant's runsInFlight limit); disposing it gives it back. */
+  modelSlot(tenantId: string, runId: string): Promise<Disposable>;
 };
 
 /** What the lifecycle hands one attempt: abort, streamed text, and for tool loops the append path and events. */
@@ -87,7 +90,7 @@ export class RunExecutor {
 
   private async attempt(run: RunRecord, controls: ExecuteControls, credentials: Set<string>): Promise<RunnerOutcome> {
     const { input } = run;
-    const runner = this.runnerOf(run, credentials);
+    const runner = this.slotted(run, this.runnerOf(run, credentials), controls.signal);
     const config = offersTools(run) ? await this.deps.tenantConfig(input.tenantId) : null;
     const entry = this.deps.transcript.loadEntry()?.entry ?? null;
     const toolbox = config ? sessionToolbox(this.deps.env, run, entry, config) : null;
@@ -143,6 +146,14 @@ export class RunExecutor {
         maxRounds: agent?.maxToolRounds ?? config?.agents?.defaults?.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS,
       },
     );
+  }
+
+  /** The runner with each of its calls inside a model slot (a fixed reply calls nothing). */
+  private slotted(run: RunRecord, runner: Runner, signal: AbortSignal): Runner {
+    if (run.input.fixedReply !== undefined) return runner;
+    const { tenantId } = run.input;
+    const acquire = () => this.deps.modelSlot(tenantId, run.runId);
+    return (request) => withModelSlot(acquire, signal, () => runner(request), { tenant: tenantId, run: run.runId });
   }
 
   private runnerOf(run: RunRecord, credentials: Set<string>): Runner {

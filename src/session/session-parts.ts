@@ -114,6 +114,7 @@ export function wireSession(
       storeSecret: async (tenantId, id) => tenant(tenantId).resolveSecret(id),
       deploymentKeyGrants: async (tenantId) => (await tenant(tenantId).deploymentKeyGrants()).grants,
       tenantConfig: async (tenantId) => tenant(tenantId).config(),
+      modelSlot: (tenantId, runId) => tenant(tenantId).acquireModelSlot(runId),
     }),
     appendMessages: (messages, update) => transcript.append(messages, update).map((m) => m.seq),
     updateEntry: (update) => transcript.updateEntry(update),

@@ -13,6 +13,7 @@ import {
 } from "../gateway/preauth";
 
 import type { SessionRow } from "../model/session-row";
+import type { Refusal } from "../policy/tenant-limits";
 import { errorBody } from "../protocol/http";
 import { hubApi } from "../stubs";
 import { HubStore } from "./hub-store";
@@ -30,7 +31,11 @@ export class TenantGateway {
 
   private readonly preauthLimits: PreauthLimits;
 
-  constructor(host: HubHost) {
+  constructor(
+    host: HubHost,
+    /** Refuses a new socket of a tenant that has `sockets` already (its limit), else null. */
+    private readonly socketRefusal: (sockets: number) => Refusal | null,
+  ) {
     this.preauthLimits = preauthLimits(host.env);
     // Every tenant object is named by its tenant id (stubs.ts).
     this.tenantId = host.ctx.id.name ?? "";
@@ -54,11 +59,19 @@ export class TenantGateway {
       const there = this.relay.handshaking(address);
       const open = { tenant: here.all + there.all, address: here.address + there.address };
       const refusal = preauthRefusal(open, this.preauthLimits);
-      if (refusal) return preauthRefused(refusal);
+      // A client (a CLI, a server) retries after the handshake deadline has freed places.
+      if (refusal) return refusedResponse({ message: refusal, retryAfterMs: PREAUTH_RETRY_AFTER_SECONDS * 1000 });
+      const refused = this.socketRefusal(this.sockets());
+      if (refused) return refusedResponse(refused);
       const hub = this.relay.assign(this.hub.connections.size);
       if (hub !== TENANT_HUB) return new Response(null, { status: 204, headers: { [HUB_HEADER]: String(hub) } });
     }
     return this.hub.upgrade(request, tenantId);
+  }
+
+  /** The tenant's gateway sockets: here and in its hub objects. */
+  sockets(): number {
+    return this.hub.connections.size + this.relay.sockets();
   }
 
   /** A hub object's connections changed. */
@@ -120,10 +133,10 @@ export class TenantGateway {
   }
 }
 
-/** The refusal before the upgrade: a client reads it (a CLI, a server) and retries after the handshake deadline. */
-function preauthRefused(message: string): Response {
-  return Response.json(errorBody("rate_limited", message), {
+/** A refused upgrade: 429 before any socket exists, as every HTTP refusal over a limit. */
+function refusedResponse(refusal: Pick<Refusal, "message" | "retryAfterMs">): Response {
+  return Response.json(errorBody("rate_limited", refusal.message), {
     status: 429,
-    headers: { "retry-after": String(PREAUTH_RETRY_AFTER_SECONDS) },
+    headers: { "Retry-After": String(Math.ceil(refusal.retryAfterMs / 1000)) },
   });
 }

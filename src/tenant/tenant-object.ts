@@ -1,4 +1,3 @@
-import { DurableObject } from "cloudflare:workers";
 import type { HubInterest } from "../contracts/hub-api";
 import type { PatchOptions, SessionRef } from "../contracts/session-api";
 import type {
@@ -20,22 +19,27 @@ import type { DeploymentKeyGrantChange, SecretWrite } from "../protocol/secrets"
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import { TenantSecrets } from "../secrets/tenant-secrets";
+import { ledgerApi } from "../stubs";
 import { writeConfig } from "./config-write";
 import { IndexStore } from "./index-store";
-import { RateLimiter } from "./rate-limit";
 import { RunIndex } from "./run-index";
 import { SessionDirectory } from "./session-directory";
 import { endFollowsIn, TenantAccessControl } from "./tenant-access";
 import { TenantDeletion } from "./tenant-deletion";
 import { TenantGateway } from "./tenant-gateway";
+import { TenantLimits } from "./tenant-limits";
+import { TenantRunMethods } from "./tenant-run-methods";
 import { openTenantDatabase, TenantStore } from "./tenant-store";
 import { TokenStore } from "./token-store";
 
 /**
- * One tenant: record, tokens, config, session index, secrets, gateway WebSockets. Wiring and RPC methods
- * that delegate (access, index, run ids, secrets, gateway in src/tenant/, src/secrets/, src/gateway/).
+ * One tenant: its record, tokens and config, the session index (the registry), and the
+ * tenant's gateway WebSockets (src/gateway/hub.ts). Wiring and RPC methods that delegate:
+ * access in tenant-access.ts, the index in session-directory.ts, run ids and limits in
+ * tenant-run-methods.ts (run-index.ts, tenant-limits.ts),
+ * SQL in the stores, the gateway protocol and event rendering in src/gateway/.
  */
-export class TenantObject extends DurableObject<Env> implements TenantApi {
+export class TenantObject extends TenantRunMethods implements TenantApi {
   private readonly tenantStore: TenantStore;
   private readonly tokens: TokenStore;
   private readonly index: IndexStore;
@@ -43,8 +47,8 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   private readonly secrets: TenantSecrets;
   private readonly access: TenantAccessControl;
   private readonly directory: SessionDirectory;
-  private readonly runs: RunIndex;
-  private readonly limiter = new RateLimiter();
+  protected readonly runs: RunIndex;
+  protected readonly quota: TenantLimits;
   private readonly gateway: TenantGateway;
   private readonly deletion: TenantDeletion;
 
@@ -61,6 +65,14 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     );
     this.secrets = new TenantSecrets(ctx.storage.sql, env, () => ctx.id.name);
     this.runs = new RunIndex(this.index);
+    this.quota = new TenantLimits(
+      env as unknown as Record<string, unknown>,
+      tenantStore,
+      () => tenantStore.config(),
+      async (day) => ledgerApi(env, ctx.id.name ?? "").tokensOn(day),
+      (promise) => ctx.waitUntil(promise),
+      () => this.gateway.sockets(),
+    );
     this.access = new TenantAccessControl({
       env,
       tenantStore,
@@ -68,13 +80,16 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
       closeConnections: (tokenId) => this.gateway.closeToken(tokenId),
       endFollows: (follows) => endFollowsIn(env, tenantStore.tenantId(), follows),
     });
-    this.gateway = new TenantGateway({
-      ctx,
-      env,
-      config: () => tenantStore.config(),
-      authenticate: (token) => this.access.authenticateBearer(token),
-      tenant: this,
-    });
+    this.gateway = new TenantGateway(
+      {
+        ctx,
+        env,
+        config: () => tenantStore.config(),
+        authenticate: (token) => this.access.authenticateBearer(token),
+        tenant: this,
+      },
+      (sockets) => this.quota.admitSocket(sockets),
+    );
     this.directory = new SessionDirectory({
       env,
       index: this.index,
@@ -227,26 +242,6 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
 
   deploymentKeyGrants(change?: DeploymentKeyGrantChange) {
     return this.secrets.deploymentKeyGrants(change, Date.now());
-  }
-
-  recordRun(runId: string, key: string, abortable = false): string {
-    return this.runs.record(runId, key, abortable);
-  }
-
-  recentRunIds(key: string): string[] {
-    return this.runs.recentRunIds(key);
-  }
-
-  runKey(runId: string): string | null {
-    return this.runs.keyOf(runId);
-  }
-
-  waitForRunKey(runId: string, timeoutMs: number): Promise<string | null> {
-    return this.runs.waitForKey(runId, timeoutMs);
-  }
-
-  admit(meter: string, perMinute: number): number {
-    return this.limiter.admit(meter, perMinute);
   }
 
   upsertSession(row: SessionRow, version: number): boolean {

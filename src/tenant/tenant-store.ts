@@ -1,4 +1,5 @@
 import { PENDING_SESSION_SCHEMAS } from "../pending/pending-store";
+import type { PartialLimits } from "../policy/tenant-limits";
 import type { TenantConfig } from "../protocol/config";
 import { DEPLOYMENT_KEY_GRANT_SCHEMAS } from "../secrets/deployment-key-grant-store";
 import { SECRET_STORE_SCHEMAS } from "../secrets/secret-store";
@@ -26,6 +27,16 @@ const RECORD_SCHEMAS: Schema[] = [
       {
         name: "create config",
         sql: "CREATE TABLE config (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL, updated_at INTEGER NOT NULL)",
+      },
+    ],
+  },
+  // The operator's limits for this tenant (admin API; src/policy/tenant-limits.ts).
+  {
+    module: "limits",
+    migrations: [
+      {
+        name: "create limit_override",
+        sql: "CREATE TABLE limit_override (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)",
       },
     ],
   },
@@ -79,6 +90,9 @@ export class TenantStore {
   /** The config is read on every request; cached (frozen, so no caller can change the cache) and replaced on change. */
   private cachedConfig: Readonly<TenantConfig> | undefined;
 
+  /** The operator's limits, read once per object life (they change only through saveLimitOverride). */
+  private cachedOverride: Readonly<PartialLimits> | undefined;
+
   /** Once the record is known to exist it stays so until forget() (every upgrade asks). */
   private known = false;
 
@@ -124,6 +138,7 @@ export class TenantStore {
   /** Drops the cached config (the database was wiped). */
   forget(): void {
     this.cachedConfig = undefined;
+    this.cachedOverride = undefined;
     this.known = false;
   }
 
@@ -141,6 +156,21 @@ export class TenantStore {
       at,
     );
     this.cachedConfig = deepFreeze(structuredClone(config));
+  }
+
+  limitOverride(): Readonly<PartialLimits> {
+    if (this.cachedOverride) return this.cachedOverride;
+    const row = first<{ json: string }>(this.sql, "SELECT json FROM limit_override WHERE id = 1");
+    this.cachedOverride = deepFreeze(row ? (JSON.parse(row.json) as PartialLimits) : {});
+    return this.cachedOverride;
+  }
+
+  saveLimitOverride(override: PartialLimits): void {
+    this.sql.exec(
+      "INSERT INTO limit_override (id, json) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json",
+      JSON.stringify(override),
+    );
+    this.cachedOverride = deepFreeze({ ...override });
   }
 }
 

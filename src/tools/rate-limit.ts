@@ -1,14 +1,10 @@
 import type { TenantContext } from "../domain/context";
 
-/** Default tool calls per tenant per minute when the config sets none. */
-export const DEFAULT_TOOLS_PER_MINUTE = 6000;
-
 export type Admission = { ok: true } | { ok: false; retryAfterSeconds: number; message: string };
 
-/** Counts one tool call against the tenant's `rateLimit.toolsPerMinute` (every transport calls this once per call). */
+/** Counts one tool call against the tenant's `toolsPerMinute` limit (every transport calls this once per call). */
 export async function admitToolCall(ctx: TenantContext): Promise<Admission> {
-  const perMinute = ctx.config.rateLimit?.toolsPerMinute ?? DEFAULT_TOOLS_PER_MINUTE;
-  const retryAfterMs = await ctx.tenant.admit("tools", perMinute);
+  const { retryAfterMs, perMinute } = await ctx.tenant.admit("tools");
   if (retryAfterMs <= 0) return { ok: true };
   return {
     ok: false,

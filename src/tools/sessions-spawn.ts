@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { deliveryTargetOf } from "../delivery/delivery-target";
 import type { TenantContext } from "../domain/context";
+import { rateLimited } from "../domain/errors";
 import { agentIdParam } from "../domain/keys";
 import { isValidAgentId, normalizeAgentId } from "../keys/session-key";
 import { findAgent, runnerOf, spawnAllowlist } from "../policy/agents";
@@ -154,7 +155,10 @@ export async function sessionsSpawn(
   const fallbackRow = fallbackKey ? await tenant.session(fallbackKey) : null;
   const fallbackTarget = fallbackRow ? deliveryTargetOf(fallbackRow) : null;
   try {
-    await tenant.recordRun(runId, childKey);
+    // A spawn is a run start like any door's (MCP, /tools/invoke, a model's tool call): over the
+    // tenant's run limits it is refused before anything is made.
+    const recorded = await tenant.recordRunStart(runId, childKey);
+    if ("refused" in recorded) throw rateLimited(recorded.refused.message, recorded.refused.retryAfterMs);
     await ctx.sessions(childKey).startSpawn(
       { tenantId: ctx.tenantId, key: childKey, agentId: targetAgent },
       {

@@ -16,13 +16,23 @@ export async function startPeers(): Promise<Peers> {
   let webhookSecret: string | undefined;
   const failuresLeft = new Map<string, number>();
   const scripts = new Map<string, Script>();
+  const gauges = new Map<string, Gauge>();
 
   const server: Server = createServer(async (req, res) => {
     const body = await readBody(req);
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     try {
-      if (url.pathname === "/v1/chat/completions")
-        return await chatCompletions(JSON.parse(body || "{}"), res, scripts, req.headers.authorization);
+      if (url.pathname === "/v1/chat/completions") {
+        const request = JSON.parse(body || "{}");
+        const gauge = typeof request.model === "string" && /^gauge:/.test(request.model) ? request.model : null;
+        if (!gauge) return await chatCompletions(request, res, scripts, req.headers.authorization);
+        return await gauged(gauges, gauge, () =>
+          chatCompletions({ ...request, model: "echo" }, res, scripts, req.headers.authorization),
+        );
+      }
+      // Calls at once of a `gauge:<name>` model: the peak, now, and how many ended.
+      if (url.pathname === "/control/gauge")
+        return json(res, 200, gauges.get(`gauge:${url.searchParams.get("name")}`) ?? { peak: 0, now: 0, calls: 0 });
       if (url.pathname === "/control/script") {
         const script = JSON.parse(body) as Script & { scenario: string };
         scripts.set(script.scenario, script);
@@ -92,6 +102,28 @@ export async function startPeers(): Promise<Peers> {
  * A scripted agent for the agent-to-agent flow: the reply depends on the step, read from the
  * system prompt the service sends (primary, ping-pong turn N, announce). "!error" answers 500.
  */
+/**
+ * A `gauge:<name>` model answers as `echo` after GAUGE_HOLD_MS (a `gauge:slow-…` one after
+ * GAUGE_SLOW_HOLD_MS), counting the calls it has at once.
+ */
+type Gauge = { peak: number; now: number; calls: number };
+const GAUGE_HOLD_MS = 150;
+const GAUGE_SLOW_HOLD_MS = 1_000;
+
+async function gauged(gauges: Map<string, Gauge>, name: string, answer: () => Promise<void>) {
+  const gauge = gauges.get(name) ?? { peak: 0, now: 0, calls: 0 };
+  gauges.set(name, gauge);
+  gauge.now++;
+  gauge.peak = Math.max(gauge.peak, gauge.now);
+  try {
+    await sleep(name.startsWith("gauge:slow-") ? GAUGE_SLOW_HOLD_MS : GAUGE_HOLD_MS);
+    await answer();
+  } finally {
+    gauge.now--;
+    gauge.calls++;
+  }
+}
+
 type Script = { primary?: string; turns?: string[]; announce?: string; delayMs?: number };
 
 function scriptedReply(script: Script | undefined, system: string, last: string): string {

@@ -1,10 +1,13 @@
 import { z } from "zod";
 import {
+  adminLimitsResponseSchema,
   adminListQuerySchema,
   deploymentKeyGrantedSchema,
   deploymentKeyListSchema,
   deploymentKeyRevokedSchema,
   issuedTokenSchema,
+  limitOverrideSchema,
+  limitsResponseSchema,
   tenantDeletionSchema,
   tenantInfoSchema,
   tenantListSchema,
@@ -317,6 +320,16 @@ export const OPERATIONS: Operation[] = [
     errors: [404],
   },
   {
+    method: "get",
+    path: "/v1/admin/tenants/:id/limits",
+    scope: "admin",
+    tag: "Admin",
+    summary: "A tenant's limits, their use, the operator's values and the deployment's",
+    auth: "admin",
+    ok: { status: 200, schema: adminLimitsResponseSchema, description: "The limits." },
+    errors: [404],
+  },
+  {
     method: "put",
     path: "/v1/admin/tenants/:id/deployment-keys/:name",
     scope: "admin",
@@ -336,6 +349,17 @@ export const OPERATIONS: Operation[] = [
     summary: "Revoke a deployment key grant (runs naming it fail from their next attempt)",
     auth: "admin",
     ok: { status: 200, schema: deploymentKeyRevokedSchema, description: "Revoked." },
+    errors: [400, 404],
+  },
+  {
+    method: "put",
+    path: "/v1/admin/tenants/:id/limits",
+    scope: "admin",
+    tag: "Admin",
+    summary: "Set the operator's limits for a tenant (replaces them; {} goes back to the deployment's)",
+    auth: "admin",
+    body: limitOverrideSchema,
+    ok: { status: 200, schema: adminLimitsResponseSchema, description: "The limits now." },
     errors: [400, 404],
   },
   {
@@ -371,7 +395,7 @@ export const OPERATIONS: Operation[] = [
     auth: "operator.write",
     body: ingestBodySchema,
     ok: { status: 201, schema: ingestResultSchema, description: "Appended (and the run started)." },
-    errors: [400, 413],
+    errors: [400, 413, 429],
   },
   {
     method: "post",
@@ -578,6 +602,15 @@ export const OPERATIONS: Operation[] = [
       description:
         'The config; a URL with a user, password or credential query parameter reads "__OPENCLAW_REDACTED__".',
     },
+  },
+  {
+    method: "get",
+    path: "/v1/limits",
+    scope: "tenant",
+    tag: "Config",
+    summary: "The tenant's limits in force and what is used of them",
+    auth: "operator.read",
+    ok: { status: 200, schema: limitsResponseSchema, description: "The limits." },
   },
   {
     method: "put",

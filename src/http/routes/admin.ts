@@ -2,9 +2,16 @@ import { Hono } from "hono";
 import { isAdminToken } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
 import { grantDeploymentKey, listDeploymentKeys, revokeDeploymentKey } from "../../domain/deployment-key-grants";
-import { createTenant, deleteTenantStep, listTenants, listTokens, tenantInfo } from "../../domain/tenant-admin";
+import {
+  createTenant,
+  deleteTenantStep,
+  listTenants,
+  listTokens,
+  tenantInfo,
+  tenantLimits,
+} from "../../domain/tenant-admin";
 import { revokeToken } from "../../domain/token-revocation";
-import { adminListQuerySchema } from "../../protocol/admin";
+import { adminListQuerySchema, limitOverrideSchema } from "../../protocol/admin";
 import { createTenantBodySchema, errorBody, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
 import { deploymentKeyNameSchema } from "../../protocol/secrets";
 import { tenantApi } from "../../stubs";
@@ -69,6 +76,17 @@ adminRoutes.delete("/tenants/:id/tokens/:tokenId", async (c) => {
   const revoked = await revokeToken(c.env, id, tokenId);
   if (!revoked) throw notFound(`Token not found: ${tokenId}`);
   return c.json({ ok: true, tokenId, revoked: true });
+});
+
+/** A tenant's limits in force, what is used of them, the operator's values and the deployment's. */
+adminRoutes.get("/tenants/:id/limits", async (c) => {
+  return c.json({ ok: true, ...(await tenantLimits(c.env, tenantIdParam(c.req.param("id")))) });
+});
+
+/** Replaces the operator's limits for the tenant (an empty object goes back to the deployment's). */
+adminRoutes.put("/tenants/:id/limits", async (c) => {
+  const override = await readJson(c, limitOverrideSchema);
+  return c.json({ ok: true, ...(await tenantLimits(c.env, tenantIdParam(c.req.param("id")), override)) });
 });
 
 /** Rebuilds a tenant's session index from its session objects (the index is derived data). */

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { tenantLimitsView } from "../../domain/limits";
 import { putConfig } from "../../domain/tenant-admin";
 import { withStoredCredentials } from "../../domain/tenant-config";
 import { configBoundsProblem } from "../../policy/config-bounds";
@@ -17,6 +18,11 @@ export const configRoutes = new Hono<AppEnv>();
 // Reading needs operator.read, as OpenClaw's config.get; credentials inside URLs are redacted.
 configRoutes.get("/v1/config", requireScope("operator.read"), async (c) => {
   return c.json({ ok: true, config: redactConfig(c.var.tenant.config) });
+});
+
+/** The tenant's limits in force and what is used of them (docs/operations.md "Tenant limits"). */
+configRoutes.get("/v1/limits", requireScope("operator.read"), async (c) => {
+  return c.json({ ok: true, ...(await tenantLimitsView(c.var.tenant)) });
 });
 
 configRoutes.put("/v1/config", requireScope("operator.admin"), async (c) => {

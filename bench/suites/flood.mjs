@@ -1,0 +1,110 @@
+// Flood suite: another tenant's latency while one tenant floods run starts (HTTP ingest with
+// `run: true`, 50 KB messages), with that tenant's limits lifted and then at their values
+// (docs/operations.md "Tenant limits"). Bounded: a fixed number of requests at a fixed
+// concurrency, on 127.0.0.1.
+import { performance } from "node:perf_hooks";
+import { httpClient } from "../lib/http.mjs";
+import { runConcurrent, summarize } from "../lib/measure.mjs";
+
+export const description =
+  "flood: another tenant's ingest p50/p99 while one tenant floods 50 KB run starts, limits lifted vs in force";
+
+const ADMIN = "dev-admin-token";
+const STAMP = Date.now().toString(36);
+const FLOOD_MESSAGE = "x".repeat(50 * 1024);
+/** Limits high enough to be no limits for this flood (the state before tenant limits). */
+const LIFTED = { runsInFlight: 100_000, runsQueued: 100_000, runStartsPerMinute: 100_000 };
+/** The flooding tenant's limits in the bounded phase: a small tenant's share. */
+const BOUNDED = { runsInFlight: 8, runsQueued: 32, runStartsPerMinute: 120 };
+
+async function makeTenant(baseUrl, signal, id) {
+  const admin = httpClient(baseUrl, { token: ADMIN, signal });
+  await admin.post("/v1/admin/tenants", { id }, { expect: 201 });
+  const issued = JSON.parse(
+    (
+      await admin.post(
+        `/v1/admin/tenants/${id}/tokens`,
+        { scopes: ["operator.write", "operator.read"] },
+        { expect: 201 },
+      )
+    ).text,
+  );
+  return { admin, client: httpClient(`${baseUrl}/t/${id}`, { token: issued.token, signal }) };
+}
+
+export async function run(ctx) {
+  const { baseUrl, log, signal } = ctx;
+  const floodTotal = ctx.quick ? 80 : 400;
+  const probes = ctx.quick ? 40 : 150;
+  const rows = [];
+  const quiet = await makeTenant(baseUrl, signal, `bench-quiet-${STAMP}`);
+  let probeCount = 0;
+  /** One small message into the quiet tenant's session (no run): its session object and tenant index. */
+  const probe = async () => {
+    const t0 = performance.now();
+    await quiet.client.post(
+      `/v1/sessions/probe-${probeCount++ % 20}/messages`,
+      { role: "user", content: "probe" },
+      { expect: 201 },
+    );
+    return performance.now() - t0;
+  };
+  const probeSeries = async (until) => {
+    const samples = [];
+    while (samples.length < probes && !until()) samples.push(await probe());
+    return summarize(samples);
+  };
+  for (let i = 0; i < 10; i++) await probe();
+  const baseline = await probeSeries(() => false);
+  rows.push({ name: "other tenant, quiet: p50", value: baseline.p50, unit: "ms", note: `${baseline.n} probes` });
+  rows.push({ name: "other tenant, quiet: p99", value: baseline.p99, unit: "ms" });
+
+  for (const [phase, limits] of [
+    ["limits lifted", LIFTED],
+    ["limits in force", BOUNDED],
+  ]) {
+    const id = `bench-flood-${rows.length}-${STAMP}`;
+    const flooder = await makeTenant(baseUrl, signal, id);
+    await flooder.admin.request("PUT", `/v1/admin/tenants/${id}/limits`, { body: limits });
+    let refused = 0;
+    let done = false;
+    const flood = runConcurrent({
+      concurrency: 50,
+      total: floodTotal,
+      maxSeconds: 120,
+      signal,
+      task: async (i) => {
+        try {
+          await flooder.client.post(
+            `/v1/sessions/flood-${i}/messages`,
+            { role: "user", content: FLOOD_MESSAGE, run: true },
+            { expect: 201 },
+          );
+        } catch (error) {
+          if (error.status !== 429) throw error;
+          refused++;
+        }
+      },
+    }).finally(() => {
+      done = true;
+    });
+    const during = await probeSeries(() => done);
+    const result = await flood;
+    if (result.errors) log(`!! flood (${phase}): ${result.errors} errors ${JSON.stringify(result.errorKinds)}`);
+    rows.push({
+      name: `other tenant, flood with ${phase}: p50`,
+      value: during.p50,
+      unit: "ms",
+      note: `${during.n} probes during ${floodTotal} starts at 50 in parallel`,
+      errors: result.errors,
+    });
+    rows.push({ name: `other tenant, flood with ${phase}: p99`, value: during.p99, unit: "ms" });
+    rows.push({
+      name: `flood with ${phase}: starts accepted`,
+      value: result.ok - refused,
+      unit: "runs",
+      note: `${refused} refused with 429 (${JSON.stringify(limits)})`,
+    });
+  }
+  return rows;
+}

@@ -1,0 +1,49 @@
+import { DurableObject } from "cloudflare:workers";
+import type { LimitsState, Meter, Refusal } from "../policy/tenant-limits";
+import type { RunIndex } from "./run-index";
+import type { ModelSlot } from "./run-quota";
+import type { TenantLimits } from "./tenant-limits";
+
+/**
+ * The tenant object's RPC methods about runs and limits (run ids, run admission, model slots,
+ * meters), apart from its registry and gateway methods; TenantObject extends it and makes the
+ * two modules they delegate to.
+ */
+export abstract class TenantRunMethods extends DurableObject<Env> {
+  protected abstract readonly runs: RunIndex;
+  protected abstract readonly quota: TenantLimits;
+
+  recordRun(runId: string, key: string): string {
+    return this.runs.record(runId, key, false);
+  }
+
+  recordRunStart(runId: string, key: string): { owner: string } | { refused: Refusal } {
+    // A run id seen before answers from its run: it is not counted again.
+    const refused = this.runs.keyOf(runId) === null ? this.quota.admitRun(runId) : null;
+    return refused ? { refused } : { owner: this.runs.record(runId, key, true) };
+  }
+
+  acquireModelSlot(runId: string): Promise<ModelSlot> {
+    return this.quota.acquireModelSlot(runId);
+  }
+
+  limits(override?: Record<string, unknown> | null): LimitsState {
+    return this.quota.state(override);
+  }
+
+  recentRunIds(key: string): string[] {
+    return this.runs.recentRunIds(key);
+  }
+
+  runKey(runId: string): string | null {
+    return this.runs.keyOf(runId);
+  }
+
+  waitForRunKey(runId: string, timeoutMs: number): Promise<string | null> {
+    return this.runs.waitForKey(runId, timeoutMs);
+  }
+
+  admit(meter: Meter): { retryAfterMs: number; perMinute: number } {
+    return this.quota.admitMeter(meter);
+  }
+}
