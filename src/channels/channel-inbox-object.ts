@@ -9,7 +9,7 @@ import { TIMER_SCHEMA } from "../timers/timer-schema";
 import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
 import { ChannelInbox } from "./inbox";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
-import { channelSenderOf, telegramBotOf } from "./registry";
+import { channelSenderOf, slackApiOf, telegramBotOf } from "./registry";
 
 type InboxTimer = "channel-inbox" | "delivery";
 /** The one timer ref of the drain (every accepted update sets it due now). */
@@ -52,6 +52,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       tenantId,
       config: async () => tenant().config(),
       telegramBot: (config) => telegramBotOf(config, resolve, outboundPolicy(env)),
+      slackApi: (config) => slackApiOf(config, resolve, outboundPolicy(env)),
       context: (config, origin) => ({
         ...tenantPorts(env, tenantId, origin ?? undefined),
         tenantId,

@@ -3,10 +3,13 @@ import { DomainError } from "../domain/errors";
 import { startRun } from "../domain/runs";
 import { logInfo, logWarning } from "../observability/log";
 import { defaultAgentId } from "../policy/agents";
-import { telegramUpdateSchema } from "../protocol/channels";
+import { slackEnvelopeSchema, telegramUpdateSchema } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
-import { type ChannelTurn, type InboundDecision, PAIRING_KIND, type PairingAsk } from "./adapter";
+import { type ChannelAck, type ChannelTurn, type InboundDecision, PAIRING_KIND, type PairingAsk } from "./adapter";
 import type { InboxStore, InboxUpdate } from "./inbox-store";
+import { slackPairingMessage } from "./slack/format";
+import { decideSlack, SLACK } from "./slack/routing";
+import type { CachedSlackIdentity, SlackWebApi } from "./slack/web-api";
 import type { TelegramBotApi } from "./telegram/bot-api";
 import { pairingMessage } from "./telegram/format";
 import { type BotIdentity, decideTelegram, TELEGRAM } from "./telegram/routing";
@@ -23,6 +26,7 @@ export type InboxPorts = {
   tenantId: string;
   config(): Promise<TenantConfig>;
   telegramBot(config: TenantConfig): Promise<TelegramBotApi | null>;
+  slackApi(config: TenantConfig): Promise<SlackWebApi | null>;
   /** A context to start runs in, for the origin the update came in on. */
   context(config: TenantConfig, origin: string | null): TenantContext;
   /** Queues a message through the inbox's own outbox (pairing codes). */
@@ -64,6 +68,7 @@ export class ChannelInbox {
   }
 
   private async handle(update: InboxUpdate): Promise<void> {
+    if (update.channel === SLACK) return this.handleSlack(update);
     if (update.channel !== TELEGRAM) return this.finish(update, "ignored: unknown channel");
     const config = await this.ports.config();
     const telegram = config.channels?.telegram;
@@ -81,12 +86,32 @@ export class ChannelInbox {
       approved: this.ports.store.approvedSenders(TELEGRAM),
     });
     if (decision.action === "ignore") return this.finish(update, `ignored: ${decision.reason}`);
-    if (decision.action === "pairing") return this.pairing(update, decision.ask);
-    await this.turn(update, decision.turn, config, bot);
+    if (decision.action === "pairing") return this.pairing(update, decision.ask, pairingMessage);
+    await this.turn(update, decision.turn, config, (ack) => bot.acknowledge(ack));
+  }
+
+  private async handleSlack(update: InboxUpdate): Promise<void> {
+    const config = await this.ports.config();
+    const slack = config.channels?.slack;
+    const api = slack ? await this.ports.slackApi(config) : null;
+    if (!slack || !api) return this.finish(update, "ignored: channel not configured");
+    const parsed = slackEnvelopeSchema.safeParse(JSON.parse(update.body));
+    if (!parsed.success) return this.finish(update, "ignored: not an event");
+    const decision = decideSlack({
+      envelope: parsed.data,
+      slack,
+      config,
+      agentId: defaultAgentId(config),
+      bot: await this.slackIdentity(api),
+      approved: this.ports.store.approvedSenders(SLACK),
+    });
+    if (decision.action === "ignore") return this.finish(update, `ignored: ${decision.reason}`);
+    if (decision.action === "pairing") return this.pairing(update, decision.ask, slackPairingMessage);
+    await this.turn(update, decision.turn, config, (ack) => api.acknowledge(ack));
   }
 
   /** First message of an unknown sender: one code, sent once; later messages are silent. */
-  private pairing(update: InboxUpdate, ask: PairingAsk): void {
+  private pairing(update: InboxUpdate, ask: PairingAsk, message: (senderId: string, code: string) => string): void {
     const { store } = this.ports;
     const now = Date.now();
     this.ports.transaction(() => {
@@ -99,17 +124,22 @@ export class ChannelInbox {
           idempotencyKey: `pairing:${update.channel}:${ask.senderId}`,
           kind: PAIRING_KIND,
           target: { channel: update.channel, to: ask.chatId },
-          message: pairingMessage(ask.senderId, code),
+          message: message(ask.senderId, code),
         });
       }
       this.finish(update, "pairing");
     });
   }
 
-  private async turn(update: InboxUpdate, turn: ChannelTurn, config: TenantConfig, bot: TelegramBotApi) {
+  private async turn(
+    update: InboxUpdate,
+    turn: ChannelTurn,
+    config: TenantConfig,
+    acknowledge: (ack: ChannelAck) => Promise<void>,
+  ) {
     if (!update.acked) {
       this.ports.store.markAcked(update.channel, update.updateId);
-      await bot.acknowledge(turn.ack);
+      await acknowledge(turn.ack);
     }
     const runId = `${update.channel}:${update.updateId}`;
     try {
@@ -144,6 +174,16 @@ export class ChannelInbox {
     if (!me) throw new Error("telegram getMe failed");
     this.ports.store.saveBot(TELEGRAM, me);
     return me;
+  }
+
+  /** The app's bot user, from `auth.test` once per token (the real gateway calls it on every event). */
+  private async slackIdentity(api: SlackWebApi): Promise<CachedSlackIdentity> {
+    const cached = this.ports.store.bot<CachedSlackIdentity>(SLACK);
+    if (cached && cached.tokenDigest === (await api.tokenDigest())) return cached;
+    const identity = await api.authTest();
+    if (!identity) throw new Error("slack auth.test failed");
+    this.ports.store.saveBot(SLACK, identity);
+    return identity;
   }
 
   private finish(update: InboxUpdate, outcome: string): void {

@@ -3,6 +3,8 @@ import type { ChannelSecret } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ResolvedSecret } from "../protocol/secrets";
 import type { ChannelSender } from "./adapter";
+import { SLACK } from "./slack/routing";
+import { SLACK_API_ROOT, SlackWebApi } from "./slack/web-api";
 import { TELEGRAM_API_ROOT, TelegramBotApi } from "./telegram/bot-api";
 import { TELEGRAM } from "./telegram/routing";
 
@@ -10,7 +12,7 @@ import { TELEGRAM } from "./telegram/routing";
 export type SecretResolver = (name: string) => Promise<ResolvedSecret | null>;
 
 /** The channels of this service by name: the one place a new platform is registered. */
-export const CHANNEL_NAMES = [TELEGRAM] as const;
+export const CHANNEL_NAMES = [TELEGRAM, SLACK] as const;
 
 /** A channel token's value: the plain value, or the store entry its SecretRef names. */
 export async function channelSecretValue(
@@ -35,6 +37,19 @@ export async function telegramBotOf(
   return new TelegramBotApi(token, telegram.apiRoot ?? TELEGRAM_API_ROOT, outbound, telegram.textChunkLimit);
 }
 
+/** The tenant's Slack app (HTTP mode), when the channel is enabled and has a bot token. */
+export async function slackApiOf(
+  config: TenantConfig,
+  resolve: SecretResolver,
+  outbound: OutboundPolicy,
+): Promise<SlackWebApi | null> {
+  const slack = config.channels?.slack;
+  if (!slack || slack.enabled === false) return null;
+  const token = await channelSecretValue(slack.botToken, resolve);
+  if (!token) return null;
+  return new SlackWebApi(token, slack.apiRoot ?? SLACK_API_ROOT, outbound, slack.textChunkLimit);
+}
+
 /** Who delivers to `channel` for this tenant; null: not a configured channel (the delivery webhook takes it). */
 export async function channelSenderOf(
   channel: string,
@@ -43,5 +58,6 @@ export async function channelSenderOf(
   outbound: OutboundPolicy,
 ): Promise<ChannelSender | null> {
   if (channel === TELEGRAM) return (await telegramBotOf(config, resolve, outbound))?.sender() ?? null;
+  if (channel === SLACK) return (await slackApiOf(config, resolve, outbound))?.sender() ?? null;
   return null;
 }
