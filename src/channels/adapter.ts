@@ -1,4 +1,5 @@
 import type { DeliveryTarget } from "../model/delivery";
+import type { TenantConfig } from "../protocol/config";
 import type { SessionSeed } from "../protocol/session";
 
 /**
@@ -53,4 +54,17 @@ export const PAIRING_KIND = "pairing";
 /** Delivers text to a platform target (the outbox calls it; it must not resend parts already sent). */
 export type ChannelSender = {
   send(delivery: { target: DeliveryTarget; message: string; kind: string }, fromPart: number): Promise<SendOutcome>;
+};
+
+/** The inbound side of a platform, as the channel inbox drives it (src/channels/inbox.ts). */
+export type InboundAdapter = {
+  /**
+   * Reads a stored update and decides what it is (pure rules, plus what the platform client
+   * needs, e.g. the bot's identity); null when the channel is not configured (the update is dropped).
+   */
+  decide(input: { body: string; config: TenantConfig; approved: ReadonlySet<string> }): Promise<InboundDecision | null>;
+  /** The platform's acknowledgement before a turn (typing, a reaction); best effort. */
+  acknowledge(config: TenantConfig, ack: ChannelAck): Promise<void>;
+  /** The message that carries a pairing code (sent through the outbox as kind PAIRING_KIND). */
+  pairingMessage(senderId: string, code: string): string;
 };

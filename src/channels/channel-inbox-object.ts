@@ -9,7 +9,7 @@ import { TIMER_SCHEMA } from "../timers/timer-schema";
 import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
 import { ChannelInbox } from "./inbox";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
-import { channelSenderOf, slackApiOf, telegramBotOf } from "./registry";
+import { channelSenderOf, inboundAdapters } from "./registry";
 
 type InboxTimer = "channel-inbox" | "delivery";
 /** The one timer ref of the drain (every accepted update sets it due now). */
@@ -51,8 +51,14 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       transaction: (fn) => ctx.storage.transactionSync(fn),
       tenantId,
       config: async () => tenant().config(),
-      telegramBot: (config) => telegramBotOf(config, resolve, outboundPolicy(env)),
-      slackApi: (config) => slackApiOf(config, resolve, outboundPolicy(env)),
+      adapters: inboundAdapters({
+        resolve,
+        outbound: outboundPolicy(env),
+        identity: <T>(channel: string) => ({
+          get: () => this.store.bot<T>(channel),
+          save: (bot: T) => this.store.saveBot(channel, bot),
+        }),
+      }),
       context: (config, origin) => ({
         ...tenantPorts(env, tenantId, origin ?? undefined),
         tenantId,

@@ -2,17 +2,9 @@ import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { startRun } from "../domain/runs";
 import { logInfo, logWarning } from "../observability/log";
-import { defaultAgentId } from "../policy/agents";
-import { slackEnvelopeSchema, telegramUpdateSchema } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
-import { type ChannelAck, type ChannelTurn, type InboundDecision, PAIRING_KIND, type PairingAsk } from "./adapter";
+import { type ChannelTurn, type InboundAdapter, PAIRING_KIND, type PairingAsk } from "./adapter";
 import type { InboxStore, InboxUpdate } from "./inbox-store";
-import { slackPairingMessage } from "./slack/format";
-import { decideSlack, SLACK } from "./slack/routing";
-import type { CachedSlackIdentity, SlackWebApi } from "./slack/web-api";
-import type { TelegramBotApi } from "./telegram/bot-api";
-import { pairingMessage } from "./telegram/format";
-import { type BotIdentity, decideTelegram, TELEGRAM } from "./telegram/routing";
 
 /** An update that keeps failing is given up after this many attempts (it would block the ones behind it). */
 export const MAX_UPDATE_ATTEMPTS = 8;
@@ -25,8 +17,8 @@ export type InboxPorts = {
   transaction<T>(fn: () => T): T;
   tenantId: string;
   config(): Promise<TenantConfig>;
-  telegramBot(config: TenantConfig): Promise<TelegramBotApi | null>;
-  slackApi(config: TenantConfig): Promise<SlackWebApi | null>;
+  /** The platforms by channel name (an update of another channel is dropped). */
+  adapters: Readonly<Record<string, InboundAdapter>>;
   /** A context to start runs in, for the origin the update came in on. */
   context(config: TenantConfig, origin: string | null): TenantContext;
   /** Queues a message through the inbox's own outbox (pairing codes). */
@@ -68,50 +60,19 @@ export class ChannelInbox {
   }
 
   private async handle(update: InboxUpdate): Promise<void> {
-    if (update.channel === SLACK) return this.handleSlack(update);
-    if (update.channel !== TELEGRAM) return this.finish(update, "ignored: unknown channel");
+    const adapter = this.ports.adapters[update.channel];
+    if (!adapter) return this.finish(update, "ignored: unknown channel");
     const config = await this.ports.config();
-    const telegram = config.channels?.telegram;
-    const bot = telegram ? await this.ports.telegramBot(config) : null;
-    if (!telegram || !bot) return this.finish(update, "ignored: channel not configured");
-    const identity = await this.botIdentity(bot);
-    const parsed = telegramUpdateSchema.safeParse(JSON.parse(update.body));
-    if (!parsed.success) return this.finish(update, "ignored: not an update");
-    const decision: InboundDecision = decideTelegram({
-      update: parsed.data,
-      telegram,
-      config,
-      agentId: defaultAgentId(config),
-      bot: identity,
-      approved: this.ports.store.approvedSenders(TELEGRAM),
-    });
+    const approved = this.ports.store.approvedSenders(update.channel);
+    const decision = await adapter.decide({ body: update.body, config, approved });
+    if (!decision) return this.finish(update, "ignored: channel not configured");
     if (decision.action === "ignore") return this.finish(update, `ignored: ${decision.reason}`);
-    if (decision.action === "pairing") return this.pairing(update, decision.ask, pairingMessage);
-    await this.turn(update, decision.turn, config, (ack) => bot.acknowledge(ack));
-  }
-
-  private async handleSlack(update: InboxUpdate): Promise<void> {
-    const config = await this.ports.config();
-    const slack = config.channels?.slack;
-    const api = slack ? await this.ports.slackApi(config) : null;
-    if (!slack || !api) return this.finish(update, "ignored: channel not configured");
-    const parsed = slackEnvelopeSchema.safeParse(JSON.parse(update.body));
-    if (!parsed.success) return this.finish(update, "ignored: not an event");
-    const decision = decideSlack({
-      envelope: parsed.data,
-      slack,
-      config,
-      agentId: defaultAgentId(config),
-      bot: await this.slackIdentity(api),
-      approved: this.ports.store.approvedSenders(SLACK),
-    });
-    if (decision.action === "ignore") return this.finish(update, `ignored: ${decision.reason}`);
-    if (decision.action === "pairing") return this.pairing(update, decision.ask, slackPairingMessage);
-    await this.turn(update, decision.turn, config, (ack) => api.acknowledge(ack));
+    if (decision.action === "pairing") return this.pairing(update, decision.ask, adapter);
+    await this.turn(update, decision.turn, config, adapter);
   }
 
   /** First message of an unknown sender: one code, sent once; later messages are silent. */
-  private pairing(update: InboxUpdate, ask: PairingAsk, message: (senderId: string, code: string) => string): void {
+  private pairing(update: InboxUpdate, ask: PairingAsk, adapter: InboundAdapter): void {
     const { store } = this.ports;
     const now = Date.now();
     this.ports.transaction(() => {
@@ -124,24 +85,20 @@ export class ChannelInbox {
           idempotencyKey: `pairing:${update.channel}:${ask.senderId}`,
           kind: PAIRING_KIND,
           target: { channel: update.channel, to: ask.chatId },
-          message: message(ask.senderId, code),
+          message: adapter.pairingMessage(ask.senderId, code),
         });
       }
       this.finish(update, "pairing");
     });
   }
 
-  private async turn(
-    update: InboxUpdate,
-    turn: ChannelTurn,
-    config: TenantConfig,
-    acknowledge: (ack: ChannelAck) => Promise<void>,
-  ) {
+  private async turn(update: InboxUpdate, turn: ChannelTurn, config: TenantConfig, adapter: InboundAdapter) {
     if (!update.acked) {
+      // Recorded before it is sent: a crash repeats the turn's start, never the typing.
       this.ports.store.markAcked(update.channel, update.updateId);
-      await acknowledge(turn.ack);
+      await adapter.acknowledge(config, turn.ack);
     }
-    const runId = `${update.channel}:${update.updateId}`;
+    const runId = turnRunId(update.channel, update.updateId);
     try {
       const result = await startRun(this.ports.context(config, update.origin), {
         key: turn.sessionKey,
@@ -167,28 +124,17 @@ export class ChannelInbox {
     }
   }
 
-  private async botIdentity(bot: TelegramBotApi): Promise<BotIdentity> {
-    const cached = this.ports.store.bot<BotIdentity>(TELEGRAM);
-    if (cached && cached.id === bot.botId) return cached;
-    const me = await bot.getMe();
-    if (!me) throw new Error("telegram getMe failed");
-    this.ports.store.saveBot(TELEGRAM, me);
-    return me;
-  }
-
-  /** The app's bot user, from `auth.test` once per token (the real gateway calls it on every event). */
-  private async slackIdentity(api: SlackWebApi): Promise<CachedSlackIdentity> {
-    const cached = this.ports.store.bot<CachedSlackIdentity>(SLACK);
-    if (cached && cached.tokenDigest === (await api.tokenDigest())) return cached;
-    const identity = await api.authTest();
-    if (!identity) throw new Error("slack auth.test failed");
-    this.ports.store.saveBot(SLACK, identity);
-    return identity;
-  }
-
   private finish(update: InboxUpdate, outcome: string): void {
     this.ports.store.finish(update.channel, update.updateId, outcome, Date.now());
   }
+}
+
+/**
+ * The run of an update's turn: derived from the update alone, so handling the update again
+ * (after a crash, a redelivery that slipped past the inbox) finds the run instead of starting one.
+ */
+export function turnRunId(channel: string, updateId: string): string {
+  return `${channel}:${updateId}`;
 }
 
 export function pairingCode(): string {

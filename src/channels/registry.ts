@@ -2,11 +2,13 @@ import type { OutboundPolicy } from "../policy/outbound-url";
 import type { ChannelSecret } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ResolvedSecret } from "../protocol/secrets";
-import type { ChannelSender } from "./adapter";
+import type { ChannelSender, InboundAdapter } from "./adapter";
+import { slackInbound } from "./slack/adapter";
 import { SLACK } from "./slack/routing";
-import { SLACK_API_ROOT, SlackWebApi } from "./slack/web-api";
+import { type CachedSlackIdentity, SLACK_API_ROOT, SlackWebApi } from "./slack/web-api";
+import { telegramInbound } from "./telegram/adapter";
 import { TELEGRAM_API_ROOT, TelegramBotApi } from "./telegram/bot-api";
-import { TELEGRAM } from "./telegram/routing";
+import { type BotIdentity, TELEGRAM } from "./telegram/routing";
 
 /** Reads a secret store entry of the tenant (null: none). */
 export type SecretResolver = (name: string) => Promise<ResolvedSecret | null>;
@@ -60,4 +62,26 @@ export async function channelSenderOf(
   if (channel === TELEGRAM) return (await telegramBotOf(config, resolve, outbound))?.sender() ?? null;
   if (channel === SLACK) return (await slackApiOf(config, resolve, outbound))?.sender() ?? null;
   return null;
+}
+
+/** What the platforms' inbound sides need from the inbox: secrets, the outbound policy, a cache of the bot's identity. */
+export type InboundHost = {
+  resolve: SecretResolver;
+  outbound: OutboundPolicy;
+  /** The identity a channel's bot learned from its platform (getMe, auth.test), kept per channel. */
+  identity<T>(channel: string): { get(): T | null; save(bot: T): void };
+};
+
+/** The inbound adapters by channel name: the inbox drives these (a new platform is one more entry). */
+export function inboundAdapters(host: InboundHost): Record<string, InboundAdapter> {
+  return {
+    [TELEGRAM]: telegramInbound({
+      bot: (config) => telegramBotOf(config, host.resolve, host.outbound),
+      identity: host.identity<BotIdentity>(TELEGRAM),
+    }),
+    [SLACK]: slackInbound({
+      api: (config) => slackApiOf(config, host.resolve, host.outbound),
+      identity: host.identity<CachedSlackIdentity>(SLACK),
+    }),
+  };
 }

@@ -154,7 +154,7 @@ before(async () => {
   server = await startServer();
   tenant.token = await createTenantToken(server.baseUrl, tenant.id);
   const config = await http("PUT", inTenant("/v1/config"), {
-    gateway: { tools: { allow: ["sessions_send"] } },
+    gateway: { tools: { allow: ["sessions_send", "sessions_spawn"] } },
     tools: { sessions: { visibility: "agent" } },
     session: { dmScope: "main", agentToAgent: { maxPingPongTurns: 0 } },
     agents: { list: [{ id: "main", default: true, runner: { type: "webhook", url: `${runner.url}/run` } }] },
@@ -397,6 +397,31 @@ test("announce: sessions_send into a Telegram group session posts the announce s
   const [announce] = await waitForSends("the announce", "ECHO: Agent-to-agent announce step.", 1, 60_000);
   assert.equal(announce.body.chat_id, String(OPEN_GROUP));
   assert.equal((await sends("ECHO: status update from ops")).length, 0, "the first reply is not posted (recorded)");
+});
+
+test("sub-agent announce: a child spawned from a Telegram group session reports into that chat, once", async () => {
+  const res = await http("POST", inTenant("/tools/invoke"), {
+    tool: "sessions_spawn",
+    sessionKey: `agent:main:telegram:group:${OPEN_GROUP}`,
+    args: { task: "spawned task for the group" },
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.result.details.status, "accepted", res.text);
+  const match = (b) =>
+    b.chat_id === String(OPEN_GROUP) && b.text.includes('A background task "spawned task for the group" just');
+  const [announce] = await waitForSends("the sub-agent's announce in the group", match, 1, 60_000).catch(
+    async (error) => {
+      const deliveries = await http(
+        "GET",
+        inTenant(`/v1/sessions/${encodeURIComponent(`agent:main:telegram:group:${OPEN_GROUP}`)}/deliveries`),
+      );
+      throw new Error(`${error.message}; deliveries: ${deliveries.text.slice(0, 1500)}`);
+    },
+  );
+  assert.equal(announce.body.parse_mode, "HTML");
+  assert.match(announce.body.text, /Findings:/);
+  await sleep(2000);
+  assert.equal((await sends(match)).length, 1);
 });
 
 test("the Control UI's Channels page: channels.status, and a pairing approved with channels.pairing.*", async () => {

@@ -1,4 +1,3 @@
-import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { markdownToSlackMrkdwn, SLACK_CHUNK_CHARS, slackPairingMessage } from "../../src/channels/slack/format";
 import { checkSlackRequest } from "../../src/channels/slack/ingress";
@@ -14,9 +13,14 @@ const NOW_MS = 1_795_705_000_000;
 const NOW_S = NOW_MS / 1000;
 const BOT = { userId: "U0BOT", botId: "B0BOT" };
 
-/** Slack's signature, computed independently of the module under test (node:crypto). */
-function nodeSign(body: string, at: number, secret = SECRET) {
-  return `v0=${createHmac("sha256", secret).update(`v0:${at}:${body}`).digest("hex")}`;
+/** Slack's signature, computed here with WebCrypto directly (not through the module under test). */
+async function referenceSign(body: string, at: number, secret = SECRET) {
+  const enc = new TextEncoder();
+  const key = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(`v0:${at}:${body}`)));
+  return `v0=${Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
 function envelope(event: Partial<SlackMessageEvent>, eventId = "Ev0001"): SlackEnvelope {
@@ -48,21 +52,31 @@ describe("Slack v0 signature and timestamp window", () => {
 
   it("accepts Slack's signature of the exact body and timestamp", async () => {
     const at = String(NOW_S);
-    expect(await slackSignature(SECRET, at, body)).toBe(nodeSign(body, NOW_S));
-    const input = { signingSecret: SECRET, timestamp: at, signature: nodeSign(body, NOW_S), body, nowMs: NOW_MS };
+    expect(await slackSignature(SECRET, at, body)).toBe(await referenceSign(body, NOW_S));
+    const input = {
+      signingSecret: SECRET,
+      timestamp: at,
+      signature: await referenceSign(body, NOW_S),
+      body,
+      nowMs: NOW_MS,
+    };
     expect(await verifySlackSignature(input)).toBe(true);
   });
 
   it("refuses another secret, another body, a malformed or missing signature", async () => {
     const at = String(NOW_S);
     const base = { signingSecret: SECRET, timestamp: at, body, nowMs: NOW_MS };
-    expect(await verifySlackSignature({ ...base, signature: nodeSign(body, NOW_S, "wrong") })).toBe(false);
-    expect(await verifySlackSignature({ ...base, signature: nodeSign(`${body} `, NOW_S) })).toBe(false);
-    expect(await verifySlackSignature({ ...base, signature: nodeSign(body, NOW_S).toUpperCase() })).toBe(false);
-    expect(await verifySlackSignature({ ...base, signature: nodeSign(body, NOW_S).replace("v0=", "v1=") })).toBe(false);
+    expect(await verifySlackSignature({ ...base, signature: await referenceSign(body, NOW_S, "wrong") })).toBe(false);
+    expect(await verifySlackSignature({ ...base, signature: await referenceSign(`${body} `, NOW_S) })).toBe(false);
+    expect(await verifySlackSignature({ ...base, signature: (await referenceSign(body, NOW_S)).toUpperCase() })).toBe(
+      false,
+    );
+    expect(
+      await verifySlackSignature({ ...base, signature: (await referenceSign(body, NOW_S)).replace("v0=", "v1=") }),
+    ).toBe(false);
     expect(await verifySlackSignature({ ...base, signature: undefined })).toBe(false);
     // A signature over a different timestamp does not fit this one.
-    expect(await verifySlackSignature({ ...base, signature: nodeSign(body, NOW_S - 1) })).toBe(false);
+    expect(await verifySlackSignature({ ...base, signature: await referenceSign(body, NOW_S - 1) })).toBe(false);
   });
 
   it("refuses timestamps more than five minutes old AND more than five minutes ahead", async () => {
@@ -80,7 +94,7 @@ describe("Slack v0 signature and timestamp window", () => {
       const input = {
         signingSecret: SECRET,
         timestamp: String(at),
-        signature: nodeSign(body, at),
+        signature: await referenceSign(body, at),
         body,
         nowMs: NOW_MS,
       };
@@ -91,11 +105,11 @@ describe("Slack v0 signature and timestamp window", () => {
 });
 
 describe("Slack ingress answers (before anything is stored)", () => {
-  const signed = (body: string, contentType = "application/json", at = NOW_S) =>
+  const signed = async (body: string, contentType = "application/json", at = NOW_S) =>
     checkSlackRequest({
       signingSecret: SECRET,
       timestamp: String(at),
-      signature: nodeSign(body, at),
+      signature: await referenceSign(body, at),
       contentType,
       body,
       nowMs: NOW_MS,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { queueChannelReply } from "../../src/channels/reply";
 import { directSessionKey, groupSessionKey } from "../../src/channels/session-route";
-import { parseTelegramTarget } from "../../src/channels/telegram/bot-api";
+import { parseTelegramTarget, TelegramBotApi } from "../../src/channels/telegram/bot-api";
 import { chunkText, htmlToPlainText, markdownToTelegramHtml, pairingMessage } from "../../src/channels/telegram/format";
 import { decideTelegram, mentionsBot, type RoutingInput } from "../../src/channels/telegram/routing";
 import type { RunRecord } from "../../src/model/run-types";
@@ -236,5 +236,55 @@ describe("channels config", () => {
     expect(nested.success).toBe(false);
     expect(nested.error?.issues[0]?.path).toEqual(["channels", "telegram", "accounts", "b", "botToken"]);
     expect(tenantConfigSchema.safeParse({ channels: { discord: { token: "x" } } }).success).toBe(false);
+  });
+});
+
+describe("the Telegram sender", () => {
+  const policy = { allowLoopback: true, allowedHosts: [], ownOrigins: [] };
+
+  /** A Bot API answering each sendMessage with the next of `answers` (default ok), recording bodies. */
+  async function withFakeApi(answers: Array<[number, string?]>, body: (api: TelegramBotApi) => Promise<void>) {
+    const sent: Array<Record<string, unknown>> = [];
+    const original = globalThis.fetch;
+    globalThis.fetch = (async (_url: string, init: RequestInit) => {
+      sent.push(JSON.parse(String(init.body)));
+      const [status, description] = answers.shift() ?? [200];
+      return new Response(JSON.stringify(status === 200 ? { ok: true, result: {} } : { ok: false, description }), {
+        status,
+      });
+    }) as typeof fetch;
+    try {
+      await body(new TelegramBotApi("1:t", "http://127.0.0.1:9", policy));
+    } finally {
+      globalThis.fetch = original;
+    }
+    return sent;
+  }
+
+  it("stops at a failed part and resumes after the parts already sent", async () => {
+    const text = `${"a".repeat(3999)}\n${"b".repeat(3999)}\nccc`;
+    const target = { channel: "telegram", to: "telegram:-100222:topic:42" };
+    let first: unknown;
+    let second: unknown;
+    const sent = await withFakeApi([[200], [500, "Internal Server Error"]], async (api) => {
+      first = await api.sendReply(target, text, 0);
+      second = await api.sendReply(target, text, 1);
+    });
+    expect(first).toEqual({ partsSent: 1, error: "telegram answered 500: Internal Server Error" });
+    expect(second).toEqual({ partsSent: 3 });
+    expect(sent.map((b) => String(b.text)[0])).toEqual(["a", "b", "b", "c"]);
+    expect(sent[0]).toMatchObject({ chat_id: "-100222", message_thread_id: 42, parse_mode: "HTML" });
+  });
+
+  it("re-sends a part Telegram cannot parse as plain text, once", async () => {
+    const sent = await withFakeApi([[400, "Bad Request: can't parse entities"]], async (api) => {
+      expect(await api.sendReply({ channel: "telegram", to: "telegram:5" }, "see [x](https://e.com)", 0)).toEqual({
+        partsSent: 1,
+      });
+    });
+    expect(sent).toEqual([
+      { chat_id: "5", text: 'see <a href="https://e.com">x</a>', parse_mode: "HTML" },
+      { chat_id: "5", text: "see x (https://e.com)" },
+    ]);
   });
 });

@@ -17,17 +17,22 @@ export function checkTelegramUpdate(input: {
   expectedSecret: string;
   body: string;
 }): IngressVerdict {
-  if (input.secretHeader === undefined || !constantTimeEqual(input.secretHeader, input.expectedSecret))
-    return { ok: false, status: 401, text: "unauthorized" };
-  if (input.body.length === 0) return { ok: false, status: 400, text: "empty payload" };
+  const secretOk = input.secretHeader !== undefined && constantTimeEqual(input.secretHeader, input.expectedSecret);
+  return telegramUpdateVerdict(secretOk, input.body);
+}
+
+/** The answer for a request whose secret was (or was not) right, from its body alone. */
+export function telegramUpdateVerdict(secretOk: boolean, body: string): IngressVerdict {
+  if (!secretOk) return { ok: false, status: 401, text: "unauthorized" };
+  if (body.length === 0) return { ok: false, status: 400, text: "empty payload" };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(input.body);
+    parsed = JSON.parse(body);
   } catch (error) {
     return { ok: false, status: 400, text: (error as Error).message };
   }
   const updateId = (parsed as { update_id?: unknown } | null)?.update_id;
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed) || !Number.isSafeInteger(updateId))
     return { ok: false, status: 500, text: "" };
-  return { ok: true, updateId: String(updateId), body: input.body };
+  return { ok: true, updateId: String(updateId), body };
 }
