@@ -400,6 +400,28 @@ test("replies: Markdown as the recorded mrkdwn, 9000 characters as 8000 + 999", 
   assert.ok(parts.every((p) => p.body.channel === "D0ALICE" && p.body.unfurl_links === "false"));
 });
 
+test("session.dmScope: the recorded DM keys for all four values (ids lower-cased)", async () => {
+  const setScope = async (dmScope) => {
+    const current = await http("GET", inTenant("/v1/config"));
+    const config = { ...current.json.config, session: { ...current.json.config.session, dmScope } };
+    const res = await http("PUT", inTenant("/v1/config"), config);
+    assert.equal(res.status, 200, res.text);
+  };
+  for (const [dmScope, key] of [
+    ["per-channel-peer", "agent:main:slack:direct:u0alice"],
+    ["per-account-channel-peer", "agent:main:slack:default:direct:u0alice"],
+    ["per-peer", "agent:main:direct:u0alice"],
+    ["main", "agent:main:main"],
+  ]) {
+    await setScope(dmScope);
+    await post(dm(`scope ${dmScope}`));
+    await waitForPosts(`the ${dmScope} reply`, `ECHO: scope ${dmScope}`);
+    const row = await sessionRow(key);
+    assert.ok(row, `${dmScope} → ${key}`);
+    assert.equal(row.lastTo, "user:U0ALICE");
+  }
+});
+
 test("a 500 from chat.postMessage is retried, and the reply arrives once", async () => {
   await fake.fail("chat.postMessage", 1, "internal_error", 500);
   await post(inChannel("C0OPEN", "after a failure"));
