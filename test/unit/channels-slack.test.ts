@@ -3,7 +3,7 @@ import { markdownToSlackMrkdwn, SLACK_CHUNK_CHARS, slackPairingMessage } from ".
 import { checkSlackRequest } from "../../src/channels/slack/ingress";
 import { decideSlack, type SlackRoutingInput, slackUpdateId } from "../../src/channels/slack/routing";
 import { slackSignature, timestampInWindow, verifySlackSignature } from "../../src/channels/slack/signature";
-import { parseSlackTarget } from "../../src/channels/slack/web-api";
+import { parseSlackTarget, SlackWebApi } from "../../src/channels/slack/web-api";
 import { chunkText } from "../../src/channels/telegram/format";
 import type { SlackConfig, SlackEnvelope, SlackMessageEvent } from "../../src/protocol/channels";
 import { channelsConfigSchema } from "../../src/protocol/channels";
@@ -297,5 +297,72 @@ describe("channels.slack config", () => {
     const appToken = channelsConfigSchema.safeParse({ slack: { ...block, appToken: "xapp-1" } });
     expect(appToken.success).toBe(false);
     expect(JSON.stringify(appToken.error?.issues)).toContain("only botToken and signingSecret are read");
+  });
+});
+
+describe("the Slack sender", () => {
+  const policy = { allowLoopback: true, allowedHosts: [], ownOrigins: [] };
+
+  /** A Web API answering each call with the next of `answers` (default ok), recording method, body and auth. */
+  async function withFakeApi(
+    answers: Array<[number, Record<string, unknown>?]>,
+    body: (api: SlackWebApi) => Promise<void>,
+  ) {
+    const calls: Array<{ method: string; body: Record<string, string>; auth: string | null }> = [];
+    const original = globalThis.fetch;
+    globalThis.fetch = (async (url: string, init: RequestInit) => {
+      const method = String(url).split("/").pop()!;
+      calls.push({
+        method,
+        body: Object.fromEntries(new URLSearchParams(String(init.body))),
+        auth: new Headers(init.headers).get("authorization"),
+      });
+      if (method === "conversations.open") return Response.json({ ok: true, channel: { id: "D0ALICE" } });
+      const [status, answer] = answers.shift() ?? [200];
+      return Response.json(answer ?? { ok: true, ts: "1.1" }, { status });
+    }) as typeof fetch;
+    try {
+      await body(new SlackWebApi("xoxb-test", "http://127.0.0.1:9/api", policy));
+    } finally {
+      globalThis.fetch = original;
+    }
+    return calls;
+  }
+
+  it("stops at a failed part and resumes after the parts already sent; a user: route opens the DM", async () => {
+    const text = `${"a".repeat(7999)}\n${"b".repeat(7999)}\nccc`;
+    const target = { channel: "slack", to: "user:U0ALICE", threadId: "17.5" };
+    let first: unknown;
+    let second: unknown;
+    const calls = await withFakeApi([[200], [500, { ok: false, error: "internal_error" }]], async (api) => {
+      const sender = api.sender();
+      first = await sender.send({ target, message: text, kind: "channel-reply" }, 0);
+      second = await sender.send({ target, message: text, kind: "channel-reply" }, 1);
+    });
+    expect(first).toEqual({ partsSent: 1, error: "slack answered 500: internal_error" });
+    expect(second).toEqual({ partsSent: 3 });
+    const posts = calls.filter((c) => c.method === "chat.postMessage");
+    expect(posts.map((c) => c.body.text![0])).toEqual(["a", "b", "b", "c"]);
+    expect(posts[0]!.body).toMatchObject({ channel: "D0ALICE", thread_ts: "17.5", unfurl_links: "false" });
+    expect(calls[0]).toEqual({ method: "conversations.open", body: { users: "U0ALICE" }, auth: "Bearer xoxb-test" });
+  });
+
+  it("an ok:false answer with HTTP 200 is a failure; a pairing message is posted as prepared", async () => {
+    const calls = await withFakeApi([[200, { ok: false, error: "not_in_channel" }]], async (api) => {
+      const target = { channel: "slack", to: "channel:C0OPEN" };
+      expect(await api.sender().send({ target, message: "**x**", kind: "channel-reply" }, 0)).toEqual({
+        partsSent: 0,
+        error: "slack answered 200: not_in_channel",
+      });
+      expect(
+        await api.sender().send({ target: { channel: "slack", to: "D0ALICE" }, message: "**x**", kind: "pairing" }, 0),
+      ).toEqual({
+        partsSent: 1,
+      });
+    });
+    expect(calls.map((c) => c.body)).toEqual([
+      { channel: "C0OPEN", text: "*x*", unfurl_links: "false" },
+      { channel: "D0ALICE", text: "**x**", unfurl_links: "false" },
+    ]);
   });
 });
