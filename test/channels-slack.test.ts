@@ -107,6 +107,27 @@ describe("Slack Request URL answers", () => {
     expect(await updatesOf(tenant)).toBe(2);
   });
 
+  it("the default tenant's Request URL is also at the root", async () => {
+    const config = await call("/v1/config", {
+      method: "PUT",
+      json: { channels: { slack: { mode: "http", botToken: BOT_TOKEN, signingSecret: SECRET } } },
+    });
+    expect(config.status, config.text).toBe(200);
+    const body = JSON.stringify({ challenge: "at-root", type: "url_verification" });
+    const at = String(Math.floor(Date.now() / 1000));
+    const res = await call("/slack/events", {
+      method: "POST",
+      token: null,
+      headers: {
+        "content-type": "application/json",
+        "x-slack-request-timestamp": at,
+        "x-slack-signature": await slackSignature(SECRET, at, body),
+      },
+      body,
+    });
+    expect([res.status, res.data]).toEqual([200, { challenge: "at-root" }]);
+  });
+
   it("the path is not served without a signing secret, nor at another path (the service's own answer)", async () => {
     const tenant = await slackTenant({ signingSecret: undefined });
     const res = await post(tenant, event("C0OPEN", "1.1"));
