@@ -19,7 +19,17 @@ import { readJson } from "../request";
 const MAX_UPDATE_CHARS = 1_000_000;
 
 /** Tenant paths that are never a channel webhook (no config lookup for them). */
-const API_PREFIXES = ["/v1/", "/tools/", "/mcp", "/oauth", "/.well-known/", "/health", "/docs"];
+const API_PREFIXES = [
+  "/v1/",
+  "/tools/",
+  "/sessions/",
+  "/mcp",
+  "/oauth",
+  "/.well-known/",
+  "/health",
+  "/docs",
+  "/openapi.json",
+];
 
 /**
  * The chat webhooks at the tenant's base URL + each channel's path (the default tenant also at
