@@ -34,7 +34,8 @@ export type ChannelTurn = {
   ack: ChannelAck;
 };
 
-export type ChannelAck = { chatId: string; typingThreadId?: number; reactToMessageId?: number };
+/** `reactToMessageId`: Telegram's message_id (a number), Slack's message ts (text). */
+export type ChannelAck = { chatId: string; typingThreadId?: number; reactToMessageId?: number | string };
 
 /** A sender asking for access under dmPolicy `pairing`. */
 export type PairingAsk = { senderId: string; chatId: string; meta: Record<string, string> };

@@ -10,7 +10,6 @@ import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
 import { ChannelInbox } from "./inbox";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
 import { channelSenderOf, inboundAdapters } from "./registry";
-import type { BotIdentity } from "./telegram/routing";
 
 type InboxTimer = "channel-inbox" | "delivery";
 /** The one timer ref of the drain (every accepted update sets it due now). */
@@ -55,9 +54,9 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       adapters: inboundAdapters({
         resolve,
         outbound: outboundPolicy(env),
-        identity: (channel) => ({
-          get: () => this.store.bot<BotIdentity>(channel),
-          save: (bot) => this.store.saveBot(channel, bot),
+        identity: <T>(channel: string) => ({
+          get: () => this.store.bot<T>(channel),
+          save: (bot: T) => this.store.saveBot(channel, bot),
         }),
       }),
       context: (config, origin) => ({

@@ -3,6 +3,7 @@ import { DomainError } from "../domain/errors";
 import { toBase64Url } from "../util/encoding";
 import { PAIRING_TTL_MS, type PairingRequest } from "./inbox-store";
 import { channelSecretValue, telegramBotOf } from "./registry";
+import { SLACK } from "./slack/routing";
 import { ALLOWED_UPDATES } from "./telegram/bot-api";
 import { DEFAULT_WEBHOOK_PATH } from "./telegram/ingress";
 import { TELEGRAM } from "./telegram/routing";
@@ -15,7 +16,12 @@ import { TELEGRAM } from "./telegram/routing";
 /** OpenClaw's per-account cap of pending requests, as `channels.pairing.list` reports it. */
 const PAIRING_PENDING_PER_ACCOUNT = 3;
 const ACCOUNT_ID = "default";
-const CHANNEL_LABELS: Record<string, string> = { [TELEGRAM]: "Telegram" };
+const CHANNEL_LABELS: Record<string, string> = { [TELEGRAM]: "Telegram", [SLACK]: "Slack" };
+/** What a pairing request's sender id is, per channel (OpenClaw's pairing adapter `idLabel`). */
+const SENDER_LABELS: Record<string, string> = { [TELEGRAM]: "telegramUserId", [SLACK]: "slackUserId" };
+/** How each channel's webhook is run here (channels.status `mode`). */
+const CHANNEL_MODES: Record<string, string> = { [TELEGRAM]: "webhook", [SLACK]: "http" };
+const PAIRING_CHANNELS = [TELEGRAM, SLACK] as const;
 
 const resolver = (ctx: TenantContext) => async (name: string) => ctx.tenant.resolveSecret(name);
 
@@ -54,14 +60,22 @@ export async function pairingApprove(ctx: TenantContext, channel: string, code: 
   return { ok: true, channel, id: senderId, message: `Approved ${channel} sender ${senderId}.` };
 }
 
-/** Whether the tenant's Telegram account takes DM pairing (configured, dmPolicy pairing). */
+/** The tenant's channel accounts that take DM pairing (configured, enabled, dmPolicy pairing). */
 function pairingAccounts(ctx: TenantContext, channel?: string) {
-  const telegram = ctx.config.channels?.telegram;
-  const pairing = telegram?.botToken && telegram.enabled !== false && (telegram.dmPolicy ?? "pairing") === "pairing";
-  if (!pairing || (channel && channel !== TELEGRAM)) return [];
-  return [
-    { channel: TELEGRAM, channelLabel: CHANNEL_LABELS[TELEGRAM]!, accountId: ACCOUNT_ID, notifySupported: false },
-  ];
+  return PAIRING_CHANNELS.filter((name) => {
+    const block = ctx.config.channels?.[name];
+    return (
+      (!channel || channel === name) &&
+      block?.botToken &&
+      block.enabled !== false &&
+      (block.dmPolicy ?? "pairing") === "pairing"
+    );
+  }).map((name) => ({
+    channel: name,
+    channelLabel: CHANNEL_LABELS[name]!,
+    accountId: ACCOUNT_ID,
+    notifySupported: false,
+  }));
 }
 
 /** OpenClaw's opaque request id: a digest of channel, account, sender and creation time (never the code). */
@@ -86,7 +100,7 @@ export async function controlUiPairingList(ctx: TenantContext, params: { channel
         channelLabel: account.channelLabel,
         accountId: ACCOUNT_ID,
         senderId: request.id,
-        senderLabel: "telegramUserId",
+        senderLabel: SENDER_LABELS[account.channel]!,
         ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
         createdAt: request.createdAt,
         lastSeenAt: request.lastSeenAt,
@@ -124,37 +138,51 @@ export async function controlUiPairingApprove(
   throw new DomainError("invalid", "pending DM access request no longer exists");
 }
 
-/** `channels.status` as the Control UI's Channels page reads it (OpenClaw's shape, Telegram only). */
-export async function channelsStatus(ctx: TenantContext) {
-  const telegram = ctx.config.channels?.telegram;
-  const configured = Boolean(telegram?.botToken);
-  const counts = configured ? await ctx.channelInbox.status(TELEGRAM) : null;
-  const account = {
-    accountId: "default",
-    enabled: telegram?.enabled !== false && configured,
+/** One channel's account as `channels.status` lists it. */
+async function channelAccount(ctx: TenantContext, channel: (typeof PAIRING_CHANNELS)[number]) {
+  const block = ctx.config.channels?.[channel];
+  const configured = Boolean(block?.botToken);
+  const counts = configured ? await ctx.channelInbox.status(channel) : null;
+  return {
+    accountId: ACCOUNT_ID,
+    enabled: block?.enabled !== false && configured,
     configured,
-    running: configured && telegram?.enabled !== false,
-    mode: "webhook",
-    dmPolicy: telegram?.dmPolicy ?? "pairing",
+    running: configured && block?.enabled !== false,
+    mode: CHANNEL_MODES[channel]!,
+    dmPolicy: block?.dmPolicy ?? "pairing",
     ...(counts
       ? { pendingUpdates: counts.pending, handledUpdates: counts.handled, pairingPending: counts.pairingPending }
       : {}),
   };
+}
+
+/** `channels.status` as the Control UI's Channels page reads it (OpenClaw's shape). */
+export async function channelsStatus(ctx: TenantContext) {
+  // Telegram is always listed (bundled with OpenClaw); Slack once configured (a plugin there).
+  const listed = PAIRING_CHANNELS.filter((channel) => channel === TELEGRAM || ctx.config.channels?.[channel]);
+  const accounts = await Promise.all(listed.map((channel) => channelAccount(ctx, channel)));
+  const byChannel = <T>(value: (index: number) => T) =>
+    Object.fromEntries(listed.map((channel, index) => [channel, value(index)]));
   return {
     ts: Date.now(),
-    channelOrder: [TELEGRAM],
+    channelOrder: listed,
     channelLabels: CHANNEL_LABELS,
     channelDetailLabels: {},
     channelSystemImages: {},
     channelMeta: [],
-    channels: { [TELEGRAM]: { configured, running: account.running, mode: "webhook" } },
-    channelAccounts: { [TELEGRAM]: [account] },
-    channelDefaultAccountId: { [TELEGRAM]: ACCOUNT_ID },
+    channels: byChannel((i) => ({
+      configured: accounts[i]!.configured,
+      running: accounts[i]!.running,
+      mode: accounts[i]!.mode,
+    })),
+    channelAccounts: byChannel((i) => [accounts[i]!]),
+    channelDefaultAccountId: byChannel(() => ACCOUNT_ID),
     statusIssues: [],
   };
 }
 
 function known(channel: string): string {
-  if (channel !== TELEGRAM) throw new DomainError("invalid", `unknown channel: ${channel}`);
+  if (!(PAIRING_CHANNELS as readonly string[]).includes(channel))
+    throw new DomainError("invalid", `unknown channel: ${channel}`);
   return channel;
 }

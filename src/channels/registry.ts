@@ -3,6 +3,9 @@ import type { ChannelSecret } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ResolvedSecret } from "../protocol/secrets";
 import type { ChannelSender, InboundAdapter } from "./adapter";
+import { slackInbound } from "./slack/adapter";
+import { SLACK } from "./slack/routing";
+import { type CachedSlackIdentity, SLACK_API_ROOT, SlackWebApi } from "./slack/web-api";
 import { telegramInbound } from "./telegram/adapter";
 import { TELEGRAM_API_ROOT, TelegramBotApi } from "./telegram/bot-api";
 import { type BotIdentity, TELEGRAM } from "./telegram/routing";
@@ -11,7 +14,7 @@ import { type BotIdentity, TELEGRAM } from "./telegram/routing";
 export type SecretResolver = (name: string) => Promise<ResolvedSecret | null>;
 
 /** The channels of this service by name: the one place a new platform is registered. */
-export const CHANNEL_NAMES = [TELEGRAM] as const;
+export const CHANNEL_NAMES = [TELEGRAM, SLACK] as const;
 
 /** A channel token's value: the plain value, or the store entry its SecretRef names. */
 export async function channelSecretValue(
@@ -36,6 +39,19 @@ export async function telegramBotOf(
   return new TelegramBotApi(token, telegram.apiRoot ?? TELEGRAM_API_ROOT, outbound, telegram.textChunkLimit);
 }
 
+/** The tenant's Slack app (HTTP mode), when the channel is enabled and has a bot token. */
+export async function slackApiOf(
+  config: TenantConfig,
+  resolve: SecretResolver,
+  outbound: OutboundPolicy,
+): Promise<SlackWebApi | null> {
+  const slack = config.channels?.slack;
+  if (!slack || slack.enabled === false) return null;
+  const token = await channelSecretValue(slack.botToken, resolve);
+  if (!token) return null;
+  return new SlackWebApi(token, slack.apiRoot ?? SLACK_API_ROOT, outbound, slack.textChunkLimit);
+}
+
 /** Who delivers to `channel` for this tenant; null: not a configured channel (the delivery webhook takes it). */
 export async function channelSenderOf(
   channel: string,
@@ -44,6 +60,7 @@ export async function channelSenderOf(
   outbound: OutboundPolicy,
 ): Promise<ChannelSender | null> {
   if (channel === TELEGRAM) return (await telegramBotOf(config, resolve, outbound))?.sender() ?? null;
+  if (channel === SLACK) return (await slackApiOf(config, resolve, outbound))?.sender() ?? null;
   return null;
 }
 
@@ -51,7 +68,8 @@ export async function channelSenderOf(
 export type InboundHost = {
   resolve: SecretResolver;
   outbound: OutboundPolicy;
-  identity(channel: string): { get(): BotIdentity | null; save(bot: BotIdentity): void };
+  /** The identity a channel's bot learned from its platform (getMe, auth.test), kept per channel. */
+  identity<T>(channel: string): { get(): T | null; save(bot: T): void };
 };
 
 /** The inbound adapters by channel name: the inbox drives these (a new platform is one more entry). */
@@ -59,7 +77,11 @@ export function inboundAdapters(host: InboundHost): Record<string, InboundAdapte
   return {
     [TELEGRAM]: telegramInbound({
       bot: (config) => telegramBotOf(config, host.resolve, host.outbound),
-      identity: host.identity(TELEGRAM),
+      identity: host.identity<BotIdentity>(TELEGRAM),
+    }),
+    [SLACK]: slackInbound({
+      api: (config) => slackApiOf(config, host.resolve, host.outbound),
+      identity: host.identity<CachedSlackIdentity>(SLACK),
     }),
   };
 }

@@ -31,13 +31,17 @@ export function directSessionKey(input: {
   }
 }
 
-/** The session of a group chat, and of one of its threads/topics (`kind` names the suffix). */
+/**
+ * The session of a group chat (`peerKind` "group", Telegram) or a channel (`"channel"`, Slack),
+ * and of one of its threads/topics (`kind` names the suffix).
+ */
 export function groupSessionKey(input: {
   agentId: string;
   channel: string;
+  peerKind?: "group" | "channel";
   groupId: string;
   thread?: { kind: "topic" | "thread"; id: string };
 }): string {
-  const base = `agent:${normalizeAgentId(input.agentId)}:${input.channel}:group:${input.groupId.toLowerCase()}`;
+  const base = `agent:${normalizeAgentId(input.agentId)}:${input.channel}:${input.peerKind ?? "group"}:${input.groupId.toLowerCase()}`;
   return input.thread ? `${base}:${input.thread.kind}:${input.thread.id}` : base;
 }

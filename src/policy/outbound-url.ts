@@ -218,6 +218,7 @@ export function configOutboundRefusal(
   for (const [i, agent] of (config.agents?.list ?? []).entries()) runnerUrls(`agents.list.${i}.runner`, agent.runner);
   urls.push(["delivery.webhookUrl", config.delivery?.webhookUrl]);
   urls.push(["channels.telegram.apiRoot", config.channels?.telegram?.apiRoot]);
+  urls.push(["channels.slack.apiRoot", config.channels?.slack?.apiRoot]);
   for (const [path, url] of urls) {
     if (url === undefined) continue;
     const verdict = checkOutboundUrl(url, policy);

@@ -40,7 +40,7 @@ function refuseUnknownCredentials(known: ReadonlySet<string>) {
           ctx.addIssue({
             code: "custom",
             path: [...path, key],
-            message: "not supported here (only botToken and webhookSecret are read, and never returned)",
+            message: `not supported here (only ${[...known].join(" and ")} are read, and never returned)`,
           });
         } else walk(child, [...path, key]);
       }
@@ -73,19 +73,63 @@ export const telegramConfigSchema = z
   .superRefine(refuseUnknownCredentials(new Set(["botToken", "webhookSecret"])));
 export type TelegramConfig = z.infer<typeof telegramConfigSchema>;
 
-/** Only Telegram is built; another channel's block (with its tokens) is refused by name, not stored. */
+/** A Slack channel's entry under `channels.slack.channels.<id>` (OpenClaw's SlackChannelConfig). */
+const slackChannelSchema = z.looseObject({
+  requireMention: z.boolean().optional(),
+  enabled: z.boolean().optional(),
+  /** Users who may invoke the bot in this channel. */
+  users: z.array(allowEntry).max(1000).optional(),
+});
+
+/**
+ * `channels.slack` in HTTP Request URL mode (OpenClaw's keys; Socket Mode needs a process
+ * per bot and is not served here). `apiRoot` is this service's key for what the real
+ * gateway only takes from the `SLACK_API_URL` environment variable.
+ */
+export const slackConfigSchema = z
+  .looseObject({
+    enabled: z.boolean().optional(),
+    mode: z.literal("http", { error: 'only mode "http" (Events API Request URL) is served here' }).optional(),
+    botToken: channelSecretSchema.optional(),
+    signingSecret: channelSecretSchema.optional(),
+    /** Replaces https://slack.com/api/ for every Web API call (checked like every outbound URL). */
+    apiRoot: z.url().optional(),
+    /** Path under the tenant's base URL (default `/slack/events`). */
+    webhookPath: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~\-/]{0,127}$/, "must be a path like /slack/events")
+      .optional(),
+    dmPolicy: z.enum(DM_POLICIES).optional(),
+    allowFrom: z.array(allowEntry).max(1000).optional(),
+    groupPolicy: z.enum(["open", "allowlist", "disabled"]).optional(),
+    /** The default of every channel's requireMention (OpenClaw: true). */
+    requireMention: z.boolean().optional(),
+    channels: z.record(z.string().min(1).max(64), slackChannelSchema).optional(),
+    /** Characters per chat.postMessage (OpenClaw's default 8000). */
+    textChunkLimit: z.int().min(1).max(40_000).optional(),
+  })
+  .superRefine(refuseUnknownCredentials(new Set(["botToken", "signingSecret"])));
+export type SlackConfig = z.infer<typeof slackConfigSchema>;
+
+/** The built channels; another channel's block (with its tokens) is refused by name, not stored. */
 export const channelsConfigSchema = z.strictObject({
   telegram: telegramConfigSchema.optional(),
+  slack: slackConfigSchema.optional(),
 });
 export type ChannelsConfig = z.infer<typeof channelsConfigSchema>;
 
 /** The secret-bearing keys of each channel (stored as SecretRefs, never returned). */
-export const CHANNEL_SECRET_KEYS = { telegram: ["botToken", "webhookSecret"] } as const;
+export const CHANNEL_SECRET_KEYS = {
+  telegram: ["botToken", "webhookSecret"],
+  slack: ["botToken", "signingSecret"],
+} as const;
 
 /** Secret store names plain values are moved to when a config is written. */
 export const CHANNEL_SECRET_NAMES: Record<string, string> = {
   "telegram.botToken": "TELEGRAM_BOT_TOKEN",
   "telegram.webhookSecret": "TELEGRAM_WEBHOOK_SECRET",
+  "slack.botToken": "SLACK_BOT_TOKEN",
+  "slack.signingSecret": "SLACK_SIGNING_SECRET",
 };
 
 /** A Telegram update as far as this service reads it (other fields are kept, not checked). */
@@ -127,3 +171,26 @@ export const telegramUpdateSchema = z.looseObject({
   edited_message: z.unknown().optional(),
 });
 export type TelegramUpdate = z.infer<typeof telegramUpdateSchema>;
+
+/** A Slack Events API message / app_mention event as far as this service reads it. */
+export const slackMessageEventSchema = z.looseObject({
+  type: z.string(),
+  subtype: z.string().optional(),
+  channel: z.string().optional(),
+  channel_type: z.string().optional(),
+  user: z.string().optional(),
+  bot_id: z.string().optional(),
+  text: z.string().optional(),
+  ts: z.string().optional(),
+  thread_ts: z.string().optional(),
+});
+export type SlackMessageEvent = z.infer<typeof slackMessageEventSchema>;
+
+/** An Events API `event_callback` envelope. */
+export const slackEnvelopeSchema = z.looseObject({
+  type: z.literal("event_callback"),
+  event_id: z.string().min(1).max(128),
+  team_id: z.string().optional(),
+  event: slackMessageEventSchema,
+});
+export type SlackEnvelope = z.infer<typeof slackEnvelopeSchema>;

@@ -235,7 +235,7 @@ describe("channels config", () => {
     const nested = tenantConfigSchema.safeParse({ channels: { telegram: { accounts: { b: { botToken: "2:y" } } } } });
     expect(nested.success).toBe(false);
     expect(nested.error?.issues[0]?.path).toEqual(["channels", "telegram", "accounts", "b", "botToken"]);
-    expect(tenantConfigSchema.safeParse({ channels: { slack: { botToken: "xoxb" } } }).success).toBe(false);
+    expect(tenantConfigSchema.safeParse({ channels: { discord: { token: "x" } } }).success).toBe(false);
   });
 });
 

@@ -1,0 +1,48 @@
+import { defaultAgentId } from "../../policy/agents";
+import { slackEnvelopeSchema } from "../../protocol/channels";
+import type { TenantConfig } from "../../protocol/config";
+import type { InboundAdapter } from "../adapter";
+import { slackPairingMessage } from "./format";
+import { decideSlack } from "./routing";
+import type { CachedSlackIdentity, SlackWebApi } from "./web-api";
+
+/** What the Slack adapter needs from its host: the tenant's app, and a place to remember its bot user. */
+export type SlackAdapterPorts = {
+  api(config: TenantConfig): Promise<SlackWebApi | null>;
+  identity: { get(): CachedSlackIdentity | null; save(bot: CachedSlackIdentity): void };
+};
+
+/** Slack's inbound side: Events API envelopes decided by src/channels/slack/routing.ts. */
+export function slackInbound(ports: SlackAdapterPorts): InboundAdapter {
+  return {
+    async decide({ body, config, approved }) {
+      const slack = config.channels?.slack;
+      const api = slack ? await ports.api(config) : null;
+      if (!slack || !api) return null;
+      const parsed = slackEnvelopeSchema.safeParse(JSON.parse(body));
+      if (!parsed.success) return { action: "ignore", reason: "not a message event" };
+      return decideSlack({
+        envelope: parsed.data,
+        slack,
+        config,
+        agentId: defaultAgentId(config),
+        bot: await identityOf(api, ports.identity),
+        approved,
+      });
+    },
+    async acknowledge(config, ack) {
+      await (await ports.api(config))?.acknowledge(ack);
+    },
+    pairingMessage: slackPairingMessage,
+  };
+}
+
+/** The app's bot user, from `auth.test` once per token (the real gateway calls it on every event). */
+async function identityOf(api: SlackWebApi, cache: SlackAdapterPorts["identity"]): Promise<CachedSlackIdentity> {
+  const cached = cache.get();
+  if (cached && cached.tokenDigest === (await api.tokenDigest())) return cached;
+  const identity = await api.authTest();
+  if (!identity) throw new Error("slack auth.test failed");
+  cache.save(identity);
+  return identity;
+}

@@ -1,0 +1,137 @@
+import type { DeliveryTarget } from "../../model/delivery";
+import type { OutboundPolicy } from "../../policy/outbound-url";
+import { toHex } from "../../util/encoding";
+import { guardedFetch } from "../../util/guarded-fetch";
+import { type ChannelAck, type ChannelSender, PAIRING_KIND, type SendOutcome } from "../adapter";
+import { chunkText } from "../telegram/format";
+import { markdownToSlackMrkdwn, SLACK_CHUNK_CHARS } from "./format";
+import type { SlackBotIdentity } from "./routing";
+
+/** Slack's own Web API root; `channels.slack.apiRoot` replaces it (the real gateway's SLACK_API_URL). */
+export const SLACK_API_ROOT = "https://slack.com/api/";
+
+/** A Web API call that takes longer is given up (the outbox retries a send; the 👀 is skipped). */
+export const SLACK_API_TIMEOUT_MS = 15_000;
+
+export type SlackAnswer = { ok: boolean; status: number; body: Record<string, unknown>; error?: string };
+
+/** The bot's identity as cached by the inbox, with the token it was learned for (a digest). */
+export type CachedSlackIdentity = SlackBotIdentity & { tokenDigest: string };
+
+/**
+ * The Slack Web API of one app: `POST <apiRoot><method>`, form-encoded as @slack/web-api sends
+ * it, the bot token as a Bearer header, every call through the outbound guard (apiRoot is
+ * tenant config). No retries here: the outbox retries deliveries.
+ */
+export class SlackWebApi {
+  constructor(
+    private readonly token: string,
+    private readonly apiRoot: string,
+    private readonly outbound: OutboundPolicy,
+    private readonly chunkChars = SLACK_CHUNK_CHARS,
+  ) {}
+
+  async call(method: string, params: Record<string, string> = {}): Promise<SlackAnswer> {
+    const url = `${this.apiRoot.replace(/\/*$/, "/")}${method}`;
+    try {
+      const response = await guardedFetch(
+        url,
+        {
+          method: "POST",
+          signal: AbortSignal.timeout(SLACK_API_TIMEOUT_MS),
+          headers: {
+            authorization: `Bearer ${this.token}`,
+            "content-type": "application/x-www-form-urlencoded",
+          },
+          body: new URLSearchParams(params).toString(),
+        },
+        this.outbound,
+      );
+      const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+      const ok = response.ok && body.ok === true;
+      const error = typeof body.error === "string" ? body.error : ok ? undefined : `HTTP ${response.status}`;
+      return { ok, status: response.status, body, ...(error ? { error } : {}) };
+    } catch (error) {
+      return { ok: false, status: 0, body: {}, error: (error as Error).message };
+    }
+  }
+
+  /** A digest of the token, so a cached identity is dropped when the token changes. */
+  async tokenDigest(): Promise<string> {
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(this.token));
+    return toHex(new Uint8Array(digest)).slice(0, 16);
+  }
+
+  /** `auth.test`: the bot user the app posts as (mentions are `<@user_id>`). */
+  async authTest(): Promise<CachedSlackIdentity | null> {
+    const answer = await this.call("auth.test");
+    const userId = answer.body.user_id;
+    if (!answer.ok || typeof userId !== "string") return null;
+    const botId = typeof answer.body.bot_id === "string" ? answer.body.bot_id : undefined;
+    return { userId, ...(botId ? { botId } : {}), tokenDigest: await this.tokenDigest() };
+  }
+
+  /** The 👀 reaction on a mention (best effort, as the real gateway; Slack has no typing for bots). */
+  async acknowledge(ack: ChannelAck): Promise<void> {
+    if (ack.reactToMessageId === undefined) return;
+    await this.call("reactions.add", { channel: ack.chatId, timestamp: String(ack.reactToMessageId), name: "eyes" });
+  }
+
+  /** A sender for the outbox: pairing codes as prepared, replies as mrkdwn in chunks, each part sent once. */
+  sender(): ChannelSender {
+    return {
+      send: (delivery, fromPart) =>
+        delivery.kind === PAIRING_KIND
+          ? this.post(delivery.target, [delivery.message], fromPart)
+          : this.post(
+              delivery.target,
+              chunkText(delivery.message, this.chunkChars).map(markdownToSlackMrkdwn),
+              fromPart,
+            ),
+    };
+  }
+
+  /** Posts `parts` from `fromPart` on, in order; stops at the first failure and says how many are out. */
+  private async post(target: DeliveryTarget, parts: string[], fromPart: number): Promise<SendOutcome> {
+    const route = parseSlackTarget(target);
+    if (!route) return { partsSent: fromPart, error: `not a Slack target: ${target.to}` };
+    const channel = route.channel ?? (await this.openDirect(route.user!));
+    if (typeof channel !== "string") return { partsSent: fromPart, error: channel.error };
+    for (let part = fromPart; part < parts.length; part++) {
+      const answer = await this.call("chat.postMessage", {
+        channel,
+        text: parts[part]!,
+        ...(route.threadTs ? { thread_ts: route.threadTs } : {}),
+        unfurl_links: "false",
+      });
+      if (!answer.ok) return { partsSent: part, error: failure(answer) };
+    }
+    return { partsSent: parts.length };
+  }
+
+  /** The DM channel with a user (`conversations.open`), for a `user:U…` target. */
+  private async openDirect(user: string): Promise<string | { error: string }> {
+    const answer = await this.call("conversations.open", { users: user });
+    const id = (answer.body.channel as { id?: unknown } | undefined)?.id;
+    return answer.ok && typeof id === "string" ? id : { error: failure(answer) };
+  }
+}
+
+function failure(answer: SlackAnswer): string {
+  return `slack answered ${answer.status}${answer.error ? `: ${answer.error}` : ""}`;
+}
+
+/**
+ * A Slack delivery target: `user:U…` (a DM, opened with conversations.open), `channel:C…`, or a
+ * bare conversation id (`C…`, `D…`, `G…`); an optional `slack:` prefix; the thread from `threadId`.
+ */
+export function parseSlackTarget(
+  target: DeliveryTarget,
+): { channel?: string; user?: string; threadTs?: string } | null {
+  const match = /^(?:slack:)?(?:(user|channel):)?([A-Z0-9]+)$/i.exec(target.to.trim());
+  if (!match) return null;
+  const id = match[2]!.toUpperCase();
+  const isUser = match[1] ? match[1].toLowerCase() === "user" : /^[UW]/.test(id);
+  const threadTs = target.threadId !== undefined ? String(target.threadId) : undefined;
+  return { ...(isUser ? { user: id } : { channel: id }), ...(threadTs ? { threadTs } : {}) };
+}
