@@ -5,6 +5,7 @@ import type {
   ClaimIntent,
   IssuedToken,
   ListFilter,
+  ListPage,
   SessionUpdate,
   TenantAccess,
   TenantApi,
@@ -268,7 +269,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     return this.directory.list(filter);
   }
 
-  listSessionsPage(filter: ListFilter): { rows: SessionRow[]; total: number } {
+  listSessionsPage(filter: ListFilter & { limit: number }): ListPage {
     return this.directory.page(filter);
   }
 
