@@ -385,22 +385,44 @@ export class SessionStore {
 
   /**
    * User and assistant messages of a transcript whose stored body contains `needle` (any case),
-   * newest first: one scan of that transcript's rows, bounded by `limit`.
+   * newest first: one scan of that transcript's rows, bounded by `limit` matches and by
+   * `maxBytes` of bodies looked at (`stopped` when that budget ended the scan first).
    */
   searchMessages(
     sessionId: string,
     needle: string,
     limit: number,
-  ): Array<{ seq: number; id: string; role: string; at: number; body: string }> {
-    return all<{ seq: number; id: string; role: string; created_at: number; body: string }>(
-      this.sql,
-      `SELECT seq, id, role, created_at, body FROM messages
-       WHERE session_id = ? AND role IN ('user', 'assistant') AND instr(lower(body), lower(?)) > 0
-       ORDER BY seq DESC LIMIT ?`,
-      sessionId,
+    maxBytes: number,
+  ): {
+    rows: Array<{ seq: number; id: string; role: string; at: number; body: string }>;
+    bytes: number;
+    stopped: boolean;
+  } {
+    // Rows are stepped one at a time, so leaving the loop ends the scan.
+    const cursor = this.sql.exec<{
+      seq: number;
+      id: string;
+      role: string;
+      created_at: number;
+      size: number;
+      body: string | null;
+    }>(
+      `SELECT seq, id, role, created_at, length(CAST(body AS BLOB)) AS size,
+              CASE WHEN instr(lower(body), lower(?)) > 0 THEN body END AS body
+       FROM messages WHERE session_id = ? AND role IN ('user', 'assistant') ORDER BY seq DESC`,
       needle,
-      limit,
-    ).map((r) => ({ seq: r.seq, id: r.id, role: r.role, at: r.created_at, body: r.body }));
+      sessionId,
+    );
+    const rows: Array<{ seq: number; id: string; role: string; at: number; body: string }> = [];
+    let bytes = 0;
+    for (const r of cursor) {
+      if (bytes >= maxBytes) return { rows, bytes, stopped: true };
+      bytes += r.size;
+      if (r.body === null) continue;
+      rows.push({ seq: r.seq, id: r.id, role: r.role, at: r.created_at, body: r.body });
+      if (rows.length === limit) break;
+    }
+    return { rows, bytes, stopped: false };
   }
 
   /** Seeds many messages in one transaction (benchmarks and tests). */

@@ -8,6 +8,7 @@ import type {
   SessionRef,
   SpawnLineage,
   TranscriptHit,
+  TranscriptSearch,
 } from "../contracts/session-api";
 import { applyAppend, newEntry, patchedEntry, resetEntry, withDelivery } from "../model/entry";
 import type { AppendRejected } from "../model/message-limits";
@@ -205,13 +206,14 @@ export class Transcript {
 
   /** A page of the current transcript (or of an older one by sessionId). */
   /** Messages of the current transcript whose text contains `text`, with a snippet around it. */
-  search(text: string, limit: number): TranscriptHit[] {
+  /** Matches of the current transcript, newest first, looking at `maxBytes` of messages at most. */
+  search(text: string, limit: number, maxBytes: number): TranscriptSearch {
     const entry = this.entry();
     const needle = text.trim();
-    if (!entry || !needle) return [];
+    if (!entry || !needle) return { hits: [], bytes: 0, stopped: false };
+    const found = this.store.searchMessages(entry.sessionId, needle, limit * SEARCH_OVERSCAN, maxBytes);
     // The body is JSON: a match can be in a key or a tool's arguments, so the text is checked too.
-    return this.store
-      .searchMessages(entry.sessionId, needle, limit * SEARCH_OVERSCAN)
+    const hits = found.rows
       .flatMap((row) => {
         const message = JSON.parse(row.body) as TranscriptMessage;
         const snippet = snippetAround(contentText(message.content), needle);
@@ -220,6 +222,7 @@ export class Transcript {
         return [{ sessionId: entry.sessionId, messageId: row.id, seq: row.seq, role, timestamp: row.at, snippet }];
       })
       .slice(0, limit);
+    return { hits, bytes: found.bytes, stopped: found.stopped };
   }
 
   read(query: ReadQuery): (Page & { sessionId: string }) | null {
