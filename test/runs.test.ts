@@ -1,6 +1,7 @@
 import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, inject, it } from "vitest";
+import { MAX_MESSAGE_BYTES } from "../src/model/message-limits";
 import { call, createTenant, history, issueToken } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
 
@@ -520,5 +521,28 @@ describe("ingest with run: true and recovery", () => {
     expect(wait.payload.status).toBe("ok");
     const messages = (await client.request("chat.history", { sessionKey: "main" })).payload.messages;
     expect(messages.map((m: any) => m.role)).toEqual(["user", "assistant"]);
+  });
+});
+
+describe("a run's reply over the per-message limit", () => {
+  it("is stored cut to the limit with a marker, the run ends ok, and its final event carries the stored text", async () => {
+    const { token, client } = await tenantWith("run-reply-cut");
+    // The user's message fits; its echo ("ECHO: " and the reply's fields) does not.
+    const text = "y".repeat(MAX_MESSAGE_BYTES - 150);
+    const res = await client.request("chat.send", { sessionKey: "main", message: text, idempotencyKey: "big-1" });
+    expect(res.payload, JSON.stringify(res.error)).toMatchObject({ status: "started" });
+    const done = await final(client, "big-1");
+    expect(done.payload.state).toBe("final");
+    const page = await history("main", "?limit=5", { token, prefix: "/t/run-reply-cut" });
+    const stored = page.data.messages.at(-1);
+    expect(stored.role).toBe("assistant");
+    expect(new TextEncoder().encode(JSON.stringify(stored)).byteLength).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+    const storedText: string = stored.content[0].text;
+    expect(storedText.startsWith("ECHO: yyy")).toBe(true);
+    expect(storedText).toMatch(
+      /\[truncated: this message was \d+ bytes of JSON; the limit is 1800000 bytes per message\]$/,
+    );
+    // The final event carries the message as stored.
+    expect(done.payload.message.content[0].text).toBe(storedText);
   });
 });

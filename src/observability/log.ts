@@ -16,6 +16,7 @@ export type LogFields = {
 
 export type LogEvent =
   | "run.failed"
+  | "message.cut"
   | "delivery.failed"
   | "delivery.dead"
   | "auth.failed"

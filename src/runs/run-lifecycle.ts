@@ -1,5 +1,5 @@
 import type { AbortOutcome, RunCallback, StartResult, StartRun } from "../contracts/session-api";
-import { oversized } from "../model/message-limits";
+import { fitMessage, oversized } from "../model/message-limits";
 import {
   type HeldUserMessage,
   type RunRecord,
@@ -16,7 +16,7 @@ import { type RunExecutor, runDeadline } from "./run-executor";
 import { type AbortReason, type RunContext, runContext } from "./run-payloads";
 import { existingRunResult, toSnapshot } from "./run-status";
 import type { RunStore } from "./run-store";
-import { RunnerError, type RunnerReply } from "./runners/runner";
+import { contentText, RunnerError, type RunnerReply } from "./runners/runner";
 import type { TranscriptPort } from "./transcript-port";
 
 /** A run as the lifecycle starts it: the session object adds whose session it is. */
@@ -192,7 +192,9 @@ export class RunLifecycle {
     const toolMessages = validMessages(reply.toolMessages ?? []);
     // A tool loop's reply message carries its last model call's usage; the run sums them all.
     const usage = reply.messageUsage ?? reply.usage;
-    const assistant: TranscriptMessage = {
+    // A reply over the per-message limit is kept cut, with a marker (fitMessage): the run
+    // happened, and its row must fit the platform's row limit (its text is the run's reply too).
+    const { message: assistant, cutBytes } = fitMessage({
       role: "assistant",
       content: [{ type: "text", text: reply.text }],
       ...(reply.api ? { api: reply.api } : {}),
@@ -202,7 +204,11 @@ export class RunLifecycle {
       stopReason: reply.stopReason ?? "stop",
       ...(reply.responseId ? { responseId: reply.responseId } : {}),
       timestamp: now,
-    };
+    });
+    if (cutBytes > 0) {
+      logWarning("message.cut", { tenant: run.input.tenantId, session: run.sessionKey, run: runId, bytes: cutBytes });
+    }
+    const replyText = cutBytes > 0 ? contentText(assistant.content) : reply.text;
     const clientStop = reply.clientStop;
     this.host.transcript.transaction(() => {
       // A stop at client tool calls has its step in the transcript already: no reply message.
@@ -220,7 +226,7 @@ export class RunLifecycle {
         at: now,
         stopReason: assistant.stopReason!,
         ...(reply.usage ? { usage: reply.usage } : {}),
-        reply: reply.text,
+        reply: replyText,
         replySeq,
         ...(clientStop ? { clientToolCalls: clientStop.calls } : {}),
       });

@@ -12,7 +12,7 @@ import type {
 } from "../contracts/session-api";
 import { applyAppend, newEntry, patchedEntry, resetEntry, withDelivery } from "../model/entry";
 import type { AppendRejected } from "../model/message-limits";
-import { oversized } from "../model/message-limits";
+import { fitMessage, oversized } from "../model/message-limits";
 import { toSessionRow } from "../model/session-row";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
@@ -111,14 +111,12 @@ export class Transcript {
     let entry = this.store.loadEntry()!.entry;
     const appended: AppendedMessage[] = [];
     for (const raw of messages) {
-      const message = raw.timestamp === undefined ? { ...raw, timestamp: now } : raw;
+      // Every write path meets the per-message limit here: a user's oversized message was
+      // refused before (oversized), anything the service wrote itself is kept cut.
+      const { message, json } = fitMessage(raw.timestamp === undefined ? { ...raw, timestamp: now } : raw);
       const seq = entry.messageCount + 1;
       const messageId = crypto.randomUUID();
-      this.store.insertMessage(
-        entry.sessionId,
-        { seq, id: messageId, role: message.role, createdAt: now },
-        JSON.stringify(message),
-      );
+      this.store.insertMessage(entry.sessionId, { seq, id: messageId, role: message.role, createdAt: now }, json);
       entry = applyAppend(entry, message, seq, now);
       appended.push({ seq, messageId });
     }
