@@ -100,7 +100,7 @@ export type StartAnswer = StartResult & { outcome?: RunSnapshot | null };
 export type StartResult =
   | { runId: string; status: "started"; userSeq?: number; queued: boolean }
   | { runId: string; status: "blocked" }
-  | { runId: string; status: "too_large"; bytes: number }
+  | { runId: string; status: "too_large"; bytes: number; sessionBytes?: number }
   | { runId: string; status: "in_flight" }
   | {
       runId: string;

@@ -1,23 +1,49 @@
 import type { TranscriptMessage } from "../protocol/session";
 
-/** Append outcome for a message over the size limit (a result, not a throw: RPC-friendly). */
-export type AppendRejected = { rejected: "too_large"; bytes: number };
+/**
+ * Append outcome for a message over the size limit, or for messages that would take the
+ * session past SESSION_MESSAGE_MAX_BYTES (`sessionBytes`: what it holds now). A result, not a
+ * throw: RPC-friendly.
+ */
+export type AppendRejected = { rejected: "too_large"; bytes: number; sessionBytes?: number };
 
 /** Stays under the platform's 2 MB row limit with room for the row's other columns. */
 export const MAX_MESSAGE_BYTES = 1_800_000;
 
-/** The first message over the size limit, if any (checked before anything is written). */
-export function oversized(messages: TranscriptMessage[], now: number): AppendRejected | null {
+/**
+ * Message bytes one session object may hold over all its transcripts (a reset keeps the old
+ * ones): the platform stops an object at 10 GB, and runs, journals and indexes need room too.
+ */
+export const SESSION_MESSAGE_MAX_BYTES = 8 * 1024 ** 3;
+/** Past this many message bytes, every append logs `session.nearly_full`. */
+export const SESSION_MESSAGE_WARN_BYTES = Math.floor(SESSION_MESSAGE_MAX_BYTES * 0.8);
+
+/**
+ * The first message over the size limit, if any, else a refusal when the messages would take
+ * the session past `maxSessionBytes` (checked before anything is written).
+ */
+export function oversized(
+  messages: TranscriptMessage[],
+  now: number,
+  sessionBytes = 0,
+  maxSessionBytes = SESSION_MESSAGE_MAX_BYTES,
+): AppendRejected | null {
+  let adding = 0;
   for (const raw of messages) {
     const bytes = utf8Length(JSON.stringify(raw.timestamp === undefined ? { ...raw, timestamp: now } : raw));
     if (bytes > MAX_MESSAGE_BYTES) return { rejected: "too_large", bytes };
+    adding += bytes;
   }
+  if (sessionBytes + adding > maxSessionBytes) return { rejected: "too_large", bytes: adding, sessionBytes };
   return null;
 }
 
-/** The refusal text for a message over MAX_MESSAGE_BYTES. */
-export function tooLargeMessage(bytes: number): string {
-  return `message is ${bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes per message`;
+/** The refusal text for a message over MAX_MESSAGE_BYTES, or for a session that is full. */
+export function tooLargeMessage(rejected: { bytes: number; sessionBytes?: number | undefined }): string {
+  if (rejected.sessionBytes !== undefined) {
+    return `the session holds ${rejected.sessionBytes} bytes of messages; ${rejected.bytes} more would pass the limit of ${SESSION_MESSAGE_MAX_BYTES} bytes per session: continue in a new session`;
+  }
+  return `message is ${rejected.bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes per message`;
 }
 
 /** Room kept for the marker (and JSON escapes) when a message is cut to fit. */

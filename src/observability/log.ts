@@ -17,6 +17,7 @@ export type LogFields = {
 export type LogEvent =
   | "run.failed"
   | "message.cut"
+  | "session.nearly_full"
   | "delivery.failed"
   | "delivery.dead"
   | "auth.failed"

@@ -63,8 +63,13 @@ export class RunLifecycle {
     const { runs } = this.host;
     const existing = runs.get(request.runId);
     if (existing) return existingRunResult(toSnapshot(existing));
-    const tooLarge = request.userMessage ? oversized([request.userMessage], now) : null;
-    if (tooLarge) return { runId: request.runId, status: "too_large", bytes: tooLarge.bytes };
+    const tooLarge = request.userMessage
+      ? oversized([request.userMessage], now, this.host.transcript.messageBytes())
+      : null;
+    if (tooLarge) {
+      const { rejected: _rejected, ...sizes } = tooLarge;
+      return { runId: request.runId, status: "too_large", ...sizes };
+    }
     const input = { ...request.input, runner: request.runner, agentId: request.agentId, tenantId: request.tenantId };
     if (request.hold) {
       // Admitted only: the user message waits with the run until it is released (its text is

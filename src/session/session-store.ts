@@ -53,6 +53,14 @@ export const SESSION_SCHEMA: Schema = {
     { name: "add entry.published_seq", sql: "ALTER TABLE entry ADD COLUMN published_seq INTEGER NOT NULL DEFAULT 0" },
     // How far imports wrote a transcript (NULL: not created by an import); see import-plan.ts.
     { name: "add transcripts.imported_through", sql: "ALTER TABLE transcripts ADD COLUMN imported_through INTEGER" },
+    // The UTF-8 bytes of each transcript's message bodies, kept as messages are written, so the
+    // object's size is known without reading them (message-limits.ts: SESSION_MESSAGE_MAX_BYTES).
+    { name: "add transcripts.bytes", sql: "ALTER TABLE transcripts ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0" },
+    {
+      name: "count transcripts.bytes",
+      sql: `UPDATE transcripts SET bytes = (
+        SELECT coalesce(sum(length(CAST(body AS BLOB))), 0) FROM messages WHERE messages.session_id = transcripts.session_id)`,
+    },
   ],
 };
 
@@ -305,6 +313,17 @@ export class SessionStore {
       record.createdAt,
       body,
     );
+    // The row just written is measured in SQL (its body is not bound or encoded again).
+    this.sql.exec(
+      `UPDATE transcripts SET bytes = bytes + (SELECT length(CAST(body AS BLOB)) FROM messages WHERE pos = last_insert_rowid())
+       WHERE session_id = ?`,
+      sessionId,
+    );
+  }
+
+  /** The UTF-8 bytes of every message body this object holds (all its transcripts): a few rows read. */
+  messageBytes(): number {
+    return first<{ n: number }>(this.sql, "SELECT coalesce(sum(bytes), 0) AS n FROM transcripts")?.n ?? 0;
   }
 
   /** Newest messages before `cursorSeq`, returned oldest first. */

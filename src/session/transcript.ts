@@ -12,8 +12,9 @@ import type {
 } from "../contracts/session-api";
 import { applyAppend, newEntry, patchedEntry, resetEntry, withDelivery } from "../model/entry";
 import type { AppendRejected } from "../model/message-limits";
-import { fitMessage, oversized } from "../model/message-limits";
+import { fitMessage, oversized, SESSION_MESSAGE_WARN_BYTES } from "../model/message-limits";
 import { toSessionRow } from "../model/session-row";
+import { logWarning } from "../observability/log";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { contentText } from "../runs/runners/runner";
@@ -81,8 +82,12 @@ export class Transcript {
       const previous = this.store.findIdempotent(input.idempotencyKey);
       if (previous) return { ...(JSON.parse(previous) as AppendResult), created: false, duplicate: true };
     }
-    const tooLarge = oversized(input.messages, now);
+    const sessionBytes = this.store.messageBytes();
+    const tooLarge = oversized(input.messages, now, sessionBytes);
     if (tooLarge) return tooLarge;
+    if (sessionBytes > SESSION_MESSAGE_WARN_BYTES) {
+      logWarning("session.nearly_full", { tenant: ref.tenantId, session: ref.key, bytes: sessionBytes });
+    }
     return this.store.transaction(() => {
       const created = this.ensureEntry(ref, input.seed, now);
       const appended = this.append(input.messages, (entry) => withDelivery(entry, input.messages, input.seed), now);

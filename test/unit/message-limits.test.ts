@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { cutMarker, fitMessage, MAX_MESSAGE_BYTES } from "../../src/model/message-limits";
+import {
+  cutMarker,
+  fitMessage,
+  MAX_MESSAGE_BYTES,
+  oversized,
+  SESSION_MESSAGE_MAX_BYTES,
+  tooLargeMessage,
+} from "../../src/model/message-limits";
 import type { TranscriptMessage } from "../../src/protocol/session";
 
 const size = (message: TranscriptMessage) => new TextEncoder().encode(JSON.stringify(message)).byteLength;
@@ -48,5 +55,26 @@ describe("fitMessage", () => {
     } as TranscriptMessage;
     const fitted = fitMessage(message).message;
     expect(fitted.content).toEqual([{ type: "text", text: cutMarker(size(message)) }]);
+  });
+});
+
+describe("oversized: the per-session bound", () => {
+  const message: TranscriptMessage = { role: "user", content: "hello", timestamp: 1 };
+  const bytes = size(message);
+
+  it("refuses messages that would take the session past its bound, saying what it holds", () => {
+    expect(oversized([message], 1, 1_000 - bytes, 1_000)).toBeNull();
+    const refused = oversized([message, message], 1, 1_000 - bytes, 1_000);
+    expect(refused).toEqual({ rejected: "too_large", bytes: 2 * bytes, sessionBytes: 1_000 - bytes });
+    expect(tooLargeMessage(refused!)).toBe(
+      `the session holds ${1_000 - bytes} bytes of messages; ${2 * bytes} more would pass the limit of ${SESSION_MESSAGE_MAX_BYTES} bytes per session: continue in a new session`,
+    );
+  });
+
+  it("names a single message over the per-message limit first", () => {
+    const big: TranscriptMessage = { role: "user", content: "x".repeat(MAX_MESSAGE_BYTES), timestamp: 1 };
+    const refused = oversized([big], 1, 0, 10);
+    expect(refused).toEqual({ rejected: "too_large", bytes: size(big) });
+    expect(tooLargeMessage(refused!)).toMatch(/^message is \d+ bytes of JSON; the limit is 1800000 bytes per message$/);
   });
 });
