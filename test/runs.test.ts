@@ -546,3 +546,27 @@ describe("a run's reply over the per-message limit", () => {
     expect(done.payload.message.content[0].text).toBe(storedText);
   });
 });
+
+describe("deltas of a long reply", () => {
+  it("carry its whole text once per frame: a 1 MiB echo costs a subscriber about 5 MiB of frames, not 7", async () => {
+    const { client } = await tenantWith("run-long-delta");
+    await client.request("sessions.messages.subscribe", { key: "main" });
+    const text = "z".repeat(1024 * 1024);
+    const from = client.frames.length;
+    const res = await client.request("chat.send", { sessionKey: "main", message: text, idempotencyKey: "long-1" });
+    expect(res.payload, JSON.stringify(res.error)).toMatchObject({ status: "started" });
+    await final(client, "long-1");
+    await client.waitFor(() => client.events("session.message").length === 2);
+    const frames = client.frames.slice(from).filter((f) => ["agent", "chat", "session.message"].includes(f.event));
+    const bytes = frames.reduce((sum, f) => sum + JSON.stringify(f).length, 0);
+    console.log(`frames of a 1 MiB echo: ${frames.length}, ${(bytes / 1024 / 1024).toFixed(2)} MiB`);
+    // The user's and the assistant's session.message, the final chat event, one agent and one chat delta.
+    expect(bytes).toBeLessThan(5.2 * 1024 * 1024);
+    const deltas = client.events("chat").filter((e) => e.payload.runId === "long-1" && e.payload.state === "delta");
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(deltas[0].payload).toMatchObject({ replace: true, deltaText: `ECHO: ${text}` });
+    expect(deltas[0].payload.message).toBeUndefined();
+    const done = await final(client, "long-1");
+    expect(done.payload.message.content[0].text).toBe(`ECHO: ${text}`);
+  });
+});
