@@ -29,7 +29,7 @@ const paging = (payload: Record<string, unknown>) => {
 };
 
 describe("sessions.list paging", () => {
-  it("applies a default limit of 100, counts every matching row and pages by offset with nextOffset", async () => {
+  it("applies a default limit of 100, totals a short list exactly and pages with nextOffset", async () => {
     const { client } = await threeMatching();
     const list = async (params: Record<string, unknown>) => (await client.request("sessions.list", params)).payload;
     expect(paging(await list({ search: "pg", limit: 1 }))).toEqual({
@@ -175,6 +175,12 @@ describe("sessions.list at size", () => {
     const none = await list({ search: "no such text", limit: 10 });
     expect(paging(none)).toMatchObject({ count: 0, nextOffset: null, hasMore: false, totalCount: undefined });
     expect(none.truncationReason).toBe("scan-limit");
+    // The service's own lookups (a short id, a slug: bounded by their limit) still look at every row.
+    const lookup = await env.TENANTS.getByName(t.id).listSessions({ search: "needle", limit: 5 });
+    expect(lookup.map((row) => row.key)).toEqual([
+      `agent:main:bulk-${LIST_SEARCH_SCAN_ROWS + 99}`,
+      "agent:main:bulk-0",
+    ]);
   });
 });
 

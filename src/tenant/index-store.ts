@@ -386,9 +386,13 @@ export class IndexStore {
     );
   }
 
-  /** Rows matching the filter, newest first, at most `filter.limit` (the first page). */
+  /**
+   * Rows matching the filter, newest first, at most `filter.limit`: the service's own lookups
+   * (a short id, a slug), which look at every row a search needs (bounded by their limit).
+   */
   list(filter: ListFilter & { now: number }): SessionRow[] {
-    return this.listPage(filter, {}, filter.limit === undefined ? -1 : Math.max(1, Math.floor(filter.limit))).rows;
+    const limit = filter.limit === undefined ? -1 : Math.max(1, Math.floor(filter.limit));
+    return this.listPage(filter, {}, limit, -1).rows;
   }
 
   /**
@@ -403,6 +407,7 @@ export class IndexStore {
     filter: ListFilter & { now: number },
     start: { after?: ListPosition; skip?: number },
     limit: number,
+    searchScanRows = LIST_SEARCH_SCAN_ROWS,
   ): ListPageRows {
     const clause = this.filterClause(filter);
     if (!clause) return { rows: [], more: false, scanLimited: false };
@@ -414,7 +419,7 @@ export class IndexStore {
       after = sought;
     }
     const { where, binds } = withAfter(clause, after);
-    const scanRows = hit.binds.length > 0 ? LIST_SEARCH_SCAN_ROWS : limit < 0 ? -1 : limit + 1;
+    const scanRows = hit.binds.length > 0 ? searchScanRows : limit < 0 ? -1 : limit + 1;
     const cursor = this.sql.exec<{ updated_at: number; key: string; hit: number; row: string | null }>(
       `SELECT updated_at, key, ${hit.sql} AS hit, CASE WHEN ${hit.sql} THEN row END AS row FROM sessions
        WHERE ${where.join(" AND ")} ORDER BY updated_at DESC, key DESC LIMIT ?`,
@@ -436,7 +441,8 @@ export class IndexStore {
       rows.push(JSON.parse(found.row!) as SessionRow);
       last = looked;
     }
-    if (hit.binds.length === 0 || scanned < scanRows) return { rows, last, more: false, scanLimited: false };
+    if (hit.binds.length === 0 || scanRows < 0 || scanned < scanRows)
+      return { rows, last, more: false, scanLimited: false };
     // The search's scan budget ran out before the page filled: the next page continues after
     // the last row looked at. An empty page cannot say "more" (OpenClaw's clients refuse that).
     return { rows, last: looked, more: rows.length > 0, scanLimited: true };
