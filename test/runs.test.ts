@@ -1,6 +1,7 @@
 import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, inject, it } from "vitest";
+import { MAX_MESSAGE_BYTES } from "../src/model/message-limits";
 import { call, createTenant, history, issueToken } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
 
@@ -520,5 +521,52 @@ describe("ingest with run: true and recovery", () => {
     expect(wait.payload.status).toBe("ok");
     const messages = (await client.request("chat.history", { sessionKey: "main" })).payload.messages;
     expect(messages.map((m: any) => m.role)).toEqual(["user", "assistant"]);
+  });
+});
+
+describe("a run's reply over the per-message limit", () => {
+  it("is stored cut to the limit with a marker, the run ends ok, and its final event carries the stored text", async () => {
+    const { token, client } = await tenantWith("run-reply-cut");
+    // The user's message fits; its echo ("ECHO: " and the reply's fields) does not.
+    const text = "y".repeat(MAX_MESSAGE_BYTES - 150);
+    const res = await client.request("chat.send", { sessionKey: "main", message: text, idempotencyKey: "big-1" });
+    expect(res.payload, JSON.stringify(res.error)).toMatchObject({ status: "started" });
+    const done = await final(client, "big-1");
+    expect(done.payload.state).toBe("final");
+    const page = await history("main", "?limit=5", { token, prefix: "/t/run-reply-cut" });
+    const stored = page.data.messages.at(-1);
+    expect(stored.role).toBe("assistant");
+    expect(new TextEncoder().encode(JSON.stringify(stored)).byteLength).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+    const storedText: string = stored.content[0].text;
+    expect(storedText.startsWith("ECHO: yyy")).toBe(true);
+    expect(storedText).toMatch(
+      /\[truncated: this message was \d+ bytes of JSON; the limit is 1800000 bytes per message\]$/,
+    );
+    // The final event carries the message as stored.
+    expect(done.payload.message.content[0].text).toBe(storedText);
+  });
+});
+
+describe("deltas of a long reply", () => {
+  it("carry its whole text once per frame: a 1 MiB echo costs a subscriber about 5 MiB of frames, not 7", async () => {
+    const { client } = await tenantWith("run-long-delta");
+    await client.request("sessions.messages.subscribe", { key: "main" });
+    const text = "z".repeat(1024 * 1024);
+    const from = client.frames.length;
+    const res = await client.request("chat.send", { sessionKey: "main", message: text, idempotencyKey: "long-1" });
+    expect(res.payload, JSON.stringify(res.error)).toMatchObject({ status: "started" });
+    await final(client, "long-1");
+    await client.waitFor(() => client.events("session.message").length === 2);
+    const frames = client.frames.slice(from).filter((f) => ["agent", "chat", "session.message"].includes(f.event));
+    const bytes = frames.reduce((sum, f) => sum + JSON.stringify(f).length, 0);
+    console.log(`frames of a 1 MiB echo: ${frames.length}, ${(bytes / 1024 / 1024).toFixed(2)} MiB`);
+    // The user's and the assistant's session.message, the final chat event, one agent and one chat delta.
+    expect(bytes).toBeLessThan(5.2 * 1024 * 1024);
+    const deltas = client.events("chat").filter((e) => e.payload.runId === "long-1" && e.payload.state === "delta");
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(deltas[0].payload).toMatchObject({ replace: true, deltaText: `ECHO: ${text}` });
+    expect(deltas[0].payload.message).toBeUndefined();
+    const done = await final(client, "long-1");
+    expect(done.payload.message.content[0].text).toBe(`ECHO: ${text}`);
   });
 });

@@ -147,3 +147,52 @@ export function printTable(title, rows, out = console.log) {
   out(widths.map((w) => "-".repeat(w)).join("  "));
   for (const row of cells) out(line(row));
 }
+
+/**
+ * `warmups` fully validated requests, then `reps` sequential timed requests. Only the request
+ * (status check and body read) is timed; every body is validated after the clock stops
+ * (cheaply: a body of the warm-up length passes, any other is parsed and checked).
+ */
+export async function measureRequests({ signal }, { reps, warmups = 3, request, validate, maxSeconds = 90 }) {
+  const latencies = [];
+  const errorSamples = [];
+  let errors = 0;
+  let bytes = 0;
+  let knownLength = -1;
+  const deadline = performance.now() + maxSeconds * 1000;
+  let timedOut = false;
+  for (let i = 0; i < warmups + reps; i++) {
+    signal?.throwIfAborted();
+    if (performance.now() > deadline) {
+      timedOut = true;
+      break;
+    }
+    const t0 = performance.now();
+    try {
+      const { text } = await request();
+      const ms = performance.now() - t0;
+      if (i < warmups || text.length !== knownLength) validate(text);
+      if (i < warmups) {
+        knownLength = text.length;
+        continue;
+      }
+      latencies.push(ms);
+      bytes = text.length;
+    } catch (error) {
+      errors++;
+      if (errorSamples.length < 5) errorSamples.push(String(error?.message ?? error));
+    }
+  }
+  if (timedOut) {
+    errors++;
+    errorSamples.push(`timed out after ${maxSeconds} s with ${latencies.length} of ${reps} requests`);
+  }
+  const stats = summarize(latencies);
+  return { ...stats, ok: latencies.length, errors, errorSamples, bytes };
+}
+
+export function reportErrors(log, name, result) {
+  if (!result.errors) return;
+  log(`!! ${name}: ${result.errors} errors${result.errorKinds ? ` ${JSON.stringify(result.errorKinds)}` : ""}`);
+  for (const sample of result.errorSamples ?? []) log(`   e.g. ${sample}`);
+}

@@ -1,6 +1,5 @@
 // Registry suite: listing sessions (tool sessions_list and GET /v1/sessions) as the tenant grows.
-import { performance } from "node:perf_hooks";
-import { runConcurrent, summarize } from "../lib/measure.mjs";
+import { measureRequests as measure, reportErrors, runConcurrent } from "../lib/measure.mjs";
 
 export const description =
   "registry: sessions_list and GET /v1/sessions at 100 / 1k / 10k sessions, messageLimit, full list of 1k";
@@ -125,7 +124,7 @@ export async function run(ctx) {
       const full = await measure(ctx, {
         reps: n(30),
         request: () => client.get("/v1/sessions?limit=1000"),
-        validate: (body) => checkRouteList(body, Math.min(1000, total)),
+        validate: (body) => checkRouteList(body, Math.min(1000, total, MAX_PAGE)),
       });
       reportErrors(log, "full list 1k", full);
       rows.push({
@@ -149,7 +148,7 @@ export async function run(ctx) {
         reps: 5,
         warmups: 1,
         request: () => client.get("/v1/sessions?limit=10000", { timeoutMs: 60_000 }),
-        validate: (body) => checkRouteList(body, Math.min(10_000, total)),
+        validate: (body) => checkRouteList(body, Math.min(10_000, total, MAX_PAGE)),
       });
       reportErrors(log, "full list 10k", full);
       rows.push({
@@ -199,14 +198,22 @@ async function configure(client) {
   }
 }
 
-/** Sessions the operator list shows (no limit = all). */
-async function countSessions(client) {
-  const { text } = await client.get("/v1/sessions", { timeoutMs: 60_000 });
-  const body = JSON.parse(text);
-  if (!Array.isArray(body.sessions) || body.count !== body.sessions.length)
-    throw new Error(`GET /v1/sessions: unexpected body ${text.slice(0, 200)}`);
-  return body.count;
+/** Sessions the operator list shows, page by page (pages hold at most 200 rows). */
+export async function countSessions(client) {
+  let count = 0;
+  for (let offset = 0; offset !== null; ) {
+    const { text } = await client.get(`/v1/sessions?limit=200&offset=${offset}`, { timeoutMs: 60_000 });
+    const body = JSON.parse(text);
+    if (!Array.isArray(body.sessions) || body.count !== body.sessions.length)
+      throw new Error(`GET /v1/sessions: unexpected body ${text.slice(0, 200)}`);
+    count += body.count;
+    offset = body.hasMore ? body.nextOffset : null;
+  }
+  return count;
 }
+
+/** sessions.list serves pages of at most this many rows (src/domain/registry.ts). */
+const MAX_PAGE = 200;
 
 function checkToolList(text, expected, { withMessages = false } = {}) {
   const body = JSON.parse(text);
@@ -231,55 +238,6 @@ function checkRouteList(text, expected) {
   if (body.count !== expected || body.sessions?.length !== expected) {
     throw new Error(`GET /v1/sessions: count ${body.count}, ${body.sessions?.length} rows; expected ${expected}`);
   }
-}
-
-/**
- * `warmups` fully validated requests, then `reps` sequential timed requests. Only the request
- * (status check and body read) is timed; every body is validated after the clock stops
- * (cheaply: a body of the warm-up length passes, any other is parsed and checked).
- */
-async function measure({ signal }, { reps, warmups = 3, request, validate, maxSeconds = 90 }) {
-  const latencies = [];
-  const errorSamples = [];
-  let errors = 0;
-  let bytes = 0;
-  let knownLength = -1;
-  const deadline = performance.now() + maxSeconds * 1000;
-  let timedOut = false;
-  for (let i = 0; i < warmups + reps; i++) {
-    signal?.throwIfAborted();
-    if (performance.now() > deadline) {
-      timedOut = true;
-      break;
-    }
-    const t0 = performance.now();
-    try {
-      const { text } = await request();
-      const ms = performance.now() - t0;
-      if (i < warmups || text.length !== knownLength) validate(text);
-      if (i < warmups) {
-        knownLength = text.length;
-        continue;
-      }
-      latencies.push(ms);
-      bytes = text.length;
-    } catch (error) {
-      errors++;
-      if (errorSamples.length < 5) errorSamples.push(String(error?.message ?? error));
-    }
-  }
-  if (timedOut) {
-    errors++;
-    errorSamples.push(`timed out after ${maxSeconds} s with ${latencies.length} of ${reps} requests`);
-  }
-  const stats = summarize(latencies);
-  return { ...stats, ok: latencies.length, errors, errorSamples, bytes };
-}
-
-function reportErrors(log, name, result) {
-  if (!result.errors) return;
-  log(`!! ${name}: ${result.errors} errors${result.errorKinds ? ` ${JSON.stringify(result.errorKinds)}` : ""}`);
-  for (const sample of result.errorSamples ?? []) log(`   e.g. ${sample}`);
 }
 
 function label(n) {

@@ -69,6 +69,8 @@ export type TranscriptHit = {
   timestamp: number;
   snippet: string;
 };
+/** A search of one transcript: its hits, the message bytes looked at, and whether the byte budget stopped it. */
+export type TranscriptSearch = { hits: TranscriptHit[]; bytes: number; stopped: boolean };
 export type IndexSnapshot = { row: SessionRow; version: number };
 
 /** How a run is configured when it starts (resolved from tenant config by the caller). */
@@ -103,7 +105,7 @@ export type StartAnswer = StartResult & { outcome?: RunSnapshot | null };
 export type StartResult =
   | { runId: string; status: "started"; userSeq?: number; queued: boolean }
   | { runId: string; status: "blocked" }
-  | { runId: string; status: "too_large"; bytes: number }
+  | { runId: string; status: "too_large"; bytes: number; sessionBytes?: number }
   | { runId: string; status: "in_flight" }
   | {
       runId: string;
@@ -175,8 +177,8 @@ export interface SessionApi {
   entry(): Awaitable<SessionEntry | null>;
   read(query: ReadQuery): Awaitable<(Page & { sessionId: string }) | null>;
   transcripts(): Awaitable<TranscriptInfo[]>;
-  /** Messages of the current transcript whose text contains `text` (any case), newest first. */
-  search(text: string, limit: number): Awaitable<TranscriptHit[]>;
+  /** Messages of the current transcript whose text contains `text` (any case), newest first, within `maxBytes` looked at. */
+  search(text: string, limit: number, maxBytes: number): Awaitable<TranscriptSearch>;
   /** Resolves once the transcript has a message past `afterSeq`, or after `timeoutMs` (sessions_wait). */
   waitForMessages(afterSeq: number, timeoutMs: number): Awaitable<{ sessionId: string | null; lastSeq: number }>;
   indexSnapshot(): Awaitable<IndexSnapshot | null>;

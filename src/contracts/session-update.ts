@@ -26,6 +26,8 @@ export type SessionUpdate = {
   row?: SessionRow;
   /** Messages appended since the last acknowledged update, in transcript order. */
   messages: MessageRecord[];
+  /** With messages: the UTF-8 bytes of every message the session holds (SessionStore.messageBytes). */
+  messageBytes?: number;
   reasons: ChangeReason[];
   events: LiveEvent[];
   /**

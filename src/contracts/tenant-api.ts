@@ -37,6 +37,7 @@ export type ListScope =
 
 export type ListFilter = {
   limit?: number;
+  /** sessions.list paging only (listSessionsPage): a position in the list. */
   offset?: number;
   activeMinutes?: number;
   includeGlobal?: boolean;
@@ -55,6 +56,16 @@ export type ListFilter = {
   excludeCron?: boolean;
   /** Which sessions the caller may see (decided by the visibility policy). */
   scope?: ListScope;
+};
+
+/** A page of the session list: `total` only where it is cheap to know exactly. */
+export type ListPage = {
+  rows: SessionRow[];
+  hasMore: boolean;
+  /** Rows matching the filter in all pages; absent when counting would read too many rows. */
+  total?: number;
+  /** A `search` stopped at its scan budget (the page may be short or empty). */
+  scanLimited?: boolean;
 };
 
 export interface TenantApi {
@@ -133,8 +144,8 @@ export interface TenantApi {
   session(key: string, withChildren?: boolean): Awaitable<SessionRow | null>;
   keyForSessionId(sessionId: string): Awaitable<{ key: string; agentId: string } | null>;
   listSessions(filter: ListFilter): Awaitable<SessionRow[]>;
-  /** One page of rows and the number of rows matching the filter (sessions.list's totalCount). */
-  listSessionsPage(filter: ListFilter): Awaitable<{ rows: SessionRow[]; total: number }>;
+  /** One page at `filter.offset` (SessionDirectory.page): O(page) when it continues a served page. */
+  listSessionsPage(filter: ListFilter & { limit: number }): Awaitable<ListPage>;
   /** Every indexed key (archived, cron runs, global included), a page at a time in key order. */
   sessionKeysAfter(afterKey: string, limit: number): Awaitable<string[]>;
   /** An import's transcript id: null when it may be used for `key`, else the key holding it. */

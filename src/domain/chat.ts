@@ -138,7 +138,7 @@ export async function chatInject(ctx: TenantContext, params: { sessionKey: strin
   const key = canonicalKey(ctx, params.sessionKey);
   // In the tenant object the session hands the update back instead of calling it: one call.
   const result = await ctx.sessions(key).inject(sessionRef(ctx, key), message, ctx.tenantInProcess === true);
-  if ("rejected" in result) throw new DomainError("too_large", tooLargeMessage(result.bytes));
+  if ("rejected" in result) throw new DomainError("too_large", tooLargeMessage(result));
   if (result.update) await ctx.tenant.publish({ ...result.update, handedOff: true });
   const appended = result.appended[0]!;
   return { ok: true, messageId: appended.messageId, messageSeq: appended.seq };

@@ -1,4 +1,5 @@
 import type { PatchOptions } from "../contracts/session-api";
+import type { ListPage } from "../contracts/tenant-api";
 import { resolveMainAlias } from "../keys/session-key";
 import type { SessionRow } from "../model/session-row";
 import { agentModelRef, DEFAULT_CONTEXT_WINDOW_TOKENS, modelProblem } from "../policy/agent-models";
@@ -27,14 +28,19 @@ export type SessionsListResult = {
   ts: number;
   path: string;
   count: number;
-  /** Rows matching the filters in all pages. */
-  totalCount: number;
+  /**
+   * Rows matching the filters in all pages: exact when the page is the last one or the rest is
+   * small (SessionDirectory.page), else absent (counting every row per page is not done).
+   */
+  totalCount?: number;
   /** Protocol 4 paging fields: `nextOffset` is the `offset` of the next page. */
   limitApplied: number;
   /** Echoed only when > 0, as OpenClaw does. */
   offset?: number;
   nextOffset: number | null;
   hasMore: boolean;
+  /** A `search` stopped at its scan budget (OpenClaw's sessions_list word): the page may be short. */
+  truncationReason?: "scan-limit";
   defaults: SessionsDefaults;
   sessions: PresentedRow[];
 };
@@ -56,14 +62,20 @@ export function sessionsDefaults(ctx: TenantContext): SessionsDefaults {
 
 /** OpenClaw's sessions.list page size when the caller names none. */
 export const SESSIONS_LIST_DEFAULT_LIMIT = 100;
+/**
+ * The largest page served (`limitApplied` says when a request was cut): OpenClaw's own
+ * sessions_list asks sessions.list for pages of 200 and refuses larger ones, the Control UI
+ * asks for 200 at most, and all of them continue with nextOffset while hasMore.
+ */
+export const SESSIONS_LIST_MAX_LIMIT = 200;
 
 /** The operator's list: OpenClaw's `sessions.list` params and result shape. */
 export async function listSessions(ctx: TenantContext, params: SessionsListParams): Promise<SessionsListResult> {
-  const limit = Math.max(1, Math.floor(params.limit ?? SESSIONS_LIST_DEFAULT_LIMIT));
+  const limit = Math.min(SESSIONS_LIST_MAX_LIMIT, Math.max(1, Math.floor(params.limit ?? SESSIONS_LIST_DEFAULT_LIMIT)));
   const offset = Math.max(0, Math.floor(params.offset ?? 0));
-  const { rows, total } =
+  const page: ListPage =
     params.hasBoard === true
-      ? { rows: [], total: 0 }
+      ? { rows: [], hasMore: false, total: 0 }
       : await ctx.tenant.listSessionsPage({
           limit,
           ...(offset > 0 ? { offset } : {}),
@@ -80,22 +92,23 @@ export async function listSessions(ctx: TenantContext, params: SessionsListParam
           ...(params.excludeSubagents ? { excludeSubagents: true } : {}),
           ...(params.excludeCron ? { excludeCron: true } : {}),
         });
-  const sessions = rows.map((row) => {
+  const sessions = page.rows.map((row) => {
     const presented = presentRow(row, params.includeLastMessage === true);
     // OpenClaw's title: label, display name, else the start of the conversation.
     const title = presented.label ?? presented.displayName ?? row.lastMessagePreview;
     return params.includeDerivedTitles && title ? { ...presented, derivedTitle: derivedTitle(title) } : presented;
   });
-  const hasMore = offset + sessions.length < total;
+  const { hasMore } = page;
   return {
     ts: Date.now(),
     path: "(multiple)",
     count: sessions.length,
-    totalCount: total,
+    ...(page.total !== undefined ? { totalCount: page.total } : {}),
     limitApplied: limit,
     ...(offset > 0 ? { offset } : {}),
     nextOffset: hasMore ? offset + sessions.length : null,
     hasMore,
+    ...(page.scanLimited ? { truncationReason: "scan-limit" as const } : {}),
     defaults: sessionsDefaults(ctx),
     sessions,
   };

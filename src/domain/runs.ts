@@ -88,7 +88,7 @@ export async function startRun(
     ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },
   );
   if (result.status === "blocked") throw new DomainError("invalid", SEND_BLOCKED_TEXT);
-  if (result.status === "too_large") throw new DomainError("too_large", tooLargeMessage(result.bytes));
+  if (result.status === "too_large") throw new DomainError("too_large", tooLargeMessage(result));
   return { ...result, sessionKey: key };
 }
 

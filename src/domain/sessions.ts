@@ -69,7 +69,7 @@ export async function appendMessages(
     ...(idempotencyKey ? { idempotencyKey } : {}),
   });
   if ("rejected" in result) {
-    throw new DomainError("too_large", tooLargeMessage(result.bytes));
+    throw new DomainError("too_large", tooLargeMessage(result));
   }
   return result;
 }

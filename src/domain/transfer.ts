@@ -1,4 +1,4 @@
-import { MAX_MESSAGE_BYTES } from "../model/message-limits";
+import { tooLargeMessage } from "../model/message-limits";
 import type { MessageRecord } from "../model/message-record";
 import type { ImportBody, ImportResult } from "../protocol/import";
 import type { TenantContext } from "./context";
@@ -18,10 +18,7 @@ export async function importPage(ctx: TenantContext, rawKey: string, body: Impor
   const result = await ctx.sessions(key).importPage(ref, body);
   if ("rejected" in result) {
     if (result.rejected === "conflict") throw new DomainError("conflict", result.message);
-    throw new DomainError(
-      "too_large",
-      `message is ${result.bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes per message`,
-    );
+    throw new DomainError("too_large", tooLargeMessage(result));
   }
   return result;
 }

@@ -19,6 +19,8 @@ export type LogEvent =
   | "channel.update_failed"
   | "run.failed"
   | "run.slot_unavailable"
+  | "message.cut"
+  | "session.nearly_full"
   | "delivery.failed"
   | "delivery.dead"
   | "auth.failed"

@@ -1,7 +1,7 @@
 import type { LiveEvent } from "../contracts/tenant-api";
 import type { RunState, RunUsage } from "../model/run-types";
 import type { TranscriptMessage } from "../protocol/session";
-import { DeltaThrottle, isSilentReply } from "./deltas";
+import { DeltaThrottle, deltaPayloads, isSilentReply } from "./deltas";
 import { type AbortReason, type RunContext, terminalReply } from "./run-payloads";
 import { toolLoopEvents } from "./tool-loop/tool-events";
 import type { ToolLoopEvents } from "./tool-loop/tool-loop";
@@ -176,12 +176,9 @@ export class RunEvents {
 
   private delta(runId: string, text: string, delta: string): void {
     if (isSilentReply(text, { prefix: true })) return;
-    const seq = this.agent(runId, "assistant", { text, delta });
-    this.chat(runId, seq, {
-      state: "delta",
-      deltaText: delta,
-      message: { role: "assistant", content: [{ type: "text", text }], timestamp: Date.now() },
-    });
+    const payloads = deltaPayloads(text, delta, Date.now());
+    const seq = this.agent(runId, "assistant", payloads.agent);
+    this.chat(runId, seq, payloads.chat);
   }
 
   /** A status both streams report (OpenClaw's `chat` status frame and `agent` run_status). */

@@ -1,7 +1,7 @@
 import type { AbortOutcome, RunCallback, StartResult, StartRun } from "../contracts/session-api";
 import type { DeliveryTarget } from "../model/delivery";
 import { withRoute } from "../model/entry";
-import { oversized } from "../model/message-limits";
+import { fitMessage, oversized } from "../model/message-limits";
 import {
   type HeldUserMessage,
   type RunRecord,
@@ -18,7 +18,7 @@ import { type RunExecutor, runDeadline } from "./run-executor";
 import { type AbortReason, type RunContext, runContext } from "./run-payloads";
 import { existingRunResult, toSnapshot } from "./run-status";
 import type { RunStore } from "./run-store";
-import { RunnerError, type RunnerReply } from "./runners/runner";
+import { contentText, RunnerError, type RunnerReply } from "./runners/runner";
 import type { TranscriptPort } from "./transcript-port";
 
 /** A run as the lifecycle starts it: the session object adds whose session it is. */
@@ -70,8 +70,13 @@ export class RunLifecycle {
     const { runs } = this.host;
     const existing = runs.get(request.runId);
     if (existing) return existingRunResult(toSnapshot(existing));
-    const tooLarge = request.userMessage ? oversized([request.userMessage], now) : null;
-    if (tooLarge) return { runId: request.runId, status: "too_large", bytes: tooLarge.bytes };
+    const tooLarge = request.userMessage
+      ? oversized([request.userMessage], now, this.host.transcript.messageBytes())
+      : null;
+    if (tooLarge) {
+      const { rejected: _rejected, ...sizes } = tooLarge;
+      return { runId: request.runId, status: "too_large", ...sizes };
+    }
     const input = { ...request.input, runner: request.runner, agentId: request.agentId, tenantId: request.tenantId };
     if (request.hold) {
       // Admitted only: the user message waits with the run until it is released (its text is
@@ -199,7 +204,9 @@ export class RunLifecycle {
     const toolMessages = validMessages(reply.toolMessages ?? []);
     // A tool loop's reply message carries its last model call's usage; the run sums them all.
     const usage = reply.messageUsage ?? reply.usage;
-    const assistant: TranscriptMessage = {
+    // A reply over the per-message limit is kept cut, with a marker (fitMessage): the run
+    // happened, and its row must fit the platform's row limit (its text is the run's reply too).
+    const { message: assistant, cutBytes } = fitMessage({
       role: "assistant",
       content: [{ type: "text", text: reply.text }],
       ...(reply.api ? { api: reply.api } : {}),
@@ -209,7 +216,11 @@ export class RunLifecycle {
       stopReason: reply.stopReason ?? "stop",
       ...(reply.responseId ? { responseId: reply.responseId } : {}),
       timestamp: now,
-    };
+    });
+    if (cutBytes > 0) {
+      logWarning("message.cut", { tenant: run.input.tenantId, session: run.sessionKey, run: runId, bytes: cutBytes });
+    }
+    const replyText = cutBytes > 0 ? contentText(assistant.content) : reply.text;
     const clientStop = reply.clientStop;
     this.host.transcript.transaction(() => {
       // A stop at client tool calls has its step in the transcript already: no reply message.
@@ -227,7 +238,7 @@ export class RunLifecycle {
         at: now,
         stopReason: assistant.stopReason!,
         ...(reply.usage ? { usage: reply.usage } : {}),
-        reply: reply.text,
+        reply: replyText,
         replySeq,
         ...(clientStop ? { clientToolCalls: clientStop.calls } : {}),
       });

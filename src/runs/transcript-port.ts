@@ -10,4 +10,6 @@ export type TranscriptPort = {
   transaction<T>(fn: () => T): T;
   loadEntry(): { entry: SessionEntry } | undefined;
   tail(query: PageQuery): Page;
+  /** The message bytes the session holds (SessionStore.messageBytes). */
+  messageBytes(): number;
 };

@@ -165,7 +165,18 @@ export class Publisher {
   private updateOf(state: EntryState, messages: MessageRecord[], reasons: ChangeReason[], events: LiveEvent[]) {
     const { entry } = state;
     const row = state.indexedVersion < state.version ? { row: toSessionRow(entry) } : {};
-    return { key: entry.key, version: state.version, ...row, sessionId: entry.sessionId, messages, reasons, events };
+    // With new messages, the session's size (for per-tenant quotas; a few rows read).
+    const size = messages.length > 0 ? { messageBytes: this.store.messageBytes() } : {};
+    return {
+      key: entry.key,
+      version: state.version,
+      ...row,
+      ...size,
+      sessionId: entry.sessionId,
+      messages,
+      reasons,
+      events,
+    };
   }
 
   /** The tenant has the entry's row (acknowledged, or handed over by a caller). */

@@ -18,8 +18,8 @@ import type {
   StartAnswer,
   StartResult,
   StartRun,
-  TranscriptHit,
   TranscriptInfo,
+  TranscriptSearch,
 } from "../contracts/session-api";
 import type { ClaimIntent } from "../contracts/tenant-api";
 import type { Delivery } from "../model/delivery";
@@ -115,9 +115,9 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     return this.parts.store.sessionIds();
   }
 
-  async search(text: string, limit: number): Promise<TranscriptHit[]> {
+  async search(text: string, limit: number, maxBytes: number): Promise<TranscriptSearch> {
     await this.adoptPending("read");
-    return this.parts.transcript.search(text, limit);
+    return this.parts.transcript.search(text, limit, maxBytes);
   }
 
   async indexSnapshot(): Promise<IndexSnapshot | null> {

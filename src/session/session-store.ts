@@ -53,6 +53,14 @@ export const SESSION_SCHEMA: Schema = {
     { name: "add entry.published_seq", sql: "ALTER TABLE entry ADD COLUMN published_seq INTEGER NOT NULL DEFAULT 0" },
     // How far imports wrote a transcript (NULL: not created by an import); see import-plan.ts.
     { name: "add transcripts.imported_through", sql: "ALTER TABLE transcripts ADD COLUMN imported_through INTEGER" },
+    // The UTF-8 bytes of each transcript's message bodies, kept as messages are written, so the
+    // object's size is known without reading them (message-limits.ts: SESSION_MESSAGE_MAX_BYTES).
+    { name: "add transcripts.bytes", sql: "ALTER TABLE transcripts ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0" },
+    {
+      name: "count transcripts.bytes",
+      sql: `UPDATE transcripts SET bytes = (
+        SELECT coalesce(sum(length(CAST(body AS BLOB))), 0) FROM messages WHERE messages.session_id = transcripts.session_id)`,
+    },
   ],
 };
 
@@ -305,6 +313,17 @@ export class SessionStore {
       record.createdAt,
       body,
     );
+    // The row just written is measured in SQL (its body is not bound or encoded again).
+    this.sql.exec(
+      `UPDATE transcripts SET bytes = bytes + (SELECT length(CAST(body AS BLOB)) FROM messages WHERE pos = last_insert_rowid())
+       WHERE session_id = ?`,
+      sessionId,
+    );
+  }
+
+  /** The UTF-8 bytes of every message body this object holds (all its transcripts): a few rows read. */
+  messageBytes(): number {
+    return first<{ n: number }>(this.sql, "SELECT coalesce(sum(bytes), 0) AS n FROM transcripts")?.n ?? 0;
   }
 
   /** Newest messages before `cursorSeq`, returned oldest first. */
@@ -385,22 +404,44 @@ export class SessionStore {
 
   /**
    * User and assistant messages of a transcript whose stored body contains `needle` (any case),
-   * newest first: one scan of that transcript's rows, bounded by `limit`.
+   * newest first: one scan of that transcript's rows, bounded by `limit` matches and by
+   * `maxBytes` of bodies looked at (`stopped` when that budget ended the scan first).
    */
   searchMessages(
     sessionId: string,
     needle: string,
     limit: number,
-  ): Array<{ seq: number; id: string; role: string; at: number; body: string }> {
-    return all<{ seq: number; id: string; role: string; created_at: number; body: string }>(
-      this.sql,
-      `SELECT seq, id, role, created_at, body FROM messages
-       WHERE session_id = ? AND role IN ('user', 'assistant') AND instr(lower(body), lower(?)) > 0
-       ORDER BY seq DESC LIMIT ?`,
-      sessionId,
+    maxBytes: number,
+  ): {
+    rows: Array<{ seq: number; id: string; role: string; at: number; body: string }>;
+    bytes: number;
+    stopped: boolean;
+  } {
+    // Rows are stepped one at a time, so leaving the loop ends the scan.
+    const cursor = this.sql.exec<{
+      seq: number;
+      id: string;
+      role: string;
+      created_at: number;
+      size: number;
+      body: string | null;
+    }>(
+      `SELECT seq, id, role, created_at, length(CAST(body AS BLOB)) AS size,
+              CASE WHEN instr(lower(body), lower(?)) > 0 THEN body END AS body
+       FROM messages WHERE session_id = ? AND role IN ('user', 'assistant') ORDER BY seq DESC`,
       needle,
-      limit,
-    ).map((r) => ({ seq: r.seq, id: r.id, role: r.role, at: r.created_at, body: r.body }));
+      sessionId,
+    );
+    const rows: Array<{ seq: number; id: string; role: string; at: number; body: string }> = [];
+    let bytes = 0;
+    for (const r of cursor) {
+      if (bytes >= maxBytes) return { rows, bytes, stopped: true };
+      bytes += r.size;
+      if (r.body === null) continue;
+      rows.push({ seq: r.seq, id: r.id, role: r.role, at: r.created_at, body: r.body });
+      if (rows.length === limit) break;
+    }
+    return { rows, bytes, stopped: false };
   }
 
   /** Seeds many messages in one transaction (benchmarks and tests). */

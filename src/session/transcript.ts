@@ -8,11 +8,13 @@ import type {
   SessionRef,
   SpawnLineage,
   TranscriptHit,
+  TranscriptSearch,
 } from "../contracts/session-api";
 import { applyAppend, newEntry, patchedEntry, resetEntry, withDelivery } from "../model/entry";
 import type { AppendRejected } from "../model/message-limits";
-import { oversized } from "../model/message-limits";
+import { fitMessage, oversized, SESSION_MESSAGE_WARN_BYTES } from "../model/message-limits";
 import { toSessionRow } from "../model/session-row";
+import { logWarning } from "../observability/log";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
 import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { contentText } from "../runs/runners/runner";
@@ -80,8 +82,12 @@ export class Transcript {
       const previous = this.store.findIdempotent(input.idempotencyKey);
       if (previous) return { ...(JSON.parse(previous) as AppendResult), created: false, duplicate: true };
     }
-    const tooLarge = oversized(input.messages, now);
+    const sessionBytes = this.store.messageBytes();
+    const tooLarge = oversized(input.messages, now, sessionBytes);
     if (tooLarge) return tooLarge;
+    if (sessionBytes > SESSION_MESSAGE_WARN_BYTES) {
+      logWarning("session.nearly_full", { tenant: ref.tenantId, session: ref.key, bytes: sessionBytes });
+    }
     return this.store.transaction(() => {
       const created = this.ensureEntry(ref, input.seed, now);
       const appended = this.append(input.messages, (entry) => withDelivery(entry, input.messages, input.seed), now);
@@ -110,14 +116,12 @@ export class Transcript {
     let entry = this.store.loadEntry()!.entry;
     const appended: AppendedMessage[] = [];
     for (const raw of messages) {
-      const message = raw.timestamp === undefined ? { ...raw, timestamp: now } : raw;
+      // Every write path meets the per-message limit here: a user's oversized message was
+      // refused before (oversized), anything the service wrote itself is kept cut.
+      const { message, json } = fitMessage(raw.timestamp === undefined ? { ...raw, timestamp: now } : raw);
       const seq = entry.messageCount + 1;
       const messageId = crypto.randomUUID();
-      this.store.insertMessage(
-        entry.sessionId,
-        { seq, id: messageId, role: message.role, createdAt: now },
-        JSON.stringify(message),
-      );
+      this.store.insertMessage(entry.sessionId, { seq, id: messageId, role: message.role, createdAt: now }, json);
       entry = applyAppend(entry, message, seq, now);
       appended.push({ seq, messageId });
     }
@@ -205,13 +209,14 @@ export class Transcript {
 
   /** A page of the current transcript (or of an older one by sessionId). */
   /** Messages of the current transcript whose text contains `text`, with a snippet around it. */
-  search(text: string, limit: number): TranscriptHit[] {
+  /** Matches of the current transcript, newest first, looking at `maxBytes` of messages at most. */
+  search(text: string, limit: number, maxBytes: number): TranscriptSearch {
     const entry = this.entry();
     const needle = text.trim();
-    if (!entry || !needle) return [];
+    if (!entry || !needle) return { hits: [], bytes: 0, stopped: false };
+    const found = this.store.searchMessages(entry.sessionId, needle, limit * SEARCH_OVERSCAN, maxBytes);
     // The body is JSON: a match can be in a key or a tool's arguments, so the text is checked too.
-    return this.store
-      .searchMessages(entry.sessionId, needle, limit * SEARCH_OVERSCAN)
+    const hits = found.rows
       .flatMap((row) => {
         const message = JSON.parse(row.body) as TranscriptMessage;
         const snippet = snippetAround(contentText(message.content), needle);
@@ -220,6 +225,7 @@ export class Transcript {
         return [{ sessionId: entry.sessionId, messageId: row.id, seq: row.seq, role, timestamp: row.at, snippet }];
       })
       .slice(0, limit);
+    return { hits, bytes: found.bytes, stopped: found.stopped };
   }
 
   read(query: ReadQuery): (Page & { sessionId: string }) | null {

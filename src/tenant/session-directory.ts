@@ -1,12 +1,16 @@
 import type { PatchOptions, SessionRef } from "../contracts/session-api";
-import type { ListFilter, SessionUpdate } from "../contracts/tenant-api";
+import type { ListFilter, ListPage, SessionUpdate } from "../contracts/tenant-api";
 import type { Fanout } from "../gateway/fanout";
 import { type IndexColumns, indexColumns, type SessionRow } from "../model/session-row";
 import type { PendingSessions } from "../pending/pending-sessions";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import { sessionApi } from "../stubs";
 import type { IndexStore } from "./index-store";
+import { ListCursors, type ListPosition } from "./list-cursors";
 import type { TenantStore } from "./tenant-store";
+
+/** Rows a page's totalCount may look at past the page; beyond, totalCount is left out. */
+export const LIST_TOTAL_COUNT_ROWS = 2_000;
 
 /** Session objects asked at once while the index is rebuilt. */
 const REINDEX_CONCURRENCY = 8;
@@ -27,6 +31,9 @@ export type SessionDirectoryDeps = {
  * tenant's session config.
  */
 export class SessionDirectory {
+  /** Where served pages ended, so the next offset continues by position (ListCursors). */
+  private readonly cursors = new ListCursors();
+
   constructor(private readonly deps: SessionDirectoryDeps) {}
 
   /** An update of a session object; answers whether anyone follows the session live. */
@@ -79,18 +86,49 @@ export class SessionDirectory {
     return kids ? { ...row, childSessions: kids } : row;
   }
 
-  /** Rows newest first, each with `childSessions` (its spawn-tree children). */
+  /** The first rows, newest first, each with `childSessions` (its spawn-tree children). */
   list(filter: ListFilter): SessionRow[] {
-    const rows = this.deps.index.list({ ...filter, now: Date.now() });
+    return this.withChildren(this.deps.index.list({ ...filter, now: Date.now() }));
+  }
+
+  /**
+   * One page at `filter.offset`: continued from where the page that answered this offset
+   * ended (by position, O(page)), else sought from the top. `total` is exact when the page is
+   * the last one or the rest can be counted within LIST_TOTAL_COUNT_ROWS, else undefined.
+   */
+  page(filter: ListFilter & { limit: number }): ListPage {
+    const { index } = this.deps;
+    const now = Date.now();
+    const offset = Math.max(0, Math.floor(filter.offset ?? 0));
+    const after = offset > 0 ? this.cursors.get(filter, offset) : undefined;
+    const found = index.listPage({ ...filter, now }, after ? { after } : { skip: offset }, filter.limit);
+    if (found.more && found.last) this.cursors.set(filter, offset + found.rows.length, found.last);
+    const total = found.scanLimited
+      ? undefined
+      : !found.more && (found.rows.length > 0 || offset === 0)
+        ? offset + found.rows.length
+        : this.restCount(filter, now, found.more ? found.last : undefined, offset + found.rows.length);
+    return {
+      rows: this.withChildren(found.rows),
+      hasMore: found.more,
+      ...(total !== undefined ? { total } : {}),
+      ...(found.scanLimited ? { scanLimited: true } : {}),
+    };
+  }
+
+  /** `before` rows plus those after `after` (all of them when `after` is undefined: a page past the end). */
+  private restCount(filter: ListFilter, now: number, after: ListPosition | undefined, before: number) {
+    const rest = this.deps.index.countFrom({ ...filter, now }, after, LIST_TOTAL_COUNT_ROWS);
+    if (rest === undefined) return undefined;
+    return after ? before + rest : rest;
+  }
+
+  private withChildren(rows: SessionRow[]): SessionRow[] {
     const children = this.deps.index.childrenOf(rows.map((r) => r.key));
     return rows.map((row) => {
       const kids = children.get(row.key);
       return kids ? { ...row, childSessions: kids } : row;
     });
-  }
-
-  page(filter: ListFilter): { rows: SessionRow[]; total: number } {
-    return { rows: this.list(filter), total: this.deps.index.count({ ...filter, now: Date.now() }) };
   }
 
   /**

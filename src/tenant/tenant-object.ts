@@ -4,6 +4,7 @@ import type {
   ClaimIntent,
   IssuedToken,
   ListFilter,
+  ListPage,
   SessionUpdate,
   TenantAccess,
   TenantApi,
@@ -264,7 +265,7 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
     return this.directory.list(filter);
   }
 
-  listSessionsPage(filter: ListFilter): { rows: SessionRow[]; total: number } {
+  listSessionsPage(filter: ListFilter & { limit: number }): ListPage {
     return this.directory.page(filter);
   }
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { TenantContext } from "../domain/context";
-import { presentRow } from "../domain/registry";
+import { presentRow, SESSIONS_LIST_DEFAULT_LIMIT, SESSIONS_LIST_MAX_LIMIT } from "../domain/registry";
 import { deriveChannel, toDisplayKey } from "../keys/session-key";
 import { parseMessage } from "../model/message-record";
 import { listKind, type SessionRow } from "../model/session-row";
@@ -12,9 +12,9 @@ import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
 
 const KINDS = ["main", "group", "cron", "hook", "node", "other"] as const;
-/** Rows per call when the agent names no limit, and the server clamp (OpenClaw's). */
-export const SESSIONS_LIST_DEFAULT_LIMIT = 100;
-export const SESSIONS_LIST_MAX_LIMIT = 200;
+
+// Rows per call when the agent names no limit, and the clamp: sessions.list's (OpenClaw's).
+export { SESSIONS_LIST_MAX_LIMIT } from "../domain/registry";
 export const SESSIONS_LIST_MAX_MESSAGES = 20;
 /** Session objects read at once when messageLimit > 0. */
 const MESSAGE_FETCH_CONCURRENCY = 8;
@@ -32,9 +32,8 @@ export async function sessionsList(ctx: TenantContext, requester: Requester, arg
   const messageLimit = Math.min(SESSIONS_LIST_MAX_MESSAGES, Math.max(0, Math.floor(args.messageLimit ?? 0)));
 
   const policy = accessPolicy(ctx, requester);
-  const found = await ctx.tenant.listSessions({
-    // One extra row tells whether more exist.
-    limit: limit + 1,
+  const page = await ctx.tenant.listSessionsPage({
+    limit,
     ...(offset > 0 ? { offset } : {}),
     ...(activeMinutes !== undefined ? { activeMinutes } : {}),
     ...(kinds.length > 0 ? { kinds } : {}),
@@ -43,8 +42,7 @@ export async function sessionsList(ctx: TenantContext, requester: Requester, arg
     includeUnknown: false,
     scope: await listScope(ctx, requester, policy),
   });
-  const hasMore = found.length > limit;
-  const rows = hasMore ? found.slice(0, limit) : found;
+  const { hasMore, rows } = page;
   const sessions = rows.map((row) => toolRow(ctx, requester, row));
   if (messageLimit > 0) await attachMessages(ctx, rows, sessions, messageLimit);
   return jsonResult({

@@ -1,3 +1,4 @@
+import { fitMessage } from "../../model/message-limits";
 import type { RunUsage } from "../../model/run-types";
 import type { TranscriptMessage } from "../../protocol/session";
 import { type ContextMessage, type ModelToolCall, RunnerError, type RunnerReply } from "../runners/runner";
@@ -141,7 +142,7 @@ function recordStep(
   calls: ModelToolCall[],
 ): JournalStep {
   const now = ports.now();
-  const message: TranscriptMessage = {
+  const { message } = fitMessage({
     role: "assistant",
     content: [
       ...(reply.text !== "" ? [{ type: "text", text: reply.text }] : []),
@@ -156,7 +157,7 @@ function recordStep(
     stopReason: "toolUse",
     ...(reply.responseId ? { responseId: reply.responseId } : {}),
     timestamp: now,
-  };
+  });
   let messageSeq = 0;
   ports.transaction(() => {
     const [seq] = ports.append([message]);
@@ -202,7 +203,9 @@ async function runCalls(ports: ToolLoopPorts, runId: string, step: JournalStep):
         ? delegated(call.name)
         : await untilAborted(ports.invoke(call, `${runId}:${call.id}`), ports.signal);
       if (!outcome || ports.signal.aborted) return;
-      const result: TranscriptMessage = {
+      // A result over the per-message limit is kept cut (fitMessage): its journal row and its
+      // transcript row must fit the platform's row limit, and the model reads the marker.
+      const { message: result } = fitMessage({
         role: "toolResult",
         toolCallId: call.id,
         toolName: call.name,
@@ -210,7 +213,7 @@ async function runCalls(ports: ToolLoopPorts, runId: string, step: JournalStep):
         details: outcome.details,
         isError: outcome.isError,
         timestamp: ports.now(),
-      };
+      });
       ports.journal.markDone(runId, step.step, position, result, ports.now());
       step.calls[position] = { ...entry, state: "done", result };
       ports.events.toolEnded(call, outcome);
