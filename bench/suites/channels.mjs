@@ -104,13 +104,18 @@ function channelDriver({ fake, build, headers, isReply }) {
     const answerMs = performance.now() - t0;
     if (res.status !== 200) throw new Error(`webhook answered ${res.status}`);
     const deadline = Date.now() + REPLY_TIMEOUT_MS;
+    const seen = [];
     for (;;) {
       signal?.throwIfAborted();
       const calls = await fake.calls(cursor);
       for (const c of calls) cursor = Math.max(cursor, c.seq);
+      seen.push(...calls);
       const reply = calls.find(isReply);
-      if (reply)
-        return { answerMs, replyMs: reply.t - sentAt, durable: res.headers.get("x-openclaw-delivery-accepted") };
+      if (reply) {
+        const upToReply = seen.filter((c) => c.seq <= reply.seq).map((c) => c.method);
+        const accepted = res.headers.get("x-openclaw-delivery-accepted");
+        return { answerMs, replyMs: reply.t - sentAt, calls: upToReply.join(" + "), accepted };
+      }
       if (Date.now() > deadline) throw new Error(`no reply at the fake within ${REPLY_TIMEOUT_MS / 1000} s`);
       await sleep(POLL_MS);
     }
@@ -255,6 +260,8 @@ export async function run(ctx) {
         for (let i = 0; i < count && side.errors === 0; i++) {
           try {
             const r = await channel.driver.once(side.url, `bench ${side.label} ${i} ${Date.now()}`, signal);
+            side.calls = r.calls;
+            side.accepted = r.accepted;
             if (record) {
               side.answer.push(r.answerMs);
               side.reply.push(r.replyMs);
@@ -292,7 +299,7 @@ export async function run(ctx) {
             name: `${channel.name}, ${side.label}, p50`,
             value: reply.p50,
             unit: "ms",
-            note: `POST → reply call at the fake, n=${reply.n}, sequential DMs${failed}`,
+            note: `POST → reply call at the fake, n=${reply.n}, sequential DMs; the fake saw ${side.calls ?? "?"}${failed}`,
             errors: err,
           },
           {
@@ -305,7 +312,7 @@ export async function run(ctx) {
             name: `${channel.name}, ${side.label}, webhook 200 p50`,
             value: answer.p50,
             unit: "ms",
-            note: `the webhook's own answer, p99 ${fmt(answer.p99)} ms`,
+            note: `the webhook's own answer, p99 ${fmt(answer.p99)} ms${side.accepted ? `; x-openclaw-delivery-accepted: ${side.accepted}` : ""}`,
           },
         );
       }
