@@ -110,7 +110,8 @@ export async function startRealGateway({ repoRoot, modelUrl, telegram, slack, lo
   await mkdir(state, { recursive: true });
   const [gwPort, webhookPort] = [await freePort(), await freePort()];
   const token = "bench-gw-token-0123456789abcdef";
-  const cli = join(repoRoot, "node_modules/openclaw/openclaw.mjs");
+  // BENCH_OPENCLAW_CLI: another openclaw.mjs (e.g. a newer release) than the devDependency.
+  const cli = process.env.BENCH_OPENCLAW_CLI ?? join(repoRoot, "node_modules/openclaw/openclaw.mjs");
   const config = {
     gateway: { mode: "local", port: gwPort, bind: "loopback", auth: { mode: "token", token } },
     session: { dmScope: "main" },

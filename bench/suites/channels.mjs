@@ -299,7 +299,7 @@ export async function run(ctx) {
             name: `${channel.name}, ${side.label}, p50`,
             value: reply.p50,
             unit: "ms",
-            note: `POST → reply call at the fake, n=${reply.n}, sequential DMs; the fake saw ${side.calls ?? "?"}${failed}`,
+            note: `POST → reply call at the fake, n=${reply.n}, sequential DMs; the last one's calls at the fake: ${side.calls ?? "?"}${failed}`,
             errors: err,
           },
           {
