@@ -26,6 +26,9 @@ function killGroup(child, signal) {
   }
 }
 
+/** The first error line of a child's output (else its last line): the reason to report. */
+const firstError = (lines) => (lines.find((l) => /error/i.test(l)) ?? lines.at(-1) ?? "no output").trim();
+
 /**
  * Starts `node <args>` in its own process group, its output kept in `logLines`; with `ready`,
  * `started` resolves on the first output line it accepts (rejects on exit or after `readyTimeoutMs`).
@@ -186,7 +189,7 @@ export async function startRealGateway({ repoRoot, modelUrl, telegram, slack, lo
     clearTimeout(timer);
     if (outcome?.code !== 0) {
       await install.stop();
-      slackSkipped = `plugins install @openclaw/slack ${outcome ? `exited ${outcome.code}` : `timed out after ${PLUGIN_INSTALL_TIMEOUT_MS / 1000} s`}: ${lines.slice(-3).join(" / ").slice(0, 300)}`;
+      slackSkipped = `plugins install @openclaw/slack ${outcome ? `exited ${outcome.code}` : `timed out after ${PLUGIN_INSTALL_TIMEOUT_MS / 1000} s`}: ${firstError(lines).slice(0, 300)}`;
       log(`real gateway: ${slackSkipped}`);
     } else {
       const installed = JSON.parse(await readFile(configPath, "utf8"));
@@ -222,12 +225,12 @@ export async function startRealGateway({ repoRoot, modelUrl, telegram, slack, lo
     if (up) break;
     const exitedAlready = await Promise.race([gateway.exited, sleep(1_000).then(() => null)]);
     if (exitedAlready) {
-      const tail = logLines.slice(-5).join(" / ");
+      const tail = firstError(logLines);
       await stop();
       throw new Error(`real gateway exited (code ${exitedAlready.code}) before answering: ${tail.slice(0, 400)}`);
     }
     if (Date.now() > deadline) {
-      const tail = logLines.slice(-5).join(" / ");
+      const tail = firstError(logLines);
       await stop();
       throw new Error(`real gateway not up after ${startTimeoutMs / 1000} s: ${tail.slice(0, 400)}`);
     }
