@@ -1,0 +1,332 @@
+// Channels suite (issue 38's proof): an inbound Telegram update (and Slack event) → the reply's
+// `sendMessage` (`chat.postMessage`) arriving at the fake platform API, p50/p99, and the webhook's
+// own answer time, for this service and beside it the real OpenClaw gateway (node_modules/openclaw)
+// in webhook mode with the same fake (its own process) and the same mock model (answers at once).
+// Sequential DMs from one sender under dmPolicy "open" (no pairing), dmScope "main" on both sides,
+// the two sides alternating in rounds. The reply time is the fake's arrival stamp minus the POST's
+// start (same clock, 1 ms resolution). The real gateway is started here in a temp dir and stopped
+// at the end; BENCH_PEER=off skips it, BENCH_CHANNELS_SLACK=off skips Slack (both sides).
+import { createHmac } from "node:crypto";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { startToolMockModel } from "../../test/peers/tool-mock-model.mjs";
+import { startFakeApi, startRealGateway } from "../lib/channel-peers.mjs";
+import { httpClient } from "../lib/http.mjs";
+import { fmt, summarize } from "../lib/measure.mjs";
+
+export const description =
+  "channels: Telegram update → sendMessage (and Slack event → chat.postMessage) at the fake, beside the real gateway in webhook mode";
+
+const ADMIN = "dev-admin-token";
+const TENANT = `bench-channels-${Date.now().toString(36)}`;
+const BOT_TOKEN = "123456789:TEST-fake-telegram-token";
+const TG_SECRET = "tg-webhook-secret-0123456789";
+const SLACK_BOT_TOKEN = "xoxb-test-0000-fake";
+const SLACK_SIGNING_SECRET = "slack-signing-secret-0123456789abcdef";
+const DM_USER = 555100;
+const SLACK_DM = { channel: "D0ALICE", user: "U0ALICE", team: "T0TEST", bot: "U0BOT" };
+/** Per message: the reply must reach the fake within this. */
+const REPLY_TIMEOUT_MS = 30_000;
+const POLL_MS = 5;
+const WARMUPS = 3;
+/** The whole real-gateway start (plugin install aside) including its setWebhook. */
+const PEER_START_TIMEOUT_MS = 180_000;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let nextUpdateId = Date.now() % 1_000_000_000;
+
+function telegramDm(text) {
+  const id = nextUpdateId++;
+  return {
+    update_id: id,
+    message: {
+      message_id: id % 1_000_000,
+      from: { id: DM_USER, is_bot: false, first_name: "Bench", username: "bench" },
+      chat: { id: DM_USER, type: "private", first_name: "Bench" },
+      date: Math.floor(Date.now() / 1000),
+      text,
+    },
+  };
+}
+
+function slackDm(text) {
+  const id = nextUpdateId++;
+  const ts = `${Math.floor(Date.now() / 1000)}.${String(id % 1_000_000).padStart(6, "0")}`;
+  return {
+    token: "legacy-verification-token",
+    team_id: SLACK_DM.team,
+    api_app_id: "A0TEST",
+    type: "event_callback",
+    event_id: `Ev${id}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ enterprise_id: null, team_id: SLACK_DM.team, user_id: SLACK_DM.bot, is_bot: true }],
+    event: {
+      type: "message",
+      channel: SLACK_DM.channel,
+      user: SLACK_DM.user,
+      text,
+      ts,
+      event_ts: ts,
+      channel_type: "im",
+      team: SLACK_DM.team,
+    },
+  };
+}
+
+const telegramHeaders = () => ({ "x-telegram-bot-api-secret-token": TG_SECRET });
+function slackHeaders(body) {
+  const at = Math.floor(Date.now() / 1000);
+  const signature = `v0=${createHmac("sha256", SLACK_SIGNING_SECRET).update(`v0:${at}:${body}`).digest("hex")}`;
+  return { "x-slack-signature": signature, "x-slack-request-timestamp": String(at) };
+}
+
+/**
+ * A channel's measurement loop against one fake: POST `build(text)` to a target's URL, wait for
+ * the reply call (`isReply(call)`) at the fake after everything seen so far.
+ */
+function channelDriver({ fake, build, headers, isReply }) {
+  let cursor = 0;
+  const sync = async () => {
+    for (const c of await fake.calls(cursor)) cursor = Math.max(cursor, c.seq);
+  };
+  async function once(url, text, signal) {
+    await sync();
+    const body = JSON.stringify(build(text));
+    const sentAt = Date.now();
+    const t0 = performance.now();
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers(body) },
+      body,
+      signal: AbortSignal.timeout(REPLY_TIMEOUT_MS),
+    });
+    await res.text();
+    const answerMs = performance.now() - t0;
+    if (res.status !== 200) throw new Error(`webhook answered ${res.status}`);
+    const deadline = Date.now() + REPLY_TIMEOUT_MS;
+    const seen = [];
+    for (;;) {
+      signal?.throwIfAborted();
+      const calls = await fake.calls(cursor);
+      for (const c of calls) cursor = Math.max(cursor, c.seq);
+      seen.push(...calls);
+      const reply = calls.find(isReply);
+      if (reply) {
+        const upToReply = seen.filter((c) => c.seq <= reply.seq).map((c) => c.method);
+        const accepted = res.headers.get("x-openclaw-delivery-accepted");
+        return { answerMs, replyMs: reply.t - sentAt, calls: upToReply.join(" + "), accepted };
+      }
+      if (Date.now() > deadline) throw new Error(`no reply at the fake within ${REPLY_TIMEOUT_MS / 1000} s`);
+      await sleep(POLL_MS);
+    }
+  }
+  return { once };
+}
+
+export async function run(ctx) {
+  const { baseUrl, log, signal, repoRoot } = ctx;
+  const perSide = ctx.quick ? 6 : 30;
+  const withSlack = process.env.BENCH_CHANNELS_SLACK !== "off";
+  const withPeer = process.env.BENCH_PEER !== "off";
+  const peers = join(repoRoot, "test/peers");
+  const stops = [];
+  const rows = [];
+  try {
+    const mock = await startToolMockModel();
+    stops.push(() => mock.close());
+    const tg = await startFakeApi(join(peers, "fake-telegram.mjs"), {
+      env: { TG_TOKEN: BOT_TOKEN },
+      label: "fake Telegram",
+    });
+    stops.push(tg.stop);
+    const slackFake = withSlack ? await startFakeApi(join(peers, "fake-slack.mjs"), { label: "fake Slack" }) : null;
+    if (slackFake) stops.push(slackFake.stop);
+
+    // The real gateway starts (~1 min on a loaded machine) while this service's tenant is set up.
+    let peerFailure = withPeer ? null : "BENCH_PEER=off";
+    const peerStart = withPeer
+      ? startRealGateway({
+          repoRoot,
+          modelUrl: mock.url,
+          telegram: { botToken: BOT_TOKEN, apiRoot: tg.url, secret: TG_SECRET },
+          slack: slackFake
+            ? { botToken: SLACK_BOT_TOKEN, signingSecret: SLACK_SIGNING_SECRET, apiRoot: slackFake.url }
+            : undefined,
+          log,
+          startTimeoutMs: PEER_START_TIMEOUT_MS,
+        }).then(
+          (gw) => {
+            stops.unshift(gw.stop);
+            return gw;
+          },
+          (error) => {
+            peerFailure = error.message;
+            return null;
+          },
+        )
+      : Promise.resolve(null);
+
+    const admin = httpClient(baseUrl, { token: ADMIN, signal });
+    await admin.post("/v1/admin/tenants", { id: TENANT }, { expect: 201 });
+    const issued = JSON.parse(
+      (await admin.post(`/v1/admin/tenants/${TENANT}/tokens`, { scopes: ["operator.admin"] }, { expect: 201 })).text,
+    );
+    const client = httpClient(`${baseUrl}/t/${TENANT}`, { token: issued.token, signal });
+    await client.request("PUT", "/v1/config", {
+      body: {
+        session: { dmScope: "main" },
+        agents: { list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: mock.url, model: "mock" } }] },
+        channels: {
+          telegram: {
+            enabled: true,
+            botToken: BOT_TOKEN,
+            apiRoot: tg.url,
+            webhookSecret: TG_SECRET,
+            webhookPath: "/telegram-webhook",
+            dmPolicy: "open",
+            allowFrom: ["*"],
+          },
+          ...(slackFake
+            ? {
+                slack: {
+                  enabled: true,
+                  mode: "http",
+                  botToken: SLACK_BOT_TOKEN,
+                  signingSecret: SLACK_SIGNING_SECRET,
+                  webhookPath: "/slack/events",
+                  apiRoot: `${slackFake.url}/api/`,
+                  dmPolicy: "open",
+                  allowFrom: ["*"],
+                },
+              }
+            : {}),
+        },
+      },
+    });
+
+    let gw = await peerStart;
+    if (gw) {
+      // Up means its gateway port answers; its Telegram listener is ready once it called setWebhook.
+      log("real gateway up; waiting for its setWebhook at the fake");
+      const deadline = Date.now() + PEER_START_TIMEOUT_MS;
+      while (!(await tg.calls(0)).some((c) => c.method === "setWebhook" && c.status === 200)) {
+        if (Date.now() > deadline) {
+          peerFailure = `real gateway never called setWebhook within ${PEER_START_TIMEOUT_MS / 1000} s: ${gw.logTail(3).join(" / ").slice(0, 300)}`;
+          gw = null;
+          break;
+        }
+        await sleep(500);
+      }
+    }
+    if (peerFailure) log(`real gateway side missing: ${peerFailure}`);
+
+    const channels = [
+      {
+        name: "Telegram update → sendMessage",
+        driver: channelDriver({
+          fake: tg,
+          build: telegramDm,
+          headers: telegramHeaders,
+          isReply: (c) => c.method === "sendMessage" && String(c.body?.chat_id) === String(DM_USER) && c.status === 200,
+        }),
+        service: `${baseUrl}/t/${TENANT}/telegram-webhook`,
+        real: gw?.webhookUrl,
+        realMissing: peerFailure,
+      },
+    ];
+    if (slackFake) {
+      channels.push({
+        name: "Slack event → chat.postMessage",
+        driver: channelDriver({
+          fake: slackFake,
+          build: slackDm,
+          headers: slackHeaders,
+          isReply: (c) => c.method === "chat.postMessage" && c.body?.channel === SLACK_DM.channel,
+        }),
+        service: `${baseUrl}/t/${TENANT}/slack/events`,
+        real: gw?.slackUrl,
+        realMissing: peerFailure ?? gw?.slackSkipped,
+      });
+    }
+
+    for (const channel of channels) {
+      const sides = [
+        { label: "this service", url: channel.service, answer: [], reply: [], errors: 0, note: "" },
+        ...(channel.real
+          ? [{ label: "real gateway", url: channel.real, answer: [], reply: [], errors: 0, note: "" }]
+          : []),
+      ];
+      const measureBatch = async (side, count, record) => {
+        for (let i = 0; i < count && side.errors === 0; i++) {
+          try {
+            const r = await channel.driver.once(side.url, `bench ${side.label} ${i} ${Date.now()}`, signal);
+            side.calls = r.calls;
+            side.accepted = r.accepted;
+            if (record) {
+              side.answer.push(r.answerMs);
+              side.reply.push(r.replyMs);
+            }
+          } catch (error) {
+            if (signal?.aborted) throw error;
+            // A late reply could be taken for the next message's: this side stops here.
+            side.errors++;
+            side.note = error.message.slice(0, 160);
+            log(`!! ${channel.name} — ${side.label}: ${side.note}`);
+          }
+        }
+      };
+      for (const side of sides) {
+        log(`${channel.name} — ${side.label}: ${WARMUPS} warm-up messages`);
+        await measureBatch(side, WARMUPS, false);
+      }
+      // Two rounds, the order swapped, so drift in the machine's load hits both sides alike.
+      for (const order of [sides, [...sides].reverse()]) {
+        for (const side of order) {
+          log(`${channel.name} — ${side.label}: ${perSide / 2} messages`);
+          await measureBatch(side, perSide / 2, true);
+        }
+      }
+      for (const side of sides) {
+        const reply = summarize(side.reply);
+        const answer = summarize(side.answer);
+        log(
+          `${channel.name} — ${side.label}: reply p50 ${fmt(reply.p50)} / p99 ${fmt(reply.p99)} ms; answer p50 ${fmt(answer.p50)} / p99 ${fmt(answer.p99)} ms (n=${reply.n})`,
+        );
+        const err = side.label === "this service" ? side.errors : 0;
+        const failed = side.errors ? `; ${side.errors} failed, stopped: ${side.note}` : "";
+        rows.push(
+          {
+            name: `${channel.name}, ${side.label}, p50`,
+            value: reply.p50,
+            unit: "ms",
+            note: `POST → reply call at the fake, n=${reply.n}, sequential DMs; the last one's calls at the fake: ${side.calls ?? "?"}${failed}`,
+            errors: err,
+          },
+          {
+            name: `${channel.name}, ${side.label}, p99`,
+            value: reply.p99,
+            unit: "ms",
+            note: `max ${fmt(reply.max)} ms`,
+          },
+          {
+            name: `${channel.name}, ${side.label}, webhook 200 p50`,
+            value: answer.p50,
+            unit: "ms",
+            note: `the webhook's own answer, p99 ${fmt(answer.p99)} ms${side.accepted ? `; x-openclaw-delivery-accepted: ${side.accepted}` : ""}`,
+          },
+        );
+      }
+      if (!channel.real) {
+        rows.push({
+          name: `${channel.name}, real gateway`,
+          value: Number.NaN,
+          unit: "ms",
+          note: `not measured: ${channel.realMissing ?? "no real gateway"}`,
+        });
+      }
+    }
+    return rows;
+  } finally {
+    for (const stop of stops) await stop().catch(() => {});
+  }
+}
