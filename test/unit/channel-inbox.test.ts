@@ -54,7 +54,7 @@ function harness(decisions: Record<string, InboundDecision>) {
     tenantId: "t",
     config: {},
     principal: { kind: "operator", scopes: ["operator.write"] },
-    tenant: { recordRun: async (_runId: string, key: string) => key },
+    tenant: { recordRunStart: async (_runId: string, key: string) => ({ owner: key }) },
     sessions: () => ({
       startRun: async (_ref: unknown, request: { runId: string }) => {
         if (failStartOnce) {
