@@ -1,0 +1,37 @@
+// The e2e tier (`npm run test:e2e`, the last step of `npm test`): test/cli and test/e2e under
+// `node --test`. Each file starts its own `wrangler dev` on a free port with its own state, so
+// files run side by side (E2E_CONCURRENCY, default 3: most of their time is waiting on timers,
+// sockets and a browser, not CPU). The files that measure wall-clock gaps run alone afterwards,
+// so a neighbour's load cannot move their figures. Arguments narrow the run to files whose
+// path contains one of them (`npm run test:e2e -- hooks channels`).
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+
+/** Files whose assertions are timings (backoff gaps, handshake deadlines, idle eviction). */
+const MEASURED_ALONE = ["timers.e2e.mjs", "handshake-deadline.e2e.mjs", "gateway-hubs.e2e.mjs"];
+const DEFAULT_CONCURRENCY = 3;
+
+const filesIn = (dir, suffix) =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith(suffix))
+    .sort()
+    .map((name) => join(dir, name));
+
+const wanted = process.argv.slice(2);
+const all = [...filesIn("test/cli", ".test.mjs"), ...filesIn("test/e2e", ".e2e.mjs")].filter(
+  (path) => wanted.length === 0 || wanted.some((part) => path.includes(part)),
+);
+const alone = all.filter((path) => MEASURED_ALONE.some((name) => path.endsWith(name)));
+const together = all.filter((path) => !alone.includes(path));
+const concurrency = Number(process.env.E2E_CONCURRENCY) || DEFAULT_CONCURRENCY;
+
+function run(files, perFile) {
+  if (files.length === 0) return 0;
+  const args = ["--test", `--test-concurrency=${perFile}`, ...files];
+  return spawnSync(process.execPath, args, { stdio: "inherit" }).status ?? 1;
+}
+
+const failedTogether = run(together, concurrency);
+const failedAlone = run(alone, 1);
+process.exit(failedTogether || failedAlone ? 1 : 0);
