@@ -13,6 +13,7 @@ import { echoRunner } from "./runners/echo";
 import { openaiRunner } from "./runners/openai";
 import {
   type ContextMessage,
+  type ModelToolCall,
   type Runner,
   RunnerError,
   type RunnerOutcome,
@@ -22,9 +23,8 @@ import {
 import { runnerCredential } from "./runners/runner-keys";
 import { webhookRunner } from "./runners/webhook";
 import { modelContext } from "./tool-loop/model-context";
-import { sessionToolbox, type ToolboxEnv } from "./tool-loop/session-toolbox";
 import type { ToolJournal } from "./tool-loop/tool-journal";
-import { runToolLoop, type ToolLoopEvents } from "./tool-loop/tool-loop";
+import { runToolLoop, type ToolLoopEvents, type ToolOutcome } from "./tool-loop/tool-loop";
 import type { TranscriptPort } from "./transcript-port";
 
 /** Messages of transcript handed to a runner as context (unless its config says otherwise). */
@@ -40,8 +40,14 @@ const MODEL_KEY_PREFIX = "MODEL_KEY_";
 /** Tool rounds per run unless the agent's `maxToolRounds` says otherwise. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 32;
 
+/** The session tools a run's model is offered, and their calls made as the run's session. */
+export type SessionToolbox = {
+  specs: ToolSpec[];
+  invoke(call: ModelToolCall, idempotencyKey: string): Promise<ToolOutcome>;
+};
+
 export type ExecutorDeps = {
-  env: Pick<Env, "RUN_TOKEN_SECRET"> & ToolboxEnv & DeploymentKeyEnv & OutboundEnv;
+  env: Pick<Env, "RUN_TOKEN_SECRET"> & { ATTACHMENTS: R2Bucket } & DeploymentKeyEnv & OutboundEnv;
   transcript: TranscriptPort;
   /** Each run's tool steps and calls, written before and after each call. */
   journal: ToolJournal;
@@ -52,6 +58,8 @@ export type ExecutorDeps = {
   deploymentKeyGrants(tenantId: string): Promise<DeploymentKeyGrant[]>;
   /** The tenant's config now (which tools a run's model is offered). */
   tenantConfig(tenantId: string): Promise<TenantConfig>;
+  /** The run's session tools (tools/session-toolbox.ts: the layer above, handed in as a port). */
+  toolbox(run: RunRecord, entry: SessionEntry | null, config: TenantConfig): SessionToolbox;
 };
 
 /** What the lifecycle hands one attempt: abort, streamed text, and for tool loops the append path and events. */
@@ -90,7 +98,7 @@ export class RunExecutor {
     const runner = this.runnerOf(run, credentials);
     const config = offersTools(run) ? await this.deps.tenantConfig(input.tenantId) : null;
     const entry = this.deps.transcript.loadEntry()?.entry ?? null;
-    const toolbox = config ? sessionToolbox(this.deps.env, run, entry, config) : null;
+    const toolbox = config ? this.deps.toolbox(run, entry, config) : null;
     const clientTools = toolbox ? (input.clientTools ?? []) : [];
     const specs = [...(toolbox?.specs ?? []), ...clientTools.map(clientToolSpec)];
     const withTools = toolbox !== null && specs.length > 0;

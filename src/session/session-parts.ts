@@ -16,6 +16,7 @@ import { RunTaps } from "../runs/run-taps";
 import { SpawnDriver } from "../spawn/spawn-driver";
 import { ledgerApi, sessionApi, tenantApi } from "../stubs";
 import { type TimerHandlers, Timers } from "../timers/timers";
+import { sessionToolbox } from "../tools/session-toolbox";
 import { Waiters } from "../util/waiters";
 import { Followers } from "./followers";
 import { Publisher } from "./publisher";
@@ -112,6 +113,7 @@ export function wireSession(
       storeSecret: async (tenantId, id) => tenant(tenantId).resolveSecret(id),
       deploymentKeyGrants: async (tenantId) => (await tenant(tenantId).deploymentKeyGrants()).grants,
       tenantConfig: async (tenantId) => tenant(tenantId).config(),
+      toolbox: (run, entry, config) => sessionToolbox(env, run, entry, config),
     }),
     appendMessages: (messages, update) => transcript.append(messages, update).map((m) => m.seq),
     updateEntry: (update) => transcript.updateEntry(update),
