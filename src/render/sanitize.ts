@@ -1,5 +1,5 @@
 import type { StoredMessage } from "../model/message-record";
-import { SILENT_REPLY } from "../runs/deltas";
+import { SILENT_REPLY } from "../protocol/silent-reply";
 import { redactSecrets } from "./redact";
 
 /**
