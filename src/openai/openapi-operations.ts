@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { chatCompletionRequestSchema, embeddingsRequestSchema, responsesRequestSchema } from "../../openai/schemas";
-import type { Operation } from "./operations";
+import type { Operation } from "../http/openapi/operations";
+import { chatCompletionRequestSchema, embeddingsRequestSchema, responsesRequestSchema } from "./schemas";
 
-/** The OpenAI-compatible routes (src/openai/routes.ts), for the OpenAPI document; docs/openai.md. */
+/** The OpenAI-compatible routes (src/openai/routes.ts), for the OpenAPI document (wired in src/app.ts); docs/openai.md. */
 
 const tag = "OpenAI-compatible";
 const model = z.looseObject({ id: z.string(), object: z.literal("model"), owned_by: z.string() });
