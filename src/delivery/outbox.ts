@@ -13,8 +13,11 @@ import { guardedFetch } from "../util/guarded-fetch";
 import type { DeliveryStore } from "./delivery-store";
 import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
 
+/** The delivery rows as the outbox uses them (delivery-store.ts keeps them in the session's SQLite). */
+export type OutboxStore = Pick<DeliveryStore, "enqueue" | "get" | "pendingIds" | "record">;
+
 export type OutboxPorts = {
-  store: DeliveryStore;
+  store: OutboxStore;
   timers: TimerPort;
   entry(): SessionEntry | null;
   tenantConfig(): Promise<TenantConfig>;
