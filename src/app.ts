@@ -1,7 +1,6 @@
 import { hookIngress } from "./hooks/hook-routes";
 import { type AppSlices, createApp as createHttpApp } from "./http/app";
 import { mcpRoutes } from "./mcp/http";
-import { OPENAI_OPERATIONS } from "./openai/openapi-operations";
 import { openAiRoutes } from "./openai/routes";
 
 /** The slices built on http/'s toolkit, composed here so that http/ imports none of them. */
@@ -9,7 +8,6 @@ export const APP_SLICES: AppSlices = {
   mcp: mcpRoutes,
   openAi: openAiRoutes,
   hookIngress,
-  operations: OPENAI_OPERATIONS,
 };
 
 /** The worker's HTTP app: the core routes (http/app.ts) with the slices mounted in. */

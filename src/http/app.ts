@@ -6,7 +6,6 @@ import { controlUi } from "./control-ui/routes";
 import { tenantCors } from "./cors";
 import { toApiError } from "./errors";
 import { refuseOwnHop } from "./hop-guard";
-import type { Operation } from "./openapi/operations";
 import { adminRoutes } from "./routes/admin";
 import { automationRoutes } from "./routes/automations";
 import { configRoutes } from "./routes/config";
@@ -46,8 +45,6 @@ export type AppSlices = {
   /** A fresh router per mount (the OpenAI routes at /t/<tenantId> and at the root). */
   openAi: () => Hono<AppEnv>;
   hookIngress: MiddlewareHandler<AppEnv>;
-  /** The slices' operations in the OpenAPI document. */
-  operations: Operation[];
 };
 
 export function createApp(slices: AppSlices) {
@@ -56,7 +53,7 @@ export function createApp(slices: AppSlices) {
   // Before every route: the service never serves a request it sent itself.
   app.use("*", refuseOwnHop);
   app.get("/health", (c) => c.json({ ok: true, status: "live" }));
-  app.route("/", docsRoutes(slices.operations));
+  app.route("/", docsRoutes);
   // The Control UI at / and /t/<tenantId>/ (browser navigations and its files; APIs pass through).
   app.use("*", controlUi);
   // The gateway WebSocket: `ws://host:port` (default tenant) or `wss://host/t/<tenantId>`.

@@ -3,6 +3,7 @@ import { type DescribeRouteOptions, describeRoute, generateSpecs, resolver, vali
 import { z } from "zod";
 import { deliveryWebhookBodySchema, webhookRunReplySchema, webhookRunRequestSchema } from "../../protocol/webhooks";
 import { AUTOMATION_OPERATIONS } from "./automation-operations";
+import { OPENAI_OPERATIONS } from "./openai-operations";
 import { OPERATIONS as CORE_OPERATIONS, ERROR_TEXT, type Operation } from "./operations";
 import { errorSchema, openAiErrorSchema } from "./responses";
 
@@ -16,20 +17,19 @@ const TENANT_SERVERS = [
   { url: "/", description: "The deployment's DEFAULT_TENANT" },
 ];
 
+const OPERATIONS = [...CORE_OPERATIONS, ...AUTOMATION_OPERATIONS, ...OPENAI_OPERATIONS];
+
 let cached: Promise<Document> | undefined;
 
-/**
- * The OpenAPI 3.1 document, built once per isolate from the operations and their zod schemas:
- * the core's and those of the slices mounted beside it (`sliceOperations`, wired in src/app.ts).
- */
-export function openApiDocument(sliceOperations: Operation[]): Promise<Document> {
-  cached ??= build([...CORE_OPERATIONS, ...AUTOMATION_OPERATIONS, ...sliceOperations]);
+/** The OpenAPI 3.1 document, built once per isolate from OPERATIONS and the zod schemas. */
+export function openApiDocument(): Promise<Document> {
+  cached ??= build();
   return cached;
 }
 
-async function build(operations: Operation[]): Promise<Document> {
+async function build(): Promise<Document> {
   const app = new Hono();
-  for (const operation of operations) {
+  for (const operation of OPERATIONS) {
     const handlers = [
       describeRoute(describe(operation)),
       ...(operation.query ? [validator("query", operation.query)] : []),
@@ -65,7 +65,7 @@ async function build(operations: Operation[]): Promise<Document> {
     excludeStaticFile: false,
   })) as unknown as Document;
 
-  for (const operation of operations) {
+  for (const operation of OPERATIONS) {
     if (operation.scope !== "tenant") continue;
     const item = document.paths[toOpenApiPath(operation.path)];
     if (item) item.servers = TENANT_SERVERS;

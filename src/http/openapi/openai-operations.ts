@@ -1,8 +1,12 @@
 import { z } from "zod";
-import type { Operation } from "../http/openapi/operations";
-import { chatCompletionRequestSchema, embeddingsRequestSchema, responsesRequestSchema } from "./schemas";
+import {
+  chatCompletionRequestSchema,
+  embeddingsRequestSchema,
+  responsesRequestSchema,
+} from "../../protocol/openai-schemas";
+import type { Operation } from "./operations";
 
-/** The OpenAI-compatible routes (src/openai/routes.ts), for the OpenAPI document (wired in src/app.ts); docs/openai.md. */
+/** The OpenAI-compatible routes (src/openai/routes.ts), for the OpenAPI document; docs/openai.md. */
 
 const tag = "OpenAI-compatible";
 const model = z.looseObject({ id: z.string(), object: z.literal("model"), owned_by: z.string() });
