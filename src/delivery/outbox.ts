@@ -13,8 +13,8 @@ import { guardedFetch } from "../util/guarded-fetch";
 import type { DeliveryStore } from "./delivery-store";
 import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
 
-/** The delivery rows as the outbox uses them (delivery-store.ts keeps them in the session's SQLite). */
-export type OutboxStore = Pick<DeliveryStore, "enqueue" | "get" | "pendingIds" | "record">;
+/** The delivery rows: DeliveryStore's methods without its SQL handle (Node tests keep rows in memory). */
+export type OutboxStore = { [Method in keyof DeliveryStore]: DeliveryStore[Method] };
 
 export type OutboxPorts = {
   store: OutboxStore;

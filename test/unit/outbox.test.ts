@@ -14,10 +14,10 @@ const WEBHOOK = "https://hooks.example.com/deliver";
 const SIGNING_SECRET = "whsec-0123456789abcdef0123456789";
 const T0 = 1_700_000_000_000;
 
-function memoryStore(): OutboxStore & { rows: Map<string, Delivery> } {
+/** The rows in a Map: the methods the outbox calls (the webhook path), as delivery-store.ts does them in SQL. */
+function memoryStore(): OutboxStore {
   const rows = new Map<string, Delivery>();
-  return {
-    rows,
+  const store: Partial<OutboxStore> = {
     enqueue(input, at) {
       const existing = [...rows.values()].find((row) => row.idempotencyKey === input.idempotencyKey);
       if (existing) return existing;
@@ -48,6 +48,7 @@ function memoryStore(): OutboxStore & { rows: Map<string, Delivery> } {
       return true;
     },
   };
+  return store as OutboxStore;
 }
 
 function outboxWith(config: Partial<TenantConfig>, entry: Partial<SessionEntry> | null = { key: "agent:main:main" }) {
