@@ -51,6 +51,8 @@ export type ExecutorDeps = {
   transcript: TranscriptPort;
   /** Each run's tool steps and calls, written before and after each call. */
   journal: ToolJournal;
+  /** The run's session tools (tools/session-toolbox.ts: the layer above, handed in as a port). */
+  toolbox(run: RunRecord, entry: SessionEntry | null, config: TenantConfig): SessionToolbox;
   runnerSecret(tenantId: string): Promise<string>;
   /** An entry of the tenant's secret store (runner keys referenced from config). */
   storeSecret(tenantId: string, id: string): Promise<ResolvedSecret | null>;
@@ -58,8 +60,6 @@ export type ExecutorDeps = {
   deploymentKeyGrants(tenantId: string): Promise<DeploymentKeyGrant[]>;
   /** The tenant's config now (which tools a run's model is offered). */
   tenantConfig(tenantId: string): Promise<TenantConfig>;
-  /** The run's session tools (tools/session-toolbox.ts: the layer above, handed in as a port). */
-  toolbox(run: RunRecord, entry: SessionEntry | null, config: TenantConfig): SessionToolbox;
 };
 
 /** What the lifecycle hands one attempt: abort, streamed text, and for tool loops the append path and events. */
