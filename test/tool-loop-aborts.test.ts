@@ -1,11 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { until } from "./helpers";
-import {
-  toolModel as model,
-  toolLoopTenant as tenantWith,
-  transcript,
-  transcriptOnceCreated,
-} from "./tool-loop-tenant";
+import { toolModel as model, toolLoopTenant as tenantWith, transcript } from "./tool-loop-tenant";
 import type { GatewayClient } from "./ws-helpers";
 
 // Every way a tool loop is stopped mid-way (docs/tool-loop.md, "Bounded and abortable"):
@@ -249,9 +244,8 @@ describe("a tool loop stopped while a sessions_send waits", () => {
       await startLoop(client, runId, text, s.timeoutMs ? { timeoutMs: s.timeoutMs } : {});
       // The first round is done and the send reached its target, whose model never answers: the call waits.
       await toolCallsEnded(client, runId, 1);
-      // Polled: the target session exists only once the send reached it (a 404 before that).
       await until(
-        () => transcriptOnceCreated(id, token, "agent:slow:main"),
+        () => transcript(id, token, "agent:slow:main"),
         (target) => target.some((m) => m.role === "user" && m.content === `ping ${i}`),
         5_000,
       );

@@ -37,14 +37,6 @@ export async function toolLoopTenant(
   return { token: admin.token, client };
 }
 
-/** A session's transcript, or none while nothing has created it yet (a poll's probe). */
-export async function transcriptOnceCreated(id: string, token: string, key: string) {
-  const res = await history(key, "?limit=200&includeTools=1", { token, prefix: `/t/${id}` });
-  if (res.status === 404) return [];
-  expect(res.status).toBe(200);
-  return res.data.messages as Array<Record<string, any>>;
-}
-
 /** The session's transcript with tool results. */
 export async function transcript(id: string, token: string, key = "main") {
   const res = await history(key, "?limit=200&includeTools=1", { token, prefix: `/t/${id}` });
