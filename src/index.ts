@@ -1,4 +1,4 @@
-import { createApp } from "./http/app";
+import { createApp } from "./app";
 import { installLedgerLogSink } from "./ledger/log-sink";
 
 export { ChannelInboxObject } from "./channels/channel-inbox-object";

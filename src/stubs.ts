@@ -5,13 +5,16 @@ import type { LedgerApi } from "./contracts/ledger-api";
 import type { SchedulerApi } from "./contracts/scheduler-api";
 import type { SessionApi } from "./contracts/session-api";
 import type { TenantApi } from "./contracts/tenant-api";
+import { sessionObjectName } from "./keys/object-names";
 import { type OutboundEnv, type OutboundPolicy, outboundPolicy } from "./policy/outbound-url";
 
-/**
- * The one place that knows how Durable Objects are named and turns a binding into a port:
- * a session object per `<tenantId>/<canonical key>`, a tenant object per tenant id.
- * A stub speaks its class's RPC surface, which the class declares with `implements`.
+/*
+ * The one place that turns a Durable Object binding into a port: a session object per
+ * `<tenantId>/<canonical key>` (named in keys/object-names.ts, which the engines read too;
+ * re-exported here), a tenant object per tenant id. A stub speaks its class's RPC surface,
+ * which the class declares with `implements`.
  */
+export { objectKnowsItsName, parseSessionObjectName, sessionObjectName } from "./keys/object-names";
 
 type Namespace = { getByName(name: string): unknown };
 export type ObjectBindings = {
@@ -24,28 +27,6 @@ export type ObjectBindings = {
 
 /** The one directory object of a deployment. */
 export const DIRECTORY_NAME = "directory";
-
-export function sessionObjectName(tenantId: string, key: string): string {
-  return `${tenantId}/${key}`;
-}
-
-/**
- * The runtime gives an object its name (`ctx.id.name`) only up to a size: past ~1 KB of UTF-8
- * it is undefined inside the object. Such keys never get a pending entry (the object could
- * not find it).
- */
-const NAME_CARRIED_MAX_BYTES = 1000;
-
-export function objectKnowsItsName(tenantId: string, key: string): boolean {
-  return new TextEncoder().encode(sessionObjectName(tenantId, key)).byteLength <= NAME_CARRIED_MAX_BYTES;
-}
-
-/** The tenant and key a session object was named for (its `ctx.id.name`), or null. */
-export function parseSessionObjectName(name: string | undefined): { tenantId: string; key: string } | null {
-  const slash = name?.indexOf("/") ?? -1;
-  if (!name || slash <= 0) return null;
-  return { tenantId: name.slice(0, slash), key: name.slice(slash + 1) };
-}
 
 export function sessionApi(env: Pick<ObjectBindings, "SESSIONS">, tenantId: string, key: string): SessionApi {
   return env.SESSIONS.getByName(sessionObjectName(tenantId, key)) as SessionApi;

@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { createApp } from "../src/http/app";
+import { createApp } from "../src/app";
 import { toOpenApiPath } from "../src/http/openapi/document";
 import { webhookRunRequestSchema } from "../src/protocol/webhooks";
 import { call, freshTenant, user } from "./helpers";

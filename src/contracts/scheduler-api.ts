@@ -13,8 +13,10 @@ export type CronResult<T> =
   /** The job changed since the caller loaded it (`expectedConfigRevision`). */
   | { ok: false; code: "changed"; error: string; details: Record<string, unknown> };
 
-/** Who asks: the config they act under and the origin their requests came from. */
-/** `limits`: the tenant's automation limits in force (docs/operations.md "Tenant limits"). */
+/**
+ * Who asks: the config they act under, the origin their requests came from, and `limits`, the
+ * tenant's automation limits in force (docs/operations.md "Tenant limits").
+ */
 export type CronCallerInfo = {
   config: TenantConfig;
   origin?: string;

@@ -49,13 +49,13 @@ export type PageQuery = {
   maxBytes: number;
 };
 export type Page = { messages: MessageRecord[]; hasMore: boolean };
-/** A page of the current transcript, or of an older one by sessionId. */
 /**
  * JSON bytes of one page read whole for a reader that sanitizes or streams it after (chat
  * history, sessions_history, the first page of a follow): well under the 32 MiB RPC limit.
  */
 export const HISTORY_READ_MAX_BYTES = 8 * 1024 * 1024;
 
+/** A page of the current transcript, or of an older one by sessionId. */
 export type ReadQuery = Omit<PageQuery, "sessionId"> & { sessionId?: string; direction: "tail" | "forward" };
 
 export type TranscriptInfo = { sessionId: string; startedAt: number; endedAt: number | null };

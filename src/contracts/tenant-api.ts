@@ -128,13 +128,11 @@ export interface TenantApi {
    */
   createSession(ref: SessionRef, patch: SessionPatch, options?: PatchOptions): Awaitable<SessionEntry | null>;
   /**
-   * A session object without an entry asks for the one created here (see src/pending/pending-sessions.ts);
-   * `write`: it may create the session now, so a create arriving meanwhile goes to it.
-   */
-  /**
-   * A session object without an entry claims the pending one. `start`: the tenant object itself
-   * asks before it starts a run there (so the object need not ask); undefined when the key's
-   * session is published (its object has its entry) and nothing was claimed.
+   * A session object without an entry claims the pending one created here (see
+   * src/pending/pending-sessions.ts). `write`: it may create the session now, so a create
+   * arriving meanwhile goes to it. `start`: the tenant object itself asks before it starts a run
+   * there (so the object need not ask). Undefined when the key's session is published (its
+   * object has its entry) and nothing was claimed.
    */
   claimPendingSession(
     key: string,

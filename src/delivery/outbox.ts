@@ -14,8 +14,11 @@ import { guardedFetch } from "../util/guarded-fetch";
 import type { DeliveryStore } from "./delivery-store";
 import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
 
+/** The delivery rows: DeliveryStore's methods without its SQL handle (Node tests keep rows in memory). */
+export type OutboxStore = { [Method in keyof DeliveryStore]: DeliveryStore[Method] };
+
 export type OutboxPorts = {
-  store: DeliveryStore;
+  store: OutboxStore;
   timers: TimerPort;
   entry(): SessionEntry | null;
   tenantConfig(): Promise<TenantConfig>;

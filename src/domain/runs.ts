@@ -108,9 +108,9 @@ export type ChatSendParams = {
   suppressCommandInterpretation?: boolean;
 };
 
-/** chat.send: `{ runId, status: "started" }` at once; dedupe by idempotencyKey; /stop and /send commands. */
 /**
- * OpenClaw's `chat.send`. With `hold`, the run is admitted and starts only when the answer's
+ * OpenClaw's `chat.send`: `{ runId, status: "started" }` at once; dedupe by idempotencyKey;
+ * /stop and /send commands. With `hold`, the run is admitted and starts only when the answer's
  * `gate` is disposed, which the gateway does once its answer is on the wire (as the real
  * gateway answers before the run starts, so a `chat.abort` sent right after it aborts a run
  * that has not started). Without `hold` there is no gate.

@@ -1,10 +1,10 @@
 import { forgetAccess } from "../auth/access-cache";
-import { sealChannelSecrets } from "../channels/config-secrets";
 import { logInfo } from "../observability/log";
 import { configBoundsProblem } from "../policy/config-bounds";
 import { configOutboundRefusal } from "../policy/outbound-url";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
 import type { TenantConfig } from "../protocol/config";
+import { sealChannelSecrets } from "../secrets/channel-secrets";
 import { deploymentKeyNames, ungrantedKeysRefusal } from "../secrets/deployment-keys";
 import { directoryApi, ledgerApi, schedulerApi, sessionApi, tenantApi } from "../stubs";
 import type { TenantContext } from "./context";

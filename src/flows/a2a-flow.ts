@@ -28,9 +28,12 @@ type StepRun = {
   userMessage?: TranscriptMessage;
 };
 
+/** The flow rows as the driver uses them (flow-store.ts keeps them in the session's SQLite). */
+export type FlowRows = Pick<FlowStore, "insert" | "get" | "unfinished" | "update">;
+
 /** What the driver needs from the target session object that hosts it. */
 export type FlowPorts = {
-  store: FlowStore;
+  store: FlowRows;
   timers: TimerPort;
   /** This (target) session's runs. */
   runs: {

@@ -232,10 +232,6 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
   ...ABSENT_FEATURE_METHODS,
 };
 
-/**
- * A method that answers the same request id twice (OpenClaw's `agent`): first the accepted
- * payload, then the final response when the run ends.
- */
 /** An answer, then work that must follow it on the wire (a held run is released). */
 export class AnswerThen {
   constructor(
@@ -244,6 +240,10 @@ export class AnswerThen {
   ) {}
 }
 
+/**
+ * A method that answers the same request id twice (OpenClaw's `agent`): first the accepted
+ * payload, then the final response when the run ends.
+ */
 export class TwoPhase {
   constructor(
     readonly accepted: unknown,

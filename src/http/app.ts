@@ -1,8 +1,5 @@
-import { Hono } from "hono";
-import { hookIngress } from "../hooks/hook-routes";
-import { mcpRoutes } from "../mcp/http";
+import { Hono, type MiddlewareHandler } from "hono";
 import { oauthRoutes } from "../oauth/routes";
-import { openAiRoutes } from "../openai/routes";
 import { errorBody } from "../protocol/http";
 import { type AppEnv, tenantAuth } from "./context";
 import { controlUi } from "./control-ui/routes";
@@ -41,7 +38,18 @@ function tenantApp() {
   return app;
 }
 
-export function createApp() {
+/**
+ * The slices that mount beside the core routes and use http/'s toolkit (errors, auth, CORS):
+ * handed in by src/app.ts, so http/ imports none of them (docs/architecture.md, dependency rule).
+ */
+export type AppSlices = {
+  mcp: Hono<AppEnv>;
+  /** A fresh router per mount (the OpenAI routes at /t/<tenantId> and at the root). */
+  openAi: () => Hono<AppEnv>;
+  hookIngress: MiddlewareHandler<AppEnv>;
+};
+
+export function createApp(slices: AppSlices) {
   const app = new Hono<AppEnv>();
 
   // Before every route: the service never serves a request it sent itself.
@@ -59,12 +67,12 @@ export function createApp() {
   app.use("*", channelIngress);
   // MCP and its OAuth come before the tenant routes, whose auth middleware would claim their paths.
   app.route("/", oauthRoutes);
-  app.route("/", mcpRoutes);
+  app.route("/", slices.mcp);
   // The OpenAI-compatible routes answer in OpenAI's error shape, so they come before the tenant routes too.
-  app.route("/t/:tenantId", openAiRoutes());
-  app.route("/", openAiRoutes());
+  app.route("/t/:tenantId", slices.openAi());
+  app.route("/", slices.openAi());
   // OpenClaw's inbound webhooks at each tenant's `hooks.path` (their own token, so before tenant auth).
-  app.use("*", hookIngress);
+  app.use("*", slices.hookIngress);
   app.route("/t/:tenantId", tenantApp());
   app.route("/", tenantApp());
 

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
-import { openAiErrorBody } from "../openai/errors";
 import { HOP_HEADER } from "../policy/outbound-url";
 import { errorBody } from "../protocol/http";
+import { openAiErrorBody } from "../protocol/openai-error";
 import type { AppEnv } from "./context";
 
 /** HTTP 508 Loop Detected (RFC 5842): the request came from this service itself. */

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../http/context";
+import { chatCompletionRequestSchema } from "../protocol/openai-schemas";
 import { MAX_COMPLETION_BODY_BYTES, readOpenAiBody } from "./body";
 import { checkChatFields } from "./chat-request";
 import {
@@ -18,7 +19,6 @@ import { OpenAiError, openAiErrorBody, toOpenAiError } from "./errors";
 import { resolveAgent } from "./models";
 import { chatTurn } from "./prompt";
 import { admitOrRefuse, doorRequest, holdsText, runToEnd, startFollowed } from "./run-door";
-import { chatCompletionRequestSchema } from "./schemas";
 import { openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
 import { SseStream } from "./sse";
 import { chatToolSpec, unmetToolChoice } from "./tools";

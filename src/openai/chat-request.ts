@@ -1,5 +1,5 @@
+import type { ChatCompletionRequest } from "../protocol/openai-schemas";
 import { invalidRequest } from "./errors";
-import type { ChatCompletionRequest } from "./schemas";
 
 /** Chat completion fields OpenClaw checks after its schema, in its order, with its texts. */
 export function checkChatFields(body: ChatCompletionRequest): void {

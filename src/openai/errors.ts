@@ -20,11 +20,8 @@ export class OpenAiError extends Error {
   }
 }
 
-export type OpenAiErrorBody = { error: { message: string; type: string; code?: string } };
-
-export function openAiErrorBody(error: Pick<OpenAiError, "message" | "type" | "code">): OpenAiErrorBody {
-  return { error: { message: error.message, type: error.type, ...(error.code ? { code: error.code } : {}) } };
-}
+// The wire shape lives in protocol/ (the HTTP hop guard answers in it too); re-exported here.
+export { type OpenAiErrorBody, openAiErrorBody } from "../protocol/openai-error";
 
 export const invalidRequest = (message: string, status: ContentfulStatusCode = 400) =>
   new OpenAiError(status, "invalid_request_error", message);

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { TenantContext } from "../domain/context";
 import type { AppEnv } from "../http/context";
 import { agentIdOf } from "../keys/session-key";
+import { type ResponsesRequest, responsesRequestSchema } from "../protocol/openai-schemas";
 import { MAX_COMPLETION_BODY_BYTES, readOpenAiBody } from "./body";
 import { agentHeader } from "./chat-handler";
 import { runFailure } from "./chat-wire";
@@ -18,7 +19,6 @@ import {
   textDeltaEvent,
 } from "./responses-wire";
 import { admitOrRefuse, doorRequest, holdsText, runToEnd, startFollowed } from "./run-door";
-import { type ResponsesRequest, responsesRequestSchema } from "./schemas";
 import { isDerivedKey, openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
 import { SseStream } from "./sse";
 import { responsesToolSpec, ToolNameConflict, unmetToolChoice } from "./tools";

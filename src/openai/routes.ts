@@ -2,12 +2,12 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { type AppEnv, requireScope, tenantAuth } from "../http/context";
 import { tenantCors } from "../http/cors";
 import type { TenantConfig } from "../protocol/config";
+import { embeddingsRequestSchema } from "../protocol/openai-schemas";
 import { MAX_EMBEDDINGS_BODY_BYTES, readOpenAiBody } from "./body";
 import { chatCompletions } from "./chat-handler";
 import { invalidRequest, OpenAiError, openAiErrorBody, toOpenAiError } from "./errors";
 import { modelList, resolveAgent, retrieveModel } from "./models";
 import { responses } from "./responses-handler";
-import { embeddingsRequestSchema } from "./schemas";
 
 /**
  * OpenClaw's OpenAI-compatible routes for one tenant (mounted at `/t/<tenantId>` and, for the

@@ -1,7 +1,7 @@
 import type { ClientTool, ClientToolCall } from "../model/run-types";
+import type { ResponsesRequest } from "../protocol/openai-schemas";
 import { TOOLS } from "../tools/catalog";
 import { invalidRequest, OpenAiError } from "./errors";
-import type { ResponsesRequest } from "./schemas";
 
 /**
  * Client tools of the OpenAI routes (`tools`, `tool_choice`): validated with OpenClaw's texts

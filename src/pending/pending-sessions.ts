@@ -1,10 +1,10 @@
 import type { IndexSnapshot, PatchOptions, SessionRef } from "../contracts/session-api";
 import type { ClaimIntent, SessionUpdate } from "../contracts/tenant-api";
+import { objectKnowsItsName, parseSessionObjectName } from "../keys/object-names";
 import { newEntry, patchedEntry } from "../model/entry";
 import { toSessionRow } from "../model/session-row";
 import { logWarning } from "../observability/log";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
-import { objectKnowsItsName, parseSessionObjectName } from "../stubs";
 import type { PendingSession, PendingSessionStore } from "./pending-store";
 
 /**

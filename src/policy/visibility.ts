@@ -208,12 +208,12 @@ export const SANDBOX_LABEL_LOOKUP_TEXT = "Sandboxed sessions_send label lookup i
 /** sessions_send step 2: label lookup failed for a sandbox-restricted caller (no label echoed). */
 export const SANDBOX_LABEL_NOT_VISIBLE_TEXT = "Session not visible from this sandboxed agent session.";
 
-/** sessions_send step 2: no session carries the label. */
 /** What sessions.resolve answers for a key that names no session (sessions_send repeats it). */
 export function noSessionFoundText(key: string): string {
   return `No session found: ${key}`;
 }
 
+/** sessions_send step 2: no session carries the label. */
 export function noSessionWithLabelText(label: string): string {
   return `No session found with label: ${label}`;
 }

@@ -79,11 +79,10 @@ function isOrigin(value: string): boolean {
   }
 }
 
-/** How an agent's replies are produced (this service's extension, see README "Runners"). */
-
 /** A model's price in USD per million tokens (OpenClaw's model `cost`): usage reports cost with it. */
 const modelCostSchema = z.strictObject({ input: z.number().min(0), output: z.number().min(0) });
 
+/** How an agent's replies are produced (this service's extension, see README "Runners"). */
 export const runnerConfigSchema = z
   .discriminatedUnion("type", [
     z.strictObject({ type: z.literal("echo") }),

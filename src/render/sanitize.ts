@@ -1,5 +1,5 @@
 import type { StoredMessage } from "../model/message-record";
-import { SILENT_REPLY } from "../runs/deltas";
+import { SILENT_REPLY } from "../protocol/silent-reply";
 import { redactSecrets } from "./redact";
 
 /**
@@ -16,8 +16,7 @@ import { redactSecrets } from "./redact";
 
 type Block = Record<string, unknown>;
 
-/** Options for `sanitizeChatHistory`. */
-/** `maxBytes`: the client's cap on the messages' JSON (chat.history's maxBytes); the oldest go first. */
+/** Options for `sanitizeChatHistory`. `maxBytes`: the client's cap on the messages' JSON (chat.history's maxBytes); the oldest go first. */
 export type ChatHistoryOptions = { maxChars?: number; budgetBytes?: number; maxBytes?: number };
 
 /** Options for `sanitizeToolHistory`. */

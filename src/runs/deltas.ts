@@ -1,12 +1,5 @@
-/** OpenClaw's silent reply token (src/auto-reply/tokens.ts): a reply of exactly this is not shown. */
-export const SILENT_REPLY = "NO_REPLY";
-
-/** Whether the text is the silent token (or, while streaming, could still become it). */
-export function isSilentReply(text: string, options: { prefix?: boolean } = {}): boolean {
-  const trimmed = text.trim();
-  if (trimmed === SILENT_REPLY) return true;
-  return options.prefix === true && trimmed.length > 0 && SILENT_REPLY.startsWith(trimmed);
-}
+// The silent token is OpenClaw's protocol (protocol/silent-reply.ts); re-exported for the engines here.
+export { isSilentReply, SILENT_REPLY } from "../protocol/silent-reply";
 
 /** Deltas reach clients at most once per this interval per run (while the text is short). */
 export const DELTA_INTERVAL_MS = 150;

@@ -158,7 +158,6 @@ export class RunEvents {
     this.contexts.delete(runId);
   }
 
-  /** The session's run phase ends (`sessions.changed`). */
   /** The run's `sessions.changed` phase, then the input settled (the real gateway's order). */
   private ended(runId: string, phase: "end" | "error", now: number, settled = true): void {
     this.emit({ event: "sessions.changed", payload: { phase, runId, ts: now } });

@@ -14,6 +14,7 @@ import { echoRunner } from "./runners/echo";
 import { openaiRunner } from "./runners/openai";
 import {
   type ContextMessage,
+  type ModelToolCall,
   type Runner,
   RunnerError,
   type RunnerOutcome,
@@ -23,9 +24,8 @@ import {
 import { runnerCredential } from "./runners/runner-keys";
 import { webhookRunner } from "./runners/webhook";
 import { modelContext } from "./tool-loop/model-context";
-import { sessionToolbox, type ToolboxEnv } from "./tool-loop/session-toolbox";
 import type { ToolJournal } from "./tool-loop/tool-journal";
-import { runToolLoop, type ToolLoopEvents } from "./tool-loop/tool-loop";
+import { runToolLoop, type ToolLoopEvents, type ToolOutcome } from "./tool-loop/tool-loop";
 import type { TranscriptPort } from "./transcript-port";
 
 /** Messages of transcript handed to a runner as context (unless its config says otherwise). */
@@ -41,11 +41,19 @@ const MODEL_KEY_PREFIX = "MODEL_KEY_";
 /** Tool rounds per run unless the agent's `maxToolRounds` says otherwise. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 32;
 
+/** The session tools a run's model is offered, and their calls made as the run's session. */
+export type SessionToolbox = {
+  specs: ToolSpec[];
+  invoke(call: ModelToolCall, idempotencyKey: string): Promise<ToolOutcome>;
+};
+
 export type ExecutorDeps = {
-  env: Pick<Env, "RUN_TOKEN_SECRET"> & ToolboxEnv & DeploymentKeyEnv & OutboundEnv;
+  env: Pick<Env, "RUN_TOKEN_SECRET"> & { ATTACHMENTS: R2Bucket } & DeploymentKeyEnv & OutboundEnv;
   transcript: TranscriptPort;
   /** Each run's tool steps and calls, written before and after each call. */
   journal: ToolJournal;
+  /** The run's session tools (tools/session-toolbox.ts: the layer above, handed in as a port). */
+  toolbox(run: RunRecord, entry: SessionEntry | null, config: TenantConfig): SessionToolbox;
   runnerSecret(tenantId: string): Promise<string>;
   /** An entry of the tenant's secret store (runner keys referenced from config). */
   storeSecret(tenantId: string, id: string): Promise<ResolvedSecret | null>;
@@ -93,7 +101,7 @@ export class RunExecutor {
     const runner = this.slotted(run, this.runnerOf(run, credentials), controls.signal);
     const config = offersTools(run) ? await this.deps.tenantConfig(input.tenantId) : null;
     const entry = this.deps.transcript.loadEntry()?.entry ?? null;
-    const toolbox = config ? sessionToolbox(this.deps.env, run, entry, config) : null;
+    const toolbox = config ? this.deps.toolbox(run, entry, config) : null;
     const clientTools = toolbox ? (input.clientTools ?? []) : [];
     const specs = [...(toolbox?.specs ?? []), ...clientTools.map(clientToolSpec)];
     const withTools = toolbox !== null && specs.length > 0;

@@ -18,6 +18,7 @@ import { RunTaps } from "../runs/run-taps";
 import { SpawnDriver } from "../spawn/spawn-driver";
 import { ledgerApi, sessionApi, tenantApi } from "../stubs";
 import { type TimerHandlers, Timers } from "../timers/timers";
+import { sessionToolbox } from "../tools/session-toolbox";
 import { Waiters } from "../util/waiters";
 import { Followers } from "./followers";
 import { Publisher } from "./publisher";
@@ -110,6 +111,7 @@ export function wireSession(
       env,
       transcript: store,
       journal: store.toolJournal,
+      toolbox: (run, entry, config) => sessionToolbox(env, run, entry, config),
       runnerSecret: async (tenantId) => tenant(tenantId).runnerSecret(),
       storeSecret: async (tenantId, id) => tenant(tenantId).resolveSecret(id),
       deploymentKeyGrants: async (tenantId) => (await tenant(tenantId).deploymentKeyGrants()).grants,

@@ -22,11 +22,6 @@ import { dropUndefined } from "../util/encoding";
 import { planImport } from "./import-plan";
 import type { SessionStore } from "./session-store";
 
-/**
- * A session's entry and its append-only transcript: the one append path (ingest, runs,
- * injects, announces), idempotent ingest, creation, patches, resets and paged reads. All
- * synchronous over SQLite; the session object decides what to publish afterwards.
- */
 /** Rows read per hit wanted (some raw matches are only in the JSON, not in the text). */
 const SEARCH_OVERSCAN = 3;
 /** Characters of context on each side of a match. */
@@ -41,6 +36,11 @@ export function snippetAround(text: string, needle: string): string | null {
   return `${start > 0 ? "…" : ""}${text.slice(start, end).replace(/\s+/g, " ")}${end < text.length ? "…" : ""}`;
 }
 
+/**
+ * A session's entry and its append-only transcript: the one append path (ingest, runs,
+ * injects, announces), idempotent ingest, creation, patches, resets and paged reads. All
+ * synchronous over SQLite; the session object decides what to publish afterwards.
+ */
 export class Transcript {
   constructor(
     private readonly store: SessionStore,
@@ -207,9 +207,10 @@ export class Transcript {
     this.store.saveEntry(dropUndefined({ ...this.entry()!, ...lineage }));
   }
 
-  /** A page of the current transcript (or of an older one by sessionId). */
-  /** Messages of the current transcript whose text contains `text`, with a snippet around it. */
-  /** Matches of the current transcript, newest first, looking at `maxBytes` of messages at most. */
+  /**
+   * Messages of the current transcript whose text contains `text`, with a snippet around it:
+   * newest first, looking at `maxBytes` of messages at most.
+   */
   search(text: string, limit: number, maxBytes: number): TranscriptSearch {
     const entry = this.entry();
     const needle = text.trim();
@@ -228,6 +229,7 @@ export class Transcript {
     return { hits, bytes: found.bytes, stopped: found.stopped };
   }
 
+  /** A page of the current transcript (or of an older one by sessionId). */
   read(query: ReadQuery): (Page & { sessionId: string }) | null {
     const entry = this.entry();
     if (!entry) return null;

@@ -4,10 +4,10 @@ import { runFailure } from "../../src/openai/chat-wire";
 import { OpenAiError, schemaMessage } from "../../src/openai/errors";
 import { modelIds, parseModelTarget, resolveAgent, retrieveModel } from "../../src/openai/models";
 import { chatTurn, responsesTurn } from "../../src/openai/prompt";
-import { chatCompletionRequestSchema, responsesRequestSchema } from "../../src/openai/schemas";
 import { isDerivedKey, isReservedSessionKey, openAiSessionKey } from "../../src/openai/session-key";
 import { chatToolSpec, responsesToolSpec, unmetToolChoice } from "../../src/openai/tools";
 import type { TenantConfig } from "../../src/protocol/config";
+import { chatCompletionRequestSchema, responsesRequestSchema } from "../../src/protocol/openai-schemas";
 
 const single: TenantConfig = {};
 const multi: TenantConfig = { agents: { list: [{ id: "main", default: true }, { id: "research" }] } };

@@ -1,5 +1,9 @@
 import { z } from "zod";
-import { chatCompletionRequestSchema, embeddingsRequestSchema, responsesRequestSchema } from "../../openai/schemas";
+import {
+  chatCompletionRequestSchema,
+  embeddingsRequestSchema,
+  responsesRequestSchema,
+} from "../../protocol/openai-schemas";
 import type { Operation } from "./operations";
 
 /** The OpenAI-compatible routes (src/openai/routes.ts), for the OpenAPI document; docs/openai.md. */

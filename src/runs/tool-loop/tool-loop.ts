@@ -25,8 +25,14 @@ export type ToolLoopEvents = {
   usage(outputTokens: number): void;
 };
 
+/** The journal as the loop uses it (tool-journal.ts keeps it in the session's SQLite). */
+export type ToolLoopJournal = Pick<
+  ToolJournal,
+  "steps" | "recordStep" | "markStarted" | "markDone" | "markResultsAppended"
+>;
+
 export type ToolLoopPorts = {
-  journal: ToolJournal;
+  journal: ToolLoopJournal;
   /** Appends transcript messages (the session's one append path); answers their seqs. */
   append(messages: TranscriptMessage[]): number[];
   /** Commits `fn`'s writes at once. */

@@ -1,33 +1,30 @@
 import { Value } from "typebox/value";
-import type { Principal } from "../../auth/principal";
-import type { TenantContext } from "../../domain/context";
-import { DomainError } from "../../domain/errors";
-import type { RunRecord } from "../../model/run-types";
-import { offeredTools } from "../../policy/tool-offer";
-import { sessionToolsAllowed } from "../../policy/tools";
-import type { TenantConfig } from "../../protocol/config";
-import type { SessionEntry } from "../../protocol/session";
-import { type ObjectBindings, tenantPorts } from "../../stubs";
-import { invokeTool, ToolNotAvailableError } from "../../tools/invoke";
-import { OPENCLAW_MODEL_TOOLS, SUBAGENT_SPAWN_DESCRIPTION } from "../../tools/model-tool-schemas";
-import { ToolInputError } from "../../tools/result";
-import type { ModelToolCall, ToolSpec } from "../runners/runner";
-import type { ToolOutcome } from "./tool-loop";
+import type { Principal } from "../auth/principal";
+import type { TenantContext } from "../domain/context";
+import { DomainError } from "../domain/errors";
+import type { RunRecord } from "../model/run-types";
+import { offeredTools } from "../policy/tool-offer";
+import { sessionToolsAllowed } from "../policy/tools";
+import type { TenantConfig } from "../protocol/config";
+import type { SessionEntry } from "../protocol/session";
+import type { SessionToolbox } from "../runs/run-executor";
+import type { ModelToolCall } from "../runs/runners/runner";
+import type { ToolOutcome } from "../runs/tool-loop/tool-loop";
+import { type ObjectBindings, tenantPorts } from "../stubs";
+import { invokeTool, ToolNotAvailableError } from "./invoke";
+import { OPENCLAW_MODEL_TOOLS, SUBAGENT_SPAWN_DESCRIPTION } from "./model-tool-schemas";
+import { ToolInputError } from "./result";
+
+export type ToolboxEnv = ObjectBindings & { ATTACHMENTS: R2Bucket };
 
 /**
  * The session tools as a run's model gets them: the offer (policy/tool-offer.ts) in OpenClaw's
  * recorded schemas, and each call validated as OpenClaw validates a model's call, then run
  * through the one tool entry point (`invokeTool`, as /tools/invoke and MCP do) acting as the
  * run's session — the same principal a run token would carry. Errors become `isError` results
- * in OpenClaw's words; nothing thrown reaches the loop.
+ * in OpenClaw's words; nothing thrown reaches the loop. The run executor gets it as a port
+ * (ExecutorDeps.toolbox, wired in session/session-parts.ts).
  */
-export type SessionToolbox = {
-  specs: ToolSpec[];
-  invoke(call: ModelToolCall, idempotencyKey: string): Promise<ToolOutcome>;
-};
-
-export type ToolboxEnv = ObjectBindings & { ATTACHMENTS: R2Bucket };
-
 export function sessionToolbox(
   env: ToolboxEnv,
   run: RunRecord,

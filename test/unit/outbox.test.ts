@@ -1,0 +1,170 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { LiveEvent } from "../../src/contracts/tenant-api";
+import { deliveryBackoffMs } from "../../src/delivery/delivery-target";
+import { Outbox, type OutboxStore } from "../../src/delivery/outbox";
+import type { Delivery, DeliveryStatus } from "../../src/model/delivery";
+import type { TenantConfig } from "../../src/protocol/config";
+import type { SessionEntry } from "../../src/protocol/session";
+
+// The session's outbox over in-memory ports: delivery rows in a Map, timers as a Map of due
+// times, the delivery webhook as a stubbed fetch. What it proves: attempts, backoff, dead
+// letters, the send policy at delivery time, one attempt at a time, and no secret in an error.
+
+const WEBHOOK = "https://hooks.example.com/deliver";
+const SIGNING_SECRET = "whsec-0123456789abcdef0123456789";
+const T0 = 1_700_000_000_000;
+
+/** The rows in a Map: the methods the outbox calls (the webhook path), as delivery-store.ts does them in SQL. */
+function memoryStore(): OutboxStore {
+  const rows = new Map<string, Delivery>();
+  const store: Partial<OutboxStore> = {
+    enqueue(input, at) {
+      const existing = [...rows.values()].find((row) => row.idempotencyKey === input.idempotencyKey);
+      if (existing) return existing;
+      const delivery: Delivery = {
+        id: `d${rows.size + 1}`,
+        ...input,
+        status: "pending",
+        attempts: 0,
+        createdAt: at,
+        updatedAt: at,
+      };
+      rows.set(delivery.id, delivery);
+      return delivery;
+    },
+    get: (id) => rows.get(id),
+    pendingIds: () => [...rows.values()].filter((row) => row.status === "pending").map((row) => row.id),
+    record(id, outcome: { status: DeliveryStatus; error?: string; deliveredTo?: string }, at) {
+      const row = rows.get(id);
+      if (row?.status !== "pending") return false;
+      rows.set(id, {
+        ...row,
+        status: outcome.status,
+        attempts: row.attempts + 1,
+        ...(outcome.error ? { lastError: outcome.error } : {}),
+        ...(outcome.deliveredTo ? { deliveredTo: outcome.deliveredTo } : {}),
+        updatedAt: at,
+      });
+      return true;
+    },
+  };
+  return store as OutboxStore;
+}
+
+function outboxWith(config: Partial<TenantConfig>, entry: Partial<SessionEntry> | null = { key: "agent:main:main" }) {
+  const store = memoryStore();
+  const timers = new Map<string, number>();
+  const events: Array<Omit<LiveEvent, "afterSeq">> = [];
+  const outbox = new Outbox({
+    store,
+    timers: {
+      set: (_kind, ref, dueAt) => void timers.set(ref, dueAt),
+      clear: (_kind, ref) => void timers.delete(ref),
+      has: (_kind, ref) => timers.has(ref),
+      refs: () => new Set(timers.keys()),
+    },
+    entry: () => entry as SessionEntry | null,
+    tenantConfig: async () => config as TenantConfig,
+    signingSecret: async () => SIGNING_SECRET,
+    outbound: () => ({ allowLoopback: false, allowedHosts: [], ownOrigins: [] }),
+    emit: (event) => events.push(event),
+  });
+  const queue = (key = "k1") =>
+    outbox.enqueue(
+      { idempotencyKey: key, kind: "announce", target: { channel: "slack", to: "C1" }, message: "hi" },
+      T0,
+    );
+  return { outbox, store, timers, events, queue };
+}
+
+/** The delivery webhook: answers each POST with the next status (or throws the next error). */
+function webhookAnswering(...answers: Array<number | Error>) {
+  const posts: Request[] = [];
+  const fetch = vi.fn(async (input: URL | string, init: RequestInit) => {
+    posts.push(new Request(input, init));
+    const answer = answers.shift() ?? 200;
+    if (answer instanceof Error) throw answer;
+    return new Response("{}", { status: answer });
+  });
+  vi.stubGlobal("fetch", fetch);
+  return posts;
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe("Outbox over in-memory ports", () => {
+  it("retries a failing webhook with backoff, then dead-letters it after maxAttempts and says so once", async () => {
+    const posts = webhookAnswering(500, 502, 503);
+    const { outbox, store, timers, events, queue } = outboxWith({
+      delivery: { webhookUrl: WEBHOOK, maxAttempts: 3 },
+    } as Partial<TenantConfig>);
+    const { id } = queue();
+    expect(timers.get(id)).toBe(T0);
+    await outbox.attempt(id, T0);
+    expect(store.get(id)).toMatchObject({ status: "pending", attempts: 1, lastError: "delivery webhook answered 500" });
+    expect(timers.get(id)).toBe(T0 + deliveryBackoffMs(1));
+    await outbox.attempt(id, T0 + 1_000);
+    expect(timers.get(id)).toBe(T0 + 1_000 + deliveryBackoffMs(2));
+    expect(events).toEqual([]);
+    await outbox.attempt(id, T0 + 3_000);
+    expect(store.get(id)).toMatchObject({ status: "dead", attempts: 3, lastError: "delivery webhook answered 503" });
+    expect(events).toEqual([
+      {
+        event: "sessions.changed",
+        payload: { reason: "delivery", deliveryId: id, deliveryStatus: "dead", deliveryKind: "announce" },
+      },
+    ]);
+    await outbox.attempt(id, T0 + 10_000);
+    expect(posts).toHaveLength(3);
+    expect(posts[0]!.headers.get("idempotency-key")).toBe("k1");
+    expect(await posts[0]!.json()).toMatchObject({ type: "delivery", sessionKey: "agent:main:main", channel: "slack" });
+  });
+
+  it("delivers once: two attempts at the same time POST once, a late one changes nothing", async () => {
+    const posts = webhookAnswering(200);
+    const { outbox, store, events, queue } = outboxWith({ delivery: { webhookUrl: WEBHOOK } } as Partial<TenantConfig>);
+    const { id } = queue();
+    await Promise.all([outbox.attempt(id, T0), outbox.attempt(id, T0)]);
+    await outbox.attempt(id, T0 + 1);
+    expect(posts).toHaveLength(1);
+    expect(store.get(id)).toMatchObject({ status: "delivered", deliveredTo: WEBHOOK, attempts: 1 });
+    expect(events).toHaveLength(1);
+  });
+
+  it("blocks at delivery time when the session's send policy denies the channel", async () => {
+    const posts = webhookAnswering(200);
+    const { outbox, store, queue } = outboxWith({
+      delivery: { webhookUrl: WEBHOOK },
+      session: { sendPolicy: { default: "deny" } },
+    } as Partial<TenantConfig>);
+    const { id } = queue();
+    await outbox.attempt(id, T0);
+    expect(store.get(id)).toMatchObject({ status: "blocked", lastError: "send blocked by session policy" });
+    expect(posts).toHaveLength(0);
+  });
+
+  it("keeps an unreachable webhook's error without the secret it signed with", async () => {
+    webhookAnswering(new Error(`connect ECONNREFUSED (signed with ${SIGNING_SECRET})`));
+    const { outbox, store, queue } = outboxWith({ delivery: { webhookUrl: WEBHOOK } } as Partial<TenantConfig>);
+    const { id } = queue();
+    await outbox.attempt(id, T0);
+    const error = store.get(id)?.lastError ?? "";
+    expect(error).toMatch(/^delivery webhook unreachable: connect ECONNREFUSED/);
+    expect(error).not.toContain(SIGNING_SECRET);
+  });
+
+  it("after a restart arms a timer, due now, for each pending delivery that lost its own", () => {
+    const { outbox, timers, queue } = outboxWith({});
+    const first = queue("a");
+    const second = queue("b");
+    timers.clear();
+    timers.set(second.id, T0 + 5_000);
+    outbox.reconcile(T0 + 10);
+    expect(timers).toEqual(
+      new Map([
+        [second.id, T0 + 5_000],
+        [first.id, T0 + 10],
+      ]),
+    );
+  });
+});
