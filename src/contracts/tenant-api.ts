@@ -101,7 +101,8 @@ export interface TenantApi {
   recentRunIds(key: string): Awaitable<string[]>;
   admit(meter: string, perMinute: number): Awaitable<number>;
   // Session index
-  publish(update: SessionUpdate): Awaitable<{ hot: boolean }>;
+  /** Applies a session's update; answers who would receive its next one (src/session/publish-window.ts). */
+  publish(update: SessionUpdate): Awaitable<{ hot: boolean; listening: boolean }>;
   /**
    * `sessions.patch` of a key no session object holds: the entry is created (or, still
    * unclaimed, patched) here alone and announced. Null: the session object owns the key.
