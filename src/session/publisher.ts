@@ -63,6 +63,15 @@ export class Publisher {
   }
 
   /**
+   * Someone began following the session live (sessions.messages.subscribe): what the tenant
+   * answered before no longer holds, and an update waiting out a quiet window goes now.
+   */
+  listenerJoined(): void {
+    this.audience = null;
+    if (this.pausingQuiet) this.wake?.();
+  }
+
+  /**
    * Resolves once everything pending reached the tenant, without the quiet-session delay
    * (a waiter must not pay for batching).
    */

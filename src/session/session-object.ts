@@ -125,6 +125,10 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     return this.parts.transcript.indexSnapshot();
   }
 
+  listenerJoined(): void {
+    this.parts.publisher.listenerJoined();
+  }
+
   /** SSE follow of this session (the worker forwards the authenticated request here). */
   override async fetch(request: Request): Promise<Response> {
     return this.parts.followers.serve(request, () => this.adoptPending("read"));
