@@ -14,6 +14,9 @@ import type { HubInterest } from "./hub-api";
 import type { Awaitable, PatchOptions, SessionRef } from "./session-api";
 import type { ChangeReason, LiveEvent, SessionUpdate } from "./session-update";
 
+/** What a meter granted: `granted` calls (0: refused until `retryAfterMs` from now), counted in the window ending at `windowEndsAt` (ms). */
+export type MeterGrant = { granted: number; retryAfterMs: number; windowEndsAt: number };
+
 /**
  * The RPC surface of a tenant object (one per tenant): tokens, config, the session index and
  * run index, rate limits, and the publish path from session objects to the tenant's gateway.
@@ -99,7 +102,8 @@ export interface TenantApi {
   waitForRunKey(runId: string, timeoutMs: number): Awaitable<string | null>;
   /** Abortable run ids recorded for `key` a moment ago (their start may still be on its way to the session). */
   recentRunIds(key: string): Awaitable<string[]>;
-  admit(meter: string, perMinute: number): Awaitable<number>;
+  /** Up to `want` calls of a per-minute meter (src/tenant/rate-limit.ts). */
+  admit(meter: string, perMinute: number, want?: number): Awaitable<MeterGrant>;
   // Session index
   /** Applies a session's update; answers who would receive its next one (src/session/publish-window.ts). */
   publish(update: SessionUpdate): Awaitable<{ hot: boolean; listening: boolean }>;

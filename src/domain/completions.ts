@@ -38,7 +38,7 @@ export type CompletionRequest = {
 /** Counts one completion against `rateLimit.completionsPerMinute`; answers the seconds to wait, or 0. */
 export async function admitCompletion(ctx: TenantContext): Promise<{ retryAfterSeconds: number; perMinute: number }> {
   const perMinute = ctx.config.rateLimit?.completionsPerMinute ?? DEFAULT_COMPLETIONS_PER_MINUTE;
-  const retryAfterMs = await ctx.tenant.admit("completions", perMinute);
+  const { retryAfterMs } = await ctx.tenant.admit("completions", perMinute);
   return { retryAfterSeconds: retryAfterMs > 0 ? Math.ceil(retryAfterMs / 1000) : 0, perMinute };
 }
 

@@ -246,8 +246,8 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     return this.runs.waitForKey(runId, timeoutMs);
   }
 
-  admit(meter: string, perMinute: number): number {
-    return this.limiter.admit(meter, perMinute);
+  admit(meter: string, perMinute: number, want = 1) {
+    return this.limiter.admit(meter, perMinute, want);
   }
 
   upsertSession(row: SessionRow, version: number): boolean {
