@@ -87,6 +87,8 @@ export async function run(ctx) {
     note: `${unfollowed.ok} POST …/messages, 16 at a time, ${seconds} s; the tenant indexes in the background`,
     errors: unfollowed.errors,
   });
+  // Let the last windows' updates and the retry alarms settle before the next phase.
+  await sleep(3000);
   const senders = await Promise.all(Array.from({ length: SENDERS }, () => GatewayConn.open(url, { signal })));
   try {
     // 1. Index only: events spread over 64 sessions, nobody subscribed.
