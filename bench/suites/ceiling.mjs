@@ -40,6 +40,36 @@ async function drive(senders, keyOf, seconds, { ratePerSecond = Number.POSITIVE_
   return { ok, errors, perSecond: ok / seconds };
 }
 
+/**
+ * Appends over HTTP from `concurrency` workers for `seconds`, spread over `sessions` sessions
+ * nobody follows: each session object sends its index updates to the tenant in the background.
+ */
+async function appendSpread(client, { runId, sessions, concurrency, seconds }) {
+  const until = performance.now() + seconds * 1000;
+  let ok = 0;
+  let errors = 0;
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const n = i++;
+        const key = `ceil-${runId}-http-${n % sessions}`; // as httpKey in run()
+        try {
+          await client.post(
+            `/v1/sessions/${encodeURIComponent(key)}/messages`,
+            { role: "user", content: `append ${n}` },
+            { expect: 201 },
+          );
+          ok++;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  return { ok, errors, perSecond: ok / seconds };
+}
+
 export async function run(ctx) {
   const { log, signal, quick } = ctx;
   const url = gatewayUrl(ctx.baseUrl);
@@ -124,5 +154,30 @@ export async function run(ctx) {
   } finally {
     await closeAll(senders);
   }
+  // 3. Index updates from busy sessions nobody follows (every socket closed): HTTP appends over
+  // 64 sessions, each session object coalescing its updates to the tenant (publish-window.ts).
+  // Last, so that what it leaves behind (64 more session databases) weighs on no other row.
+  // Created first: a create is sent to the tenant at once, and is not what this row measures.
+  const httpKey = (n) => `ceil-${runId}-http-${n % 64}`;
+  for (let s = 0; s < 64; s += 16) {
+    await Promise.all(
+      Array.from({ length: 16 }, (_, j) =>
+        ctx.client.post(
+          `/v1/sessions/${encodeURIComponent(httpKey(s + j))}/messages`,
+          { role: "user", content: "created" },
+          { expect: 201 },
+        ),
+      ),
+    );
+  }
+  log(`unfollowed appends: ${seconds} s of HTTP appends over 64 sessions, 16 at a time`);
+  const unfollowed = await appendSpread(ctx.client, { runId, sessions: 64, concurrency: 16, seconds });
+  rows.push({
+    name: "appends to 64 sessions nobody follows (HTTP)",
+    value: unfollowed.perSecond,
+    unit: "appends/s",
+    note: `${unfollowed.ok} POST …/messages, 16 at a time, ${seconds} s; the tenant indexes in the background`,
+    errors: unfollowed.errors,
+  });
   return rows;
 }

@@ -182,6 +182,8 @@ export interface SessionApi {
   /** Resolves once the transcript has a message past `afterSeq`, or after `timeoutMs` (sessions_wait). */
   waitForMessages(afterSeq: number, timeoutMs: number): Awaitable<{ sessionId: string | null; lastSeq: number }>;
   indexSnapshot(): Awaitable<IndexSnapshot | null>;
+  /** Someone began following this session live: its next update goes without a quiet window. */
+  listenerJoined(): Awaitable<void>;
   /** SSE follow (`FOLLOW_HEADER` carries the query). */
   fetch(request: Request): Promise<Response>;
   /** Ends the SSE follows opened with `tokenId` (it was revoked); answers how many. */

@@ -15,10 +15,8 @@ import type { HubInterest } from "./hub-api";
 import type { Awaitable, PatchOptions, SessionRef } from "./session-api";
 import type { ChangeReason, LiveEvent, SessionUpdate } from "./session-update";
 
-/**
- * The RPC surface of a tenant object (one per tenant): tokens, config, the session index and
- * run index, rate limits, and the publish path from session objects to the tenant's gateway.
- */
+/** What a meter granted: `granted` calls (0: refused until `retryAfterMs` from now), counted in the window ending at `windowEndsAt` (ms). */
+export type MeterGrant = { granted: number; retryAfterMs: number; windowEndsAt: number };
 
 export type { ChangeReason, LiveEvent, SessionUpdate };
 
@@ -68,6 +66,10 @@ export type ListPage = {
   scanLimited?: boolean;
 };
 
+/**
+ * The RPC surface of a tenant object (one per tenant): tokens, config, the session index and
+ * run index, rate limits, and the publish path from session objects to the tenant's gateway.
+ */
 export interface TenantApi {
   /** WebSocket upgrades of the tenant's gateway (the object's name is the tenant id). */
   fetch(request: Request): Promise<Response>;
@@ -118,10 +120,11 @@ export interface TenantApi {
   waitForRunKey(runId: string, timeoutMs: number): Awaitable<string | null>;
   /** Abortable run ids recorded for `key` a moment ago (their start may still be on its way to the session). */
   recentRunIds(key: string): Awaitable<string[]>;
-  /** Counts one call of a per-minute meter: `retryAfterMs` 0 when admitted. */
-  admit(meter: Meter): Awaitable<{ retryAfterMs: number; perMinute: number }>;
+  /** Up to `want` calls of a per-minute meter and the limit in force (src/tenant/rate-limit.ts). */
+  admit(meter: Meter, want?: number): Awaitable<MeterGrant & { perMinute: number }>;
   // Session index
-  publish(update: SessionUpdate): Awaitable<{ hot: boolean }>;
+  /** Applies a session's update; answers who would receive its next one (src/session/publish-window.ts). */
+  publish(update: SessionUpdate): Awaitable<{ hot: boolean; listening: boolean }>;
   /**
    * `sessions.patch` of a key no session object holds: the entry is created (or, still
    * unclaimed, patched) here alone and announced. Null: the session object owns the key.

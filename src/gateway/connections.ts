@@ -120,6 +120,12 @@ export class Connections {
     return this.watchers.size > 0 || (this.followers.get(key)?.size ?? 0) > 0;
   }
 
+  /** Whether any connection is allowed to read (run events are broadcast to all of them). */
+  hasReaders(): boolean {
+    this.hydrate();
+    return this.readers.size > 0;
+  }
+
   // ── Sending ─────────────────────────────────────────────────────────────
 
   /**

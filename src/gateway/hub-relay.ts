@@ -88,6 +88,11 @@ export class HubRelay {
     return { all, address: fromAddress };
   }
 
+  hasReaders(): boolean {
+    for (const hub of this.loaded().values()) if (hub.interest.readers > 0) return true;
+    return false;
+  }
+
   hasSubscribers(key: string): boolean {
     for (const hub of this.loaded().values()) if (hub.interest.watchers > 0 || hub.keys.has(key)) return true;
     return false;

@@ -93,6 +93,9 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
         );
       }
       connection.setMessageSubscription(key, true);
+      // A session that heard "nobody listens" would hold its next update for a window
+      // (src/session/publish-window.ts): tell it, without waiting (the key may have no session).
+      Promise.resolve(ctx.sessions(key).listenerJoined()).catch(() => undefined);
       return { subscribed: true, key };
     },
   }),

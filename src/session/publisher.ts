@@ -1,14 +1,8 @@
 import type { ChangeReason, LiveEvent, SessionUpdate } from "../contracts/session-update";
 import type { MessageRecord } from "../model/message-record";
 import { toSessionRow } from "../model/session-row";
+import { type Audience, eventCutsWindow, publishDelayMs } from "./publish-window";
 import type { EntryState, SessionStore } from "./session-store";
-
-/**
- * When nobody follows this session live, plain appends wait this long so a burst becomes
- * one update (the index lags by at most this much; anything with a reason or a live event
- * goes at once).
- */
-export const COLD_BATCH_MS = 200;
 
 /** Messages per update (bounded so a burst is delivered in several frames, never one huge one). */
 const UPDATE_MAX_MESSAGES = 200;
@@ -24,8 +18,8 @@ export class Publisher {
   private queued: Promise<void> | null = null;
   private reasons: ChangeReason[] = [];
   private events: LiveEvent[] = [];
-  /** Whether the tenant said someone follows this session (unknown = hot). */
-  private hot = true;
+  /** Who the tenant said would receive this session's updates (null: unknown = hot). */
+  private audience: Audience | null = null;
   /** Someone waits for the next update: skip the quiet-session delay. */
   private urgent = false;
   private wake: (() => void) | null = null;
@@ -38,8 +32,9 @@ export class Publisher {
 
   constructor(
     private readonly store: SessionStore,
-    /** Sends an update; answers whether anyone follows the session live ("hot"). */
-    private readonly deliver: (tenantId: string, update: SessionUpdate) => Promise<{ hot: boolean }>,
+    /** Sends an update; answers who would receive the next one (src/session/publish-window.ts). */
+    private readonly deliver: (tenantId: string, update: SessionUpdate) => Promise<PublishAnswer>,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Whether storage holds changes the tenant has not acknowledged. */
@@ -65,6 +60,15 @@ export class Publisher {
    */
   forgetHandOff(): void {
     this.handedVersion = -1;
+  }
+
+  /**
+   * Someone began following the session live (sessions.messages.subscribe): what the tenant
+   * answered before no longer holds, and an update waiting out a quiet window goes now.
+   */
+  listenerJoined(): void {
+    this.audience = null;
+    if (this.pausingQuiet) this.wake?.();
   }
 
   /**
@@ -99,14 +103,16 @@ export class Publisher {
       this.reasons.push(reason);
       this.urgent = true;
     }
-    // A waiting caller cuts any pause; a live event cuts a quiet session's batching delay.
-    if (this.urgent || (this.events.length > 0 && this.pausingQuiet)) this.wake?.();
+    // A waiting caller cuts any pause; a live event someone would receive cuts a quiet
+    // session's window.
+    const cuts = this.events.length > 0 && this.pausingQuiet && eventCutsWindow(this.audience, this.now());
+    if (this.urgent || cuts) this.wake?.();
     if (this.queued) return this.queued;
     const run = this.chain.then(async () => {
       // Let the current burst (a run's start, deltas and end often come in one turn) join
-      // this update; a session nobody follows waits a little longer.
-      const quiet = !this.hot && this.reasons.length === 0 && this.events.length === 0;
-      await this.pause(quiet ? COLD_BATCH_MS : 0);
+      // this update; a session nobody listens to waits a window (COLD_WINDOW_MS).
+      const pending = { urgent: this.urgent, reasons: this.reasons.length, events: this.events.length };
+      await this.pause(publishDelayMs(pending, this.audience, this.now()));
       this.urgent = false;
       this.queued = null;
       return this.drain();
@@ -233,7 +239,7 @@ export class Publisher {
       if (page.messages.length === 0 && reasons.length === 0 && ready.length === 0 && this.rowSent(state)) return;
       this.reasons = [];
       this.events = this.events.filter((e) => !ready.includes(e));
-      let answer: { hot: boolean };
+      let answer: PublishAnswer;
       try {
         answer = await this.deliver(identity.tenantId, this.updateOf(state, page.messages, reasons, ready));
       } catch (error) {
@@ -247,7 +253,8 @@ export class Publisher {
           .slice(-MAX_QUEUED_EVENTS);
         throw error;
       }
-      this.hot = answer.hot;
+      // An older tenant answers only `hot`: then assume run events have listeners.
+      this.audience = { hot: answer.hot, listening: answer.listening ?? true, at: this.now() };
       // With nothing after the page, everything through messageCount is out (imports may
       // leave seqs without a message: the source's hidden silent replies).
       const through = page.hasMore ? lastSeq : Math.max(lastSeq, state.entry.messageCount);
@@ -255,6 +262,9 @@ export class Publisher {
     }
   }
 }
+
+/** The tenant's answer to an update (TenantApi.publish). */
+export type PublishAnswer = { hot: boolean; listening?: boolean };
 
 /** Events kept while the tenant is unreachable. */
 const MAX_QUEUED_EVENTS = 500;

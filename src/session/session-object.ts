@@ -60,8 +60,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   async append(ref: SessionRef, input: AppendInput): Promise<AppendResult | AppendRejected> {
     await this.adoptPending("write", ref);
     const result = this.parts.transcript.ingest(ref, input);
-    // A new session must be listable as soon as its creator hears back; later appends
-    // reach the registry in the background so they add no round trip.
+    // A new session is listable once its creator hears back; later appends reach the index in the background.
     if ("created" in result && result.created) await this.parts.publisher.publish("create");
     return result;
   }
@@ -125,6 +124,10 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     return this.parts.transcript.indexSnapshot();
   }
 
+  listenerJoined(): void {
+    this.parts.publisher.listenerJoined();
+  }
+
   /** SSE follow of this session (the worker forwards the authenticated request here). */
   override async fetch(request: Request): Promise<Response> {
     return this.parts.followers.serve(request, () => this.adoptPending("read"));
@@ -175,8 +178,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     seed?: SessionSeed,
     policy?: SendPolicyCheck,
   ): Promise<StartAnswer & { sessionId: string; messageId?: string; gate?: RunGate }> {
-    // Before anything reads the entry (its send policy); an abort arriving meanwhile is
-    // caught as an unarrived run (abortRun's `expected`).
+    // Before anything reads the entry (its send policy); an abort meanwhile is an unarrived run (abortRun's `expected`).
     await this.parts.claims.adopt("write", ref, request.claimed);
     const answer = await this.parts.admission.start(ref, request, seed, policy);
     if (!request.hold || answer.status !== "started") return answer;

@@ -21,13 +21,17 @@ import { type TimerHandlers, Timers } from "../timers/timers";
 import { sessionToolbox } from "../tools/session-toolbox";
 import { Waiters } from "../util/waiters";
 import { Followers } from "./followers";
+import { COLD_WINDOW_MS } from "./publish-window";
 import { Publisher } from "./publisher";
 import { SessionStore } from "./session-store";
 import { spawnHost } from "./spawn-host";
 import { Transcript } from "./transcript";
 
-/** Retry delay when the tenant could not be reached for an update. */
-const PUBLISH_RETRY_MS = 1_000;
+/**
+ * Retry delay when the tenant could not be reached for an update (armed with every append):
+ * past a quiet session's window, so the alarm does not fire while an update waits its turn.
+ */
+const PUBLISH_RETRY_MS = COLD_WINDOW_MS + 1_000;
 
 /** The collaborators of one session object, wired to each other. */
 export type SessionParts = {

@@ -1,3 +1,5 @@
+import type { MeterGrant } from "../contracts/tenant-api";
+
 /** The length of a rate-limit window. */
 const WINDOW_MS = 60_000;
 
@@ -8,15 +10,19 @@ const WINDOW_MS = 60_000;
 export class RateLimiter {
   private readonly windows = new Map<string, { startedAt: number; count: number }>();
 
-  /** 0 when admitted, else the milliseconds until the meter's window resets. */
-  admit(meter: string, perMinute: number, now = Date.now()): number {
-    const window = this.windows.get(meter);
+  /**
+   * Grants up to `want` calls of the meter's window (a caller's isolate may take several at
+   * once: src/tools/meter-lease.ts); none when the window is spent.
+   */
+  admit(meter: string, perMinute: number, want = 1, now = Date.now()): MeterGrant {
+    let window = this.windows.get(meter);
     if (!window || now - window.startedAt >= WINDOW_MS) {
-      this.windows.set(meter, { startedAt: now, count: 1 });
-      return 0;
+      window = { startedAt: now, count: 0 };
+      this.windows.set(meter, window);
     }
-    if (window.count >= perMinute) return window.startedAt + WINDOW_MS - now;
-    window.count++;
-    return 0;
+    const windowEndsAt = window.startedAt + WINDOW_MS;
+    const granted = Math.max(0, Math.min(Math.max(1, Math.floor(want)), perMinute - window.count));
+    window.count += granted;
+    return { granted, retryAfterMs: granted > 0 ? 0 : windowEndsAt - now, windowEndsAt };
   }
 }

@@ -50,7 +50,7 @@ export class RunQuota {
     const limits = this.limits();
     const refusal = admitRun(this.usage(), limits);
     if (refusal) return refusal;
-    const waitMs = this.starts.admit("runStarts", limits.runStartsPerMinute, now);
+    const waitMs = this.starts.admit("runStarts", limits.runStartsPerMinute, 1, now).retryAfterMs;
     if (waitMs > 0) return startRateRefusal(limits, waitMs);
     this.admitted.set(runId, now);
     return null;

@@ -21,7 +21,8 @@ export type SessionDirectoryDeps = {
   pending: PendingSessions;
   tenantStore: TenantStore;
   fanout: Pick<Fanout, "deliver" | "deleted">;
-  hasSubscribers(key: string): boolean;
+  /** Who would receive a session's updates: its messages (hot), its run events (listening). */
+  audience(key: string): { hot: boolean; listening: boolean };
 };
 
 /**
@@ -36,18 +37,18 @@ export class SessionDirectory {
 
   constructor(private readonly deps: SessionDirectoryDeps) {}
 
-  /** An update of a session object; answers whether anyone follows the session live. */
-  apply(update: SessionUpdate): { hot: boolean } {
+  /** An update of a session object; answers who would receive its next one. */
+  apply(update: SessionUpdate): { hot: boolean; listening: boolean } {
     const { index, fanout } = this.deps;
-    const hot = this.deps.hasSubscribers(update.key);
+    const audience = this.deps.audience(update.key);
     // A late update of a deleted session is dropped whole: no index row, no events.
-    if (this.storeRow(update) === "deleted") return { hot };
+    if (this.storeRow(update) === "deleted") return audience;
     // A handed-off message was never sent before (the session hands over only a fresh one).
     const messages = update.handedOff
       ? update.messages
       : index.claimUndelivered(update.key, update.sessionId, update.messages);
     fanout.deliver({ ...update, messages }, () => update.row ?? index.session(update.key) ?? null);
-    return { hot };
+    return audience;
   }
 
   /** A handed-off row waits in memory (its caller answers sooner); others are written now. */

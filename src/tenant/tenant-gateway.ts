@@ -83,6 +83,12 @@ export class TenantGateway {
     return this.hub.connections.hasSubscribers(key) || this.relay.hasSubscribers(key);
   }
 
+  /** Who would receive a session's updates: its messages (hot), its run events (every reader). */
+  audience(key: string): { hot: boolean; listening: boolean } {
+    const hot = this.hasSubscribers(key);
+    return { hot, listening: hot || this.hub.connections.hasReaders() || this.relay.hasReaders() };
+  }
+
   /** What the session directory fans out: here, then to the hubs that want it. */
   readonly fanout = {
     deliver: (update: Pick<SessionUpdate, "key" | "messages" | "events" | "reasons">, row: () => SessionRow | null) => {

@@ -1,3 +1,4 @@
+import type { MeterGrant } from "../contracts/tenant-api";
 import {
   cleanOverride,
   deploymentLimits,
@@ -51,11 +52,10 @@ export class TenantLimits {
     return effectiveLimits(this.deployment, this.store.limitOverride(), this.config());
   }
 
-  /** One call of a meter: 0 when admitted, else the milliseconds until its window resets. */
-  admitMeter(meter: Meter): { retryAfterMs: number; perMinute: number } {
-    const limits = this.effective();
-    const perMinute = limits[METER_LIMITS[meter]];
-    return { retryAfterMs: this.meters.admit(meter, perMinute), perMinute };
+  /** Up to `want` calls of a meter (none when its window is spent) and the limit in force. */
+  admitMeter(meter: Meter, want = 1): MeterGrant & { perMinute: number } {
+    const perMinute = this.effective()[METER_LIMITS[meter]];
+    return { ...this.meters.admit(meter, perMinute, want), perMinute };
   }
 
   /** A new gateway socket, given the tenant's sockets now. */

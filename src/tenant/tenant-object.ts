@@ -97,7 +97,7 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
       pending: this.pending,
       tenantStore,
       fanout: this.gateway.fanout,
-      hasSubscribers: (key) => this.gateway.hasSubscribers(key),
+      audience: (key) => this.gateway.audience(key),
     });
     this.deletion = new TenantDeletion(ctx.storage, tenantStore, this.index, this.access, this.gateway);
   }
@@ -127,7 +127,7 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
   }
 
   /** Updates from session objects: the index row, then what is new fanned out to subscribers. */
-  publish(update: SessionUpdate): { hot: boolean } {
+  publish(update: SessionUpdate): { hot: boolean; listening: boolean } {
     if (update.row) this.pending.adopted(update.key, update.sessionId);
     return this.directory.apply(update);
   }

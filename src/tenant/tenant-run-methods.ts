@@ -43,7 +43,7 @@ export abstract class TenantRunMethods extends DurableObject<Env> {
     return this.runs.waitForKey(runId, timeoutMs);
   }
 
-  admit(meter: Meter): { retryAfterMs: number; perMinute: number } {
-    return this.quota.admitMeter(meter);
+  admit(meter: Meter, want = 1) {
+    return this.quota.admitMeter(meter, want);
   }
 }

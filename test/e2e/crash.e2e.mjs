@@ -308,3 +308,48 @@ test("a kill right after chat.inject answers loses no index row (every session o
   );
   for (const key of keys) assert.equal(rows.get(key).lastMessagePreview, `held ${key}`);
 });
+
+// A session nobody follows holds its index updates for a window (src/session/publish-window.ts,
+// 1 s) before sending them to the tenant object. Killed inside that window, the pending update
+// is gone with the process; the retry alarm each append wrote starts the session object again,
+// which sends everything the tenant has not acknowledged, in order.
+test("a kill inside a quiet session's index window loses no index update (the retry alarm sends it)", {
+  timeout: 60_000,
+}, async () => {
+  const keys = ["agent:main:quiet-a", "agent:main:quiet-b"];
+  // Created first (a create is sent at once), then a burst nobody follows.
+  for (const key of keys) {
+    const res = await http("POST", inTenant(`/v1/sessions/${enc(key)}/messages`), {
+      body: { role: "user", content: "created" },
+    });
+    assert.equal(res.status, 201, res.text);
+  }
+  await sleep(300);
+  for (const key of keys) {
+    for (let i = 1; i <= 5; i++) {
+      const res = await http("POST", inTenant(`/v1/sessions/${enc(key)}/messages`), {
+        body: { role: "user", content: `quiet ${key} ${i}` },
+      });
+      assert.equal(res.status, 201, res.text);
+    }
+  }
+  // Inside the last session's window (its 5 appends and this read take well under 1 s): its
+  // burst has not reached the index yet, so the kill below lands on a pending update.
+  const early = await http("GET", inTenant("/v1/sessions?limit=100"));
+  const last = early.json.sessions.find((row) => row.key === keys.at(-1));
+  assert.equal(last?.messageCount, 1, "the burst reached the index before its window");
+  await crashAndRestart();
+  const rows = new Map();
+  await waitFor(
+    "the index has every appended message",
+    async () => {
+      const list = await http("GET", inTenant("/v1/sessions?limit=100&includeLastMessage=true"));
+      if (list.status !== 200) return { done: false, why: `list ${list.status}` };
+      for (const row of list.json.sessions) rows.set(row.key, row);
+      const behind = keys.filter((key) => rows.get(key)?.messageCount !== 6);
+      return behind.length ? { done: false, why: `${behind.join(", ")} behind` } : { done: true };
+    },
+    20_000,
+  );
+  for (const key of keys) assert.equal(rows.get(key).lastMessagePreview, `quiet ${key} 5`);
+});
