@@ -269,3 +269,63 @@ describe("features this service does not have", () => {
     });
   });
 });
+
+describe("Labs and Privacy & Security", () => {
+  it("read Tool Search, Code Mode, exec and the browser as off in config.get; writes may send that back, never on", async () => {
+    const { tenant, client } = await ui("labs", { tools: { profile: "coding" } });
+    const got = await client.request("config.get", {});
+    expect(got.ok, JSON.stringify(got.error)).toBe(true);
+    const off = {
+      tools: {
+        profile: "coding",
+        toolSearch: { enabled: false },
+        codeMode: { enabled: false },
+        exec: { security: "deny" },
+      },
+      browser: { enabled: false },
+    };
+    // Every view the pages read (Labs: the snapshot's config; Privacy & Security: the form from it).
+    for (const view of ["config", "parsed", "resolved", "sourceConfig"]) expect(got.payload[view]).toEqual(off);
+    expect(JSON.parse(got.payload.raw)).toEqual(off);
+    // Never stored: the HTTP config and the hash stay the stored config's.
+    expect((await tenant.call("/v1/config")).data.config).toEqual({ tools: { profile: "coding" } });
+
+    // The UI's whole-config round trip is accepted and changes nothing stored, hash included.
+    const set = await client.request("config.set", { raw: got.payload.raw, baseHash: got.payload.hash });
+    expect(set.ok, JSON.stringify(set.error)).toBe(true);
+    expect(set.payload.hash).toBe(got.payload.hash);
+    const again = await client.request("config.patch", {
+      raw: JSON.stringify({ tools: { toolSearch: { enabled: false } } }),
+      baseHash: got.payload.hash,
+    });
+    expect(again.payload).toMatchObject({ ok: true, noop: true });
+
+    // What the toggles send to turn a feature on is refused, saying why.
+    const refused = async (raw: unknown) => {
+      const answer = await client.request("config.patch", { raw: JSON.stringify(raw), baseHash: got.payload.hash });
+      expect(answer.ok).toBe(false);
+      return answer.error.message as string;
+    };
+    // Labs › Tool Search on: back to OpenClaw's default (null), or explicitly on.
+    expect(await refused({ tools: { toolSearch: null } })).toBe(
+      "invalid config: tools.toolSearch: Tool Search is not available on this service (the model is offered its tools directly); only enabled: false",
+    );
+    expect(await refused({ tools: { toolSearch: { enabled: true, mode: "tools" } } })).toMatch(
+      /^invalid config: tools\.toolSearch(\.enabled)?: Tool Search is not available on this service/,
+    );
+    expect(await refused({ tools: { codeMode: { enabled: "auto" } } })).toBe(
+      "invalid config: tools.codeMode.enabled: Code Mode is not available on this service; only enabled: false",
+    );
+    // Privacy & Security › Browser enabled: the form drops browser.enabled and sets the whole config.
+    const browserOn = { ...off, browser: {} };
+    const setOn = await client.request("config.set", { raw: JSON.stringify(browserOn), baseHash: got.payload.hash });
+    expect(setOn.error.message).toBe(
+      "invalid config: browser.enabled: the browser tool is not available on this service; only enabled: false",
+    );
+    expect(await refused({ browser: null })).toMatch(/^invalid config: browser: the browser tool is not available/);
+    const put = await tenant.config({ tools: { exec: { security: "full" } } });
+    expect(put.status).toBe(400);
+    expect(put.data.error.message).toMatch(/tools\.exec\.security: exec is not available on this service/);
+    expect((await client.request("config.get", {})).payload.hash).toBe(got.payload.hash);
+  });
+});

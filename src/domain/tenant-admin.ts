@@ -1,5 +1,6 @@
 import { forgetAccess } from "../auth/access-cache";
 import { logInfo } from "../observability/log";
+import { withoutAbsentFeatures } from "../policy/absent-config-features";
 import { configBoundsProblem } from "../policy/config-bounds";
 import { configOutboundRefusal } from "../policy/outbound-url";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
@@ -31,7 +32,9 @@ export const CONFIG_CHANGED_MESSAGE = "config changed since last load; re-run co
  * Writes the tenant's config (optionally only over `baseHash`) and drops cached access to it.
  * A config naming a deployment key the tenant is not granted is refused (runs check again).
  */
-export async function writeTenantConfig(ctx: TenantContext, candidate: TenantConfig, baseHash?: string) {
+export async function writeTenantConfig(ctx: TenantContext, requested: TenantConfig, baseHash?: string) {
+  // The switches of features this service does not have are answered, never stored.
+  const candidate = withoutAbsentFeatures(requested);
   // Every write, whatever built it (a merge, agents.create), stays within the bounds.
   const problem = configBoundsProblem(candidate);
   if (problem) throw new DomainError("invalid", `invalid config: ${problem}`);

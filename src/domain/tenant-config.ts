@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { normalizeAgentId } from "../keys/session-key";
 import { configHash } from "../model/config-hash";
+import { absentFeatureDeletion, withAbsentFeaturesOff, withoutAbsentFeatures } from "../policy/absent-config-features";
 import { defaultAgentId } from "../policy/agents";
 import { configBoundsProblem, rawConfigTooLarge } from "../policy/config-bounds";
 import { type AgentConfig, type TenantConfig, tenantConfigSchema } from "../protocol/config";
@@ -24,8 +25,9 @@ const configPath = (ctx: TenantContext) => `tenant:${ctx.tenantId}`;
 
 export async function getConfig(ctx: TenantContext) {
   const config = ctx.config;
-  // Credentials inside URLs are answered as OpenClaw's sentinel; the hash stays the stored config's.
-  const shown = redactConfig(config);
+  // Credentials inside URLs are answered as OpenClaw's sentinel, the switches of features this
+  // service does not have as off; the hash stays the stored config's.
+  const shown = withAbsentFeaturesOff(redactConfig(config));
   return {
     path: configPath(ctx),
     exists: true,
@@ -84,17 +86,21 @@ export async function setConfig(ctx: TenantContext, params: WriteParams) {
 export async function patchConfig(ctx: TenantContext, params: WriteParams) {
   const patch = parseRaw("config.patch", params.raw);
   if (!isObject(patch)) throw new DomainError("invalid", "config.patch raw must be an object");
+  const deletion = absentFeatureDeletion(patch);
+  if (deletion) throw new DomainError("invalid", `invalid config: ${deletion.path}: ${deletion.refusal}`);
   const replace = new Set(Array.isArray(params.replacePaths) ? params.replacePaths.map(String) : []);
   const baseHash = baseHashOf(params);
   // The patch merges onto the config the caller loaded, or onto nothing.
   const current = ctx.config;
   if ((await configHash(current)) !== baseHash) throw new DomainError("invalid", CONFIG_CHANGED_MESSAGE);
   const merged = withStoredCredentials(ctx, mergePatch(current, patch, "", replace));
-  const changedPaths = diffPaths(current, merged);
+  // Switching an absent feature off again (the only value accepted) changes nothing stored.
+  const next = withoutAbsentFeatures(validated(merged));
+  const changedPaths = diffPaths(current, next);
   if (changedPaths.length === 0) {
     return { ok: true, noop: true, changedPaths, path: configPath(ctx), config: redactConfig(current) };
   }
-  return { ...(await save(ctx, validated(merged), baseHash)), changedPaths };
+  return { ...(await save(ctx, next, baseHash)), changedPaths };
 }
 
 export type AgentFields = {

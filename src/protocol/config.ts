@@ -239,6 +239,23 @@ export const hooksConfigSchema = z
   });
 export type HooksConfig = z.infer<typeof hooksConfigSchema>;
 
+/**
+ * Switches of OpenClaw features this service does not have. The Control UI reads them and, when
+ * absent, shows OpenClaw's defaults (Tool Search and Code Mode on, browser enabled, exec on an
+ * allowlist); `config.get` answers them off (policy/absent-config-features.ts), and only that
+ * value is accepted back, so a write cannot claim the feature. Never stored.
+ */
+export const ABSENT_FEATURE_REFUSALS = {
+  toolSearch:
+    "Tool Search is not available on this service (the model is offered its tools directly); only enabled: false",
+  codeMode: "Code Mode is not available on this service; only enabled: false",
+  exec: 'exec is not available on this service (no host to run commands on); only security: "deny"',
+  browser: "the browser tool is not available on this service; only enabled: false",
+} as const;
+
+const featureOff = (message: string) =>
+  z.strictObject({ enabled: z.literal(false, { error: message }) }, { error: message });
+
 export const tenantConfigSchema = z.strictObject({
   session: z
     .strictObject({
@@ -274,8 +291,18 @@ export const tenantConfigSchema = z.strictObject({
       subagents: z
         .strictObject({ tools: z.strictObject({ allow: toolNames.optional(), deny: toolNames.optional() }).optional() })
         .optional(),
+      toolSearch: featureOff(ABSENT_FEATURE_REFUSALS.toolSearch).optional(),
+      codeMode: featureOff(ABSENT_FEATURE_REFUSALS.codeMode).optional(),
+      exec: z
+        .strictObject(
+          { security: z.literal("deny", { error: ABSENT_FEATURE_REFUSALS.exec }) },
+          { error: ABSENT_FEATURE_REFUSALS.exec },
+        )
+        .optional(),
     })
     .optional(),
+  /** OpenClaw's browser tool: not available here, so only `enabled: false` (see ABSENT_FEATURE_REFUSALS). */
+  browser: featureOff(ABSENT_FEATURE_REFUSALS.browser).optional(),
   agents: z
     .strictObject({
       defaults: z

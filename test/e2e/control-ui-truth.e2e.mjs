@@ -2,11 +2,12 @@
 // for this service, against a real `wrangler dev` and the scripted tool-calling mock model:
 // Settings › Agents › Tools counts the tools the agent's model is offered (coding profile: 5 of
 // the 6 session tools, not OpenClaw's 58); the Usage page after a tool run shows the ledger's
-// tokens; the composer's slash menu offers this service's commands and `/model /help` is refused;
+// tokens (total = input + output); the composer's slash menu offers this service's commands and `/model /help` is refused;
 // an agent added to the config appears on the Agents page without a reload (config.changed); the
 // Gateway page's uptime is the gateway's, Search and Memory say they are off, Ask OpenClaw says
-// it is not available; no page meets an unknown method. Screenshots go to test-results/control-ui/
-// (git-ignored); the three in docs/images/ come from here.
+// it is not available; Labs and Privacy & Security show Tool Search, Code Mode and the browser off
+// (turning Tool Search on is refused) and exec denied; no page meets an unknown method.
+// Screenshots go to test-results/control-ui/ (git-ignored); the three in docs/images/ come from here.
 // Run with `node --test test/e2e/control-ui-truth.e2e.mjs`.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
@@ -44,6 +45,48 @@ function agentsConfig(extra = []) {
     tools: { profile: "coding" },
     agents: { list: [{ id: "main", default: true, name: "Ledger", runner }, ...extra] },
   };
+}
+
+/** The switch (checkbox) in the settings row titled `title`, through open shadow roots. */
+function switchOf(title) {
+  return page
+    .evaluateHandle((wanted) => {
+      const parentOf = (node) => node.parentNode ?? node.host ?? null;
+      const search = (root) => {
+        for (const el of root.querySelectorAll("*")) {
+          if (el.matches('input[type="checkbox"], [role="switch"]')) {
+            // The nearest ancestor whose text starts with the row's title.
+            for (let up = parentOf(el), depth = 0; up && depth < 8; up = parentOf(up), depth++) {
+              if (up.textContent?.trim().startsWith(wanted)) return el;
+              if (up.textContent?.trim()) break;
+            }
+          }
+          if (el.shadowRoot) {
+            const found = search(el.shadowRoot);
+            if (found) return found;
+          }
+        }
+        return null;
+      };
+      return search(document);
+    }, title)
+    .then((handle) => handle.asElement());
+}
+
+/** Whether each titled switch is on, once all are rendered and none is busy. */
+async function waitForSwitches(titles) {
+  const deadline = Date.now() + UI_STEP_MS;
+  while (Date.now() < deadline) {
+    const states = {};
+    for (const title of titles) {
+      const element = await switchOf(title);
+      if (!element || (await element.evaluate((el) => el.disabled))) break;
+      states[title] = await element.evaluate((el) => el.checked ?? el.getAttribute("aria-checked") === "true");
+    }
+    if (Object.keys(states).length === titles.length) return states;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no enabled switches ${titles.join(", ")} within ${UI_STEP_MS} ms (at ${page.url()})`);
 }
 
 describe("the Control UI tells the truth about this service", { skip: skip ?? false }, () => {
@@ -90,8 +133,10 @@ describe("the Control UI tells the truth about this service", { skip: skip ?? fa
       await ui.openRoute("/usage");
       const { answer } = await ui.answerOf("sessions.usage", since);
       assert.equal(answer.ok, true, JSON.stringify(answer.error));
-      const total = answer.payload.totals.totalTokens;
+      const { totalTokens: total, input, output } = answer.payload.totals;
       assert.ok(total > 0, `tokens of the tool run: ${total}`);
+      // Every model call of the run summed: the total is input + output (no cache tokens here).
+      assert.equal(total, input + output, JSON.stringify(answer.payload.totals));
       await waitForText(page, total.toLocaleString("en-US"), UI_STEP_MS);
     });
     await ui.step("slash-menu", async () => {
@@ -154,6 +199,23 @@ describe("the Control UI tells the truth about this service", { skip: skip ?? fa
     await ui.step("ask-openclaw", async () => {
       await ui.openRoute("/custodian");
       await waitForText(page, "openclaw.chat is not available on this gateway", UI_STEP_MS);
+    });
+    await ui.step("labs", async () => {
+      await ui.openRoute("/settings/labs");
+      await waitForText(page, "Tool Search for all models", UI_STEP_MS);
+      const switches = await waitForSwitches(["Code Mode", "Tool Search for all models"]);
+      assert.deepEqual(switches, { "Code Mode": false, "Tool Search for all models": false });
+      // Turning Tool Search on is refused, saying why.
+      await (await switchOf("Tool Search for all models")).click();
+      await waitForText(page, "Tool Search is not available on this service", UI_STEP_MS);
+      assert.deepEqual(await waitForSwitches(["Tool Search for all models"]), { "Tool Search for all models": false });
+    });
+    await ui.step("privacy-security", async () => {
+      await ui.openRoute("/settings/security");
+      await waitForText(page, "Browser enabled", UI_STEP_MS);
+      assert.deepEqual(await waitForSwitches(["Browser enabled"]), { "Browser enabled": false });
+      await waitForText(page, "deny", UI_STEP_MS);
+      assert.equal(await pageHasText(page, "allowlist"), false);
     });
     const unknown = recorder.failures(0).filter((f) => /unknown method/.test(f.error?.message ?? ""));
     assert.deepEqual(
