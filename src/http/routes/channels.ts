@@ -41,7 +41,8 @@ const API_PREFIXES = [
 export const channelIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
   const url = new URL(c.req.url);
   const scoped = /^\/t\/([^/]+)(\/.*)$/.exec(url.pathname);
-  const tenantId = scoped ? decodeURIComponent(scoped[1]!) : c.env.DEFAULT_TENANT;
+  // A tenant id is [a-z0-9-]: a segment with an escape (even a malformed one) names none.
+  const tenantId = scoped ? scoped[1]! : c.env.DEFAULT_TENANT;
   const path = scoped ? scoped[2]! : url.pathname;
   if (!tenantId || !TENANT_ID_PATTERN.test(tenantId) || API_PREFIXES.some((p) => path.startsWith(p))) return next();
   // Only a POST can be a webhook; another method is looked at only to answer Slack's 405.
