@@ -324,3 +324,57 @@ describe("limits: operator ceilings, tenant config under them", () => {
     expect((await call("/t/lim-bad/v1/limits", { token: null })).status).toBe(401);
   });
 });
+
+describe("sessions per tenant", () => {
+  const append = (t: { token: string; prefix: string }, key: string) =>
+    call(`${t.prefix}/v1/sessions/${key}/messages`, {
+      method: "POST",
+      token: t.token,
+      json: { role: "user", content: `hi ${key}` },
+    });
+  const full = "Too many sessions: the tenant has 2 and the limit is 2; delete sessions to create new ones";
+
+  it("a new key past the limit is refused in each door's shape; existing sessions keep working", async () => {
+    // The tenant's 1,000 cannot raise the operator's 2.
+    const t = await tenantWith("lim-sessions", "sessions", { limits: { sessions: 1000 } });
+    expect((await setOverride("lim-sessions", { sessions: 2 })).status).toBe(200);
+    expect((await append(t, "s1")).status).toBe(201);
+    expect((await append(t, "s2")).status).toBe(201);
+    const limits = (await call(`${t.prefix}/v1/limits`, { token: t.token })).data.limits;
+    expect(limits.sessions).toEqual({ limit: 2, used: 2 });
+    // HTTP ingest to a new key.
+    const http = await append(t, "s3");
+    expect(http.status).toBe(429);
+    expect(http.headers.get("retry-after")).toBe("60");
+    expect(http.data).toEqual({ ok: false, error: { type: "rate_limited", message: full } });
+    // The gateway: sessions.create, chat.send and agent to a new key answer the error frame.
+    const client = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    open.push(client);
+    for (const [method, params] of [
+      ["sessions.create", { key: "s4", label: "New" }],
+      ["chat.send", { sessionKey: "s5", message: "hi", idempotencyKey: "gw-s5" }],
+      ["agent", { sessionKey: "s6", message: "hi", idempotencyKey: "gw-s6" }],
+    ] as const) {
+      const res = await client.request(method, params);
+      expect(res.ok, method).toBe(false);
+      expect(res.error).toMatchObject({ code: "UNAVAILABLE", message: full, retryable: true, retryAfterMs: 60_000 });
+    }
+    // Nothing was made for the refused keys; the existing sessions take messages and runs.
+    const list = await client.request("sessions.list", {});
+    expect(list.payload.sessions.map((s: { key: string }) => s.key).sort()).toEqual(["agent:main:s1", "agent:main:s2"]);
+    expect((await append(t, "s1")).status).toBe(201);
+    const run = await ingestRun(t, "s2");
+    expect(run.status).toBe(201);
+    expect(await runStatus(t, run.data.runId)).toBe("ok");
+  });
+
+  it("a tenant's config lowers the limit", async () => {
+    const t = await tenantWith("lim-sessions-low", "sessions-low", { limits: { sessions: 1 } });
+    expect((await append(t, "only")).status).toBe(201);
+    const refused = await append(t, "another");
+    expect(refused.status).toBe(429);
+    expect(refused.data.error.message).toBe(
+      "Too many sessions: the tenant has 1 and the limit is 1; delete sessions to create new ones",
+    );
+  });
+});

@@ -28,6 +28,9 @@ export type TenantAccess = { scopes: OperatorScope[]; config: TenantConfig };
 /** Why a session object claims a pending entry: a write may create the session, a read never does. */
 export type ClaimIntent = "read" | "write";
 
+/** A new session key refused over the tenant's `sessions` limit (a result: it crosses RPC). */
+export type SessionRefused = { refused: { message: string; retryAfterMs: number } };
+
 /** Visibility as SQL: one key, a key and its spawned children, some agents, or everything. */
 export type ListScope =
   | { kind: "all" }
@@ -126,7 +129,11 @@ export interface TenantApi {
    * `sessions.patch` of a key no session object holds: the entry is created (or, still
    * unclaimed, patched) here alone and announced. Null: the session object owns the key.
    */
-  createSession(ref: SessionRef, patch: SessionPatch, options?: PatchOptions): Awaitable<SessionEntry | null>;
+  createSession(
+    ref: SessionRef,
+    patch: SessionPatch,
+    options?: PatchOptions,
+  ): Awaitable<SessionEntry | SessionRefused | null>;
   /**
    * A session object without an entry asks for the one created here (see src/pending/pending-sessions.ts);
    * `write`: it may create the session now, so a create arriving meanwhile goes to it.
@@ -139,7 +146,7 @@ export interface TenantApi {
   claimPendingSession(
     key: string,
     intent: ClaimIntent | "start",
-  ): Awaitable<{ entry: SessionEntry; version: number } | null | undefined>;
+  ): Awaitable<{ entry: SessionEntry; version: number } | SessionRefused | null | undefined>;
   removeSession(key: string, at: number): Awaitable<boolean>;
   session(key: string, withChildren?: boolean): Awaitable<SessionRow | null>;
   keyForSessionId(sessionId: string): Awaitable<{ key: string; agentId: string } | null>;

@@ -3,6 +3,7 @@ import { queueChannelReply } from "../channels/reply";
 import type { SessionRef } from "../contracts/session-api";
 import type { LiveEvent } from "../contracts/tenant-api";
 import { Outbox } from "../delivery/outbox";
+import { remoteRefusal } from "../domain/errors";
 import { A2aFlowDriver, announceToChannel } from "../flows/a2a-flow";
 import { queueHookReply } from "../hooks/hook-delivery";
 import { installLedgerLogSink } from "../ledger/log-sink";
@@ -88,7 +89,12 @@ export function wireSession(
   const claims = new PendingClaim({
     hasEntry: () => transcript.entry() !== null,
     objectName: () => ctx.id.name,
-    claim: async (tenantId, key, intent) => (await tenant(tenantId).claimPendingSession(key, intent)) ?? null,
+    claim: async (tenantId, key, intent) => {
+      const claimed = await tenant(tenantId).claimPendingSession(key, intent);
+      // Over the tenant's `sessions` limit: the write that would create the session fails whole.
+      if (claimed && "refused" in claimed) throw remoteRefusal(claimed.refused.message, claimed.refused.retryAfterMs);
+      return claimed ?? null;
+    },
     adopt: (tenantId, key, claimed) => transcript.adopt(tenantId, key, claimed.entry, claimed.version),
   });
   const followers = new Followers(

@@ -295,6 +295,11 @@ export class IndexStore {
   }
 
   /** Whether the key has a row (without reading it: a turn asks this). */
+  /** The tenant's sessions (index rows, archived ones too): read when a new key asks to be created. */
+  sessionCount(): number {
+    return first<{ n: number }>(this.sql, "SELECT count(*) AS n FROM sessions")?.n ?? 0;
+  }
+
   hasSession(key: string): boolean {
     return first(this.sql, "SELECT 1 AS one FROM sessions WHERE key = ?", key) !== undefined;
   }

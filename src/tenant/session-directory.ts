@@ -1,5 +1,5 @@
 import type { PatchOptions, SessionRef } from "../contracts/session-api";
-import type { ListFilter, ListPage, SessionUpdate } from "../contracts/tenant-api";
+import type { ListFilter, ListPage, SessionRefused, SessionUpdate } from "../contracts/tenant-api";
 import type { Fanout } from "../gateway/fanout";
 import { type IndexColumns, indexColumns, type SessionRow } from "../model/session-row";
 import type { PendingSessions } from "../pending/pending-sessions";
@@ -58,9 +58,9 @@ export class SessionDirectory {
   }
 
   /** A pending session (indexed before its object exists); null when the key is taken. */
-  create(ref: SessionRef, patch: SessionPatch, options: PatchOptions): SessionEntry | null {
+  create(ref: SessionRef, patch: SessionPatch, options: PatchOptions): SessionEntry | SessionRefused | null {
     const created = this.deps.pending.create(ref, patch, options, Date.now());
-    if (!created) return null;
+    if (!created || "refused" in created) return created;
     this.apply(created.update);
     return created.entry;
   }

@@ -8,6 +8,7 @@ import {
   METER_LIMITS,
   type Meter,
   type Refusal,
+  sessionRefusal,
   socketRefusal,
   spendRefusal,
   utcDay,
@@ -42,6 +43,8 @@ export class TenantLimits {
     private readonly waitUntil: (promise: Promise<unknown>) => void,
     /** The tenant's gateway sockets now. */
     private readonly sockets: () => number,
+    /** The tenant's sessions (index rows). */
+    private readonly sessionCount: () => number,
   ) {
     this.deployment = deploymentLimits(vars);
     this.quota = new RunQuota(() => this.effective());
@@ -61,6 +64,11 @@ export class TenantLimits {
   /** A new gateway socket, given the tenant's sockets now. */
   admitSocket(sockets: number): Refusal | null {
     return socketRefusal(sockets, this.effective());
+  }
+
+  /** A new session, given the tenant's sessions now. */
+  admitSession(sessions: number): Refusal | null {
+    return sessionRefusal(sessions, this.effective());
   }
 
   admitRun(runId: string, now = Date.now()): Refusal | null {
@@ -98,6 +106,7 @@ export class TenantLimits {
         ...this.quota.used(),
         tokensPerDay: this.tokensToday(Date.now()),
         sockets: this.sockets(),
+        sessions: this.sessionCount(),
       }),
       override: this.store.limitOverride(),
       deployment: this.deployment,

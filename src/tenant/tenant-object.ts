@@ -5,6 +5,7 @@ import type {
   IssuedToken,
   ListFilter,
   ListPage,
+  SessionRefused,
   SessionUpdate,
   TenantAccess,
   TenantApi,
@@ -61,8 +62,12 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
     this.tenantStore = tenantStore;
     this.tokens = new TokenStore(ctx.storage.sql);
     this.index = new IndexStore(ctx.storage.sql);
-    this.pending = new PendingSessions(new PendingSessionStore(ctx.storage.sql), this.index, () =>
-      tenantStore.tenantId(),
+    const pendingStore = new PendingSessionStore(ctx.storage.sql);
+    this.pending = new PendingSessions(
+      pendingStore,
+      this.index,
+      () => tenantStore.tenantId(),
+      () => this.quota.admitSession(this.index.sessionCount() + pendingStore.placeholders()),
     );
     this.secrets = new TenantSecrets(ctx.storage.sql, env, () => ctx.id.name);
     this.runs = new RunIndex(this.index);
@@ -73,6 +78,7 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
       async (day) => ledgerApi(env, ctx.id.name ?? "").tokensOn(day),
       (promise) => ctx.waitUntil(promise),
       () => this.gateway.sockets(),
+      () => this.index.sessionCount(),
     );
     this.access = new TenantAccessControl({
       env,
@@ -132,11 +138,15 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
     return this.directory.apply(update);
   }
 
-  createSession(ref: SessionRef, patch: SessionPatch, options: PatchOptions = {}): SessionEntry | null {
+  createSession(
+    ref: SessionRef,
+    patch: SessionPatch,
+    options: PatchOptions = {},
+  ): SessionEntry | SessionRefused | null {
     return this.directory.create(ref, patch, options);
   }
 
-  claimPendingSession(key: string, intent: ClaimIntent | "start"): ClaimedEntry | null | undefined {
+  claimPendingSession(key: string, intent: ClaimIntent | "start"): ClaimedEntry | SessionRefused | null | undefined {
     return intent === "start" ? this.pending.claimBeforeStart(key) : this.pending.claim(key, intent);
   }
 
