@@ -378,3 +378,67 @@ describe("sessions per tenant", () => {
     );
   });
 });
+
+describe("transcript bytes per session and per tenant", () => {
+  const append = (t: { token: string; prefix: string }, key: string, content: string) =>
+    call(`${t.prefix}/v1/sessions/${key}/messages`, {
+      method: "POST",
+      token: t.token,
+      json: { role: "user", content },
+    });
+  const history = async (t: { token: string; prefix: string }, key: string) =>
+    (await call(`${t.prefix}/sessions/${key}/history`, { token: t.token })).data.messages.length;
+
+  it("a session at its lowered limit refuses the next append (413) and its transcript is unchanged", async () => {
+    // The tenant lowers the 8 GiB default to 4 KB (a higher value would have no effect).
+    const t = await tenantWith("lim-session-bytes", "session-bytes", { limits: { transcriptBytesPerSession: 4_000 } });
+    const limits = (await call(`${t.prefix}/v1/limits`, { token: t.token })).data.limits;
+    expect(limits.transcriptBytesPerSession).toEqual({ limit: 4_000 });
+    expect((await append(t, "big", "x".repeat(1_500))).status).toBe(201);
+    expect((await append(t, "big", "x".repeat(1_500))).status).toBe(201);
+    const refused = await append(t, "big", "x".repeat(1_500));
+    expect(refused.status).toBe(413);
+    expect(refused.data.error.message).toMatch(
+      /^the session holds \d+ bytes of messages; \d+ more would pass the limit of 4000 bytes per session/,
+    );
+    expect(await history(t, "big")).toBe(2);
+    // A run's user message meets the same bound; other sessions are not affected.
+    const run = await call(`${t.prefix}/v1/sessions/big/messages`, {
+      method: "POST",
+      token: t.token,
+      json: { role: "user", content: "x".repeat(1_500), run: true },
+    });
+    expect(run.status).toBe(413);
+    expect(await history(t, "big")).toBe(2);
+    expect((await append(t, "other", "x".repeat(1_500))).status).toBe(201);
+  });
+
+  it("a tenant whose sessions hold its transcriptBytesPerTenant refuses appends with 429 until sessions are deleted", async () => {
+    const t = await tenantWith("lim-tenant-bytes", "tenant-bytes");
+    expect((await setOverride("lim-tenant-bytes", { transcriptBytesPerTenant: 4_000 })).status).toBe(200);
+    expect((await append(t, "one", "x".repeat(2_500))).status).toBe(201);
+    expect((await append(t, "two", "x".repeat(2_500))).status).toBe(201);
+    // The index's running total follows the sessions' updates (sent after each append).
+    await until(
+      async () => (await call(`${t.prefix}/v1/limits`, { token: t.token })).data.limits.transcriptBytesPerTenant,
+      (use) => use.used >= 4_000,
+    );
+    // The session objects ask again at most every 5 s: wait out the answer they hold.
+    await new Promise((resolve) => setTimeout(resolve, 5_100));
+    await append(t, "one", "y"); // may pass: it starts the refresh
+    const refused = await append(t, "one", "z");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("60");
+    expect(refused.data.error).toEqual({
+      type: "rate_limited",
+      message: expect.stringMatching(/^Transcript storage full: the tenant's sessions hold \d+ bytes .* limit is 4000/),
+    });
+    const before = await history(t, "one");
+    expect((await append(t, "one", "z")).status).toBe(429);
+    expect(await history(t, "one")).toBe(before);
+    // Deleting a session frees its bytes.
+    expect((await call(`${t.prefix}/v1/sessions/two`, { method: "DELETE", token: t.token })).status).toBe(200);
+    const limits = (await call(`${t.prefix}/v1/limits`, { token: t.token })).data.limits;
+    expect(limits.transcriptBytesPerTenant.used).toBeLessThan(4_000);
+  }, 30_000);
+});

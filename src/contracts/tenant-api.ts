@@ -1,5 +1,5 @@
 import type { SessionRow } from "../model/session-row";
-import type { LimitsState, Meter, Refusal } from "../policy/tenant-limits";
+import type { LimitsState, Meter, Refusal, TranscriptLimits } from "../policy/tenant-limits";
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
 import type {
@@ -116,6 +116,8 @@ export interface TenantApi {
   acquireModelSlot(runId: string): Promise<Disposable>;
   /** The tenant's limits and what is used of them; `override` replaces the operator's values (null clears). */
   limits(override?: Record<string, unknown> | null): Awaitable<LimitsState>;
+  /** The transcript byte limits a session object checks its appends against. */
+  transcriptLimits(): Awaitable<TranscriptLimits>;
   runKey(runId: string): Awaitable<string | null>;
   /** The run's session once its id is recorded, waiting up to `timeoutMs`; null when it is not by then. */
   waitForRunKey(runId: string, timeoutMs: number): Awaitable<string | null>;

@@ -203,6 +203,9 @@ export function tenantBytesRefusal(tenantBytes: number, limits: Limits): Refusal
   };
 }
 
+/** What a session checks an append against: its own bound, and the tenant's refusal if its bytes are full. */
+export type TranscriptLimits = { perSession: number; tenantFull: Refusal | null };
+
 /** Whether a waiting run may take a model slot now. */
 export function slotFree(inFlight: number, limits: Limits): boolean {
   return inFlight < limits.runsInFlight;

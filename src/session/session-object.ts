@@ -59,7 +59,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   async append(ref: SessionRef, input: AppendInput): Promise<AppendResult | AppendRejected> {
     await this.adoptPending("write", ref);
-    const result = this.parts.transcript.ingest(ref, input);
+    const maxSessionBytes = await this.parts.transcriptQuota.admitAppend(ref.tenantId);
+    const result = this.parts.transcript.ingest(ref, input, maxSessionBytes);
     // A new session must be listable as soon as its creator hears back; later appends
     // reach the registry in the background so they add no round trip.
     if ("created" in result && result.created) await this.parts.publisher.publish("create");
@@ -178,7 +179,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     // Before anything reads the entry (its send policy); an abort arriving meanwhile is
     // caught as an unarrived run (abortRun's `expected`).
     await this.parts.claims.adopt("write", ref, request.claimed);
-    const answer = await this.parts.admission.start(ref, request, seed, policy);
+    const maxSessionBytes = await this.parts.transcriptQuota.admitAppend(ref.tenantId);
+    const answer = await this.parts.admission.start(ref, { ...request, maxSessionBytes }, seed, policy);
     if (!request.hold || answer.status !== "started") return answer;
     return { ...answer, gate: new RunGate(() => this.parts.runs.release(answer.runId)) };
   }

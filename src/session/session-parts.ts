@@ -25,6 +25,7 @@ import { Publisher } from "./publisher";
 import { SessionStore } from "./session-store";
 import { spawnHost } from "./spawn-host";
 import { Transcript } from "./transcript";
+import { TranscriptQuota } from "./transcript-quota";
 
 /** Retry delay when the tenant could not be reached for an update. */
 const PUBLISH_RETRY_MS = 1_000;
@@ -41,6 +42,8 @@ export type SessionParts = {
   runs: RunLifecycle;
   admission: RunAdmission;
   claims: PendingClaim;
+  /** The tenant's transcript byte limits each append is checked against. */
+  transcriptQuota: TranscriptQuota;
   /** sessions_wait callers waiting for a message past a seq. */
   seqWaiters: Waiters<{ sessionId: string; afterSeq: number }, boolean>;
   outbox: Outbox;
@@ -192,6 +195,10 @@ export function wireSession(
     runs,
     admission,
     claims,
+    transcriptQuota: new TranscriptQuota(
+      async (tenantId) => tenant(tenantId).transcriptLimits(),
+      (promise) => ctx.waitUntil(promise),
+    ),
     seqWaiters,
     outbox,
     flows,

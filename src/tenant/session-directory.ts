@@ -42,6 +42,7 @@ export class SessionDirectory {
     const hot = this.deps.hasSubscribers(update.key);
     // A late update of a deleted session is dropped whole: no index row, no events.
     if (this.storeRow(update) === "deleted") return { hot };
+    if (update.messageBytes !== undefined) index.recordMessageBytes(update.key, update.messageBytes);
     // A handed-off message was never sent before (the session hands over only a fresh one).
     const messages = update.handedOff
       ? update.messages

@@ -11,6 +11,8 @@ import {
   sessionRefusal,
   socketRefusal,
   spendRefusal,
+  type TranscriptLimits,
+  tenantBytesRefusal,
   utcDay,
 } from "../policy/tenant-limits";
 import type { TenantConfig } from "../protocol/config";
@@ -43,8 +45,10 @@ export class TenantLimits {
     private readonly waitUntil: (promise: Promise<unknown>) => void,
     /** The tenant's gateway sockets now. */
     private readonly sockets: () => number,
-    /** The tenant's sessions (index rows). */
+    /** The tenant's sessions: index rows, and keys claimed to be created that have none yet. */
     private readonly sessionCount: () => number,
+    /** The message bytes of all the tenant's sessions (the index's running total). */
+    private readonly messageBytes: () => number,
   ) {
     this.deployment = deploymentLimits(vars);
     this.quota = new RunQuota(() => this.effective());
@@ -66,9 +70,18 @@ export class TenantLimits {
     return socketRefusal(sockets, this.effective());
   }
 
-  /** A new session, given the tenant's sessions now. */
-  admitSession(sessions: number): Refusal | null {
-    return sessionRefusal(sessions, this.effective());
+  /** A new session, given the tenant's sessions now (and those being created). */
+  admitSession(): Refusal | null {
+    return sessionRefusal(this.sessionCount(), this.effective());
+  }
+
+  /** What a session object checks its appends against (src/session/transcript-quota.ts). */
+  transcriptLimits(): TranscriptLimits {
+    const limits = this.effective();
+    return {
+      perSession: limits.transcriptBytesPerSession,
+      tenantFull: tenantBytesRefusal(this.messageBytes(), limits),
+    };
   }
 
   admitRun(runId: string, now = Date.now()): Refusal | null {
@@ -107,6 +120,7 @@ export class TenantLimits {
         tokensPerDay: this.tokensToday(Date.now()),
         sockets: this.sockets(),
         sessions: this.sessionCount(),
+        transcriptBytesPerTenant: this.messageBytes(),
       }),
       override: this.store.limitOverride(),
       deployment: this.deployment,
