@@ -359,6 +359,26 @@ describe("sessions per tenant", () => {
       expect(res.ok, method).toBe(false);
       expect(res.error).toMatchObject({ code: "UNAVAILABLE", message: full, retryable: true, retryAfterMs: 60_000 });
     }
+    // The OpenAI routes (a new key by OpenClaw's header): OpenAI's error shape.
+    const openai = await call(`${t.prefix}/v1/chat/completions`, {
+      method: "POST",
+      token: t.token,
+      headers: { "x-openclaw-session-key": "s7" },
+      json: { model: "openclaw", messages: [{ role: "user", content: "hi" }] },
+    });
+    expect(openai.status).toBe(429);
+    expect(openai.data).toEqual({ error: { message: full, type: "rate_limit_error" } });
+    // An import into a new key.
+    const imported = await call(`${t.prefix}/v1/sessions/s8/import`, {
+      method: "POST",
+      token: t.token,
+      json: {
+        sessionId: crypto.randomUUID(),
+        messages: [{ role: "user", content: "q", timestamp: 1_700_000_000_000, __openclaw: { id: "src-1", seq: 1 } }],
+      },
+    });
+    expect(imported.status).toBe(429);
+    expect(imported.data.error).toEqual({ type: "rate_limited", message: full });
     // Nothing was made for the refused keys; the existing sessions take messages and runs.
     const list = await client.request("sessions.list", {});
     expect(list.payload.sessions.map((s: { key: string }) => s.key).sort()).toEqual(["agent:main:s1", "agent:main:s2"]);
