@@ -388,6 +388,23 @@ describe("sessions per tenant", () => {
     expect(await runStatus(t, run.data.runId)).toBe("ok");
   });
 
+  it("a hook's run in a new session is refused in the hooks' shape", async () => {
+    const hooks = { enabled: true, token: "hook-secret-0123456789", path: "/hooks", allowedAgentIds: ["main"] };
+    const t = await tenantWith("lim-sessions-hook", "sessions-hook", { hooks, limits: { sessions: 1 } });
+    expect((await append(t, "only")).status).toBe(201);
+    const res = await call(`${t.prefix}/hooks/agent`, {
+      method: "POST",
+      token: null,
+      headers: { authorization: "Bearer hook-secret-0123456789" },
+      json: { message: "from a hook", deliver: false },
+    });
+    expect(res.status).toBe(429);
+    expect(res.data).toEqual({
+      ok: false,
+      error: "Too many sessions: the tenant has 1 and the limit is 1; delete sessions to create new ones",
+    });
+  });
+
   it("a tenant's config lowers the limit", async () => {
     const t = await tenantWith("lim-sessions-low", "sessions-low", { limits: { sessions: 1 } });
     expect((await append(t, "only")).status).toBe(201);
