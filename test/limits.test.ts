@@ -405,6 +405,25 @@ describe("sessions per tenant", () => {
     });
   });
 
+  it("a sessions_spawn child is refused: 429 over /tools/invoke", async () => {
+    const t = await tenantWith("lim-sessions-spawn", "sessions-spawn", {
+      limits: { sessions: 1 },
+      gateway: { tools: { allow: ["sessions_spawn"] } },
+    });
+    expect((await append(t, "main")).status).toBe(201);
+    const http = await call(`${t.prefix}/tools/invoke`, {
+      method: "POST",
+      token: t.token,
+      json: { tool: "sessions_spawn", args: { task: "a child" } },
+    });
+    expect(http.status).toBe(429);
+    expect(http.headers.get("retry-after")).toBe("60");
+    expect(http.data.error).toEqual({
+      type: "rate_limited",
+      message: "Too many sessions: the tenant has 1 and the limit is 1; delete sessions to create new ones",
+    });
+  });
+
   it("a tenant's config lowers the limit", async () => {
     const t = await tenantWith("lim-sessions-low", "sessions-low", { limits: { sessions: 1 } });
     expect((await append(t, "only")).status).toBe(201);
