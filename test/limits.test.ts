@@ -324,3 +324,177 @@ describe("limits: operator ceilings, tenant config under them", () => {
     expect((await call("/t/lim-bad/v1/limits", { token: null })).status).toBe(401);
   });
 });
+
+describe("sessions per tenant", () => {
+  const append = (t: { token: string; prefix: string }, key: string) =>
+    call(`${t.prefix}/v1/sessions/${key}/messages`, {
+      method: "POST",
+      token: t.token,
+      json: { role: "user", content: `hi ${key}` },
+    });
+  const full = "Too many sessions: the tenant has 2 and the limit is 2; delete sessions to create new ones";
+
+  it("a new key past the limit is refused in each door's shape; existing sessions keep working", async () => {
+    // The tenant's 1,000 cannot raise the operator's 2.
+    const t = await tenantWith("lim-sessions", "sessions", { limits: { sessions: 1000 } });
+    expect((await setOverride("lim-sessions", { sessions: 2 })).status).toBe(200);
+    expect((await append(t, "s1")).status).toBe(201);
+    expect((await append(t, "s2")).status).toBe(201);
+    const limits = (await call(`${t.prefix}/v1/limits`, { token: t.token })).data.limits;
+    expect(limits.sessions).toEqual({ limit: 2, used: 2 });
+    // HTTP ingest to a new key.
+    const http = await append(t, "s3");
+    expect(http.status).toBe(429);
+    expect(http.headers.get("retry-after")).toBe("60");
+    expect(http.data).toEqual({ ok: false, error: { type: "rate_limited", message: full } });
+    // The gateway: sessions.create, chat.send and agent to a new key answer the error frame.
+    const client = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    open.push(client);
+    for (const [method, params] of [
+      ["sessions.create", { key: "s4", label: "New" }],
+      ["chat.send", { sessionKey: "s5", message: "hi", idempotencyKey: "gw-s5" }],
+      ["agent", { sessionKey: "s6", message: "hi", idempotencyKey: "gw-s6" }],
+    ] as const) {
+      const res = await client.request(method, params);
+      expect(res.ok, method).toBe(false);
+      expect(res.error).toMatchObject({ code: "UNAVAILABLE", message: full, retryable: true, retryAfterMs: 60_000 });
+    }
+    // The OpenAI routes (a new key by OpenClaw's header): OpenAI's error shape.
+    const openai = await call(`${t.prefix}/v1/chat/completions`, {
+      method: "POST",
+      token: t.token,
+      headers: { "x-openclaw-session-key": "s7" },
+      json: { model: "openclaw", messages: [{ role: "user", content: "hi" }] },
+    });
+    expect(openai.status).toBe(429);
+    expect(openai.data).toEqual({ error: { message: full, type: "rate_limit_error" } });
+    // An import into a new key.
+    const imported = await call(`${t.prefix}/v1/sessions/s8/import`, {
+      method: "POST",
+      token: t.token,
+      json: {
+        sessionId: crypto.randomUUID(),
+        messages: [{ role: "user", content: "q", timestamp: 1_700_000_000_000, __openclaw: { id: "src-1", seq: 1 } }],
+      },
+    });
+    expect(imported.status).toBe(429);
+    expect(imported.data.error).toEqual({ type: "rate_limited", message: full });
+    // Nothing was made for the refused keys; the existing sessions take messages and runs.
+    const list = await client.request("sessions.list", {});
+    expect(list.payload.sessions.map((s: { key: string }) => s.key).sort()).toEqual(["agent:main:s1", "agent:main:s2"]);
+    expect((await append(t, "s1")).status).toBe(201);
+    const run = await ingestRun(t, "s2");
+    expect(run.status).toBe(201);
+    expect(await runStatus(t, run.data.runId)).toBe("ok");
+  });
+
+  it("a hook's run in a new session is refused in the hooks' shape", async () => {
+    const hooks = { enabled: true, token: "hook-secret-0123456789", path: "/hooks", allowedAgentIds: ["main"] };
+    const t = await tenantWith("lim-sessions-hook", "sessions-hook", { hooks, limits: { sessions: 1 } });
+    expect((await append(t, "only")).status).toBe(201);
+    const res = await call(`${t.prefix}/hooks/agent`, {
+      method: "POST",
+      token: null,
+      headers: { authorization: "Bearer hook-secret-0123456789" },
+      json: { message: "from a hook", deliver: false },
+    });
+    expect(res.status).toBe(429);
+    expect(res.data).toEqual({
+      ok: false,
+      error: "Too many sessions: the tenant has 1 and the limit is 1; delete sessions to create new ones",
+    });
+  });
+
+  it("a sessions_spawn child is refused: 429 over /tools/invoke", async () => {
+    const t = await tenantWith("lim-sessions-spawn", "sessions-spawn", {
+      limits: { sessions: 1 },
+      gateway: { tools: { allow: ["sessions_spawn"] } },
+    });
+    expect((await append(t, "main")).status).toBe(201);
+    const http = await call(`${t.prefix}/tools/invoke`, {
+      method: "POST",
+      token: t.token,
+      json: { tool: "sessions_spawn", args: { task: "a child" } },
+    });
+    expect(http.status).toBe(429);
+    expect(http.headers.get("retry-after")).toBe("60");
+    expect(http.data.error).toEqual({
+      type: "rate_limited",
+      message: "Too many sessions: the tenant has 1 and the limit is 1; delete sessions to create new ones",
+    });
+  });
+
+  it("a tenant's config lowers the limit", async () => {
+    const t = await tenantWith("lim-sessions-low", "sessions-low", { limits: { sessions: 1 } });
+    expect((await append(t, "only")).status).toBe(201);
+    const refused = await append(t, "another");
+    expect(refused.status).toBe(429);
+    expect(refused.data.error.message).toBe(
+      "Too many sessions: the tenant has 1 and the limit is 1; delete sessions to create new ones",
+    );
+  });
+});
+
+describe("transcript bytes per session and per tenant", () => {
+  const append = (t: { token: string; prefix: string }, key: string, content: string) =>
+    call(`${t.prefix}/v1/sessions/${key}/messages`, {
+      method: "POST",
+      token: t.token,
+      json: { role: "user", content },
+    });
+  const history = async (t: { token: string; prefix: string }, key: string) =>
+    (await call(`${t.prefix}/sessions/${key}/history`, { token: t.token })).data.messages.length;
+
+  it("a session at its lowered limit refuses the next append (413) and its transcript is unchanged", async () => {
+    // The tenant lowers the 8 GiB default to 4 KB (a higher value would have no effect).
+    const t = await tenantWith("lim-session-bytes", "session-bytes", { limits: { transcriptBytesPerSession: 4_000 } });
+    const limits = (await call(`${t.prefix}/v1/limits`, { token: t.token })).data.limits;
+    expect(limits.transcriptBytesPerSession).toEqual({ limit: 4_000 });
+    expect((await append(t, "big", "x".repeat(1_500))).status).toBe(201);
+    expect((await append(t, "big", "x".repeat(1_500))).status).toBe(201);
+    const refused = await append(t, "big", "x".repeat(1_500));
+    expect(refused.status).toBe(413);
+    expect(refused.data.error.message).toMatch(
+      /^the session holds \d+ bytes of messages; \d+ more would pass the limit of 4000 bytes per session/,
+    );
+    expect(await history(t, "big")).toBe(2);
+    // A run's user message meets the same bound; other sessions are not affected.
+    const run = await call(`${t.prefix}/v1/sessions/big/messages`, {
+      method: "POST",
+      token: t.token,
+      json: { role: "user", content: "x".repeat(1_500), run: true },
+    });
+    expect(run.status).toBe(413);
+    expect(await history(t, "big")).toBe(2);
+    expect((await append(t, "other", "x".repeat(1_500))).status).toBe(201);
+  });
+
+  it("a tenant whose sessions hold its transcriptBytesPerTenant refuses appends with 429 until sessions are deleted", async () => {
+    const t = await tenantWith("lim-tenant-bytes", "tenant-bytes");
+    expect((await setOverride("lim-tenant-bytes", { transcriptBytesPerTenant: 4_000 })).status).toBe(200);
+    expect((await append(t, "one", "x".repeat(2_500))).status).toBe(201);
+    expect((await append(t, "two", "x".repeat(2_500))).status).toBe(201);
+    // The index's running total follows the sessions' updates (sent after each append).
+    await until(
+      async () => (await call(`${t.prefix}/v1/limits`, { token: t.token })).data.limits.transcriptBytesPerTenant,
+      (use) => use.used >= 4_000,
+    );
+    // The session objects ask again at most every 5 s: wait out the answer they hold.
+    await new Promise((resolve) => setTimeout(resolve, 5_100));
+    await append(t, "one", "y"); // may pass: it starts the refresh
+    const refused = await append(t, "one", "z");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("60");
+    expect(refused.data.error).toEqual({
+      type: "rate_limited",
+      message: expect.stringMatching(/^Transcript storage full: the tenant's sessions hold \d+ bytes .* limit is 4000/),
+    });
+    const before = await history(t, "one");
+    expect((await append(t, "one", "z")).status).toBe(429);
+    expect(await history(t, "one")).toBe(before);
+    // Deleting a session frees its bytes.
+    expect((await call(`${t.prefix}/v1/sessions/two`, { method: "DELETE", token: t.token })).status).toBe(200);
+    const limits = (await call(`${t.prefix}/v1/limits`, { token: t.token })).data.limits;
+    expect(limits.transcriptBytesPerTenant.used).toBeLessThan(4_000);
+  }, 30_000);
+});

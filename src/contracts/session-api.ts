@@ -97,6 +97,8 @@ export type StartRun = {
    * the session chose that is no longer among them (the config changed) is not sent.
    */
   offeredModels?: string[];
+  /** The tenant's transcriptBytesPerSession in force (the session object sets it from its TranscriptQuota). */
+  maxSessionBytes?: number;
 };
 
 /** What starting a run answers; `outcome` when the request asked to wait (`waitMs`) and it started. */
@@ -105,7 +107,7 @@ export type StartAnswer = StartResult & { outcome?: RunSnapshot | null };
 export type StartResult =
   | { runId: string; status: "started"; userSeq?: number; queued: boolean }
   | { runId: string; status: "blocked" }
-  | { runId: string; status: "too_large"; bytes: number; sessionBytes?: number }
+  | { runId: string; status: "too_large"; bytes: number; sessionBytes?: number; maxSessionBytes?: number }
   | { runId: string; status: "in_flight" }
   | {
       runId: string;

@@ -1,5 +1,5 @@
 import type { SessionRow } from "../model/session-row";
-import type { LimitsState, Meter, Refusal } from "../policy/tenant-limits";
+import type { LimitsState, Meter, Refusal, TranscriptLimits } from "../policy/tenant-limits";
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
 import type {
@@ -25,6 +25,9 @@ export type TenantAccess = { scopes: OperatorScope[]; config: TenantConfig };
 
 /** Why a session object claims a pending entry: a write may create the session, a read never does. */
 export type ClaimIntent = "read" | "write";
+
+/** A new session key refused over the tenant's `sessions` limit (a result: it crosses RPC). */
+export type SessionRefused = { refused: { message: string; retryAfterMs: number } };
 
 /** Visibility as SQL: one key, a key and its spawned children, some agents, or everything. */
 export type ListScope =
@@ -115,6 +118,8 @@ export interface TenantApi {
   acquireModelSlot(runId: string): Promise<Disposable>;
   /** The tenant's limits and what is used of them; `override` replaces the operator's values (null clears). */
   limits(override?: Record<string, unknown> | null): Awaitable<LimitsState>;
+  /** The transcript byte limits a session object checks its appends against. */
+  transcriptLimits(): Awaitable<TranscriptLimits>;
   runKey(runId: string): Awaitable<string | null>;
   /** The run's session once its id is recorded, waiting up to `timeoutMs`; null when it is not by then. */
   waitForRunKey(runId: string, timeoutMs: number): Awaitable<string | null>;
@@ -129,7 +134,11 @@ export interface TenantApi {
    * `sessions.patch` of a key no session object holds: the entry is created (or, still
    * unclaimed, patched) here alone and announced. Null: the session object owns the key.
    */
-  createSession(ref: SessionRef, patch: SessionPatch, options?: PatchOptions): Awaitable<SessionEntry | null>;
+  createSession(
+    ref: SessionRef,
+    patch: SessionPatch,
+    options?: PatchOptions,
+  ): Awaitable<SessionEntry | SessionRefused | null>;
   /**
    * A session object without an entry claims the pending one created here (see
    * src/pending/pending-sessions.ts). `write`: it may create the session now, so a create
@@ -140,7 +149,7 @@ export interface TenantApi {
   claimPendingSession(
     key: string,
     intent: ClaimIntent | "start",
-  ): Awaitable<{ entry: SessionEntry; version: number } | null | undefined>;
+  ): Awaitable<{ entry: SessionEntry; version: number } | SessionRefused | null | undefined>;
   removeSession(key: string, at: number): Awaitable<boolean>;
   session(key: string, withChildren?: boolean): Awaitable<SessionRow | null>;
   keyForSessionId(sessionId: string): Awaitable<{ key: string; agentId: string } | null>;

@@ -7,7 +7,7 @@ import { agentModel, defaultAgentId } from "../policy/agents";
 import type { SessionsListParams, SessionsResolveParams } from "../protocol/methods";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import type { TenantContext } from "./context";
-import { DomainError } from "./errors";
+import { DomainError, rateLimited, refusalsRestored } from "./errors";
 import { agentIdParam, canonicalKey, mainKeyOf, sessionRef } from "./keys";
 import { markFlags } from "./marks";
 
@@ -226,9 +226,9 @@ export async function patchSession(
   };
   const ref = sessionRef(ctx, key);
   // A new key is created by the tenant alone (no session object until first use).
-  const entry =
-    (await ctx.tenant.createSession(ref, normalized, options)) ??
-    (await ctx.sessions(key).patch(ref, normalized, options));
+  const created = await ctx.tenant.createSession(ref, normalized, options);
+  if (created && "refused" in created) throw rateLimited(created.refused.message, created.refused.retryAfterMs);
+  const entry = created ?? (await refusalsRestored(ctx.sessions(key).patch(ref, normalized, options)));
   const model = entry.model ?? agentModel(ctx.config, entry.agentId);
   return {
     ok: true,

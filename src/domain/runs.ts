@@ -13,7 +13,7 @@ import { existingRunResult } from "../runs/run-status";
 import { dropUndefined } from "../util/encoding";
 import { parseChatCommand, runChatCommand } from "./chat-commands";
 import type { TenantContext } from "./context";
-import { DomainError, rateLimited } from "./errors";
+import { DomainError, rateLimited, refusalsRestored } from "./errors";
 import { agentIdParam, canonicalKey, mainKeyOf, sessionRef } from "./keys";
 import { patchSession } from "./registry";
 
@@ -72,20 +72,23 @@ export async function startRun(
   };
   // In the tenant object the claim a new session's object would ask for is made here: one hop less.
   const claimed = ctx.tenantInProcess ? await ctx.tenant.claimPendingSession(key, "start") : undefined;
-  const result = await ctx.sessions(key).startRun(
-    ref,
-    {
-      runId,
-      input,
-      runner: runnerOf(ctx.config, ref.agentId),
-      offeredModels: agentModels(ctx.config, ref.agentId).map((model) => model.id),
-      userMessage,
-      ...(resetFirst ? { resetFirst } : {}),
-      ...(hold ? { hold } : {}),
-      ...(claimed !== undefined ? { claimed } : {}),
-    },
-    seed,
-    ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },
+  if (claimed && "refused" in claimed) throw rateLimited(claimed.refused.message, claimed.refused.retryAfterMs);
+  const result = await refusalsRestored(
+    ctx.sessions(key).startRun(
+      ref,
+      {
+        runId,
+        input,
+        runner: runnerOf(ctx.config, ref.agentId),
+        offeredModels: agentModels(ctx.config, ref.agentId).map((model) => model.id),
+        userMessage,
+        ...(resetFirst ? { resetFirst } : {}),
+        ...(hold ? { hold } : {}),
+        ...(claimed !== undefined ? { claimed } : {}),
+      },
+      seed,
+      ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },
+    ),
   );
   if (result.status === "blocked") throw new DomainError("invalid", SEND_BLOCKED_TEXT);
   if (result.status === "too_large") throw new DomainError("too_large", tooLargeMessage(result));

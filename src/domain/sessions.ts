@@ -9,7 +9,7 @@ import type { SessionEntry, SessionSeed, TranscriptMessage } from "../protocol/s
 import { contentText } from "../runs/runners/runner";
 import { dropUndefined } from "../util/encoding";
 import type { TenantContext } from "./context";
-import { DomainError } from "./errors";
+import { DomainError, refusalsRestored } from "./errors";
 import { canonicalKey, mainKeyOf, sessionRef } from "./keys";
 import { startRun } from "./runs";
 
@@ -63,11 +63,13 @@ export async function appendMessages(
   idempotencyKey?: string,
 ): Promise<AppendResult> {
   const key = canonicalKey(ctx, rawKey);
-  const result = await ctx.sessions(key).append(sessionRef(ctx, key), {
-    messages,
-    ...(seed ? { seed } : {}),
-    ...(idempotencyKey ? { idempotencyKey } : {}),
-  });
+  const result = await refusalsRestored(
+    ctx.sessions(key).append(sessionRef(ctx, key), {
+      messages,
+      ...(seed ? { seed } : {}),
+      ...(idempotencyKey ? { idempotencyKey } : {}),
+    }),
+  );
   if ("rejected" in result) {
     throw new DomainError("too_large", tooLargeMessage(result));
   }

@@ -2,7 +2,7 @@ import { tooLargeMessage } from "../model/message-limits";
 import type { MessageRecord } from "../model/message-record";
 import type { ImportBody, ImportResult } from "../protocol/import";
 import type { TenantContext } from "./context";
-import { DomainError } from "./errors";
+import { DomainError, refusalsRestored } from "./errors";
 import { canonicalKey, sessionRef } from "./keys";
 import { transcriptPages } from "./sessions";
 
@@ -15,7 +15,7 @@ export async function importPage(ctx: TenantContext, rawKey: string, body: Impor
   // A transcript id names one session of a tenant (history, resolve and export look it up).
   const owner = await ctx.tenant.claimSessionId(body.sessionId, key, ref.agentId);
   if (owner) throw new DomainError("conflict", `sessionId ${body.sessionId} already belongs to session ${owner}`);
-  const result = await ctx.sessions(key).importPage(ref, body);
+  const result = await refusalsRestored(ctx.sessions(key).importPage(ref, body));
   if ("rejected" in result) {
     if (result.rejected === "conflict") throw new DomainError("conflict", result.message);
     throw new DomainError("too_large", tooLargeMessage(result));

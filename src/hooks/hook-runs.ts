@@ -1,5 +1,6 @@
 import { deliveryTargetOf } from "../delivery/delivery-target";
 import type { TenantContext } from "../domain/context";
+import { refusalsRestored } from "../domain/errors";
 import { canonicalKey, mainKeyOf, sessionRef } from "../domain/keys";
 import { startRun } from "../domain/runs";
 import { normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
@@ -206,7 +207,9 @@ export async function wakeHook(
   if (last?.role === "user" && lastText.startsWith("System: [") && lastText.endsWith(`] ${request.text}`)) {
     return { status: 200, body: { ok: true, mode: "next-heartbeat", eventOutcome: "coalesced" } };
   }
-  await stub.append(sessionRef(ctx, key), { messages: [{ role: "user", content: line, provenance }] });
+  await refusalsRestored(
+    stub.append(sessionRef(ctx, key), { messages: [{ role: "user", content: line, provenance }] }),
+  );
   return { status: 200, body: { ok: true, mode: "next-heartbeat", eventOutcome: "queued" } };
 }
 

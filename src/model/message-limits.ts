@@ -1,22 +1,24 @@
+import { DEFAULT_LIMITS } from "../policy/tenant-limits";
 import type { TranscriptMessage } from "../protocol/session";
 
 /**
  * Append outcome for a message over the size limit, or for messages that would take the
- * session past SESSION_MESSAGE_MAX_BYTES (`sessionBytes`: what it holds now). A result, not a
- * throw: RPC-friendly.
+ * session past its limit (`sessionBytes`: what it holds now, `maxSessionBytes`: the tenant's
+ * transcriptBytesPerSession in force). A result, not a throw: RPC-friendly.
  */
-export type AppendRejected = { rejected: "too_large"; bytes: number; sessionBytes?: number };
+export type AppendRejected = { rejected: "too_large"; bytes: number; sessionBytes?: number; maxSessionBytes?: number };
 
 /** Stays under the platform's 2 MB row limit with room for the row's other columns. */
 export const MAX_MESSAGE_BYTES = 1_800_000;
 
 /**
  * Message bytes one session object may hold over all its transcripts (a reset keeps the old
- * ones): the platform stops an object at 10 GB, and runs, journals and indexes need room too.
+ * ones) by default: the tenant limit transcriptBytesPerSession (src/policy/tenant-limits.ts)
+ * is the bound in force, this its built-in default.
  */
-export const SESSION_MESSAGE_MAX_BYTES = 8 * 1024 ** 3;
-/** Past this many message bytes, every append logs `session.nearly_full`. */
-export const SESSION_MESSAGE_WARN_BYTES = Math.floor(SESSION_MESSAGE_MAX_BYTES * 0.8);
+export const SESSION_MESSAGE_MAX_BYTES = DEFAULT_LIMITS.transcriptBytesPerSession;
+/** Past this share of its limit, every append to a session logs `session.nearly_full`. */
+export const SESSION_MESSAGE_WARN_SHARE = 0.8;
 
 /**
  * The first message over the size limit, if any, else a refusal when the messages would take
@@ -34,14 +36,20 @@ export function oversized(
     if (bytes > MAX_MESSAGE_BYTES) return { rejected: "too_large", bytes };
     adding += bytes;
   }
-  if (sessionBytes + adding > maxSessionBytes) return { rejected: "too_large", bytes: adding, sessionBytes };
+  if (sessionBytes + adding > maxSessionBytes) {
+    return { rejected: "too_large", bytes: adding, sessionBytes, maxSessionBytes };
+  }
   return null;
 }
 
 /** The refusal text for a message over MAX_MESSAGE_BYTES, or for a session that is full. */
-export function tooLargeMessage(rejected: { bytes: number; sessionBytes?: number | undefined }): string {
+export function tooLargeMessage(rejected: {
+  bytes: number;
+  sessionBytes?: number | undefined;
+  maxSessionBytes?: number | undefined;
+}): string {
   if (rejected.sessionBytes !== undefined) {
-    return `the session holds ${rejected.sessionBytes} bytes of messages; ${rejected.bytes} more would pass the limit of ${SESSION_MESSAGE_MAX_BYTES} bytes per session: continue in a new session`;
+    return `the session holds ${rejected.sessionBytes} bytes of messages; ${rejected.bytes} more would pass the limit of ${rejected.maxSessionBytes ?? SESSION_MESSAGE_MAX_BYTES} bytes per session: continue in a new session`;
   }
   return `message is ${rejected.bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes per message`;
 }

@@ -1,5 +1,5 @@
 import type { IndexSnapshot, PatchOptions, SessionRef } from "../contracts/session-api";
-import type { ClaimIntent, SessionUpdate } from "../contracts/tenant-api";
+import type { ClaimIntent, SessionRefused, SessionUpdate } from "../contracts/tenant-api";
 import { objectKnowsItsName, parseSessionObjectName } from "../keys/object-names";
 import { newEntry, patchedEntry } from "../model/entry";
 import { toSessionRow } from "../model/session-row";
@@ -31,6 +31,8 @@ export class PendingSessions {
     private readonly store: PendingSessionStore,
     private readonly index: PendingIndex,
     private readonly tenantId: () => string | undefined,
+    /** Whether the tenant may have one more session (its `sessions` limit): null when it may. */
+    private readonly admitNew: () => SessionRefused["refused"] | null = () => null,
   ) {}
 
   /**
@@ -43,11 +45,13 @@ export class PendingSessions {
     patch: SessionPatch,
     options: PatchOptions,
     now: number,
-  ): { entry: SessionEntry; update: SessionUpdate } | null {
+  ): { entry: SessionEntry; update: SessionUpdate } | SessionRefused | null {
     // Keys whose object cannot learn its own name stay with the object (see objectKnowsItsName).
     if (!objectKnowsItsName(ref.tenantId, ref.key)) return null;
     const pending = this.store.get(ref.key);
     if (pending ? pending.claimed : this.index.hasSession(ref.key)) return null;
+    const refused = pending ? null : this.admitNew();
+    if (refused) return { refused };
     const entry = patchedEntry(pending?.entry ?? newEntry(ref, undefined, now), patch, options.parentSessionKey, now);
     const version = (pending?.version ?? 0) + 1;
     this.store.put(ref.key, entry, version);
@@ -68,12 +72,20 @@ export class PendingSessions {
    * The claim a session object would make, made for it by the tenant object before it starts a
    * run there (one call less for a new key); undefined when the key's session is published.
    */
-  claimBeforeStart(key: string): ClaimedEntry | null | undefined {
+  claimBeforeStart(key: string): ClaimedEntry | SessionRefused | null | undefined {
     if (!this.store.get(key) && this.index.hasSession(key)) return undefined;
     return this.claim(key, "write");
   }
 
-  claim(key: string, intent: ClaimIntent): ClaimedEntry | null {
+  /**
+   * A write claim of a key that is neither pending nor indexed comes from an object about to
+   * create the session (every door's first write passes here): refused over `sessions`.
+   */
+  claim(key: string, intent: ClaimIntent): ClaimedEntry | SessionRefused | null {
+    if (intent === "write" && !this.store.get(key) && !this.index.hasSession(key)) {
+      const refused = this.admitNew();
+      if (refused) return { refused };
+    }
     const claimed = this.store.claim(key, intent);
     return claimed?.entry ? { entry: claimed.entry, version: claimed.version } : null;
   }

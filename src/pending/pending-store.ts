@@ -67,6 +67,11 @@ export class PendingSessionStore {
     return row && toPending(row);
   }
 
+  /** Keys an object claimed to create a session that has no index row yet (they count as sessions). */
+  placeholders(): number {
+    return first<{ n: number }>(this.sql, "SELECT count(*) AS n FROM pending_sessions WHERE entry IS NULL")?.n ?? 0;
+  }
+
   remove(key: string): boolean {
     return this.sql.exec("DELETE FROM pending_sessions WHERE key = ?", key).rowsWritten > 0;
   }

@@ -16,6 +16,9 @@ export const LIMIT_NAMES = [
   "sockets",
   "cronJobs",
   "cronMinIntervalMs",
+  "sessions",
+  "transcriptBytesPerSession",
+  "transcriptBytesPerTenant",
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 export type Limits = Record<LimitName, number>;
@@ -38,6 +41,11 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   sockets: 10_000,
   cronJobs: 100,
   cronMinIntervalMs: 2_000,
+  // 100k rows keep the tenant's index (and a whole-list page walk) well inside one object.
+  sessions: 100_000,
+  // One session object stops at 10 GB; runs, journals and indexes need room too.
+  transcriptBytesPerSession: 8 * 1024 ** 3,
+  transcriptBytesPerTenant: 1024 ** 4,
 });
 
 /** The wrangler var that sets each limit's deployment default. */
@@ -53,6 +61,9 @@ export const LIMIT_VARS: Readonly<Record<LimitName, string>> = Object.freeze({
   // The automations' vars of earlier releases keep their names.
   cronJobs: "CRON_MAX_JOBS_PER_TENANT",
   cronMinIntervalMs: "CRON_MIN_INTERVAL_MS",
+  sessions: "LIMIT_SESSIONS",
+  transcriptBytesPerSession: "LIMIT_TRANSCRIPT_BYTES_PER_SESSION",
+  transcriptBytesPerTenant: "LIMIT_TRANSCRIPT_BYTES_PER_TENANT",
 });
 
 /** Floors, not ceilings: the stricter value is the larger one, so a tenant may only raise them. */
@@ -162,6 +173,38 @@ export function socketRefusal(sockets: number, limits: Limits): Refusal | null {
     retryAfterMs: SOCKETS_FULL_RETRY_MS,
   };
 }
+
+/**
+ * How long a client is told to wait when the tenant holds all the sessions or transcript bytes
+ * it may: only a deletion frees them, so a retry is pointless before a person acts.
+ */
+export const STORAGE_FULL_RETRY_MS = 60_000;
+
+/** A new session key of the tenant, given how many sessions it has (live index rows and pending ones). */
+export function sessionRefusal(sessions: number, limits: Limits): Refusal | null {
+  if (sessions < limits.sessions) return null;
+  return {
+    limit: "sessions",
+    message: `Too many sessions: the tenant has ${sessions} and the limit is ${limits.sessions}; delete sessions to create new ones`,
+    retryAfterMs: STORAGE_FULL_RETRY_MS,
+  };
+}
+
+/**
+ * An append, given the message bytes of all the tenant's sessions (the index's running total,
+ * as recent as the sessions' last updates): refused once the total reached the limit.
+ */
+export function tenantBytesRefusal(tenantBytes: number, limits: Limits): Refusal | null {
+  if (tenantBytes < limits.transcriptBytesPerTenant) return null;
+  return {
+    limit: "transcriptBytesPerTenant",
+    message: `Transcript storage full: the tenant's sessions hold ${tenantBytes} bytes of messages and the limit is ${limits.transcriptBytesPerTenant}; delete sessions to append again`,
+    retryAfterMs: STORAGE_FULL_RETRY_MS,
+  };
+}
+
+/** What a session checks an append against: its own bound, and the tenant's refusal if its bytes are full. */
+export type TranscriptLimits = { perSession: number; tenantFull: Refusal | null };
 
 /** Whether a waiting run may take a model slot now. */
 export function slotFree(inFlight: number, limits: Limits): boolean {

@@ -133,6 +133,9 @@ export const limitOverrideSchema = z
     sockets: z.int().min(1).optional().describe("Gateway WebSockets of the tenant at once (all its hub objects)."),
     cronJobs: z.int().min(1).optional().describe("Automations (cron jobs) of the tenant."),
     cronMinIntervalMs: z.int().min(1).optional().describe("The shortest interval an automation may repeat at."),
+    sessions: z.int().min(1).optional().describe("Sessions the tenant may have (index rows)."),
+    transcriptBytesPerSession: z.int().min(1).optional().describe("Message bytes one session may hold."),
+    transcriptBytesPerTenant: z.int().min(1).optional().describe("Message bytes all the tenant's sessions may hold."),
   })
   .meta({ id: "LimitOverride" });
 
@@ -151,6 +154,9 @@ const limitValuesSchema = z.object({
   sockets: z.number(),
   cronJobs: z.number(),
   cronMinIntervalMs: z.number(),
+  sessions: z.number(),
+  transcriptBytesPerSession: z.number(),
+  transcriptBytesPerTenant: z.number(),
 });
 
 /** `GET /v1/limits`: the tenant's limits in force and what is used of them. */
@@ -168,6 +174,9 @@ export const limitsResponseSchema = z
       sockets: limitUseSchema,
       cronJobs: limitUseSchema,
       cronMinIntervalMs: limitUseSchema,
+      sessions: limitUseSchema,
+      transcriptBytesPerSession: limitUseSchema,
+      transcriptBytesPerTenant: limitUseSchema,
     }),
   })
   .meta({ id: "Limits" });

@@ -375,6 +375,9 @@ export const tenantConfigSchema = z.strictObject({
       cronJobs: z.int().min(1).optional(),
       /** A floor: the tenant may only raise it. */
       cronMinIntervalMs: z.int().min(1).optional(),
+      sessions: z.int().min(1).optional(),
+      transcriptBytesPerSession: z.int().min(1).optional(),
+      transcriptBytesPerTenant: z.int().min(1).optional(),
     })
     .optional(),
 });

@@ -71,7 +71,7 @@ export class RunLifecycle {
     const existing = runs.get(request.runId);
     if (existing) return existingRunResult(toSnapshot(existing));
     const tooLarge = request.userMessage
-      ? oversized([request.userMessage], now, this.host.transcript.messageBytes())
+      ? oversized([request.userMessage], now, this.host.transcript.messageBytes(), request.maxSessionBytes)
       : null;
     if (tooLarge) {
       const { rejected: _rejected, ...sizes } = tooLarge;

@@ -59,7 +59,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   async append(ref: SessionRef, input: AppendInput): Promise<AppendResult | AppendRejected> {
     await this.adoptPending("write", ref);
-    const result = this.parts.transcript.ingest(ref, input);
+    const maxSessionBytes = await this.parts.transcriptQuota.admitAppend(ref.tenantId);
+    const result = this.parts.transcript.ingest(ref, input, maxSessionBytes);
     // A new session is listable once its creator hears back; later appends reach the index in the background.
     if ("created" in result && result.created) await this.parts.publisher.publish("create");
     return result;
@@ -180,7 +181,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   ): Promise<StartAnswer & { sessionId: string; messageId?: string; gate?: RunGate }> {
     // Before anything reads the entry (its send policy); an abort meanwhile is an unarrived run (abortRun's `expected`).
     await this.parts.claims.adopt("write", ref, request.claimed);
-    const answer = await this.parts.admission.start(ref, request, seed, policy);
+    const maxSessionBytes = await this.parts.transcriptQuota.admitAppend(ref.tenantId);
+    const answer = await this.parts.admission.start(ref, { ...request, maxSessionBytes }, seed, policy);
     if (!request.hold || answer.status !== "started") return answer;
     return { ...answer, gate: new RunGate(() => this.parts.runs.release(answer.runId)) };
   }
@@ -249,10 +251,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   // ── Sub-agents (sessions_spawn) ─────────────────────────────────────────
 
-  /**
-   * Creates a sub-agent session with its lineage, starts its run and records whom to
-   * announce to, all in one commit (a failed spawn leaves no half-made child).
-   */
+  /** Creates a sub-agent with its lineage and run, and whom to announce to, in one commit (never half-made). */
   async startSpawn(ref: SessionRef, lineage: SpawnLineage, request: StartRun, spec: SpawnSpec): Promise<StartResult> {
     await this.adoptPending("write", ref);
     const now = Date.now();

@@ -3,6 +3,7 @@ import { queueChannelReply } from "../channels/reply";
 import type { SessionRef } from "../contracts/session-api";
 import type { LiveEvent } from "../contracts/tenant-api";
 import { Outbox } from "../delivery/outbox";
+import { remoteRefusal } from "../domain/errors";
 import { A2aFlowDriver, announceToChannel } from "../flows/a2a-flow";
 import { queueHookReply } from "../hooks/hook-delivery";
 import { installLedgerLogSink } from "../ledger/log-sink";
@@ -26,6 +27,7 @@ import { Publisher } from "./publisher";
 import { SessionStore } from "./session-store";
 import { spawnHost } from "./spawn-host";
 import { Transcript } from "./transcript";
+import { TranscriptQuota } from "./transcript-quota";
 
 /**
  * Retry delay when the tenant could not be reached for an update (armed with every append):
@@ -45,6 +47,8 @@ export type SessionParts = {
   runs: RunLifecycle;
   admission: RunAdmission;
   claims: PendingClaim;
+  /** The tenant's transcript byte limits each append is checked against. */
+  transcriptQuota: TranscriptQuota;
   /** sessions_wait callers waiting for a message past a seq. */
   seqWaiters: Waiters<{ sessionId: string; afterSeq: number }, boolean>;
   outbox: Outbox;
@@ -93,7 +97,12 @@ export function wireSession(
   const claims = new PendingClaim({
     hasEntry: () => transcript.entry() !== null,
     objectName: () => ctx.id.name,
-    claim: async (tenantId, key, intent) => (await tenant(tenantId).claimPendingSession(key, intent)) ?? null,
+    claim: async (tenantId, key, intent) => {
+      const claimed = await tenant(tenantId).claimPendingSession(key, intent);
+      // Over the tenant's `sessions` limit: the write that would create the session fails whole.
+      if (claimed && "refused" in claimed) throw remoteRefusal(claimed.refused.message, claimed.refused.retryAfterMs);
+      return claimed ?? null;
+    },
     adopt: (tenantId, key, claimed) => transcript.adopt(tenantId, key, claimed.entry, claimed.version),
   });
   const followers = new Followers(
@@ -192,6 +201,10 @@ export function wireSession(
     runs,
     admission,
     claims,
+    transcriptQuota: new TranscriptQuota(
+      async (tenantId) => tenant(tenantId).transcriptLimits(),
+      (promise) => ctx.waitUntil(promise),
+    ),
     seqWaiters,
     outbox,
     flows,

@@ -12,7 +12,7 @@ import type {
 } from "../contracts/session-api";
 import { applyAppend, newEntry, patchedEntry, resetEntry, withDelivery } from "../model/entry";
 import type { AppendRejected } from "../model/message-limits";
-import { fitMessage, oversized, SESSION_MESSAGE_WARN_BYTES } from "../model/message-limits";
+import { fitMessage, oversized, SESSION_MESSAGE_MAX_BYTES, SESSION_MESSAGE_WARN_SHARE } from "../model/message-limits";
 import { toSessionRow } from "../model/session-row";
 import { logWarning } from "../observability/log";
 import type { ImportBody, ImportConflict, ImportResult } from "../protocol/import";
@@ -77,15 +77,20 @@ export class Transcript {
    * Appends messages in order, atomically; the first append creates the session. A repeated
    * idempotency key returns the first outcome and appends nothing.
    */
-  ingest(ref: SessionRef, input: AppendInput, now = Date.now()): AppendResult | AppendRejected {
+  ingest(
+    ref: SessionRef,
+    input: AppendInput,
+    maxSessionBytes = SESSION_MESSAGE_MAX_BYTES,
+    now = Date.now(),
+  ): AppendResult | AppendRejected {
     if (input.idempotencyKey) {
       const previous = this.store.findIdempotent(input.idempotencyKey);
       if (previous) return { ...(JSON.parse(previous) as AppendResult), created: false, duplicate: true };
     }
     const sessionBytes = this.store.messageBytes();
-    const tooLarge = oversized(input.messages, now, sessionBytes);
+    const tooLarge = oversized(input.messages, now, sessionBytes, maxSessionBytes);
     if (tooLarge) return tooLarge;
-    if (sessionBytes > SESSION_MESSAGE_WARN_BYTES) {
+    if (sessionBytes > maxSessionBytes * SESSION_MESSAGE_WARN_SHARE) {
       logWarning("session.nearly_full", { tenant: ref.tenantId, session: ref.key, bytes: sessionBytes });
     }
     return this.store.transaction(() => {

@@ -56,6 +56,12 @@ export const INDEX_SCHEMAS: Schema[] = [
         name: "index sessions_by_updated_key",
         sql: "CREATE INDEX sessions_by_updated_key ON sessions (updated_at, key, is_cron_run, archived_at, search_text)",
       },
+      // Each session's message bytes as its last update said, and their sum (key ''), for the
+      // tenant's transcriptBytesPerTenant limit: kept by difference, never summed over rows.
+      {
+        name: "create message_bytes",
+        sql: "CREATE TABLE message_bytes (key TEXT PRIMARY KEY, bytes INTEGER NOT NULL)",
+      },
     ],
   },
   {
@@ -277,7 +283,33 @@ export class IndexStore {
     return first<{ key: string }>(this.sql, "SELECT key FROM runs_index WHERE run_id = ?", runId)?.key;
   }
 
+  /** A session's message bytes from its update: the tenant's total moves by the difference. */
+  recordMessageBytes(key: string, bytes: number): void {
+    const before = first<{ bytes: number }>(this.sql, "SELECT bytes FROM message_bytes WHERE key = ?", key)?.bytes ?? 0;
+    if (bytes === before || key === "") return;
+    this.sql.exec(
+      "INSERT INTO message_bytes (key, bytes) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET bytes = excluded.bytes",
+      key,
+      bytes,
+    );
+    this.addToMessageBytesTotal(bytes - before);
+  }
+
+  /** The message bytes of all the tenant's sessions, as their last updates said. */
+  messageBytesTotal(): number {
+    return first<{ bytes: number }>(this.sql, "SELECT bytes FROM message_bytes WHERE key = ''")?.bytes ?? 0;
+  }
+
+  private addToMessageBytesTotal(delta: number): void {
+    this.sql.exec(
+      "INSERT INTO message_bytes (key, bytes) VALUES ('', ?) ON CONFLICT(key) DO UPDATE SET bytes = max(0, bytes + excluded.bytes)",
+      delta,
+    );
+  }
+
   removeSession(key: string): boolean {
+    const removed = first<{ bytes: number }>(this.sql, "DELETE FROM message_bytes WHERE key = ? RETURNING bytes", key);
+    if (removed && key !== "") this.addToMessageBytesTotal(-removed.bytes);
     this.sql.exec("DELETE FROM delivered WHERE key = ?", key);
     this.sql.exec("UPDATE session_ids SET deleted = 1 WHERE key = ?", key);
     return this.sql.exec("DELETE FROM sessions WHERE key = ?", key).rowsWritten > 0;
@@ -292,6 +324,11 @@ export class IndexStore {
   dropSessions(keys: string[]): void {
     if (keys.length === 0) return;
     this.sql.exec("DELETE FROM sessions WHERE key IN (SELECT value FROM json_each(?))", JSON.stringify(keys));
+  }
+
+  /** The tenant's sessions (index rows, archived ones too): read when a new key asks to be created. */
+  sessionCount(): number {
+    return first<{ n: number }>(this.sql, "SELECT count(*) AS n FROM sessions")?.n ?? 0;
   }
 
   /** Whether the key has a row (without reading it: a turn asks this). */

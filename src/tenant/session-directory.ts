@@ -1,5 +1,5 @@
 import type { PatchOptions, SessionRef } from "../contracts/session-api";
-import type { ListFilter, ListPage, SessionUpdate } from "../contracts/tenant-api";
+import type { ListFilter, ListPage, SessionRefused, SessionUpdate } from "../contracts/tenant-api";
 import type { Fanout } from "../gateway/fanout";
 import { type IndexColumns, indexColumns, type SessionRow } from "../model/session-row";
 import type { PendingSessions } from "../pending/pending-sessions";
@@ -43,6 +43,7 @@ export class SessionDirectory {
     const audience = this.deps.audience(update.key);
     // A late update of a deleted session is dropped whole: no index row, no events.
     if (this.storeRow(update) === "deleted") return audience;
+    if (update.messageBytes !== undefined) index.recordMessageBytes(update.key, update.messageBytes);
     // A handed-off message was never sent before (the session hands over only a fresh one).
     const messages = update.handedOff
       ? update.messages
@@ -59,9 +60,9 @@ export class SessionDirectory {
   }
 
   /** A pending session (indexed before its object exists); null when the key is taken. */
-  create(ref: SessionRef, patch: SessionPatch, options: PatchOptions): SessionEntry | null {
+  create(ref: SessionRef, patch: SessionPatch, options: PatchOptions): SessionEntry | SessionRefused | null {
     const created = this.deps.pending.create(ref, patch, options, Date.now());
-    if (!created) return null;
+    if (!created || "refused" in created) return created;
     this.apply(created.update);
     return created.entry;
   }

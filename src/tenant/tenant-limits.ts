@@ -9,8 +9,11 @@ import {
   METER_LIMITS,
   type Meter,
   type Refusal,
+  sessionRefusal,
   socketRefusal,
   spendRefusal,
+  type TranscriptLimits,
+  tenantBytesRefusal,
   utcDay,
 } from "../policy/tenant-limits";
 import type { TenantConfig } from "../protocol/config";
@@ -43,6 +46,10 @@ export class TenantLimits {
     private readonly waitUntil: (promise: Promise<unknown>) => void,
     /** The tenant's gateway sockets now. */
     private readonly sockets: () => number,
+    /** The tenant's sessions: index rows, and keys claimed to be created that have none yet. */
+    private readonly sessionCount: () => number,
+    /** The message bytes of all the tenant's sessions (the index's running total). */
+    private readonly messageBytes: () => number,
   ) {
     this.deployment = deploymentLimits(vars);
     this.quota = new RunQuota(() => this.effective());
@@ -61,6 +68,20 @@ export class TenantLimits {
   /** A new gateway socket, given the tenant's sockets now. */
   admitSocket(sockets: number): Refusal | null {
     return socketRefusal(sockets, this.effective());
+  }
+
+  /** A new session, given the tenant's sessions now (and those being created). */
+  admitSession(): Refusal | null {
+    return sessionRefusal(this.sessionCount(), this.effective());
+  }
+
+  /** What a session object checks its appends against (src/session/transcript-quota.ts). */
+  transcriptLimits(): TranscriptLimits {
+    const limits = this.effective();
+    return {
+      perSession: limits.transcriptBytesPerSession,
+      tenantFull: tenantBytesRefusal(this.messageBytes(), limits),
+    };
   }
 
   admitRun(runId: string, now = Date.now()): Refusal | null {
@@ -98,6 +119,8 @@ export class TenantLimits {
         ...this.quota.used(),
         tokensPerDay: this.tokensToday(Date.now()),
         sockets: this.sockets(),
+        sessions: this.sessionCount(),
+        transcriptBytesPerTenant: this.messageBytes(),
       }),
       override: this.store.limitOverride(),
       deployment: this.deployment,

@@ -12,12 +12,12 @@ import type {
 } from "../contracts/tenant-api";
 import { installLedgerLogSink } from "../ledger/log-sink";
 import type { SessionRow } from "../model/session-row";
-import { type ClaimedEntry, PendingSessions } from "../pending/pending-sessions";
+import { PendingSessions } from "../pending/pending-sessions";
 import { PendingSessionStore } from "../pending/pending-store";
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
 import type { DeploymentKeyGrantChange, SecretWrite } from "../protocol/secrets";
-import type { SessionEntry, SessionPatch } from "../protocol/session";
+import type { SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import { TenantSecrets } from "../secrets/tenant-secrets";
 import { ledgerApi } from "../stubs";
@@ -61,9 +61,9 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
     this.tenantStore = tenantStore;
     this.tokens = new TokenStore(ctx.storage.sql);
     this.index = new IndexStore(ctx.storage.sql);
-    this.pending = new PendingSessions(new PendingSessionStore(ctx.storage.sql), this.index, () =>
-      tenantStore.tenantId(),
-    );
+    const pendingStore = new PendingSessionStore(ctx.storage.sql);
+    const admitNew = () => this.quota.admitSession();
+    this.pending = new PendingSessions(pendingStore, this.index, () => tenantStore.tenantId(), admitNew);
     this.secrets = new TenantSecrets(ctx.storage.sql, env, () => ctx.id.name);
     this.runs = new RunIndex(this.index);
     this.quota = new TenantLimits(
@@ -73,6 +73,8 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
       async (day) => ledgerApi(env, ctx.id.name ?? "").tokensOn(day),
       (promise) => ctx.waitUntil(promise),
       () => this.gateway.sockets(),
+      () => this.index.sessionCount() + pendingStore.placeholders(),
+      () => this.index.messageBytesTotal(),
     );
     this.access = new TenantAccessControl({
       env,
@@ -132,11 +134,11 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
     return this.directory.apply(update);
   }
 
-  createSession(ref: SessionRef, patch: SessionPatch, options: PatchOptions = {}): SessionEntry | null {
+  createSession(ref: SessionRef, patch: SessionPatch, options: PatchOptions = {}) {
     return this.directory.create(ref, patch, options);
   }
 
-  claimPendingSession(key: string, intent: ClaimIntent | "start"): ClaimedEntry | null | undefined {
+  claimPendingSession(key: string, intent: ClaimIntent | "start") {
     return intent === "start" ? this.pending.claimBeforeStart(key) : this.pending.claim(key, intent);
   }
 

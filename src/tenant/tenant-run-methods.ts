@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { LimitsState, Meter, Refusal } from "../policy/tenant-limits";
+import type { LimitsState, Meter, Refusal, TranscriptLimits } from "../policy/tenant-limits";
 import type { RunIndex } from "./run-index";
 import type { ModelSlot } from "./run-quota";
 import type { TenantLimits } from "./tenant-limits";
@@ -25,6 +25,10 @@ export abstract class TenantRunMethods extends DurableObject<Env> {
 
   acquireModelSlot(runId: string): Promise<ModelSlot> {
     return this.quota.acquireModelSlot(runId);
+  }
+
+  transcriptLimits(): TranscriptLimits {
+    return this.quota.transcriptLimits();
   }
 
   limits(override?: Record<string, unknown> | null): LimitsState {

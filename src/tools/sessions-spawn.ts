@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { deliveryTargetOf } from "../delivery/delivery-target";
 import type { TenantContext } from "../domain/context";
-import { rateLimited } from "../domain/errors";
+import { rateLimited, refusalsRestored } from "../domain/errors";
 import { agentIdParam } from "../domain/keys";
 import { isValidAgentId, normalizeAgentId } from "../keys/session-key";
 import { findAgent, runnerOf, spawnAllowlist } from "../policy/agents";
@@ -159,61 +159,63 @@ export async function sessionsSpawn(
     // tenant's run limits it is refused before anything is made.
     const recorded = await tenant.recordRunStart(runId, childKey);
     if ("refused" in recorded) throw rateLimited(recorded.refused.message, recorded.refused.retryAfterMs);
-    await ctx.sessions(childKey).startSpawn(
-      { tenantId: ctx.tenantId, key: childKey, agentId: targetAgent },
-      {
-        spawnedBy: requester.key,
-        spawnDepth: depth,
-        subagentRole: depth < maxDepth ? "orchestrator" : "leaf",
-        subagentControlScope: depth < maxDepth ? "children" : "none",
-        sandboxed: childSandboxed,
-        ...(args.label ? { label: args.label } : {}),
-        ...(args.model ? { model: args.model } : {}),
-        ...(args.thinking ? { thinkingLevel: args.thinking } : {}),
-      },
-      {
-        runId,
-        input: {
-          message: childTaskMessage(args.task, depth, maxDepth, mode),
-          origin: "tool",
-          provenance: { kind: "internal_system", sourceSessionKey: requester.key, sourceTool: "sessions_spawn" },
-          deliver: false,
-          lane: "subagent",
-          ...(timeoutSeconds > 0 ? { timeoutSeconds } : {}),
-          ...(args.thinking ? { thinking: args.thinking } : {}),
+    await refusalsRestored(
+      ctx.sessions(childKey).startSpawn(
+        { tenantId: ctx.tenantId, key: childKey, agentId: targetAgent },
+        {
+          spawnedBy: requester.key,
+          spawnDepth: depth,
+          subagentRole: depth < maxDepth ? "orchestrator" : "leaf",
+          subagentControlScope: depth < maxDepth ? "children" : "none",
+          sandboxed: childSandboxed,
           ...(args.label ? { label: args.label } : {}),
-          ...(receipt
-            ? {
-                extraSystemPrompt: attachmentsPromptLine(receipt, args.attachAs?.mountPath),
-                attachments: { relDir: receipt.relDir, keys: receipt.keys, files: receipt.files },
-              }
-            : {}),
-          ...(ctx.origin ? { callbackBase: `${ctx.origin}/t/${ctx.tenantId}` } : {}),
+          ...(args.model ? { model: args.model } : {}),
+          ...(args.thinking ? { thinkingLevel: args.thinking } : {}),
         },
-        runner,
-        userMessage: {
-          role: "user",
-          content: childTaskMessage(args.task, depth, maxDepth, mode),
-          provenance: { kind: "internal_system", sourceSessionKey: requester.key, sourceTool: "sessions_spawn" },
+        {
+          runId,
+          input: {
+            message: childTaskMessage(args.task, depth, maxDepth, mode),
+            origin: "tool",
+            provenance: { kind: "internal_system", sourceSessionKey: requester.key, sourceTool: "sessions_spawn" },
+            deliver: false,
+            lane: "subagent",
+            ...(timeoutSeconds > 0 ? { timeoutSeconds } : {}),
+            ...(args.thinking ? { thinking: args.thinking } : {}),
+            ...(args.label ? { label: args.label } : {}),
+            ...(receipt
+              ? {
+                  extraSystemPrompt: attachmentsPromptLine(receipt, args.attachAs?.mountPath),
+                  attachments: { relDir: receipt.relDir, keys: receipt.keys, files: receipt.files },
+                }
+              : {}),
+            ...(ctx.origin ? { callbackBase: `${ctx.origin}/t/${ctx.tenantId}` } : {}),
+          },
+          runner,
+          userMessage: {
+            role: "user",
+            content: childTaskMessage(args.task, depth, maxDepth, mode),
+            provenance: { kind: "internal_system", sourceSessionKey: requester.key, sourceTool: "sessions_spawn" },
+          },
         },
-      },
-      {
-        tenantId: ctx.tenantId,
-        task: args.task,
-        ...(args.label ? { label: args.label } : {}),
-        mode,
-        cleanup,
-        requesterKey: requester.key,
-        requesterAgentId: requester.agentId,
-        requesterIsSubagent: requester.spawnDepth > 0,
-        requesterSandboxed: requester.sandboxed,
-        requesterRunner: runnerOf(ctx.config, requester.agentId),
-        ...(fallbackKey ? { fallbackKey, fallbackAgentId: fallbackRow?.agentId ?? requester.agentId } : {}),
-        ...(fallbackTarget ? { fallbackTarget } : {}),
-        archiveAfterMinutes: subagents.archiveAfterMinutes ?? 60,
-        retainAttachments: ctx.config.tools?.sessions_spawn?.attachments?.retainOnSessionKeep === true,
-        transcriptBase: `/t/${ctx.tenantId}/v1/transcripts`,
-      },
+        {
+          tenantId: ctx.tenantId,
+          task: args.task,
+          ...(args.label ? { label: args.label } : {}),
+          mode,
+          cleanup,
+          requesterKey: requester.key,
+          requesterAgentId: requester.agentId,
+          requesterIsSubagent: requester.spawnDepth > 0,
+          requesterSandboxed: requester.sandboxed,
+          requesterRunner: runnerOf(ctx.config, requester.agentId),
+          ...(fallbackKey ? { fallbackKey, fallbackAgentId: fallbackRow?.agentId ?? requester.agentId } : {}),
+          ...(fallbackTarget ? { fallbackTarget } : {}),
+          archiveAfterMinutes: subagents.archiveAfterMinutes ?? 60,
+          retainAttachments: ctx.config.tools?.sessions_spawn?.attachments?.retainOnSessionKeep === true,
+          transcriptBase: `/t/${ctx.tenantId}/v1/transcripts`,
+        },
+      ),
     );
   } catch (error) {
     // Nothing half-made stays behind.

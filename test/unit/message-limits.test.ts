@@ -65,10 +65,17 @@ describe("oversized: the per-session bound", () => {
   it("refuses messages that would take the session past its bound, saying what it holds", () => {
     expect(oversized([message], 1, 1_000 - bytes, 1_000)).toBeNull();
     const refused = oversized([message, message], 1, 1_000 - bytes, 1_000);
-    expect(refused).toEqual({ rejected: "too_large", bytes: 2 * bytes, sessionBytes: 1_000 - bytes });
+    expect(refused).toEqual({
+      rejected: "too_large",
+      bytes: 2 * bytes,
+      sessionBytes: 1_000 - bytes,
+      maxSessionBytes: 1_000,
+    });
+    // The limit in force (the tenant's transcriptBytesPerSession), not the built-in default.
     expect(tooLargeMessage(refused!)).toBe(
-      `the session holds ${1_000 - bytes} bytes of messages; ${2 * bytes} more would pass the limit of ${SESSION_MESSAGE_MAX_BYTES} bytes per session: continue in a new session`,
+      `the session holds ${1_000 - bytes} bytes of messages; ${2 * bytes} more would pass the limit of 1000 bytes per session: continue in a new session`,
     );
+    expect(SESSION_MESSAGE_MAX_BYTES).toBe(8 * 1024 ** 3);
   });
 
   it("names a single message over the per-message limit first", () => {

@@ -65,3 +65,24 @@ describe("PendingClaim with a claim the tenant object made for the call", () => 
     expect(object.adopted()).toBeNull();
   });
 });
+
+describe("PendingClaim refused over the tenant's sessions limit", () => {
+  it("fails the write that would create the session, and the next write asks again", async () => {
+    let refuse = true;
+    const asked: ClaimIntent[] = [];
+    const claims = new PendingClaim({
+      hasEntry: () => false,
+      objectName: () => `${ref.tenantId}/${ref.key}`,
+      claim: async (_tenant, _key, intent) => {
+        asked.push(intent);
+        if (refuse) throw new Error("Too many sessions");
+        return null;
+      },
+      adopt: () => undefined,
+    });
+    await expect(claims.adopt("write", ref)).rejects.toThrow("Too many sessions");
+    refuse = false;
+    await claims.adopt("write", ref);
+    expect(asked).toEqual(["write", "write"]);
+  });
+});

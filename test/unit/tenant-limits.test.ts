@@ -7,10 +7,12 @@ import {
   effectiveLimits,
   LIMIT_NAMES,
   limitsView,
+  sessionRefusal,
   slotFree,
   socketRefusal,
   spendRefusal,
   startRateRefusal,
+  tenantBytesRefusal,
 } from "../../src/policy/tenant-limits";
 
 describe("deploymentLimits: the operator's wrangler vars", () => {
@@ -105,6 +107,56 @@ describe("socketRefusal: gateway sockets per tenant", () => {
       limit: "sockets",
       message: "Too many gateway connections: the limit is 2 per tenant",
       retryAfterMs: 10_000,
+    });
+  });
+});
+
+describe("sessions and transcript bytes", () => {
+  it("defaults to 100k sessions, 8 GiB per session and 1 TiB per tenant, set by LIMIT_* vars", () => {
+    expect(DEFAULT_LIMITS).toMatchObject({
+      sessions: 100_000,
+      transcriptBytesPerSession: 8 * 1024 ** 3,
+      transcriptBytesPerTenant: 1024 ** 4,
+    });
+    const vars = {
+      LIMIT_SESSIONS: "50",
+      LIMIT_TRANSCRIPT_BYTES_PER_SESSION: "4096",
+      LIMIT_TRANSCRIPT_BYTES_PER_TENANT: "8192",
+    };
+    expect(deploymentLimits(vars)).toMatchObject({
+      sessions: 50,
+      transcriptBytesPerSession: 4096,
+      transcriptBytesPerTenant: 8192,
+    });
+  });
+
+  it("lets a tenant lower them and never raise them", () => {
+    const deployment = { ...DEFAULT_LIMITS };
+    const limits = effectiveLimits(
+      deployment,
+      { sessions: 10 },
+      { limits: { sessions: 1e6, transcriptBytesPerSession: 2048, transcriptBytesPerTenant: 2 ** 50 } },
+    );
+    expect(limits).toMatchObject({
+      sessions: 10,
+      transcriptBytesPerSession: 2048,
+      transcriptBytesPerTenant: 1024 ** 4,
+    });
+  });
+
+  it("refuses a new session at the limit and an append once the tenant's bytes reached theirs", () => {
+    const limits = { ...DEFAULT_LIMITS, sessions: 3, transcriptBytesPerTenant: 1000 };
+    expect(sessionRefusal(2, limits)).toBeNull();
+    expect(sessionRefusal(3, limits)).toEqual({
+      limit: "sessions",
+      message: "Too many sessions: the tenant has 3 and the limit is 3; delete sessions to create new ones",
+      retryAfterMs: 60_000,
+    });
+    expect(tenantBytesRefusal(999, limits)).toBeNull();
+    expect(tenantBytesRefusal(1000, limits)).toMatchObject({
+      limit: "transcriptBytesPerTenant",
+      message: expect.stringMatching(/^Transcript storage full: .* 1000 bytes .* limit is 1000/),
+      retryAfterMs: 60_000,
     });
   });
 });
