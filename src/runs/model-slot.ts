@@ -1,4 +1,5 @@
 import { logWarning } from "../observability/log";
+import { raceAbort } from "../util/race-abort";
 
 /** Tries at a slot before a call goes ahead without one (the tenant object kept failing). */
 const SLOT_ATTEMPTS = 3;
@@ -34,7 +35,9 @@ async function waitForSlot(
     if (signal.aborted) return null;
     const pending = acquire();
     try {
-      return await abortable(pending, signal);
+      return await raceAbort(pending, signal, () => {
+        throw new Error("aborted");
+      });
     } catch (error) {
       if (signal.aborted) {
         // A slot granted after the abort goes straight back.
@@ -49,21 +52,4 @@ async function waitForSlot(
     }
   }
   return null;
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error("aborted"));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

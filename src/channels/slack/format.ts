@@ -3,6 +3,8 @@
  * mrkdwn, in chunks of 8,000 characters on line boundaries (9,000 → 8,000 + 999). Pure.
  */
 
+import { renderMarkdownLines } from "../markdown-blocks";
+
 /** OpenClaw's chunk size for Slack (chat.postMessage takes up to 40,000). */
 export const SLACK_CHUNK_CHARS = 8000;
 
@@ -40,22 +42,10 @@ function escapeMrkdwn(text: string): string {
  * `•`; code spans and fenced blocks kept as they are (escaped only).
  */
 export function markdownToSlackMrkdwn(markdown: string): string {
-  const out: string[] = [];
-  const lines = markdown.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (/^```\S*\s*$/.test(line)) {
-      let j = i + 1;
-      while (j < lines.length && !/^```\s*$/.test(lines[j]!)) j++;
-      if (j < lines.length) {
-        out.push(["```", ...lines.slice(i + 1, j).map(escapeMrkdwn), "```"].join("\n"));
-        i = j;
-        continue;
-      }
-    }
-    out.push(renderLine(line));
-  }
-  return out.join("\n");
+  return renderMarkdownLines(markdown, {
+    fence: (_lang, body) => ["```", ...body.map(escapeMrkdwn), "```"].join("\n"),
+    line: renderLine,
+  });
 }
 
 function renderLine(line: string): string {

@@ -4,6 +4,8 @@
  * plain-text form re-sent when Telegram cannot parse the HTML. Pure.
  */
 
+import { renderMarkdownLines } from "../markdown-blocks";
+
 /** OpenClaw's `textChunkLimit` default for Telegram (Telegram itself allows 4,096). */
 export const TELEGRAM_CHUNK_CHARS = 4000;
 
@@ -47,25 +49,13 @@ function escapeAttribute(text: string): string {
  * blocks, [links](url), headings as bold, `-`/`*` list items as `•`; everything else escaped.
  */
 export function markdownToTelegramHtml(markdown: string): string {
-  const out: string[] = [];
-  const lines = markdown.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const fence = /^```(\S*)\s*$/.exec(line);
-    if (fence) {
-      const body: string[] = [];
-      let j = i + 1;
-      while (j < lines.length && !/^```\s*$/.test(lines[j]!)) body.push(lines[j++]!);
-      if (j < lines.length) {
-        const lang = fence[1] ? ` class="language-${escapeAttribute(fence[1])}"` : "";
-        out.push(`<pre><code${lang}>${escapeHtml(body.join("\n"))}</code></pre>`);
-        i = j;
-        continue;
-      }
-    }
-    out.push(renderLine(line));
-  }
-  return out.join("\n");
+  return renderMarkdownLines(markdown, {
+    fence: (lang, body) => {
+      const language = lang ? ` class="language-${escapeAttribute(lang)}"` : "";
+      return `<pre><code${language}>${escapeHtml(body.join("\n"))}</code></pre>`;
+    },
+    line: renderLine,
+  });
 }
 
 function renderLine(line: string): string {

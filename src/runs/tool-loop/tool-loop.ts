@@ -1,6 +1,7 @@
 import { fitMessage } from "../../model/message-limits";
 import type { RunUsage } from "../../model/run-types";
 import type { TranscriptMessage } from "../../protocol/session";
+import { raceAbort } from "../../util/race-abort";
 import { type ContextMessage, type ModelToolCall, RunnerError, type RunnerReply } from "../runners/runner";
 import type { JournalCall, JournalStep, ToolJournal } from "./tool-journal";
 
@@ -207,7 +208,7 @@ async function runCalls(ports: ToolLoopPorts, runId: string, step: JournalStep):
       ports.events.toolStarted(call);
       const outcome = ports.clientTools.has(call.name)
         ? delegated(call.name)
-        : await untilAborted(ports.invoke(call, `${runId}:${call.id}`), ports.signal);
+        : await raceAbort(ports.invoke(call, `${runId}:${call.id}`), ports.signal, () => undefined);
       if (!outcome || ports.signal.aborted) return;
       // A result over the per-message limit is kept cut (fitMessage): its journal row and its
       // transcript row must fit the platform's row limit, and the model reads the marker.
@@ -306,23 +307,4 @@ function addUsage(sum: RunUsage | undefined, usage: RunUsage | undefined): RunUs
 
 function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw new DOMException("This operation was aborted", "AbortError");
-}
-
-/** The call's outcome, or (when the run is aborted first) nothing: a sessions_send may wait minutes. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
