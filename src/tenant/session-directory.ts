@@ -43,7 +43,10 @@ export class SessionDirectory {
     const audience = this.deps.audience(update.key);
     // A late update of a deleted session is dropped whole: no index row, no events.
     if (this.storeRow(update) === "deleted") return audience;
-    if (update.messageBytes !== undefined) index.recordMessageBytes(update.key, update.messageBytes);
+    // A handed-off row is held to keep SQLite off the inject's answer; its bytes are counted when
+    // the session's retry alarm sends the same update again, acknowledged (a second or two later).
+    if (update.messageBytes !== undefined && !update.handedOff)
+      index.recordMessageBytes(update.key, update.messageBytes);
     // A handed-off message was never sent before (the session hands over only a fresh one).
     const messages = update.handedOff
       ? update.messages
