@@ -1,15 +1,18 @@
 // The e2e tier (`npm run test:e2e`, the last step of `npm test`): test/cli and test/e2e under
 // `node --test`. Each file starts its own `wrangler dev` on a free port with its own state, so
 // files run side by side (E2E_CONCURRENCY, default 3: most of their time is waiting on timers,
-// sockets and a browser, not CPU). The files that measure wall-clock gaps run alone afterwards,
-// so a neighbour's load cannot move their figures. Arguments narrow the run to files whose
+// sockets and a browser, not CPU). The files that measure wall-clock gaps and the dev launcher's
+// own tests run one at a time afterwards, so a neighbour's load cannot move their figures. Arguments narrow the run to files whose
 // path contains one of them (`npm run test:e2e -- hooks channels`).
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
-/** Files whose assertions are timings (backoff gaps, handshake deadlines, idle eviction). */
-const MEASURED_ALONE = ["timers.e2e.mjs", "handshake-deadline.e2e.mjs", "gateway-hubs.e2e.mjs"];
+/**
+ * Run one at a time after the others: files whose assertions are timings (backoff gaps,
+ * handshake deadlines, idle eviction), and test/cli, which starts `npm run dev` itself.
+ */
+const MEASURED_ALONE = ["timers.e2e.mjs", "handshake-deadline.e2e.mjs", "gateway-hubs.e2e.mjs", "test/cli/"];
 const DEFAULT_CONCURRENCY = 3;
 
 const filesIn = (dir, suffix) =>
@@ -22,7 +25,7 @@ const wanted = process.argv.slice(2);
 const all = [...filesIn("test/cli", ".test.mjs"), ...filesIn("test/e2e", ".e2e.mjs")].filter(
   (path) => wanted.length === 0 || wanted.some((part) => path.includes(part)),
 );
-const alone = all.filter((path) => MEASURED_ALONE.some((name) => path.endsWith(name)));
+const alone = all.filter((path) => MEASURED_ALONE.some((name) => path.endsWith(name) || path.startsWith(name)));
 const together = all.filter((path) => !alone.includes(path));
 const concurrency = Number(process.env.E2E_CONCURRENCY) || DEFAULT_CONCURRENCY;
 

@@ -40,6 +40,8 @@ export function freePort() {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const PORT_WAIT_MS = 10_000;
+/** Starts of one `wrangler dev` before its error is thrown (see the port race in startServer). */
+const WRANGLER_START_ATTEMPTS = 3;
 
 /** Resolves once `port` on 127.0.0.1 can be listened on again; throws after `timeoutMs`. */
 async function waitForPortFree(port, timeoutMs) {
@@ -162,18 +164,29 @@ export async function startServer({
       "--show-interactive-dev-session=false",
       ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ];
-    return launch({
-      label: "wrangler dev",
-      command: "npx",
-      args,
-      cwd,
-      port,
-      persistDir,
-      removeDirs: [...ownedDirs, ...removeOnStop],
-      extra: { runtime },
-      readyTimeoutMs,
-      log,
-    });
+    // Two wrangler devs starting at the same moment can race for one of wrangler's own internal
+    // ports ("Address already in use"): the loser is started again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await launch({
+          label: "wrangler dev",
+          command: "npx",
+          args,
+          cwd,
+          port,
+          persistDir,
+          removeDirs: [...ownedDirs, ...removeOnStop],
+          extra: { runtime },
+          readyTimeoutMs,
+          log,
+        });
+      } catch (error) {
+        if (attempt >= WRANGLER_START_ATTEMPTS || !/Address already in use/.test(String(error?.message))) throw error;
+        log(`wrangler dev lost a race for an internal port (attempt ${attempt}); starting it again`);
+        await sleep(500 + Math.random() * 1500);
+        await mkdir(persistDir, { recursive: true }); // the failed start removed a dir it owned
+      }
+    }
   }
   const removeDirs = [...removeOnStop];
   let bundle = givenBundle;

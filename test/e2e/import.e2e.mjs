@@ -231,7 +231,7 @@ async function fillSource(tenant) {
   await tenantCall(tenant, "PATCH", `/v1/sessions/${key("agent:main:tools")}`, {
     label: "tooling",
     sendPolicy: "deny",
-    model: "gpt-test",
+    model: "echo",
     thinkingLevel: "low",
   });
 
