@@ -148,14 +148,19 @@ function assertSameSessions(actual, expected) {
   assert.equal(actual.messages, expected.messages);
 }
 
-/** Polls until every run ended and the index stopped changing (two equal reads). */
+/**
+ * Polls until every run ended and the index stopped changing for longer than an unfollowed
+ * session's quiet window (1 s: its last update may still be on its way).
+ */
 async function settled(tenant) {
   let previous;
+  let unchanged = 0;
   for (let i = 0; i < 200; i++) {
     const list = await tenantCall(tenant, "GET", "/v1/sessions?includeArchived=1");
     const rows = JSON.stringify(list.sessions);
     const running = list.sessions.some((r) => r.status === "running");
-    if (!running && rows === previous) return;
+    unchanged = !running && rows === previous ? unchanged + 1 : 0;
+    if (unchanged >= 6) return;
     previous = rows;
     await new Promise((r) => setTimeout(r, 300));
   }
