@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import WebSocket from "ws";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { connectFrame } from "./gateway-rpc.mjs";
 import { httpJson } from "./http-json.mjs";
 
 process.once("exit", killAllServersNow);
@@ -34,17 +35,11 @@ function connectWith(origin) {
       const frame = JSON.parse(String(data));
       if (frame.event === "connect.challenge") {
         ws.send(
-          JSON.stringify({
-            type: "req",
-            id: "c1",
-            method: "connect",
-            params: {
-              minProtocol: 3,
-              maxProtocol: 4,
-              client: { id: "openclaw-control-ui", version: "1.0.0", platform: "web", mode: "ui" },
-              role: "operator",
-              auth: { token: "dev-operator-token" },
-            },
+          connectFrame("dev-operator-token", {
+            id: "openclaw-control-ui",
+            version: "1.0.0",
+            platform: "web",
+            mode: "ui",
           }),
         );
       } else if (frame.id === "c1") {

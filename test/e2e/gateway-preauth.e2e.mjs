@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import WebSocket from "ws";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { connectFrame } from "./gateway-rpc.mjs";
 
 process.once("exit", killAllServersNow);
 
@@ -44,20 +45,7 @@ function connect(ws) {
       const frame = JSON.parse(String(data));
       if (frame.id === "c1") resolve(frame);
     });
-    ws.send(
-      JSON.stringify({
-        type: "req",
-        id: "c1",
-        method: "connect",
-        params: {
-          minProtocol: 3,
-          maxProtocol: 4,
-          client: { id: "cli", version: "1.0.0", platform: "linux", mode: "cli" },
-          role: "operator",
-          auth: { token: "dev-operator-token" },
-        },
-      }),
-    );
+    ws.send(connectFrame("dev-operator-token"));
   });
 }
 

@@ -2,6 +2,12 @@
 // `connect` with a token, then `call(method, params)` answering `{ ok, payload, error }`;
 // `events` collects the event frames that arrive.
 
+/** A `connect` request frame as OpenClaw clients send it (protocol 3–4, operator role, a token). */
+export function connectFrame(token, client = { id: "cli", version: "1.0.0", platform: "linux", mode: "cli" }) {
+  const params = { minProtocol: 3, maxProtocol: 4, client, role: "operator", auth: { token } };
+  return JSON.stringify({ type: "req", id: "c1", method: "connect", params });
+}
+
 export async function connectGateway(wsUrl, token) {
   const ws = new WebSocket(wsUrl);
   const pending = new Map();
