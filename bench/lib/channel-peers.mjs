@@ -95,6 +95,11 @@ export async function startFakeApi(script, { env = {}, label = "fake API" } = {}
       const res = await fetch(`${url}/__calls?since=${since}`);
       return (await res.json()).calls;
     },
+    /** Makes the next `count` calls of `method` fail (`/__fail`: the fake's error fields). */
+    async fail(failure) {
+      const res = await fetch(`${url}/__fail`, { method: "POST", body: JSON.stringify(failure) });
+      return res.json();
+    },
     stop: proc.stop,
   };
 }

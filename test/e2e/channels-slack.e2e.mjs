@@ -8,13 +8,13 @@
 // whole server between ingress and reply.
 // Run with `node --test test/e2e/channels-slack.e2e.mjs`.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { freePort, killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
+import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { connectGateway } from "./gateway-rpc.mjs";
 import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
 
@@ -41,24 +41,12 @@ function http(method, path, body) {
 
 /** The fake Slack Web API in its own process (as the recordings ran it). */
 async function startFakeSlack() {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(HERE, "../peers/fake-slack.mjs"), String(port)], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  await new Promise((resolve, reject) => {
-    child.stderr.on("data", (chunk) => String(chunk).includes("fake Web API") && resolve());
-    child.once("exit", (code) => reject(new Error(`fake slack exited ${code}`)));
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const control = async (path, body) => {
-    const res = await fetch(`${url}${path}`, { method: body ? "POST" : "GET", body: body && JSON.stringify(body) });
-    return res.json();
-  };
+  const api = await startFakeApi(join(HERE, "../peers/fake-slack.mjs"), { label: "fake Slack" });
   return {
-    apiRoot: `${url}/api/`,
-    calls: async (method) => (await control("/__calls?since=0")).calls.filter((c) => !method || c.method === method),
-    fail: (method, count, error, status) => control("/__fail", { method, count, error, status }),
-    stop: () => child.kill("SIGKILL"),
+    apiRoot: `${api.url}/api/`,
+    calls: async (method) => (await api.calls()).filter((c) => !method || c.method === method),
+    fail: (method, count, error, status) => api.fail({ method, count, error, status }),
+    stop: api.stop,
   };
 }
 
@@ -205,7 +193,7 @@ before(async () => {
 after(async () => {
   await server?.stop();
   await runner?.close();
-  fake?.stop();
+  await fake?.stop();
 });
 
 test("config: botToken and signingSecret go to the secret store, no read returns them; apiRoot is an outbound URL", async () => {

@@ -6,12 +6,12 @@
 // sendMessage and a SIGKILL of the whole server between ingress and reply.
 // Run with `node --test test/e2e/channels-telegram.e2e.mjs`.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { freePort, killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
+import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { connectGateway } from "./gateway-rpc.mjs";
 import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
 
@@ -40,25 +40,15 @@ function http(method, path, body) {
 
 /** The fake Bot API in its own process (as the recordings ran it). */
 async function startFakeTelegram() {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(HERE, "../peers/fake-telegram.mjs"), String(port)], {
-    env: { ...process.env, TG_TOKEN: BOT_TOKEN },
-    stdio: ["ignore", "ignore", "pipe"],
+  const api = await startFakeApi(join(HERE, "../peers/fake-telegram.mjs"), {
+    env: { TG_TOKEN: BOT_TOKEN },
+    label: "fake Telegram",
   });
-  await new Promise((resolve, reject) => {
-    child.stderr.on("data", (chunk) => String(chunk).includes("fake Bot API") && resolve());
-    child.once("exit", (code) => reject(new Error(`fake telegram exited ${code}`)));
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const control = async (path, body) => {
-    const res = await fetch(`${url}${path}`, { method: body ? "POST" : "GET", body: body && JSON.stringify(body) });
-    return res.json();
-  };
   return {
-    url,
-    calls: async (method) => (await control("/__calls?since=0")).calls.filter((c) => !method || c.method === method),
-    fail: (method, count, error_code, description) => control("/__fail", { method, count, error_code, description }),
-    stop: () => child.kill("SIGKILL"),
+    url: api.url,
+    calls: async (method) => (await api.calls()).filter((c) => !method || c.method === method),
+    fail: (method, count, error_code, description) => api.fail({ method, count, error_code, description }),
+    stop: api.stop,
   };
 }
 
@@ -187,7 +177,7 @@ before(async () => {
 after(async () => {
   await server?.stop();
   await runner?.close();
-  fake?.stop();
+  await fake?.stop();
 });
 
 test("config: tokens are moved to the secret store and no read returns them; apiRoot is an outbound URL", async () => {
