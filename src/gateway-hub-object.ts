@@ -1,17 +1,20 @@
 import { DurableObject } from "cloudflare:workers";
-import type { HubApi, HubBatch } from "../contracts/hub-api";
-import type { TenantApi } from "../contracts/tenant-api";
-import { installLedgerLogSink } from "../ledger/log-sink";
-import { parseHubObjectName, tenantApi } from "../stubs";
-import { GatewayHub } from "./hub";
-import { HubLink } from "./hub-link";
-import { InterestReporter } from "./interest-reporter";
+import type { HubApi, HubBatch } from "./contracts/hub-api";
+import type { TenantApi } from "./contracts/tenant-api";
+import { GatewayHub } from "./gateway/hub";
+import { HubLink } from "./gateway/hub-link";
+import { InterestReporter } from "./gateway/interest-reporter";
+import { installLedgerLogSink } from "./ledger/log-sink";
+import { GATEWAY_METHODS } from "./slices";
+import { parseHubObjectName, tenantApi } from "./stubs";
 
 /**
  * One hub of a large tenant's gateway: WebSockets the tenant object assigned here once it
  * held as many as it may (src/gateway/hub-routing.ts). The same GatewayHub as in the tenant
  * object, whose tenant port is now the tenant object's stub; events come from the tenant
  * object in order (`deliver`), and the hub reports what its connections would receive.
+ * Beside src/index.ts rather than in gateway/: it hands the hub the slices' method table, and
+ * gateway/ imports no feature.
  */
 export class GatewayHubObject extends DurableObject<Env> implements HubApi {
   private readonly hub: GatewayHub;
@@ -35,6 +38,7 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
       env,
       config: () => this.link.currentConfig(),
       authenticate: async (token) => this.tenant.authenticateGateway(token),
+      methods: GATEWAY_METHODS,
       tenant: this.tenant,
       connectionsChanged: () => this.reporter.changed(),
       settled: () => this.reporter.settled(),
