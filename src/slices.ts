@@ -1,14 +1,14 @@
-import { automationsSlice } from "./features/automations";
-import { channelsSlice } from "./features/channels";
-import { configSlice } from "./features/config";
-import { consoleSlice } from "./features/console";
-import { hooksSlice } from "./features/hooks";
-import { hostSlice } from "./features/host";
-import { mcpSlice } from "./features/mcp";
-import { openAiSlice } from "./features/openai";
-import { runsSlice } from "./features/runs";
-import { secretsSlice } from "./features/secrets";
-import { sessionsSlice } from "./features/sessions";
+import { automationsSlice } from "./features/automations/automations-slice";
+import { channelsSlice } from "./features/channels/channels-slice";
+import { configSlice } from "./features/config/config-slice";
+import { consoleSlice } from "./features/console/console-slice";
+import { hooksSlice } from "./features/hooks/hooks-slice";
+import { hostSlice } from "./features/host/host-slice";
+import { mcpSlice } from "./features/mcp/mcp-slice";
+import { openAiSlice } from "./features/openai/openai-slice";
+import { runsSlice } from "./features/runs/runs-slice";
+import { secretsSlice } from "./features/secrets/secrets-slice";
+import { sessionsSlice } from "./features/sessions/sessions-slice";
 import { composeMethods, type Slice } from "./registry/slice";
 
 /**

@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { oauthRoutes } from "../oauth/routes";
 import { errorBody } from "../protocol/http";
 import { checkRoutes, composeOperations, type Slice } from "../registry/slice";
 import { type AppEnv, tenantAuth } from "./context";
@@ -47,9 +46,8 @@ export function createApp(slices: readonly Slice[]) {
   app.get("/t/:tenantId", gatewayUpgrade);
   app.get("/t/:tenantId/", gatewayUpgrade);
   app.route("/v1/admin", adminRoutes);
-  // The slices' own routes (MCP and its OAuth, the OpenAI routes) come before the tenant routes,
-  // whose auth middleware would claim their paths.
-  app.route("/", oauthRoutes);
+  // The slices' own routes (MCP and its OAuth, the OpenAI routes in OpenAI's error shape) come
+  // before the tenant routes, whose auth middleware would claim their paths.
   for (const slice of slices) if (slice.routes?.own) app.route("/", slice.routes.own);
   // Webhooks with their own secret (chat platforms, OpenClaw's hooks), so before tenant auth;
   // they never claim this service's own paths.

@@ -1,10 +1,10 @@
 import { z } from "zod";
+import type { Operation } from "../../http/openapi/operations";
 import {
   chatCompletionRequestSchema,
   embeddingsRequestSchema,
   responsesRequestSchema,
 } from "../../protocol/openai-schemas";
-import type { Operation } from "./operations";
 
 /** The OpenAI-compatible routes (src/openai/routes.ts), for the OpenAPI document; docs/openai.md. */
 

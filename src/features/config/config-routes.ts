@@ -2,12 +2,12 @@ import { Hono } from "hono";
 import { tenantLimitsView } from "../../domain/limits";
 import { putConfig } from "../../domain/tenant-admin";
 import { withStoredCredentials } from "../../domain/tenant-config";
+import { type AppEnv, requireScope } from "../../http/context";
+import { badRequest } from "../../http/errors";
+import { readJsonValue, validJson } from "../../http/request";
 import { configBoundsProblem } from "../../policy/config-bounds";
 import { tenantConfigSchema } from "../../protocol/config";
 import { redactConfig } from "../../render/config-redaction";
-import { type AppEnv, requireScope } from "../context";
-import { badRequest } from "../errors";
-import { readJsonValue, validJson } from "../request";
 
 /**
  * Tenant configuration (OpenClaw key names). Replaced whole, bounded and validated first; read

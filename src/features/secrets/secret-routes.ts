@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { deleteSecret, listSecrets, setSecret } from "../../domain/secrets";
+import { type AppEnv, requireScope } from "../../http/context";
+import { badRequest, notFound } from "../../http/errors";
+import { readJson } from "../../http/request";
 import { secretNameSchema, secretPutBodySchema } from "../../protocol/secrets";
-import { type AppEnv, requireScope } from "../context";
-import { badRequest, notFound } from "../errors";
-import { readJson } from "../request";
 
 /** The tenant secret store (OpenClaw's secrets.store.* over HTTP): write-only `secret` entries. */
 export const secretRoutes = new Hono<AppEnv>();

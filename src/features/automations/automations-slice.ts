@@ -8,9 +8,7 @@ import {
   removeCronJob,
   runCronJob,
   updateCronJob,
-} from "../domain/cron";
-import { AUTOMATION_OPERATIONS } from "../http/openapi/automation-operations";
-import { automationRoutes } from "../http/routes/automations";
+} from "../../domain/cron";
 import {
   cronAddParamsSchema,
   cronGetParamsSchema,
@@ -20,9 +18,11 @@ import {
   cronRunsParamsSchema,
   cronStatusParamsSchema,
   cronUpdateParamsSchema,
-} from "../protocol/cron";
-import { defineMethod } from "../registry/method";
-import type { Slice } from "../registry/slice";
+} from "../../protocol/cron";
+import { defineMethod } from "../../registry/method";
+import type { Slice } from "../../registry/slice";
+import { AUTOMATION_OPERATIONS } from "./automation-operations";
+import { automationRoutes } from "./automation-routes";
 
 /**
  * Automations (`cron.*`) over the gateway and `/v1/automations`, with OpenClaw's scopes: reading

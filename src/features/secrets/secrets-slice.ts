@@ -1,12 +1,12 @@
-import { deleteSecret, listSecrets, setSecret } from "../domain/secrets";
-import { secretRoutes } from "../http/routes/secrets";
+import { deleteSecret, listSecrets, setSecret } from "../../domain/secrets";
 import {
   secretsStoreDeleteParamsSchema,
   secretsStoreListParamsSchema,
   secretsStoreSetParamsSchema,
-} from "../protocol/secrets";
-import { defineMethod } from "../registry/method";
-import type { Slice } from "../registry/slice";
+} from "../../protocol/secrets";
+import { defineMethod } from "../../registry/method";
+import type { Slice } from "../../registry/slice";
+import { secretRoutes } from "./secret-routes";
 
 /** The tenant secret store: `secrets.store.*` over the gateway (operator.admin, as OpenClaw) and `/v1/secrets`. */
 export const secretsSlice: Slice = {

@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { runCallback } from "../../domain/runs";
+import { type AppEnv, requireScope } from "../../http/context";
+import { readJson } from "../../http/request";
 import { runCompleteBodySchema, runProgressBodySchema } from "../../protocol/webhooks";
 import { dropUndefined } from "../../util/encoding";
-import { type AppEnv, requireScope } from "../context";
-import { readJson } from "../request";
 
 /** Webhook run callbacks (run token only) and the runner secret (tenant admins). */
 export const runRoutes = new Hono<AppEnv>();

@@ -7,13 +7,13 @@ import { SLACK } from "../../channels/slack/routing";
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../channels/slack/signature";
 import { checkTelegramUpdate, DEFAULT_WEBHOOK_PATH, SECRET_HEADER } from "../../channels/telegram/ingress";
 import { TELEGRAM } from "../../channels/telegram/routing";
+import { type AppEnv, requireScope } from "../../http/context";
+import { readJson } from "../../http/request";
 import { serviceOrigin } from "../../policy/outbound-url";
 import type { SlackConfig } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import { TENANT_ID_PATTERN } from "../../protocol/http";
 import { channelInboxApi, tenantApi } from "../../stubs";
-import { type AppEnv, requireScope } from "../context";
-import { readJson } from "../request";
 
 /** An update is a few KB; a body past this is refused before it is parsed or stored. */
 const MAX_UPDATE_CHARS = 1_000_000;

@@ -1,19 +1,20 @@
-import { chatHistory, chatInject, sessionMessages, sessionsCreate, sessionsPreview } from "../domain/chat";
-import { DomainError } from "../domain/errors";
-import { agentIdParam, canonicalKey } from "../domain/keys";
-import { describeSession, listSessions } from "../domain/registry";
-import { patchWithMarks } from "../domain/session-marks";
-import { resolveSessionReference } from "../domain/session-reference";
-import { deleteSession, resetSession } from "../domain/sessions";
-import { MAX_MESSAGE_SUBSCRIPTIONS } from "../gateway/connection";
-import { sessionRoutes } from "../http/routes/sessions";
-import { streamTicketRoutes } from "../http/routes/stream-ticket";
-import { toolRoutes } from "../http/routes/tools";
-import { transferRoutes } from "../http/routes/transfer";
-import { methodParamSchemas } from "../protocol/gateway";
-import { sessionsListParamsSchema, sessionsResolveParamsSchema } from "../protocol/methods";
-import { defineMethod } from "../registry/method";
-import type { Slice } from "../registry/slice";
+import { chatHistory, chatInject, sessionMessages, sessionsCreate, sessionsPreview } from "../../domain/chat";
+import { DomainError } from "../../domain/errors";
+import { agentIdParam, canonicalKey } from "../../domain/keys";
+import { describeSession, listSessions } from "../../domain/registry";
+import { patchWithMarks } from "../../domain/session-marks";
+import { resolveSessionReference } from "../../domain/session-reference";
+import { deleteSession, resetSession } from "../../domain/sessions";
+import { MAX_MESSAGE_SUBSCRIPTIONS } from "../../gateway/connection";
+import { methodParamSchemas } from "../../protocol/gateway";
+import { sessionsListParamsSchema, sessionsResolveParamsSchema } from "../../protocol/methods";
+import { defineMethod } from "../../registry/method";
+import type { Slice } from "../../registry/slice";
+import { SESSION_OPERATIONS } from "./session-operations";
+import { sessionRoutes } from "./session-routes";
+import { streamTicketRoutes } from "./stream-ticket-routes";
+import { toolRoutes } from "./tool-routes";
+import { transferRoutes } from "./transfer-routes";
 
 /**
  * Sessions: listing, subscribing, reading and changing them (gateway methods), their HTTP routes
@@ -140,6 +141,7 @@ export const sessionsSlice: Slice = {
     }),
   },
   routes: { tenant: [sessionRoutes, toolRoutes, streamTicketRoutes, transferRoutes] },
+  openApi: SESSION_OPERATIONS,
 };
 
 function hasProperties(value: unknown): boolean {

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { channelsStatus, controlUiPairingApprove, controlUiPairingList } from "../channels/operations";
-import { CHANNEL_OPERATIONS } from "../http/openapi/channel-operations";
-import { channelIngress, channelRoutes } from "../http/routes/channels";
-import { defineMethod, openParams } from "../registry/method";
-import type { Slice } from "../registry/slice";
+import { channelsStatus, controlUiPairingApprove, controlUiPairingList } from "../../channels/operations";
+import { defineMethod, openParams } from "../../registry/method";
+import type { Slice } from "../../registry/slice";
+import { CHANNEL_OPERATIONS } from "./channel-operations";
+import { channelIngress, channelRoutes } from "./channel-routes";
 
 /**
  * Chat platform channels (src/channels/): their webhooks, their `/v1/channels` routes and the

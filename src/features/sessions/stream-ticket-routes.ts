@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { issueStreamTicket } from "../../domain/stream-tickets";
-import { type AppEnv, requireScope } from "../context";
+import { type AppEnv, requireScope } from "../../http/context";
 
 /** `POST /sessions/{key}/history/stream-ticket`: a one-minute, single-use ticket for EventSource. */
 export const streamTicketRoutes = new Hono<AppEnv>();

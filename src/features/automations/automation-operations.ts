@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Operation } from "../../http/openapi/operations";
 import {
   cronAddParamsSchema,
   cronJobListQuerySchema,
@@ -7,7 +8,6 @@ import {
   cronRunsQuerySchema,
 } from "../../protocol/cron";
 import { secretPutBodySchema } from "../../protocol/secrets";
-import type { Operation } from "./operations";
 
 /** The secret store and automations routes, for the OpenAPI document (src/http/routes/secrets.ts, automations.ts). */
 

@@ -9,6 +9,9 @@ import {
   runCronJob,
   updateCronJob,
 } from "../../domain/cron";
+import { type AppEnv, requireScope } from "../../http/context";
+import { badRequest } from "../../http/errors";
+import { parseQuery, readJson, readJsonValue } from "../../http/request";
 import {
   cronAddParamsSchema,
   cronJobListQuerySchema,
@@ -17,9 +20,6 @@ import {
   cronRunsQuerySchema,
 } from "../../protocol/cron";
 import { describeZodError } from "../../protocol/describe";
-import { type AppEnv, requireScope } from "../context";
-import { badRequest } from "../errors";
-import { parseQuery, readJson, readJsonValue } from "../request";
 
 /** Automations (OpenClaw's cron.* over HTTP): the same jobs, rules and answers as the gateway's. */
 export const automationRoutes = new Hono<AppEnv>();

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { listAgents } from "../domain/agents";
-import { tenantLimitsView } from "../domain/limits";
+import { listAgents } from "../../domain/agents";
+import { tenantLimitsView } from "../../domain/limits";
 import {
   configSchema,
   createAgent,
@@ -10,11 +10,12 @@ import {
   patchConfig,
   setConfig,
   updateAgent,
-} from "../domain/tenant-config";
-import { configRoutes } from "../http/routes/config";
-import { methodParamSchemas } from "../protocol/gateway";
-import { defineMethod, openParams } from "../registry/method";
-import type { Slice } from "../registry/slice";
+} from "../../domain/tenant-config";
+import { methodParamSchemas } from "../../protocol/gateway";
+import { defineMethod, openParams } from "../../registry/method";
+import type { Slice } from "../../registry/slice";
+import { CONFIG_OPERATIONS } from "./config-operations";
+import { configRoutes } from "./config-routes";
 
 /**
  * The tenant's configuration and agents, as the Control UI's Settings pages use them over the
@@ -83,4 +84,5 @@ export const configSlice: Slice = {
     }),
   },
   routes: { tenant: [configRoutes] },
+  openApi: CONFIG_OPERATIONS,
 };

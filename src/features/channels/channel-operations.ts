@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Operation } from "./operations";
+import type { Operation } from "../../http/openapi/operations";
 
 /** The operator's channel routes, for the OpenAPI document (src/http/routes/channels.ts, docs/channels.md). */
 

@@ -1,17 +1,23 @@
 import { z } from "zod";
-import { agentCommands, agentToolsCatalog, agentToolsEffective } from "../domain/agent-tools";
-import { chatCommandEntries } from "../domain/chat-commands";
-import { chatStartup } from "../domain/chat-startup";
-import type { TenantContext } from "../domain/context";
-import { agentIdParam } from "../domain/keys";
-import { LOG_TAIL_MAX_BYTES, LOG_TAIL_MAX_LINES, sessionsUsage, tailLogs, USAGE_SESSIONS_MAX } from "../domain/ledger";
-import { admitSearch } from "../domain/limits";
-import { SEARCH_LIMIT_MAX, searchSessions } from "../domain/search";
-import { parseAgentSessionKey } from "../keys/session-key";
-import { agentIdentity, agentIds, agentModels, runnerCredentials, tenantModels } from "../policy/agent-models";
-import { defaultAgentId } from "../policy/agents";
-import { defineMethod } from "../registry/method";
-import type { Slice } from "../registry/slice";
+import { agentCommands, agentToolsCatalog, agentToolsEffective } from "../../domain/agent-tools";
+import { chatCommandEntries } from "../../domain/chat-commands";
+import { chatStartup } from "../../domain/chat-startup";
+import type { TenantContext } from "../../domain/context";
+import { agentIdParam } from "../../domain/keys";
+import {
+  LOG_TAIL_MAX_BYTES,
+  LOG_TAIL_MAX_LINES,
+  sessionsUsage,
+  tailLogs,
+  USAGE_SESSIONS_MAX,
+} from "../../domain/ledger";
+import { admitSearch } from "../../domain/limits";
+import { SEARCH_LIMIT_MAX, searchSessions } from "../../domain/search";
+import { parseAgentSessionKey } from "../../keys/session-key";
+import { agentIdentity, agentIds, agentModels, runnerCredentials, tenantModels } from "../../policy/agent-models";
+import { defaultAgentId } from "../../policy/agents";
+import { defineMethod } from "../../registry/method";
+import type { Slice } from "../../registry/slice";
 
 /**
  * The console (the OpenClaw Control UI) beyond the session methods: the chat pane's start

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { DomainError } from "../domain/errors";
-import { agentModelRef } from "../policy/agent-models";
-import { defaultAgentId } from "../policy/agents";
-import { methodParamSchemas } from "../protocol/gateway";
-import type { OperatorScope } from "../protocol/http";
-import { SERVER_VERSION } from "../protocol/server-version";
-import { defineMethod, emptyAnswer, openParams } from "../registry/method";
-import type { Slice } from "../registry/slice";
+import { DomainError } from "../../domain/errors";
+import { agentModelRef } from "../../policy/agent-models";
+import { defaultAgentId } from "../../policy/agents";
+import { methodParamSchemas } from "../../protocol/gateway";
+import type { OperatorScope } from "../../protocol/http";
+import { SERVER_VERSION } from "../../protocol/server-version";
+import { defineMethod, emptyAnswer, openParams } from "../../registry/method";
+import type { Slice } from "../../registry/slice";
 
 /**
  * The host: `health`, and honest answers, in the real gateway's shapes, for what the Control UI asks whatever

@@ -14,6 +14,9 @@ import {
   transcriptInfo,
   transcriptPages,
 } from "../../domain/sessions";
+import { type AppEnv, requireScope } from "../../http/context";
+import { badRequest, notFound } from "../../http/errors";
+import { parseQuery, readJson } from "../../http/request";
 import type { MessageRecord } from "../../model/message-record";
 import { parseMessage } from "../../model/message-record";
 import {
@@ -26,9 +29,6 @@ import {
 import { sessionsListParamsSchema } from "../../protocol/methods";
 import { sessionPatchFieldsSchema } from "../../protocol/session";
 import { historyPageJson } from "../../render/history-json";
-import { type AppEnv, requireScope } from "../context";
-import { badRequest, notFound } from "../errors";
-import { parseQuery, readJson } from "../request";
 
 /** Session transcripts over HTTP: ingest, OpenClaw's history route, reset, delete, JSONL export. */
 export const sessionRoutes = new Hono<AppEnv>();

@@ -1,11 +1,11 @@
 import { Hono } from "hono";
+import { type AppEnv, requireScope } from "../../http/context";
+import { ApiError, toApiError } from "../../http/errors";
+import { readJsonValue } from "../../http/request";
 import { errorBody } from "../../protocol/http";
 import { invokeBodySchema } from "../../protocol/tools";
 import { invokeTool } from "../../tools/invoke";
 import { admitToolCall } from "../../tools/rate-limit";
-import { type AppEnv, requireScope } from "../context";
-import { ApiError, toApiError } from "../errors";
-import { readJsonValue } from "../request";
 
 /** OpenClaw's `POST /tools/invoke`: `{ tool, args, sessionKey, action }` → `{ ok, result }`. */
 export const toolRoutes = new Hono<AppEnv>();

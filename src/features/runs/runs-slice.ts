@@ -1,10 +1,11 @@
-import type { TenantContext } from "../domain/context";
-import { agentRun, agentWait, chatAbort, chatSend, sessionsAbort, waitPayload } from "../domain/runs";
-import { runStatusRoutes } from "../http/routes/run-status";
-import { runRoutes } from "../http/routes/runs";
-import { methodParamSchemas } from "../protocol/gateway";
-import { AnswerThen, defineMethod, TwoPhase } from "../registry/method";
-import type { Slice } from "../registry/slice";
+import type { TenantContext } from "../../domain/context";
+import { agentRun, agentWait, chatAbort, chatSend, sessionsAbort, waitPayload } from "../../domain/runs";
+import { methodParamSchemas } from "../../protocol/gateway";
+import { AnswerThen, defineMethod, TwoPhase } from "../../registry/method";
+import type { Slice } from "../../registry/slice";
+import { RUN_OPERATIONS } from "./run-operations";
+import { runRoutes } from "./run-routes";
+import { runStatusRoutes } from "./run-status-routes";
 
 /**
  * Runs: starting (`chat.send`, `agent`), waiting for and aborting them over the gateway; the
@@ -66,6 +67,7 @@ export const runsSlice: Slice = {
     }),
   },
   routes: { tenant: [runRoutes, runStatusRoutes] },
+  openApi: RUN_OPERATIONS,
 };
 
 /** Runs `then` after the frames already received on the socket had their turn (one macrotask). */
