@@ -9,17 +9,16 @@ import { defineMethod, emptyAnswer, openParams } from "../../registry/method";
 import type { Slice } from "../../registry/slice";
 
 /**
- * The host: `health`, and honest answers, in the real gateway's shapes, for what the Control UI asks whatever
- * `features.methods` says, about things a hosted tenant does not have here: a host machine and
- * its lanes, exec approvals, channel pairing, skills, worktrees, themes, web search, memory,
- * GitHub identity, user profiles, questions, tasks, plugins, talk, nodes. Each says "none" or "off" truthfully, so the UI shows its
- * empty state instead of an `unknown method` banner or a retry poll.
+ * The host: `health`, and honest answers, in the real gateway's shapes, for what the Control UI
+ * asks whatever `features.methods` says, about things a hosted tenant does not have here: a host
+ * machine and its lanes, exec approvals, skills, worktrees, themes, web search, memory, GitHub
+ * identity, user profiles, questions, tasks, plugins, talk, nodes. Each says "none" or "off"
+ * truthfully, so the UI shows its empty state instead of an `unknown method` banner or a retry poll.
  */
 
 const READ: OperatorScope = "operator.read";
-const agentParams = z.looseObject({ agentId: z.string().max(64).optional() }).nullish();
 const ADMIN: OperatorScope = "operator.admin";
-const empty = emptyAnswer;
+const agentParams = z.looseObject({ agentId: z.string().max(64).optional() }).nullish();
 
 /** A feature the Control UI offers that this service does not have: any call is refused, saying so. */
 const notAvailable = (scope: OperatorScope, message: string) =>
@@ -87,8 +86,8 @@ export const hostSlice: Slice = {
         eventLoop: { degraded: false, degradedSinceMs: null, reasons: [], intervalMs: null, delayP99Ms: null },
       }),
     }),
-    "diagnostics.lanes": empty(() => ({ ts: Date.now(), lanes: [] })),
-    "last-heartbeat": empty(() => null),
+    "diagnostics.lanes": emptyAnswer(() => ({ ts: Date.now(), lanes: [] })),
+    "last-heartbeat": emptyAnswer(() => null),
     status: defineMethod({
       scope: READ,
       params: openParams,
@@ -122,13 +121,13 @@ export const hostSlice: Slice = {
       // OpenClaw lets only admins read it.
       ADMIN,
     ),
-    "approval.history": empty(() => ({ items: [] })),
-    "exec.approval.grants.list": empty(() => ({ grants: [] })),
-    "skills.search": empty(() => ({ results: [] })),
-    "skills.proposals.list": empty(() => ({ proposals: [], installedSkills: [] })),
-    "worktrees.list": empty(() => ({ worktrees: [] })),
-    "users.list": empty(() => ({ profiles: [] })),
-    "themes.list": empty(() => ({
+    "approval.history": emptyAnswer(() => ({ items: [] })),
+    "exec.approval.grants.list": emptyAnswer(() => ({ grants: [] })),
+    "skills.search": emptyAnswer(() => ({ results: [] })),
+    "skills.proposals.list": emptyAnswer(() => ({ proposals: [], installedSkills: [] })),
+    "worktrees.list": emptyAnswer(() => ({ worktrees: [] })),
+    "users.list": emptyAnswer(() => ({ profiles: [] })),
+    "themes.list": emptyAnswer(() => ({
       current: { id: CLAW_THEME.id, mode: "system", scope: "profile", overrides: {} },
       theme: CLAW_THEME,
       themes: [CLAW_THEME],
@@ -200,17 +199,17 @@ export const hostSlice: Slice = {
       }),
     }),
     // Control UI pages for features this service does not have (questions, tasks, approvals, …).
-    "question.list": empty(() => ({ questions: [] })),
-    "tasks.list": empty(() => ({ tasks: [] })),
-    "progressCard.get": empty(() => ({ card: null })),
-    "sessions.branches.list": empty(() => ({ branches: [] })),
-    "sessions.companion.state": empty(() => ({ exchanges: [] })),
-    "sessions.observer.visibility": empty(() => ({ ok: true })),
-    "exec.approval.list": empty(() => []),
-    "plugin.approval.list": empty(() => []),
-    "openclaw.approval.list": empty(() => []),
-    "update.status": empty(() => ({ sentinel: null, updateAvailable: null }), "operator.admin"),
-    "talk.catalog": empty(() => ({
+    "question.list": emptyAnswer(() => ({ questions: [] })),
+    "tasks.list": emptyAnswer(() => ({ tasks: [] })),
+    "progressCard.get": emptyAnswer(() => ({ card: null })),
+    "sessions.branches.list": emptyAnswer(() => ({ branches: [] })),
+    "sessions.companion.state": emptyAnswer(() => ({ exchanges: [] })),
+    "sessions.observer.visibility": emptyAnswer(() => ({ ok: true })),
+    "exec.approval.list": emptyAnswer(() => []),
+    "plugin.approval.list": emptyAnswer(() => []),
+    "openclaw.approval.list": emptyAnswer(() => []),
+    "update.status": emptyAnswer(() => ({ sentinel: null, updateAvailable: null }), "operator.admin"),
+    "talk.catalog": emptyAnswer(() => ({
       modes: [],
       transports: [],
       brains: [],
@@ -218,14 +217,14 @@ export const hostSlice: Slice = {
       transcription: { ready: false, providers: [] },
       realtime: { ready: false, providers: [] },
     })),
-    "environments.list": empty(() => ({ environments: [] })),
-    "node.list": empty(() => ({ ts: Date.now(), nodes: [] })),
-    "device.pair.list": empty(() => ({ pending: [], paired: [] })),
-    "plugins.list": empty(() => ({ plugins: [] })),
-    "plugins.catalog.browse": empty(() => ({ items: [] })),
-    "skills.library.list": empty(() => ({ entries: [], multipleProfiles: false, canManageWorkspace: false })),
-    "artifacts.list": empty(() => ({ artifacts: [] })),
-    "usage.status": empty(() => ({ updatedAt: Date.now(), providers: [], refreshing: false })),
-    "system-presence": empty(() => []),
+    "environments.list": emptyAnswer(() => ({ environments: [] })),
+    "node.list": emptyAnswer(() => ({ ts: Date.now(), nodes: [] })),
+    "device.pair.list": emptyAnswer(() => ({ pending: [], paired: [] })),
+    "plugins.list": emptyAnswer(() => ({ plugins: [] })),
+    "plugins.catalog.browse": emptyAnswer(() => ({ items: [] })),
+    "skills.library.list": emptyAnswer(() => ({ entries: [], multipleProfiles: false, canManageWorkspace: false })),
+    "artifacts.list": emptyAnswer(() => ({ artifacts: [] })),
+    "usage.status": emptyAnswer(() => ({ updatedAt: Date.now(), providers: [], refreshing: false })),
+    "system-presence": emptyAnswer(() => []),
   },
 };
