@@ -8,7 +8,18 @@ const SRC = resolve("src");
 /** The engines: they run sessions, runs and deliveries and see the rest through ports. */
 const ENGINES = new Set(["runs", "flows", "spawn", "delivery", "timers", "pending"]);
 /** The application and transport layers (and the stubs that reach other objects). */
-const UPPER = new Set(["domain", "tools", "gateway", "http", "openai", "mcp", "oauth", "features", "slices.ts", "stubs.ts"]);
+const UPPER = new Set([
+  "domain",
+  "tools",
+  "gateway",
+  "http",
+  "openai",
+  "mcp",
+  "oauth",
+  "features",
+  "slices.ts",
+  "stubs.ts",
+]);
 /** A relative import or re-export with a value in it (`import type` / `export type` excluded). */
 const VALUE_IMPORT = /^\s*(?:import|export)\s+(type\s+)?[^;]*?from\s+["'](\.[^"']+)["']/gms;
 /** The Node tier must exercise the tool loop engine itself. */
