@@ -1,11 +1,18 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 // The Node tier: pure modules (policy, keys, sanitizing, prompts, schedules, planners) tested
 // without the Workers runtime, in seconds. Anything that needs a Durable Object, SQLite, a
 // WebSocket or `cloudflare:*` belongs in test/*.test.ts (vitest.config.ts, inside workerd).
 export default defineConfig({
+  // Modules that import the runtime's base classes (to compose the feature slices, src/slices.ts).
+  resolve: {
+    alias: { "cloudflare:workers": fileURLToPath(new URL("test/unit/shims/cloudflare-workers.ts", import.meta.url)) },
+  },
   test: {
     include: ["test/unit/**/*.test.ts"],
     environment: "node",
+    // Transformed, so the alias above applies to its import too.
+    server: { deps: { inline: ["@cloudflare/workers-oauth-provider"] } },
   },
 });

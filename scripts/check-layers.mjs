@@ -8,7 +8,18 @@ import { cycles, files, folderImports } from "./lib/source-graph.mjs";
 /** The engines: they run sessions, runs and deliveries and see the rest through ports. */
 const ENGINES = new Set(["runs", "flows", "spawn", "delivery", "timers", "pending"]);
 /** The application and transport layers (and the stubs that reach other objects). */
-const UPPER = new Set(["domain", "tools", "gateway", "http", "openai", "mcp", "oauth", "stubs.ts"]);
+const UPPER = new Set([
+  "domain",
+  "tools",
+  "gateway",
+  "http",
+  "openai",
+  "mcp",
+  "oauth",
+  "features",
+  "slices.ts",
+  "stubs.ts",
+]);
 /** The Node tier must exercise the tool loop engine itself. */
 const TOOL_LOOP_MODULE = /tool-loop\/tool-loop["']/;
 

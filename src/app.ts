@@ -1,16 +1,7 @@
-import { hookIngress } from "./hooks/hook-routes";
-import { type AppSlices, createApp as createHttpApp } from "./http/app";
-import { mcpRoutes } from "./mcp/http";
-import { openAiRoutes } from "./openai/routes";
+import { createApp as createHttpApp } from "./http/app";
+import { SLICES } from "./slices";
 
-/** The slices built on http/'s toolkit, composed here so that http/ imports none of them. */
-export const APP_SLICES: AppSlices = {
-  mcp: mcpRoutes,
-  openAi: openAiRoutes,
-  hookIngress,
-};
-
-/** The worker's HTTP app: the core routes (http/app.ts) with the slices mounted in. */
+/** The worker's HTTP app: the core routes (http/app.ts) with the feature slices' routes mounted in. */
 export function createApp() {
-  return createHttpApp(APP_SLICES);
+  return createHttpApp(SLICES);
 }

@@ -105,7 +105,7 @@ describe("sessions.describe and sessions.get", () => {
     const admin = await GatewayClient.connect({ path: tenant.prefix, token: tenant.token });
     open.push(admin);
     // Features the Control UI offers that this service does not have are listed so that it shows
-    // their refusal (src/gateway/absent-features.ts) instead of "Update the Gateway".
+    // their refusal (src/features/host/host-slice.ts) instead of "Update the Gateway".
     const refused = ["openclaw.chat", "device.pair.setupCode"];
     for (const method of methods) {
       const res = await admin.request(method, {});

@@ -86,7 +86,7 @@ export interface TenantApi {
   followWith(tokenId: string, key: string): Awaitable<boolean>;
   revokeToken(tokenId: string): Awaitable<boolean>;
   authenticate(tokenId: string, hash: string): Awaitable<TenantAccess | null>;
-  // Gateway hub objects (src/gateway/hub-object.ts)
+  // Gateway hub objects (src/gateway-hub-object.ts)
   /** A hub's connections changed: what they would receive, for routing events to it. */
   hubInterest(hub: number, interest: HubInterest): Awaitable<void>;
   /** A bearer token's access for a hub's `connect` (scopes, and the token id when it is one). */

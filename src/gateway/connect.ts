@@ -11,6 +11,7 @@ import {
 import { SERVER_VERSION } from "../protocol/server-version";
 import type { ConnectionState } from "./connection";
 import { type Connection, safeSend } from "./connections";
+import { EVENTS, PENDING_METHODS } from "./discovery";
 import { errorFrame, gatewayError } from "./frames";
 import {
   closeReason,
@@ -20,7 +21,6 @@ import {
   tokenFailure,
   verifyDevice,
 } from "./handshake";
-import { EVENTS, METHODS, PENDING_METHODS } from "./methods";
 import { parseParams } from "./parse-params";
 import type { GatewayAccess } from "./token-cache";
 
@@ -139,14 +139,19 @@ function authFailure(port: ConnectPort, connection: Connection, id: string, erro
   port.close(connection.ws, 1008, closeReason(error.message));
 }
 
-/** The hello-ok payload of a ready connection (`sessionDefaults` from its tenant's config). */
-export function helloOk(state: ConnectionState, uptimeMs: number, sessionDefaults: unknown) {
+/** The hello-ok payload of a ready connection (`methods`: the names answered; `sessionDefaults` from its tenant's config). */
+export function helloOk(
+  state: ConnectionState,
+  methods: readonly string[],
+  uptimeMs: number,
+  sessionDefaults: unknown,
+) {
   return {
     type: "hello-ok",
     protocol: state.protocol,
     // The deployer supplies the Control UI build: the UI must not compare its version with ours.
     server: { version: SERVER_VERSION, connId: state.connId, controlUiBuildSource: "configured" },
-    features: { methods: [...Object.keys(METHODS), ...PENDING_METHODS], events: EVENTS },
+    features: { methods: [...methods, ...PENDING_METHODS], events: EVENTS },
     snapshot: {
       presence: [],
       health: { ok: true },

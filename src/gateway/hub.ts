@@ -7,6 +7,7 @@ import { serviceOrigin } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 import { MAX_PAYLOAD_BYTES, MAX_PREAUTH_PAYLOAD_BYTES, requestFrameSchema } from "../protocol/gateway";
 import { errorResponse, type OperatorScope } from "../protocol/http";
+import type { MethodTable } from "../registry/method";
 import { tenantPorts } from "../stubs";
 import { answerConnect, helloOk, rejectHandshake } from "./connect";
 import type { ConnectionState } from "./connection";
@@ -27,6 +28,8 @@ export type HubHost = {
   env: Env;
   config(): TenantConfig;
   authenticate(token: string): Promise<{ scopes: readonly OperatorScope[]; tokenId?: string } | null>;
+  /** The gateway's methods: the feature slices' (src/slices.ts), handed in where the object is assembled. */
+  methods: MethodTable;
   /** The hosting tenant object, the domain's tenant port (no RPC to itself); a hub object's tenant's stub. */
   tenant: TenantApi;
   /** True in the tenant object: `tenant` is the object itself. */
@@ -60,6 +63,7 @@ export class GatewayHub {
     this.connections = new Connections(host.ctx, () => host.connectionsChanged?.());
     this.fanout = new Fanout(this.connections);
     this.requests = new Requests({
+      methods: host.methods,
       connections: this.connections,
       fanout: this.fanout,
       settled: () => host.settled?.() ?? Promise.resolve(),
@@ -235,7 +239,13 @@ export class GatewayHub {
         this.host.config(),
         { protocol: ready.protocol ?? 4, scopes },
         { connId: ready.connId, uptimeMs: Date.now() - this.startedAt },
-        (marks) => helloOk({ ...ready, connId: marks.connId }, marks.uptimeMs, sessionsDefaults(this.context(ready))),
+        (marks) =>
+          helloOk(
+            { ...ready, connId: marks.connId },
+            Object.keys(this.host.methods),
+            marks.uptimeMs,
+            sessionsDefaults(this.context(ready)),
+          ),
       );
       safeSend(connection.ws, hello);
     },

@@ -2,11 +2,12 @@ import { hasScope } from "../auth/principal";
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import type { OperatorScope } from "../protocol/http";
+import { AnswerThen, type MethodTable, TwoPhase } from "../registry/method";
 import type { ConnectionState } from "./connection";
 import { type Connection, type Connections, safeSend } from "./connections";
+import { PENDING_METHODS } from "./discovery";
 import type { Fanout } from "./fanout";
 import { errorFrame, gatewayError, resFrame } from "./frames";
-import { AnswerThen, METHODS, PENDING_METHODS, TwoPhase } from "./methods";
 import { parseParams } from "./parse-params";
 import { missingMutationTarget } from "./session-target";
 
@@ -15,6 +16,8 @@ const MAX_REFUSALS = 20;
 
 /** What answering requests needs from the hub. */
 export type RequestPort = {
+  /** The gateway's methods (composed from the feature slices in src/slices.ts). */
+  methods: MethodTable;
   connections: Connections;
   fanout: Fanout;
   /** The domain context a ready connection acts in. */
@@ -47,7 +50,7 @@ export class Requests {
     if (inflight.has(id)) {
       return void safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", `duplicate request id: ${id}`)));
     }
-    const definition = METHODS[method];
+    const definition = Object.hasOwn(this.port.methods, method) ? this.port.methods[method] : undefined;
     if (!definition) {
       const pending = PENDING_METHODS.includes(method);
       const message = pending ? `${method} is not available yet on this gateway` : `unknown method: ${method}`;

@@ -15,6 +15,7 @@ import {
 import type { SessionRow } from "../model/session-row";
 import type { Refusal } from "../policy/tenant-limits";
 import { errorBody } from "../protocol/http";
+import { GATEWAY_METHODS } from "../slices";
 import { hubApi } from "../stubs";
 import { HubStore } from "./hub-store";
 
@@ -32,14 +33,14 @@ export class TenantGateway {
   private readonly preauthLimits: PreauthLimits;
 
   constructor(
-    host: HubHost,
+    host: Omit<HubHost, "methods">,
     /** Refuses a new socket of a tenant that has `sockets` already (its limit), else null. */
     private readonly socketRefusal: (sockets: number) => Refusal | null,
   ) {
     this.preauthLimits = preauthLimits(host.env);
     // Every tenant object is named by its tenant id (stubs.ts).
     this.tenantId = host.ctx.id.name ?? "";
-    this.hub = new GatewayHub({ ...host, tenantInProcess: true });
+    this.hub = new GatewayHub({ ...host, methods: GATEWAY_METHODS, tenantInProcess: true });
     this.relay = new HubRelay(
       new HubStore(host.ctx.storage.sql),
       (index) => hubApi(host.env, this.tenantId, index),

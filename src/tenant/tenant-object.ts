@@ -214,7 +214,7 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
     return writeConfig(this.tenantStore, config, baseHash, Date.now(), told);
   }
 
-  /** A gateway hub object's connections changed (src/gateway/hub-object.ts). */
+  /** A gateway hub object's connections changed (src/gateway-hub-object.ts). */
   hubInterest(hub: number, interest: HubInterest): void {
     this.gateway.report(hub, interest);
   }

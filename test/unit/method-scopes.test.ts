@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { METHODS } from "../../src/gateway/methods";
+import { GATEWAY_METHODS as METHODS } from "../../src/slices";
 
 /**
  * Every gateway method this service answers asks for the scope the real gateway assigns to it

@@ -2,10 +2,7 @@ import { Hono } from "hono";
 import { type DescribeRouteOptions, describeRoute, generateSpecs, resolver, validator } from "hono-openapi";
 import { z } from "zod";
 import { deliveryWebhookBodySchema, webhookRunReplySchema, webhookRunRequestSchema } from "../../protocol/webhooks";
-import { AUTOMATION_OPERATIONS } from "./automation-operations";
-import { CHANNEL_OPERATIONS } from "./channel-operations";
-import { OPENAI_OPERATIONS } from "./openai-operations";
-import { OPERATIONS as CORE_OPERATIONS, ERROR_TEXT, type Operation } from "./operations";
+import { ERROR_TEXT, type Operation } from "./operations";
 import { errorSchema, openAiErrorSchema } from "./responses";
 
 type Document = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
@@ -18,19 +15,24 @@ const TENANT_SERVERS = [
   { url: "/", description: "The deployment's DEFAULT_TENANT" },
 ];
 
-const OPERATIONS = [...CORE_OPERATIONS, ...AUTOMATION_OPERATIONS, ...CHANNEL_OPERATIONS, ...OPENAI_OPERATIONS];
+const built = new WeakMap<readonly Operation[], Promise<Document>>();
 
-let cached: Promise<Document> | undefined;
-
-/** The OpenAPI 3.1 document, built once per isolate from OPERATIONS and the zod schemas. */
-export function openApiDocument(): Promise<Document> {
-  cached ??= build();
-  return cached;
+/**
+ * The OpenAPI 3.1 document of `operations` (the app's: the core's and its slices', composed in
+ * src/http/app.ts), built once per isolate from them and their zod schemas.
+ */
+export function openApiDocument(operations: readonly Operation[]): Promise<Document> {
+  let document = built.get(operations);
+  if (!document) {
+    document = build(operations);
+    built.set(operations, document);
+  }
+  return document;
 }
 
-async function build(): Promise<Document> {
+async function build(operations: readonly Operation[]): Promise<Document> {
   const app = new Hono();
-  for (const operation of OPERATIONS) {
+  for (const operation of operations) {
     const handlers = [
       describeRoute(describe(operation)),
       ...(operation.query ? [validator("query", operation.query)] : []),
@@ -66,7 +68,7 @@ async function build(): Promise<Document> {
     excludeStaticFile: false,
   })) as unknown as Document;
 
-  for (const operation of OPERATIONS) {
+  for (const operation of operations) {
     if (operation.scope !== "tenant") continue;
     const item = document.paths[toOpenApiPath(operation.path)];
     if (item) item.servers = TENANT_SERVERS;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import {
   adminLimitsResponseSchema,
   adminListQuerySchema,
@@ -7,48 +7,24 @@ import {
   deploymentKeyRevokedSchema,
   issuedTokenSchema,
   limitOverrideSchema,
-  limitsResponseSchema,
   tenantDeletionSchema,
   tenantInfoSchema,
   tenantListSchema,
   tokenListSchema,
 } from "../../protocol/admin";
-import { tenantConfigSchema } from "../../protocol/config";
+import { createTenantBodySchema, issueTokenBodySchema } from "../../protocol/http";
 import {
-  createTenantBodySchema,
-  ingestBatchBodySchema,
-  ingestBodySchema,
-  issueTokenBodySchema,
-} from "../../protocol/http";
-import { importBodySchema } from "../../protocol/import";
-import { sessionsListParamsSchema } from "../../protocol/methods";
-import { runListQuerySchema, runListResponseSchema, runQuerySchema, runResponseSchema } from "../../protocol/runs";
-import { sessionPatchFieldsSchema } from "../../protocol/session";
-import { streamTicketSchema } from "../../protocol/stream-ticket";
-import { runCompleteBodySchema, runProgressBodySchema } from "../../protocol/webhooks";
-import {
-  batchResultSchema,
   createdTenantSchema,
-  deleteResultSchema,
-  deliveriesSchema,
   healthSchema,
-  historyPageSchema,
-  ingestResultSchema,
-  patchResultSchema,
   reindexResultSchema,
-  resetResultSchema,
   revokedTokenSchema,
-  runCallbackResultSchema,
-  secretSchema,
   serviceInfoSchema,
-  sessionsListSchema,
-  toolInvokeBodySchema,
-  toolResultSchema,
 } from "./responses";
 
 /**
- * Every HTTP route of the service, described for the OpenAPI document (built from these by
- * hono-openapi, schemas from zod). A test checks this list against the app's real routes.
+ * The core's HTTP routes (service, gateway, admin), described for the OpenAPI document (built by
+ * hono-openapi, schemas from zod); each feature slice describes its own (`Slice.openApi`), and
+ * http/app.ts composes them. A test checks the whole against the app's real routes.
  * `tenant` routes are served at the root for DEFAULT_TENANT and under /t/{tenantId}.
  */
 
@@ -83,104 +59,7 @@ const ERROR_TEXT: Record<number, string> = {
 
 export { ERROR_TEXT };
 
-const keyParam =
-  "Session key as the caller writes it (`main`, `agent:<agentId>:<name>`, …); URL-encode `:`-free forms freely.";
-
 export const OPERATIONS: Operation[] = [
-  // ── MCP ───────────────────────────────────────────────────────────────────
-  {
-    method: "post",
-    path: "/mcp",
-    scope: "tenant",
-    tag: "MCP",
-    summary: "MCP endpoint (Streamable HTTP, JSON-RPC)",
-    description:
-      "The session tools (sessions_list, sessions_history, sessions_send, sessions_spawn, sessions_wait, session_status, agents_list) and transcripts as resources, for any MCP client. Stateless: no Mcp-Session-Id; GET and DELETE answer 405. Authorization: an operator token, a run token, or an OAuth access token of this tenant; 401 answers carry WWW-Authenticate with the protected-resource metadata.",
-    auth: "operator.read",
-    body: z.looseObject({ jsonrpc: z.literal("2.0"), method: z.string() }),
-    ok: { status: 200, description: "A JSON-RPC response, as JSON or an SSE stream (by Accept)." },
-    errors: [400, 405, 406, 413, 415],
-  },
-  {
-    method: "get",
-    path: "/.well-known/oauth-protected-resource/mcp",
-    scope: "root",
-    tag: "MCP",
-    summary: "OAuth protected-resource metadata of the default tenant's MCP endpoint (RFC 9728)",
-    auth: "none",
-    ok: { status: 200, description: "Resource and authorization server." },
-    errors: [404],
-  },
-  {
-    method: "get",
-    path: "/.well-known/oauth-protected-resource/t/:tenantId/mcp",
-    scope: "root",
-    tag: "MCP",
-    summary: "OAuth protected-resource metadata of a tenant's MCP endpoint (RFC 9728)",
-    auth: "none",
-    ok: { status: 200, description: "Resource and authorization server." },
-    errors: [404],
-  },
-  {
-    method: "get",
-    path: "/.well-known/oauth-authorization-server/t/:tenantId",
-    scope: "root",
-    tag: "MCP",
-    summary: "OAuth 2.1 authorization-server metadata of a tenant (RFC 8414)",
-    auth: "none",
-    ok: { status: 200, description: "Endpoints, PKCE methods, scopes." },
-    errors: [404],
-  },
-  {
-    method: "get",
-    path: "/.well-known/oauth-authorization-server",
-    scope: "root",
-    tag: "MCP",
-    summary: "The default tenant's authorization-server metadata, at the root for MCP 2025-03-26 clients",
-    auth: "none",
-    ok: { status: 200, description: "Endpoints, PKCE methods, scopes." },
-    errors: [404],
-  },
-  {
-    method: "post",
-    path: "/t/:tenantId/oauth/register",
-    scope: "root",
-    tag: "MCP",
-    summary: "OAuth dynamic client registration (RFC 7591)",
-    auth: "none",
-    ok: { status: 201, description: "The registered client." },
-    errors: [400],
-  },
-  {
-    method: "get",
-    path: "/t/:tenantId/oauth/authorize",
-    scope: "root",
-    tag: "MCP",
-    summary: "OAuth authorization page: an operator of the tenant pastes an operator token and picks scopes",
-    auth: "none",
-    ok: { status: 200, description: "The consent page (HTML).", contentType: "text/html", text: true },
-    errors: [400],
-  },
-  {
-    method: "post",
-    path: "/t/:tenantId/oauth/authorize",
-    scope: "root",
-    tag: "MCP",
-    summary: "OAuth authorization decision (the consent form)",
-    auth: "none",
-    ok: { status: 302, description: "Back to the client's redirect URI with the code or the error." },
-    errors: [400, 401],
-  },
-  {
-    method: "post",
-    path: "/t/:tenantId/oauth/token",
-    scope: "root",
-    tag: "MCP",
-    summary: "OAuth token endpoint (authorization code with PKCE, refresh)",
-    auth: "none",
-    ok: { status: 200, description: "Access and refresh tokens." },
-    errors: [400, 401],
-  },
   // ── Service ───────────────────────────────────────────────────────────────
   {
     method: "get",
@@ -371,272 +250,5 @@ export const OPERATIONS: Operation[] = [
     auth: "admin",
     ok: { status: 200, schema: reindexResultSchema, description: "Rebuilt." },
     errors: [404],
-  },
-
-  // ── Sessions ──────────────────────────────────────────────────────────────
-  {
-    method: "get",
-    path: "/v1/sessions",
-    scope: "tenant",
-    tag: "Sessions",
-    summary: "List sessions (OpenClaw's sessions.list)",
-    auth: "operator.read",
-    query: sessionsListParamsSchema,
-    ok: { status: 200, schema: sessionsListSchema, description: "Rows newest first." },
-    errors: [400],
-  },
-  {
-    method: "post",
-    path: "/v1/sessions/:key/messages",
-    scope: "tenant",
-    tag: "Sessions",
-    summary: "Append a message (the first creates the session); run: true starts an agent run",
-    description: keyParam,
-    auth: "operator.write",
-    body: ingestBodySchema,
-    ok: { status: 201, schema: ingestResultSchema, description: "Appended (and the run started)." },
-    errors: [400, 413, 429],
-  },
-  {
-    method: "post",
-    path: "/v1/sessions/:key/messages/batch",
-    scope: "tenant",
-    tag: "Sessions",
-    summary: "Append up to 1,000 messages atomically",
-    auth: "operator.write",
-    body: ingestBatchBodySchema,
-    ok: { status: 201, schema: batchResultSchema, description: "Appended." },
-    errors: [400, 413],
-  },
-  {
-    method: "patch",
-    path: "/v1/sessions/:key",
-    scope: "tenant",
-    tag: "Sessions",
-    summary: "Patch a session (OpenClaw's sessions.patch; null clears; creates when absent)",
-    auth: "operator.write",
-    body: sessionPatchFieldsSchema,
-    ok: { status: 200, schema: patchResultSchema, description: "The patched entry." },
-    errors: [400],
-  },
-  {
-    method: "delete",
-    path: "/v1/sessions/:key",
-    scope: "tenant",
-    tag: "Sessions",
-    summary: "Delete a session (main cannot be deleted)",
-    auth: "operator.write",
-    ok: { status: 200, schema: deleteResultSchema, description: "Deleted." },
-    errors: [400, 404],
-  },
-  {
-    method: "post",
-    path: "/v1/sessions/:key/reset",
-    scope: "tenant",
-    tag: "Sessions",
-    summary: "Start a new transcript under the same key",
-    auth: "operator.write",
-    ok: { status: 200, schema: resetResultSchema, description: "The new entry." },
-    errors: [400],
-  },
-  {
-    method: "get",
-    path: "/v1/sessions/:key/deliveries",
-    scope: "tenant",
-    tag: "Sessions",
-    summary: "The session's delivery outbox, newest first",
-    auth: "operator.read",
-    query: z.object({ limit: z.number().optional() }),
-    ok: { status: 200, schema: deliveriesSchema, description: "Deliveries." },
-    errors: [400],
-  },
-  {
-    method: "post",
-    path: "/v1/sessions/:key/import",
-    scope: "tenant",
-    tag: "Transfer",
-    summary: "Import one page of a session copied from another gateway (npm run import)",
-    description:
-      "Keeps the source's sessionId, message ids, seqs and timestamps; seqs already held are skipped, so a rerun or a resumed copy never doubles a message. 409 when the session here has a different history.",
-    auth: "operator.write",
-    body: importBodySchema,
-    ok: { status: 201, description: "The page was applied (200 when the session already existed)." },
-    errors: [400, 409, 413],
-  },
-  {
-    method: "get",
-    path: "/v1/export",
-    scope: "tenant",
-    tag: "Transfer",
-    summary: "Every session of the tenant with its entry and transcripts, as a JSONL stream",
-    auth: "operator.read",
-    ok: {
-      status: 200,
-      description: "Header line, then per session its entry and transcripts, then an end line with counts.",
-      contentType: "application/x-ndjson",
-      text: true,
-    },
-  },
-  {
-    method: "get",
-    path: "/sessions/:key/history",
-    scope: "tenant",
-    tag: "History",
-    summary: "History (OpenClaw's HTTP surface); SSE follow with Accept: text/event-stream",
-    description:
-      "`limit` absent = everything (streamed), < 1 → 1, > 1000 → 1000; `cursor` (`seq:N` or `N`) ends the page before it. With `Accept: text/event-stream` (or `follow=1`) the answer is an SSE stream: `event: history`, then `event: message` per append, `: keepalive` every 15 s. Browsers (EventSource) pass `?ticket=` from POST …/history/stream-ticket instead of the Authorization header.",
-    auth: "operator.read",
-    query: z.object({
-      limit: z.string().optional(),
-      cursor: z.string().optional(),
-      includeTools: z
-        .string()
-        .optional()
-        .describe(
-          "1 = include tool results (default: left out, as sessions_history; the real gateway always includes them).",
-        ),
-      follow: z.string().optional().describe("1 = SSE."),
-      ticket: z.string().optional().describe("A stream ticket (SSE only, single use, one minute)."),
-    }),
-    ok: { status: 200, schema: historyPageSchema, description: "A history page (or text/event-stream)." },
-    errors: [400, 404],
-  },
-  {
-    method: "post",
-    path: "/sessions/:key/history/stream-ticket",
-    scope: "tenant",
-    tag: "History",
-    summary: "A single-use, one-minute ticket to follow history with EventSource",
-    description:
-      "EventSource cannot send an Authorization header. Trade the token for a ticket here, then open `url` (history with `?ticket=`); the ticket works for one connection within a minute and carries the token's rights for this session only.",
-    auth: "operator.read",
-    ok: { status: 201, schema: streamTicketSchema, description: "The ticket." },
-    errors: [400, 404],
-  },
-  {
-    method: "get",
-    path: "/v1/transcripts/:agentId/:file",
-    scope: "tenant",
-    tag: "History",
-    summary: "A transcript as OpenClaw's JSONL (`<sessionId>.jsonl`)",
-    auth: "operator.read",
-    ok: { status: 200, description: "JSON lines.", contentType: "application/x-ndjson", text: true },
-    errors: [404],
-  },
-
-  // ── Runs ──────────────────────────────────────────────────────────────────
-  {
-    method: "get",
-    path: "/v1/runs/:runId",
-    scope: "tenant",
-    tag: "Runs",
-    summary: "A run: status, timestamps, error, reply, usage; ?wait= long-polls until it ends",
-    auth: "operator.read",
-    query: runQuerySchema,
-    ok: { status: 200, schema: runResponseSchema, description: "The run (as it is after the wait)." },
-    errors: [400, 404],
-  },
-  {
-    method: "get",
-    path: "/v1/sessions/:key/runs",
-    scope: "tenant",
-    tag: "Runs",
-    summary: "A session's runs, newest first (paged)",
-    auth: "operator.read",
-    query: runListQuerySchema,
-    ok: { status: 200, schema: runListResponseSchema, description: "A page of runs." },
-    errors: [400, 404],
-  },
-  {
-    method: "post",
-    path: "/v1/runs/:runId/events",
-    scope: "tenant",
-    tag: "Webhook runner callbacks",
-    summary: "Progress of a deferred webhook run (run token of this run)",
-    auth: "run",
-    body: runProgressBodySchema,
-    ok: { status: 200, schema: runCallbackResultSchema, description: "Acknowledged." },
-    errors: [400, 404],
-  },
-  {
-    method: "post",
-    path: "/v1/runs/:runId/complete",
-    scope: "tenant",
-    tag: "Webhook runner callbacks",
-    summary: "Complete a deferred webhook run (late and repeated calls change nothing)",
-    auth: "run",
-    body: runCompleteBodySchema,
-    ok: { status: 200, schema: runCallbackResultSchema, description: "Acknowledged." },
-    errors: [400, 404],
-  },
-  {
-    method: "get",
-    path: "/v1/runner-secret",
-    scope: "tenant",
-    tag: "Webhook runner callbacks",
-    summary: "The HMAC key outbound webhook bodies are signed with",
-    auth: "operator.admin",
-    ok: { status: 200, schema: secretSchema, description: "The secret." },
-  },
-  {
-    method: "post",
-    path: "/v1/runner-secret/rotate",
-    scope: "tenant",
-    tag: "Webhook runner callbacks",
-    summary: "Rotate the runner secret",
-    auth: "operator.admin",
-    ok: { status: 200, schema: secretSchema, description: "The new secret." },
-  },
-
-  // ── Config and tools ──────────────────────────────────────────────────────
-  {
-    method: "get",
-    path: "/v1/config",
-    scope: "tenant",
-    tag: "Config",
-    summary: "The tenant config (OpenClaw key names; credentials inside URLs redacted)",
-    auth: "operator.read",
-    ok: {
-      status: 200,
-      schema: z.object({ ok: z.literal(true), config: tenantConfigSchema }),
-      description:
-        'The config; a URL with a user, password or credential query parameter reads "__OPENCLAW_REDACTED__".',
-    },
-  },
-  {
-    method: "get",
-    path: "/v1/limits",
-    scope: "tenant",
-    tag: "Config",
-    summary: "The tenant's limits in force and what is used of them",
-    auth: "operator.read",
-    ok: { status: 200, schema: limitsResponseSchema, description: "The limits." },
-  },
-  {
-    method: "put",
-    path: "/v1/config",
-    scope: "tenant",
-    tag: "Config",
-    summary:
-      'Replace the tenant config (validated whole; unknown keys are errors; "__OPENCLAW_REDACTED__" keeps the stored URL)',
-    auth: "operator.admin",
-    body: tenantConfigSchema,
-    ok: {
-      status: 200,
-      schema: z.object({ ok: z.literal(true), config: tenantConfigSchema }),
-      description: "The stored config.",
-    },
-    errors: [400],
-  },
-  {
-    method: "post",
-    path: "/tools/invoke",
-    scope: "tenant",
-    tag: "Tools",
-    summary: "Invoke a session tool (OpenClaw's /tools/invoke)",
-    auth: "operator.write or run",
-    body: toolInvokeBodySchema,
-    ok: { status: 200, schema: toolResultSchema, description: "The tool's result." },
-    errors: [400, 404, 413, 429],
   },
 ];

@@ -1,0 +1,134 @@
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { z } from "zod";
+import { channelsStatus, pairingApprove, pairingList, setTelegramWebhook } from "../../channels/operations";
+import { channelSecretValue } from "../../channels/registry";
+import { checkSlackRequest, DEFAULT_SLACK_WEBHOOK_PATH } from "../../channels/slack/ingress";
+import { SLACK } from "../../channels/slack/routing";
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../channels/slack/signature";
+import { checkTelegramUpdate, DEFAULT_WEBHOOK_PATH, SECRET_HEADER } from "../../channels/telegram/ingress";
+import { TELEGRAM } from "../../channels/telegram/routing";
+import { type AppEnv, requireScope } from "../../http/context";
+import { readJson } from "../../http/request";
+import { serviceOrigin } from "../../policy/outbound-url";
+import type { SlackConfig } from "../../protocol/channels";
+import type { TenantConfig } from "../../protocol/config";
+import { TENANT_ID_PATTERN } from "../../protocol/http";
+import { channelInboxApi, tenantApi } from "../../stubs";
+
+/** An update is a few KB; a body past this is refused before it is parsed or stored. */
+const MAX_UPDATE_CHARS = 1_000_000;
+
+/** Tenant paths that are never a channel webhook (no config lookup for them). */
+const API_PREFIXES = [
+  "/v1/",
+  "/tools/",
+  "/sessions/",
+  "/mcp",
+  "/oauth",
+  "/.well-known/",
+  "/health",
+  "/docs",
+  "/openapi.json",
+];
+
+/**
+ * The chat webhooks at the tenant's base URL + each channel's path (the default tenant also at
+ * the root): Telegram's `channels.telegram.webhookPath` (default `/telegram-webhook`) and
+ * Slack's `channels.slack.webhookPath` (default `/slack/events`). Each answers as the real
+ * gateway (SPEC §3.1, §4.1) and answers 200 only once the update is committed to the
+ * tenant's channel inbox, before any agent work. Other requests pass through.
+ */
+export const channelIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const url = new URL(c.req.url);
+  const scoped = /^\/t\/([^/]+)(\/.*)$/.exec(url.pathname);
+  // A tenant id is [a-z0-9-]: a segment with an escape (even a malformed one) names none.
+  const tenantId = scoped ? scoped[1]! : c.env.DEFAULT_TENANT;
+  const path = scoped ? scoped[2]! : url.pathname;
+  if (!tenantId || !TENANT_ID_PATTERN.test(tenantId) || API_PREFIXES.some((p) => path.startsWith(p))) return next();
+  // Only a POST can be a webhook; another method is looked at only to answer Slack's 405.
+  if (c.req.method !== "POST" && (c.req.method !== "GET" || path === "/")) return next();
+  const config = await tenantApi(c.env, tenantId).config();
+  const slack = config.channels?.slack;
+  if (slack && slack.enabled !== false && path === (slack.webhookPath ?? DEFAULT_SLACK_WEBHOOK_PATH))
+    return (await slackIngress(c, tenantId, slack)) ?? next();
+  if (c.req.method !== "POST") return next();
+  return (await telegramIngress(c, tenantId, config, path)) ?? next();
+};
+
+/** Telegram's webhook (SPEC §3.1); null: not this tenant's Telegram path. */
+async function telegramIngress(c: Context<AppEnv>, tenantId: string, config: TenantConfig, path: string) {
+  const telegram = config.channels?.telegram;
+  if (!telegram || telegram.enabled === false || path !== (telegram.webhookPath ?? DEFAULT_WEBHOOK_PATH)) return null;
+  const expectedSecret = await channelSecretValue(telegram.webhookSecret, async (name) =>
+    tenantApi(c.env, tenantId).resolveSecret(name),
+  );
+  if (!expectedSecret) return null;
+  const plain = { "content-type": "text/plain; charset=utf-8" };
+  const body = await c.req.text();
+  if (body.length > MAX_UPDATE_CHARS) return new Response("payload too large", { status: 413, headers: plain });
+  const verdict = checkTelegramUpdate({ secretHeader: c.req.header(SECRET_HEADER), expectedSecret, body });
+  if (!verdict.ok) {
+    return new Response(verdict.text, {
+      status: verdict.status,
+      headers: verdict.status === 401 ? { ...plain, connection: "close" } : plain,
+    });
+  }
+  await channelInboxApi(c.env, tenantId).accept(
+    TELEGRAM,
+    verdict.updateId,
+    verdict.body,
+    serviceOrigin(c.env, c.req.url),
+  );
+  return new Response(null, { status: 200, headers: { ...plain, "x-openclaw-delivery-accepted": "durable" } });
+}
+
+/**
+ * Slack's Request URL (SPEC §4.1): 405 for another method, 401 (empty) for a bad signature or
+ * a timestamp more than five minutes off (either way), the challenge of `url_verification`,
+ * 400 (empty) for a non-JSON body; an event is committed to the inbox before its empty 200.
+ * Null: the app is not configured (no signing secret), the path is not served.
+ */
+async function slackIngress(c: Context<AppEnv>, tenantId: string, slack: SlackConfig): Promise<Response | null> {
+  const signingSecret = await channelSecretValue(slack.signingSecret, async (name) =>
+    tenantApi(c.env, tenantId).resolveSecret(name),
+  );
+  if (!signingSecret || !slack.botToken) return null;
+  if (c.req.method !== "POST")
+    return new Response("Method Not Allowed", {
+      status: 405,
+      headers: { "content-type": "text/plain; charset=utf-8" },
+    });
+  const body = await c.req.text();
+  if (body.length > MAX_UPDATE_CHARS) return new Response(null, { status: 413 });
+  const verdict = await checkSlackRequest({
+    signingSecret,
+    timestamp: c.req.header(TIMESTAMP_HEADER),
+    signature: c.req.header(SIGNATURE_HEADER),
+    contentType: c.req.header("content-type"),
+    body,
+    nowMs: Date.now(),
+  });
+  if (!verdict.ok) return verdict.json ? Response.json(verdict.json) : new Response(null, { status: verdict.status });
+  await channelInboxApi(c.env, tenantId).accept(SLACK, verdict.updateId, verdict.body, serviceOrigin(c.env, c.req.url));
+  return new Response(null, { status: 200, headers: { "x-openclaw-delivery-accepted": "durable" } });
+}
+
+/** The operator's channel calls (authenticated tenant routes). */
+export const channelRoutes = new Hono<AppEnv>();
+
+channelRoutes.get("/v1/channels/status", requireScope("operator.read"), async (c) =>
+  c.json({ ok: true, ...(await channelsStatus(c.var.tenant)) }),
+);
+
+channelRoutes.post("/v1/channels/telegram/webhook", requireScope("operator.admin"), async (c) =>
+  c.json(await setTelegramWebhook(c.var.tenant)),
+);
+
+channelRoutes.get("/v1/channels/:channel/pairing", requireScope("operator.admin"), async (c) =>
+  c.json({ ok: true, ...(await pairingList(c.var.tenant, c.req.param("channel"))) }),
+);
+
+channelRoutes.post("/v1/channels/:channel/pairing/approve", requireScope("operator.admin"), async (c) => {
+  const { code } = await readJson(c, z.object({ code: z.string().min(1).max(64) }));
+  return c.json(await pairingApprove(c.var.tenant, c.req.param("channel"), code));
+});

@@ -1,0 +1,11 @@
+import { atTenantAndRoot } from "../../http/app";
+import { openAiRoutes } from "../../openai/routes";
+import type { Slice } from "../../registry/slice";
+import { OPENAI_OPERATIONS } from "./openai-operations";
+
+/** The OpenAI-compatible routes (src/openai/): they answer in OpenAI's error shape, so before the tenant routes. */
+export const openAiSlice: Slice = {
+  name: "openai",
+  routes: { own: atTenantAndRoot(openAiRoutes) },
+  openApi: OPENAI_OPERATIONS,
+};

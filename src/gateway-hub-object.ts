@@ -1,0 +1,96 @@
+import { DurableObject } from "cloudflare:workers";
+import type { HubApi, HubBatch } from "./contracts/hub-api";
+import type { TenantApi } from "./contracts/tenant-api";
+import { GatewayHub } from "./gateway/hub";
+import { HubLink } from "./gateway/hub-link";
+import { InterestReporter } from "./gateway/interest-reporter";
+import { installLedgerLogSink } from "./ledger/log-sink";
+import { GATEWAY_METHODS } from "./slices";
+import { parseHubObjectName, tenantApi } from "./stubs";
+
+/**
+ * One hub of a large tenant's gateway: WebSockets the tenant object assigned here once it
+ * held as many as it may (src/gateway/hub-routing.ts). The same GatewayHub as in the tenant
+ * object, whose tenant port is now the tenant object's stub; events come from the tenant
+ * object in order (`deliver`), and the hub reports what its connections would receive.
+ * Beside src/index.ts rather than in gateway/: it hands the hub the slices' method table, and
+ * gateway/ imports no feature.
+ */
+export class GatewayHubObject extends DurableObject<Env> implements HubApi {
+  private readonly hub: GatewayHub;
+  private readonly tenant: TenantApi;
+  private readonly tenantId: string;
+  private readonly reporter: InterestReporter;
+  private readonly link: HubLink;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    installLedgerLogSink(env);
+    const { tenantId, hub } = parseHubObjectName(ctx.id.name);
+    this.tenantId = tenantId;
+    this.tenant = tenantApi(env, tenantId);
+    this.reporter = new InterestReporter(
+      () => this.hub.connections.interest(),
+      async (interest) => void (await this.tenant.hubInterest(hub, interest)),
+    );
+    this.hub = new GatewayHub({
+      ctx,
+      env,
+      config: () => this.link.currentConfig(),
+      authenticate: async (token) => this.tenant.authenticateGateway(token),
+      methods: GATEWAY_METHODS,
+      tenant: this.tenant,
+      connectionsChanged: () => this.reporter.changed(),
+      settled: () => this.reporter.settled(),
+    });
+    this.link = new HubLink(this.tenant, () => this.hub, this.reporter);
+  }
+
+  override async fetch(request: Request): Promise<Response> {
+    await this.link.loadConfig();
+    return this.hub.upgrade(request, this.tenantId);
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    try {
+      await this.link.loadConfig();
+    } catch (error) {
+      // No request is answered without the tenant's config: the client reconnects.
+      console.error("gateway hub: the tenant's config could not be read", error);
+      return this.hub.close(ws, 1011, "tenant unavailable");
+    }
+    await this.hub.receive(ws, message);
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    this.hub.closedByPeer(ws, code, reason);
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    this.hub.closed(ws);
+  }
+
+  override async alarm(): Promise<void> {
+    await this.link.closeRevoked().catch((error) => console.error("gateway hub: checking tokens failed", error));
+    await this.hub.alarm();
+  }
+
+  deliver(batch: HubBatch): void {
+    this.link.deliver(batch);
+  }
+
+  async configChanged(eventJson?: string): Promise<void> {
+    this.link.configChanged();
+    if (eventJson) this.hub.connections.broadcast("config.changed", eventJson);
+    await this.link.loadConfig();
+    this.hub.closeDisallowedOrigins();
+  }
+
+  closeToken(tokenId: string): void {
+    this.hub.closeToken(tokenId);
+  }
+
+  closeAll(code: number, reason: string): void {
+    this.hub.closeAll(code, reason);
+  }
+}
