@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import {
+  ACCESS_GRANT_TTL_MS,
+  accessGrant,
+  signAccessGrant,
+  signRevocationEpoch,
+  verifyAccessGrant,
+  verifyRevocationEpoch,
+} from "../../src/auth/access-grant";
+import type { Access } from "../../src/auth/principal";
+import { mintRunToken, verifyRunToken } from "../../src/auth/run-token";
+
+const SECRET = "unit-auth-grant-secret";
+const access = {
+  principal: { kind: "operator", scopes: ["operator.read"], tokenId: "0123456789abcdef" },
+  config: {},
+} as Access;
+const issuedAt = 1_000_000;
+const expected = { tenantId: "acme", tokenHash: "ab".repeat(32), epoch: null, now: issuedAt + 1 };
+
+describe("signed access grants", () => {
+  it("carry the access for their tenant and token until they expire", async () => {
+    const signed = await signAccessGrant(SECRET, accessGrant("acme", expected.tokenHash, access, issuedAt));
+    expect(await verifyAccessGrant(SECRET, signed, expected)).toEqual(access);
+    const lastMs = issuedAt + ACCESS_GRANT_TTL_MS - 1;
+    expect(await verifyAccessGrant(SECRET, signed, { ...expected, now: lastMs })).toEqual(access);
+    expect(await verifyAccessGrant(SECRET, signed, { ...expected, now: lastMs + 1 })).toBeNull();
+  });
+
+  it("are refused for another tenant or token, with another key, or altered", async () => {
+    const signed = await signAccessGrant(SECRET, accessGrant("acme", expected.tokenHash, access, issuedAt));
+    expect(await verifyAccessGrant(SECRET, signed, { ...expected, tenantId: "other" })).toBeNull();
+    expect(await verifyAccessGrant(SECRET, signed, { ...expected, tokenHash: "cd".repeat(32) })).toBeNull();
+    expect(await verifyAccessGrant("another-secret", signed, expected)).toBeNull();
+    const [payload, mac] = signed.split(".") as [string, string];
+    const widened = JSON.parse(Buffer.from(payload, "base64url").toString());
+    widened.access.principal.scopes = ["operator.admin"];
+    const altered = `${Buffer.from(JSON.stringify(widened)).toString("base64url")}.${mac}`;
+    expect(await verifyAccessGrant(SECRET, altered, expected)).toBeNull();
+    for (const garbage of ["", ".", "x.y", `${signed}=`, `${signed}.x`]) {
+      expect(await verifyAccessGrant(SECRET, garbage, expected)).toBeNull();
+    }
+  });
+
+  it("are retired by a revocation epoch at or after their issue", async () => {
+    const signed = await signAccessGrant(SECRET, accessGrant("acme", expected.tokenHash, access, issuedAt));
+    expect(await verifyAccessGrant(SECRET, signed, { ...expected, epoch: issuedAt - 1 })).toEqual(access);
+    expect(await verifyAccessGrant(SECRET, signed, { ...expected, epoch: issuedAt })).toBeNull();
+    const marker = await signRevocationEpoch(SECRET, { tenantId: "acme", epoch: issuedAt });
+    expect(await verifyRevocationEpoch(SECRET, marker, "acme")).toBe(issuedAt);
+    expect(await verifyRevocationEpoch(SECRET, marker, "other")).toBeNull();
+    expect(await verifyRevocationEpoch("another-secret", marker, "acme")).toBeNull();
+    expect(await verifyRevocationEpoch(SECRET, null, "acme")).toBeNull();
+  });
+
+  it("run tokens, signed the same way, still verify", async () => {
+    const claims = {
+      tenantId: "acme",
+      agentId: "main",
+      sessionKey: "agent:main:x",
+      runId: "r1",
+      sandboxed: false,
+      spawnDepth: 0,
+      sessionTools: true,
+      exp: Date.now() + 60_000,
+    };
+    const token = await mintRunToken(SECRET, claims);
+    expect(token.startsWith("ocr_")).toBe(true);
+    expect(await verifyRunToken(SECRET, token)).toEqual(claims);
+    expect(await verifyRunToken(SECRET, `${token}A`)).toBeNull();
+    expect(await verifyRunToken(SECRET, token, claims.exp)).toBeNull();
+  });
+});
