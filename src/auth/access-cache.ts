@@ -23,10 +23,17 @@ export function cachedAccess(tenantId: string, tokenHash: string, now = Date.now
   return hit.access;
 }
 
-export function rememberAccess(tenantId: string, tokenHash: string, access: Access, now = Date.now()): void {
+/** `validUntil`: when what answered ends sooner (a signed grant), the entry ends with it. */
+export function rememberAccess(
+  tenantId: string,
+  tokenHash: string,
+  access: Access,
+  validUntil = Number.POSITIVE_INFINITY,
+  now = Date.now(),
+): void {
   // Oldest first: a full cache drops its oldest entry (Map keeps insertion order).
   if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-  entries.set(`${tenantId}:${tokenHash}`, { access, tenantId, until: now + ACCESS_TTL_MS });
+  entries.set(`${tenantId}:${tokenHash}`, { access, tenantId, until: Math.min(now + ACCESS_TTL_MS, validUntil) });
 }
 
 /** Drops every cached access of a tenant (config changed) or of one of its tokens (revoked). */

@@ -32,21 +32,21 @@ export const signAccessGrant = (secret: string, grant: AccessGrant): Promise<str
 export const signRevocationEpoch = (secret: string, epoch: RevocationEpoch): Promise<string> => signJson(secret, epoch);
 
 /**
- * The access a signed grant carries, or null: forged, for another tenant or token, expired, or
+ * The access a signed grant carries (and its expiry), or null: forged, for another tenant or token, expired, or
  * issued at or before the tenant's revocation epoch (`epoch`, null when none is known).
  */
 export async function verifyAccessGrant(
   secret: string,
   text: string,
   expected: { tenantId: string; tokenHash: string; epoch: number | null; now: number },
-): Promise<Access | null> {
+): Promise<Pick<AccessGrant, "access" | "expiresAt"> | null> {
   const grant = (await verifySignedJson(secret, text)) as Partial<AccessGrant> | null;
   if (!grant || typeof grant !== "object") return null;
   if (grant.tenantId !== expected.tenantId || grant.tokenHash !== expected.tokenHash) return null;
   if (typeof grant.expiresAt !== "number" || grant.expiresAt <= expected.now) return null;
   if (typeof grant.issuedAt !== "number" || grant.issuedAt > expected.now) return null;
   if (expected.epoch !== null && grant.issuedAt <= expected.epoch) return null;
-  return grant.access?.principal?.kind === "operator" ? grant.access : null;
+  return grant.access?.principal?.kind === "operator" ? { access: grant.access, expiresAt: grant.expiresAt } : null;
 }
 
 /** The epoch a signed marker carries for `tenantId`, or null (none, forged, another tenant's). */

@@ -20,8 +20,8 @@ export async function authenticate(env: Env, tenantId: string, token: string): P
   if (isRunToken(token)) return resolveAccess(env, tenantId, token, tokenHash);
   const shared = await sharedAccess(env, tenantId, tokenHash);
   if (shared) {
-    rememberAccess(tenantId, tokenHash, shared);
-    return shared;
+    rememberAccess(tenantId, tokenHash, shared.access, shared.expiresAt);
+    return shared.access;
   }
   const askedAt = Date.now();
   const access = await resolveAccess(env, tenantId, token, tokenHash);

@@ -45,8 +45,12 @@ async function write(url: string, text: string, maxAgeSeconds: number): Promise<
   await caches.default.put(url, response).catch(() => undefined);
 }
 
-/** The access a valid grant in the cache carries for this token, else undefined. */
-export async function sharedAccess(env: GrantEnv, tenantId: string, tokenHash: string): Promise<Access | undefined> {
+/** The access a valid grant in the cache carries for this token (and its expiry), else undefined. */
+export async function sharedAccess(
+  env: GrantEnv,
+  tenantId: string,
+  tokenHash: string,
+): Promise<{ access: Access; expiresAt: number } | undefined> {
   const secret = env.AUTH_GRANT_SECRET;
   if (!secret) return undefined;
   const [grant, marker] = await Promise.all([read(await grantUrl(tenantId, tokenHash)), read(epochUrl(tenantId))]);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ACCESS_TTL_MS, cachedAccess, rememberAccess } from "../../src/auth/access-cache";
 import {
   ACCESS_GRANT_TTL_MS,
   accessGrant,
@@ -17,13 +18,14 @@ const access = {
 } as Access;
 const issuedAt = 1_000_000;
 const expected = { tenantId: "acme", tokenHash: "ab".repeat(32), epoch: null, now: issuedAt + 1 };
+const answer = { access, expiresAt: issuedAt + ACCESS_GRANT_TTL_MS };
 
 describe("signed access grants", () => {
   it("carry the access for their tenant and token until they expire", async () => {
     const signed = await signAccessGrant(SECRET, accessGrant("acme", expected.tokenHash, access, issuedAt));
-    expect(await verifyAccessGrant(SECRET, signed, expected)).toEqual(access);
+    expect(await verifyAccessGrant(SECRET, signed, expected)).toEqual(answer);
     const lastMs = issuedAt + ACCESS_GRANT_TTL_MS - 1;
-    expect(await verifyAccessGrant(SECRET, signed, { ...expected, now: lastMs })).toEqual(access);
+    expect(await verifyAccessGrant(SECRET, signed, { ...expected, now: lastMs })).toEqual(answer);
     expect(await verifyAccessGrant(SECRET, signed, { ...expected, now: lastMs + 1 })).toBeNull();
   });
 
@@ -44,13 +46,23 @@ describe("signed access grants", () => {
 
   it("are retired by a revocation epoch at or after their issue", async () => {
     const signed = await signAccessGrant(SECRET, accessGrant("acme", expected.tokenHash, access, issuedAt));
-    expect(await verifyAccessGrant(SECRET, signed, { ...expected, epoch: issuedAt - 1 })).toEqual(access);
+    expect(await verifyAccessGrant(SECRET, signed, { ...expected, epoch: issuedAt - 1 })).toEqual(answer);
     expect(await verifyAccessGrant(SECRET, signed, { ...expected, epoch: issuedAt })).toBeNull();
     const marker = await signRevocationEpoch(SECRET, { tenantId: "acme", epoch: issuedAt });
     expect(await verifyRevocationEpoch(SECRET, marker, "acme")).toBe(issuedAt);
     expect(await verifyRevocationEpoch(SECRET, marker, "other")).toBeNull();
     expect(await verifyRevocationEpoch("another-secret", marker, "acme")).toBeNull();
     expect(await verifyRevocationEpoch(SECRET, null, "acme")).toBeNull();
+  });
+
+  it("an isolate keeps a grant's answer no longer than the grant (so the revocation bound holds)", () => {
+    const now = 5_000_000;
+    rememberAccess("acme", "ef".repeat(32), access, now + 200, now);
+    expect(cachedAccess("acme", "ef".repeat(32), now + 199)).toEqual(access);
+    expect(cachedAccess("acme", "ef".repeat(32), now + 200)).toBeUndefined();
+    rememberAccess("acme", "ef".repeat(32), access, Number.POSITIVE_INFINITY, now);
+    expect(cachedAccess("acme", "ef".repeat(32), now + ACCESS_TTL_MS - 1)).toEqual(access);
+    expect(cachedAccess("acme", "ef".repeat(32), now + ACCESS_TTL_MS)).toBeUndefined();
   });
 
   it("run tokens, signed the same way, still verify", async () => {
