@@ -2,11 +2,11 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { forgetAccess } from "../src/auth/access-cache";
-import { accessGrant, signAccessGrant } from "../src/auth/access-grant";
+import { accessGrant, sealAccessGrant } from "../src/auth/access-grant";
 import type { TenantObject } from "../src/tenant/tenant-object";
 import { ADMIN, call, freshTenant, type TestTenant } from "./helpers";
 
-// Signed access grants (src/auth/grant-cache.ts): an isolate whose own access cache is empty
+// Sealed access grants (src/auth/grant-cache.ts): an isolate whose own access cache is empty
 // authenticates from the data center's cache instead of asking the tenant object. Here every
 // isolate is this one: `forgetAccess` empties its access cache as a fresh isolate's would be.
 
@@ -37,7 +37,7 @@ async function deleteTokenSilently(t: TestTenant) {
 
 const sessions = (t: TestTenant) => t.call("/v1/sessions?limit=1");
 
-describe("signed access grants", () => {
+describe("sealed access grants", () => {
   it("serve an isolate with an empty access cache without asking the tenant object", async () => {
     const t = await freshTenant("grant-serve");
     const checks = await countTokenChecks(t);
@@ -79,16 +79,16 @@ describe("signed access grants", () => {
     expect(await checks()).toBe(2);
   });
 
-  it("refuse a grant not signed with the deployment secret", async () => {
+  it("refuse a grant not sealed with the deployment secret", async () => {
     const t = await freshTenant("grant-forged");
     expect((await sessions(t)).status).toBe(200);
     const granted = await env.TENANTS.getByName(t.id).config();
     await deleteTokenSilently(t);
-    // Overwrite every grant of the tenant in the cache with one signed by another key.
+    // Overwrite every grant of the tenant in the cache with one sealed with another key.
     const tokenHash = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(t.token)))]
       .map((b) => b.toString(16).padStart(2, "0"))
       .join("");
-    const forged = await signAccessGrant(
+    const forged = await sealAccessGrant(
       "not-the-deployment-secret",
       accessGrant(
         t.id,

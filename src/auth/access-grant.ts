@@ -1,10 +1,12 @@
 import type { Access } from "./principal";
+import { openSealedJson, sealJson } from "./sealed-json";
 import { signJson, verifySignedJson } from "./signed-json";
 
 /**
  * Access grants: what the tenant object answered for one token (its scopes and the tenant's
- * config), signed with the deployment secret AUTH_GRANT_SECRET so that it can be kept outside the
- * isolate (the data center's cache, grant-cache.ts) and served without asking the tenant again.
+ * config), sealed with the deployment secret AUTH_GRANT_SECRET (AES-256-GCM: the config's secrets
+ * stay unreadable, and no grant can be forged) so that it can be kept outside the isolate (the
+ * data center's cache, grant-cache.ts) and served without asking the tenant again.
  * A grant is bound to its tenant and to the token's SHA-256, lives ACCESS_GRANT_TTL_MS, and is
  * refused once the tenant's revocation epoch (the time of its last revoke or config change) is
  * not older than the grant: that is the bound on revocation everywhere (docs/security.md).
@@ -21,26 +23,31 @@ export type AccessGrant = {
   expiresAt: number;
 };
 
-/** A revocation epoch: grants of `tenantId` issued at or before `epoch` (ms) are retired. */
+/** A revocation epoch (signed: it holds nothing secret): grants of `tenantId` issued at or before `epoch` (ms) are retired. */
 export type RevocationEpoch = { tenantId: string; epoch: number };
 
 export function accessGrant(tenantId: string, tokenHash: string, access: Access, issuedAt: number): AccessGrant {
   return { tenantId, tokenHash, access, issuedAt, expiresAt: issuedAt + ACCESS_GRANT_TTL_MS };
 }
 
-export const signAccessGrant = (secret: string, grant: AccessGrant): Promise<string> => signJson(secret, grant);
+/** A grant opens only for its tenant and token. */
+const grantContext = (tenantId: string, tokenHash: string) => `access-grant\n${tenantId}\n${tokenHash}`;
+
+export const sealAccessGrant = (secret: string, grant: AccessGrant): Promise<string> =>
+  sealJson(secret, grantContext(grant.tenantId, grant.tokenHash), grant);
 export const signRevocationEpoch = (secret: string, epoch: RevocationEpoch): Promise<string> => signJson(secret, epoch);
 
 /**
- * The access a signed grant carries (and its expiry), or null: forged, for another tenant or token, expired, or
+ * The access a sealed grant carries (and its expiry), or null: forged, for another tenant or token, expired, or
  * issued at or before the tenant's revocation epoch (`epoch`, null when none is known).
  */
-export async function verifyAccessGrant(
+export async function openAccessGrant(
   secret: string,
   text: string,
   expected: { tenantId: string; tokenHash: string; epoch: number | null; now: number },
 ): Promise<Pick<AccessGrant, "access" | "expiresAt"> | null> {
-  const grant = (await verifySignedJson(secret, text)) as Partial<AccessGrant> | null;
+  const context = grantContext(expected.tenantId, expected.tokenHash);
+  const grant = (await openSealedJson(secret, context, text)) as Partial<AccessGrant> | null;
   if (!grant || typeof grant !== "object") return null;
   if (grant.tenantId !== expected.tenantId || grant.tokenHash !== expected.tokenHash) return null;
   if (typeof grant.expiresAt !== "number" || grant.expiresAt <= expected.now) return null;

@@ -2,15 +2,15 @@ import { sha256Hex } from "../util/encoding";
 import {
   ACCESS_GRANT_TTL_MS,
   accessGrant,
-  signAccessGrant,
+  openAccessGrant,
+  sealAccessGrant,
   signRevocationEpoch,
-  verifyAccessGrant,
   verifyRevocationEpoch,
 } from "./access-grant";
 import type { Access } from "./principal";
 
 /**
- * Signed access grants kept in the data center's cache (the Cache API, shared by every isolate
+ * Sealed access grants kept in the data center's cache (the Cache API, shared by every isolate
  * of the worker there), so that an isolate whose own access cache (access-cache.ts, 1 s) has no
  * entry still authenticates without a round trip to the tenant object. A revoke or config change
  * writes the tenant's revocation epoch next to them, which retires every older grant of the
@@ -56,7 +56,7 @@ export async function sharedAccess(
   const [grant, marker] = await Promise.all([read(await grantUrl(tenantId, tokenHash)), read(epochUrl(tenantId))]);
   if (grant === null) return undefined;
   const epoch = await verifyRevocationEpoch(secret, marker, tenantId);
-  return (await verifyAccessGrant(secret, grant, { tenantId, tokenHash, epoch, now: Date.now() })) ?? undefined;
+  return (await openAccessGrant(secret, grant, { tenantId, tokenHash, epoch, now: Date.now() })) ?? undefined;
 }
 
 /** Keeps a grant for what the tenant answered; `issuedAt`: when the question was asked. */
@@ -69,8 +69,8 @@ export async function shareAccess(
 ): Promise<void> {
   const secret = env.AUTH_GRANT_SECRET;
   if (!secret) return;
-  const signed = await signAccessGrant(secret, accessGrant(tenantId, tokenHash, access, issuedAt));
-  await write(await grantUrl(tenantId, tokenHash), signed, GRANT_MAX_AGE_S);
+  const sealed = await sealAccessGrant(secret, accessGrant(tenantId, tokenHash, access, issuedAt));
+  await write(await grantUrl(tenantId, tokenHash), sealed, GRANT_MAX_AGE_S);
 }
 
 /** Retires every grant of the tenant issued until now (a token revoked, the config changed). */
