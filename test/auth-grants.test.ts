@@ -1,14 +1,14 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { forgetAccess } from "../src/auth/access-cache";
+import { forgetAccess, resetIsolateAccess } from "../src/auth/access-cache";
 import { accessGrant, sealAccessGrant } from "../src/auth/access-grant";
 import type { TenantObject } from "../src/tenant/tenant-object";
 import { ADMIN, call, freshTenant, type TestTenant } from "./helpers";
 
 // Sealed access grants (src/auth/grant-cache.ts): an isolate whose own access cache is empty
 // authenticates from the data center's cache instead of asking the tenant object. Here every
-// isolate is this one: `forgetAccess` empties its access cache as a fresh isolate's would be.
+// isolate is this one: `resetIsolateAccess` empties its access state as a fresh isolate's is.
 
 type Counted = { authCalls?: number; access: { authenticate(tokenId: string, hash: string): unknown } };
 
@@ -44,13 +44,13 @@ describe("sealed access grants", () => {
     expect((await sessions(t)).status).toBe(200);
     expect(await checks()).toBe(1);
     for (let i = 0; i < 5; i++) {
-      forgetAccess(t.id);
+      resetIsolateAccess();
       expect((await sessions(t)).status).toBe(200);
     }
     expect(await checks()).toBe(1);
     // Served from the grant alone: the token is gone from the tenant, the grant still answers.
     await deleteTokenSilently(t);
-    forgetAccess(t.id);
+    resetIsolateAccess();
     expect((await sessions(t)).status).toBe(200);
   });
 
@@ -63,7 +63,7 @@ describe("sealed access grants", () => {
     const refused = await sessions(t);
     expect(refused.status).toBe(401);
     // Also in an isolate that did not see the revoke (its access cache never held the token).
-    forgetAccess(t.id);
+    resetIsolateAccess();
     expect((await sessions(t)).status).toBe(401);
   });
 
@@ -74,9 +74,18 @@ describe("sealed access grants", () => {
     const config = (await env.TENANTS.getByName(t.id).config()) as Record<string, unknown>;
     const written = await env.TENANTS.getByName(t.id).putConfig({ ...config, displayName: "changed" } as never);
     expect(written.ok).toBe(true);
-    forgetAccess(t.id);
+    resetIsolateAccess();
     expect((await sessions(t)).status).toBe(200);
     expect(await checks()).toBe(2);
+  });
+
+  it("are not trusted by an isolate that forgot the tenant, though the cache holds no newer epoch", async () => {
+    const t = await freshTenant("grant-forgotten");
+    expect((await sessions(t)).status).toBe(200);
+    await deleteTokenSilently(t);
+    // What this isolate does after a config change it made (the epoch may be written elsewhere).
+    forgetAccess(t.id);
+    expect((await sessions(t)).status).toBe(401);
   });
 
   it("refuse a grant not sealed with the deployment secret", async () => {
@@ -106,7 +115,7 @@ describe("sealed access grants", () => {
       `https://access-grants.invalid/${t.id}/grant/${keyHash}`,
       new Response(forged, { headers: { "cache-control": "max-age=30" } }),
     );
-    forgetAccess(t.id);
+    resetIsolateAccess();
     expect((await sessions(t)).status).toBe(401);
   });
 
@@ -119,7 +128,7 @@ describe("sealed access grants", () => {
     const warmSeconds = (Date.now() - started) / 1000;
     // Each request in an isolate of its own (its access cache empty): the many-isolate case.
     for (let i = 0; i < 1000; i++) {
-      forgetAccess(t.id);
+      resetIsolateAccess();
       expect((await sessions(t)).status).toBe(200);
     }
     const cold = (await checks()) - warm;

@@ -1,4 +1,5 @@
 import { sha256Hex } from "../util/encoding";
+import { accessForgottenAt } from "./access-cache";
 import {
   ACCESS_GRANT_TTL_MS,
   accessGrant,
@@ -55,7 +56,9 @@ export async function sharedAccess(
   if (!secret) return undefined;
   const [grant, marker] = await Promise.all([read(await grantUrl(tenantId, tokenHash)), read(epochUrl(tenantId))]);
   if (grant === null) return undefined;
-  const epoch = await verifyRevocationEpoch(secret, marker, tenantId);
+  const marked = await verifyRevocationEpoch(secret, marker, tenantId);
+  const forgotten = accessForgottenAt(tenantId);
+  const epoch = marked === null || forgotten === null ? (marked ?? forgotten) : Math.max(marked, forgotten);
   return (await openAccessGrant(secret, grant, { tenantId, tokenHash, epoch, now: Date.now() })) ?? undefined;
 }
 
