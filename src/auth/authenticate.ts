@@ -9,7 +9,7 @@ import { constantTimeEqual, parseTokenId, sha256Hex } from "./tokens";
 /**
  * Resolves a bearer token for one tenant. A token is only ever checked against the
  * tenant named by the route, so a token of tenant A on tenant B is simply unknown there.
- * An operator token is answered from this isolate's access cache, else from a signed grant in
+ * An operator token is answered from this isolate's access cache, else from a sealed grant in
  * the data center's cache (grant-cache.ts), and only then by the tenant object.
  */
 export async function authenticate(env: Env, tenantId: string, token: string): Promise<Access | "wrong_tenant" | null> {

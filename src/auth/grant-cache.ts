@@ -24,6 +24,11 @@ const CACHE_ORIGIN = "https://access-grants.invalid";
 const GRANT_MAX_AGE_S = Math.ceil(ACCESS_GRANT_TTL_MS / 1000);
 /** An epoch marker outlives every grant issued before it. */
 const EPOCH_MAX_AGE_S = 2 * GRANT_MAX_AGE_S;
+/**
+ * An epoch is set this far past the writer's clock: a grant asked for on a machine whose clock
+ * is behind by up to this much, and answered before the change, is still retired.
+ */
+const CLOCK_SKEW_MARGIN_MS = 1_000;
 
 type GrantEnv = Pick<Env, "AUTH_GRANT_SECRET">;
 
@@ -80,6 +85,6 @@ export async function shareAccess(
 export async function retireSharedAccess(env: GrantEnv, tenantId: string): Promise<void> {
   const secret = env.AUTH_GRANT_SECRET;
   if (!secret) return;
-  const marker = await signRevocationEpoch(secret, { tenantId, epoch: Date.now() });
+  const marker = await signRevocationEpoch(secret, { tenantId, epoch: Date.now() + CLOCK_SKEW_MARGIN_MS });
   await write(epochUrl(tenantId), marker, EPOCH_MAX_AGE_S);
 }

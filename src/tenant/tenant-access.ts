@@ -53,8 +53,10 @@ export class TenantAccessControl {
   async revoke(tokenId: string): Promise<boolean> {
     const revoked = this.deps.tokens.deleteToken(tokenId);
     this.touchedAt.delete(tokenId);
-    if (revoked) await this.retireGrants();
-    if (revoked) await this.deps.closeConnections(tokenId);
+    if (revoked) {
+      await this.retireGrants();
+      await this.deps.closeConnections(tokenId);
+    }
     await this.deps.endFollows(this.deps.tokens.takeFollows(tokenId));
     return revoked;
   }
@@ -69,7 +71,7 @@ export class TenantAccessControl {
   }
 
   /**
-   * Retires the signed access grants of the tenant kept in this data center's cache (a token
+   * Retires the sealed access grants of the tenant kept in this data center's cache (a token
    * revoked, the config changed); elsewhere they end within ACCESS_GRANT_TTL_MS (grant-cache.ts).
    */
   async retireGrants(): Promise<void> {
