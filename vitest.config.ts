@@ -13,6 +13,7 @@ export default defineConfig({
           ADMIN_TOKEN: "test-admin-token",
           DEV_OPERATOR_TOKEN: "test-operator-token",
           RUN_TOKEN_SECRET: "test-run-token-secret",
+          AUTH_GRANT_SECRET: "test-auth-grant-secret",
           // A fixed test key (never a real deployment's): docs/secrets.md.
           SECRET_STORE_KEY: "test1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
           // Deployment model keys of the tests (docs/secrets.md): bound to the peers' host (or

@@ -100,7 +100,8 @@ function missingKeysNotice(missing) {
   return [
     `Using ${DEV_VARS}; it does not set ${missing.join(", ")} (${DEV_VARS_EXAMPLE} is not read when ${DEV_VARS} exists).`,
     "  Unset ADMIN_TOKEN closes the admin API; unset DEV_OPERATOR_TOKEN disables the dev operator token;",
-    "  unset RUN_TOKEN_SECRET makes webhook runs fail; unset OUTBOUND_ALLOW_LOOPBACK refuses runner and",
+    "  unset RUN_TOKEN_SECRET makes webhook runs fail; unset AUTH_GRANT_SECRET keeps no access grants (each",
+    "  token is asked of the tenant every second); unset OUTBOUND_ALLOW_LOOPBACK refuses runner and",
     "  delivery URLs on this machine (127.0.0.1, localhost). Copy the lines you need from the example.",
   ].join("\n");
 }

@@ -23,17 +23,43 @@ export function cachedAccess(tenantId: string, tokenHash: string, now = Date.now
   return hit.access;
 }
 
-export function rememberAccess(tenantId: string, tokenHash: string, access: Access, now = Date.now()): void {
+/** `validUntil`: when what answered ends sooner (a signed grant), the entry ends with it. */
+export function rememberAccess(
+  tenantId: string,
+  tokenHash: string,
+  access: Access,
+  validUntil = Number.POSITIVE_INFINITY,
+  now = Date.now(),
+): void {
   // Oldest first: a full cache drops its oldest entry (Map keeps insertion order).
   if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-  entries.set(`${tenantId}:${tokenHash}`, { access, tenantId, until: now + ACCESS_TTL_MS });
+  entries.set(`${tenantId}:${tokenHash}`, { access, tenantId, until: Math.min(now + ACCESS_TTL_MS, validUntil) });
+}
+
+/**
+ * When this isolate last forgot a tenant's access (by tenant): grants issued before then are not
+ * trusted here either, whether or not the cache holds the tenant's revocation epoch yet.
+ */
+const forgottenAt = new Map<string, number>();
+
+export function accessForgottenAt(tenantId: string): number | null {
+  return forgottenAt.get(tenantId) ?? null;
 }
 
 /** Drops every cached access of a tenant (config changed) or of one of its tokens (revoked). */
-export function forgetAccess(tenantId: string, tokenId?: string): void {
+export function forgetAccess(tenantId: string, tokenId?: string, now = Date.now()): void {
+  if (forgottenAt.size >= MAX_ENTRIES) forgottenAt.delete(forgottenAt.keys().next().value!);
+  forgottenAt.delete(tenantId);
+  forgottenAt.set(tenantId, now);
   for (const [key, cached] of entries) {
     if (cached.tenantId !== tenantId) continue;
     const principal = cached.access.principal;
     if (tokenId === undefined || (principal.kind === "operator" && principal.tokenId === tokenId)) entries.delete(key);
   }
+}
+
+/** Empties this isolate's access state, as a new isolate starts (tests stand in for one with it). */
+export function resetIsolateAccess(): void {
+  entries.clear();
+  forgottenAt.clear();
 }

@@ -1,6 +1,7 @@
 import { OPERATOR_SCOPES } from "../protocol/http";
 import { sessionApi, tenantApi } from "../stubs";
-import { cachedAccess, rememberAccess } from "./access-cache";
+import { cachedAccess, forgetAccess, rememberAccess } from "./access-cache";
+import { retireSharedAccess, shareAccess, sharedAccess } from "./grant-cache";
 import type { Access } from "./principal";
 import { isRunToken, verifyRunToken } from "./run-token";
 import { constantTimeEqual, parseTokenId, sha256Hex } from "./tokens";
@@ -8,17 +9,37 @@ import { constantTimeEqual, parseTokenId, sha256Hex } from "./tokens";
 /**
  * Resolves a bearer token for one tenant. A token is only ever checked against the
  * tenant named by the route, so a token of tenant A on tenant B is simply unknown there.
+ * An operator token is answered from this isolate's access cache, else from a sealed grant in
+ * the data center's cache (grant-cache.ts), and only then by the tenant object.
  */
 export async function authenticate(env: Env, tenantId: string, token: string): Promise<Access | "wrong_tenant" | null> {
   const tokenHash = await sha256Hex(token);
   const cached = cachedAccess(tenantId, tokenHash);
   if (cached) return cached;
-  const access = await resolveAccess(env, tenantId, token, tokenHash);
   // Run tokens are not cached: whether their run is still active is asked every time.
+  if (isRunToken(token)) return resolveAccess(env, tenantId, token, tokenHash);
+  const shared = await sharedAccess(env, tenantId, tokenHash);
+  if (shared) {
+    rememberAccess(tenantId, tokenHash, shared.access, shared.expiresAt);
+    return shared.access;
+  }
+  const askedAt = Date.now();
+  const access = await resolveAccess(env, tenantId, token, tokenHash);
   if (access && access !== "wrong_tenant" && access.principal.kind === "operator") {
     rememberAccess(tenantId, tokenHash, access);
+    await shareAccess(env, tenantId, tokenHash, access, askedAt);
   }
   return access;
+}
+
+/**
+ * After a token is revoked or the tenant's config changed: this isolate forgets at once, the
+ * grants of the tenant in this data center are retired, other isolates here follow within
+ * ACCESS_TTL_MS and other data centers within ACCESS_GRANT_TTL_MS.
+ */
+export async function retireAccess(env: Env, tenantId: string, tokenId?: string): Promise<void> {
+  forgetAccess(tenantId, tokenId);
+  await retireSharedAccess(env, tenantId);
 }
 
 async function resolveAccess(

@@ -1,5 +1,4 @@
-import { fromBase64Url, toBase64Url } from "../util/encoding";
-import { hmacKey, hmacSign } from "./hmac";
+import { signJson, verifySignedJson } from "./signed-json";
 
 /**
  * Run tokens: minted when a run is dispatched to a runner, bound to (tenant, agent, session,
@@ -22,8 +21,7 @@ export type RunTokenClaims = {
 const PREFIX = "ocr_";
 
 export async function mintRunToken(secret: string, claims: RunTokenClaims): Promise<string> {
-  const payload = toBase64Url(new TextEncoder().encode(JSON.stringify(claims)));
-  return `${PREFIX}${payload}.${await sign(secret, payload)}`;
+  return `${PREFIX}${await signJson(secret, claims)}`;
 }
 
 export function isRunToken(token: string): boolean {
@@ -37,30 +35,6 @@ export function isRunToken(token: string): boolean {
  */
 export async function verifyRunToken(secret: string, token: string, now = Date.now()): Promise<RunTokenClaims | null> {
   if (!isRunToken(token)) return null;
-  const parts = token.slice(PREFIX.length).split(".");
-  if (parts.length !== 2) return null;
-  const [payload, signature] = parts as [string, string];
-  if (!isCanonicalBase64Url(payload) || !isCanonicalBase64Url(signature)) return null;
-  const key = await hmacKey(secret);
-  const expected = fromBase64Url(signature);
-  if (!expected) return null;
-  const valid = await crypto.subtle.verify("HMAC", key, expected, new TextEncoder().encode(payload));
-  if (!valid) return null;
-  try {
-    const bytes = fromBase64Url(payload);
-    const claims = JSON.parse(new TextDecoder().decode(bytes ?? new Uint8Array())) as RunTokenClaims;
-    return typeof claims.exp === "number" && claims.exp > now ? claims : null;
-  } catch {
-    return null;
-  }
-}
-
-function isCanonicalBase64Url(text: string): boolean {
-  if (!/^[A-Za-z0-9_-]+$/.test(text)) return false;
-  const bytes = fromBase64Url(text);
-  return bytes !== null && toBase64Url(bytes) === text;
-}
-
-async function sign(secret: string, payload: string): Promise<string> {
-  return toBase64Url(await hmacSign(secret, payload));
+  const claims = (await verifySignedJson(secret, token.slice(PREFIX.length))) as RunTokenClaims | null;
+  return claims && typeof claims.exp === "number" && claims.exp > now ? claims : null;
 }

@@ -1,4 +1,4 @@
-import { forgetAccess } from "../auth/access-cache";
+import { retireAccess } from "../auth/authenticate";
 import { revokeGrantsApprovedBy } from "../oauth/server";
 import { tenantApi } from "../stubs";
 
@@ -10,7 +10,7 @@ import { tenantApi } from "../stubs";
  */
 export async function revokeToken(env: Env, tenantId: string, tokenId: string): Promise<boolean> {
   const revoked = await tenantApi(env, tenantId).revokeToken(tokenId);
-  forgetAccess(tenantId, tokenId);
+  await retireAccess(env, tenantId, tokenId);
   if (revoked) await revokeGrantsApprovedBy(env, tenantId, tokenId);
   return revoked;
 }

@@ -1,7 +1,7 @@
 import type { SessionRef } from "../contracts/session-api";
 import { newEntry } from "../model/entry";
 import type { AppendRejected } from "../model/message-limits";
-import { oversized } from "../model/message-limits";
+import { oversized, SESSION_MESSAGE_MAX_BYTES } from "../model/message-limits";
 import type { MessageRecord } from "../model/message-record";
 import { messagePreview } from "../model/session-row";
 import type { ImportBody, ImportConflict } from "../protocol/import";
@@ -29,6 +29,8 @@ export function planImport(
   now: number,
   /** The id of the message the session holds at a seq ("" or undefined: none). */
   heldId: (seq: number) => string | undefined,
+  /** The bytes of messages the session holds, and the most it may hold (the tenant's limit). */
+  bytes: { session: number; max: number } = { session: 0, max: SESSION_MESSAGE_MAX_BYTES },
 ): ImportPlan | ImportConflict | AppendRejected {
   if (current) {
     const refusal = refuse(current, ref.key, body.sessionId) ?? rewritten(current.entry, ref.key, body, heldId);
@@ -60,6 +62,11 @@ export function planImport(
     last = kept;
     preview = messagePreview(kept.content) ?? preview;
   });
+
+  // Only what this page writes counts against the session's bytes (a page sent again adds none).
+  const written = rows.map((row) => JSON.parse(row.body) as TranscriptMessage);
+  const overLimit = oversized(written, now, bytes.session, bytes.max);
+  if (overLimit) return overLimit;
 
   entry = dropUndefined({
     ...entry,

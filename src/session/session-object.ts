@@ -36,6 +36,7 @@ import { acceptAnnounce } from "../spawn/announce-inbox";
 import { deleteAttachments, sessionAttachmentPrefix } from "../spawn/attachments";
 import { tenantApi } from "../stubs";
 import { recoverSession, runAlarm, type SessionParts, wireSession } from "./session-parts";
+import { startSpawnChild } from "./spawn-start";
 
 /**
  * One session (tenant + canonical key): the RPC surface, each method delegating in a few
@@ -81,7 +82,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   /** One page of another gateway's transcript at its source positions; answers once the tenant's index has it. */
   async importPage(ref: SessionRef, body: ImportBody): Promise<ImportResult | ImportConflict | AppendRejected> {
     await this.adoptPending("write", ref);
-    const result = this.parts.transcript.importPage(ref, body);
+    const maxSessionBytes = await this.parts.transcriptQuota.admitAppend(ref.tenantId);
+    const result = this.parts.transcript.importPage(ref, body, maxSessionBytes);
     if ("rejected" in result) return result;
     if (result.created) await this.parts.publisher.publish("create");
     else if (result.imported === 0) await this.parts.publisher.publish("patch");
@@ -237,7 +239,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     policy: SendPolicyCheck,
   ): Promise<StartAnswer> {
     await this.adoptPending("write", ref);
-    return this.parts.admission.startWithFlow(ref, request, flow, policy);
+    const maxSessionBytes = await this.parts.transcriptQuota.admitAppend(ref.tenantId);
+    return this.parts.admission.startWithFlow(ref, { ...request, maxSessionBytes }, flow, policy);
   }
 
   /** The outbox of this session, newest first. */
@@ -254,12 +257,9 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   /** Creates a sub-agent with its lineage and run, and whom to announce to, in one commit (never half-made). */
   async startSpawn(ref: SessionRef, lineage: SpawnLineage, request: StartRun, spec: SpawnSpec): Promise<StartResult> {
     await this.adoptPending("write", ref);
-    const now = Date.now();
-    const result = this.parts.store.transaction(() => {
-      this.parts.transcript.recordLineage(ref, lineage, now);
-      this.parts.store.spawns.insert(request.runId, spec, now);
-      return this.parts.runs.start({ ...request, tenantId: ref.tenantId, agentId: ref.agentId }, now);
-    });
+    const maxSessionBytes = await this.parts.transcriptQuota.admitAppend(ref.tenantId);
+    const result = startSpawnChild(this.parts, ref, lineage, { ...request, maxSessionBytes }, spec);
+    if (result.status === "too_large") return result;
     await this.parts.publisher.publish("create");
     return result;
   }

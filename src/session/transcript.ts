@@ -141,15 +141,22 @@ export class Transcript {
    * Writes one page of another gateway's transcript at its source positions (rules in
    * import-plan.ts), atomically; the first page creates the session under the source's id.
    */
-  importPage(ref: SessionRef, body: ImportBody, now = Date.now()): ImportResult | ImportConflict | AppendRejected {
+  importPage(
+    ref: SessionRef,
+    body: ImportBody,
+    maxSessionBytes = SESSION_MESSAGE_MAX_BYTES,
+    now = Date.now(),
+  ): ImportResult | ImportConflict | AppendRejected {
     return this.store.transaction(() => {
       const state = this.store.loadEntry();
       const current = state
         ? { entry: state.entry, importedThrough: this.store.importedThrough(state.entry.sessionId) }
         : null;
-      const plan = planImport(current, ref, body, now, (seq) =>
-        state ? this.store.messageId(state.entry.sessionId, seq) : undefined,
-      );
+      const heldId = (seq: number) => (state ? this.store.messageId(state.entry.sessionId, seq) : undefined);
+      const plan = planImport(current, ref, body, now, heldId, {
+        session: this.store.messageBytes(),
+        max: maxSessionBytes,
+      });
       if ("rejected" in plan) return plan;
       const sessionId = plan.entry.sessionId;
       if (plan.created) {

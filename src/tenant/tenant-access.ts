@@ -1,4 +1,5 @@
 import { isDevOperatorToken } from "../auth/authenticate";
+import { retireSharedAccess } from "../auth/grant-cache";
 import { constantTimeEqual, mintToken, parseTokenId, sha256Hex } from "../auth/tokens";
 import type { IssuedToken, TenantAccess } from "../contracts/tenant-api";
 import type { TenantConfig } from "../protocol/config";
@@ -52,7 +53,10 @@ export class TenantAccessControl {
   async revoke(tokenId: string): Promise<boolean> {
     const revoked = this.deps.tokens.deleteToken(tokenId);
     this.touchedAt.delete(tokenId);
-    if (revoked) await this.deps.closeConnections(tokenId);
+    if (revoked) {
+      await this.retireGrants();
+      await this.deps.closeConnections(tokenId);
+    }
     await this.deps.endFollows(this.deps.tokens.takeFollows(tokenId));
     return revoked;
   }
@@ -62,7 +66,17 @@ export class TenantAccessControl {
     // The deletion closed every connection first (TenantDeletion): only the tokens go.
     this.deps.tokens.deleteAllTokens();
     this.touchedAt.clear();
+    await this.retireGrants();
     await this.deps.endFollows(this.deps.tokens.takeFollows());
+  }
+
+  /**
+   * Retires the sealed access grants of the tenant kept in this data center's cache (a token
+   * revoked, the config changed); elsewhere they end within ACCESS_GRANT_TTL_MS (grant-cache.ts).
+   */
+  async retireGrants(): Promise<void> {
+    const tenantId = this.deps.tenantStore.tenantId();
+    if (tenantId) await retireSharedAccess(this.deps.env, tenantId);
   }
 
   forget(): void {

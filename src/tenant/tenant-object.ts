@@ -209,9 +209,11 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
     return this.tenantStore.config();
   }
 
-  putConfig(config: TenantConfig, baseHash?: string) {
+  async putConfig(config: TenantConfig, baseHash?: string) {
     const told = (hash: string) => this.ctx.waitUntil(this.gateway.configChanged(hash));
-    return writeConfig(this.tenantStore, config, baseHash, Date.now(), told);
+    const written = await writeConfig(this.tenantStore, config, baseHash, Date.now(), told);
+    if (written.ok) await this.access.retireGrants();
+    return written;
   }
 
   /** A gateway hub object's connections changed (src/gateway-hub-object.ts). */

@@ -1,11 +1,12 @@
 import type { z } from "zod";
 import type { StartAnswer } from "../contracts/session-api";
 import type { TenantContext } from "../domain/context";
-import { DomainError } from "../domain/errors";
+import { DomainError, restoreRefusal } from "../domain/errors";
 import { agentIdParam, mainKeyOf, sessionRef } from "../domain/keys";
 import { resolveSession } from "../domain/registry";
 import { agentToAgentContext, clampPingPongTurns } from "../flows/a2a-prompts";
 import { agentIdOf, deriveChannel, toDisplayKey } from "../keys/session-key";
+import { tooLargeMessage } from "../model/message-limits";
 import type { SessionRow } from "../model/session-row";
 import { agentModels } from "../policy/agent-models";
 import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
@@ -136,11 +137,13 @@ export async function sessionsSend(
       },
       { config: ctx.config.session?.sendPolicy ?? null },
     ),
-  ]);
+  ]).catch((error) => {
+    throw restoreRefusal(error); // the target's tenant-bytes refusal, as the other doors give it
+  });
   if (started.status === "blocked") return fail("error", SEND_BLOCKED_TEXT, display);
+  if (started.status === "too_large") return fail("error", tooLargeMessage(started), display);
   const repeated = call.idempotencyKey !== undefined && started.status !== "started";
-  if (started.status !== "started" && !(repeated && started.status !== "too_large"))
-    return fail("error", `run ${started.status}`, display);
+  if (started.status !== "started" && !repeated) return fail("error", `run ${started.status}`, display);
 
   const delivery = { status: "pending", mode: "announce" };
   if (timeoutSeconds === 0) return jsonResult({ runId, status: "accepted", sessionKey: display, delivery });

@@ -1,9 +1,10 @@
 import type { z } from "zod";
 import { deliveryTargetOf } from "../delivery/delivery-target";
 import type { TenantContext } from "../domain/context";
-import { rateLimited, refusalsRestored } from "../domain/errors";
+import { DomainError, rateLimited, refusalsRestored } from "../domain/errors";
 import { agentIdParam } from "../domain/keys";
 import { isValidAgentId, normalizeAgentId } from "../keys/session-key";
+import { tooLargeMessage } from "../model/message-limits";
 import { findAgent, runnerOf, spawnAllowlist } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { SPAWN_ROUTING_PARAMS, type sessionsSpawnArgsSchema } from "../protocol/tools";
@@ -159,7 +160,7 @@ export async function sessionsSpawn(
     // tenant's run limits it is refused before anything is made.
     const recorded = await tenant.recordRunStart(runId, childKey);
     if ("refused" in recorded) throw rateLimited(recorded.refused.message, recorded.refused.retryAfterMs);
-    await refusalsRestored(
+    const started = await refusalsRestored(
       ctx.sessions(childKey).startSpawn(
         { tenantId: ctx.tenantId, key: childKey, agentId: targetAgent },
         {
@@ -217,6 +218,7 @@ export async function sessionsSpawn(
         },
       ),
     );
+    if (started.status === "too_large") throw new DomainError("too_large", tooLargeMessage(started));
   } catch (error) {
     // Nothing half-made stays behind.
     if (receipt) await ctx.attachments.delete(receipt.keys).catch(() => undefined);

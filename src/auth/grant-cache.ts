@@ -1,0 +1,90 @@
+import { sha256Hex } from "../util/encoding";
+import { accessForgottenAt } from "./access-cache";
+import {
+  ACCESS_GRANT_TTL_MS,
+  accessGrant,
+  openAccessGrant,
+  sealAccessGrant,
+  signRevocationEpoch,
+  verifyRevocationEpoch,
+} from "./access-grant";
+import type { Access } from "./principal";
+
+/**
+ * Sealed access grants kept in the data center's cache (the Cache API, shared by every isolate
+ * of the worker there), so that an isolate whose own access cache (access-cache.ts, 1 s) has no
+ * entry still authenticates without a round trip to the tenant object. A revoke or config change
+ * writes the tenant's revocation epoch next to them, which retires every older grant of the
+ * tenant in that data center at once; elsewhere grants end within ACCESS_GRANT_TTL_MS. Without
+ * AUTH_GRANT_SECRET nothing is kept (each isolate asks the tenant as before).
+ */
+
+// A host that never resolves: the keys name cache entries, never a request that is sent.
+const CACHE_ORIGIN = "https://access-grants.invalid";
+const GRANT_MAX_AGE_S = Math.ceil(ACCESS_GRANT_TTL_MS / 1000);
+/** An epoch marker outlives every grant issued before it. */
+const EPOCH_MAX_AGE_S = 2 * GRANT_MAX_AGE_S;
+/**
+ * An epoch is set this far past the writer's clock: a grant asked for on a machine whose clock
+ * is behind by up to this much, and answered before the change, is still retired.
+ */
+const CLOCK_SKEW_MARGIN_MS = 1_000;
+
+type GrantEnv = Pick<Env, "AUTH_GRANT_SECRET">;
+
+const grantUrl = async (tenantId: string, tokenHash: string) =>
+  `${CACHE_ORIGIN}/${encodeURIComponent(tenantId)}/grant/${await sha256Hex(`access-grant:${tokenHash}`)}`;
+const epochUrl = (tenantId: string) => `${CACHE_ORIGIN}/${encodeURIComponent(tenantId)}/epoch`;
+
+// Where the Cache API is missing or fails, nothing is kept and every miss asks the tenant.
+async function read(url: string): Promise<string | null> {
+  try {
+    const hit = await caches.default.match(url);
+    return hit ? await hit.text() : null;
+  } catch {
+    return null;
+  }
+}
+
+async function write(url: string, text: string, maxAgeSeconds: number): Promise<void> {
+  const response = new Response(text, { headers: { "cache-control": `max-age=${maxAgeSeconds}` } });
+  await caches.default.put(url, response).catch(() => undefined);
+}
+
+/** The access a valid grant in the cache carries for this token (and its expiry), else undefined. */
+export async function sharedAccess(
+  env: GrantEnv,
+  tenantId: string,
+  tokenHash: string,
+): Promise<{ access: Access; expiresAt: number } | undefined> {
+  const secret = env.AUTH_GRANT_SECRET;
+  if (!secret) return undefined;
+  const [grant, marker] = await Promise.all([read(await grantUrl(tenantId, tokenHash)), read(epochUrl(tenantId))]);
+  if (grant === null) return undefined;
+  const marked = await verifyRevocationEpoch(secret, marker, tenantId);
+  const forgotten = accessForgottenAt(tenantId);
+  const epoch = marked === null || forgotten === null ? (marked ?? forgotten) : Math.max(marked, forgotten);
+  return (await openAccessGrant(secret, grant, { tenantId, tokenHash, epoch, now: Date.now() })) ?? undefined;
+}
+
+/** Keeps a grant for what the tenant answered; `issuedAt`: when the question was asked. */
+export async function shareAccess(
+  env: GrantEnv,
+  tenantId: string,
+  tokenHash: string,
+  access: Access,
+  issuedAt: number,
+): Promise<void> {
+  const secret = env.AUTH_GRANT_SECRET;
+  if (!secret) return;
+  const sealed = await sealAccessGrant(secret, accessGrant(tenantId, tokenHash, access, issuedAt));
+  await write(await grantUrl(tenantId, tokenHash), sealed, GRANT_MAX_AGE_S);
+}
+
+/** Retires every grant of the tenant issued until now (a token revoked, the config changed). */
+export async function retireSharedAccess(env: GrantEnv, tenantId: string): Promise<void> {
+  const secret = env.AUTH_GRANT_SECRET;
+  if (!secret) return;
+  const marker = await signRevocationEpoch(secret, { tenantId, epoch: Date.now() + CLOCK_SKEW_MARGIN_MS });
+  await write(epochUrl(tenantId), marker, EPOCH_MAX_AGE_S);
+}
