@@ -43,13 +43,13 @@ export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
   });
   const tools = chatToolSpec(body.tools, body.tool_choice);
   const turn = chatTurn(body.messages);
-  await admitOrRefuse(ctx);
   const runId = `chatcmpl_${crypto.randomUUID()}`;
   const base: ChunkBase = { id: runId, created: Math.floor(Date.now() / 1000), model: body.model ?? "openclaw" };
-  const request = doorRequest(key, runId, turn, tools);
+  const request = doorRequest({ key }, runId, turn, tools);
+  const admitted = await admitOrRefuse(ctx, request);
 
   if (!body.stream) {
-    const outcome = await runToEnd(c, ctx, request);
+    const outcome = await runToEnd(c, ctx, admitted);
     if (outcome.status !== "ok") throw runFailure(outcome);
     const calls = outcome.clientToolCalls ?? [];
     const unmet = unmetToolChoice(tools, calls);
@@ -64,7 +64,7 @@ export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
   void sse.sendJson(roleChunk(base));
   const streaming = (async () => {
     try {
-      const run = await startFollowed(c, ctx, request, (handler) => sse.onGone(handler));
+      const run = await startFollowed(c, ctx, admitted, (handler) => sse.onGone(handler));
       // With client tools on offer the text is held back: a run that ends in tool calls
       // answers the calls alone (OpenClaw drops the commentary before them).
       let held = "";

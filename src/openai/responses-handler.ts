@@ -1,7 +1,7 @@
 import type { Context } from "hono";
+import type { CompletionRequest } from "../domain/completions";
 import type { TenantContext } from "../domain/context";
 import type { AppEnv } from "../http/context";
-import { agentIdOf } from "../keys/session-key";
 import { type ResponsesRequest, responsesRequestSchema } from "../protocol/openai-schemas";
 import { MAX_COMPLETION_BODY_BYTES, readOpenAiBody } from "./body";
 import { agentHeader } from "./chat-handler";
@@ -19,7 +19,7 @@ import {
   textDeltaEvent,
 } from "./responses-wire";
 import { admitOrRefuse, doorRequest, holdsText, runToEnd, startFollowed } from "./run-door";
-import { isDerivedKey, openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
+import { derivedKeyPrefixes, openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
 import { SseStream } from "./sse";
 import { responsesToolSpec, ToolNameConflict, unmetToolChoice } from "./tools";
 
@@ -33,7 +33,7 @@ export async function responses(c: Context<AppEnv>): Promise<Response> {
   const ctx = c.var.tenant;
   const body = await readOpenAiBody(c, responsesRequestSchema, MAX_COMPLETION_BODY_BYTES);
   const agentId = resolveAgent(ctx.config, body.model, agentHeader(c));
-  const key = await responseSessionKey(ctx, body, agentId, c.req.header(SESSION_KEY_HEADER));
+  const key = responseSessionKey(ctx, body, agentId, c.req.header(SESSION_KEY_HEADER));
   const runId = `${RESPONSE_ID_PREFIX}${crypto.randomUUID()}`;
   const base: ResponseBase = { id: runId, createdAt: Math.floor(Date.now() / 1000), model: body.model };
   let tools: ReturnType<typeof responsesToolSpec>;
@@ -45,15 +45,15 @@ export async function responses(c: Context<AppEnv>): Promise<Response> {
     throw error;
   }
   const turn = responsesTurn(body.input, body.instructions);
-  await admitOrRefuse(ctx);
-  const itemId = `msg_${crypto.randomUUID()}`;
   const request = doorRequest(key, runId, turn, tools);
+  const admitted = await admitOrRefuse(ctx, request);
+  const itemId = `msg_${crypto.randomUUID()}`;
   const holdText = holdsText(request);
 
   if (!body.stream) {
     let failure: OpenAiError;
     try {
-      const outcome = await runToEnd(c, ctx, request);
+      const outcome = await runToEnd(c, ctx, admitted);
       if (outcome.status === "ok") {
         const calls = outcome.clientToolCalls ?? [];
         const unmet = unmetToolChoice(tools, calls);
@@ -74,7 +74,7 @@ export async function responses(c: Context<AppEnv>): Promise<Response> {
   for (const event of openingEvents(base, itemId)) void send(event);
   const streaming = (async () => {
     try {
-      const run = await startFollowed(c, ctx, request, (handler) => sse.onGone(handler));
+      const run = await startFollowed(c, ctx, admitted, (handler) => sse.onGone(handler));
       // With client tools on offer the text is held back (a stop at tool calls answers them alone).
       let held = "";
       for await (const delta of run.deltas()) {
@@ -105,26 +105,23 @@ export async function responses(c: Context<AppEnv>): Promise<Response> {
  * The header first; then `previous_response_id`, which continues its response's session when
  * that session was named by these rules (not by a header) for the same agent; then `user`,
  * then a new session. An id that does not qualify is no error: the request falls back, as
- * OpenClaw's does. The mapping is the tenant's run index, so it outlives restarts.
+ * OpenClaw's does. The mapping is the tenant's run index (so it outlives restarts), looked up
+ * in the call that admits the run.
  */
-async function responseSessionKey(
+function responseSessionKey(
   ctx: TenantContext,
   body: ResponsesRequest,
   agentId: string,
   header: string | undefined,
-): Promise<string> {
-  const previous = body.previous_response_id;
-  if (!header?.trim() && previous?.startsWith(RESPONSE_ID_PREFIX)) {
-    const previousKey = await ctx.tenant.runKey(previous);
-    if (previousKey && isDerivedKey(previousKey, "openresponses") && agentIdOf(previousKey) === agentId) {
-      return previousKey;
-    }
-  }
-  return openAiSessionKey({
+): Pick<CompletionRequest, "key" | "continues"> {
+  const key = openAiSessionKey({
     config: ctx.config,
     agentId,
     surface: "openresponses",
     header,
     user: body.user ?? undefined,
   });
+  const previous = body.previous_response_id;
+  if (header?.trim() || !previous?.startsWith(RESPONSE_ID_PREFIX)) return { key };
+  return { key, continues: { runId: previous, keyPrefixes: derivedKeyPrefixes(agentId, "openresponses") } };
 }
