@@ -18,7 +18,7 @@ import {
   responseEvent,
   textDeltaEvent,
 } from "./responses-wire";
-import { admitOrRefuse, doorRequest, holdsText, runToEnd, startFollowed } from "./run-door";
+import { admitOrRefuse, doorRequest, runToEnd, streamRun } from "./run-door";
 import { derivedKeyPrefixes, openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
 import { SseStream } from "./sse";
 import { responsesToolSpec, ToolNameConflict, unmetToolChoice } from "./tools";
@@ -48,7 +48,6 @@ export async function responses(c: Context<AppEnv>): Promise<Response> {
   const request = doorRequest(key, runId, turn, tools);
   const admitted = await admitOrRefuse(ctx, request);
   const itemId = `msg_${crypto.randomUUID()}`;
-  const holdText = holdsText(request);
 
   if (!body.stream) {
     let failure: OpenAiError;
@@ -70,35 +69,26 @@ export async function responses(c: Context<AppEnv>): Promise<Response> {
 
   const sse = new SseStream();
   const send = (event: { event: string; data: string }) => sse.send(event.data, event.event);
+  const fail = (failure: OpenAiError) =>
+    send(responseEvent("response.failed", { response: failedResponse(base, failure) }));
   // Created, in progress, the message item and its part go out before the run starts.
   for (const event of openingEvents(base, itemId)) void send(event);
-  const streaming = (async () => {
-    try {
-      const run = await startFollowed(c, ctx, admitted, (handler) => sse.onGone(handler));
-      // With client tools on offer the text is held back (a stop at tool calls answers them alone).
-      let held = "";
-      for await (const delta of run.deltas()) {
-        if (holdText) held += delta;
-        else if (!(await send(textDeltaEvent(itemId, delta)))) break;
-      }
-      if (sse.gone) return;
-      const outcome = await run.outcome();
+  return streamRun(c, ctx, admitted, sse, {
+    delta: (text) => send(textDeltaEvent(itemId, text)),
+    end: async (outcome, held) => {
       const calls = outcome.clientToolCalls ?? [];
       const unmet = outcome.status === "ok" ? unmetToolChoice(tools, calls) : null;
-      if (outcome.status === "ok" && !unmet) {
-        if (calls.length === 0 && held !== "") await send(textDeltaEvent(itemId, held));
-        for (const event of closingEvents(base, itemId, outcome, calls)) await send(event);
-      } else {
-        const failure = unmet ? new OpenAiError(502, "api_error", unmet) : runFailure(outcome);
-        await send(responseEvent("response.failed", { response: failedResponse(base, failure) }));
+      if (outcome.status !== "ok" || unmet) {
+        await fail(unmet ? new OpenAiError(502, "api_error", unmet) : runFailure(outcome));
+        return;
       }
-    } catch (error) {
-      await send(responseEvent("response.failed", { response: failedResponse(base, toOpenAiError(error)) }));
-    }
-    await sse.done();
-  })();
-  c.executionCtx.waitUntil(streaming);
-  return sse.response();
+      if (calls.length === 0 && held !== "") await send(textDeltaEvent(itemId, held));
+      for (const event of closingEvents(base, itemId, outcome, calls)) await send(event);
+    },
+    fail: async (error) => {
+      await fail(toOpenAiError(error));
+    },
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import type { TenantContext } from "../domain/context";
 import type { RunSnapshot } from "../model/run-types";
 import { OpenAiError } from "./errors";
 import type { AgentTurn } from "./prompt";
+import type { SseStream } from "./sse";
 import type { ClientToolSpec } from "./tools";
 
 /**
@@ -35,7 +36,7 @@ export function doorRequest(
 }
 
 /** With client tools on offer, streamed text is held back: a stop at tool calls answers the calls alone. */
-export function holdsText(request: CompletionRequest): boolean {
+function holdsText(request: CompletionRequest): boolean {
   return (request.clientTools?.length ?? 0) > 0;
 }
 
@@ -66,16 +67,46 @@ export async function runToEnd(c: Context, ctx: TenantContext, admitted: Admitte
   }
 }
 
-/** Starts a followed run for a stream; a client that goes away (or already went) aborts it. */
-export async function startFollowed(
+/** What a streamed completion writes, in its route's shape: a delta (false: the client is gone), the end, a failure. */
+export type StreamWriter = {
+  delta(text: string): Promise<boolean>;
+  /** The run ended; `held` is the text held back while client tools were on offer. */
+  end(outcome: RunSnapshot, held: string): Promise<void>;
+  fail(error: unknown): Promise<void>;
+};
+
+/**
+ * Streams the admitted run into `sse` through `writer`, in the background; answers the SSE
+ * response at once. A client that goes away (or already went) aborts the run. With client
+ * tools on offer the text is held back: a run that ends in tool calls answers the calls alone
+ * (OpenClaw drops the commentary before them).
+ */
+export function streamRun(
   c: Context,
   ctx: TenantContext,
   admitted: AdmittedCompletion,
-  onGone: (handler: () => void) => void,
-): Promise<CompletionRun> {
-  const run = await startCompletion(ctx, admitted, true);
-  onGone(abortOnGone(c, run).abort);
-  return run;
+  sse: SseStream,
+  writer: StreamWriter,
+): Response {
+  const holdText = holdsText(admitted.request);
+  const streaming = (async () => {
+    try {
+      const run = await startCompletion(ctx, admitted, true);
+      sse.onGone(abortOnGone(c, run).abort);
+      let held = "";
+      for await (const delta of run.deltas()) {
+        if (holdText) held += delta;
+        else if (!(await writer.delta(delta))) break;
+      }
+      if (sse.gone) return;
+      await writer.end(await run.outcome(), held);
+    } catch (error) {
+      await writer.fail(error);
+    }
+    await sse.done();
+  })();
+  c.executionCtx.waitUntil(streaming);
+  return sse.response();
 }
 
 /** Aborts the run once the request's signal fires (or at once, when it already did); `stop` stops watching. */
