@@ -15,7 +15,7 @@ import { responses } from "../../src/openai/responses-handler";
 const PREVIOUS_KEY = "agent:main:openresponses:earlier";
 
 /** A tenant context whose objects log every call (`tenant.x`, `session.x`) and answer a one-word run. */
-function countingContext() {
+function countingContext(limited = false) {
   const calls: string[] = [];
   const sessionKeys: string[] = [];
   const tenantAnswers: Record<string, (...args: never[]) => unknown> = {
@@ -23,6 +23,7 @@ function countingContext() {
     admit: () => ({ granted: 1, retryAfterMs: 0, windowEndsAt: 0, perMinute: 60 }),
     recordRunStart: (_runId: string, key: string) => ({ owner: key }),
     admitCompletion: (_runId: string, key: string, continues?: { keyPrefixes: string[] }) => {
+      if (limited) return { limited: { granted: 0, retryAfterMs: 2_500, windowEndsAt: 0, perMinute: 4 } };
       const continued = continues?.keyPrefixes.some((prefix) => PREVIOUS_KEY.startsWith(prefix));
       const runKey = continued ? PREVIOUS_KEY : key;
       return { key: runKey, recorded: { owner: runKey } };
@@ -77,8 +78,9 @@ function tapOf(text: string): ReadableStream<Uint8Array> {
 async function post(
   path: string,
   body: unknown,
-): Promise<{ status: number; text: string; calls: string[]; sessionKeys: string[] }> {
-  const { ctx, calls, sessionKeys } = countingContext();
+  limited = false,
+): Promise<{ status: number; text: string; retryAfter: string | null; calls: string[]; sessionKeys: string[] }> {
+  const { ctx, calls, sessionKeys } = countingContext(limited);
   const app = new Hono<AppEnv>();
   app.onError((error, c) => {
     const failure = toOpenAiError(error);
@@ -96,7 +98,7 @@ async function post(
   const response = await app.request(path, init, {}, executionCtx as never);
   const text = await response.text();
   await Promise.all(pending);
-  return { status: response.status, text, calls, sessionKeys };
+  return { status: response.status, text, retryAfter: response.headers.get("retry-after"), calls, sessionKeys };
 }
 
 /** The calls up to the run's start (the session's startRun); what follows waits for the run. */
@@ -140,5 +142,20 @@ describe("an OpenAI route reaches its run in two calls (issue 37)", () => {
     const whole = await post("/v1/chat/completions", { model: "openclaw", messages });
     expect(JSON.parse(whole.text).choices[0].message.content).toBe("Hi");
     expect(beforeStart(whole.calls)).toEqual(ONE_TENANT_ONE_SESSION);
+  });
+
+  it("over the completions meter: 429 with Retry-After from the one tenant call, no session call", async () => {
+    for (const stream of [false, true]) {
+      const answer = await post("/v1/responses", { model: "openclaw", input: "hi", stream }, true);
+      expect(answer.status).toBe(429);
+      expect(answer.retryAfter).toBe("3");
+      expect(JSON.parse(answer.text)).toEqual({
+        error: {
+          message: "Too many requests: the limit is 4 completions per minute. Please try again later.",
+          type: "rate_limit_error",
+        },
+      });
+      expect(answer.calls).toEqual(["tenant.admitCompletion"]);
+    }
   });
 });
