@@ -90,6 +90,8 @@ export type StartRun = {
    * run not started, as with OpenClaw. A fallback timer releases it if the release never comes.
    */
   hold?: boolean;
+  /** Open the run's live text (`RunTapLine` JSON lines) before it starts and answer it as `tap`. */
+  follow?: boolean;
   /** The pending-entry claim the tenant object made for the session (undefined: not made; the object asks). */
   claimed?: { entry: SessionEntry; version: number } | null;
   /**
@@ -100,6 +102,9 @@ export type StartRun = {
   /** The tenant's transcriptBytesPerSession in force (the session object sets it from its TranscriptQuota). */
   maxSessionBytes?: number;
 };
+
+/** A run's live text as JSON lines (`RunTapLine` of runs/run-taps). */
+export type RunTap = ReadableStream<Uint8Array>;
 
 /** What starting a run answers; `outcome` when the request asked to wait (`waitMs`) and it started. */
 export type StartAnswer = StartResult & { outcome?: RunSnapshot | null };
@@ -200,9 +205,7 @@ export interface SessionApi {
     request: StartRun,
     seed?: SessionSeed,
     policy?: SendPolicyCheck,
-  ): Awaitable<StartAnswer & { sessionId: string; messageId?: string; gate?: Disposable }>;
-  /** The run's live text as JSON lines (`RunTapLine` of runs/run-taps); open it before the run starts. */
-  followRun(runId: string): Awaitable<ReadableStream<Uint8Array>>;
+  ): Awaitable<StartAnswer & { sessionId: string; messageId?: string; gate?: Disposable; tap?: RunTap }>;
   runSnapshot(runId: string): Awaitable<RunSnapshot | null>;
   /** A run as the HTTP API shows it; with `waitMs`, once it ended or after that long. */
   runView(runId: string, waitMs?: number): Awaitable<RunView | null>;

@@ -20,6 +20,14 @@ export type MeterGrant = { granted: number; retryAfterMs: number; windowEndsAt: 
 
 export type { ChangeReason, LiveEvent, SessionUpdate };
 
+/** `previous_response_id`: the run whose session a new run continues, if its key has one of these prefixes. */
+export type ContinuedRun = { runId: string; keyPrefixes: string[] };
+
+/** `admitCompletion`'s answer: over the meter, or the run's session and its `recordRunStart` answer. */
+export type CompletionAdmission =
+  | { limited: MeterGrant & { perMinute: number } }
+  | { key: string; recorded: { owner: string } | { refused: Refusal } };
+
 export type IssuedToken = { tokenId: string; token: string; scopes: OperatorScope[] };
 export type TenantAccess = { scopes: OperatorScope[]; config: TenantConfig };
 
@@ -114,6 +122,12 @@ export interface TenantApi {
    * (an abort without a run id catches it). A run id recorded before is never refused.
    */
   recordRunStart(runId: string, key: string): Awaitable<{ owner: string } | { refused: Refusal }>;
+  /**
+   * An OpenAI route's run before it starts, in one call: the `completions` meter (`limited` when
+   * used up: nothing recorded), then its session (the run `continues` names, when that run's key
+   * has one of its prefixes; else `key`), then `recordRunStart` there.
+   */
+  admitCompletion(runId: string, key: string, continues?: ContinuedRun): Awaitable<CompletionAdmission>;
   /** A slot for one model call of a run, once one is free (FIFO); disposing it gives it back. */
   acquireModelSlot(runId: string): Promise<Disposable>;
   /** The tenant's limits and what is used of them; `override` replaces the operator's values (null clears). */

@@ -1,7 +1,8 @@
+import type { CompletionAdmission, ContinuedRun } from "../contracts/tenant-api";
 import type { ClientTool, RunSnapshot } from "../model/run-types";
 import type { RunTapLine } from "../runs/run-taps";
 import type { TenantContext } from "./context";
-import { startRun } from "./runs";
+import { startRecordedRun } from "./runs";
 
 /**
  * A run started for a caller that waits for its answer over HTTP (the OpenAI-compatible
@@ -23,33 +24,52 @@ export type CompletionRun = {
 const OUTCOME_WAIT_MS = 60_000;
 
 export type CompletionRequest = {
+  /** The session the run goes to unless it `continues` another run's. */
   key: string;
+  continues?: ContinuedRun | undefined;
   runId: string;
   message: string;
   extraSystemPrompt?: string | undefined;
   /** The caller's own tools, offered to the model; a call of one ends the run (`clientToolCalls`). */
   clientTools?: ClientTool[] | undefined;
-  /** Open the live text before the run starts (streaming answers). */
-  follow: boolean;
 };
 
-/** Counts one completion against `rateLimit.completionsPerMinute`; answers the seconds to wait, or 0. */
-export async function admitCompletion(ctx: TenantContext): Promise<{ retryAfterSeconds: number; perMinute: number }> {
-  const { retryAfterMs, perMinute } = await ctx.tenant.admit("completions");
-  return { retryAfterSeconds: retryAfterMs > 0 ? Math.ceil(retryAfterMs / 1000) : 0, perMinute };
+/** A completion the tenant let through its meter: the run's session and its run-start answer. */
+export type AdmittedCompletion = {
+  request: CompletionRequest;
+  recorded: Extract<CompletionAdmission, { key: string }>["recorded"];
+};
+
+/**
+ * Counts one completion against `rateLimit.completionsPerMinute`, settles the run's session and
+ * records its run id: one tenant call. Over the meter it answers the seconds to wait.
+ */
+export async function admitCompletion(
+  ctx: TenantContext,
+  request: CompletionRequest,
+): Promise<AdmittedCompletion | { retryAfterSeconds: number; perMinute: number }> {
+  const admission = await ctx.tenant.admitCompletion(request.runId, request.key, request.continues);
+  if ("limited" in admission) {
+    const { retryAfterMs, perMinute } = admission.limited;
+    return { retryAfterSeconds: Math.ceil(retryAfterMs / 1000), perMinute };
+  }
+  return { request: { ...request, key: admission.key }, recorded: admission.recorded };
 }
 
 /**
- * Starts the run (as the `agent` method does: OpenClaw runs these through its agent command).
- * Refusals before the run (send policy, size) throw DomainError; a started run's failure is
- * in its outcome.
+ * Starts the admitted run (as the `agent` method does: OpenClaw runs these through its agent
+ * command) in one session call; `follow` opens its live text first. Refusals before the run
+ * (run limits, send policy, size) throw DomainError; a started run's failure is in its outcome.
  */
-export async function startCompletion(ctx: TenantContext, request: CompletionRequest): Promise<CompletionRun> {
+export async function startCompletion(
+  ctx: TenantContext,
+  { request, recorded }: AdmittedCompletion,
+  follow: boolean,
+): Promise<CompletionRun> {
   const session = ctx.sessions(request.key);
-  // Opened first, so not even the first delta of a fast run is missed.
-  const tap = request.follow ? await session.followRun(request.runId) : null;
-  try {
-    await startRun(ctx, {
+  const started = await startRecordedRun(
+    ctx,
+    {
       key: request.key,
       runId: request.runId,
       message: request.message,
@@ -57,11 +77,11 @@ export async function startCompletion(ctx: TenantContext, request: CompletionReq
       provenance: { kind: "external_user" },
       ...(request.extraSystemPrompt ? { extraSystemPrompt: request.extraSystemPrompt } : {}),
       ...(request.clientTools?.length ? { clientTools: request.clientTools } : {}),
-    });
-  } catch (error) {
-    await tap?.cancel().catch(() => undefined);
-    throw error;
-  }
+      ...(follow ? { follow } : {}),
+    },
+    recorded,
+  );
+  const tap = started.tap ?? null;
   return {
     runId: request.runId,
     sessionKey: request.key,

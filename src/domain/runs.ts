@@ -1,5 +1,5 @@
 import { hasScope } from "../auth/principal";
-import type { RunCallback, StartResult } from "../contracts/session-api";
+import type { RunCallback, RunTap, StartResult } from "../contracts/session-api";
 import { agentIdOf } from "../keys/session-key";
 import { tooLargeMessage } from "../model/message-limits";
 import type { RunInput, RunSnapshot } from "../model/run-types";
@@ -7,6 +7,7 @@ import { agentModels } from "../policy/agent-models";
 import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { parseSendCommand, SEND_BLOCKED_TEXT } from "../policy/send-policy";
+import type { Refusal } from "../policy/tenant-limits";
 import type { InputProvenance, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { terminalReply } from "../runs/run-payloads";
 import { existingRunResult } from "../runs/run-status";
@@ -31,6 +32,8 @@ export type RunRequest = Omit<RunInput, "callbackBase" | "sandboxed" | "attachme
   resetFirst?: "new" | "reset";
   /** Admit only; the run starts when the answer's `gate` is disposed (see `StartRun.hold`). */
   hold?: boolean;
+  /** The run's live text comes with the answer as `tap` (see `StartRun.follow`). */
+  follow?: boolean;
 };
 
 type Started = Exclude<StartResult, { status: "blocked" | "too_large" }>;
@@ -40,14 +43,27 @@ type Started = Exclude<StartResult, { status: "blocked" | "too_large" }>;
  * The run id is recorded in the tenant's run index first, so `agent.wait` finds it from its
  * id alone, and a run id already used by another session answers from that run.
  */
-export async function startRun(
+export async function startRun(ctx: TenantContext, request: RunRequest): Promise<StartedRun> {
+  // Run ids are tenant-wide (as OpenClaw's dedupe is gateway-wide): a reused id answers from its run.
+  return startRecordedRun(ctx, request, await ctx.tenant.recordRunStart(request.runId, request.key));
+}
+
+type StartedRun = Started & {
+  sessionKey: string;
+  sessionId: string;
+  messageId?: string;
+  gate?: Disposable;
+  tap?: RunTap;
+};
+
+/** `startRun` once the tenant answered `recordRunStart` (a door that asks it with more in one call). */
+export async function startRecordedRun(
   ctx: TenantContext,
   request: RunRequest,
-): Promise<Started & { sessionKey: string; sessionId: string; messageId?: string; gate?: Disposable }> {
-  const { key, runId, ignoreSendPolicy, seed, resetFirst, hold, ...fields } = request;
+  recorded: { owner: string } | { refused: Refusal },
+): Promise<StartedRun> {
+  const { key, runId, ignoreSendPolicy, seed, resetFirst, hold, follow, ...fields } = request;
   const ref = sessionRef(ctx, key);
-  // Run ids are tenant-wide (as OpenClaw's dedupe is gateway-wide): a reused id answers from its run.
-  const recorded = await ctx.tenant.recordRunStart(runId, key);
   if ("refused" in recorded) throw rateLimited(recorded.refused.message, recorded.refused.retryAfterMs);
   const owner = recorded.owner;
   if (owner !== key) {
@@ -84,14 +100,18 @@ export async function startRun(
         userMessage,
         ...(resetFirst ? { resetFirst } : {}),
         ...(hold ? { hold } : {}),
+        ...(follow ? { follow } : {}),
         ...(claimed !== undefined ? { claimed } : {}),
       },
       seed,
       ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },
     ),
   );
-  if (result.status === "blocked") throw new DomainError("invalid", SEND_BLOCKED_TEXT);
-  if (result.status === "too_large") throw new DomainError("too_large", tooLargeMessage(result));
+  if (result.status === "blocked" || result.status === "too_large") {
+    void result.tap?.cancel().catch(() => undefined);
+    if (result.status === "blocked") throw new DomainError("invalid", SEND_BLOCKED_TEXT);
+    throw new DomainError("too_large", tooLargeMessage(result));
+  }
   return { ...result, sessionKey: key };
 }
 

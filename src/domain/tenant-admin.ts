@@ -159,27 +159,19 @@ export async function deleteTenantStep(env: AdminEnv, id: string): Promise<Delet
   const failed = results.filter((r) => r.status === "rejected").length;
   const deleted = results.length - failed;
   const remaining = step.remaining - deleted;
-  const progress = { deleted, failed, remaining };
-  if (remaining > 0)
-    return {
-      tenantId: id,
-      status: "deleting",
-      done: false,
-      deletingSince: step.deletingSince,
-      sessions: progress,
-      attachments: { deleted: 0 },
-    };
+  // Not done yet: this step's sessions, and the attachment files it deleted.
+  const deleting = (filesDeleted: number) => ({
+    tenantId: id,
+    status: "deleting" as const,
+    done: false as const,
+    deletingSince: step.deletingSince,
+    sessions: { deleted, failed, remaining },
+    attachments: { deleted: filesDeleted },
+  });
+  if (remaining > 0) return deleting(0);
 
   const files = await sweepFiles(env.ATTACHMENTS, `${id}/`, DELETE_BATCH_FILES);
-  if (files.more)
-    return {
-      tenantId: id,
-      status: "deleting",
-      done: false,
-      deletingSince: step.deletingSince,
-      sessions: progress,
-      attachments: { deleted: files.deleted },
-    };
+  if (files.more) return deleting(files.deleted);
   await tenant.finishDeletion();
   await directory(env).remove(id);
   return finished(id, deleted, files.deleted);

@@ -18,7 +18,7 @@ import {
 import { OpenAiError, openAiErrorBody, toOpenAiError } from "./errors";
 import { resolveAgent } from "./models";
 import { chatTurn } from "./prompt";
-import { admitOrRefuse, doorRequest, holdsText, runToEnd, startFollowed } from "./run-door";
+import { admitOrRefuse, doorRequest, runToEnd, streamRun } from "./run-door";
 import { openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
 import { SseStream } from "./sse";
 import { chatToolSpec, unmetToolChoice } from "./tools";
@@ -43,13 +43,13 @@ export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
   });
   const tools = chatToolSpec(body.tools, body.tool_choice);
   const turn = chatTurn(body.messages);
-  await admitOrRefuse(ctx);
   const runId = `chatcmpl_${crypto.randomUUID()}`;
   const base: ChunkBase = { id: runId, created: Math.floor(Date.now() / 1000), model: body.model ?? "openclaw" };
-  const request = doorRequest(key, runId, turn, tools);
+  const request = doorRequest({ key }, runId, turn, tools);
+  const admitted = await admitOrRefuse(ctx, request);
 
   if (!body.stream) {
-    const outcome = await runToEnd(c, ctx, request);
+    const outcome = await runToEnd(c, ctx, admitted);
     if (outcome.status !== "ok") throw runFailure(outcome);
     const calls = outcome.clientToolCalls ?? [];
     const unmet = unmetToolChoice(tools, calls);
@@ -58,41 +58,29 @@ export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
   }
 
   const includeUsage = body.stream_options?.include_usage === true;
-  const holdText = holdsText(request);
   const sse = new SseStream();
   // The role chunk goes out before the run starts, as OpenClaw sends it.
   void sse.sendJson(roleChunk(base));
-  const streaming = (async () => {
-    try {
-      const run = await startFollowed(c, ctx, request, (handler) => sse.onGone(handler));
-      // With client tools on offer the text is held back: a run that ends in tool calls
-      // answers the calls alone (OpenClaw drops the commentary before them).
-      let held = "";
-      for await (const delta of run.deltas()) {
-        if (holdText) held += delta;
-        else if (!(await sse.sendJson(contentChunk(base, delta)))) break;
-      }
-      if (sse.gone) return;
-      const outcome = await run.outcome();
-      const calls = outcome.clientToolCalls ?? [];
+  return streamRun(c, ctx, admitted, sse, {
+    delta: (text) => sse.sendJson(contentChunk(base, text)),
+    end: async (outcome, held) => {
       if (outcome.status !== "ok") {
         await sse.sendJson(openAiErrorBody(runFailure(outcome)));
-      } else {
-        const unmet = unmetToolChoice(tools, calls);
-        if (unmet) {
-          await sse.sendJson({ error: { message: unmet, type: "api_error" } });
-        } else {
-          if (calls.length > 0) for (const chunk of toolCallChunks(base, calls)) await sse.sendJson(chunk);
-          else if (held !== "") await sse.sendJson(contentChunk(base, held));
-          await sse.sendJson(finishChunk(base, finishReason(outcome.stopReason, calls)));
-          if (includeUsage) await sse.sendJson(usageChunk(base, chatUsage(outcome.usage)));
-        }
+        return;
       }
-    } catch (error) {
+      const calls = outcome.clientToolCalls ?? [];
+      const unmet = unmetToolChoice(tools, calls);
+      if (unmet) {
+        await sse.sendJson({ error: { message: unmet, type: "api_error" } });
+        return;
+      }
+      if (calls.length > 0) for (const chunk of toolCallChunks(base, calls)) await sse.sendJson(chunk);
+      else if (held !== "") await sse.sendJson(contentChunk(base, held));
+      await sse.sendJson(finishChunk(base, finishReason(outcome.stopReason, calls)));
+      if (includeUsage) await sse.sendJson(usageChunk(base, chatUsage(outcome.usage)));
+    },
+    fail: async (error) => {
       await sse.sendJson(openAiErrorBody(toOpenAiError(error)));
-    }
-    await sse.done();
-  })();
-  c.executionCtx.waitUntil(streaming);
-  return sse.response();
+    },
+  });
 }

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
+import type { CompletionRequest } from "../domain/completions";
 import type { TenantContext } from "../domain/context";
 import type { AppEnv } from "../http/context";
-import { agentIdOf } from "../keys/session-key";
 import { type ResponsesRequest, responsesRequestSchema } from "../protocol/openai-schemas";
 import { MAX_COMPLETION_BODY_BYTES, readOpenAiBody } from "./body";
 import { agentHeader } from "./chat-handler";
@@ -18,8 +18,8 @@ import {
   responseEvent,
   textDeltaEvent,
 } from "./responses-wire";
-import { admitOrRefuse, doorRequest, holdsText, runToEnd, startFollowed } from "./run-door";
-import { isDerivedKey, openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
+import { admitOrRefuse, doorRequest, runToEnd, streamRun } from "./run-door";
+import { derivedKeyPrefixes, openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
 import { SseStream } from "./sse";
 import { responsesToolSpec, ToolNameConflict, unmetToolChoice } from "./tools";
 
@@ -33,7 +33,7 @@ export async function responses(c: Context<AppEnv>): Promise<Response> {
   const ctx = c.var.tenant;
   const body = await readOpenAiBody(c, responsesRequestSchema, MAX_COMPLETION_BODY_BYTES);
   const agentId = resolveAgent(ctx.config, body.model, agentHeader(c));
-  const key = await responseSessionKey(ctx, body, agentId, c.req.header(SESSION_KEY_HEADER));
+  const key = responseSessionKey(ctx, body, agentId, c.req.header(SESSION_KEY_HEADER));
   const runId = `${RESPONSE_ID_PREFIX}${crypto.randomUUID()}`;
   const base: ResponseBase = { id: runId, createdAt: Math.floor(Date.now() / 1000), model: body.model };
   let tools: ReturnType<typeof responsesToolSpec>;
@@ -45,15 +45,14 @@ export async function responses(c: Context<AppEnv>): Promise<Response> {
     throw error;
   }
   const turn = responsesTurn(body.input, body.instructions);
-  await admitOrRefuse(ctx);
-  const itemId = `msg_${crypto.randomUUID()}`;
   const request = doorRequest(key, runId, turn, tools);
-  const holdText = holdsText(request);
+  const admitted = await admitOrRefuse(ctx, request);
+  const itemId = `msg_${crypto.randomUUID()}`;
 
   if (!body.stream) {
     let failure: OpenAiError;
     try {
-      const outcome = await runToEnd(c, ctx, request);
+      const outcome = await runToEnd(c, ctx, admitted);
       if (outcome.status === "ok") {
         const calls = outcome.clientToolCalls ?? [];
         const unmet = unmetToolChoice(tools, calls);
@@ -70,61 +69,49 @@ export async function responses(c: Context<AppEnv>): Promise<Response> {
 
   const sse = new SseStream();
   const send = (event: { event: string; data: string }) => sse.send(event.data, event.event);
+  const fail = (failure: OpenAiError) =>
+    send(responseEvent("response.failed", { response: failedResponse(base, failure) }));
   // Created, in progress, the message item and its part go out before the run starts.
   for (const event of openingEvents(base, itemId)) void send(event);
-  const streaming = (async () => {
-    try {
-      const run = await startFollowed(c, ctx, request, (handler) => sse.onGone(handler));
-      // With client tools on offer the text is held back (a stop at tool calls answers them alone).
-      let held = "";
-      for await (const delta of run.deltas()) {
-        if (holdText) held += delta;
-        else if (!(await send(textDeltaEvent(itemId, delta)))) break;
-      }
-      if (sse.gone) return;
-      const outcome = await run.outcome();
+  return streamRun(c, ctx, admitted, sse, {
+    delta: (text) => send(textDeltaEvent(itemId, text)),
+    end: async (outcome, held) => {
       const calls = outcome.clientToolCalls ?? [];
       const unmet = outcome.status === "ok" ? unmetToolChoice(tools, calls) : null;
-      if (outcome.status === "ok" && !unmet) {
-        if (calls.length === 0 && held !== "") await send(textDeltaEvent(itemId, held));
-        for (const event of closingEvents(base, itemId, outcome, calls)) await send(event);
-      } else {
-        const failure = unmet ? new OpenAiError(502, "api_error", unmet) : runFailure(outcome);
-        await send(responseEvent("response.failed", { response: failedResponse(base, failure) }));
+      if (outcome.status !== "ok" || unmet) {
+        await fail(unmet ? new OpenAiError(502, "api_error", unmet) : runFailure(outcome));
+        return;
       }
-    } catch (error) {
-      await send(responseEvent("response.failed", { response: failedResponse(base, toOpenAiError(error)) }));
-    }
-    await sse.done();
-  })();
-  c.executionCtx.waitUntil(streaming);
-  return sse.response();
+      if (calls.length === 0 && held !== "") await send(textDeltaEvent(itemId, held));
+      for (const event of closingEvents(base, itemId, outcome, calls)) await send(event);
+    },
+    fail: async (error) => {
+      await fail(toOpenAiError(error));
+    },
+  });
 }
 
 /**
  * The header first; then `previous_response_id`, which continues its response's session when
  * that session was named by these rules (not by a header) for the same agent; then `user`,
  * then a new session. An id that does not qualify is no error: the request falls back, as
- * OpenClaw's does. The mapping is the tenant's run index, so it outlives restarts.
+ * OpenClaw's does. The mapping is the tenant's run index (so it outlives restarts), looked up
+ * in the call that admits the run.
  */
-async function responseSessionKey(
+function responseSessionKey(
   ctx: TenantContext,
   body: ResponsesRequest,
   agentId: string,
   header: string | undefined,
-): Promise<string> {
-  const previous = body.previous_response_id;
-  if (!header?.trim() && previous?.startsWith(RESPONSE_ID_PREFIX)) {
-    const previousKey = await ctx.tenant.runKey(previous);
-    if (previousKey && isDerivedKey(previousKey, "openresponses") && agentIdOf(previousKey) === agentId) {
-      return previousKey;
-    }
-  }
-  return openAiSessionKey({
+): Pick<CompletionRequest, "key" | "continues"> {
+  const key = openAiSessionKey({
     config: ctx.config,
     agentId,
     surface: "openresponses",
     header,
     user: body.user ?? undefined,
   });
+  const previous = body.previous_response_id;
+  if (header?.trim() || !previous?.startsWith(RESPONSE_ID_PREFIX)) return { key };
+  return { key, continues: { runId: previous, keyPrefixes: derivedKeyPrefixes(agentId, "openresponses") } };
 }

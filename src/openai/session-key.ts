@@ -52,11 +52,10 @@ export function openAiSessionKey(input: {
 }
 
 /**
- * Whether a key came from the naming rules above rather than from a header: a
- * `previous_response_id` continues such a session only without a header (OpenClaw binds the
- * stored response to the header it was made with).
+ * The keys the naming rules above derive for an agent on a surface, as key prefixes (recorded
+ * keys are canonical): a `previous_response_id` continues such a session only, and only without
+ * a header (OpenClaw binds the stored response to the header it was made with).
  */
-export function isDerivedKey(key: string, surface: KeySurface): boolean {
-  const rest = parseAgentSessionKey(key)?.rest ?? "";
-  return rest.startsWith(`${surface}-user:`) || rest.startsWith(`${surface}:`);
+export function derivedKeyPrefixes(agentId: string, surface: KeySurface): string[] {
+  return [`agent:${agentId}:${surface}-user:`, `agent:${agentId}:${surface}:`];
 }

@@ -82,6 +82,19 @@ function isOrigin(value: string): boolean {
 /** A model's price in USD per million tokens (OpenClaw's model `cost`): usage reports cost with it. */
 const modelCostSchema = z.strictObject({ input: z.number().min(0), output: z.number().min(0) });
 
+/** The fields both model runners (`openai`, `anthropic`) take alike. */
+const modelRunnerFields = {
+  model: z.string().min(1),
+  /**
+   * Name of the deployment secret holding the API key (never the key itself): a MODEL_KEY_*
+   * name the operator granted this tenant, sent only to the hosts it is bound to (docs/secrets.md).
+   */
+  apiKeySecret: deploymentKeyNameSchema.optional(),
+  /** The tenant's own key: a SecretRef to its secret store (OpenClaw's `apiKey` form). */
+  apiKey: storeSecretRefSchema.optional(),
+  maxContextMessages: z.int().min(1).max(500).optional(),
+};
+
 /** How an agent's replies are produced (this service's extension, see README "Runners"). */
 export const runnerConfigSchema = z
   .discriminatedUnion("type", [
@@ -89,15 +102,7 @@ export const runnerConfigSchema = z
     z.strictObject({
       type: z.literal("openai"),
       baseUrl: z.url(),
-      model: z.string().min(1),
-      /**
-       * Name of the deployment secret holding the API key (never the key itself): a MODEL_KEY_*
-       * name the operator granted this tenant, sent only to the hosts it is bound to (docs/secrets.md).
-       */
-      apiKeySecret: deploymentKeyNameSchema.optional(),
-      /** The tenant's own key: a SecretRef to its secret store (OpenClaw's `apiKey` form). */
-      apiKey: storeSecretRefSchema.optional(),
-      maxContextMessages: z.int().min(1).max(500).optional(),
+      ...modelRunnerFields,
       /** The model's output cap per call (sent as `max_completion_tokens`). */
       maxTokens: z.int().min(1).max(1_000_000).optional(),
       cost: modelCostSchema.optional(),
@@ -106,11 +111,7 @@ export const runnerConfigSchema = z
       type: z.literal("anthropic"),
       /** Default https://api.anthropic.com/v1; any Messages-API-compatible endpoint. */
       baseUrl: z.url().optional(),
-      model: z.string().min(1),
-      apiKeySecret: deploymentKeyNameSchema.optional(),
-      /** The tenant's own key: a SecretRef to its secret store. */
-      apiKey: storeSecretRefSchema.optional(),
-      maxContextMessages: z.int().min(1).max(500).optional(),
+      ...modelRunnerFields,
       /** The model's output cap per call (`max_tokens`, which the Messages API requires; default 4096). */
       maxTokens: z.int().min(1).max(1_000_000).optional(),
       cost: modelCostSchema.optional(),

@@ -51,28 +51,20 @@ export const secretPutBodySchema = secretsStoreSetParamsSchema.omit({ name: true
   kind: secretKindSchema.default("secret"),
 });
 
+/** What every store entry lists, whatever its kind. */
+type StoreEntryCommon = {
+  name: string;
+  scopeKind: "team";
+  scopeId: "";
+  createdAtMs: number;
+  updatedAtMs: number;
+  updatedBy?: string;
+};
+
 /** A store entry as listed: a `secret` never carries its value; an `env` entry does (OpenClaw's rule). */
 export type SecretStoreEntry =
-  | {
-      name: string;
-      scopeKind: "team";
-      scopeId: "";
-      createdAtMs: number;
-      updatedAtMs: number;
-      updatedBy?: string;
-      kind: "secret";
-      allowedHosts: string[];
-    }
-  | {
-      name: string;
-      scopeKind: "team";
-      scopeId: "";
-      createdAtMs: number;
-      updatedAtMs: number;
-      updatedBy?: string;
-      kind: "env";
-      value: string;
-    };
+  | (StoreEntryCommon & { kind: "secret"; allowedHosts: string[] })
+  | (StoreEntryCommon & { kind: "env"; value: string });
 
 /** What a write changes, as the tenant object stores it. */
 export type SecretWrite = SecretsStoreSetParams & { updatedBy?: string };

@@ -59,7 +59,7 @@ export class RunAdmission {
       return { runId: request.runId, status: "blocked", sessionId: host.entry()?.sessionId ?? "" };
     }
     const now = Date.now();
-    const { resetFirst: _resetFirst, waitMs, claimed: _claimed, offeredModels, ...run } = request;
+    const { resetFirst: _resetFirst, waitMs, claimed: _claimed, follow: _follow, offeredModels, ...run } = request;
     const stored = this.isStoredRun(request.runId);
     const fresh = !stored && this.pendingAborts.begin(request.runId);
     if (!stored && !fresh) {

@@ -1,3 +1,4 @@
+import type { RunTap } from "../contracts/session-api";
 import type { LiveEvent } from "../contracts/tenant-api";
 
 /**
@@ -23,7 +24,7 @@ export class RunTaps {
   private readonly encoder = new TextEncoder();
 
   /** A byte stream of JSON lines (RunTapLine) for the run; cancelling it drops the tap. */
-  open(runId: string): ReadableStream<Uint8Array> {
+  open(runId: string): RunTap {
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const tap: Tap = {
       writer: writable.getWriter(),
@@ -38,6 +39,25 @@ export class RunTaps {
     // A reader that went away (client disconnected) shows up as a failed write.
     tap.writer.closed.catch(() => this.close(runId, tap));
     return readable;
+  }
+
+  /**
+   * `start` of a run with its tap (when `follow`) opened first and answered as `tap`; a start
+   * that throws drops it.
+   */
+  async around<T extends object>(
+    runId: string,
+    follow: boolean | undefined,
+    start: () => Promise<T>,
+  ): Promise<T & { tap?: RunTap }> {
+    const tap = follow ? this.open(runId) : undefined;
+    try {
+      const answer = await start();
+      return tap ? { ...answer, tap } : answer;
+    } catch (error) {
+      void tap?.cancel().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Every live event of the session passes here; the ones of a tapped run are forwarded. */

@@ -11,6 +11,7 @@ import type {
   PatchOptions,
   ReadQuery,
   RunCallback,
+  RunTap,
   SendPolicyCheck,
   SessionApi,
   SessionRef,
@@ -174,24 +175,22 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   // ── Runs ────────────────────────────────────────────────────────────────
 
-  /** Starts (or dedupes) a run; the session is created when absent. */
+  /** Starts (or dedupes) a run; the session is created when absent. `follow`: its live text comes as `tap`. */
   async startRun(
     ref: SessionRef,
     request: StartRun,
     seed?: SessionSeed,
     policy?: SendPolicyCheck,
-  ): Promise<StartAnswer & { sessionId: string; messageId?: string; gate?: RunGate }> {
-    // Before anything reads the entry (its send policy); an abort meanwhile is an unarrived run (abortRun's `expected`).
-    await this.parts.claims.adopt("write", ref, request.claimed);
-    const maxSessionBytes = await this.parts.transcriptQuota.admitAppend(ref.tenantId);
-    const answer = await this.parts.admission.start(ref, { ...request, maxSessionBytes }, seed, policy);
+  ): Promise<StartAnswer & { sessionId: string; messageId?: string; gate?: RunGate; tap?: RunTap }> {
+    // The tap opens before the run, so not even its first delta is missed.
+    const answer = await this.parts.runTaps.around(request.runId, request.follow, async () => {
+      // Before anything reads the entry (its send policy); an abort meanwhile is an unarrived run (abortRun's `expected`).
+      await this.parts.claims.adopt("write", ref, request.claimed);
+      const maxSessionBytes = await this.parts.transcriptQuota.admitAppend(ref.tenantId);
+      return this.parts.admission.start(ref, { ...request, maxSessionBytes }, seed, policy);
+    });
     if (!request.hold || answer.status !== "started") return answer;
     return { ...answer, gate: new RunGate(() => this.parts.runs.release(answer.runId)) };
-  }
-
-  /** The run's live text as JSON lines (`RunTapLine`); opened before the run starts. */
-  followRun(runId: string): ReadableStream<Uint8Array> {
-    return this.parts.runTaps.open(runId);
   }
 
   runSnapshot(runId: string): RunSnapshot | null {

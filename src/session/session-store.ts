@@ -107,6 +107,25 @@ export type EntryState = {
   publishedSeq: number;
 };
 
+/** The entry row's version columns, as stored. */
+type EntryVersionRow = {
+  version: number;
+  indexed_version: number;
+  published_session_id: string | null;
+  published_seq: number;
+};
+const ENTRY_VERSION_COLUMNS = "version, indexed_version, published_session_id, published_seq";
+
+function entryState(entry: SessionEntry, row: EntryVersionRow): EntryState {
+  return {
+    entry,
+    version: row.version,
+    indexedVersion: row.indexed_version,
+    publishedSessionId: row.published_session_id,
+    publishedSeq: row.published_seq,
+  };
+}
+
 /** Ingest idempotency keys are honoured for a day (OpenClaw's gateway dedupe keeps 5 minutes). */
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
 const IDEMPOTENCY_PRUNE_EVERY = 200;
@@ -184,50 +203,25 @@ export class SessionStore {
   /** The entry with its version and how far the tenant acknowledged it (the cached copy: do not mutate). */
   loadEntry(): EntryState | undefined {
     if (this.state === undefined) {
-      const row = first<{
-        json: string;
-        version: number;
-        indexed_version: number;
-        published_session_id: string | null;
-        published_seq: number;
-      }>(
+      const row = first<EntryVersionRow & { json: string }>(
         this.sql,
-        "SELECT json, version, indexed_version, published_session_id, published_seq FROM entry WHERE id = 1",
+        `SELECT json, ${ENTRY_VERSION_COLUMNS} FROM entry WHERE id = 1`,
       );
-      this.state = row
-        ? {
-            entry: JSON.parse(row.json) as SessionEntry,
-            version: row.version,
-            indexedVersion: row.indexed_version,
-            publishedSessionId: row.published_session_id,
-            publishedSeq: row.published_seq,
-          }
-        : null;
+      this.state = row ? entryState(JSON.parse(row.json) as SessionEntry, row) : null;
     }
     return this.state ?? undefined;
   }
 
   /** Stores the entry and returns its new version (bumped on every change). */
   saveEntry(entry: SessionEntry): number {
-    const row = first<{
-      version: number;
-      indexed_version: number;
-      published_session_id: string | null;
-      published_seq: number;
-    }>(
+    const row = first<EntryVersionRow>(
       this.sql,
       `INSERT INTO entry (id, json, version) VALUES (1, ?, 1)
        ON CONFLICT(id) DO UPDATE SET json = excluded.json, version = entry.version + 1
-       RETURNING version, indexed_version, published_session_id, published_seq`,
+       RETURNING ${ENTRY_VERSION_COLUMNS}`,
       JSON.stringify(entry),
     )!;
-    this.state = {
-      entry,
-      version: row.version,
-      indexedVersion: row.indexed_version,
-      publishedSessionId: row.published_session_id,
-      publishedSeq: row.published_seq,
-    };
+    this.state = entryState(entry, row);
     return row.version;
   }
 

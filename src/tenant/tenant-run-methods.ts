@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { CompletionAdmission, ContinuedRun } from "../contracts/tenant-api";
 import type { LimitsState, Meter, Refusal, TranscriptLimits } from "../policy/tenant-limits";
 import type { RunIndex } from "./run-index";
 import type { ModelSlot } from "./run-quota";
@@ -21,6 +22,15 @@ export abstract class TenantRunMethods extends DurableObject<Env> {
     // A run id seen before answers from its run: it is not counted again.
     const refused = this.runs.keyOf(runId) === null ? this.quota.admitRun(runId) : null;
     return refused ? { refused } : { owner: this.runs.record(runId, key, true) };
+  }
+
+  admitCompletion(runId: string, key: string, continues?: ContinuedRun): CompletionAdmission {
+    const meter = this.admit("completions");
+    if (meter.retryAfterMs > 0) return { limited: meter };
+    const previous = continues ? this.runs.keyOf(continues.runId) : null;
+    const continued = previous !== null && continues!.keyPrefixes.some((prefix) => previous.startsWith(prefix));
+    const runKey = continued ? previous : key;
+    return { key: runKey, recorded: this.recordRunStart(runId, runKey) };
   }
 
   acquireModelSlot(runId: string): Promise<ModelSlot> {

@@ -1,13 +1,20 @@
 import type { ListScope } from "../contracts/tenant-api";
 import type { TenantContext } from "../domain/context";
 import { canonicalKey } from "../domain/keys";
-import { agentIdOf, looksLikeSessionId, shouldResolveAsSessionId, toInternalKey } from "../keys/session-key";
+import {
+  agentIdOf,
+  looksLikeSessionId,
+  shouldResolveAsSessionId,
+  toDisplayKey,
+  toInternalKey,
+} from "../keys/session-key";
 import type { SessionRow } from "../model/session-row";
 import { sandboxToolsVisibility } from "../policy/sandbox";
 import {
   type AccessAction,
   checkSessionAccess,
   matchesAgentToAgentAllow,
+  noSessionFoundText,
   resolveVisibility,
   type SessionVisibility,
   sessionNotFoundText,
@@ -118,4 +125,29 @@ export async function resolveReference(
       : { status: "error", error: sessionNotFoundText(trimmed) };
   }
   return { key: owner.key, sessionId };
+}
+
+/**
+ * The session a reading tool names (`sessions_history`, `sessions_wait`), once it is visible to
+ * the requester: its key, display key and the sessionId it was named by; else the tool's
+ * answer. `mustExist`: a key no session has is an error before visibility (as the real
+ * gateway's `sessions.resolve` first); a sessionId was found by its owner, so it exists.
+ */
+export async function visibleTarget(
+  ctx: TenantContext,
+  requester: Requester,
+  reference: string,
+  options: { mustExist?: boolean } = {},
+): Promise<{ key: string; display: string; sessionId?: string } | { refusal: Record<string, unknown> }> {
+  const policy = accessPolicy(ctx, requester);
+  const resolved = await resolveReference(ctx, requester, policy, reference);
+  if (!("key" in resolved)) return { refusal: resolved };
+  const key = resolved.key;
+  if (options.mustExist && resolved.sessionId === undefined && !(await ctx.tenant.session(key))) {
+    return { refusal: { status: "error", error: noSessionFoundText(key) } };
+  }
+  const display = toDisplayKey(key, ctx.config.session, requester.agentId);
+  const denied = await checkTarget(ctx, requester, policy, key, "history");
+  if (denied) return { refusal: { ...denied, sessionKey: display } };
+  return { ...resolved, display };
 }

@@ -1,6 +1,7 @@
 import type { TenantContext } from "../domain/context";
 import { canonicalKey, mainKeyOf } from "../domain/keys";
 import { agentIdOf, subagentDepth } from "../keys/session-key";
+import type { SessionRow } from "../model/session-row";
 import { defaultAgentId } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 
@@ -11,6 +12,8 @@ export type Requester = {
   sandboxed: boolean;
   spawnDepth: number;
   isSubagent: boolean;
+  /** Its index row when the caller read it already (an operator's requester): not read again. */
+  row?: SessionRow | null;
 };
 
 /**
@@ -46,5 +49,6 @@ export async function operatorRequester(ctx: TenantContext, rawKey: string | und
     sandboxed: isSandboxedSession(ctx.config, { key, agentId, recordedSandboxed: row?.sandboxed === true }),
     spawnDepth,
     isSubagent: spawnDepth > 0 || key.includes(":subagent:"),
+    row,
   };
 }

@@ -1,12 +1,10 @@
 import type { z } from "zod";
 import { HISTORY_READ_MAX_BYTES } from "../contracts/session-api";
 import type { TenantContext } from "../domain/context";
-import { toDisplayKey } from "../keys/session-key";
 import { parseMessage } from "../model/message-record";
-import { noSessionFoundText } from "../policy/visibility";
 import type { sessionsHistoryArgsSchema } from "../protocol/tools";
 import { sanitizeToolHistory } from "../render/sanitize";
-import { accessPolicy, checkTarget, resolveReference } from "./access";
+import { visibleTarget } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
 
@@ -18,18 +16,9 @@ type Args = z.infer<typeof sessionsHistoryArgsSchema>;
 
 /** `sessions_history`: one visible session's transcript, sanitized for a model to read. */
 export async function sessionsHistory(ctx: TenantContext, requester: Requester, args: Args): Promise<ToolResult> {
-  const policy = accessPolicy(ctx, requester);
-  const resolved = await resolveReference(ctx, requester, policy, args.sessionKey);
-  if (!("key" in resolved)) return jsonResult(resolved);
-  const key = resolved.key;
-  // Like the real gateway (sessions.resolve first): a key no session has is the tool's error,
-  // before visibility. A sessionId was found by its owner, so it exists.
-  if (resolved.sessionId === undefined && !(await ctx.tenant.session(key))) {
-    return jsonResult({ status: "error", error: noSessionFoundText(key) });
-  }
-  const display = toDisplayKey(key, ctx.config.session, requester.agentId);
-  const denied = await checkTarget(ctx, requester, policy, key, "history");
-  if (denied) return jsonResult({ ...denied, sessionKey: display });
+  const target = await visibleTarget(ctx, requester, args.sessionKey, { mustExist: true });
+  if ("refusal" in target) return jsonResult(target.refusal);
+  const { key, display } = target;
 
   const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(args.limit ?? DEFAULT_LIMIT)));
   const includeTools = args.includeTools === true;
@@ -39,7 +28,7 @@ export async function sessionsHistory(ctx: TenantContext, requester: Requester, 
     limit,
     includeTools,
     maxBytes: HISTORY_READ_MAX_BYTES,
-    ...(resolved.sessionId !== undefined ? { sessionId: resolved.sessionId } : {}),
+    ...(target.sessionId !== undefined ? { sessionId: target.sessionId } : {}),
   });
   const messages = (page?.messages ?? []).map(parseMessage);
   const sanitized = sanitizeToolHistory(messages, { includeTools });

@@ -63,8 +63,12 @@ export async function sessionsSend(
   const key = target.key;
   const display = toDisplayKey(key, ctx.config.session, requester.agentId);
   const tenant = ctx.tenant;
-  // Both rows in one round: the target's decides visibility, both give the channels.
-  const [targetRow, requesterRow] = await Promise.all([tenant.session(key), tenant.session(requester.key)]);
+  // Both rows in one round: the target's decides visibility, both give the channels (an
+  // operator's requester row came with the requester).
+  const [targetRow, requesterRow] = await Promise.all([
+    tenant.session(key),
+    requester.row !== undefined ? requester.row : tenant.session(requester.key),
+  ]);
   const denied = await checkTarget(ctx, requester, policy, key, "send", targetRow);
   if (denied) return fail(denied.status, denied.error, display);
   // Only an agent's main session is created by a send; any other key must name a session.

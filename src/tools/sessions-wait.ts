@@ -1,10 +1,9 @@
 import type { z } from "zod";
 import type { TenantContext } from "../domain/context";
-import { toDisplayKey } from "../keys/session-key";
 import { parseMessage } from "../model/message-record";
 import type { sessionsWaitArgsSchema } from "../protocol/tools";
 import { sanitizeToolHistory } from "../render/sanitize";
-import { accessPolicy, checkTarget, resolveReference } from "./access";
+import { visibleTarget } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
 
@@ -24,13 +23,9 @@ type Args = z.infer<typeof sessionsWaitArgsSchema>;
  * It follows the session's current transcript (after a reset seqs start again at 1).
  */
 export async function sessionsWait(ctx: TenantContext, requester: Requester, args: Args): Promise<ToolResult> {
-  const policy = accessPolicy(ctx, requester);
-  const resolved = await resolveReference(ctx, requester, policy, args.sessionKey);
-  if (!("key" in resolved)) return jsonResult(resolved);
-  const key = resolved.key;
-  const display = toDisplayKey(key, ctx.config.session, requester.agentId);
-  const denied = await checkTarget(ctx, requester, policy, key, "history");
-  if (denied) return jsonResult({ ...denied, sessionKey: display });
+  const target = await visibleTarget(ctx, requester, args.sessionKey);
+  if ("refusal" in target) return jsonResult(target.refusal);
+  const { key, display } = target;
 
   const afterSeq = Math.max(0, Math.floor(args.afterSeq ?? 0));
   const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(args.limit ?? DEFAULT_LIMIT)));

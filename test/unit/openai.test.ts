@@ -4,7 +4,7 @@ import { runFailure } from "../../src/openai/chat-wire";
 import { OpenAiError, schemaMessage } from "../../src/openai/errors";
 import { modelIds, parseModelTarget, resolveAgent, retrieveModel } from "../../src/openai/models";
 import { chatTurn, responsesTurn } from "../../src/openai/prompt";
-import { isDerivedKey, isReservedSessionKey, openAiSessionKey } from "../../src/openai/session-key";
+import { derivedKeyPrefixes, isReservedSessionKey, openAiSessionKey } from "../../src/openai/session-key";
 import { chatToolSpec, responsesToolSpec, unmetToolChoice } from "../../src/openai/tools";
 import type { TenantConfig } from "../../src/protocol/config";
 import { chatCompletionRequestSchema, responsesRequestSchema } from "../../src/protocol/openai-schemas";
@@ -107,10 +107,15 @@ describe("session keys (SPEC §3.3, §5.3)", () => {
   });
 
   it("tells derived keys from header keys (previous_response_id continues only derived ones)", () => {
-    expect(isDerivedKey("agent:main:openresponses:0b7e", "openresponses")).toBe(true);
-    expect(isDerivedKey("agent:main:openresponses-user:dana", "openresponses")).toBe(true);
-    expect(isDerivedKey("agent:main:my-thread", "openresponses")).toBe(false);
-    expect(isDerivedKey("agent:main:openai-user:dana", "openresponses")).toBe(false);
+    const derived = (key: string, agentId = "main") =>
+      derivedKeyPrefixes(agentId, "openresponses").some((prefix) => key.startsWith(prefix));
+    expect(derived("agent:main:openresponses:0b7e")).toBe(true);
+    expect(derived("agent:main:openresponses-user:dana")).toBe(true);
+    expect(derived("agent:main:my-thread")).toBe(false);
+    expect(derived("agent:main:openai-user:dana")).toBe(false);
+    expect(derived("agent:main:openresponsesx:0b7e")).toBe(false);
+    expect(derived("agent:research:openresponses:0b7e")).toBe(false);
+    expect(derived("agent:research:openresponses:0b7e", "research")).toBe(true);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { SlackConfig, SlackEnvelope, SlackMessageEvent } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
-import type { ChannelTurn, InboundDecision } from "../adapter";
+import type { InboundDecision } from "../adapter";
+import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
 
 /**
@@ -67,13 +68,13 @@ function isDirect(event: SlackMessageEvent): boolean {
 
 function decideDirect(input: SlackRoutingInput, event: SlackMessageEvent, text: string): InboundDecision {
   const senderId = event.user!;
-  const policy = input.slack.dmPolicy ?? "pairing";
-  if (policy === "disabled") return ignore("direct messages disabled");
-  const allowed = policy === "open" || listed(input.slack.allowFrom, senderId) || input.approved.has(senderId);
-  if (!allowed) {
-    if (policy !== "pairing") return ignore("sender not in allowFrom");
-    return { action: "pairing", ask: { senderId, chatId: event.channel!, meta: { accountId: SLACK_ACCOUNT } } };
-  }
+  const sender = { listed: listed(input.slack.allowFrom, senderId), approved: input.approved.has(senderId) };
+  const refused = directRefusal(input.slack.dmPolicy, sender, () => ({
+    senderId,
+    chatId: event.channel!,
+    meta: { accountId: SLACK_ACCOUNT },
+  }));
+  if (refused) return refused;
   const sessionKey = directSessionKey({
     config: input.config,
     agentId: input.agentId,
@@ -88,11 +89,11 @@ function decideDirect(input: SlackRoutingInput, event: SlackMessageEvent, text: 
     accountId: SLACK_ACCOUNT,
     ...(event.thread_ts ? { threadId: event.thread_ts } : {}),
   };
-  return turn({
+  return replyTurn({
     sessionKey,
     text,
     senderId,
-    seed: { channel: SLACK, chatType: "direct", deliveryContext: replyTarget },
+    chatType: "direct",
     replyTarget,
     ack: { chatId: event.channel! },
   });
@@ -127,11 +128,11 @@ function decideChannel(input: SlackRoutingInput, event: SlackMessageEvent, text:
     accountId: SLACK_ACCOUNT,
     ...(threadTs ? { threadId: threadTs } : {}),
   };
-  return turn({
+  return replyTurn({
     sessionKey,
     text,
     senderId: event.user!,
-    seed: { channel: SLACK, chatType: "channel", deliveryContext: replyTarget },
+    chatType: "channel",
     replyTarget,
     // The 👀 reaction answers a mention where one was required (recorded for C0MENTION only).
     ack: { chatId: channelId, ...(requireMention ? { reactToMessageId: event.ts! } : {}) },
@@ -148,12 +149,4 @@ function listed(list: ReadonlyArray<string | number> | undefined, senderId: stri
       .toUpperCase();
     return value === "*" || value === sender;
   });
-}
-
-function turn(value: ChannelTurn): InboundDecision {
-  return { action: "turn", turn: value };
-}
-
-function ignore(reason: string): InboundDecision {
-  return { action: "ignore", reason };
 }

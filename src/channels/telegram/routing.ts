@@ -1,6 +1,7 @@
 import type { TelegramConfig, TelegramMessage, TelegramUpdate } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
-import type { ChannelTurn, InboundDecision } from "../adapter";
+import type { InboundDecision } from "../adapter";
+import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
 
 /**
@@ -41,14 +42,13 @@ export function decideTelegram(input: RoutingInput): InboundDecision {
 
 function decideDirect(input: RoutingInput, message: TelegramMessage, text: string): InboundDecision {
   const senderId = String(message.from!.id);
-  const policy = input.telegram.dmPolicy ?? "pairing";
-  if (policy === "disabled") return ignore("direct messages disabled");
-  const allowed = policy === "open" || listed(input.telegram.allowFrom, senderId) || input.approved.has(senderId);
-  if (!allowed) {
-    if (policy !== "pairing") return ignore("sender not in allowFrom");
-    return { action: "pairing", ask: { senderId, chatId: String(message.chat.id), meta: senderMeta(message) } };
-  }
-  const to = `${TELEGRAM}:${message.chat.id}`;
+  const sender = { listed: listed(input.telegram.allowFrom, senderId), approved: input.approved.has(senderId) };
+  const refused = directRefusal(input.telegram.dmPolicy, sender, () => ({
+    senderId,
+    chatId: String(message.chat.id),
+    meta: senderMeta(message),
+  }));
+  if (refused) return refused;
   const sessionKey = directSessionKey({
     config: input.config,
     agentId: input.agentId,
@@ -56,17 +56,13 @@ function decideDirect(input: RoutingInput, message: TelegramMessage, text: strin
     accountId: DEFAULT_ACCOUNT,
     peerId: senderId,
   });
-  return turn({
+  return replyTurn({
     sessionKey,
     text,
     senderId,
-    seed: {
-      channel: TELEGRAM,
-      chatType: "direct",
-      displayName: displayNameOf(message),
-      deliveryContext: { channel: TELEGRAM, to, accountId: DEFAULT_ACCOUNT },
-    },
-    replyTarget: { channel: TELEGRAM, to, accountId: DEFAULT_ACCOUNT },
+    chatType: "direct",
+    displayName: displayNameOf(message),
+    replyTarget: { channel: TELEGRAM, to: `${TELEGRAM}:${message.chat.id}`, accountId: DEFAULT_ACCOUNT },
     ack: { chatId: String(message.chat.id) },
   });
 }
@@ -102,16 +98,12 @@ function decideGroup(input: RoutingInput, message: TelegramMessage, text: string
     accountId: DEFAULT_ACCOUNT,
     ...(topic !== undefined ? { threadId: topic } : {}),
   };
-  return turn({
+  return replyTurn({
     sessionKey,
     text,
     senderId,
-    seed: {
-      channel: TELEGRAM,
-      chatType: "group",
-      displayName: `Group ${groupId}`,
-      deliveryContext: replyTarget,
-    },
+    chatType: "group",
+    displayName: `Group ${groupId}`,
     replyTarget,
     ack: {
       chatId: groupId,
@@ -165,12 +157,4 @@ function senderMeta(message: TelegramMessage): Record<string, string> {
 function displayNameOf(message: TelegramMessage): string {
   const from = message.from!;
   return from.username ? `@${from.username}` : (from.first_name ?? String(from.id));
-}
-
-function turn(value: ChannelTurn): InboundDecision {
-  return { action: "turn", turn: value };
-}
-
-function ignore(reason: string): InboundDecision {
-  return { action: "ignore", reason };
 }

@@ -47,6 +47,19 @@ export type Operation = {
   errorShape?: "openai";
 };
 
+type Place = Pick<Operation, "scope" | "tag">;
+
+/** A family of routes whose shared fields (where it is served, its tag, maybe its auth) are written once. */
+export function operationFamily(
+  family: Place & Pick<Operation, "auth">,
+  operations: Omit<Operation, "scope" | "tag" | "auth">[],
+): Operation[];
+export function operationFamily(family: Place, operations: Omit<Operation, "scope" | "tag">[]): Operation[];
+export function operationFamily(family: Place & Partial<Operation>, operations: Partial<Operation>[]): Operation[] {
+  // Each overload makes the family's fields and an operation's together a whole Operation.
+  return operations.map((operation) => ({ ...family, ...operation }) as Operation);
+}
+
 const ERROR_TEXT: Record<number, string> = {
   400: "Invalid input (the message names the field).",
   401: "Missing or unknown token (for this tenant).",

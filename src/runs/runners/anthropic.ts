@@ -1,10 +1,8 @@
 import type { RunUsage } from "../../model/run-types";
-import { upstreamFailureDetail, upstreamFailureText } from "../../model/upstream-failure";
-import { guardedFetch } from "../../util/guarded-fetch";
 import { parseToolArguments } from "../tool-loop/tool-calls";
 import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
 import { runnerCredential } from "./runner-keys";
-import { sseData } from "./sse";
+import { postModelStream } from "./sse";
 
 /** The Messages API version this wire module speaks. */
 const ANTHROPIC_VERSION = "2023-06-01";
@@ -51,29 +49,8 @@ export const anthropicRunner: Runner = async (request) => {
     stream: true,
   };
 
-  let response: Response;
-  try {
-    response = await guardedFetch(
-      messagesEndpoint(config.baseUrl),
-      {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "anthropic-version": ANTHROPIC_VERSION,
-          ...(apiKey ? { "x-api-key": apiKey } : {}),
-        },
-        body: JSON.stringify(body),
-        signal: request.signal,
-      },
-      request.outbound,
-    );
-  } catch (error) {
-    if (request.signal.aborted) throw error;
-    throw new RunnerError(`model endpoint unreachable: ${(error as Error).message}`);
-  }
-  if (!response.ok || !response.body) {
-    throw new RunnerError(upstreamFailureText(response.status, await upstreamFailureDetail(response, [apiKey])));
-  }
+  const headers = { "anthropic-version": ANTHROPIC_VERSION, ...(apiKey ? { "x-api-key": apiKey } : {}) };
+  const stream = await postModelStream(request, messagesEndpoint(config.baseUrl), headers, body, apiKey);
 
   const blocks: Block[] = [];
   let text = "";
@@ -82,7 +59,7 @@ export const anthropicRunner: Runner = async (request) => {
   let input = 0;
   let output = 0;
   let stopped = false;
-  for await (const data of sseData(response.body)) {
+  for await (const data of stream) {
     let event: Record<string, unknown>;
     try {
       event = JSON.parse(data);

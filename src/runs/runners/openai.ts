@@ -1,10 +1,8 @@
 import type { RunUsage } from "../../model/run-types";
-import { upstreamFailureDetail, upstreamFailureText } from "../../model/upstream-failure";
-import { guardedFetch } from "../../util/guarded-fetch";
 import { parseToolArguments, sanitizeToolCallId } from "../tool-loop/tool-calls";
 import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
 import { runnerCredential } from "./runner-keys";
-import { sseData } from "./sse";
+import { postModelStream } from "./sse";
 
 /**
  * Any OpenAI-compatible `POST /v1/chat/completions`, streaming. Deltas are reported as
@@ -34,32 +32,21 @@ export const openaiRunner: Runner = async (request) => {
     endpoint,
   );
 
-  let response: Response;
-  try {
-    response = await guardedFetch(
-      endpoint,
-      {
-        method: "POST",
-        headers: { "content-type": "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-        body: JSON.stringify({
-          model: config.model,
-          messages,
-          stream: true,
-          stream_options: { include_usage: true },
-          ...tools,
-          ...(request.maxTokens ? { max_completion_tokens: request.maxTokens } : {}),
-        }),
-        signal: request.signal,
-      },
-      request.outbound,
-    );
-  } catch (error) {
-    if (request.signal.aborted) throw error;
-    throw new RunnerError(`model endpoint unreachable: ${(error as Error).message}`);
-  }
-  if (!response.ok || !response.body) {
-    throw new RunnerError(upstreamFailureText(response.status, await upstreamFailureDetail(response, [apiKey])));
-  }
+  const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+  const stream = await postModelStream(
+    request,
+    endpoint,
+    headers,
+    {
+      model: config.model,
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+      ...tools,
+      ...(request.maxTokens ? { max_completion_tokens: request.maxTokens } : {}),
+    },
+    apiKey,
+  );
 
   let text = "";
   let usage: RunUsage | undefined;
@@ -68,7 +55,7 @@ export const openaiRunner: Runner = async (request) => {
   const calls: Array<{ id: string; name: string; args: string }> = [];
   let sawDone = false;
   let sawChunk = false;
-  for await (const data of sseData(response.body)) {
+  for await (const data of stream) {
     if (data === "[DONE]") {
       sawDone = true;
       break;

@@ -1,0 +1,45 @@
+import type { DeliveryTarget } from "../model/delivery";
+import type { DM_POLICIES } from "../protocol/channels";
+import type { ChannelAck, InboundDecision, PairingAsk } from "./adapter";
+
+/** The steps every channel's routing decision shares (telegram/routing.ts, slack/routing.ts). */
+
+export function ignore(reason: string): InboundDecision {
+  return { action: "ignore", reason };
+}
+
+/**
+ * A direct message under `dmPolicy` (default `pairing`): null when the sender may talk (`open`,
+ * named in allowFrom, or approved through pairing); else ignored, or `ask`ed to pair.
+ */
+export function directRefusal(
+  policy: (typeof DM_POLICIES)[number] | undefined,
+  sender: { listed: boolean; approved: boolean },
+  ask: () => PairingAsk,
+): InboundDecision | null {
+  const dmPolicy = policy ?? "pairing";
+  if (dmPolicy === "disabled") return ignore("direct messages disabled");
+  if (dmPolicy === "open" || sender.listed || sender.approved) return null;
+  if (dmPolicy !== "pairing") return ignore("sender not in allowFrom");
+  return { action: "pairing", ask: ask() };
+}
+
+/** A turn answered where it came from: the session's route (its seed) and the reply are `replyTarget`. */
+export function replyTurn(input: {
+  sessionKey: string;
+  text: string;
+  senderId: string;
+  chatType: "direct" | "group" | "channel";
+  displayName?: string;
+  replyTarget: DeliveryTarget;
+  ack: ChannelAck;
+}): InboundDecision {
+  const { sessionKey, text, senderId, chatType, displayName, replyTarget, ack } = input;
+  const seed = {
+    channel: replyTarget.channel,
+    chatType,
+    ...(displayName !== undefined ? { displayName } : {}),
+    deliveryContext: replyTarget,
+  };
+  return { action: "turn", turn: { sessionKey, text, senderId, seed, replyTarget, ack } };
+}
