@@ -43,7 +43,10 @@ describe("Timers: many jobs on one alarm", () => {
     expect(storage.alarmWrites).toBe(1);
 
     const ran: string[] = [];
-    const handlers: TimerHandlers<Kind> = { a: (ref) => void ran.push(`a:${ref}`), b: (ref) => void ran.push(`b:${ref}`) };
+    const handlers: TimerHandlers<Kind> = {
+      a: (ref) => void ran.push(`a:${ref}`),
+      b: (ref) => void ran.push(`b:${ref}`),
+    };
     vi.setSystemTime(T0 + 250);
     await timers.fire(handlers, T0 + 250);
     expect(ran).toEqual(["b:first", "a:second"]);
@@ -81,8 +84,15 @@ describe("Timers: many jobs on one alarm", () => {
     const { storage, timers } = table();
     timers.set("a", "job", T0);
     let calls = 0;
+    const count = () => {
+      calls += 1;
+    };
     // The first instance dies mid-work: its handler never returns.
-    void timers.fire({ a: () => ((calls += 1), new Promise(() => {})), b: () => {} }, T0);
+    const hang = () => {
+      count();
+      return new Promise(() => {});
+    };
+    void timers.fire({ a: hang, b: () => {} }, T0);
     await settle();
     expect(calls).toBe(1);
     expect(dueOf(storage, "job")).toEqual({ due_at: T0 + TIMER_LEASE_MS, attempts: 0, leased: 1 });
@@ -93,7 +103,7 @@ describe("Timers: many jobs on one alarm", () => {
     restarted.recoverLeases(T0 + 5_000);
     await settle();
     expect(storage.alarm).toBe(T0 + 5_000);
-    await restarted.fire({ a: () => void (calls += 1), b: () => {} }, T0 + 5_000);
+    await restarted.fire({ a: count, b: () => {} }, T0 + 5_000);
     expect(calls).toBe(2);
     expect(restarted.has("a", "job")).toBe(false);
   });
