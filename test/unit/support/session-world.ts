@@ -27,9 +27,24 @@ export type ModelScript = (run: RunRecord, controls: ExecuteControls) => Promise
 
 export type SessionInstance = ReturnType<typeof instance>;
 
-export function sessionWorld(model: ModelScript) {
+/** What a test wires beside the lifecycle (as session-parts wires flows and spawns). */
+type Extras = {
+  /** A run reached a terminal state (after it is recorded in `settled`). */
+  onSettled?: (runId: string, session: SessionInstance) => void;
+  /** Handlers of the timer kinds the lifecycle does not own. */
+  handlers?: (session: SessionInstance) => Partial<TimerHandlers>;
+};
+
+type Shared = Extras & {
+  storage: MemoryStorage;
+  model: ModelScript;
+  events: Array<Omit<LiveEvent, "afterSeq">>;
+  settled: string[];
+};
+
+export function sessionWorld(model: ModelScript, extras: Extras = {}) {
   const storage = new MemoryStorage();
-  const shared = { storage, model, events: [] as Array<Omit<LiveEvent, "afterSeq">>, settled: [] as string[] };
+  const shared: Shared = { ...extras, storage, model, events: [], settled: [] };
   const world = { ...shared, session: instance(shared) };
   return Object.assign(world, {
     /** The object restarted (eviction, crash): a fresh instance on the same database. */
@@ -40,12 +55,7 @@ export function sessionWorld(model: ModelScript) {
   });
 }
 
-function instance(shared: {
-  storage: MemoryStorage;
-  model: ModelScript;
-  events: Array<Omit<LiveEvent, "afterSeq">>;
-  settled: string[];
-}) {
+function instance(shared: Shared) {
   const { storage } = shared;
   const store = new SessionStore(storage.asStorage);
   const timers = new Timers(storage.asStorage);
@@ -74,9 +84,12 @@ function instance(shared: {
     updateEntry: (update) => transcript.updateEntry(update),
     sessionId: () => transcript.entry()?.sessionId,
     waitUntil: (promise) => void background.push(promise),
-    onSettled: (runId) => void shared.settled.push(runId),
+    onSettled: (runId) => {
+      shared.settled.push(runId);
+      shared.onSettled?.(runId, self);
+    },
   });
-  const handlers: TimerHandlers = {
+  const lifecycleHandlers: TimerHandlers = {
     "run-release": (runId) => lifecycle.release(runId),
     "run-timeout": (runId, now) => lifecycle.onTimeout(runId, now),
     "run-watchdog": (runId, now) => lifecycle.watchdog(runId, now),
@@ -86,7 +99,7 @@ function instance(shared: {
     "spawn-archive": () => {},
   };
   transcript.ensureEntry(REF, undefined, Date.now());
-  return {
+  const self = {
     store,
     timers,
     transcript,
@@ -106,7 +119,7 @@ function instance(shared: {
       });
     },
     /** The object's alarm: every due timer through its handler. */
-    alarm: (now = Date.now()) => timers.fire(handlers, now),
+    alarm: (now = Date.now()) => timers.fire({ ...lifecycleHandlers, ...shared.handlers?.(self) }, now),
     /** As after a restart (src/session/session-parts.ts recoverSession). */
     recover() {
       timers.recoverLeases();
@@ -127,6 +140,7 @@ function instance(shared: {
       });
     },
   };
+  return self;
 }
 
 /** A promise with its resolve handle (a model call the test lets finish). */
