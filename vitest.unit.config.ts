@@ -1,8 +1,9 @@
 import { defineConfig } from "vitest/config";
 
-// The Node tier: pure modules (policy, keys, sanitizing, prompts, schedules, planners) tested
-// without the Workers runtime, in seconds. Anything that needs a Durable Object, SQLite, a
-// WebSocket or `cloudflare:*` belongs in test/*.test.ts (vitest.config.ts, inside workerd).
+// The Node tier: pure modules (policy, keys, sanitizing, prompts, schedules, planners) and the
+// engines over in-memory ports (the session's stores on node:sqlite, test/unit/support/), without
+// the Workers runtime, in seconds. Anything that needs a Durable Object's RPC, hibernation,
+// eviction, a WebSocket or `cloudflare:*` belongs in test/*.test.ts (vitest.config.ts, in workerd).
 export default defineConfig({
   test: {
     include: ["test/unit/**/*.test.ts"],
