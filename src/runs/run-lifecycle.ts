@@ -30,7 +30,8 @@ export type LifecycleHost = {
   runs: RunStore;
   timers: TimerPort & { clearRef(ref: string): void };
   events: RunEvents;
-  executor: RunExecutor;
+  /** Runs one attempt (the object hands in its RunExecutor; Node tests a scripted model). */
+  executor: Pick<RunExecutor, "execute">;
   /** Commits entry + transcript changes and returns appended seqs (the object's one append path). */
   appendMessages(messages: TranscriptMessage[], update: (entry: SessionEntry) => SessionEntry): number[];
   updateEntry(update: (entry: SessionEntry) => SessionEntry): void;

@@ -25,4 +25,33 @@ describe("SSE followers", () => {
     followers.closeAll();
     expect(followers.size).toBe(0);
   });
+  it("a follower that does not read holds up no other: they get every message, in order", async () => {
+    const followers = new Followers(
+      () => ({ messages: [], hasMore: false }),
+      async () => true,
+    );
+    const query = { sessionKey: "agent:main:main", includeTools: false };
+    await followers.open(query); // a follower whose client never reads its stream
+    const fast = ((await followers.open(query)) as Response).body!.getReader();
+    await fast.read(); // the first page
+    const seqs: number[] = [];
+    for (let seq = 1; seq <= 20; seq++) {
+      followers.appended([
+        { seq, id: `m${seq}`, role: "user", createdAt: 0, json: `{"role":"user","content":"m${seq}"}` },
+      ]);
+    }
+    let text = "";
+    while (seqs.length < 20) {
+      const { value, done } = await Promise.race([
+        fast.read(),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`stalled after ${seqs.length}`)), 1_000)),
+      ]);
+      if (done) break;
+      text += decoder.decode(value);
+      seqs.splice(0, seqs.length, ...[...text.matchAll(/"messageSeq":(\d+)/g)].map((m) => Number(m[1])));
+    }
+    expect(seqs).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(followers.size).toBe(2);
+    followers.closeAll();
+  });
 });

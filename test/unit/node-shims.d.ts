@@ -8,3 +8,16 @@ declare module "node:path" {
   export function join(...parts: string[]): string;
 }
 declare const process: { cwd(): string };
+declare module "node:sqlite" {
+  export type SQLInputValue = null | number | bigint | string | Uint8Array;
+  export class StatementSync {
+    columns(): Array<{ name: string }>;
+    all(...values: SQLInputValue[]): unknown[];
+    run(...values: SQLInputValue[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+  }
+  export class DatabaseSync {
+    constructor(path: string);
+    exec(sql: string): void;
+    prepare(sql: string): StatementSync;
+  }
+}
