@@ -37,6 +37,16 @@ async function deleteTokenSilently(t: TestTenant) {
 
 const sessions = (t: TestTenant) => t.call("/v1/sessions?limit=1");
 
+/**
+ * Stands in for a tenant object in another data center than this worker: the grants it retires
+ * there are not the ones kept here (the cache is per data center).
+ */
+async function tenantObjectElsewhere(t: TestTenant) {
+  await runInDurableObject(env.TENANTS.getByName(t.id), (object: TenantObject) => {
+    (object as unknown as { access: { retireGrants(): Promise<void> } }).access.retireGrants = async () => {};
+  });
+}
+
 describe("sealed access grants", () => {
   it("serve an isolate with an empty access cache without asking the tenant object", async () => {
     const t = await freshTenant("grant-serve");
@@ -77,6 +87,28 @@ describe("sealed access grants", () => {
     resetIsolateAccess();
     expect((await sessions(t)).status).toBe(200);
     expect(await checks()).toBe(2);
+  });
+
+  it("are retired in the worker's data center by a config change over HTTP, wherever the tenant object is", async () => {
+    const t = await freshTenant("grant-config-http");
+    const checks = await countTokenChecks(t);
+    expect((await sessions(t)).status).toBe(200);
+    await tenantObjectElsewhere(t);
+    expect((await t.config({ agents: { list: [{ id: "main", default: true }] } })).status).toBe(200);
+    // Another isolate of this data center: the grant holding the old config is not served.
+    resetIsolateAccess();
+    expect((await sessions(t)).status).toBe(200);
+    expect(await checks()).toBe(2);
+  });
+
+  it("are retired in the worker's data center by a tenant's deletion, wherever the tenant object is", async () => {
+    const t = await freshTenant("grant-delete");
+    expect((await sessions(t)).status).toBe(200);
+    await tenantObjectElsewhere(t);
+    const deleted = await call(`/v1/admin/tenants/${t.id}`, { method: "DELETE", token: ADMIN });
+    expect(deleted.status).toBeLessThan(300);
+    resetIsolateAccess();
+    expect((await sessions(t)).status).toBe(401);
   });
 
   it("are not trusted by an isolate that forgot the tenant, though the cache holds no newer epoch", async () => {

@@ -37,7 +37,11 @@ export async function authenticate(env: Env, tenantId: string, token: string): P
  * grants of the tenant in this data center are retired, other isolates here follow within
  * ACCESS_TTL_MS and other data centers within ACCESS_GRANT_TTL_MS.
  */
-export async function retireAccess(env: Env, tenantId: string, tokenId?: string): Promise<void> {
+export async function retireAccess(
+  env: Pick<Env, "AUTH_GRANT_SECRET">,
+  tenantId: string,
+  tokenId?: string,
+): Promise<void> {
   forgetAccess(tenantId, tokenId);
   await retireSharedAccess(env, tenantId);
 }
