@@ -1,6 +1,6 @@
 import { OPERATOR_SCOPES } from "../protocol/http";
 import { sessionApi, tenantApi } from "../stubs";
-import { cachedAccess, forgetAccess, rememberAccess } from "./access-cache";
+import { accessForgottenAt, cachedAccess, forgetAccess, rememberAccess } from "./access-cache";
 import { retireSharedAccess, shareAccess, sharedAccess } from "./grant-cache";
 import type { Access } from "./principal";
 import { isRunToken, verifyRunToken } from "./run-token";
@@ -25,6 +25,10 @@ export async function authenticate(env: Env, tenantId: string, token: string): P
   }
   const askedAt = Date.now();
   const access = await resolveAccess(env, tenantId, token, tokenHash);
+  // An answer that may predate a revoke or config change this isolate made meanwhile is used
+  // for this request only (the change was in flight with it), never kept or shared.
+  const forgotten = accessForgottenAt(tenantId);
+  if (forgotten !== null && forgotten >= askedAt) return access;
   if (access && access !== "wrong_tenant" && access.principal.kind === "operator") {
     rememberAccess(tenantId, tokenHash, access);
     await shareAccess(env, tenantId, tokenHash, access, askedAt);

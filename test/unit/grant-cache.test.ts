@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { resetIsolateAccess } from "../../src/auth/access-cache";
+import { authenticate, retireAccess } from "../../src/auth/authenticate";
 import { retireSharedAccess, shareAccess, sharedAccess } from "../../src/auth/grant-cache";
 import type { Access } from "../../src/auth/principal";
 
@@ -74,5 +75,31 @@ describe("grant cache", () => {
     await retireSharedAccess(env, "acme");
     at(101_000);
     expect(await sharedAccess(env, "acme", tokenHash)).toBeUndefined();
+  });
+});
+
+describe("authenticate", () => {
+  beforeEach(() => resetIsolateAccess());
+  afterEach(() => {
+    vi.restoreAllMocks();
+    delete globals.caches;
+  });
+
+  it("keeps no answer that crossed a revoke this isolate made while it was asked", async () => {
+    installCache();
+    const token = `ocs_0123456789abcdef.${"A".repeat(43)}`;
+    let asked = 0;
+    const tenant = {
+      authenticate: async () => {
+        asked += 1;
+        // The tenant answered; the revoke lands in this isolate before the answer does.
+        if (asked === 1) await retireAccess(env, "acme", "0123456789abcdef");
+        return { scopes: ["operator.admin"], config: {} };
+      },
+    };
+    const withTenant = { ...env, TENANTS: { getByName: () => tenant } } as unknown as Env;
+    await authenticate(withTenant, "acme", token);
+    await authenticate(withTenant, "acme", token);
+    expect(asked).toBe(2);
   });
 });
