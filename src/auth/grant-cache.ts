@@ -38,12 +38,13 @@ const grantUrl = async (tenantId: string, tokenHash: string) =>
 const epochUrl = (tenantId: string) => `${CACHE_ORIGIN}/${encodeURIComponent(tenantId)}/epoch`;
 
 // Where the Cache API is missing or fails, nothing is kept and every miss asks the tenant.
-async function read(url: string): Promise<string | null> {
+/** The text kept at `url`, null when nothing is, undefined when the cache could not be read. */
+async function read(url: string): Promise<string | null | undefined> {
   try {
     const hit = await caches.default.match(url);
     return hit ? await hit.text() : null;
   } catch {
-    return null;
+    return undefined;
   }
 }
 
@@ -64,8 +65,11 @@ export async function sharedAccess(
   const secret = env.AUTH_GRANT_SECRET;
   if (!secret) return undefined;
   const [grant, marker] = await Promise.all([read(await grantUrl(tenantId, tokenHash)), read(epochUrl(tenantId))]);
-  if (grant === null) return undefined;
+  // A grant is trusted only beside a known epoch: none kept, or one of ours (an epoch that could
+  // not be read or verified might retire it).
+  if (!grant || marker === undefined) return undefined;
   const marked = await verifyRevocationEpoch(secret, marker, tenantId);
+  if (marker !== null && marked === null) return undefined;
   const forgotten = accessForgottenAt(tenantId);
   const epoch = marked === null || forgotten === null ? (marked ?? forgotten) : Math.max(marked, forgotten);
   return (await openAccessGrant(secret, grant, { tenantId, tokenHash, epoch, now: Date.now() })) ?? undefined;
@@ -95,7 +99,7 @@ export async function retireSharedAccess(env: GrantEnv, tenantId: string): Promi
   const secret = env.AUTH_GRANT_SECRET;
   if (!secret) return;
   const url = epochUrl(tenantId);
-  const current = await verifyRevocationEpoch(secret, await read(url), tenantId);
+  const current = await verifyRevocationEpoch(secret, (await read(url)) ?? null, tenantId);
   const epoch = Math.max(Date.now() + CLOCK_SKEW_MARGIN_MS, current ?? 0);
   await write(url, await signRevocationEpoch(secret, { tenantId, epoch }), EPOCH_MAX_AGE_S);
 }

@@ -16,14 +16,19 @@ const access = {
 
 const globals = globalThis as { caches?: unknown };
 
-function installCache(): void {
+/** A cache by URL; reads of a URL ending in `failing` throw (a cache that fails for one entry). */
+function installCache(failing?: string): Map<string, string> {
   const stored = new Map<string, string>();
   globals.caches = {
     default: {
-      match: async (url: string) => (stored.has(url) ? new Response(stored.get(url)) : undefined),
+      match: async (url: string) => {
+        if (failing && url.endsWith(failing)) throw new Error("cache read failed");
+        return stored.has(url) ? new Response(stored.get(url)) : undefined;
+      },
       put: async (url: string, response: Response) => void stored.set(url, await response.text()),
     },
   };
+  return stored;
 }
 
 const at = (ms: number) => vi.spyOn(Date, "now").mockReturnValue(ms);
@@ -64,6 +69,18 @@ describe("grant cache", () => {
     at(97_200);
     await retireSharedAccess(env, "acme");
     at(100_300);
+    expect(await sharedAccess(env, "acme", tokenHash)).toBeUndefined();
+  });
+
+  it("a grant is not trusted beside an epoch that could not be read or verified", async () => {
+    installCache("/epoch");
+    await shareAccess(env, "acme", tokenHash, access, Date.now());
+    expect(await sharedAccess(env, "acme", tokenHash)).toBeUndefined();
+    const stored = installCache();
+    await shareAccess(env, "acme", tokenHash, access, Date.now());
+    expect((await sharedAccess(env, "acme", tokenHash))?.access).toEqual(access);
+    // An epoch not signed with the deployment secret (garbage, an old secret) retires it too.
+    stored.set("https://access-grants.invalid/acme/epoch", "not-a-signed-epoch");
     expect(await sharedAccess(env, "acme", tokenHash)).toBeUndefined();
   });
 
