@@ -87,9 +87,7 @@ describe("sealed access grants", () => {
 
   it("each tenant and token seals under a key of its own: an IV repeated across them repeats no keystream", async () => {
     // The same IV for every seal (the rare collision of random IVs, made certain).
-    const fixedIv = vi
-      .spyOn(crypto, "getRandomValues")
-      .mockImplementation(<T extends ArrayBufferView | null>(array: T) => array);
+    const fixedIv = vi.spyOn(crypto, "getRandomValues").mockImplementation((array) => array);
     try {
       const value = { access, padding: "x".repeat(64) };
       const body = (sealed: string) => Buffer.from(sealed.split(".")[1]!, "base64url").subarray(0, -16).toString("hex");
