@@ -3,8 +3,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { forgetAccess, resetIsolateAccess } from "../src/auth/access-cache";
 import { accessGrant, sealAccessGrant } from "../src/auth/access-grant";
+import { authenticate } from "../src/auth/authenticate";
 import type { TenantObject } from "../src/tenant/tenant-object";
-import { ADMIN, call, freshTenant, type TestTenant } from "./helpers";
+import { ADMIN, call, DEV, freshTenant, type TestTenant } from "./helpers";
 
 // Sealed access grants (src/auth/grant-cache.ts): an isolate whose own access cache is empty
 // authenticates from the data center's cache instead of asking the tenant object. Here every
@@ -149,6 +150,16 @@ describe("sealed access grants", () => {
     );
     resetIsolateAccess();
     expect((await sessions(t)).status).toBe(401);
+  });
+
+  it("for the dev token serve only while it is still the dev token (a deploy that unsets or changes it)", async () => {
+    const tenantId = env.DEFAULT_TENANT;
+    resetIsolateAccess();
+    expect(await authenticate(env, tenantId, DEV)).toMatchObject({ principal: { kind: "operator" } });
+    resetIsolateAccess();
+    expect(await authenticate({ ...env, DEV_OPERATOR_TOKEN: "" }, tenantId, DEV)).toBeNull();
+    resetIsolateAccess();
+    expect(await authenticate({ ...env, DEV_OPERATOR_TOKEN: "another-dev-token" }, tenantId, DEV)).toBeNull();
   });
 
   it("measure: round trips to the tenant object per 1,000 authenticated requests", async () => {

@@ -19,7 +19,7 @@ export async function authenticate(env: Env, tenantId: string, token: string): P
   // Run tokens are not cached: whether their run is still active is asked every time.
   if (isRunToken(token)) return resolveAccess(env, tenantId, token, tokenHash);
   const shared = await sharedAccess(env, tenantId, tokenHash);
-  if (shared) {
+  if (shared && grantStillValid(env, tenantId, token, shared.access)) {
     rememberAccess(tenantId, tokenHash, shared.access, shared.expiresAt);
     return shared.access;
   }
@@ -34,6 +34,15 @@ export async function authenticate(env: Env, tenantId: string, token: string): P
     await shareAccess(env, tenantId, tokenHash, access, askedAt);
   }
   return access;
+}
+
+/**
+ * The dev token has no record a revoke deletes: its grant serves only while it is still the dev
+ * token (a deploy that unsets or changes DEV_OPERATOR_TOKEN ends it at once, not 30 s later).
+ */
+function grantStillValid(env: Env, tenantId: string, token: string, access: Access): boolean {
+  const { principal } = access;
+  return principal.kind !== "operator" || principal.tokenId !== undefined || isDevOperatorToken(env, tenantId, token);
 }
 
 /**
