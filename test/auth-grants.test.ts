@@ -3,8 +3,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { forgetAccess, resetIsolateAccess } from "../src/auth/access-cache";
 import { accessGrant, sealAccessGrant } from "../src/auth/access-grant";
+import { authenticate } from "../src/auth/authenticate";
 import type { TenantObject } from "../src/tenant/tenant-object";
-import { ADMIN, call, freshTenant, type TestTenant } from "./helpers";
+import { ADMIN, call, DEV, freshTenant, type TestTenant } from "./helpers";
 
 // Sealed access grants (src/auth/grant-cache.ts): an isolate whose own access cache is empty
 // authenticates from the data center's cache instead of asking the tenant object. Here every
@@ -36,6 +37,16 @@ async function deleteTokenSilently(t: TestTenant) {
 }
 
 const sessions = (t: TestTenant) => t.call("/v1/sessions?limit=1");
+
+/**
+ * Stands in for a tenant object in another data center than this worker: the grants it retires
+ * there are not the ones kept here (the cache is per data center).
+ */
+async function tenantObjectElsewhere(t: TestTenant) {
+  await runInDurableObject(env.TENANTS.getByName(t.id), (object: TenantObject) => {
+    (object as unknown as { access: { retireGrants(): Promise<void> } }).access.retireGrants = async () => {};
+  });
+}
 
 describe("sealed access grants", () => {
   it("serve an isolate with an empty access cache without asking the tenant object", async () => {
@@ -79,6 +90,28 @@ describe("sealed access grants", () => {
     expect(await checks()).toBe(2);
   });
 
+  it("are retired in the worker's data center by a config change over HTTP, wherever the tenant object is", async () => {
+    const t = await freshTenant("grant-config-http");
+    const checks = await countTokenChecks(t);
+    expect((await sessions(t)).status).toBe(200);
+    await tenantObjectElsewhere(t);
+    expect((await t.config({ agents: { list: [{ id: "main", default: true }] } })).status).toBe(200);
+    // Another isolate of this data center: the grant holding the old config is not served.
+    resetIsolateAccess();
+    expect((await sessions(t)).status).toBe(200);
+    expect(await checks()).toBe(2);
+  });
+
+  it("are retired in the worker's data center by a tenant's deletion, wherever the tenant object is", async () => {
+    const t = await freshTenant("grant-delete");
+    expect((await sessions(t)).status).toBe(200);
+    await tenantObjectElsewhere(t);
+    const deleted = await call(`/v1/admin/tenants/${t.id}`, { method: "DELETE", token: ADMIN });
+    expect(deleted.status).toBeLessThan(300);
+    resetIsolateAccess();
+    expect((await sessions(t)).status).toBe(401);
+  });
+
   it("are not trusted by an isolate that forgot the tenant, though the cache holds no newer epoch", async () => {
     const t = await freshTenant("grant-forgotten");
     expect((await sessions(t)).status).toBe(200);
@@ -117,6 +150,16 @@ describe("sealed access grants", () => {
     );
     resetIsolateAccess();
     expect((await sessions(t)).status).toBe(401);
+  });
+
+  it("for the dev token serve only while it is still the dev token (a deploy that unsets or changes it)", async () => {
+    const tenantId = env.DEFAULT_TENANT;
+    resetIsolateAccess();
+    expect(await authenticate(env, tenantId, DEV)).toMatchObject({ principal: { kind: "operator" } });
+    resetIsolateAccess();
+    expect(await authenticate({ ...env, DEV_OPERATOR_TOKEN: "" }, tenantId, DEV)).toBeNull();
+    resetIsolateAccess();
+    expect(await authenticate({ ...env, DEV_OPERATOR_TOKEN: "another-dev-token" }, tenantId, DEV)).toBeNull();
   });
 
   it("measure: round trips to the tenant object per 1,000 authenticated requests", async () => {

@@ -1,6 +1,6 @@
 import { OPERATOR_SCOPES } from "../protocol/http";
 import { sessionApi, tenantApi } from "../stubs";
-import { cachedAccess, forgetAccess, rememberAccess } from "./access-cache";
+import { accessForgottenAt, cachedAccess, forgetAccess, rememberAccess } from "./access-cache";
 import { retireSharedAccess, shareAccess, sharedAccess } from "./grant-cache";
 import type { Access } from "./principal";
 import { isRunToken, verifyRunToken } from "./run-token";
@@ -19,12 +19,16 @@ export async function authenticate(env: Env, tenantId: string, token: string): P
   // Run tokens are not cached: whether their run is still active is asked every time.
   if (isRunToken(token)) return resolveAccess(env, tenantId, token, tokenHash);
   const shared = await sharedAccess(env, tenantId, tokenHash);
-  if (shared) {
+  if (shared && grantStillValid(env, tenantId, token, shared.access)) {
     rememberAccess(tenantId, tokenHash, shared.access, shared.expiresAt);
     return shared.access;
   }
   const askedAt = Date.now();
   const access = await resolveAccess(env, tenantId, token, tokenHash);
+  // An answer that may predate a revoke or config change this isolate made meanwhile is used
+  // for this request only (the change was in flight with it), never kept or shared.
+  const forgotten = accessForgottenAt(tenantId);
+  if (forgotten !== null && forgotten >= askedAt) return access;
   if (access && access !== "wrong_tenant" && access.principal.kind === "operator") {
     rememberAccess(tenantId, tokenHash, access);
     await shareAccess(env, tenantId, tokenHash, access, askedAt);
@@ -33,11 +37,24 @@ export async function authenticate(env: Env, tenantId: string, token: string): P
 }
 
 /**
+ * The dev token has no record a revoke deletes: its grant serves only while it is still the dev
+ * token (a deploy that unsets or changes DEV_OPERATOR_TOKEN ends it at once, not 30 s later).
+ */
+function grantStillValid(env: Env, tenantId: string, token: string, access: Access): boolean {
+  const { principal } = access;
+  return principal.kind !== "operator" || principal.tokenId !== undefined || isDevOperatorToken(env, tenantId, token);
+}
+
+/**
  * After a token is revoked or the tenant's config changed: this isolate forgets at once, the
  * grants of the tenant in this data center are retired, other isolates here follow within
  * ACCESS_TTL_MS and other data centers within ACCESS_GRANT_TTL_MS.
  */
-export async function retireAccess(env: Env, tenantId: string, tokenId?: string): Promise<void> {
+export async function retireAccess(
+  env: Pick<Env, "AUTH_GRANT_SECRET">,
+  tenantId: string,
+  tokenId?: string,
+): Promise<void> {
   forgetAccess(tenantId, tokenId);
   await retireSharedAccess(env, tenantId);
 }

@@ -25,8 +25,9 @@ const GRANT_MAX_AGE_S = Math.ceil(ACCESS_GRANT_TTL_MS / 1000);
 /** An epoch marker outlives every grant issued before it. */
 const EPOCH_MAX_AGE_S = 2 * GRANT_MAX_AGE_S;
 /**
- * An epoch is set this far past the writer's clock: a grant asked for on a machine whose clock
- * is behind by up to this much, and answered before the change, is still retired.
+ * An epoch is set this far past the writer's clock: a grant asked for before the change on a
+ * machine whose clock is ahead of the writer's by up to this much is still retired (one whose
+ * clock is behind stamps its grants earlier, so they are retired anyway).
  */
 const CLOCK_SKEW_MARGIN_MS = 1_000;
 
@@ -37,18 +38,22 @@ const grantUrl = async (tenantId: string, tokenHash: string) =>
 const epochUrl = (tenantId: string) => `${CACHE_ORIGIN}/${encodeURIComponent(tenantId)}/epoch`;
 
 // Where the Cache API is missing or fails, nothing is kept and every miss asks the tenant.
-async function read(url: string): Promise<string | null> {
+/** The text kept at `url`, null when nothing is, undefined when the cache could not be read. */
+async function read(url: string): Promise<string | null | undefined> {
   try {
     const hit = await caches.default.match(url);
     return hit ? await hit.text() : null;
   } catch {
-    return null;
+    return undefined;
   }
 }
 
 async function write(url: string, text: string, maxAgeSeconds: number): Promise<void> {
-  const response = new Response(text, { headers: { "cache-control": `max-age=${maxAgeSeconds}` } });
-  await caches.default.put(url, response).catch(() => undefined);
+  try {
+    await caches.default.put(url, new Response(text, { headers: { "cache-control": `max-age=${maxAgeSeconds}` } }));
+  } catch {
+    // Nothing kept: a revoke or config change still completes (connections closed, answered).
+  }
 }
 
 /** The access a valid grant in the cache carries for this token (and its expiry), else undefined. */
@@ -60,8 +65,11 @@ export async function sharedAccess(
   const secret = env.AUTH_GRANT_SECRET;
   if (!secret) return undefined;
   const [grant, marker] = await Promise.all([read(await grantUrl(tenantId, tokenHash)), read(epochUrl(tenantId))]);
-  if (grant === null) return undefined;
+  // A grant is trusted only beside a known epoch: none kept, or one of ours (an epoch that could
+  // not be read or verified might retire it).
+  if (!grant || marker === undefined) return undefined;
   const marked = await verifyRevocationEpoch(secret, marker, tenantId);
+  if (marker !== null && marked === null) return undefined;
   const forgotten = accessForgottenAt(tenantId);
   const epoch = marked === null || forgotten === null ? (marked ?? forgotten) : Math.max(marked, forgotten);
   return (await openAccessGrant(secret, grant, { tenantId, tokenHash, epoch, now: Date.now() })) ?? undefined;
@@ -81,10 +89,17 @@ export async function shareAccess(
   await write(await grantUrl(tenantId, tokenHash), sealed, GRANT_MAX_AGE_S);
 }
 
-/** Retires every grant of the tenant issued until now (a token revoked, the config changed). */
+/**
+ * Retires every grant of the tenant issued until now (a token revoked, the config changed).
+ * The epoch only moves forward: a writer whose clock is behind, or whose write lands after a
+ * newer one, keeps the newer epoch (two writes racing within one cache round trip may still
+ * keep the older; grants end within ACCESS_GRANT_TTL_MS whatever happens to the epoch).
+ */
 export async function retireSharedAccess(env: GrantEnv, tenantId: string): Promise<void> {
   const secret = env.AUTH_GRANT_SECRET;
   if (!secret) return;
-  const marker = await signRevocationEpoch(secret, { tenantId, epoch: Date.now() + CLOCK_SKEW_MARGIN_MS });
-  await write(epochUrl(tenantId), marker, EPOCH_MAX_AGE_S);
+  const url = epochUrl(tenantId);
+  const current = await verifyRevocationEpoch(secret, (await read(url)) ?? null, tenantId);
+  const epoch = Math.max(Date.now() + CLOCK_SKEW_MARGIN_MS, current ?? 0);
+  await write(url, await signRevocationEpoch(secret, { tenantId, epoch }), EPOCH_MAX_AGE_S);
 }

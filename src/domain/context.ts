@@ -35,4 +35,9 @@ export type TenantContext = {
   channelInbox: ChannelInboxApi;
   /** Where URLs in the tenant's config may point (checked when config is written). */
   outbound: OutboundPolicy;
+  /**
+   * Retires the tenant's access grants in the cache of the data center this request runs in
+   * (a worker's; the tenant object retires those of its own, which may be elsewhere).
+   */
+  retireGrants?(): Promise<void>;
 };

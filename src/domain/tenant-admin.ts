@@ -1,4 +1,5 @@
 import { forgetAccess } from "../auth/access-cache";
+import { retireAccess } from "../auth/authenticate";
 import { logInfo } from "../observability/log";
 import { withoutAbsentFeatures } from "../policy/absent-config-features";
 import { configBoundsProblem } from "../policy/config-bounds";
@@ -52,6 +53,7 @@ export async function writeTenantConfig(ctx: TenantContext, requested: TenantCon
   const written = await ctx.tenant.putConfig(config, baseHash);
   if (written.ok) {
     forgetAccess(ctx.tenantId);
+    await ctx.retireGrants?.();
     logInfo("config.changed", {
       tenant: ctx.tenantId,
       by: ctx.principal.kind === "operator" ? ctx.principal.tokenId : "run",
@@ -67,7 +69,7 @@ const DELETE_BATCH_FILES = 1000;
 
 type AdminEnv = Pick<
   Env,
-  "TENANTS" | "SESSIONS" | "DIRECTORY" | "ATTACHMENTS" | "DEFAULT_TENANT" | "SCHEDULER" | "LEDGER"
+  "TENANTS" | "SESSIONS" | "DIRECTORY" | "ATTACHMENTS" | "DEFAULT_TENANT" | "SCHEDULER" | "LEDGER" | "AUTH_GRANT_SECRET"
 >;
 
 const directory = (env: AdminEnv) => directoryApi(env);
@@ -147,8 +149,9 @@ export async function deleteTenantStep(env: AdminEnv, id: string): Promise<Delet
     if (await directory(env).remove(id)) return finished(id, 0, 0);
     throw new DomainError("not_found", `Tenant not found: ${id}`);
   }
-  // Tokens are revoked at the first step: this isolate forgets them now, others within a second.
-  forgetAccess(id);
+  // Tokens are revoked at the first step: this isolate forgets them now, others within a second,
+  // and the grants in this data center are retired (the tenant object retires those of its own).
+  await retireAccess(env, id);
   // No automation may start a run (and a session) while the tenant's sessions are deleted.
   await schedulerApi(env, id).clear();
   await ledgerApi(env, id).clear();

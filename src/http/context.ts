@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { authenticate } from "../auth/authenticate";
+import { retireSharedAccess } from "../auth/grant-cache";
 import { hasScope } from "../auth/principal";
 import { bearerToken } from "../auth/tokens";
 import type { TenantContext } from "../domain/context";
@@ -43,6 +44,7 @@ export const tenantAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     config: access.config,
     principal: access.principal,
     origin: serviceOrigin(c.env, c.req.url),
+    retireGrants: () => retireSharedAccess(c.env, tenantId),
   });
   await next();
 };

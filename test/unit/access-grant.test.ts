@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ACCESS_TTL_MS, cachedAccess, rememberAccess } from "../../src/auth/access-cache";
 import {
   ACCESS_GRANT_TTL_MS,
@@ -10,6 +10,7 @@ import {
 } from "../../src/auth/access-grant";
 import type { Access } from "../../src/auth/principal";
 import { mintRunToken, verifyRunToken } from "../../src/auth/run-token";
+import { sealJson } from "../../src/auth/sealed-json";
 
 const SECRET = "unit-auth-grant-secret";
 const access = {
@@ -82,5 +83,22 @@ describe("sealed access grants", () => {
     expect(await verifyRunToken(SECRET, token)).toEqual(claims);
     expect(await verifyRunToken(SECRET, `${token}A`)).toBeNull();
     expect(await verifyRunToken(SECRET, token, claims.exp)).toBeNull();
+  });
+
+  it("each tenant and token seals under a key of its own: an IV repeated across them repeats no keystream", async () => {
+    // The same IV for every seal (the rare collision of random IVs, made certain).
+    const fixedIv = vi.spyOn(crypto, "getRandomValues").mockImplementation((array) => array);
+    try {
+      const value = { access, padding: "x".repeat(64) };
+      const body = (sealed: string) => Buffer.from(sealed.split(".")[1]!, "base64url").subarray(0, -16).toString("hex");
+      const acme = await sealJson(SECRET, "access-grant\nacme\ntoken-a", value);
+      const other = await sealJson(SECRET, "access-grant\nother\ntoken-a", value);
+      const otherToken = await sealJson(SECRET, "access-grant\nacme\ntoken-b", value);
+      expect(acme.split(".")[0]).toBe(other.split(".")[0]);
+      expect(body(acme)).not.toBe(body(other));
+      expect(body(acme)).not.toBe(body(otherToken));
+    } finally {
+      fixedIv.mockRestore();
+    }
   });
 });
