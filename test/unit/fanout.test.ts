@@ -30,9 +30,11 @@ function setup(count: number, state: (i: number) => Partial<ConnectionState>) {
       tenantId: "t",
       origin: "http://x",
       phase: "ready",
+      nonce: "n",
+      challengeTs: 0,
       scopes: ["operator.read"],
       ...state(i),
-    }),
+    } as ConnectionState),
   );
   return { connections, fanout: new Fanout(connections), sockets, conns };
 }
