@@ -25,16 +25,19 @@ function setup(count: number, state: (i: number) => Partial<ConnectionState>) {
   const connections = new Connections(ctx);
   const sockets = Array.from({ length: count }, () => new FakeSocket());
   const conns = sockets.map((ws, i) =>
-    connections.add(ws as unknown as WebSocket, {
-      connId: `c${i}`,
-      tenantId: "t",
-      origin: "http://x",
-      phase: "ready",
-      nonce: "n",
-      challengeTs: 0,
-      scopes: ["operator.read"],
-      ...state(i),
-    } as ConnectionState),
+    connections.add(
+      ws as unknown as WebSocket,
+      {
+        connId: `c${i}`,
+        tenantId: "t",
+        origin: "http://x",
+        phase: "ready",
+        nonce: "n",
+        challengeTs: 0,
+        scopes: ["operator.read"],
+        ...state(i),
+      } as ConnectionState,
+    ),
   );
   return { connections, fanout: new Fanout(connections), sockets, conns };
 }
