@@ -128,6 +128,8 @@ const mf = new Miniflare(
     port: 0,
     // No request.cf data from workers.cloudflare.com (no internet needed).
     cf: false,
+    // BENCH_INSPECTOR_PORT: workerd's V8 inspector there (a CPU profile of the served worker).
+    ...(process.env.BENCH_INSPECTOR_PORT ? { inspectorPort: Number(process.env.BENCH_INSPECTOR_PORT) } : {}),
     resourcePersistencePath: resolve(opts.persist),
     log: new Log(LogLevel.WARN),
     workers: [opts.worker ? benchWorker() : serviceWorker(), socketWorker()],

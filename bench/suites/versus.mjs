@@ -3,7 +3,7 @@
 // swapped each round), B/A printed per row (below 1 = this service is faster / smaller).
 // The peer: `bash ../shared/peer/start-peer.sh` (ws://127.0.0.1:18789); override with
 // BENCH_PEER_URL / BENCH_PEER_TOKEN, or BENCH_PEER=off to skip it.
-// With `--direct` (ctx.runtime "direct") a runtime floor control (F) runs in the transport rows
+// With `--direct` (ctx.runtime "direct") a runtime floor control (F) runs in the transport and fan-out rows
 // too: bench/lib/floor-worker.mjs, an empty hibernating Durable Object served the same way in its
 // own workerd, i.e. the least any gateway on this runtime can cost; its figure goes in the note.
 import { randomUUID } from "node:crypto";
@@ -463,6 +463,7 @@ async function compare(ctx, floorServer) {
   for (const k of quick ? [100, 300] : [1000, 5000]) {
     await phase(`fan-out to the last of ${fmt(k)} subscribers`, "ms", "lower", (t, round) => fanOut(t, k, round), {
       rounds: k > 1000 ? 1 : 2,
+      floor: true,
     });
   }
 
@@ -542,7 +543,7 @@ function printComparison(table, withPeer, serviceLabel, log) {
   log("comparison printed");
 }
 
-/** The transport rows with the runtime floor control beside them (lower bound of this runtime). */
+/** The transport and fan-out rows with the runtime floor control beside them (lower bound of this runtime). */
 function printFloorTable(table, withPeer) {
   const rows = table.filter((row) => row.f !== undefined);
   if (!rows.length) return;

@@ -8,8 +8,16 @@ export type Connection = {
   /** The seq of the last event frame sent to this connection (gap-free per connection). */
   seq: number;
   /** Events held back while requests that must be answered first are in flight (see `defer`). */
-  deferred?: { depth: number; events: Array<{ event: string; payloadJson: string }> };
+  deferred?: { depth: number; heads: string[] };
 };
+
+/**
+ * An event frame up to its `seq` value: rendered once per event, so a connection's frame is
+ * this head, its own seq and the closing brace (one concatenation per socket, no JSON work).
+ */
+export function eventFrameHead(event: string, payloadJson: string): string {
+  return `{"type":"event","event":${JSON.stringify(event)},"payload":${payloadJson},"seq":`;
+}
 
 /** How long event seqs may stay in memory only; then they are written to the attachments. */
 const SEQ_PERSIST_DELAY_MS = 1_000;
@@ -128,20 +136,22 @@ export class Connections {
 
   // ── Sending ─────────────────────────────────────────────────────────────
 
-  /**
-   * Sends an event frame built around `payloadJson` (already JSON) with the connection's next
-   * seq. The payload is rendered once per event; only the seq differs per connection.
-   */
+  /** Sends one event frame built around `payloadJson` (already JSON) with the connection's next seq. */
   sendEvent(connection: Connection, event: string, payloadJson: string): void {
+    this.sendFrame(connection, eventFrameHead(event, payloadJson));
+  }
+
+  /**
+   * Sends an event whose frame head (`eventFrameHead`) was rendered once for all its recipients,
+   * with the connection's next seq: the only per-socket work of a fan-out.
+   */
+  sendFrame(connection: Connection, head: string): void {
     if (connection.deferred) {
-      connection.deferred.events.push({ event, payloadJson });
+      connection.deferred.heads.push(head);
       return;
     }
     connection.seq += 1;
-    safeSend(
-      connection.ws,
-      `{"type":"event","event":${JSON.stringify(event)},"payload":${payloadJson},"seq":${connection.seq}}`,
-    );
+    safeSend(connection.ws, `${head}${connection.seq}}`);
     this.unsaved.add(connection);
     this.schedulePersist();
   }
@@ -151,7 +161,7 @@ export class Connections {
    * the answer to a request goes out before the events the request itself caused.
    */
   defer(connection: Connection): void {
-    connection.deferred ??= { depth: 0, events: [] };
+    connection.deferred ??= { depth: 0, heads: [] };
     connection.deferred.depth += 1;
   }
 
@@ -161,14 +171,14 @@ export class Connections {
     deferred.depth -= 1;
     if (deferred.depth > 0) return;
     connection.deferred = undefined;
-    for (const { event, payloadJson } of deferred.events) this.sendEvent(connection, event, payloadJson);
+    for (const head of deferred.heads) this.sendFrame(connection, head);
   }
 
-  /** Sends an event to every connection allowed to read. */
+  /** Sends an event to every connection allowed to read (the readers index, no per-socket check). */
   broadcast(event: string, payloadJson: string): void {
-    for (const connection of this.all()) {
-      if (canRead(connection.state)) this.sendEvent(connection, event, payloadJson);
-    }
+    this.hydrate();
+    const head = eventFrameHead(event, payloadJson);
+    for (const connection of this.readers) this.sendFrame(connection, head);
   }
 
   /**
@@ -179,11 +189,11 @@ export class Connections {
   toolEvent(key: string, payloadJson: string): void {
     const followers = this.keyFollowers(key);
     const watchers = this.sessionWatchers();
-    for (const connection of this.all()) {
-      if (!canRead(connection.state)) continue;
-      if (connection.state.caps?.includes("tool-events")) this.sendEvent(connection, "agent", payloadJson);
-      else if (watchers.has(connection) || followers?.has(connection))
-        this.sendEvent(connection, "session.tool", payloadJson);
+    const asAgent = eventFrameHead("agent", payloadJson);
+    const asSessionTool = eventFrameHead("session.tool", payloadJson);
+    for (const connection of this.readers) {
+      if (connection.state.caps?.includes("tool-events")) this.sendFrame(connection, asAgent);
+      else if (watchers.has(connection) || followers?.has(connection)) this.sendFrame(connection, asSessionTool);
     }
   }
 

@@ -1,7 +1,7 @@
 import type { LiveEvent, SessionUpdate } from "../contracts/tenant-api";
 import { presentRow } from "../domain/registry";
 import type { SessionRow } from "../model/session-row";
-import type { Connections } from "./connections";
+import { type Connections, eventFrameHead } from "./connections";
 
 /**
  * Renders a session's update into OpenClaw's gateway events and sends them to the connections
@@ -109,17 +109,17 @@ export class Fanout {
   }
 
   private toWatchersAndFollowers(key: string, event: string, payloadJson: string): void {
+    const head = eventFrameHead(event, payloadJson);
     const watchers = this.connections.sessionWatchers();
-    for (const connection of watchers) this.connections.sendEvent(connection, event, payloadJson);
+    for (const connection of watchers) this.connections.sendFrame(connection, head);
     for (const connection of this.connections.keyFollowers(key) ?? []) {
-      if (!watchers.has(connection)) this.connections.sendEvent(connection, event, payloadJson);
+      if (!watchers.has(connection)) this.connections.sendFrame(connection, head);
     }
   }
 
   private toWatchers(event: string, payloadJson: string): void {
-    for (const connection of this.connections.sessionWatchers()) {
-      this.connections.sendEvent(connection, event, payloadJson);
-    }
+    const head = eventFrameHead(event, payloadJson);
+    for (const connection of this.connections.sessionWatchers()) this.connections.sendFrame(connection, head);
   }
 }
 

@@ -9,8 +9,11 @@ import { positiveVar } from "../util/deployment-var";
 /** The hub index of the tenant object itself (it holds sockets until it is full). */
 export const TENANT_HUB = 0;
 
-/** Sockets one object holds before new ones go to the next hub (wrangler var GATEWAY_HUB_SOCKETS). */
-export const DEFAULT_HUB_SOCKETS = 1_000;
+/**
+ * Sockets one object holds before new ones go to the next hub (wrangler var GATEWAY_HUB_SOCKETS):
+ * chosen from a measured sweep (docs/benchmarks.md, "Hub threshold").
+ */
+export const DEFAULT_HUB_SOCKETS = 500;
 
 export function hubCapacity(configured: string | undefined): number {
   return Math.max(1, Math.floor(positiveVar(configured, DEFAULT_HUB_SOCKETS)));

@@ -11,7 +11,7 @@ import type { MethodTable } from "../registry/method";
 import { tenantPorts } from "../stubs";
 import { answerConnect, helloOk, rejectHandshake } from "./connect";
 import type { ConnectionState } from "./connection";
-import { type Connection, Connections, safeSend } from "./connections";
+import { type Connection, Connections, eventFrameHead, safeSend } from "./connections";
 import { Fanout } from "./fanout";
 import { errorFrame, eventFrame, gatewayError } from "./frames";
 import { describeParamsError } from "./handshake";
@@ -181,8 +181,8 @@ export class GatewayHub {
    */
   async alarm(now = Date.now()): Promise<void> {
     const plan = planAlarm([...this.connections.all()], now);
-    const tick = JSON.stringify({ ts: now });
-    for (const connection of plan.tick) this.connections.sendEvent(connection, "tick", tick);
+    const tick = eventFrameHead("tick", JSON.stringify({ ts: now }));
+    for (const connection of plan.tick) this.connections.sendFrame(connection, tick);
     for (const connection of plan.expired) this.close(connection.ws, 1008, "handshake timeout");
     this.alarmAt = plan.nextAt;
     if (plan.nextAt !== null) await this.host.ctx.storage.setAlarm(plan.nextAt);

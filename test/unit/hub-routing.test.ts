@@ -93,11 +93,11 @@ describe("hub routing", () => {
     expect(assignHub(1000, 1000, loads)).toBe(2);
   });
 
-  it("reads the capacity from the deployment's var, 1,000 when unset or not a positive integer", () => {
+  it("reads the capacity from the deployment's var, 500 when unset or not a positive integer", () => {
     expect(hubCapacity("2")).toBe(2);
-    expect(hubCapacity(undefined)).toBe(1000);
-    expect(hubCapacity("0")).toBe(1000);
-    expect(hubCapacity("many")).toBe(1000);
+    expect(hubCapacity(undefined)).toBe(500);
+    expect(hubCapacity("0")).toBe(500);
+    expect(hubCapacity("many")).toBe(500);
   });
 });
 
