@@ -4,11 +4,12 @@ import type { TenantContext } from "../domain/context";
 import { toDisplayKey } from "../keys/session-key";
 import { parseMessage } from "../model/message-record";
 import { noSessionFoundText } from "../policy/visibility";
-import type { sessionsHistoryArgsSchema } from "../protocol/tools";
+import { type sessionsHistoryArgsSchema, sessionsHistoryDeclaration } from "../protocol/tool-specs/sessions-history";
 import { sanitizeToolHistory } from "../render/sanitize";
 import { accessPolicy, checkTarget, resolveReference } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
+import { defineTool } from "./tool-spec";
 
 /** chat.history's own window: default 200, at most 1000 messages. */
 const DEFAULT_LIMIT = 200;
@@ -45,3 +46,5 @@ export async function sessionsHistory(ctx: TenantContext, requester: Requester, 
   const sanitized = sanitizeToolHistory(messages, { includeTools });
   return jsonResult({ sessionKey: display, ...sanitized });
 }
+
+export const sessionsHistoryTool = defineTool(sessionsHistoryDeclaration, sessionsHistory);
