@@ -5,10 +5,11 @@ import { findAgent } from "./agents";
 /**
  * Which session tools a model running in a session is offered (pure). The rules are
  * OpenClaw's: the tool profile, `tools.allow`/`deny` (tenant, then agent), the sub-agent
- * policy (a child loses sessions_send, session_status and agents_list; at the spawn depth
- * cap also sessions_list, sessions_history and sessions_spawn; `tools.subagents.tools`
- * narrows further), and `gateway.tools.deny`, which binds run tokens too. A tool not offered
- * is "not found" for the model, exactly like an unknown one.
+ * policy (a child loses some tools always and the orchestration ones at the spawn depth cap,
+ * as each declaration's `model.subagentRemoved` says; `tools.subagents.tools` narrows
+ * further), and `gateway.tools.deny`, which binds run tokens too. Profiles and groups come
+ * from the declarations too. A tool not offered is "not found" for the model, exactly like
+ * an unknown one.
  */
 
 /** The session tools a model can be offered, in OpenClaw's order (their declarations say how). */
