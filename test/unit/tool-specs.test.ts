@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import type { z } from "zod";
 import { MODEL_OFFERED_DECLARATIONS, TOOL_DECLARATIONS } from "../../src/protocol/tool-specs";
 import { TOOL_SPECS } from "../../src/tools/catalog";
 
