@@ -9,7 +9,7 @@ import { openAiSlice } from "./features/openai/openai-slice";
 import { runsSlice } from "./features/runs/runs-slice";
 import { secretsSlice } from "./features/secrets/secrets-slice";
 import { sessionsSlice } from "./features/sessions/sessions-slice";
-import { composeMethods, type Slice } from "./registry/slice";
+import { composeMethods, composeTools, type Slice } from "./registry/slice";
 
 /**
  * Every feature slice (src/features/), in mount order: the gateway's method table, the HTTP app
@@ -31,3 +31,6 @@ export const SLICES: readonly Slice[] = [
 
 /** The gateway's methods, handed to each gateway hub (a name registered twice throws here, at load). */
 export const GATEWAY_METHODS = composeMethods(SLICES);
+
+/** The agent tools the slices register (a name registered twice throws here, at load). */
+export const SLICE_TOOLS = composeTools(SLICES);

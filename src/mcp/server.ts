@@ -15,13 +15,13 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { hasScope } from "../auth/principal";
 import type { TenantContext } from "../domain/context";
 import { DomainError, retryAfterSeconds } from "../domain/errors";
-import { TOOLS } from "../tools/catalog";
-import { TOOL_INFO } from "../tools/descriptions";
+import { TOOL_SPECS, toolSpec } from "../tools/catalog";
 import { type InvokeRequest, invokeTool, ToolNotAvailableError, toolAvailable } from "../tools/invoke";
 import { admitToolCall } from "../tools/rate-limit";
 import { requesterFor } from "../tools/requester";
 import { ToolInputError, type ToolResult } from "../tools/result";
 import { listTranscripts, readTranscript } from "../tools/session-transcripts";
+import type { ToolSpec } from "../tools/tool-spec";
 import { parseTranscriptUri, TRANSCRIPT_URI_TEMPLATE, transcriptUri } from "./resource-uri";
 import { toolInputSchema } from "./tool-schemas";
 
@@ -50,9 +50,7 @@ export function createMcpServer(ctx: TenantContext, sessionKey: string | undefin
   });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: Object.keys(TOOLS)
-      .filter((name) => toolAvailable(ctx, name) && mayUse(ctx, name))
-      .map((name) => describeTool(name)),
+    tools: TOOL_SPECS.filter((tool) => toolAvailable(ctx, tool.name) && mayUse(ctx, tool.name)).map(describeTool),
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -150,17 +148,17 @@ function progressKeepalive(
   return () => clearInterval(timer);
 }
 
-function describeTool(name: string): Tool {
-  const info = TOOL_INFO[name];
+function describeTool(tool: ToolSpec): Tool {
   return {
-    name,
-    ...(info ? { title: info.title, description: info.description } : {}),
-    inputSchema: toolInputSchema(name, TOOLS[name]!.schema),
-    annotations: { readOnlyHint: info?.readOnly ?? false, destructiveHint: false, openWorldHint: false },
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: toolInputSchema(tool),
+    annotations: { readOnlyHint: tool.readOnly, destructiveHint: false, openWorldHint: false },
   };
 }
 
-const requiredScope = (name: string) => (TOOL_INFO[name]?.readOnly ? "operator.read" : "operator.write");
+const requiredScope = (name: string) => (toolSpec(name)?.readOnly ? "operator.read" : "operator.write");
 
 /** Operators need operator.read for read-only tools and operator.write for the rest; a run token acts as its session. */
 function mayUse(ctx: TenantContext, name: string): boolean {

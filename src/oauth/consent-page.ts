@@ -1,11 +1,18 @@
 import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
+import { TOOL_DECLARATIONS } from "../protocol/tool-specs";
 import { OAUTH_SCOPES } from "./server";
 
 /** The authorization page: who asks, where the code goes, the operator token field, the scopes. */
 
+/** The tools each scope opens, as MCP checks them (read-only tools need operator.read, the rest operator.write). */
+const toolNames = (readOnly: boolean) =>
+  TOOL_DECLARATIONS.filter((tool) => tool.readOnly === readOnly)
+    .map((tool) => tool.name)
+    .join(", ");
+
 const SCOPE_TEXT: Record<string, string> = {
-  "operator.read": "Read sessions and transcripts (sessions_list, sessions_history, sessions_wait, resources)",
-  "operator.write": "Act on sessions (sessions_send, sessions_spawn, session_status model changes)",
+  "operator.read": `Read sessions and transcripts (${toolNames(true)}, resources)`,
+  "operator.write": `Act on sessions (${toolNames(false)})`,
 };
 
 const escapeHtml = (text: string) =>

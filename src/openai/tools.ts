@@ -1,6 +1,6 @@
 import type { ClientTool, ClientToolCall } from "../model/run-types";
 import type { ResponsesRequest } from "../protocol/openai-schemas";
-import { TOOLS } from "../tools/catalog";
+import { toolSpec as sessionTool } from "../tools/catalog";
 import { invalidRequest, OpenAiError } from "./errors";
 
 /**
@@ -93,7 +93,7 @@ function toolSpec(list: ClientTool[], choice: ToolChoice, refuse: (detail: strin
   const names = new Set<string>();
   for (const tool of list) {
     // A client tool may not shadow an agent tool, nor another client tool.
-    if (Object.hasOwn(TOOLS, tool.name) || OPENCLAW_AGENT_TOOLS.has(tool.name)) throw new ToolNameConflict();
+    if (sessionTool(tool.name) || OPENCLAW_AGENT_TOOLS.has(tool.name)) throw new ToolNameConflict();
     if (names.has(tool.name)) throw invalidRequest(INVALID_TOOL_CONFIGURATION);
     names.add(tool.name);
   }

@@ -1,44 +1,37 @@
 import type { TenantConfig, ToolPolicyConfig } from "../protocol/config";
+import { MODEL_OFFERED_DECLARATIONS, type ModelOffer } from "../protocol/tool-specs";
 import { findAgent } from "./agents";
 
 /**
  * Which session tools a model running in a session is offered (pure). The rules are
  * OpenClaw's: the tool profile, `tools.allow`/`deny` (tenant, then agent), the sub-agent
- * policy (a child loses sessions_send, session_status and agents_list; at the spawn depth
- * cap also sessions_list, sessions_history and sessions_spawn; `tools.subagents.tools`
- * narrows further), and `gateway.tools.deny`, which binds run tokens too. A tool not offered
- * is "not found" for the model, exactly like an unknown one.
+ * policy (a child loses some tools always and the orchestration ones at the spawn depth cap,
+ * as each declaration's `model.subagentRemoved` says; `tools.subagents.tools` narrows
+ * further), and `gateway.tools.deny`, which binds run tokens too. Profiles and groups come
+ * from the declarations too. A tool not offered is "not found" for the model, exactly like
+ * an unknown one.
  */
 
-/** The six session tools a model can be offered, in OpenClaw's order. */
-export const MODEL_TOOLS = [
-  "sessions_list",
-  "sessions_history",
-  "sessions_send",
-  "sessions_spawn",
-  "session_status",
-  "agents_list",
-] as const;
+/** The session tools a model can be offered, in OpenClaw's order (their declarations say how). */
+export const MODEL_TOOLS: readonly string[] = MODEL_OFFERED_DECLARATIONS.map((tool) => tool.name);
+
+const namesWhere = (keep: (offer: ModelOffer) => boolean) =>
+  MODEL_OFFERED_DECLARATIONS.filter((tool) => keep(tool.model)).map((tool) => tool.name);
 
 /** Removed for every sub-agent (OpenClaw's depth-1 child surface, recorded). */
-const SUBAGENT_REMOVED = ["sessions_send", "session_status", "agents_list"];
+const SUBAGENT_REMOVED = namesWhere((offer) => offer.subagentRemoved === "always");
 /** Also removed for a child at the spawn depth cap (a leaf cannot orchestrate). */
-const LEAF_REMOVED = ["sessions_list", "sessions_history", "sessions_spawn"];
+const LEAF_REMOVED = namesWhere((offer) => offer.subagentRemoved === "at-depth-cap");
 
-/** OpenClaw's profiles, as far as the six tools go (tool-catalog `profiles`). */
-const PROFILE_TOOLS: Record<NonNullable<ToolPolicyConfig["profile"]>, readonly string[] | null> = {
-  minimal: ["session_status"],
-  coding: ["sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "session_status"],
-  messaging: ["sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "session_status"],
-  full: null,
-};
+/** The tools of a profile (OpenClaw's tool-catalog `profiles`); `full` has all of them. */
+function profileTools(profile: NonNullable<ToolPolicyConfig["profile"]>): readonly string[] | null {
+  return profile === "full" ? null : namesWhere((offer) => offer.profiles.includes(profile));
+}
 
-/** OpenClaw's tool groups that name any of the six. */
-const GROUPS: Record<string, readonly string[]> = {
-  "group:sessions": ["sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "session_status"],
-  "group:agents": ["agents_list"],
-  "group:openclaw": MODEL_TOOLS,
-};
+/** The tools in an OpenClaw tool group (`group:openclaw` has all of them). */
+function groupTools(group: string): readonly string[] {
+  return group === "group:openclaw" ? MODEL_TOOLS : namesWhere((offer) => offer.groups.includes(group));
+}
 
 export type OfferSubject = {
   agentId: string;
@@ -63,10 +56,10 @@ export function offeredTools(config: TenantConfig, subject: OfferSubject): strin
   }
   // The most specific profile applies (agent over defaults over tenant).
   const profile = policies.reduce<ToolPolicyConfig["profile"]>((chosen, policy) => policy.profile ?? chosen, undefined);
-  const profileTools = profile ? PROFILE_TOOLS[profile] : null;
+  const inProfile = profile ? profileTools(profile) : null;
   return MODEL_TOOLS.filter((name) => {
     if (removed.has(name)) return false;
-    if (profileTools && !profileTools.includes(name)) return false;
+    if (inProfile && !inProfile.includes(name)) return false;
     return policies.every((policy) => permits(policy, name));
   });
 }
@@ -80,7 +73,7 @@ function permits(policy: ToolPolicyConfig, name: string): boolean {
 
 function matches(entry: string, name: string): boolean {
   const normalized = entry.trim().toLowerCase();
-  return normalized === "*" || normalized === name || (GROUPS[normalized]?.includes(name) ?? false);
+  return normalized === "*" || normalized === name || groupTools(normalized).includes(name);
 }
 
 function pick(tools: TenantConfig["tools"]): ToolPolicyConfig {

@@ -1,17 +1,9 @@
 import type { StoredMessage } from "../model/message-record";
+import { toolDeclaration } from "../protocol/tool-specs";
 
-/** The Control UI's name for each session tool (item rows: `Sessions 5`, `Session History <key>`). */
-const TOOL_LABELS: Record<string, string> = {
-  sessions_list: "Sessions",
-  sessions_history: "Session History",
-  sessions_send: "Session Send",
-  sessions_spawn: "Sub-agent",
-  session_status: "Session Status",
-  agents_list: "Agents",
-};
-
+/** The Control UI's name for a tool (item rows: `Sessions 5`, `Session History <key>`): its declared label. */
 export function toolLabel(name: string): string {
-  return TOOL_LABELS[name] ?? name;
+  return toolDeclaration(name)?.label ?? name;
 }
 
 export type ToolActivityItem = {

@@ -1,8 +1,10 @@
 import type { TenantContext } from "../domain/context";
 import { normalizeAgentId } from "../keys/session-key";
 import { spawnAllowlist } from "../policy/agents";
+import { agentsListDeclaration } from "../protocol/tool-specs/agents-list";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
+import { defineTool } from "./tool-spec";
 
 /** `agents_list`: the requester first, then the agents it may spawn, sorted. */
 export function agentsList(ctx: TenantContext, requester: Requester): ToolResult {
@@ -16,3 +18,5 @@ export function agentsList(ctx: TenantContext, requester: Requester): ToolResult
   });
   return jsonResult({ requester: requester.agentId, allowAny, agents });
 }
+
+export const agentsListTool = defineTool(agentsListDeclaration, agentsList);

@@ -1,10 +1,9 @@
 import { z } from "zod";
 import type { TenantContext } from "../domain/context";
 import { describeZodError } from "../protocol/describe";
-import { availableOverHttp, SESSION_TOOLS, TOOLS } from "./catalog";
+import { availableOverHttp, toolSpec } from "./catalog";
 import { requesterFor } from "./requester";
 import { ToolInputError, type ToolResult } from "./result";
-import { assertNoRoutingParams } from "./sessions-spawn";
 
 export class ToolNotAvailableError extends Error {
   constructor(name: string) {
@@ -34,12 +33,12 @@ export async function invokeTool(ctx: TenantContext, raw: InvokeRequest): Promis
   // OpenClaw trims the tool name before looking it up.
   const request = { ...raw, tool: raw.tool.trim() };
   if (!toolAvailable(ctx, request.tool)) throw new ToolNotAvailableError(request.tool);
-  const tool = TOOLS[request.tool]!;
+  const tool = toolSpec(request.tool)!;
   const args = isPlainObject(request.args) ? { ...request.args } : {};
-  if (request.tool === "sessions_spawn") assertNoRoutingParams(args);
+  tool.screen?.(args);
   // `action` joins the args only for tools that take one and when args lack it.
-  if (request.action !== undefined && !("action" in args) && hasActionParam(tool.schema)) args.action = request.action;
-  const parsed = tool.schema.safeParse(args);
+  if (request.action !== undefined && !("action" in args) && hasActionParam(tool.args)) args.action = request.action;
+  const parsed = tool.args.safeParse(args);
   if (!parsed.success) throw new ToolInputError(describeZodError(parsed.error));
   const requester = await requesterFor(ctx, request.sessionKey);
   return tool.run(ctx, requester, parsed.data, raw.idempotencyKey ? { idempotencyKey: raw.idempotencyKey } : {});
@@ -49,9 +48,10 @@ export async function invokeTool(ctx: TenantContext, raw: InvokeRequest): Promis
 export function toolAvailable(ctx: TenantContext, name: string): boolean {
   // The HTTP deny list guards operator tokens; an agent's own calls (run tokens) are its tools.
   if (ctx.principal.kind !== "run") return availableOverHttp(ctx.config, name);
-  if (!Object.hasOwn(TOOLS, name) || (ctx.config.gateway?.tools?.deny ?? []).includes(name)) return false;
+  const tool = toolSpec(name);
+  if (!tool || (ctx.config.gateway?.tools?.deny ?? []).includes(name)) return false;
   // A run token without session tools (sub-agents by default) does not see them.
-  return ctx.principal.claims.sessionTools || !SESSION_TOOLS.includes(name);
+  return ctx.principal.claims.sessionTools || !tool.sessionTool;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -4,10 +4,11 @@ import { patchSession } from "../domain/registry";
 import { toDisplayKey } from "../keys/session-key";
 import { agentModel } from "../policy/agents";
 import type { SessionEntry } from "../protocol/session";
-import type { sessionStatusArgsSchema } from "../protocol/tools";
+import { type sessionStatusArgsSchema, sessionStatusDeclaration } from "../protocol/tool-specs/session-status";
 import { accessPolicy, checkTarget, resolveReference } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, ToolInputError, type ToolResult } from "./result";
+import { defineTool } from "./tool-spec";
 
 type Args = z.infer<typeof sessionStatusArgsSchema>;
 
@@ -50,3 +51,5 @@ function statusCard(key: string, entry: SessionEntry | null, fallbackModel: stri
   lines.push(`🕒 Updated: ${new Date(entry.updatedAt).toISOString()}`);
   return lines.join("\n");
 }
+
+export const sessionStatusTool = defineTool(sessionStatusDeclaration, sessionStatus);

@@ -7,12 +7,12 @@ import { offeredTools } from "../policy/tool-offer";
 import { sessionToolsAllowed } from "../policy/tools";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
+import { toolDeclaration } from "../protocol/tool-specs";
 import type { SessionToolbox } from "../runs/run-executor";
 import type { ModelToolCall } from "../runs/runners/runner";
 import type { ToolOutcome } from "../runs/tool-loop/tool-loop";
 import { type ObjectBindings, tenantPorts } from "../stubs";
 import { invokeTool, ToolNotAvailableError } from "./invoke";
-import { OPENCLAW_MODEL_TOOLS, SUBAGENT_SPAWN_DESCRIPTION } from "./model-tool-schemas";
 import { ToolInputError } from "./result";
 
 export type ToolboxEnv = ObjectBindings & { ATTACHMENTS: R2Bucket };
@@ -34,8 +34,8 @@ export function sessionToolbox(
   const spawnDepth = entry?.spawnDepth ?? 0;
   const offered = offeredTools(config, { agentId: run.input.agentId, spawnDepth });
   const specs = offered.map((name) => {
-    const schema = OPENCLAW_MODEL_TOOLS[name]!;
-    const description = name === "sessions_spawn" && spawnDepth > 0 ? SUBAGENT_SPAWN_DESCRIPTION : schema.description;
+    const { schema, subagentDescription } = toolDeclaration(name)!.model!;
+    const description = spawnDepth > 0 && subagentDescription ? subagentDescription : schema.description;
     return { name, description, parameters: schema.parameters };
   });
   const principal: Principal = {
@@ -113,7 +113,7 @@ type SchemaError = {
  * arguments:\n{…}`); null when they pass (after TypeBox's conversion of e.g. "5" to 5).
  */
 function validationError(call: ModelToolCall): string | null {
-  const schema = OPENCLAW_MODEL_TOOLS[call.name]?.parameters;
+  const schema = toolDeclaration(call.name)?.model?.schema.parameters;
   if (!schema) return null;
   if (Value.Check(schema, call.arguments)) return null;
   const converted = Value.Convert(schema, structuredClone(call.arguments));

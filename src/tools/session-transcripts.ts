@@ -6,7 +6,8 @@ import { sanitizeChatHistory } from "../render/sanitize";
 import { accessPolicy, checkTarget, type Denied, resolveReference } from "./access";
 import { toolAvailable } from "./invoke";
 import type { Requester } from "./requester";
-import { SESSIONS_LIST_MAX_LIMIT, sessionsList } from "./sessions-list";
+import { sessionsHistoryTool } from "./sessions-history";
+import { SESSIONS_LIST_MAX_LIMIT, sessionsList, sessionsListTool } from "./sessions-list";
 
 /**
  * Session transcripts as readable documents (MCP resources): listed as sessions_list lists
@@ -20,7 +21,7 @@ export type TranscriptSummary = { key: string; label?: string; displayName?: str
 
 /** The sessions the requester may list, newest first (at most sessions_list's clamp). */
 export async function listTranscripts(ctx: TenantContext, requester: Requester): Promise<TranscriptSummary[]> {
-  if (!toolAvailable(ctx, "sessions_list")) return [];
+  if (!toolAvailable(ctx, sessionsListTool.name)) return [];
   const result = await sessionsList(ctx, requester, { limit: SESSIONS_LIST_MAX_LIMIT });
   return (result.details as { sessions: Array<TranscriptSummary & Record<string, unknown>> }).sessions.map((row) => ({
     key: row.key,
@@ -45,7 +46,7 @@ export async function readTranscript(
   requester: Requester,
   input: { sessionKey: string; beforeSeq?: number; limit?: number },
 ): Promise<TranscriptPage | Denied | null> {
-  if (!toolAvailable(ctx, "sessions_history")) return null;
+  if (!toolAvailable(ctx, sessionsHistoryTool.name)) return null;
   const policy = accessPolicy(ctx, requester);
   const resolved = await resolveReference(ctx, requester, policy, input.sessionKey);
   if (!("key" in resolved)) return resolved;

@@ -2,11 +2,12 @@ import type { z } from "zod";
 import { HISTORY_READ_MAX_BYTES } from "../contracts/session-api";
 import type { TenantContext } from "../domain/context";
 import { parseMessage } from "../model/message-record";
-import type { sessionsHistoryArgsSchema } from "../protocol/tools";
+import { type sessionsHistoryArgsSchema, sessionsHistoryDeclaration } from "../protocol/tool-specs/sessions-history";
 import { sanitizeToolHistory } from "../render/sanitize";
 import { visibleTarget } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
+import { defineTool } from "./tool-spec";
 
 /** chat.history's own window: default 200, at most 1000 messages. */
 const DEFAULT_LIMIT = 200;
@@ -34,3 +35,5 @@ export async function sessionsHistory(ctx: TenantContext, requester: Requester, 
   const sanitized = sanitizeToolHistory(messages, { includeTools });
   return jsonResult({ sessionKey: display, ...sanitized });
 }
+
+export const sessionsHistoryTool = defineTool(sessionsHistoryDeclaration, sessionsHistory);

@@ -4,12 +4,13 @@ import { presentRow, SESSIONS_LIST_DEFAULT_LIMIT, SESSIONS_LIST_MAX_LIMIT } from
 import { deriveChannel, toDisplayKey } from "../keys/session-key";
 import { parseMessage } from "../model/message-record";
 import { listKind, type SessionRow } from "../model/session-row";
-import type { sessionsListArgsSchema } from "../protocol/tools";
+import { type sessionsListArgsSchema, sessionsListDeclaration } from "../protocol/tool-specs/sessions-list";
 import { sanitizeChatHistory } from "../render/sanitize";
 import { dropUndefined } from "../util/encoding";
 import { accessPolicy, listScope } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
+import { defineTool } from "./tool-spec";
 
 const KINDS = ["main", "group", "cron", "hook", "node", "other"] as const;
 
@@ -134,3 +135,5 @@ async function attachMessages(ctx: TenantContext, rows: SessionRow[], out: ToolR
   };
   await Promise.all(Array.from({ length: Math.min(MESSAGE_FETCH_CONCURRENCY, rows.length) }, worker));
 }
+
+export const sessionsListTool = defineTool(sessionsListDeclaration, sessionsList);

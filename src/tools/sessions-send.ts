@@ -24,11 +24,12 @@ import {
   SEND_TARGET_BOTH_TEXT,
   SEND_TARGET_MISSING_TEXT,
 } from "../policy/visibility";
-import type { sessionsSendArgsSchema } from "../protocol/tools";
+import { type sessionsSendArgsSchema, sessionsSendDeclaration } from "../protocol/tool-specs/sessions-send";
 import { uuidFrom } from "../util/encoding";
 import { type AccessPolicy, accessPolicy, checkTarget, resolveReference } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolCall, type ToolResult } from "./result";
+import { defineTool } from "./tool-spec";
 
 type Args = z.infer<typeof sessionsSendArgsSchema>;
 
@@ -243,3 +244,5 @@ function channelOf(row: SessionRow | null): string | undefined {
   });
   return channel === "unknown" ? undefined : channel;
 }
+
+export const sessionsSendTool = defineTool(sessionsSendDeclaration, sessionsSend);

@@ -7,7 +7,11 @@ import { isValidAgentId, normalizeAgentId } from "../keys/session-key";
 import { tooLargeMessage } from "../model/message-limits";
 import { findAgent, runnerOf, spawnAllowlist } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
-import { SPAWN_ROUTING_PARAMS, type sessionsSpawnArgsSchema } from "../protocol/tools";
+import {
+  SPAWN_ROUTING_PARAMS,
+  type sessionsSpawnArgsSchema,
+  sessionsSpawnDeclaration,
+} from "../protocol/tool-specs/sessions-spawn";
 import { childTaskMessage } from "../spawn/announce";
 import {
   attachmentsPromptLine,
@@ -20,6 +24,7 @@ import {
 import { uuidFrom } from "../util/encoding";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolCall, ToolInputError, type ToolResult } from "./result";
+import { defineTool } from "./tool-spec";
 
 type Args = z.infer<typeof sessionsSpawnArgsSchema>;
 
@@ -254,3 +259,5 @@ function accepted(
       : {}),
   });
 }
+
+export const sessionsSpawnTool = defineTool(sessionsSpawnDeclaration, sessionsSpawn, assertNoRoutingParams);

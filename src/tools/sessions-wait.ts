@@ -1,11 +1,12 @@
 import type { z } from "zod";
 import type { TenantContext } from "../domain/context";
 import { parseMessage } from "../model/message-record";
-import type { sessionsWaitArgsSchema } from "../protocol/tools";
+import { type sessionsWaitArgsSchema, sessionsWaitDeclaration } from "../protocol/tool-specs/sessions-wait";
 import { sanitizeToolHistory } from "../render/sanitize";
 import { visibleTarget } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
+import { defineTool } from "./tool-spec";
 
 /** `openclaw mcp serve`'s events_wait bounds: 30 s by default, at most 300 s. */
 export const SESSIONS_WAIT_DEFAULT_TIMEOUT_SECONDS = 30;
@@ -70,3 +71,5 @@ export async function sessionsWait(ctx: TenantContext, requester: Requester, arg
     ...(sanitized.contentRedacted ? { contentRedacted: true } : {}),
   });
 }
+
+export const sessionsWaitTool = defineTool(sessionsWaitDeclaration, sessionsWait);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Operation } from "../../http/openapi/operations";
+import { TOOL_SPECS } from "../../tools/catalog";
 
 /** The MCP endpoint and its OAuth authorization server (discovery, registration, authorize, token). */
 export const MCP_OPERATIONS: Operation[] = [
@@ -9,8 +10,7 @@ export const MCP_OPERATIONS: Operation[] = [
     scope: "tenant",
     tag: "MCP",
     summary: "MCP endpoint (Streamable HTTP, JSON-RPC)",
-    description:
-      "The session tools (sessions_list, sessions_history, sessions_send, sessions_spawn, sessions_wait, session_status, agents_list) and transcripts as resources, for any MCP client. Stateless: no Mcp-Session-Id; GET and DELETE answer 405. Authorization: an operator token, a run token, or an OAuth access token of this tenant; 401 answers carry WWW-Authenticate with the protected-resource metadata.",
+    description: `The session tools (${TOOL_SPECS.map((tool) => tool.name).join(", ")}) and transcripts as resources, for any MCP client. Stateless: no Mcp-Session-Id; GET and DELETE answer 405. Authorization: an operator token, a run token, or an OAuth access token of this tenant; 401 answers carry WWW-Authenticate with the protected-resource metadata.`,
     auth: "operator.read",
     body: z.looseObject({ jsonrpc: z.literal("2.0"), method: z.string() }),
     ok: { status: 200, description: "A JSON-RPC response, as JSON or an SSE stream (by Accept)." },

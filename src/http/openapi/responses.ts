@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { transcriptMessageSchema } from "../../protocol/session";
+import { TOOL_SPECS } from "../../tools/catalog";
 
 /**
  * Response bodies of the routes that predate the OpenAPI document, as zod schemas for it.
@@ -124,9 +125,7 @@ export const deliveriesSchema = z.object({
 
 export const toolInvokeBodySchema = z
   .looseObject({
-    tool: z
-      .string()
-      .describe("sessions_list, sessions_history, session_status, agents_list, sessions_send, sessions_spawn"),
+    tool: z.string().describe(TOOL_SPECS.map((tool) => tool.name).join(", ")),
     args: z.record(z.string(), z.unknown()).optional().describe("The tool's arguments (OpenClaw's)."),
     sessionKey: z.string().optional().describe("The requester for an operator token (default: main)."),
     action: z.string().optional(),

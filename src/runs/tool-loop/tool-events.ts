@@ -1,3 +1,4 @@
+import { toolDeclaration } from "../../protocol/tool-specs";
 import { toolLabel } from "../../render/tool-activity";
 import type { ModelToolCall } from "../runners/runner";
 import type { ToolLoopEvents, ToolOutcome } from "./tool-loop";
@@ -74,27 +75,7 @@ export function toolTitle(call: ModelToolCall): string {
   return meta ? `${base} ${meta}` : base;
 }
 
+/** The tool's own detail for its row (the session key, the target, …): its declaration says which. */
 function toolMeta(call: ModelToolCall): string | undefined {
-  const args = call.arguments;
-  const text = (value: unknown) => (typeof value === "string" || typeof value === "number" ? String(value) : undefined);
-  switch (call.name) {
-    case "sessions_list":
-      return text(args.limit);
-    case "sessions_history":
-    case "session_status":
-      return text(args.sessionKey);
-    case "sessions_send": {
-      const target = text(args.sessionKey) ?? text(args.label);
-      const timeout = text(args.timeoutSeconds);
-      return (
-        [target ? `session ${target}` : undefined, timeout ? `timeout ${timeout}` : undefined]
-          .filter(Boolean)
-          .join(", ") || undefined
-      );
-    }
-    case "sessions_spawn":
-      return text(args.label) ?? text(args.task)?.slice(0, 80);
-    default:
-      return undefined;
-  }
+  return toolDeclaration(call.name)?.meta?.(call.arguments);
 }

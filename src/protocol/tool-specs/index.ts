@@ -1,0 +1,36 @@
+import { agentsListDeclaration } from "./agents-list";
+import type { ToolDeclaration } from "./declaration";
+import { sessionStatusDeclaration } from "./session-status";
+import { sessionsHistoryDeclaration } from "./sessions-history";
+import { sessionsListDeclaration } from "./sessions-list";
+import { sessionsSendDeclaration } from "./sessions-send";
+import { sessionsSpawnDeclaration } from "./sessions-spawn";
+import { sessionsWaitDeclaration } from "./sessions-wait";
+
+export type { ModelOffer, ToolDeclaration, ToolSection } from "./declaration";
+
+/**
+ * Every session tool this service has, in the order MCP lists them. tools/registry.ts pairs
+ * each with its run (TOOL_SPECS); the pure policies and renderers read this list.
+ */
+export const TOOL_DECLARATIONS: readonly ToolDeclaration[] = [
+  sessionsListDeclaration,
+  sessionsHistoryDeclaration,
+  sessionStatusDeclaration,
+  agentsListDeclaration,
+  sessionsSendDeclaration,
+  sessionsSpawnDeclaration,
+  sessionsWaitDeclaration,
+];
+
+/** The tools a model can be offered, in OpenClaw's order. */
+export const MODEL_OFFERED_DECLARATIONS = TOOL_DECLARATIONS.filter(
+  (tool): tool is ToolDeclaration & { model: NonNullable<ToolDeclaration["model"]> } => tool.model !== undefined,
+).sort((a, b) => a.model.rank - b.model.rank);
+
+const BY_NAME = new Map(TOOL_DECLARATIONS.map((tool) => [tool.name, tool]));
+
+/** The declaration of a tool of this service (own names only: no "constructor" or "__proto__"). */
+export function toolDeclaration(name: string): ToolDeclaration | undefined {
+  return BY_NAME.get(name);
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { MODEL_OFFERED_DECLARATIONS, TOOL_DECLARATIONS } from "../../src/protocol/tool-specs";
+import { TOOL_SPECS } from "../../src/tools/catalog";
+
+type JsonSchema = { type?: string; required?: string[]; properties?: Record<string, JsonSchema>; enum?: unknown[] };
+
+/** A value the model's JSON Schema accepts for a property (what a model would send). */
+function sampleValue(schema: JsonSchema): unknown {
+  if (schema.enum) return schema.enum[0];
+  if (schema.type === "integer" || schema.type === "number") return 1;
+  if (schema.type === "boolean") return true;
+  if (schema.type === "array") return [];
+  if (schema.type === "object") return {};
+  return "x";
+}
+
+/** The keys a zod object schema requires (those an empty object fails on). */
+function zodRequired(schema: z.ZodType): string[] {
+  const parsed = schema.safeParse({});
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) => String(issue.path[0])).sort();
+}
+
+describe("tool specs", () => {
+  it("are one list: unique names, the registry's specs in the declarations' order", () => {
+    const names = TOOL_DECLARATIONS.map((tool) => tool.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(TOOL_SPECS.map((tool) => tool.name)).toEqual(names);
+    for (const tool of TOOL_SPECS) expect(typeof tool.run).toBe("function");
+    const ranks = MODEL_OFFERED_DECLARATIONS.map((tool) => tool.model.rank);
+    expect(new Set(ranks).size).toBe(ranks.length);
+  });
+
+  it("each has a title, a label and a description for every reader", () => {
+    for (const tool of TOOL_DECLARATIONS) {
+      expect(tool.title, tool.name).toMatch(/\S/);
+      expect(tool.label, tool.name).toMatch(/\S/);
+      expect(tool.description, tool.name).toMatch(/\S/);
+      if (tool.model) {
+        expect(tool.model.summary, tool.name).toMatch(/\S/);
+        expect(tool.model.schema.description, tool.name).toMatch(/\S/);
+      }
+    }
+  });
+
+  it("describes for MCP only arguments the zod schema has", () => {
+    for (const tool of TOOL_DECLARATIONS) {
+      const shape = (tool.args as z.ZodObject).shape;
+      for (const param of Object.keys(tool.params ?? {})) expect(shape, `${tool.name}.${param}`).toHaveProperty(param);
+    }
+  });
+
+  it("accepts with zod what the model's schema requires, and requires nothing the model may leave out", () => {
+    for (const tool of MODEL_OFFERED_DECLARATIONS) {
+      const parameters = tool.model.schema.parameters as JsonSchema;
+      const required = parameters.required ?? [];
+      const minimal = Object.fromEntries(required.map((key) => [key, sampleValue(parameters.properties![key]!)]));
+      expect(tool.args.safeParse(minimal).success, `${tool.name} ${JSON.stringify(minimal)}`).toBe(true);
+      expect(zodRequired(tool.args), tool.name).toEqual([...required].sort());
+    }
+  });
+
+  it("computes each activity row's detail from arguments of any shape without throwing", () => {
+    for (const tool of TOOL_DECLARATIONS) {
+      expect(() => tool.meta?.({})).not.toThrow();
+      expect(() => tool.meta?.({ sessionKey: { nested: true }, task: 5, label: null })).not.toThrow();
+    }
+  });
+});
