@@ -34,7 +34,9 @@ export type CompletionRequest = {
 };
 
 /** Counts one completion against `rateLimit.completionsPerMinute`; answers the seconds to wait, or 0. */
-export async function admitCompletion(ctx: TenantContext): Promise<{ retryAfterSeconds: number; perMinute: number }> {
+export async function admitCompletion(
+  ctx: TenantContext<"runs">,
+): Promise<{ retryAfterSeconds: number; perMinute: number }> {
   const { retryAfterMs, perMinute } = await ctx.tenant.admit("completions");
   return { retryAfterSeconds: retryAfterMs > 0 ? Math.ceil(retryAfterMs / 1000) : 0, perMinute };
 }
@@ -44,7 +46,7 @@ export async function admitCompletion(ctx: TenantContext): Promise<{ retryAfterS
  * Refusals before the run (send policy, size) throw DomainError; a started run's failure is
  * in its outcome.
  */
-export async function startCompletion(ctx: TenantContext, request: CompletionRequest): Promise<CompletionRun> {
+export async function startCompletion(ctx: TenantContext<"runs">, request: CompletionRequest): Promise<CompletionRun> {
   const session = ctx.sessions(request.key);
   // Opened first, so not even the first delta of a fast run is missed.
   const tap = request.follow ? await session.followRun(request.runId) : null;

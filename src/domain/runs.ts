@@ -41,7 +41,7 @@ type Started = Exclude<StartResult, { status: "blocked" | "too_large" }>;
  * id alone, and a run id already used by another session answers from that run.
  */
 export async function startRun(
-  ctx: TenantContext,
+  ctx: TenantContext<"index" | "runs">,
   request: RunRequest,
 ): Promise<Started & { sessionKey: string; sessionId: string; messageId?: string; gate?: Disposable }> {
   const { key, runId, ignoreSendPolicy, seed, resetFirst, hold, ...fields } = request;
@@ -119,7 +119,7 @@ export type ChatSendParams = {
  * that has not started). Without `hold` there is no gate.
  */
 export async function chatSend(
-  ctx: TenantContext,
+  ctx: TenantContext<"index" | "runs">,
   params: ChatSendParams,
   options: { hold?: boolean } = {},
 ): Promise<{ payload: Record<string, unknown>; gate?: Disposable }> {
@@ -206,7 +206,7 @@ function chatSendPayload(result: Started): Record<string, unknown> {
 
 /** The owner-only `/send on|off|inherit` command: sets the override and confirms in the chat. */
 async function sendCommand(
-  ctx: TenantContext,
+  ctx: TenantContext<"index" | "runs">,
   key: string,
   runId: string,
   text: string,
@@ -244,7 +244,7 @@ export type AgentParams = {
 
 /** The `agent` method: validates, handles `/new` and `/reset`, starts the run. */
 export async function agentRun(
-  ctx: TenantContext,
+  ctx: TenantContext<"index" | "runs">,
   params: AgentParams,
 ): Promise<Started & { sessionKey: string; agentId: string }> {
   if ((params.provider !== undefined || params.model !== undefined) && !hasScope(ctx.principal, "operator.admin")) {
@@ -296,7 +296,11 @@ export async function agentRun(
  * agent.wait: the run's outcome, or `status: "timeout"` (a successful answer) after timeoutMs.
  * A run id not known yet is waited for (a client may wait before its `agent` request arrived).
  */
-export async function agentWait(ctx: TenantContext, runId: string, timeoutMs: number): Promise<RunSnapshot> {
+export async function agentWait(
+  ctx: TenantContext<"index" | "runs">,
+  runId: string,
+  timeoutMs: number,
+): Promise<RunSnapshot> {
   const deadline = Date.now() + timeoutMs;
   const notYet: RunSnapshot = { runId, status: "timeout", state: "queued" };
   const key = await ctx.tenant.waitForRunKey(runId, timeoutMs);
@@ -322,7 +326,7 @@ export function waitPayload(snapshot: RunSnapshot): Record<string, unknown> {
   };
 }
 
-export async function chatAbort(ctx: TenantContext, params: { sessionKey: string; runId?: string }) {
+export async function chatAbort(ctx: TenantContext<"index" | "runs">, params: { sessionKey: string; runId?: string }) {
   const key = canonicalKey(ctx, params.sessionKey);
   const expected = await ctx.tenant.recentRunIds(key);
   const runIds = params.runId
@@ -334,7 +338,7 @@ export async function chatAbort(ctx: TenantContext, params: { sessionKey: string
 }
 
 export async function sessionsAbort(
-  ctx: TenantContext,
+  ctx: TenantContext<"index" | "runs">,
   params: { key?: string | undefined; runId?: string | undefined },
 ) {
   const named = params.key?.trim() ? canonicalKey(ctx, params.key) : null;
@@ -353,7 +357,7 @@ export async function sessionsAbort(
  * which also names the session. Late and repeated callbacks are answered without effect.
  */
 export async function runCallback(
-  ctx: TenantContext,
+  ctx: TenantContext<"index" | "runs">,
   runId: string,
   callback: RunCallback,
 ): Promise<{ ok: boolean; state: string }> {
