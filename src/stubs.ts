@@ -5,8 +5,9 @@ import type { LedgerApi } from "./contracts/ledger-api";
 import type { SchedulerApi } from "./contracts/scheduler-api";
 import type { SessionApi } from "./contracts/session-api";
 import type { TenantApi } from "./contracts/tenant-api";
+import type { TenantPorts } from "./domain/context";
 import { sessionObjectName } from "./keys/object-names";
-import { type OutboundEnv, type OutboundPolicy, outboundPolicy } from "./policy/outbound-url";
+import { type OutboundEnv, outboundPolicy } from "./policy/outbound-url";
 
 /*
  * The one place that turns a Durable Object binding into a port: a session object per
@@ -72,15 +73,7 @@ export function tenantPorts(
   tenantId: string,
   /** The origin the caller's request reached (its own origin counts as the service's). */
   requestOrigin?: string,
-): {
-  tenant: TenantApi;
-  sessions(key: string): SessionApi;
-  attachments: R2Bucket;
-  scheduler: SchedulerApi;
-  ledger: LedgerApi;
-  channelInbox: ChannelInboxApi;
-  outbound: OutboundPolicy;
-} {
+): TenantPorts {
   return {
     outbound: outboundPolicy(env, requestOrigin),
     tenant: tenantApi(env, tenantId),

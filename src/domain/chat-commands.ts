@@ -126,7 +126,7 @@ export type CommandOutcome = { reply: string; resetFirst?: "new" | "reset" };
 
 /** Runs a command (not /stop or /send) for the session `key`; the caller appends the reply. */
 export async function runChatCommand(
-  ctx: TenantContext<never>,
+  ctx: TenantContext<"index">,
   key: string,
   command: ChatCommand,
 ): Promise<CommandOutcome> {
@@ -178,7 +178,7 @@ export async function runChatCommand(
  * `/model` shows the session's model and those its runner offers; `/model <model>` sets it for
  * the session under sessions.patch's rule (policy/agent-models.ts), with OpenClaw's replies.
  */
-async function modelCommand(ctx: TenantContext<never>, key: string, args: string): Promise<string> {
+async function modelCommand(ctx: TenantContext<"index">, key: string, args: string): Promise<string> {
   const agentId = sessionRef(ctx, key).agentId;
   const offered = `Available: ${agentModels(ctx.config, agentId)
     .map((entry) => primaryModel({ provider: entry.provider, model: entry.id }))

@@ -23,7 +23,7 @@ const CHAT_HISTORY_MAX_LIMIT = 1000;
  * backwards (it counts messages from the newest); `nextOffset` is the next page's offset.
  */
 export async function chatHistory(
-  ctx: TenantContext<"index" | "runs">,
+  ctx: TenantContext<"index">,
   params: { sessionKey: string; limit?: number; maxChars?: number; maxBytes?: number; offset?: number },
 ) {
   const key = canonicalKey(ctx, params.sessionKey);
@@ -84,7 +84,7 @@ const SESSIONS_GET_MAX_LIMIT = 1000;
  * Its params are not schema-checked by the real gateway, so they are read leniently here.
  */
 export async function sessionMessages(
-  ctx: TenantContext<"index" | "runs">,
+  ctx: TenantContext<"index">,
   params: { key?: unknown; sessionKey?: unknown; limit?: unknown; agentId?: unknown },
 ): Promise<{ messages: Record<string, unknown>[] }> {
   const rawKey = keyText(params.key ?? params.sessionKey);
@@ -117,7 +117,7 @@ function seqOf(message: Record<string, unknown> | undefined): number | undefined
 
 /** Appends an assistant message without a model call (OpenClaw's gateway-injected shape). */
 export async function chatInject(
-  ctx: TenantContext<"index" | "runs">,
+  ctx: TenantContext<never>,
   params: { sessionKey: string; message: string; label?: string },
 ) {
   const text = params.label ? `[${params.label}]\n\n${params.message}` : params.message;
@@ -139,10 +139,8 @@ export async function chatInject(
     timestamp: Date.now(),
   };
   const key = canonicalKey(ctx, params.sessionKey);
-  // In the tenant object the session hands the update back instead of calling it: one call.
-  const result = await ctx.sessions(key).inject(sessionRef(ctx, key), message, ctx.tenantInProcess === true);
+  const result = await ctx.sessions(key).inject(sessionRef(ctx, key), message);
   if ("rejected" in result) throw new DomainError("too_large", tooLargeMessage(result));
-  if (result.update) await ctx.tenant.publish({ ...result.update, handedOff: true });
   const appended = result.appended[0]!;
   return { ok: true, messageId: appended.messageId, messageSeq: appended.seq };
 }
@@ -154,7 +152,7 @@ const PREVIEW_MAX_CHARS = 4000;
 const PREVIEW_READ_BYTES = 256 * 1024;
 
 export async function sessionsPreview(
-  ctx: TenantContext<"index" | "runs">,
+  ctx: TenantContext<never>,
   params: { keys: string[]; limit?: number; maxChars?: number },
 ) {
   const limit = Math.min(PREVIEW_MAX_ITEMS, params.limit ?? 12);

@@ -37,7 +37,7 @@ type UnionToIntersection<U> = (U extends unknown ? (arg: U) => void : never) ext
  * tenant object (tenant/in-process-ports.ts). `Role` names what of the tenant object an
  * operation may call: `TenantContext<"index" | "runs">`; a context built carries them all.
  */
-export type TenantContext<Role extends TenantRole = TenantRole> = {
+export type TenantContext<in Role extends TenantRole = TenantRole> = {
   tenantId: string;
   config: Readonly<TenantConfig>;
   principal: Principal;
@@ -48,8 +48,6 @@ export type TenantContext<Role extends TenantRole = TenantRole> = {
   /** When the gateway object serving the socket started (WebSocket callers only): its uptime. */
   gatewayStartedAt?: number;
   tenant: TenantPort<Role>;
-  /** `tenant` is the tenant object itself (a gateway socket it holds): no call to reach it. */
-  tenantInProcess?: boolean;
   sessions(key: string): SessionApi;
   /** sessions_spawn attachments. */
   attachments: R2Bucket;
@@ -62,3 +60,9 @@ export type TenantContext<Role extends TenantRole = TenantRole> = {
   /** Where URLs in the tenant's config may point (checked when config is written). */
   outbound: OutboundPolicy;
 };
+
+/** The ports of a context: the worker's stubs (stubs.ts `tenantPorts`), or the tenant object's in-process ones. */
+export type TenantPorts = Pick<
+  TenantContext,
+  "tenant" | "sessions" | "attachments" | "scheduler" | "ledger" | "channelInbox" | "outbound"
+>;

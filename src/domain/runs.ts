@@ -41,7 +41,7 @@ type Started = Exclude<StartResult, { status: "blocked" | "too_large" }>;
  * id alone, and a run id already used by another session answers from that run.
  */
 export async function startRun(
-  ctx: TenantContext<"index" | "runs">,
+  ctx: TenantContext<"runs">,
   request: RunRequest,
 ): Promise<Started & { sessionKey: string; sessionId: string; messageId?: string; gate?: Disposable }> {
   const { key, runId, ignoreSendPolicy, seed, resetFirst, hold, ...fields } = request;
@@ -70,9 +70,6 @@ export async function startRun(
     provenance: fields.provenance ?? { kind: "external_user" },
     idempotencyKey: `${runId}:user`,
   };
-  // In the tenant object the claim a new session's object would ask for is made here: one hop less.
-  const claimed = ctx.tenantInProcess ? await ctx.tenant.claimPendingSession(key, "start") : undefined;
-  if (claimed && "refused" in claimed) throw rateLimited(claimed.refused.message, claimed.refused.retryAfterMs);
   const result = await refusalsRestored(
     ctx.sessions(key).startRun(
       ref,
@@ -84,7 +81,6 @@ export async function startRun(
         userMessage,
         ...(resetFirst ? { resetFirst } : {}),
         ...(hold ? { hold } : {}),
-        ...(claimed !== undefined ? { claimed } : {}),
       },
       seed,
       ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },
@@ -296,11 +292,7 @@ export async function agentRun(
  * agent.wait: the run's outcome, or `status: "timeout"` (a successful answer) after timeoutMs.
  * A run id not known yet is waited for (a client may wait before its `agent` request arrived).
  */
-export async function agentWait(
-  ctx: TenantContext<"index" | "runs">,
-  runId: string,
-  timeoutMs: number,
-): Promise<RunSnapshot> {
+export async function agentWait(ctx: TenantContext<"runs">, runId: string, timeoutMs: number): Promise<RunSnapshot> {
   const deadline = Date.now() + timeoutMs;
   const notYet: RunSnapshot = { runId, status: "timeout", state: "queued" };
   const key = await ctx.tenant.waitForRunKey(runId, timeoutMs);
@@ -326,7 +318,7 @@ export function waitPayload(snapshot: RunSnapshot): Record<string, unknown> {
   };
 }
 
-export async function chatAbort(ctx: TenantContext<"index" | "runs">, params: { sessionKey: string; runId?: string }) {
+export async function chatAbort(ctx: TenantContext<"runs">, params: { sessionKey: string; runId?: string }) {
   const key = canonicalKey(ctx, params.sessionKey);
   const expected = await ctx.tenant.recentRunIds(key);
   const runIds = params.runId
@@ -338,7 +330,7 @@ export async function chatAbort(ctx: TenantContext<"index" | "runs">, params: { 
 }
 
 export async function sessionsAbort(
-  ctx: TenantContext<"index" | "runs">,
+  ctx: TenantContext<"runs">,
   params: { key?: string | undefined; runId?: string | undefined },
 ) {
   const named = params.key?.trim() ? canonicalKey(ctx, params.key) : null;
@@ -357,7 +349,7 @@ export async function sessionsAbort(
  * which also names the session. Late and repeated callbacks are answered without effect.
  */
 export async function runCallback(
-  ctx: TenantContext<"index" | "runs">,
+  ctx: TenantContext<never>,
   runId: string,
   callback: RunCallback,
 ): Promise<{ ok: boolean; state: string }> {

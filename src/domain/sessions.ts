@@ -25,7 +25,7 @@ const STREAM_PAGE_MESSAGES = 500;
  * message starts an agent run (its idempotencyKey, when given, is the runId).
  */
 export async function appendMessage(
-  ctx: TenantContext<"index">,
+  ctx: TenantContext<"index" | "runs">,
   rawKey: string,
   body: IngestBody,
 ): Promise<IngestResult> {

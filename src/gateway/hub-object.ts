@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { HubApi, HubBatch } from "../contracts/hub-api";
 import type { TenantApi } from "../contracts/tenant-api";
 import { installLedgerLogSink } from "../ledger/log-sink";
-import { parseHubObjectName, tenantApi } from "../stubs";
+import { parseHubObjectName, tenantApi, tenantPorts } from "../stubs";
 import { GatewayHub } from "./hub";
 import { HubLink } from "./hub-link";
 import { InterestReporter } from "./interest-reporter";
@@ -36,6 +36,7 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
       config: () => this.link.currentConfig(),
       authenticate: async (token) => this.tenant.authenticateGateway(token),
       tenant: this.tenant,
+      ports: (tenantId, origin) => tenantPorts(env, tenantId, origin),
       connectionsChanged: () => this.reporter.changed(),
       settled: () => this.reporter.settled(),
     });

@@ -1,13 +1,12 @@
 import type { Principal } from "../auth/principal";
 import type { TenantApi } from "../contracts/tenant-api";
-import type { TenantContext } from "../domain/context";
+import type { TenantContext, TenantPorts } from "../domain/context";
 import { sessionsDefaults } from "../domain/registry";
 import { checkBrowserOrigin } from "../policy/cors";
 import { serviceOrigin } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 import { MAX_PAYLOAD_BYTES, MAX_PREAUTH_PAYLOAD_BYTES, requestFrameSchema } from "../protocol/gateway";
 import { errorResponse, type OperatorScope } from "../protocol/http";
-import { tenantPorts } from "../stubs";
 import { answerConnect, helloOk, rejectHandshake } from "./connect";
 import type { ConnectionState } from "./connection";
 import { type Connection, Connections, safeSend } from "./connections";
@@ -27,10 +26,10 @@ export type HubHost = {
   env: Env;
   config(): TenantConfig;
   authenticate(token: string): Promise<{ scopes: readonly OperatorScope[]; tokenId?: string } | null>;
-  /** The hosting tenant object, the domain's tenant port (no RPC to itself); a hub object's tenant's stub. */
+  /** The hosting tenant object (no RPC to itself); a hub object's tenant's stub. */
   tenant: TenantApi;
-  /** True in the tenant object: `tenant` is the object itself. */
-  tenantInProcess?: boolean;
+  /** The domain's ports for a connection (tenant/in-process-ports.ts in the tenant object, else the stubs). */
+  ports(tenantId: string, requestOrigin: string): TenantPorts;
   /** A hub object: its connections changed (it reports its interest to the tenant object). */
   connectionsChanged?(): void;
   /** A hub object: resolves once the tenant object knows its connections' current interest. */
@@ -265,10 +264,7 @@ export class GatewayHub {
       ...(state.tokenId ? { tokenId: state.tokenId } : {}),
     };
     return {
-      ...tenantPorts(this.host.env, state.tenantId, state.origin),
-      // Inside the tenant object the tenant port is the object itself: no RPC to itself.
-      tenant: this.host.tenant,
-      ...(this.host.tenantInProcess ? { tenantInProcess: true } : {}),
+      ...this.host.ports(state.tenantId, state.origin),
       tenantId: state.tenantId,
       config: this.host.config(),
       principal,

@@ -17,6 +17,7 @@ import type { Refusal } from "../policy/tenant-limits";
 import { errorBody } from "../protocol/http";
 import { hubApi } from "../stubs";
 import { HubStore } from "./hub-store";
+import { inProcessTenantPorts } from "./in-process-ports";
 
 /**
  * A tenant's gateway as its tenant object runs it: the sockets the object holds itself (hub 0,
@@ -32,14 +33,17 @@ export class TenantGateway {
   private readonly preauthLimits: PreauthLimits;
 
   constructor(
-    host: HubHost,
+    host: Omit<HubHost, "ports">,
     /** Refuses a new socket of a tenant that has `sockets` already (its limit), else null. */
     private readonly socketRefusal: (sockets: number) => Refusal | null,
   ) {
     this.preauthLimits = preauthLimits(host.env);
     // Every tenant object is named by its tenant id (stubs.ts).
     this.tenantId = host.ctx.id.name ?? "";
-    this.hub = new GatewayHub({ ...host, tenantInProcess: true });
+    this.hub = new GatewayHub({
+      ...host,
+      ports: (tenantId, origin) => inProcessTenantPorts(host.env, host.tenant, tenantId, origin),
+    });
     this.relay = new HubRelay(
       new HubStore(host.ctx.storage.sql),
       (index) => hubApi(host.env, this.tenantId, index),
