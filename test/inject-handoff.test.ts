@@ -56,7 +56,7 @@ describe("chat.inject handed back to the tenant object", () => {
   });
 
   // What a caller that died between the answer and applying it leaves behind — or a tenant
-  // object that restarted while it held the row in memory (IndexStore.upsertSession).
+  // object that restarted while it held the row in memory (tenant/held-index-rows.ts).
   it.each([
     ["at the session's next alarm (the retry the append armed, 1 s)", false],
     ["when the session object starts again", true],

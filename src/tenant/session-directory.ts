@@ -5,6 +5,7 @@ import { type IndexColumns, indexColumns, type SessionRow } from "../model/sessi
 import type { PendingSessions } from "../pending/pending-sessions";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import { sessionApi } from "../stubs";
+import type { HeldIndexRows } from "./held-index-rows";
 import type { IndexStore } from "./index-store";
 import { ListCursors, type ListPosition } from "./list-cursors";
 import type { TenantStore } from "./tenant-store";
@@ -18,6 +19,8 @@ const REINDEX_CONCURRENCY = 8;
 export type SessionDirectoryDeps = {
   env: Env;
   index: IndexStore;
+  /** Handed-off rows, held in front of the index (held-index-rows.ts). */
+  heldRows: HeldIndexRows;
   pending: PendingSessions;
   tenantStore: TenantStore;
   fanout: Pick<Fanout, "deliver" | "deleted">;
@@ -56,10 +59,13 @@ export class SessionDirectory {
   }
 
   /** A handed-off row waits in memory (its caller answers sooner); others are written now. */
-  private storeRow(update: SessionUpdate): "stored" | "stale" | "deleted" | "deferred" | "unchanged" {
-    const { index } = this.deps;
+  private storeRow(update: SessionUpdate): "stored" | "stale" | "deleted" | "held" | "unchanged" {
+    const { index, heldRows } = this.deps;
     if (!update.row) return index.isDeleted(update.sessionId) ? "deleted" : "unchanged";
-    return index.upsertSession(update.row, update.version, this.columns(update.row), update.handedOff === true);
+    const columns = this.columns(update.row);
+    return update.handedOff
+      ? heldRows.hold(update.row, update.version, columns)
+      : index.upsertSession(update.row, update.version, columns);
   }
 
   /** A pending session (indexed before its object exists); null when the key is taken. */

@@ -22,6 +22,7 @@ import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import { TenantSecrets } from "../secrets/tenant-secrets";
 import { ledgerApi } from "../stubs";
 import { writeConfig } from "./config-write";
+import { HeldIndexRows } from "./held-index-rows";
 import { IndexStore } from "./index-store";
 import { RunIndex } from "./run-index";
 import { SessionDirectory } from "./session-directory";
@@ -61,6 +62,7 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
     this.tenantStore = tenantStore;
     this.tokens = new TokenStore(ctx.storage.sql);
     this.index = new IndexStore(ctx.storage.sql);
+    const heldRows = new HeldIndexRows(this.index);
     const pendingStore = new PendingSessionStore(ctx.storage.sql);
     const admitNew = () => this.quota.admitSession();
     this.pending = new PendingSessions(pendingStore, this.index, () => tenantStore.tenantId(), admitNew);
@@ -96,12 +98,13 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
     this.directory = new SessionDirectory({
       env,
       index: this.index,
+      heldRows,
       pending: this.pending,
       tenantStore,
       fanout: this.gateway.fanout,
       audience: (key) => this.gateway.audience(key),
     });
-    this.deletion = new TenantDeletion(ctx.storage, tenantStore, this.index, this.access, this.gateway);
+    this.deletion = new TenantDeletion(ctx.storage, tenantStore, this.index, heldRows, this.access, this.gateway);
   }
 
   /** WebSocket upgrades for the tenant's gateway (the worker routes them here). */
