@@ -3,10 +3,10 @@ import type { TenantApi } from "../contracts/tenant-api";
 import type { TenantContext, TenantPorts } from "../domain/context";
 import { sessionsDefaults } from "../domain/registry";
 import { checkBrowserOrigin } from "../policy/cors";
-import { serviceOrigin } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 import { MAX_PAYLOAD_BYTES, MAX_PREAUTH_PAYLOAD_BYTES, requestFrameSchema } from "../protocol/gateway";
 import { errorResponse, type OperatorScope } from "../protocol/http";
+import { tenantContext } from "../stubs";
 import { answerConnect, helloOk, rejectHandshake } from "./connect";
 import type { ConnectionState } from "./connection";
 import { type Connection, Connections, safeSend } from "./connections";
@@ -263,15 +263,18 @@ export class GatewayHub {
       scopes: state.scopes ?? [],
       ...(state.tokenId ? { tokenId: state.tokenId } : {}),
     };
-    return {
-      ...this.host.ports(state.tenantId, state.origin),
-      tenantId: state.tenantId,
-      config: this.host.config(),
-      principal,
-      origin: serviceOrigin(this.host.env, state.origin),
-      ...(state.client ? { client: { id: state.client.id, mode: state.client.mode } } : {}),
-      gatewayStartedAt: this.startedAt,
-    };
+    return tenantContext(
+      this.host.env,
+      {
+        tenantId: state.tenantId,
+        config: this.host.config(),
+        principal,
+        requestUrl: state.origin,
+        ...(state.client ? { client: { id: state.client.id, mode: state.client.mode } } : {}),
+        gatewayStartedAt: this.startedAt,
+      },
+      this.host.ports(state.tenantId, state.origin),
+    );
   }
 
   close(ws: WebSocket, code: number, reason: string): void {
