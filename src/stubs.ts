@@ -37,6 +37,18 @@ export function tenantApi(env: Pick<ObjectBindings, "TENANTS">, tenantId: string
   return env.TENANTS.getByName(tenantId) as TenantApi;
 }
 
+/**
+ * A session port with some of its calls taken over (tenant/in-process-ports.ts,
+ * gateway/gated-runs.ts); every other call goes to the stub as it is (a stub is a proxy of its
+ * object's methods, so it cannot be spread).
+ */
+export function sessionWith(session: SessionApi, overrides: Partial<SessionApi>): SessionApi {
+  return new Proxy(session, {
+    get: (target, name) =>
+      Object.hasOwn(overrides, name) ? overrides[name as keyof SessionApi] : Reflect.get(target, name),
+  });
+}
+
 /** A gateway hub object of a tenant (`<tenantId>#<n>`, n ≥ 1; hub 0 is the tenant object). */
 export function hubApi(env: { HUBS: Namespace }, tenantId: string, hub: number): HubApi {
   return env.HUBS.getByName(`${tenantId}#${hub}`) as HubApi;

@@ -29,8 +29,6 @@ export type RunRequest = Omit<RunInput, "callbackBase" | "sandboxed" | "attachme
   seed?: SessionSeed;
   /** `/new` or `/reset` before the message: the session starts a new transcript first. */
   resetFirst?: "new" | "reset";
-  /** Admit only; the run starts when the answer's `gate` is disposed (see `StartRun.hold`). */
-  hold?: boolean;
 };
 
 type Started = Exclude<StartResult, { status: "blocked" | "too_large" }>;
@@ -44,7 +42,7 @@ export async function startRun(
   ctx: TenantContext<"runs">,
   request: RunRequest,
 ): Promise<Started & { sessionKey: string; sessionId: string; messageId?: string; gate?: Disposable }> {
-  const { key, runId, ignoreSendPolicy, seed, resetFirst, hold, ...fields } = request;
+  const { key, runId, ignoreSendPolicy, seed, resetFirst, ...fields } = request;
   const ref = sessionRef(ctx, key);
   // Run ids are tenant-wide (as OpenClaw's dedupe is gateway-wide): a reused id answers from its run.
   const recorded = await ctx.tenant.recordRunStart(runId, key);
@@ -80,7 +78,6 @@ export async function startRun(
         offeredModels: agentModels(ctx.config, ref.agentId).map((model) => model.id),
         userMessage,
         ...(resetFirst ? { resetFirst } : {}),
-        ...(hold ? { hold } : {}),
       },
       seed,
       ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },
@@ -109,15 +106,13 @@ export type ChatSendParams = {
 
 /**
  * OpenClaw's `chat.send`: `{ runId, status: "started" }` at once; dedupe by idempotencyKey;
- * /stop and /send commands. With `hold`, the run is admitted and starts only when the answer's
- * `gate` is disposed, which the gateway does once its answer is on the wire (as the real
- * gateway answers before the run starts, so a `chat.abort` sent right after it aborts a run
- * that has not started). Without `hold` there is no gate.
+ * /stop and /send commands. A session port that admits the run without starting it (the
+ * gateway's, gateway/gated-runs.ts) answers with a `gate` the caller disposes to start it;
+ * otherwise there is no gate.
  */
 export async function chatSend(
   ctx: TenantContext<"index" | "runs">,
   params: ChatSendParams,
-  options: { hold?: boolean } = {},
 ): Promise<{ payload: Record<string, unknown>; gate?: Disposable }> {
   const routed = params.originatingChannel || params.originatingTo || params.originatingAccountId;
   if ((routed || params.originatingThreadId) && !(params.originatingChannel && params.originatingTo)) {
@@ -143,7 +138,7 @@ export async function chatSend(
       runId: params.idempotencyKey,
       message: firstTurn ?? params.message,
       origin: "chat.send",
-      ...(firstTurn === undefined ? { fixedReply: outcome.reply, ignoreSendPolicy: true } : { hold: options.hold }),
+      ...(firstTurn === undefined ? { fixedReply: outcome.reply, ignoreSendPolicy: true } : {}),
       ...(outcome.resetFirst ? { resetFirst: outcome.resetFirst } : {}),
     });
     return chatSendResult(result);
@@ -161,7 +156,6 @@ export async function chatSend(
     provenance: params.systemInputProvenance,
     timeoutSeconds: params.timeoutMs ? Math.ceil(params.timeoutMs / 1000) : undefined,
     deliver: params.deliver,
-    hold: options.hold,
   });
   return chatSendResult(result);
 }

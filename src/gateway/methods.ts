@@ -18,6 +18,7 @@ import { CHANNEL_METHODS } from "./channel-methods";
 import { CONFIG_METHODS } from "./config-methods";
 import { type ConnectionState, MAX_MESSAGE_SUBSCRIPTIONS } from "./connection";
 import { CONTROL_UI_METHODS } from "./control-ui-methods";
+import { gatedRunStarts } from "./gated-runs";
 
 /** The gateway methods this service implements: scope, closed params schema and handler. */
 
@@ -177,7 +178,7 @@ export const METHODS: Record<string, MethodDefinition<z.ZodType>> = {
     params: methodParamSchemas["chat.send"],
     runIdOf: (params) => params.idempotencyKey,
     handle: async ({ ctx, params }) => {
-      const { payload, gate } = await chatSend(ctx, params, { hold: true });
+      const { payload, gate } = await chatSend(gatedRunStarts(ctx), params);
       if (!gate) return payload;
       // The run starts once this answer is on the wire and the frames that came with the send
       // were read: an abort sent right after it finds the run waiting.

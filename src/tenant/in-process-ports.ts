@@ -3,7 +3,7 @@ import type { TenantApi } from "../contracts/tenant-api";
 import type { TenantPorts } from "../domain/context";
 import { rateLimited } from "../domain/errors";
 import type { OutboundEnv } from "../policy/outbound-url";
-import { type ObjectBindings, tenantPorts } from "../stubs";
+import { type ObjectBindings, sessionWith, tenantPorts } from "../stubs";
 
 /**
  * The domain's ports as the tenant object gives them to the gateway sockets it holds: the
@@ -27,7 +27,7 @@ export function inProcessTenantPorts(
 
 /** A session's stub with the tenant object's hand-offs in `startRun` and `inject`. */
 function inProcessSession(tenant: TenantApi, session: SessionApi): SessionApi {
-  const handOffs: Pick<SessionApi, "startRun" | "inject"> = {
+  return sessionWith(session, {
     async startRun(ref, request, seed, policy) {
       const claimed = await tenant.claimPendingSession(ref.key, "start");
       if (claimed && "refused" in claimed) throw rateLimited(claimed.refused.message, claimed.refused.retryAfterMs);
@@ -40,10 +40,5 @@ function inProcessSession(tenant: TenantApi, session: SessionApi): SessionApi {
       await tenant.publish({ ...update, handedOff: true });
       return appended;
     },
-  };
-  // A stub is a proxy of its object's methods: every other call goes to it as it is.
-  return new Proxy(session, {
-    get: (target, name) =>
-      Object.hasOwn(handOffs, name) ? handOffs[name as keyof typeof handOffs] : Reflect.get(target, name),
   });
 }
