@@ -1,5 +1,5 @@
 import type { Principal } from "../auth/principal";
-import type { TenantApi } from "../contracts/tenant-api";
+import type { TenantAccessApi } from "../contracts/tenant-api";
 import type { TenantContext, TenantPorts } from "../domain/context";
 import { sessionsDefaults } from "../domain/registry";
 import { checkBrowserOrigin } from "../policy/cors";
@@ -26,8 +26,8 @@ export type HubHost = {
   env: Env;
   config(): TenantConfig;
   authenticate(token: string): Promise<{ scopes: readonly OperatorScope[]; tokenId?: string } | null>;
-  /** The hosting tenant object (no RPC to itself); a hub object's tenant's stub. */
-  tenant: TenantApi;
+  /** Whether a token still exists: the hosting tenant object (no RPC to itself), or its stub in a hub object. */
+  tenant: TenantAccessApi;
   /** The domain's ports for a connection (tenant/in-process-ports.ts in the tenant object, else the stubs). */
   ports(tenantId: string, requestOrigin: string): TenantPorts;
   /** A hub object: its connections changed (it reports its interest to the tenant object). */

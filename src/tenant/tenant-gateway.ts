@@ -1,6 +1,6 @@
 import { HUB_HEADER } from "../contracts/headers";
 import type { HubInterest } from "../contracts/hub-api";
-import type { SessionUpdate } from "../contracts/tenant-api";
+import type { SessionUpdate, TenantApi } from "../contracts/tenant-api";
 import { GatewayHub, type HubHost } from "../gateway/hub";
 import { HubRelay } from "../gateway/hub-relay";
 import { hubCapacity, TENANT_HUB } from "../gateway/hub-routing";
@@ -33,7 +33,8 @@ export class TenantGateway {
   private readonly preauthLimits: PreauthLimits;
 
   constructor(
-    host: Omit<HubHost, "ports">,
+    /** The tenant object itself is the hub's tenant and its in-process ports' (tenant/in-process-ports.ts). */
+    host: Omit<HubHost, "ports" | "tenant"> & { tenant: TenantApi },
     /** Refuses a new socket of a tenant that has `sockets` already (its limit), else null. */
     private readonly socketRefusal: (sockets: number) => Refusal | null,
   ) {
