@@ -6,7 +6,7 @@ import { HubLink } from "./gateway/hub-link";
 import { InterestReporter } from "./gateway/interest-reporter";
 import { installLedgerLogSink } from "./ledger/log-sink";
 import { GATEWAY_METHODS } from "./slices";
-import { parseHubObjectName, tenantApi } from "./stubs";
+import { parseHubObjectName, tenantApi, tenantPorts } from "./stubs";
 
 /**
  * One hub of a large tenant's gateway: WebSockets the tenant object assigned here once it
@@ -40,6 +40,7 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
       authenticate: async (token) => this.tenant.authenticateGateway(token),
       methods: GATEWAY_METHODS,
       tenant: this.tenant,
+      ports: (tenantId, origin) => tenantPorts(env, tenantId, origin),
       connectionsChanged: () => this.reporter.changed(),
       settled: () => this.reporter.settled(),
     });

@@ -5,8 +5,9 @@ import type { LedgerApi } from "./contracts/ledger-api";
 import type { SchedulerApi } from "./contracts/scheduler-api";
 import type { SessionApi } from "./contracts/session-api";
 import type { TenantApi } from "./contracts/tenant-api";
+import type { TenantContext, TenantPorts } from "./domain/context";
 import { sessionObjectName } from "./keys/object-names";
-import { type OutboundEnv, type OutboundPolicy, outboundPolicy } from "./policy/outbound-url";
+import { type OutboundEnv, outboundPolicy, serviceOrigin } from "./policy/outbound-url";
 
 /*
  * The one place that turns a Durable Object binding into a port: a session object per
@@ -34,6 +35,18 @@ export function sessionApi(env: Pick<ObjectBindings, "SESSIONS">, tenantId: stri
 
 export function tenantApi(env: Pick<ObjectBindings, "TENANTS">, tenantId: string): TenantApi {
   return env.TENANTS.getByName(tenantId) as TenantApi;
+}
+
+/**
+ * A session port with some of its calls taken over (tenant/in-process-ports.ts,
+ * gateway/gated-runs.ts); every other call goes to the stub as it is (a stub is a proxy of its
+ * object's methods, so it cannot be spread).
+ */
+export function sessionWith(session: SessionApi, overrides: Partial<SessionApi>): SessionApi {
+  return new Proxy(session, {
+    get: (target, name) =>
+      Object.hasOwn(overrides, name) ? overrides[name as keyof SessionApi] : Reflect.get(target, name),
+  });
 }
 
 /** A gateway hub object of a tenant (`<tenantId>#<n>`, n ≥ 1; hub 0 is the tenant object). */
@@ -72,15 +85,7 @@ export function tenantPorts(
   tenantId: string,
   /** The origin the caller's request reached (its own origin counts as the service's). */
   requestOrigin?: string,
-): {
-  tenant: TenantApi;
-  sessions(key: string): SessionApi;
-  attachments: R2Bucket;
-  scheduler: SchedulerApi;
-  ledger: LedgerApi;
-  channelInbox: ChannelInboxApi;
-  outbound: OutboundPolicy;
-} {
+): TenantPorts {
   return {
     outbound: outboundPolicy(env, requestOrigin),
     tenant: tenantApi(env, tenantId),
@@ -90,4 +95,33 @@ export function tenantPorts(
     sessions: (key) => sessionApi(env, tenantId, key),
     attachments: env.ATTACHMENTS,
   };
+}
+
+/** Who calls the domain, and from where: a TenantContext but its ports. */
+export type TenantCaller = Omit<TenantContext, keyof TenantPorts | "origin"> & {
+  /**
+   * The URL (or origin) the caller's request reached: the context's origin is the service's
+   * (PUBLIC_ORIGIN, else this one's), and URLs in the config may name this one.
+   */
+  requestUrl?: string;
+  /** The public origin when no request brings it (a scheduled run, a run's own tool calls): as it is. */
+  origin?: string;
+};
+
+/**
+ * The one way a TenantContext is built: the caller over the tenant's ports, the worker's
+ * stubs unless others are given (the tenant object's in-process ones, tenant/in-process-ports.ts).
+ */
+export function tenantContext(
+  env: ObjectBindings & { ATTACHMENTS: R2Bucket } & OutboundEnv,
+  caller: TenantCaller,
+  ports: TenantPorts = tenantPorts(env, caller.tenantId, requestOrigin(caller.requestUrl)),
+): TenantContext {
+  const { requestUrl, origin, ...who } = caller;
+  const publicOrigin = requestUrl !== undefined ? serviceOrigin(env, requestUrl) : origin;
+  return { ...ports, ...who, ...(publicOrigin !== undefined ? { origin: publicOrigin } : {}) };
+}
+
+function requestOrigin(requestUrl: string | undefined): string | undefined {
+  return requestUrl === undefined ? undefined : new URL(requestUrl).origin;
 }

@@ -55,8 +55,34 @@ describe("chat.inject handed back to the tenant object", () => {
     expect(watcher.events("session.message").map((e) => e.payload.messageSeq)).toEqual([2, 3, 4, 5, 6, 7]);
   });
 
+  it("is the path of a socket the tenant object holds (its in-process ports), not of a plain stub caller", async () => {
+    const t = await freshTenant("handoff-wired");
+    const key = "agent:main:wired";
+    const session = env.SESSIONS.getByName(`${t.id}/${key}`);
+    /** The entry version whose row a caller was handed (-1: none; reset at the retry alarm, 1 s). */
+    const handedVersion = () =>
+      runInDurableObject(
+        session,
+        (instance) =>
+          (instance as unknown as { parts: { publisher: { handedVersion: number } } }).parts.publisher.handedVersion,
+      );
+    const client = await connect(t);
+    await client.request("chat.inject", { sessionKey: key, message: "first" });
+    await until(
+      () => rowOf(t, key),
+      (row) => row?.messageCount === 1,
+    );
+    await until(handedVersion, (version) => version === -1, 5_000);
+    await client.request("chat.inject", { sessionKey: key, message: "handed back" });
+    expect(await handedVersion()).toBeGreaterThan(-1);
+    // The stub's own inject (the worker's ports) asks for no hand-off.
+    await until(handedVersion, (version) => version === -1, 5_000);
+    await session.inject(ref(t, key), injected("published by the session"));
+    expect(await handedVersion()).toBe(-1);
+  });
+
   // What a caller that died between the answer and applying it leaves behind — or a tenant
-  // object that restarted while it held the row in memory (IndexStore.upsertSession).
+  // object that restarted while it held the row in memory (tenant/held-index-rows.ts).
   it.each([
     ["at the session's next alarm (the retry the append armed, 1 s)", false],
     ["when the session object starts again", true],

@@ -1,3 +1,6 @@
+import type { RunRecord } from "../model/run-types";
+import { sessionToolsAllowed } from "../policy/tools";
+import type { SessionEntry } from "../protocol/session";
 import { signJson, verifySignedJson } from "./signed-json";
 
 /**
@@ -17,6 +20,28 @@ export type RunTokenClaims = {
   sessionTools: boolean;
   exp: number;
 };
+
+/**
+ * A run's claims, as its run token carries them and as its own tool calls act: the run's
+ * session, sandboxed when the run started so or the session is recorded so, with the
+ * session's spawn depth and whether it may use session tools.
+ */
+export function runClaims(
+  run: Pick<RunRecord, "runId" | "sessionKey" | "input">,
+  entry: Pick<SessionEntry, "sandboxed" | "spawnDepth" | "subagentRole"> | null | undefined,
+  exp: number,
+): RunTokenClaims {
+  return {
+    tenantId: run.input.tenantId,
+    agentId: run.input.agentId,
+    sessionKey: run.sessionKey,
+    runId: run.runId,
+    sandboxed: run.input.sandboxed === true || entry?.sandboxed === true,
+    spawnDepth: entry?.spawnDepth ?? 0,
+    sessionTools: sessionToolsAllowed(entry ?? undefined),
+    exp,
+  };
+}
 
 const PREFIX = "ocr_";
 

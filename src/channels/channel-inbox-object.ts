@@ -2,9 +2,9 @@ import { DurableObject } from "cloudflare:workers";
 import type { ChannelInboxApi } from "../contracts/channel-inbox-api";
 import { DELIVERY_SCHEMA, DeliveryStore } from "../delivery/delivery-store";
 import { Outbox } from "../delivery/outbox";
-import { outboundPolicy, serviceOrigin } from "../policy/outbound-url";
+import { outboundPolicy } from "../policy/outbound-url";
 import { migrate } from "../storage/migrations";
-import { tenantApi, tenantPorts } from "../stubs";
+import { tenantApi, tenantContext } from "../stubs";
 import { TIMER_SCHEMA } from "../timers/timer-schema";
 import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
 import { ChannelInbox } from "./inbox";
@@ -59,13 +59,13 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
           save: (bot: T) => this.store.saveBot(channel, bot),
         }),
       }),
-      context: (config, origin) => ({
-        ...tenantPorts(env, tenantId, origin ?? undefined),
-        tenantId,
-        config,
-        principal: { kind: "operator", scopes: ["operator.write"] },
-        ...(origin ? { origin: serviceOrigin(env, origin) } : {}),
-      }),
+      context: (config, origin) =>
+        tenantContext(env, {
+          tenantId,
+          config,
+          principal: { kind: "operator", scopes: ["operator.write"] },
+          ...(origin ? { requestUrl: origin } : {}),
+        }),
       enqueue: (input) => this.outbox.enqueue(input),
     });
     ctx.blockConcurrencyWhile(async () => {

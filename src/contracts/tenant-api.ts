@@ -77,14 +77,14 @@ export type ListPage = {
   scanLimited?: boolean;
 };
 
-/**
- * The RPC surface of a tenant object (one per tenant): tokens, config, the session index and
- * run index, rate limits, and the publish path from session objects to the tenant's gateway.
+/*
+ * The RPC surface of a tenant object (one per tenant), split by the role a caller needs: a
+ * caller's context (domain/context.ts) names the roles it uses, so a reader sees what it may
+ * touch. The object itself implements them all (`TenantApi`).
  */
-export interface TenantApi {
-  /** WebSocket upgrades of the tenant's gateway (the object's name is the tenant id). */
-  fetch(request: Request): Promise<Response>;
-  // Tenant and tokens
+
+/** Who may act for the tenant: the tenant record, operator tokens, follows and stream tickets. */
+export interface TenantAccessApi {
   create(tenantId: string): Awaitable<boolean>;
   exists(): Awaitable<boolean>;
   openDefault(tenantId: string): Awaitable<TenantConfig>;
@@ -94,17 +94,31 @@ export interface TenantApi {
   followWith(tokenId: string, key: string): Awaitable<boolean>;
   revokeToken(tokenId: string): Awaitable<boolean>;
   authenticate(tokenId: string, hash: string): Awaitable<TenantAccess | null>;
-  // Gateway hub objects (src/gateway-hub-object.ts)
-  /** A hub's connections changed: what they would receive, for routing events to it. */
-  hubInterest(hub: number, interest: HubInterest): Awaitable<void>;
   /** A bearer token's access for a hub's `connect` (scopes, and the token id when it is one). */
   authenticateGateway(token: string): Awaitable<{ scopes: readonly OperatorScope[]; tokenId?: string } | null>;
-  // Config and secrets
+  // Stream tickets (EventSource follows)
+  issueStreamTicket(hash: string, grant: StreamTicketGrant, expiresAt: number): Awaitable<boolean>;
+  redeemStreamTicket(hash: string): Awaitable<{ grant: StreamTicketGrant; config: TenantConfig } | null>;
+}
+
+/** The tenant's gateway: WebSocket upgrades, and what its hub objects' connections would receive. */
+export interface TenantHubsApi {
+  /** WebSocket upgrades of the tenant's gateway (the object's name is the tenant id). */
+  fetch(request: Request): Promise<Response>;
+  /** A hub's connections changed: what they would receive, for routing events to it (src/gateway-hub-object.ts). */
+  hubInterest(hub: number, interest: HubInterest): Awaitable<void>;
+}
+
+/** The tenant's config and its runner secret. */
+export interface TenantConfigApi {
   config(): Awaitable<TenantConfig>;
   /** Replaces the config; with `baseHash`, only while the stored one still has that hash. */
   putConfig(config: TenantConfig, baseHash?: string): Awaitable<ConfigWrite>;
   runnerSecret(rotate?: boolean): Awaitable<string>;
-  // Secret store (src/secrets/): values sealed at rest, never listed for `secret` entries
+}
+
+/** The secret store (src/secrets/): values sealed at rest, never listed for `secret` entries. */
+export interface TenantSecretsApi {
   secretsList(): Awaitable<SecretStoreEntry[]>;
   /** Why the write was refused, or null when stored. */
   secretsSet(write: SecretWrite): Awaitable<string | null>;
@@ -113,7 +127,10 @@ export interface TenantApi {
   deploymentKeyGrants(change?: DeploymentKeyGrantChange): Awaitable<{ grants: DeploymentKeyGrant[]; changed: boolean }>;
   /** A value for a run of this tenant; null when there is no such entry. */
   resolveSecret(name: string): Awaitable<ResolvedSecret | null>;
-  // Runs
+}
+
+/** The run index (run id → session), model-call slots, and the tenant's limits and meters. */
+export interface TenantRunsApi {
   /** Records which session a run id belongs to (a run started by a run: spawn, send, flows); answers its owner. */
   recordRun(runId: string, key: string): Awaitable<string>;
   /**
@@ -141,7 +158,10 @@ export interface TenantApi {
   recentRunIds(key: string): Awaitable<string[]>;
   /** Up to `want` calls of a per-minute meter and the limit in force (src/tenant/rate-limit.ts). */
   admit(meter: Meter, want?: number): Awaitable<MeterGrant & { perMinute: number }>;
-  // Session index
+}
+
+/** The session index: rows the session objects publish, pending sessions, lookups and lists. */
+export interface TenantIndexApi {
   /** Applies a session's update; answers who would receive its next one (src/session/publish-window.ts). */
   publish(update: SessionUpdate): Awaitable<{ hot: boolean; listening: boolean }>;
   /**
@@ -178,15 +198,24 @@ export interface TenantApi {
   agentIds(): Awaitable<string[]>;
   countActiveChildren(key: string): Awaitable<number>;
   rebuildIndex(): Awaitable<{ sessions: number }>;
-  // Stream tickets (EventSource follows)
-  issueStreamTicket(hash: string, grant: StreamTicketGrant, expiresAt: number): Awaitable<boolean>;
-  redeemStreamTicket(hash: string): Awaitable<{ grant: StreamTicketGrant; config: TenantConfig } | null>;
-  // Admin
+}
+
+/** The operator's view of a tenant: its tokens, its size, and its deletion. */
+export interface TenantAdminApi {
   tokenList(limit: number, after?: { createdAt: number; tokenId: string }): Awaitable<TokenInfo[] | null>;
   info(): Awaitable<{ createdAt: number; deletingAt?: number; sessions: number; tokens: number } | null>;
   deletionStep(batch: number): Awaitable<{ deletingSince: number; keys: string[]; remaining: number } | null>;
   finishDeletion(): Awaitable<void>;
 }
+
+/** Every role: the tenant object's whole surface (its class implements it; its stub speaks it). */
+export type TenantApi = TenantAccessApi &
+  TenantHubsApi &
+  TenantConfigApi &
+  TenantSecretsApi &
+  TenantRunsApi &
+  TenantIndexApi &
+  TenantAdminApi;
 
 /** A token as the admin API lists it: never the hash. */
 export type TokenInfo = {

@@ -4,7 +4,7 @@ import { agentWait, startRun } from "../domain/runs";
 import { type RunSnapshot, TERMINAL_STATES } from "../model/run-types";
 import type { TenantConfig } from "../protocol/config";
 import type { CronJob } from "../protocol/cron";
-import { type ObjectBindings, tenantPorts } from "../stubs";
+import { type ObjectBindings, tenantContext } from "../stubs";
 import { jobMessage, jobSessionKey } from "./jobs";
 
 /** How the scheduler starts a job's run and learns its outcome (a port, so its rules test without runs). */
@@ -25,13 +25,13 @@ export function tenantRunPort(
   tenantId: string,
   config: () => Promise<TenantConfig>,
 ): CronRunPort {
-  const context = async (origin?: string): Promise<TenantContext> => ({
-    ...tenantPorts(env, tenantId),
-    tenantId,
-    config: await config(),
-    principal: { kind: "operator", scopes: ["operator.write"] },
-    ...(origin ? { origin } : {}),
-  });
+  const context = async (origin?: string): Promise<TenantContext> =>
+    tenantContext(env, {
+      tenantId,
+      config: await config(),
+      principal: { kind: "operator", scopes: ["operator.write"] },
+      ...(origin ? { origin } : {}),
+    });
   return {
     async start(job, runId, origin) {
       const ctx = await context(origin);

@@ -13,7 +13,7 @@ import { canonicalKey, sessionRef } from "./keys";
  */
 
 /** The agent asked about: the given id (which must exist, OpenClaw's message), else the default. */
-function requestedAgent(ctx: TenantContext, rawAgentId: string | undefined): string {
+function requestedAgent(ctx: TenantContext<"index">, rawAgentId: string | undefined): string {
   const requested = rawAgentId?.trim();
   if (!requested) return defaultAgentId(ctx.config);
   const agentId = normalizeAgentId(requested);
@@ -21,7 +21,7 @@ function requestedAgent(ctx: TenantContext, rawAgentId: string | undefined): str
   return agentId;
 }
 
-export function agentToolsCatalog(ctx: TenantContext, params: { agentId?: string | undefined }) {
+export function agentToolsCatalog(ctx: TenantContext<"index">, params: { agentId?: string | undefined }) {
   return toolsCatalog(requestedAgent(ctx, params.agentId));
 }
 
@@ -31,7 +31,7 @@ export function agentToolsCatalog(ctx: TenantContext, params: { agentId?: string
  * top-level session of its agent), since its first run is offered exactly that.
  */
 export async function agentToolsEffective(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   params: { agentId?: string | undefined; sessionKey: string },
 ) {
   const requested = params.agentId?.trim() ? requestedAgent(ctx, params.agentId) : undefined;
@@ -50,7 +50,7 @@ export async function agentToolsEffective(
  * `commands.list`: the commands chat.send runs here. Each is OpenClaw's scope "both" and its
  * first text alias is its name, so every surface (`scope` text, native or both) lists them alike.
  */
-export function agentCommands(ctx: TenantContext, params: { agentId?: string | undefined }) {
+export function agentCommands(ctx: TenantContext<"index">, params: { agentId?: string | undefined }) {
   requestedAgent(ctx, params.agentId);
   return { commands: chatCommandEntries() };
 }

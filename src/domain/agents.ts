@@ -4,7 +4,7 @@ import type { TenantContext } from "./context";
 import { sessionsDefaults } from "./registry";
 
 /** `agents.list`: the tenant's agents (or the default one when none are configured). */
-export function listAgents(ctx: TenantContext) {
+export function listAgents(ctx: TenantContext<"index">) {
   const defaults = sessionsDefaults(ctx);
   const agents = (ctx.config.agents?.list ?? [{ id: defaults.defaultAgentId }]).map((a) => {
     const id = normalizeAgentId(a.id);

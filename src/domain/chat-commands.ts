@@ -125,7 +125,11 @@ export function chatCommandEntries() {
 export type CommandOutcome = { reply: string; resetFirst?: "new" | "reset" };
 
 /** Runs a command (not /stop or /send) for the session `key`; the caller appends the reply. */
-export async function runChatCommand(ctx: TenantContext, key: string, command: ChatCommand): Promise<CommandOutcome> {
+export async function runChatCommand(
+  ctx: TenantContext<"index">,
+  key: string,
+  command: ChatCommand,
+): Promise<CommandOutcome> {
   switch (command.name) {
     case "reset":
       return { reply: "✅ Session reset.", resetFirst: "reset" };
@@ -174,7 +178,7 @@ export async function runChatCommand(ctx: TenantContext, key: string, command: C
  * `/model` shows the session's model and those its runner offers; `/model <model>` sets it for
  * the session under sessions.patch's rule (policy/agent-models.ts), with OpenClaw's replies.
  */
-async function modelCommand(ctx: TenantContext, key: string, args: string): Promise<string> {
+async function modelCommand(ctx: TenantContext<"index">, key: string, args: string): Promise<string> {
   const agentId = sessionRef(ctx, key).agentId;
   const offered = `Available: ${agentModels(ctx.config, agentId)
     .map((entry) => primaryModel({ provider: entry.provider, model: entry.id }))
@@ -189,7 +193,7 @@ async function modelCommand(ctx: TenantContext, key: string, args: string): Prom
 }
 
 /** The session's entry and the model its runs use (the session's choice, else its agent's). */
-async function sessionModel(ctx: TenantContext, key: string) {
+async function sessionModel(ctx: TenantContext<never>, key: string) {
   const entry = await ctx.sessions(key).entry();
   const ref = agentModelRef(ctx.config, sessionRef(ctx, key).agentId);
   return { entry, model: entry?.model ?? primaryModel(ref) };

@@ -13,7 +13,7 @@ import { presentRow } from "./registry";
  * catalog. Nothing is queued here, so `pendingInputs` is always empty.
  */
 export async function chatStartup(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   params: { sessionKey: string; limit?: number | undefined; maxChars?: number | undefined },
 ) {
   const key = canonicalKey(ctx, params.sessionKey);

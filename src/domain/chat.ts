@@ -23,7 +23,7 @@ const CHAT_HISTORY_MAX_LIMIT = 1000;
  * backwards (it counts messages from the newest); `nextOffset` is the next page's offset.
  */
 export async function chatHistory(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   params: { sessionKey: string; limit?: number; maxChars?: number; maxBytes?: number; offset?: number },
 ) {
   const key = canonicalKey(ctx, params.sessionKey);
@@ -84,7 +84,7 @@ const SESSIONS_GET_MAX_LIMIT = 1000;
  * Its params are not schema-checked by the real gateway, so they are read leniently here.
  */
 export async function sessionMessages(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   params: { key?: unknown; sessionKey?: unknown; limit?: unknown; agentId?: unknown },
 ): Promise<{ messages: Record<string, unknown>[] }> {
   const rawKey = keyText(params.key ?? params.sessionKey);
@@ -116,7 +116,10 @@ function seqOf(message: Record<string, unknown> | undefined): number | undefined
 }
 
 /** Appends an assistant message without a model call (OpenClaw's gateway-injected shape). */
-export async function chatInject(ctx: TenantContext, params: { sessionKey: string; message: string; label?: string }) {
+export async function chatInject(
+  ctx: TenantContext<never>,
+  params: { sessionKey: string; message: string; label?: string },
+) {
   const text = params.label ? `[${params.label}]\n\n${params.message}` : params.message;
   const message: TranscriptMessage = {
     role: "assistant",
@@ -136,10 +139,8 @@ export async function chatInject(ctx: TenantContext, params: { sessionKey: strin
     timestamp: Date.now(),
   };
   const key = canonicalKey(ctx, params.sessionKey);
-  // In the tenant object the session hands the update back instead of calling it: one call.
-  const result = await ctx.sessions(key).inject(sessionRef(ctx, key), message, ctx.tenantInProcess === true);
+  const result = await ctx.sessions(key).inject(sessionRef(ctx, key), message);
   if ("rejected" in result) throw new DomainError("too_large", tooLargeMessage(result));
-  if (result.update) await ctx.tenant.publish({ ...result.update, handedOff: true });
   const appended = result.appended[0]!;
   return { ok: true, messageId: appended.messageId, messageSeq: appended.seq };
 }
@@ -151,7 +152,7 @@ const PREVIEW_MAX_CHARS = 4000;
 const PREVIEW_READ_BYTES = 256 * 1024;
 
 export async function sessionsPreview(
-  ctx: TenantContext,
+  ctx: TenantContext<never>,
   params: { keys: string[]; limit?: number; maxChars?: number },
 ) {
   const limit = Math.min(PREVIEW_MAX_ITEMS, params.limit ?? 12);
@@ -185,7 +186,7 @@ export async function sessionsPreview(
  * optional parent, label and model; an initial `task`/`message` starts its first turn.
  */
 export async function sessionsCreate(
-  ctx: TenantContext,
+  ctx: TenantContext<"index" | "runs">,
   params: {
     key?: string;
     agentId?: string;

@@ -45,7 +45,7 @@ export type AdmittedCompletion = {
  * records its run id: one tenant call. Over the meter it answers the seconds to wait.
  */
 export async function admitCompletion(
-  ctx: TenantContext,
+  ctx: TenantContext<"runs">,
   request: CompletionRequest,
 ): Promise<AdmittedCompletion | { retryAfterSeconds: number; perMinute: number }> {
   const admission = await ctx.tenant.admitCompletion(request.runId, request.key, request.continues);
@@ -62,7 +62,7 @@ export async function admitCompletion(
  * (run limits, send policy, size) throw DomainError; a started run's failure is in its outcome.
  */
 export async function startCompletion(
-  ctx: TenantContext,
+  ctx: TenantContext<"runs">,
   { request, recorded }: AdmittedCompletion,
   follow: boolean,
 ): Promise<CompletionRun> {

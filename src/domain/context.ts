@@ -3,15 +3,41 @@ import type { ChannelInboxApi } from "../contracts/channel-inbox-api";
 import type { LedgerApi } from "../contracts/ledger-api";
 import type { SchedulerApi } from "../contracts/scheduler-api";
 import type { SessionApi } from "../contracts/session-api";
-import type { TenantApi } from "../contracts/tenant-api";
+import type {
+  TenantAccessApi,
+  TenantAdminApi,
+  TenantConfigApi,
+  TenantIndexApi,
+  TenantRunsApi,
+  TenantSecretsApi,
+} from "../contracts/tenant-api";
 import type { OutboundPolicy } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 
+/** The tenant object's roles by name (contracts/tenant-api.ts). */
+type TenantRoles = {
+  access: TenantAccessApi;
+  admin: TenantAdminApi;
+  config: TenantConfigApi;
+  index: TenantIndexApi;
+  runs: TenantRunsApi;
+  secrets: TenantSecretsApi;
+};
+export type TenantRole = keyof TenantRoles;
+
+/** The tenant port of the named roles (`never`: none, `TenantRole`: every one a context carries). */
+export type TenantPort<Role extends TenantRole> = UnionToIntersection<TenantRoles[Role]>;
+type UnionToIntersection<U> = (U extends unknown ? (arg: U) => void : never) extends (arg: infer I) => void
+  ? I
+  : unknown;
+
 /**
- * Everything a domain operation needs about the calling tenant, as ports: the transports
- * build it (the worker from stubs, the gateway inside the tenant object from itself).
+ * Everything a domain operation needs about the calling tenant, as ports: built by
+ * `tenantContext` (stubs.ts) for the worker and the hubs, with the in-process ports inside the
+ * tenant object (tenant/in-process-ports.ts). `Role` names what of the tenant object an
+ * operation may call: `TenantContext<"index" | "runs">`; a context built carries them all.
  */
-export type TenantContext = {
+export type TenantContext<in Role extends TenantRole = TenantRole> = {
   tenantId: string;
   config: Readonly<TenantConfig>;
   principal: Principal;
@@ -21,9 +47,7 @@ export type TenantContext = {
   client?: { id: string; mode: string };
   /** When the gateway object serving the socket started (WebSocket callers only): its uptime. */
   gatewayStartedAt?: number;
-  tenant: TenantApi;
-  /** `tenant` is the tenant object itself (a gateway socket it holds): no call to reach it. */
-  tenantInProcess?: boolean;
+  tenant: TenantPort<Role>;
   sessions(key: string): SessionApi;
   /** sessions_spawn attachments. */
   attachments: R2Bucket;
@@ -41,3 +65,9 @@ export type TenantContext = {
    */
   retireGrants?(): Promise<void>;
 };
+
+/** The ports of a context: the worker's stubs (stubs.ts `tenantPorts`), or the tenant object's in-process ones. */
+export type TenantPorts = Pick<
+  TenantContext,
+  "tenant" | "sessions" | "attachments" | "scheduler" | "ledger" | "channelInbox" | "outbound"
+>;

@@ -6,12 +6,12 @@ import { agentIdParam } from "./keys";
 
 /** Automations as every transport offers them (`cron.*`, /v1/automations): the tenant's scheduler object decides. */
 
-function caller(ctx: TenantContext) {
+function caller(ctx: TenantContext<"runs">) {
   return { config: ctx.config, ...(ctx.origin ? { origin: ctx.origin } : {}) };
 }
 
 /** The caller with the tenant's automation limits in force (a definition is checked against them). */
-async function definingCaller(ctx: TenantContext) {
+async function definingCaller(ctx: TenantContext<"runs">) {
   const { limits } = await ctx.tenant.limits();
   return { ...caller(ctx), limits: { minIntervalMs: limits.cronMinIntervalMs.limit, maxJobs: limits.cronJobs.limit } };
 }
@@ -31,14 +31,14 @@ export function jobIdOf(method: string, params: { id?: string | undefined; jobId
   return id;
 }
 
-export async function addCronJob(ctx: TenantContext, params: CronAddParams): Promise<CronJob> {
+export async function addCronJob(ctx: TenantContext<"runs">, params: CronAddParams): Promise<CronJob> {
   // Refused here, in the caller's door: a refusal thrown inside the scheduler object loses its kind.
   if (params.agentId) agentIdParam(params.agentId);
   return unwrap("cron.add", await ctx.scheduler.add(params, await definingCaller(ctx)));
 }
 
 export async function updateCronJob(
-  ctx: TenantContext,
+  ctx: TenantContext<"runs">,
   id: string,
   patch: CronPatch,
   expectedConfigRevision?: string,
@@ -50,29 +50,29 @@ export async function updateCronJob(
   );
 }
 
-export async function removeCronJob(ctx: TenantContext, id: string): Promise<{ ok: true; removed: true }> {
+export async function removeCronJob(ctx: TenantContext<"runs">, id: string): Promise<{ ok: true; removed: true }> {
   return unwrap("cron.remove", await ctx.scheduler.remove(id));
 }
 
-export async function getCronJob(ctx: TenantContext, id: string): Promise<CronJob> {
+export async function getCronJob(ctx: TenantContext<"runs">, id: string): Promise<CronJob> {
   const job = await ctx.scheduler.get(id);
   if (!job)
     throw new DomainError("not_found", `cron job not found: ${id}. List automations and retry with a current job id.`);
   return job;
 }
 
-export function listCronJobs(ctx: TenantContext, params: CronListParams) {
+export function listCronJobs(ctx: TenantContext<"runs">, params: CronListParams) {
   return ctx.scheduler.list(params, ctx.config);
 }
 
-export function cronStatus(ctx: TenantContext) {
+export function cronStatus(ctx: TenantContext<"runs">) {
   return ctx.scheduler.status();
 }
 
-export async function runCronJob(ctx: TenantContext, id: string, mode: CronRunMode = "force") {
+export async function runCronJob(ctx: TenantContext<"runs">, id: string, mode: CronRunMode = "force") {
   return unwrap("cron.run", await ctx.scheduler.run(id, mode, caller(ctx)));
 }
 
-export async function cronRuns(ctx: TenantContext, params: CronRunsParams) {
+export async function cronRuns(ctx: TenantContext<"runs">, params: CronRunsParams) {
   return unwrap("cron.runs", await ctx.scheduler.runs(params));
 }

@@ -63,7 +63,7 @@ const sum = (rows: UsageRow[]) => rows.reduce(add, emptyTotals());
 
 export type UsageParams = { startDate?: string; endDate?: string; agentId?: string; limit?: number };
 
-export async function sessionsUsage(ctx: TenantContext, params: UsageParams) {
+export async function sessionsUsage(ctx: TenantContext<"index">, params: UsageParams) {
   const now = Date.now();
   const endDate = params.endDate ?? utcDate(now);
   const startDate = params.startDate ?? utcDate(now - (DEFAULT_RANGE_DAYS - 1) * DAY_MS);
@@ -199,7 +199,10 @@ export const LOG_TAIL_MAX_LINES = 5000;
 export const LOG_TAIL_MAX_BYTES = 1_000_000;
 
 /** `logs.tail {cursor?, limit, maxBytes}`: the tenant's own lines, oldest first after `cursor`. */
-export async function tailLogs(ctx: TenantContext, params: { cursor?: number; limit?: number; maxBytes?: number }) {
+export async function tailLogs(
+  ctx: TenantContext<"index">,
+  params: { cursor?: number; limit?: number; maxBytes?: number },
+) {
   const tail = await ctx.ledger.readLogs({
     ...(params.cursor !== undefined ? { cursor: params.cursor } : {}),
     limit: Math.min(params.limit ?? 500, LOG_TAIL_MAX_LINES),

@@ -45,7 +45,7 @@ export type SessionsListResult = {
   sessions: PresentedRow[];
 };
 
-export function sessionsDefaults(ctx: TenantContext): SessionsDefaults {
+export function sessionsDefaults(ctx: TenantContext<"index">): SessionsDefaults {
   const alias = resolveMainAlias(ctx.config.session);
   const agentId = defaultAgentId(ctx.config);
   const model = agentModelRef(ctx.config, agentId);
@@ -70,7 +70,10 @@ export const SESSIONS_LIST_DEFAULT_LIMIT = 100;
 export const SESSIONS_LIST_MAX_LIMIT = 200;
 
 /** The operator's list: OpenClaw's `sessions.list` params and result shape. */
-export async function listSessions(ctx: TenantContext, params: SessionsListParams): Promise<SessionsListResult> {
+export async function listSessions(
+  ctx: TenantContext<"index">,
+  params: SessionsListParams,
+): Promise<SessionsListResult> {
   const limit = Math.min(SESSIONS_LIST_MAX_LIMIT, Math.max(1, Math.floor(params.limit ?? SESSIONS_LIST_DEFAULT_LIMIT)));
   const offset = Math.max(0, Math.floor(params.offset ?? 0));
   const page: ListPage =
@@ -116,7 +119,7 @@ export async function listSessions(ctx: TenantContext, params: SessionsListParam
 
 /** `sessions.describe`: one session's `sessions.list` row, or null when it does not exist. */
 export async function describeSession(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   params: { key: string; agentId?: string | undefined; includeLastMessage?: boolean | undefined },
 ): Promise<{ session: PresentedRow | null }> {
   const key = canonicalKey(ctx, params.key, params.agentId ? agentIdParam(params.agentId) : undefined);
@@ -143,7 +146,7 @@ export function presentRow(row: SessionRow, includeLastMessage: boolean): Presen
 export type PresentedRow = SessionRow & { unread: boolean; pinned: boolean; archived: boolean; derivedTitle?: string };
 
 /** `sessions.resolve`: exactly one of key, sessionId or label → the canonical key. */
-export async function resolveSession(ctx: TenantContext, params: SessionsResolveParams): Promise<string> {
+export async function resolveSession(ctx: TenantContext<"index">, params: SessionsResolveParams): Promise<string> {
   // A blank field counts as absent (OpenClaw trims each one before choosing).
   const rawKey = params.key?.trim() || undefined;
   const rawSessionId = params.sessionId?.trim() || undefined;
@@ -206,7 +209,7 @@ export type PatchResult = {
  * sessions.create says `create` even for an existing key, as the real gateway does).
  */
 export async function patchSession(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   rawKey: string,
   patch: SessionPatch,
   options: PatchOptions = {},

@@ -10,7 +10,7 @@ import { canonicalKey } from "./keys";
  * or after that long (capped at MAX_RUN_WAIT_SECONDS) with the run as it is then.
  */
 export async function getRun(
-  ctx: TenantContext,
+  ctx: TenantContext<"runs">,
   runId: string,
   waitSeconds = 0,
 ): Promise<{ run: RunView; waitedMs?: number }> {
@@ -26,7 +26,7 @@ export async function getRun(
 
 /** A session's runs, newest first, paged by an opaque cursor. */
 export async function listRuns(
-  ctx: TenantContext,
+  ctx: TenantContext<"runs">,
   rawKey: string,
   query: { limit?: number; cursor?: string },
 ): Promise<{ sessionKey: string; runs: RunView[]; hasMore: boolean; nextCursor?: string }> {

@@ -30,8 +30,6 @@ export type RunRequest = Omit<RunInput, "callbackBase" | "sandboxed" | "attachme
   seed?: SessionSeed;
   /** `/new` or `/reset` before the message: the session starts a new transcript first. */
   resetFirst?: "new" | "reset";
-  /** Admit only; the run starts when the answer's `gate` is disposed (see `StartRun.hold`). */
-  hold?: boolean;
   /** The run's live text comes with the answer as `tap` (see `StartRun.follow`). */
   follow?: boolean;
 };
@@ -43,7 +41,7 @@ type Started = Exclude<StartResult, { status: "blocked" | "too_large" }>;
  * The run id is recorded in the tenant's run index first, so `agent.wait` finds it from its
  * id alone, and a run id already used by another session answers from that run.
  */
-export async function startRun(ctx: TenantContext, request: RunRequest): Promise<StartedRun> {
+export async function startRun(ctx: TenantContext<"runs">, request: RunRequest): Promise<StartedRun> {
   // Run ids are tenant-wide (as OpenClaw's dedupe is gateway-wide): a reused id answers from its run.
   return startRecordedRun(ctx, request, await ctx.tenant.recordRunStart(request.runId, request.key));
 }
@@ -58,11 +56,11 @@ type StartedRun = Started & {
 
 /** `startRun` once the tenant answered `recordRunStart` (a door that asks it with more in one call). */
 export async function startRecordedRun(
-  ctx: TenantContext,
+  ctx: TenantContext<"runs">,
   request: RunRequest,
   recorded: { owner: string } | { refused: Refusal },
 ): Promise<StartedRun> {
-  const { key, runId, ignoreSendPolicy, seed, resetFirst, hold, follow, ...fields } = request;
+  const { key, runId, ignoreSendPolicy, seed, resetFirst, follow, ...fields } = request;
   const ref = sessionRef(ctx, key);
   if ("refused" in recorded) throw rateLimited(recorded.refused.message, recorded.refused.retryAfterMs);
   const owner = recorded.owner;
@@ -86,9 +84,6 @@ export async function startRecordedRun(
     provenance: fields.provenance ?? { kind: "external_user" },
     idempotencyKey: `${runId}:user`,
   };
-  // In the tenant object the claim a new session's object would ask for is made here: one hop less.
-  const claimed = ctx.tenantInProcess ? await ctx.tenant.claimPendingSession(key, "start") : undefined;
-  if (claimed && "refused" in claimed) throw rateLimited(claimed.refused.message, claimed.refused.retryAfterMs);
   const result = await refusalsRestored(
     ctx.sessions(key).startRun(
       ref,
@@ -99,9 +94,7 @@ export async function startRecordedRun(
         offeredModels: agentModels(ctx.config, ref.agentId).map((model) => model.id),
         userMessage,
         ...(resetFirst ? { resetFirst } : {}),
-        ...(hold ? { hold } : {}),
         ...(follow ? { follow } : {}),
-        ...(claimed !== undefined ? { claimed } : {}),
       },
       seed,
       ignoreSendPolicy ? undefined : { config: ctx.config.session?.sendPolicy ?? null },
@@ -133,15 +126,13 @@ export type ChatSendParams = {
 
 /**
  * OpenClaw's `chat.send`: `{ runId, status: "started" }` at once; dedupe by idempotencyKey;
- * /stop and /send commands. With `hold`, the run is admitted and starts only when the answer's
- * `gate` is disposed, which the gateway does once its answer is on the wire (as the real
- * gateway answers before the run starts, so a `chat.abort` sent right after it aborts a run
- * that has not started). Without `hold` there is no gate.
+ * /stop and /send commands. A session port that admits the run without starting it (the
+ * gateway's, gateway/gated-runs.ts) answers with a `gate` the caller disposes to start it;
+ * otherwise there is no gate.
  */
 export async function chatSend(
-  ctx: TenantContext,
+  ctx: TenantContext<"index" | "runs">,
   params: ChatSendParams,
-  options: { hold?: boolean } = {},
 ): Promise<{ payload: Record<string, unknown>; gate?: Disposable }> {
   const routed = params.originatingChannel || params.originatingTo || params.originatingAccountId;
   if ((routed || params.originatingThreadId) && !(params.originatingChannel && params.originatingTo)) {
@@ -167,7 +158,7 @@ export async function chatSend(
       runId: params.idempotencyKey,
       message: firstTurn ?? params.message,
       origin: "chat.send",
-      ...(firstTurn === undefined ? { fixedReply: outcome.reply, ignoreSendPolicy: true } : { hold: options.hold }),
+      ...(firstTurn === undefined ? { fixedReply: outcome.reply, ignoreSendPolicy: true } : {}),
       ...(outcome.resetFirst ? { resetFirst: outcome.resetFirst } : {}),
     });
     return chatSendResult(result);
@@ -185,7 +176,6 @@ export async function chatSend(
     provenance: params.systemInputProvenance,
     timeoutSeconds: params.timeoutMs ? Math.ceil(params.timeoutMs / 1000) : undefined,
     deliver: params.deliver,
-    hold: options.hold,
   });
   return chatSendResult(result);
 }
@@ -226,7 +216,7 @@ function chatSendPayload(result: Started): Record<string, unknown> {
 
 /** The owner-only `/send on|off|inherit` command: sets the override and confirms in the chat. */
 async function sendCommand(
-  ctx: TenantContext,
+  ctx: TenantContext<"index" | "runs">,
   key: string,
   runId: string,
   text: string,
@@ -264,7 +254,7 @@ export type AgentParams = {
 
 /** The `agent` method: validates, handles `/new` and `/reset`, starts the run. */
 export async function agentRun(
-  ctx: TenantContext,
+  ctx: TenantContext<"index" | "runs">,
   params: AgentParams,
 ): Promise<Started & { sessionKey: string; agentId: string }> {
   if ((params.provider !== undefined || params.model !== undefined) && !hasScope(ctx.principal, "operator.admin")) {
@@ -316,7 +306,7 @@ export async function agentRun(
  * agent.wait: the run's outcome, or `status: "timeout"` (a successful answer) after timeoutMs.
  * A run id not known yet is waited for (a client may wait before its `agent` request arrived).
  */
-export async function agentWait(ctx: TenantContext, runId: string, timeoutMs: number): Promise<RunSnapshot> {
+export async function agentWait(ctx: TenantContext<"runs">, runId: string, timeoutMs: number): Promise<RunSnapshot> {
   const deadline = Date.now() + timeoutMs;
   const notYet: RunSnapshot = { runId, status: "timeout", state: "queued" };
   const key = await ctx.tenant.waitForRunKey(runId, timeoutMs);
@@ -342,7 +332,7 @@ export function waitPayload(snapshot: RunSnapshot): Record<string, unknown> {
   };
 }
 
-export async function chatAbort(ctx: TenantContext, params: { sessionKey: string; runId?: string }) {
+export async function chatAbort(ctx: TenantContext<"runs">, params: { sessionKey: string; runId?: string }) {
   const key = canonicalKey(ctx, params.sessionKey);
   const expected = await ctx.tenant.recentRunIds(key);
   const runIds = params.runId
@@ -354,7 +344,7 @@ export async function chatAbort(ctx: TenantContext, params: { sessionKey: string
 }
 
 export async function sessionsAbort(
-  ctx: TenantContext,
+  ctx: TenantContext<"runs">,
   params: { key?: string | undefined; runId?: string | undefined },
 ) {
   const named = params.key?.trim() ? canonicalKey(ctx, params.key) : null;
@@ -373,7 +363,7 @@ export async function sessionsAbort(
  * which also names the session. Late and repeated callbacks are answered without effect.
  */
 export async function runCallback(
-  ctx: TenantContext,
+  ctx: TenantContext<never>,
   runId: string,
   callback: RunCallback,
 ): Promise<{ ok: boolean; state: string }> {

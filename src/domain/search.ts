@@ -39,7 +39,7 @@ export type SearchParams = {
 
 export type SearchHit = TranscriptHit & { sessionKey: string; score: number };
 
-export async function searchSessions(ctx: TenantContext, params: SearchParams) {
+export async function searchSessions(ctx: TenantContext<"index">, params: SearchParams) {
   const query = params.query.trim();
   if (!query) throw new DomainError("invalid", "query must not be empty");
   const limit = Math.min(params.limit ?? 25, SEARCH_LIMIT_MAX);

@@ -8,12 +8,12 @@ import { DomainError } from "./errors";
  * Values go in and, for `env` entries only, come back in lists; `secret` entries never do.
  */
 
-export async function listSecrets(ctx: TenantContext): Promise<{ entries: SecretStoreEntry[] }> {
+export async function listSecrets(ctx: TenantContext<"secrets">): Promise<{ entries: SecretStoreEntry[] }> {
   return { entries: await ctx.tenant.secretsList() };
 }
 
 export async function setSecret(
-  ctx: TenantContext,
+  ctx: TenantContext<"secrets">,
   params: SecretsStoreSetParams,
 ): Promise<{ ok: true; reloaded: boolean }> {
   const refused = await ctx.tenant.secretsSet({ ...params, updatedBy: writerOf(ctx) });
@@ -23,7 +23,7 @@ export async function setSecret(
 
 /** Deletes an entry (nothing to delete is not an error, as in OpenClaw). */
 export async function deleteSecret(
-  ctx: TenantContext,
+  ctx: TenantContext<"secrets">,
   name: string,
 ): Promise<{ ok: true; reloaded: boolean; deleted: boolean }> {
   const deleted = await ctx.tenant.secretsDelete(name);
@@ -31,7 +31,7 @@ export async function deleteSecret(
 }
 
 /** Who wrote an entry, as OpenClaw records it (the client's id, else the transport). */
-function writerOf(ctx: TenantContext): string {
+function writerOf(ctx: TenantContext<"secrets">): string {
   return (
     ctx.client?.id ??
     (ctx.principal.kind === "operator" && ctx.principal.tokenId ? `token ${ctx.principal.tokenId}` : "api")

@@ -11,7 +11,7 @@ import { type PatchResult, patchSession } from "./registry";
  * OpenClaw's rules refuse impossible marks and skip stale guarded ones (answered ok, unchanged).
  */
 export async function patchWithMarks(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   rawKey: string,
   patch: SessionPatch,
   marks: SessionMarks,

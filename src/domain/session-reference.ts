@@ -27,7 +27,7 @@ const SLUG_MAX_CHARS = 64;
 const REFERENCE_SCAN_MAX_ROWS = 200;
 
 export async function resolveSessionReference(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   params: SessionsResolveParams,
 ): Promise<ResolveAnswer> {
   const given = [params.key, params.sessionId, params.label, params.shortId, params.reference].filter(
@@ -61,7 +61,7 @@ function hit(row: SessionRow): ResolveAnswer {
 }
 
 async function byShortId(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   shortId: string,
   slugHint: string | undefined,
   agentId: string | undefined,
@@ -87,7 +87,7 @@ async function byShortId(
 }
 
 async function byReference(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   reference: { key: string; slug?: string | undefined },
   agentId: string | undefined,
 ): Promise<ResolveAnswer> {

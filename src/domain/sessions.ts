@@ -24,7 +24,11 @@ const STREAM_PAGE_MESSAGES = 500;
  * Ingests one inbound message (`POST /v1/sessions/{key}/messages`). With `run: true` a user
  * message starts an agent run (its idempotencyKey, when given, is the runId).
  */
-export async function appendMessage(ctx: TenantContext, rawKey: string, body: IngestBody): Promise<IngestResult> {
+export async function appendMessage(
+  ctx: TenantContext<"index" | "runs">,
+  rawKey: string,
+  body: IngestBody,
+): Promise<IngestResult> {
   const { idempotencyKey, origin, deliveryContext, chatType, displayName, label, channel, run, ...message } = body;
   const seed: SessionSeed = dropUndefined({ origin, deliveryContext, chatType, displayName, label, channel });
   if (run) {
@@ -56,7 +60,7 @@ export async function appendMessage(ctx: TenantContext, rawKey: string, body: In
 
 /** Appends messages atomically, in order. */
 export async function appendMessages(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   rawKey: string,
   messages: TranscriptMessage[],
   seed?: SessionSeed,
@@ -101,7 +105,7 @@ export type HistoryPage = {
  * messages may need several RPC pages; they are stitched here.
  */
 export async function historyPage(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   rawKey: string,
   query: HistoryQuery & { limit: number },
 ): Promise<HistoryPage> {
@@ -140,7 +144,7 @@ export async function historyPage(
  * holds a whole transcript). Throws not_found before yielding when the session is missing.
  */
 export async function transcriptPages(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   key: string,
   options: { sessionId?: string; includeTools: boolean; beforeSeq?: number },
 ): Promise<{ sessionId: string; pages: AsyncGenerator<MessageRecord[]> }> {
@@ -174,7 +178,7 @@ export async function transcriptPages(
 
 /** Resolves a sessionId (current or archived by a reset) to its key via the registry. */
 export async function keyForSessionId(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   sessionId: string,
 ): Promise<{ key: string; agentId: string }> {
   const found = await ctx.tenant.keyForSessionId(sessionId);
@@ -183,7 +187,7 @@ export async function keyForSessionId(
 }
 
 export async function resetSession(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   rawKey: string,
   reason: "new" | "reset" = "reset",
 ): Promise<SessionEntry> {
@@ -191,7 +195,10 @@ export async function resetSession(
   return ctx.sessions(key).reset(sessionRef(ctx, key), reason);
 }
 
-export async function deleteSession(ctx: TenantContext, rawKey: string): Promise<{ key: string; deleted: boolean }> {
+export async function deleteSession(
+  ctx: TenantContext<"index">,
+  rawKey: string,
+): Promise<{ key: string; deleted: boolean }> {
   const key = canonicalKey(ctx, rawKey);
   const mainKey = mainKeyOf(ctx);
   if (key === mainKey) throw new DomainError("invalid", `Cannot delete the main session (${mainKey}).`);
@@ -201,7 +208,7 @@ export async function deleteSession(ctx: TenantContext, rawKey: string): Promise
 
 /** A session's delivery outbox (announces posted to its channel), newest first. */
 export async function listDeliveries(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   rawKey: string,
   limit: number,
 ): Promise<{ sessionKey: string; deliveries: Delivery[] }> {
@@ -211,7 +218,7 @@ export async function listDeliveries(
 
 /** When one of a key's transcripts (current or from before a reset) started and ended. */
 export async function transcriptInfo(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   key: string,
   sessionId: string,
 ): Promise<TranscriptInfo | undefined> {
@@ -223,7 +230,7 @@ export async function transcriptInfo(
  * served by the session object itself; it ends when the caller's token is revoked.
  */
 export async function followSession(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   rawKey: string,
   options: { includeTools: boolean; limit?: number | undefined; cursorSeq?: number | undefined },
 ): Promise<Response> {

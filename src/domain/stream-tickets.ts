@@ -1,4 +1,4 @@
-import type { TenantApi } from "../contracts/tenant-api";
+import type { TenantAccessApi } from "../contracts/tenant-api";
 import type { TenantConfig } from "../protocol/config";
 import { STREAM_TICKET_TTL_MS, type StreamTicketGrant } from "../protocol/stream-ticket";
 import { sha256Hex, toBase64Url } from "../util/encoding";
@@ -15,7 +15,7 @@ import { canonicalKey } from "./keys";
 const TICKET_PREFIX = "ost_";
 
 export async function issueStreamTicket(
-  ctx: TenantContext,
+  ctx: TenantContext<"access">,
   rawKey: string,
   /** Path prefix of the tenant as the caller reached it ("" at the root, "/t/<id>" otherwise). */
   prefix: string,
@@ -41,7 +41,7 @@ export async function issueStreamTicket(
  * null when the ticket is unknown, used, expired, from a revoked token, or for another session.
  */
 export async function redeemStreamTicket(
-  tenant: TenantApi,
+  tenant: TenantAccessApi,
   ticket: string,
   rawKey: string,
 ): Promise<{ grant: StreamTicketGrant; config: TenantConfig } | null> {

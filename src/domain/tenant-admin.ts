@@ -20,7 +20,7 @@ import { DomainError } from "./errors";
  */
 
 /** Replaces the config (validated by the caller) in one write. */
-export async function putConfig(ctx: TenantContext, config: TenantConfig): Promise<TenantConfig> {
+export async function putConfig(ctx: TenantContext<"config" | "secrets">, config: TenantConfig): Promise<TenantConfig> {
   const written = await writeTenantConfig(ctx, config);
   if (!written.ok) throw new DomainError("conflict", CONFIG_CHANGED_MESSAGE);
   return written.config;
@@ -33,7 +33,11 @@ export const CONFIG_CHANGED_MESSAGE = "config changed since last load; re-run co
  * Writes the tenant's config (optionally only over `baseHash`) and drops cached access to it.
  * A config naming a deployment key the tenant is not granted is refused (runs check again).
  */
-export async function writeTenantConfig(ctx: TenantContext, requested: TenantConfig, baseHash?: string) {
+export async function writeTenantConfig(
+  ctx: TenantContext<"config" | "secrets">,
+  requested: TenantConfig,
+  baseHash?: string,
+) {
   // The switches of features this service does not have are answered, never stored.
   const candidate = withoutAbsentFeatures(requested);
   // Every write, whatever built it (a merge, agents.create), stays within the bounds.

@@ -21,9 +21,9 @@ import { CONFIG_CHANGED_MESSAGE, writeTenantConfig } from "./tenant-admin";
  */
 
 /** Where the config lives, in `config.get`'s `path`. */
-const configPath = (ctx: TenantContext) => `tenant:${ctx.tenantId}`;
+const configPath = (ctx: TenantContext<never>) => `tenant:${ctx.tenantId}`;
 
-export async function getConfig(ctx: TenantContext) {
+export async function getConfig(ctx: TenantContext<never>) {
   const config = ctx.config;
   // Credentials inside URLs are answered as OpenClaw's sentinel, the switches of features this
   // service does not have as off; the hash stays the stored config's.
@@ -77,13 +77,13 @@ export function lookupConfigSchema(path: string) {
 type WriteParams = { raw?: unknown; baseHash?: unknown; replacePaths?: unknown };
 
 /** `config.set {raw, baseHash}`: the whole config replaced. */
-export async function setConfig(ctx: TenantContext, params: WriteParams) {
+export async function setConfig(ctx: TenantContext<"config" | "secrets">, params: WriteParams) {
   const next = withStoredCredentials(ctx, parseRaw("config.set", params.raw));
   return save(ctx, validated(next), baseHashOf(params));
 }
 
 /** `config.patch {raw, baseHash, replacePaths?}`: a JSON merge patch (lists of objects merged by `id`). */
-export async function patchConfig(ctx: TenantContext, params: WriteParams) {
+export async function patchConfig(ctx: TenantContext<"config" | "secrets">, params: WriteParams) {
   const patch = parseRaw("config.patch", params.raw);
   if (!isObject(patch)) throw new DomainError("invalid", "config.patch raw must be an object");
   const deletion = absentFeatureDeletion(patch);
@@ -111,7 +111,7 @@ export type AgentFields = {
 };
 
 /** `agents.create {name, …}`: a new entry in `agents.list`, its id derived from the name. */
-export async function createAgent(ctx: TenantContext, fields: AgentFields & { name: string }) {
+export async function createAgent(ctx: TenantContext<"config" | "secrets">, fields: AgentFields & { name: string }) {
   const config = ctx.config;
   const agentId = normalizeAgentId(fields.name);
   const agents = listedAgents(config);
@@ -124,7 +124,7 @@ export async function createAgent(ctx: TenantContext, fields: AgentFields & { na
 }
 
 /** `agents.update {agentId, name?, model?, …}`: `model: null` clears the agent's model. */
-export async function updateAgent(ctx: TenantContext, agentId: string, fields: AgentFields) {
+export async function updateAgent(ctx: TenantContext<"config" | "secrets">, agentId: string, fields: AgentFields) {
   const config = ctx.config;
   const id = agentIdParam(agentId);
   const agents = listedAgents(config);
@@ -140,7 +140,7 @@ export async function updateAgent(ctx: TenantContext, agentId: string, fields: A
 }
 
 /** `agents.delete {agentId}`: the only agent cannot go (its sessions stay, as with OpenClaw's config). */
-export async function deleteAgent(ctx: TenantContext, agentId: string) {
+export async function deleteAgent(ctx: TenantContext<"config" | "secrets">, agentId: string) {
   const config = ctx.config;
   const id = agentIdParam(agentId);
   const agents = listedAgents(config);
@@ -188,7 +188,7 @@ function validated(candidate: unknown): TenantConfig {
   throw new DomainError("invalid", `invalid config: ${where}${issue.message}`);
 }
 
-async function save(ctx: TenantContext, next: TenantConfig, baseHash: string | undefined) {
+async function save(ctx: TenantContext<"config" | "secrets">, next: TenantConfig, baseHash: string | undefined) {
   const written = await writeTenantConfig(ctx, next, baseHash);
   if (!written.ok) throw new DomainError("invalid", CONFIG_CHANGED_MESSAGE);
   return { ok: true, path: configPath(ctx), hash: written.hash, config: redactConfig(written.config) };
@@ -210,7 +210,11 @@ function agentFields(fields: AgentFields): Partial<AgentConfig> {
 }
 
 /** Writes the agents over the config they were read from (refused when it changed meanwhile). */
-async function saveAgents(ctx: TenantContext, config: Readonly<TenantConfig>, list: AgentConfig[]) {
+async function saveAgents(
+  ctx: TenantContext<"config" | "secrets">,
+  config: Readonly<TenantConfig>,
+  list: AgentConfig[],
+) {
   await save(ctx, validated({ ...config, agents: { ...config.agents, list } }), await configHash(config));
 }
 

@@ -9,7 +9,7 @@ import { transcriptPages } from "./sessions";
 /** Sessions in and out of a tenant: import pages from another gateway, tenant-wide export. */
 
 /** Writes one import page into a session (created by the first page). */
-export async function importPage(ctx: TenantContext, rawKey: string, body: ImportBody): Promise<ImportResult> {
+export async function importPage(ctx: TenantContext<"index">, rawKey: string, body: ImportBody): Promise<ImportResult> {
   const key = canonicalKey(ctx, rawKey);
   const ref = sessionRef(ctx, key);
   // A transcript id names one session of a tenant (history, resolve and export look it up).
@@ -33,7 +33,7 @@ export const EXPORT_FORMAT_VERSION = 1;
  * transcripts (older ones first) and their messages in order, then a closing line with the
  * counts (a stream cut short has none). Index pages, transcript pages: memory stays bounded.
  */
-export async function* exportLines(ctx: TenantContext): AsyncGenerator<string> {
+export async function* exportLines(ctx: TenantContext<"index">): AsyncGenerator<string> {
   yield line({
     type: "export",
     version: EXPORT_FORMAT_VERSION,
@@ -73,7 +73,7 @@ export async function* exportLines(ctx: TenantContext): AsyncGenerator<string> {
 
 /** A transcript's pages; none when the session was deleted since it was listed. */
 async function pagesOf(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   key: string,
   sessionId: string,
 ): Promise<AsyncIterable<MessageRecord[]> | MessageRecord[][]> {

@@ -1,5 +1,5 @@
 import type { FlowRequest, SessionApi, SessionRef, StartAnswer, StartResult, StartRun } from "../contracts/session-api";
-import type { TenantApi } from "../contracts/tenant-api";
+import type { TenantRunsApi } from "../contracts/tenant-api";
 import { deliveryTargetOf } from "../delivery/delivery-target";
 import { agentIdOf, DEFAULT_AGENT_ID } from "../keys/session-key";
 import type { DeliveryTarget } from "../model/delivery";
@@ -43,7 +43,7 @@ export type FlowPorts = {
   };
   /** Another session of the tenant (the requester side). */
   session(tenantId: string, key: string): SessionApi;
-  tenant(tenantId: string): TenantApi;
+  tenant(tenantId: string): TenantRunsApi;
   /** Posts the announce reply to this session's channel through the outbox. */
   announce(flow: Flow, reply: string): void;
   waitUntil(promise: Promise<unknown>): void;

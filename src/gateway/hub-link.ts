@@ -1,5 +1,5 @@
 import type { HubBatch } from "../contracts/hub-api";
-import type { TenantApi } from "../contracts/tenant-api";
+import type { TenantAccessApi, TenantConfigApi } from "../contracts/tenant-api";
 import type { TenantConfig } from "../protocol/config";
 import type { GatewayHub } from "./hub";
 import type { InterestReporter } from "./interest-reporter";
@@ -19,7 +19,7 @@ export class HubLink {
   private reportedSinceWake = false;
 
   constructor(
-    private readonly tenant: TenantApi,
+    private readonly tenant: TenantAccessApi & TenantConfigApi,
     private readonly hub: () => GatewayHub,
     private readonly reporter: InterestReporter,
   ) {}

@@ -1,14 +1,13 @@
 import type { Principal } from "../auth/principal";
-import type { TenantApi } from "../contracts/tenant-api";
-import type { TenantContext } from "../domain/context";
+import type { TenantAccessApi } from "../contracts/tenant-api";
+import type { TenantContext, TenantPorts } from "../domain/context";
 import { sessionsDefaults } from "../domain/registry";
 import { checkBrowserOrigin } from "../policy/cors";
-import { serviceOrigin } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 import { MAX_PAYLOAD_BYTES, MAX_PREAUTH_PAYLOAD_BYTES, requestFrameSchema } from "../protocol/gateway";
 import { errorResponse, type OperatorScope } from "../protocol/http";
 import type { MethodTable } from "../registry/method";
-import { tenantPorts } from "../stubs";
+import { tenantContext } from "../stubs";
 import { answerConnect, helloOk, rejectHandshake } from "./connect";
 import type { ConnectionState } from "./connection";
 import { type Connection, Connections, eventFrameHead, safeSend } from "./connections";
@@ -30,10 +29,10 @@ export type HubHost = {
   authenticate(token: string): Promise<{ scopes: readonly OperatorScope[]; tokenId?: string } | null>;
   /** The gateway's methods: the feature slices' (src/slices.ts), handed in where the object is assembled. */
   methods: MethodTable;
-  /** The hosting tenant object, the domain's tenant port (no RPC to itself); a hub object's tenant's stub. */
-  tenant: TenantApi;
-  /** True in the tenant object: `tenant` is the object itself. */
-  tenantInProcess?: boolean;
+  /** Whether a token still exists: the hosting tenant object (no RPC to itself), or its stub in a hub object. */
+  tenant: TenantAccessApi;
+  /** The domain's ports for a connection (tenant/in-process-ports.ts in the tenant object, else the stubs). */
+  ports(tenantId: string, requestOrigin: string): TenantPorts;
   /** A hub object: its connections changed (it reports its interest to the tenant object). */
   connectionsChanged?(): void;
   /** A hub object: resolves once the tenant object knows its connections' current interest. */
@@ -274,18 +273,18 @@ export class GatewayHub {
       scopes: state.scopes ?? [],
       ...(state.tokenId ? { tokenId: state.tokenId } : {}),
     };
-    return {
-      ...tenantPorts(this.host.env, state.tenantId, state.origin),
-      // Inside the tenant object the tenant port is the object itself: no RPC to itself.
-      tenant: this.host.tenant,
-      ...(this.host.tenantInProcess ? { tenantInProcess: true } : {}),
-      tenantId: state.tenantId,
-      config: this.host.config(),
-      principal,
-      origin: serviceOrigin(this.host.env, state.origin),
-      ...(state.client ? { client: { id: state.client.id, mode: state.client.mode } } : {}),
-      gatewayStartedAt: this.startedAt,
-    };
+    return tenantContext(
+      this.host.env,
+      {
+        tenantId: state.tenantId,
+        config: this.host.config(),
+        principal,
+        requestUrl: state.origin,
+        ...(state.client ? { client: { id: state.client.id, mode: state.client.mode } } : {}),
+        gatewayStartedAt: this.startedAt,
+      },
+      this.host.ports(state.tenantId, state.origin),
+    );
   }
 
   close(ws: WebSocket, code: number, reason: string): void {

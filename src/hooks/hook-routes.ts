@@ -6,7 +6,7 @@ import type { AppEnv } from "../http/context";
 import { toApiError } from "../http/errors";
 import { type HooksConfig, OWN_ROUTE_SEGMENTS, type TenantConfig } from "../protocol/config";
 import { TENANT_ID_PATTERN } from "../protocol/http";
-import { tenantApi, tenantPorts } from "../stubs";
+import { tenantApi, tenantContext } from "../stubs";
 import {
   agentHookRequest,
   applyMapping,
@@ -132,13 +132,12 @@ async function tokenMatches(c: Context<AppEnv>, tenantId: string, hooks: HooksCo
 
 /** The hook's caller: a principal that may start runs, nothing else. */
 function hookContext(c: Context<AppEnv>, tenantId: string, config: TenantConfig): TenantContext {
-  return {
-    ...tenantPorts(c.env, tenantId),
+  return tenantContext(c.env, {
     tenantId,
     config,
     principal: { kind: "operator", scopes: ["operator.write"] },
     origin: new URL(c.req.url).origin,
-  };
+  });
 }
 
 /** The body as text, or "too_large" past OpenClaw's 256 KiB (read no further). */

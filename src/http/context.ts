@@ -4,9 +4,8 @@ import { retireSharedAccess } from "../auth/grant-cache";
 import { hasScope } from "../auth/principal";
 import { bearerToken } from "../auth/tokens";
 import type { TenantContext } from "../domain/context";
-import { serviceOrigin } from "../policy/outbound-url";
 import { type OperatorScope, TENANT_ID_PATTERN } from "../protocol/http";
-import { tenantPorts } from "../stubs";
+import { tenantContext } from "../stubs";
 import { logAuthFailure } from "./auth-log";
 import { forbidden, notFound, runEnded, unauthorized } from "./errors";
 import { ticketAuth } from "./stream-ticket-auth";
@@ -38,14 +37,16 @@ export const tenantAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     refuse("token not valid for this tenant");
     throw unauthorized();
   }
-  c.set("tenant", {
-    ...tenantPorts(c.env, tenantId, new URL(c.req.url).origin),
-    tenantId,
-    config: access.config,
-    principal: access.principal,
-    origin: serviceOrigin(c.env, c.req.url),
-    retireGrants: () => retireSharedAccess(c.env, tenantId),
-  });
+  c.set(
+    "tenant",
+    tenantContext(c.env, {
+      tenantId,
+      config: access.config,
+      principal: access.principal,
+      requestUrl: c.req.url,
+      retireGrants: () => retireSharedAccess(c.env, tenantId),
+    }),
+  );
   await next();
 };
 

@@ -1,8 +1,7 @@
 import type { Context, Next } from "hono";
 import type { TenantContext } from "../domain/context";
 import { redeemStreamTicket } from "../domain/stream-tickets";
-import { serviceOrigin } from "../policy/outbound-url";
-import { tenantPorts } from "../stubs";
+import { tenantApi, tenantContext } from "../stubs";
 import { logAuthFailure } from "./auth-log";
 import { badRequest, unauthorized } from "./errors";
 
@@ -34,22 +33,23 @@ export async function ticketAuth(
   } catch {
     throw badRequest("invalid session key");
   }
-  const ports = tenantPorts(c.env, tenantId, new URL(c.req.url).origin);
-  const redeemed = await redeemStreamTicket(ports.tenant, ticket, rawKey);
+  const redeemed = await redeemStreamTicket(tenantApi(c.env, tenantId), ticket, rawKey);
   if (!redeemed) {
     logAuthFailure(c, "stream ticket unknown, used, expired or for another session", tenantId);
     throw unauthorized();
   }
-  c.set("tenant", {
-    ...ports,
-    tenantId,
-    config: redeemed.config,
-    principal: {
-      kind: "operator",
-      scopes: redeemed.grant.scopes,
-      ...(redeemed.grant.tokenId ? { tokenId: redeemed.grant.tokenId } : {}),
-    },
-    origin: serviceOrigin(c.env, c.req.url),
-  });
+  c.set(
+    "tenant",
+    tenantContext(c.env, {
+      tenantId,
+      config: redeemed.config,
+      principal: {
+        kind: "operator",
+        scopes: redeemed.grant.scopes,
+        ...(redeemed.grant.tokenId ? { tokenId: redeemed.grant.tokenId } : {}),
+      },
+      requestUrl: c.req.url,
+    }),
+  );
   await next();
 }

@@ -18,7 +18,7 @@ import { OAUTH_SCOPES, protectedResourceMetadataUrl } from "../oauth/server";
 import { serviceOrigin } from "../policy/outbound-url";
 import { describeZodError } from "../protocol/describe";
 import { TENANT_ID_PATTERN } from "../protocol/http";
-import { tenantPorts } from "../stubs";
+import { tenantContext } from "../stubs";
 import { createMcpServer } from "./server";
 
 /**
@@ -100,13 +100,7 @@ async function authenticateMcp(c: Context<AppEnv>, tenantId: string, origin: str
   if (!access || access === "wrong_tenant") return null;
   // A run token acts as its session only while its run is active.
   if (access.principal.kind === "run" && !access.principal.runActive) return null;
-  return {
-    ...tenantPorts(c.env, tenantId, new URL(c.req.url).origin),
-    tenantId,
-    config: access.config,
-    principal: access.principal,
-    origin,
-  };
+  return tenantContext(c.env, { tenantId, config: access.config, principal: access.principal, requestUrl: c.req.url });
 }
 
 /** 401 naming the protected-resource metadata, so OAuth clients can find the authorization server. */

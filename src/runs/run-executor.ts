@@ -1,8 +1,7 @@
-import { mintRunToken } from "../auth/run-token";
+import { mintRunToken, runClaims } from "../auth/run-token";
 import type { ClientTool, RunRecord } from "../model/run-types";
 import { findAgent } from "../policy/agents";
 import { type OutboundEnv, outboundPolicy } from "../policy/outbound-url";
-import { sessionToolsAllowed } from "../policy/tools";
 import type { RunnerConfig, TenantConfig } from "../protocol/config";
 import type { DeploymentKeyGrant, ResolvedSecret } from "../protocol/secrets";
 import type { SessionEntry, TranscriptMessage } from "../protocol/session";
@@ -212,16 +211,7 @@ export class RunExecutor {
     const secret = this.deps.env.RUN_TOKEN_SECRET;
     if (!secret) throw new RunnerError("RUN_TOKEN_SECRET is not configured; webhook runs need it to mint run tokens");
     const entry: SessionEntry | undefined = this.deps.transcript.loadEntry()?.entry;
-    const runToken = await mintRunToken(secret, {
-      tenantId: run.input.tenantId,
-      agentId: run.input.agentId,
-      sessionKey: run.sessionKey,
-      runId: run.runId,
-      sandboxed: run.input.sandboxed === true || entry?.sandboxed === true,
-      spawnDepth: entry?.spawnDepth ?? 0,
-      sessionTools: sessionToolsAllowed(entry),
-      exp: runDeadline(run) + RUN_TOKEN_GRACE_MS,
-    });
+    const runToken = await mintRunToken(secret, runClaims(run, entry, runDeadline(run) + RUN_TOKEN_GRACE_MS));
     return { runToken, ...(run.input.callbackBase ? { callbackBase: run.input.callbackBase } : {}) };
   }
 

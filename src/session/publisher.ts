@@ -55,7 +55,7 @@ export class Publisher {
   /**
    * At the retry alarm, which every append arms: a row only a caller delivered (handOff)
    * becomes pending again, so it is sent once more and acknowledged this time. The tenant
-   * object holds such rows in memory for a moment before writing them (IndexStore.upsertSession),
+   * object holds such rows in memory for a moment before writing them (tenant/held-index-rows.ts),
    * so one that restarted meanwhile gets the row back at this alarm.
    */
   forgetHandOff(): void {

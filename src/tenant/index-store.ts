@@ -75,12 +75,8 @@ export const INDEX_SCHEMAS: Schema[] = [
   },
 ];
 
-type DeferredRow = { row: SessionRow; version: number; columns: IndexColumns };
-/** How long a handed-off row may wait in memory before it is written (IndexStore.upsertSession). */
-const DEFERRED_ROWS_WRITE_MS = 100;
-
 /** The index's own ordering: a later updatedAt, or the same one with a higher version. */
-function isNewer(row: SessionRow, version: number, than: { updatedAt: number; version: number }): boolean {
+export function isNewer(row: SessionRow, version: number, than: { updatedAt: number; version: number }): boolean {
   return row.updatedAt > than.updatedAt || (row.updatedAt === than.updatedAt && version > than.version);
 }
 
@@ -126,72 +122,33 @@ const MAX_BINDS = 90;
  * indexed columns, never by loading the whole table.
  */
 export class IndexStore {
-  /** Every statement of the store goes through here, after the deferred rows are written. */
+  /** Every statement of the store goes through here, after `beforeStatement`. */
   private readonly sql: SqlExec;
-  /** Rows handed over with a fresh message, the newest per key, not yet written (`upsertSession`). */
-  private deferred = new Map<string, DeferredRow>();
-  private deferredWrite: ReturnType<typeof setTimeout> | undefined;
+  /** Runs before each statement: held rows (held-index-rows.ts) are written before anything reads the index. */
+  private beforeStatement: () => void = () => {};
 
   constructor(private readonly db: SqlStorage) {
     this.sql = {
       exec: <T extends Row>(query: string, ...binds: unknown[]) => {
-        this.writeDeferredRows();
+        this.beforeStatement();
         return db.exec<T>(query, ...binds);
       },
     };
   }
 
-  /** Writes the deferred rows (each upserted with the usual ordering check). */
-  writeDeferredRows(): void {
-    this.cancelDeferredWrite();
-    if (this.deferred.size === 0) return;
-    const rows = this.deferred;
-    this.deferred = new Map();
-    for (const { row, version, columns } of rows.values()) {
-      try {
-        this.upsertSession(row, version, columns);
-      } catch (error) {
-        // The others are still written; the session sends this one again at its alarm.
-        console.error(`index: a held row of ${row.key} could not be written`, error);
-      }
-    }
-  }
-
-  /** Forgets the deferred rows (the tenant's storage is being dropped). */
-  discardDeferredRows(): void {
-    this.cancelDeferredWrite();
-    this.deferred.clear();
+  /** Sets what runs before each statement of the store (HeldIndexRows writes its rows there). */
+  beforeEachStatement(hook: () => void): void {
+    this.beforeStatement = hook;
   }
 
   /**
    * Upserts a row unless the index already holds a newer one (later updatedAt, or the same
    * updatedAt with a higher version) or the row belongs to a deleted transcript. One read of
    * session_ids decides both "deleted" and whether this transcript is new to the index.
-   *
-   * `defer`: a row that came with a fresh message (handed off by its session) of a transcript
-   * the index knows is held in memory instead. A write would keep the answer it came with
-   * (and every frame after it) waiting for SQLite's commit; held, the rows of a burst become
-   * one write of the newest per key, made before the store's next statement (so a read may
-   * write) or within DEFERRED_ROWS_WRITE_MS. Nothing is lost with a crash: the session object
-   * handed the row over unacknowledged and sends it again at its retry alarm
-   * (Publisher.forgetHandOff).
    */
-  upsertSession(
-    row: SessionRow,
-    version: number,
-    columns: IndexColumns,
-    defer = false,
-  ): "stored" | "stale" | "deleted" | "deferred" {
-    // A deferring read goes past the held rows: session_ids holds no trace of them.
-    const known = this.transcript(row.sessionId, defer ? this.db : this.sql);
+  upsertSession(row: SessionRow, version: number, columns: IndexColumns): "stored" | "stale" | "deleted" {
+    const known = this.transcript(row.sessionId, this.sql);
     if (known?.deleted) return "deleted";
-    if (defer && known) {
-      const held = this.deferred.get(row.key);
-      if (!held || isNewer(row, version, { updatedAt: held.row.updatedAt, version: held.version }))
-        this.deferred.set(row.key, { row, version, columns });
-      this.deferredWrite ??= setTimeout(() => this.writeDeferredRows(), DEFERRED_ROWS_WRITE_MS);
-      return "deferred";
-    }
     // A row that is not newer is not written: even a statement that changes no row would make
     // the object's frames wait for a commit (a session re-sends held rows). A transcript new to
     // the index is recorded either way.
@@ -242,9 +199,12 @@ export class IndexStore {
     return first<{ deleted: number }>(via, "SELECT deleted FROM session_ids WHERE session_id = ?", sessionId);
   }
 
-  private cancelDeferredWrite(): void {
-    if (this.deferredWrite !== undefined) clearTimeout(this.deferredWrite);
-    this.deferredWrite = undefined;
+  /**
+   * A transcript as the index knows it (undefined: new to it), read as written so far: no
+   * statement hook runs first (held rows leave no trace in session_ids).
+   */
+  transcriptAsWritten(sessionId: string): { deleted: number } | undefined {
+    return this.transcript(sessionId, this.db);
   }
 
   /** Whether a transcript belongs to a deleted session (its late updates are dropped). */

@@ -5,6 +5,7 @@ import { type IndexColumns, indexColumns, type SessionRow } from "../model/sessi
 import type { PendingSessions } from "../pending/pending-sessions";
 import type { SessionEntry, SessionPatch } from "../protocol/session";
 import { sessionApi } from "../stubs";
+import { HeldIndexRows } from "./held-index-rows";
 import type { IndexStore } from "./index-store";
 import { ListCursors, type ListPosition } from "./list-cursors";
 import type { TenantStore } from "./tenant-store";
@@ -34,8 +35,12 @@ export type SessionDirectoryDeps = {
 export class SessionDirectory {
   /** Where served pages ended, so the next offset continues by position (ListCursors). */
   private readonly cursors = new ListCursors();
+  /** Handed-off rows, held in front of the index (held-index-rows.ts); a deletion discards them. */
+  readonly heldRows: HeldIndexRows;
 
-  constructor(private readonly deps: SessionDirectoryDeps) {}
+  constructor(private readonly deps: SessionDirectoryDeps) {
+    this.heldRows = new HeldIndexRows(deps.index);
+  }
 
   /** An update of a session object; answers who would receive its next one. */
   apply(update: SessionUpdate): { hot: boolean; listening: boolean } {
@@ -56,10 +61,14 @@ export class SessionDirectory {
   }
 
   /** A handed-off row waits in memory (its caller answers sooner); others are written now. */
-  private storeRow(update: SessionUpdate): "stored" | "stale" | "deleted" | "deferred" | "unchanged" {
+  private storeRow(update: SessionUpdate): "stored" | "stale" | "deleted" | "held" | "unchanged" {
     const { index } = this.deps;
+    const { heldRows } = this;
     if (!update.row) return index.isDeleted(update.sessionId) ? "deleted" : "unchanged";
-    return index.upsertSession(update.row, update.version, this.columns(update.row), update.handedOff === true);
+    const columns = this.columns(update.row);
+    return update.handedOff
+      ? heldRows.hold(update.row, update.version, columns)
+      : index.upsertSession(update.row, update.version, columns);
   }
 
   /** A pending session (indexed before its object exists); null when the key is taken. */

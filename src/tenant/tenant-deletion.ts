@@ -1,3 +1,4 @@
+import type { HeldIndexRows } from "./held-index-rows";
 import type { IndexStore } from "./index-store";
 import type { TenantAccessControl } from "./tenant-access";
 import type { TenantGateway } from "./tenant-gateway";
@@ -13,6 +14,7 @@ export class TenantDeletion {
     private readonly storage: DurableObjectStorage,
     private readonly tenantStore: TenantStore,
     private readonly index: IndexStore,
+    private readonly heldRows: HeldIndexRows,
     private readonly access: TenantAccessControl,
     private readonly gateway: TenantGateway,
   ) {}
@@ -28,9 +30,9 @@ export class TenantDeletion {
   }
 
   async finish(): Promise<void> {
-    const { storage, access, tenantStore, gateway, index } = this;
+    const { storage, access, tenantStore, gateway, heldRows } = this;
     await storage.deleteAlarm();
-    index.discardDeferredRows();
+    heldRows.discard();
     await storage.deleteAll();
     access.forget();
     tenantStore.forget();

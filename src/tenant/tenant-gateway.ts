@@ -1,6 +1,6 @@
 import { HUB_HEADER } from "../contracts/headers";
 import type { HubInterest } from "../contracts/hub-api";
-import type { SessionUpdate } from "../contracts/tenant-api";
+import type { SessionUpdate, TenantApi } from "../contracts/tenant-api";
 import { GatewayHub, type HubHost } from "../gateway/hub";
 import { HubRelay } from "../gateway/hub-relay";
 import { hubCapacity, TENANT_HUB } from "../gateway/hub-routing";
@@ -18,6 +18,7 @@ import { errorBody } from "../protocol/http";
 import { GATEWAY_METHODS } from "../slices";
 import { hubApi } from "../stubs";
 import { HubStore } from "./hub-store";
+import { inProcessTenantPorts } from "./in-process-ports";
 
 /**
  * A tenant's gateway as its tenant object runs it: the sockets the object holds itself (hub 0,
@@ -33,14 +34,19 @@ export class TenantGateway {
   private readonly preauthLimits: PreauthLimits;
 
   constructor(
-    host: Omit<HubHost, "methods">,
+    /** The tenant object itself is the hub's tenant and its in-process ports' (tenant/in-process-ports.ts). */
+    host: Omit<HubHost, "methods" | "ports" | "tenant"> & { tenant: TenantApi },
     /** Refuses a new socket of a tenant that has `sockets` already (its limit), else null. */
     private readonly socketRefusal: (sockets: number) => Refusal | null,
   ) {
     this.preauthLimits = preauthLimits(host.env);
     // Every tenant object is named by its tenant id (stubs.ts).
     this.tenantId = host.ctx.id.name ?? "";
-    this.hub = new GatewayHub({ ...host, methods: GATEWAY_METHODS, tenantInProcess: true });
+    this.hub = new GatewayHub({
+      ...host,
+      methods: GATEWAY_METHODS,
+      ports: (tenantId, origin) => inProcessTenantPorts(host.env, host.tenant, tenantId, origin),
+    });
     this.relay = new HubRelay(
       new HubStore(host.ctx.storage.sql),
       (index) => hubApi(host.env, this.tenantId, index),

@@ -101,7 +101,8 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
       fanout: this.gateway.fanout,
       audience: (key) => this.gateway.audience(key),
     });
-    this.deletion = new TenantDeletion(ctx.storage, tenantStore, this.index, this.access, this.gateway);
+    const { heldRows } = this.directory;
+    this.deletion = new TenantDeletion(ctx.storage, tenantStore, this.index, heldRows, this.access, this.gateway);
   }
 
   /** WebSocket upgrades for the tenant's gateway (the worker routes them here). */

@@ -1,17 +1,16 @@
 import { Value } from "typebox/value";
 import type { Principal } from "../auth/principal";
-import type { TenantContext } from "../domain/context";
+import { runClaims } from "../auth/run-token";
 import { DomainError } from "../domain/errors";
 import type { RunRecord } from "../model/run-types";
 import { offeredTools } from "../policy/tool-offer";
-import { sessionToolsAllowed } from "../policy/tools";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
 import { toolDeclaration } from "../protocol/tool-specs";
 import type { SessionToolbox } from "../runs/run-executor";
 import type { ModelToolCall } from "../runs/runners/runner";
 import type { ToolOutcome } from "../runs/tool-loop/tool-loop";
-import { type ObjectBindings, tenantPorts } from "../stubs";
+import { type ObjectBindings, tenantContext } from "../stubs";
 import { invokeTool, ToolNotAvailableError } from "./invoke";
 import { ToolInputError } from "./result";
 
@@ -41,25 +40,16 @@ export function sessionToolbox(
   const principal: Principal = {
     kind: "run",
     scopes: [],
-    claims: {
-      tenantId: run.input.tenantId,
-      agentId: run.input.agentId,
-      sessionKey: run.sessionKey,
-      runId: run.runId,
-      sandboxed: run.input.sandboxed === true || entry?.sandboxed === true,
-      spawnDepth,
-      sessionTools: sessionToolsAllowed(entry ?? undefined),
-      exp: Number.MAX_SAFE_INTEGER,
-    },
+    // The run's own calls: in the run, never expiring.
+    claims: runClaims(run, entry, Number.MAX_SAFE_INTEGER),
     runActive: true,
   };
-  const ctx: TenantContext = {
-    ...tenantPorts(env, run.input.tenantId),
+  const ctx = tenantContext(env, {
     tenantId: run.input.tenantId,
     config,
     principal,
     ...(run.input.callbackBase ? { origin: new URL(run.input.callbackBase).origin } : {}),
-  };
+  });
   return {
     specs,
     invoke: async (call, idempotencyKey) => {

@@ -1,5 +1,6 @@
 import type { TenantContext } from "../../domain/context";
 import { agentRun, agentWait, chatAbort, chatSend, sessionsAbort, waitPayload } from "../../domain/runs";
+import { gatedRunStarts } from "../../gateway/gated-runs";
 import { methodParamSchemas } from "../../protocol/gateway";
 import { AnswerThen, defineMethod, TwoPhase } from "../../registry/method";
 import type { Slice } from "../../registry/slice";
@@ -19,7 +20,7 @@ export const runsSlice: Slice = {
       params: methodParamSchemas["chat.send"],
       runIdOf: (params) => params.idempotencyKey,
       handle: async ({ ctx, params }) => {
-        const { payload, gate } = await chatSend(ctx, params, { hold: true });
+        const { payload, gate } = await chatSend(gatedRunStarts(ctx), params);
         if (!gate) return payload;
         // The run starts once this answer is on the wire and the frames that came with the send
         // were read: an abort sent right after it finds the run waiting.
