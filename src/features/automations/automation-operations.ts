@@ -9,7 +9,7 @@ import {
 } from "../../protocol/cron";
 import { secretPutBodySchema } from "../../protocol/secrets";
 
-/** The secret store and automations routes, for the OpenAPI document (src/http/routes/secrets.ts, automations.ts). */
+/** The secret store and automations routes, for the OpenAPI document (features/secrets/secret-routes.ts, automation-routes.ts). */
 
 const entry = z.looseObject({
   name: z.string(),

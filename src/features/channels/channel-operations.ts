@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Operation } from "../../http/openapi/operations";
 
-/** The operator's channel routes, for the OpenAPI document (src/http/routes/channels.ts, docs/channels.md). */
+/** The operator's channel routes, for the OpenAPI document (channel-routes.ts, docs/channels.md). */
 
 const tag = "Channels";
 const pairingRequest = z.looseObject({
