@@ -21,7 +21,7 @@ async function withScheduler(name: string, body: (s: Harness) => Promise<void>) 
     const timers = new Timers<CronTimerKind>(state.storage);
     let clock = NOW;
     const started: string[] = [];
-    const outcomes = new Map<string, RunSnapshot | "pending" | "unknown">();
+    const outcomes = new Map<string, RunSnapshot | "running" | "unknown">();
     const harness: Harness = {
       store,
       started,
@@ -40,7 +40,7 @@ async function withScheduler(name: string, body: (s: Harness) => Promise<void>) 
       start: async (job, runId) => {
         if (harness.failStart) throw new Error("session object unreachable");
         started.push(runId);
-        if (!outcomes.has(runId)) outcomes.set(runId, "pending");
+        if (!outcomes.has(runId)) outcomes.set(runId, "running");
         return { ok: true, sessionKey: `agent:main:cron:${job.id}` };
       },
       outcome: async (runId) => outcomes.get(runId) ?? "unknown",
@@ -62,7 +62,7 @@ type Harness = {
   store: CronStore;
   scheduler: Scheduler;
   started: string[];
-  outcomes: Map<string, RunSnapshot | "pending" | "unknown">;
+  outcomes: Map<string, RunSnapshot | "running" | "unknown">;
   failStart: boolean;
   setNow(ms: number): void;
   timer(kind: CronTimerKind, ref: string): number | undefined;

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { TenantContext } from "../src/domain/context";
 import { DomainError } from "../src/domain/errors";
-import { resolveSession } from "../src/domain/registry";
+import { resolveSession } from "../src/domain/session-index";
 import type { SessionRow } from "../src/model/session-row";
 import { tenantPorts } from "../src/stubs";
 import { ADMIN, call, DEV, freshTenant, issueToken, type TestTenant, user } from "./helpers";

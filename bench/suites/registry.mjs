@@ -212,7 +212,7 @@ export async function countSessions(client) {
   return count;
 }
 
-/** sessions.list serves pages of at most this many rows (src/domain/registry.ts). */
+/** sessions.list serves pages of at most this many rows (src/domain/session-index.ts). */
 const MAX_PAGE = 200;
 
 function checkToolList(text, expected, { withMessages = false } = {}) {

@@ -1,5 +1,5 @@
 import type { RunRecord } from "../model/run-types";
-import { sessionToolsAllowed } from "../policy/tools";
+import { sessionToolsAllowed } from "../policy/subagent-tools";
 import type { SessionEntry } from "../protocol/session";
 import { signJson, verifySignedJson } from "./signed-json";
 

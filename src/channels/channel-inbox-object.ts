@@ -7,9 +7,9 @@ import { migrate } from "../storage/migrations";
 import { tenantApi, tenantContext } from "../stubs";
 import { TIMER_SCHEMA } from "../timers/timer-schema";
 import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
+import { channelSenderOf, inboundAdapters } from "./channel-registry";
 import { ChannelInbox } from "./inbox";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
-import { channelSenderOf, inboundAdapters } from "./registry";
 
 type InboxTimer = "channel-inbox" | "delivery";
 /** The one timer ref of the drain (every accepted update sets it due now). */

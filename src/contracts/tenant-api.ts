@@ -1,5 +1,5 @@
 import type { SessionRow } from "../model/session-row";
-import type { LimitsState, Meter, Refusal, TranscriptLimits } from "../policy/tenant-limits";
+import type { LimitsState, Meter, Refusal, TranscriptLimits } from "../policy/limit-rules";
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
 import type {
@@ -156,7 +156,7 @@ export interface TenantRunsApi {
   waitForRunKey(runId: string, timeoutMs: number): Awaitable<string | null>;
   /** Abortable run ids recorded for `key` a moment ago (their start may still be on its way to the session). */
   recentRunIds(key: string): Awaitable<string[]>;
-  /** Up to `want` calls of a per-minute meter and the limit in force (src/tenant/rate-limit.ts). */
+  /** Up to `want` calls of a per-minute meter and the limit in force (src/tenant/minute-meters.ts). */
   admit(meter: Meter, want?: number): Awaitable<MeterGrant & { perMinute: number }>;
 }
 

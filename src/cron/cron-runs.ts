@@ -15,8 +15,8 @@ export type CronRunPort = {
     runId: string,
     origin?: string,
   ): Promise<{ ok: true; sessionKey: string } | { ok: false; error: string }>;
-  /** The run's outcome if it ends within `waitMs`; "pending" while it runs; "unknown" when no run has this id. */
-  outcome(runId: string, waitMs: number): Promise<RunSnapshot | "pending" | "unknown">;
+  /** The run's outcome if it ends within `waitMs`; "running" while it runs; "unknown" when no run has this id. */
+  outcome(runId: string, waitMs: number): Promise<RunSnapshot | "running" | "unknown">;
 };
 
 /** Runs through the domain, as the tenant's own scheduled caller (write scope, no admin overrides). */
@@ -60,7 +60,7 @@ export function tenantRunPort(
       const key = await ctx.tenant.waitForRunKey(runId, 0);
       if (!key) return "unknown";
       const snapshot = await agentWait(ctx, runId, waitMs);
-      return TERMINAL_STATES.includes(snapshot.state) ? snapshot : "pending";
+      return TERMINAL_STATES.includes(snapshot.state) ? snapshot : "running";
     },
   };
 }

@@ -1,5 +1,5 @@
 import { agentIdParam, canonicalKey, mainKeyOf } from "../domain/keys";
-import { defaultAgentId, isKnownAgent } from "../policy/agents";
+import { defaultAgentId, isKnownAgent } from "../policy/agent-config";
 import type { TenantConfig } from "../protocol/config";
 import type { CronAddParams, CronJob, CronPatch } from "../protocol/cron";
 import { firstRunAt, scheduleProblem } from "./schedule";

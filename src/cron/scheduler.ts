@@ -1,6 +1,6 @@
 import type { CronCallerInfo, CronResult } from "../contracts/scheduler-api";
 import type { RunSnapshot } from "../model/run-types";
-import { defaultAgentId } from "../policy/agents";
+import { defaultAgentId } from "../policy/agent-config";
 import type { TenantConfig } from "../protocol/config";
 import type {
   CronAddParams,

@@ -1,5 +1,5 @@
 import { normalizeAgentId } from "../keys/session-key";
-import { defaultAgentId, isKnownAgent } from "../policy/agents";
+import { defaultAgentId, isKnownAgent } from "../policy/agent-config";
 import { toolsCatalog, toolsEffective } from "../policy/tool-inventory";
 import { chatCommandEntries } from "./chat-commands";
 import type { TenantContext } from "./context";

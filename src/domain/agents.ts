@@ -1,7 +1,7 @@
 import { normalizeAgentId } from "../keys/session-key";
 import { agentIdentity, agentModelRef, primaryModel } from "../policy/agent-models";
 import type { TenantContext } from "./context";
-import { sessionsDefaults } from "./registry";
+import { sessionsDefaults } from "./session-index";
 
 /** `agents.list`: the tenant's agents (or the default one when none are configured). */
 export function listAgents(ctx: TenantContext<"index">) {

@@ -1,8 +1,8 @@
+import { runnerOf } from "../policy/agent-config";
 import { agentModelRef, agentModels, modelProblem, primaryModel } from "../policy/agent-models";
-import { runnerOf } from "../policy/agents";
 import type { TenantContext } from "./context";
 import { sessionRef } from "./keys";
-import { patchSession } from "./registry";
+import { patchSession } from "./session-index";
 
 /**
  * Slash commands typed into `chat.send`, as the real gateway runs them, for those this service

@@ -1,11 +1,11 @@
 import { parseAgentSessionKey } from "../keys/session-key";
+import { defaultAgentId } from "../policy/agent-config";
 import { agentModelRef, agentModels, DEFAULT_CONTEXT_WINDOW_TOKENS } from "../policy/agent-models";
-import { defaultAgentId } from "../policy/agents";
 import { chatHistory } from "./chat";
 import { chatCommandEntries } from "./chat-commands";
 import type { TenantContext } from "./context";
 import { canonicalKey } from "./keys";
-import { presentRow } from "./registry";
+import { presentRow } from "./session-index";
 
 /**
  * OpenClaw's `chat.startup`: what a chat pane needs to open in one answer — the first history

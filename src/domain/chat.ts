@@ -3,15 +3,15 @@ import { isValidAgentId, parseAgentSessionKey } from "../keys/session-key";
 import { tooLargeMessage } from "../model/message-limits";
 import { parseMessage } from "../model/message-record";
 import { messagePreview } from "../model/session-row";
-import { defaultAgentId } from "../policy/agents";
+import { defaultAgentId } from "../policy/agent-config";
 import type { TranscriptMessage } from "../protocol/session";
 import { sanitizeChatHistory } from "../render/sanitize";
 import { splitPreToolText, toolActivity } from "../render/tool-activity";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { agentIdParam, canonicalKey, sessionRef } from "./keys";
-import { patchSession } from "./registry";
 import { chatSend } from "./runs";
+import { patchSession } from "./session-index";
 
 /** chat.history / chat.inject / sessions.preview / sessions.create (gateway methods). */
 

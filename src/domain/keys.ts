@@ -10,7 +10,7 @@ import {
   parseAgentSessionKey,
   toStoreKey,
 } from "../keys/session-key";
-import { defaultAgentId } from "../policy/agents";
+import { defaultAgentId } from "../policy/agent-config";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 

@@ -3,20 +3,20 @@ import type { RunCallback, RunTap, StartResult } from "../contracts/session-api"
 import { agentIdOf } from "../keys/session-key";
 import { tooLargeMessage } from "../model/message-limits";
 import type { RunInput, RunSnapshot } from "../model/run-types";
+import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agent-config";
 import { agentModels } from "../policy/agent-models";
-import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
+import type { Refusal } from "../policy/limit-rules";
 import { isSandboxedSession } from "../policy/sandbox";
 import { parseSendCommand, SEND_BLOCKED_TEXT } from "../policy/send-policy";
-import type { Refusal } from "../policy/tenant-limits";
 import type { InputProvenance, SessionSeed, TranscriptMessage } from "../protocol/session";
 import { terminalReply } from "../runs/run-payloads";
-import { existingRunResult } from "../runs/run-status";
+import { existingRunResult } from "../runs/run-snapshot";
 import { dropUndefined } from "../util/encoding";
 import { parseChatCommand, runChatCommand } from "./chat-commands";
 import type { TenantContext } from "./context";
 import { DomainError, rateLimited, refusalsRestored } from "./errors";
 import { agentIdParam, canonicalKey, mainKeyOf, sessionRef } from "./keys";
-import { patchSession } from "./registry";
+import { patchSession } from "./session-index";
 
 /** Agent runs as the transports start them: chat.send, agent, agent.wait, aborts, ingest with run. */
 

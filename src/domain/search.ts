@@ -1,7 +1,7 @@
 import type { TranscriptHit } from "../contracts/session-api";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
-import { listSessions } from "./registry";
+import { listSessions } from "./session-index";
 
 /**
  * `sessions.search`: transcript search over the caller's visible sessions. How it scales: the

@@ -4,7 +4,7 @@ import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { canonicalKey } from "./keys";
 import { markFields, marksProblem, marksStale } from "./marks";
-import { type PatchResult, patchSession } from "./registry";
+import { type PatchResult, patchSession } from "./session-index";
 
 /**
  * `sessions.patch` with the Control UI's marks (unread / pinned / archived and their guards):

@@ -3,7 +3,7 @@ import type { SessionsResolveParams } from "../protocol/methods";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { agentIdParam, canonicalKey, sessionRef } from "./keys";
-import { resolveSession } from "./registry";
+import { resolveSession } from "./session-index";
 
 /**
  * `sessions.resolve` with the Control UI's chat-URL forms (OpenClaw): `reference` {key, slug}

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { normalizeAgentId } from "../keys/session-key";
 import { configHash } from "../model/config-hash";
 import { absentFeatureDeletion, withAbsentFeaturesOff, withoutAbsentFeatures } from "../policy/absent-config-features";
-import { defaultAgentId } from "../policy/agents";
+import { defaultAgentId } from "../policy/agent-config";
 import { configBoundsProblem, rawConfigTooLarge } from "../policy/config-bounds";
 import { type AgentConfig, type TenantConfig, tenantConfigSchema } from "../protocol/config";
 import { SERVER_VERSION } from "../protocol/server-version";

@@ -1,5 +1,5 @@
 import { retireAccess } from "../auth/authenticate";
-import { revokeGrantsApprovedBy } from "../oauth/server";
+import { revokeGrantsApprovedBy } from "../oauth/oauth-provider";
 import { tenantApi } from "../stubs";
 
 // Apart from tenant-admin.ts: the OAuth provider it reaches is a Workers-only module.

@@ -1,5 +1,5 @@
 import { logWarning } from "../observability/log";
-import { checkBrowserOrigin, ORIGIN_NOT_ALLOWED_MESSAGE } from "../policy/cors";
+import { checkBrowserOrigin, ORIGIN_NOT_ALLOWED_MESSAGE } from "../policy/cors-origins";
 import type { TenantConfig } from "../protocol/config";
 import {
   connectParamsSchema,
@@ -11,7 +11,7 @@ import {
 import { SERVER_VERSION } from "../protocol/server-version";
 import type { ConnectionState } from "./connection";
 import { type Connection, safeSend } from "./connections";
-import { EVENTS, PENDING_METHODS } from "./discovery";
+import { EVENTS } from "./discovery";
 import { errorFrame, gatewayError } from "./frames";
 import {
   closeReason,
@@ -151,7 +151,7 @@ export function helloOk(
     protocol: state.protocol,
     // The deployer supplies the Control UI build: the UI must not compare its version with ours.
     server: { version: SERVER_VERSION, connId: state.connId, controlUiBuildSource: "configured" },
-    features: { methods: [...methods, ...PENDING_METHODS], events: EVENTS },
+    features: { methods: [...methods], events: EVENTS },
     snapshot: {
       presence: [],
       health: { ok: true },

@@ -1,5 +1,5 @@
 import type { LiveEvent, SessionUpdate } from "../contracts/tenant-api";
-import { presentRow } from "../domain/registry";
+import { presentRow } from "../domain/session-index";
 import type { SessionRow } from "../model/session-row";
 import { type Connections, eventFrameHead } from "./connections";
 

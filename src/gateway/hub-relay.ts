@@ -18,7 +18,7 @@ const RETRY_DELAY_MS = 100;
 
 /** `assigned`: sockets sent to the hub that its reports do not count yet. */
 type Hub = { interest: HubInterest; keys: Set<string>; assigned: number };
-type Queue = { pending: HubDelivery[]; sending: boolean };
+type Queue = { queued: HubDelivery[]; sending: boolean };
 
 /**
  * The tenant object's side of the hub split: what each hub object reported, which hubs an
@@ -136,11 +136,11 @@ export class HubRelay {
   }
 
   private enqueue(index: number, delivery: HubDelivery): void {
-    const queue = this.queues.get(index) ?? { pending: [], sending: false };
+    const queue = this.queues.get(index) ?? { queued: [], sending: false };
     this.queues.set(index, queue);
-    queue.pending.push(delivery);
-    if (queue.pending.length > MAX_QUEUED_DELIVERIES) {
-      const dropped = queue.pending.splice(0, queue.pending.length - MAX_QUEUED_DELIVERIES);
+    queue.queued.push(delivery);
+    if (queue.queued.length > MAX_QUEUED_DELIVERIES) {
+      const dropped = queue.queued.splice(0, queue.queued.length - MAX_QUEUED_DELIVERIES);
       logWarning("gateway.hub_delivery_failed", { hub: index, events: dropped.length, error: "queue full" });
     }
     if (!queue.sending) void this.drain(index, queue);
@@ -149,9 +149,9 @@ export class HubRelay {
   private async drain(index: number, queue: Queue): Promise<void> {
     queue.sending = true;
     try {
-      while (queue.pending.length > 0) {
-        const batch: HubBatch = { epoch: this.epoch, seq: ++this.nextBatch, deliveries: queue.pending };
-        queue.pending = [];
+      while (queue.queued.length > 0) {
+        const batch: HubBatch = { epoch: this.epoch, seq: ++this.nextBatch, deliveries: queue.queued };
+        queue.queued = [];
         await this.send(index, batch);
       }
     } finally {

@@ -1,8 +1,8 @@
 import type { Principal } from "../auth/principal";
 import type { TenantAccessApi } from "../contracts/tenant-api";
 import type { TenantContext, TenantPorts } from "../domain/context";
-import { sessionsDefaults } from "../domain/registry";
-import { checkBrowserOrigin } from "../policy/cors";
+import { sessionsDefaults } from "../domain/session-index";
+import { checkBrowserOrigin } from "../policy/cors-origins";
 import type { TenantConfig } from "../protocol/config";
 import { MAX_PAYLOAD_BYTES, MAX_PREAUTH_PAYLOAD_BYTES, requestFrameSchema } from "../protocol/gateway";
 import { errorResponse, type OperatorScope } from "../protocol/http";

@@ -5,7 +5,6 @@ import type { OperatorScope } from "../protocol/http";
 import { AnswerThen, type MethodTable, TwoPhase } from "../registry/method";
 import type { ConnectionState } from "./connection";
 import { type Connection, type Connections, safeSend } from "./connections";
-import { PENDING_METHODS } from "./discovery";
 import type { Fanout } from "./fanout";
 import { errorFrame, gatewayError, resFrame } from "./frames";
 import { parseParams } from "./parse-params";
@@ -52,9 +51,7 @@ export class Requests {
     }
     const definition = Object.hasOwn(this.port.methods, method) ? this.port.methods[method] : undefined;
     if (!definition) {
-      const pending = PENDING_METHODS.includes(method);
-      const message = pending ? `${method} is not available yet on this gateway` : `unknown method: ${method}`;
-      return void safeSend(ws, errorFrame(id, gatewayError(pending ? "UNAVAILABLE" : "INVALID_REQUEST", message)));
+      return void safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", `unknown method: ${method}`)));
     }
     if (definition.scope && !hasScope({ kind: "operator", scopes: state.scopes ?? [] }, definition.scope)) {
       return this.refuse(connection, id, definition.scope);

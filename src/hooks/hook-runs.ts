@@ -6,7 +6,7 @@ import { startRun } from "../domain/runs";
 import { normalizeAgentId, parseAgentSessionKey } from "../keys/session-key";
 import type { DeliveryTarget } from "../model/delivery";
 import type { RunSnapshot } from "../model/run-types";
-import { defaultAgentId, isKnownAgent } from "../policy/agents";
+import { defaultAgentId, isKnownAgent } from "../policy/agent-config";
 import type { HooksConfig } from "../protocol/config";
 import type { InputProvenance } from "../protocol/session";
 import { terminalReply } from "../runs/run-payloads";

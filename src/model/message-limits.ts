@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS } from "../policy/tenant-limits";
+import { DEFAULT_LIMITS } from "../policy/limit-rules";
 import type { TranscriptMessage } from "../protocol/session";
 
 /**
@@ -13,7 +13,7 @@ export const MAX_MESSAGE_BYTES = 1_800_000;
 
 /**
  * Message bytes one session object may hold over all its transcripts (a reset keeps the old
- * ones) by default: the tenant limit transcriptBytesPerSession (src/policy/tenant-limits.ts)
+ * ones) by default: the tenant limit transcriptBytesPerSession (src/policy/limit-rules.ts)
  * is the bound in force, this its built-in default.
  */
 export const SESSION_MESSAGE_MAX_BYTES = DEFAULT_LIMITS.transcriptBytesPerSession;

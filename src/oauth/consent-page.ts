@@ -1,6 +1,6 @@
 import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
-import { TOOL_DECLARATIONS } from "../protocol/tool-specs";
-import { OAUTH_SCOPES } from "./server";
+import { TOOL_DECLARATIONS } from "../protocol/tool-specs/tool-declarations";
+import { OAUTH_SCOPES } from "./oauth-provider";
 
 /** The authorization page: who asks, where the code goes, the operator token field, the scopes. */
 

@@ -15,13 +15,13 @@ import {
   toolCallChunks,
   usageChunk,
 } from "./chat-wire";
+import { chatToolSpec, unmetToolChoice } from "./client-tools";
 import { OpenAiError, openAiErrorBody, toOpenAiError } from "./errors";
 import { resolveAgent } from "./models";
+import { openAiSessionKey, SESSION_KEY_HEADER } from "./openai-session-key";
 import { chatTurn } from "./prompt";
 import { admitOrRefuse, doorRequest, runToEnd, streamRun } from "./run-door";
-import { openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
-import { SseStream } from "./sse";
-import { chatToolSpec, unmetToolChoice } from "./tools";
+import { SseStream } from "./sse-writer";
 
 /** `x-openclaw-agent-id` (or its alias `x-openclaw-agent`) picks the agent over `model`. */
 export function agentHeader(c: Context): string | undefined {

@@ -1,9 +1,9 @@
 import type { RunSnapshot, RunUsage } from "../model/run-types";
 import { parseUpstreamFailure } from "../model/upstream-failure";
 import { isSilentReply } from "../runs/deltas";
+import type { ClientToolCall } from "./client-tools";
+import { argumentChunks } from "./client-tools";
 import { OpenAiError } from "./errors";
-import type { ClientToolCall } from "./tools";
-import { argumentChunks } from "./tools";
 
 /** Chat completion bodies and SSE chunks as OpenClaw writes them (no nulls the SDKs fill in themselves). */
 

@@ -1,5 +1,5 @@
 import { isValidAgentId, normalizeAgentId } from "../keys/session-key";
-import { defaultAgentId, isKnownAgent } from "../policy/agents";
+import { defaultAgentId, isKnownAgent } from "../policy/agent-config";
 import type { TenantConfig } from "../protocol/config";
 import { invalidRequest, OpenAiError } from "./errors";
 

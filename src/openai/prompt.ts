@@ -1,6 +1,6 @@
 import type { ResponseInputItem } from "../protocol/openai-schemas";
-import { fileBlock, refuseImageUrl } from "./attachments";
 import { invalidRequest } from "./errors";
+import { fileBlock, refuseImageUrl } from "./input-attachments";
 
 /**
  * How OpenClaw turns an OpenAI conversation into one agent turn: system and developer text

@@ -6,8 +6,10 @@ import { type ResponsesRequest, responsesRequestSchema } from "../protocol/opena
 import { MAX_COMPLETION_BODY_BYTES, readOpenAiBody } from "./body";
 import { agentHeader } from "./chat-handler";
 import { runFailure } from "./chat-wire";
+import { responsesToolSpec, ToolNameConflict, unmetToolChoice } from "./client-tools";
 import { OpenAiError, toOpenAiError } from "./errors";
 import { resolveAgent } from "./models";
+import { derivedKeyPrefixes, openAiSessionKey, SESSION_KEY_HEADER } from "./openai-session-key";
 import { responsesTurn } from "./prompt";
 import {
   closingEvents,
@@ -19,9 +21,7 @@ import {
   textDeltaEvent,
 } from "./responses-wire";
 import { admitOrRefuse, doorRequest, runToEnd, streamRun } from "./run-door";
-import { derivedKeyPrefixes, openAiSessionKey, SESSION_KEY_HEADER } from "./session-key";
-import { SseStream } from "./sse";
-import { responsesToolSpec, ToolNameConflict, unmetToolChoice } from "./tools";
+import { SseStream } from "./sse-writer";
 
 const RESPONSE_ID_PREFIX = "resp_";
 

@@ -1,7 +1,7 @@
 import type { RunSnapshot, RunUsage } from "../model/run-types";
 import { replyText } from "./chat-wire";
+import type { ClientToolCall } from "./client-tools";
 import type { OpenAiError } from "./errors";
-import type { ClientToolCall } from "./tools";
 
 /** Response resources, output items and SSE events of `/v1/responses` as OpenClaw writes them. */
 

@@ -8,10 +8,10 @@ import {
 } from "../domain/completions";
 import type { TenantContext } from "../domain/context";
 import type { RunSnapshot } from "../model/run-types";
+import type { ClientToolSpec } from "./client-tools";
 import { OpenAiError } from "./errors";
 import type { AgentTurn } from "./prompt";
-import type { SseStream } from "./sse";
-import type { ClientToolSpec } from "./tools";
+import type { SseStream } from "./sse-writer";
 
 /**
  * What both completion routes do around a run: the rate limit, the start, the client's

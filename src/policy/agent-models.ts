@@ -1,6 +1,6 @@
 import { normalizeAgentId } from "../keys/session-key";
 import type { RunnerConfig, TenantConfig } from "../protocol/config";
-import { agentModel, defaultAgentId, findAgent, runnerOf } from "./agents";
+import { agentModel, defaultAgentId, findAgent, runnerOf } from "./agent-config";
 
 /**
  * Pure lookups of what clients show about an agent (OpenClaw's agent identity and model

@@ -1,6 +1,6 @@
 import { mainSessionKey, normalizeAgentId } from "../keys/session-key";
 import type { TenantConfig } from "../protocol/config";
-import { findAgent } from "./agents";
+import { findAgent } from "./agent-config";
 
 /**
  * Whether a session runs sandboxed: the agent's `sandbox.mode` (else the defaults'):

@@ -1,6 +1,10 @@
 import type { TenantConfig } from "../protocol/config";
-import { MODEL_OFFERED_DECLARATIONS, type ToolSection, toolDeclaration } from "../protocol/tool-specs";
-import { findAgent } from "./agents";
+import {
+  MODEL_OFFERED_DECLARATIONS,
+  type ToolSection,
+  toolDeclaration,
+} from "../protocol/tool-specs/tool-declarations";
+import { findAgent } from "./agent-config";
 import { type OfferSubject, offeredTools } from "./tool-offer";
 
 /**

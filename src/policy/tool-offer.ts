@@ -1,6 +1,6 @@
 import type { TenantConfig, ToolPolicyConfig } from "../protocol/config";
-import { MODEL_OFFERED_DECLARATIONS, type ModelOffer } from "../protocol/tool-specs";
-import { findAgent } from "./agents";
+import { MODEL_OFFERED_DECLARATIONS, type ModelOffer } from "../protocol/tool-specs/tool-declarations";
+import { findAgent } from "./agent-config";
 
 /**
  * Which session tools a model running in a session is offered (pure). The rules are

@@ -4,7 +4,7 @@ import { z } from "zod";
  * Request bodies of the OpenAI-compatible routes, as OpenClaw validates them: chat completions
  * leniently (unknown fields dropped; ranges checked after the schema with OpenClaw's texts),
  * responses strictly (an unknown key is a 400). Messages and tools are read leniently here
- * and judged by openai/prompt.ts and openai/tools.ts.
+ * and judged by openai/prompt.ts and openai/client-tools.ts.
  */
 
 const positiveTokenCap = z.int().positive().nullable().optional();

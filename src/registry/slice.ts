@@ -4,7 +4,7 @@ import type { Operation } from "../http/openapi/operations";
 import type { ToolSpec } from "../tools/tool-spec";
 import type { MethodTable } from "./method";
 
-/** Where a slice's HTTP routes mount in the app (src/http/app.ts composes them in this order). */
+/** Where a slice's HTTP routes mount in the app (src/http/core-app.ts composes them in this order). */
 export type SliceRoutes = {
   /** Routes with their own auth and error shape, mounted at the root before the tenant routes (MCP, OpenAI). */
   own?: Hono<AppEnv>;

@@ -1,5 +1,5 @@
 import type { StoredMessage } from "../model/message-record";
-import { toolDeclaration } from "../protocol/tool-specs";
+import { toolDeclaration } from "../protocol/tool-specs/tool-declarations";
 
 /** The Control UI's name for a tool (item rows: `Sessions 5`, `Session History <key>`): its declared label. */
 export function toolLabel(name: string): string {

@@ -12,7 +12,7 @@ import { runnerWithSessionModel } from "../policy/agent-models";
 import { sendBlocked } from "../policy/send-policy";
 import type { RunView } from "../protocol/runs";
 import type { SessionEntry, SessionSeed } from "../protocol/session";
-import { PendingAborts } from "./pending-aborts";
+import { EarlyAborts } from "./early-aborts";
 import type { RunLifecycle } from "./run-lifecycle";
 import type { AbortReason } from "./run-payloads";
 import type { RunStore } from "./run-store";
@@ -38,12 +38,12 @@ export type AdmissionHost = {
 
 /**
  * Run admission of one session: the send policy, dedupe of a run id whose start is on its
- * way, aborts that arrive before their run (PendingAborts), a new session published before
+ * way, aborts that arrive before their run (EarlyAborts), a new session published before
  * its run starts, `waitMs` answers, and the run views the HTTP API pages through.
  */
 export class RunAdmission {
   /** Aborts of runs whose start is still on its way. */
-  private readonly pendingAborts = new PendingAborts();
+  private readonly earlyAborts = new EarlyAborts();
 
   constructor(private readonly host: AdmissionHost) {}
 
@@ -61,7 +61,7 @@ export class RunAdmission {
     const now = Date.now();
     const { resetFirst: _resetFirst, waitMs, claimed: _claimed, follow: _follow, offeredModels, ...run } = request;
     const stored = this.isStoredRun(request.runId);
-    const fresh = !stored && this.pendingAborts.begin(request.runId);
+    const fresh = !stored && this.earlyAborts.begin(request.runId);
     if (!stored && !fresh) {
       // The same run id again while its start is on its way: in flight, as OpenClaw dedupes.
       const inFlight: StartResult = { runId: request.runId, status: "in_flight" };
@@ -75,7 +75,7 @@ export class RunAdmission {
       // A new session reaches the registry before its run starts, so the run's events follow its creation.
       if (created) await host.publish("create");
     } finally {
-      if (fresh) abortedWith = this.pendingAborts.finish(request.runId);
+      if (fresh) abortedWith = this.earlyAborts.finish(request.runId);
     }
     const entry = host.entry()!;
     const runner = runnerWithSessionModel(run.runner, entry, offeredModels);
@@ -146,13 +146,13 @@ export class RunAdmission {
    * session a moment ago, so an abort that arrives before a run's start still aborts it.
    */
   abort(runId?: string, reason: AbortReason = "rpc", expected: string[] = []): AbortOutcome {
-    if (runId && this.pendingAborts.abort(runId, reason)) return { abortedRunId: runId, status: "aborted" };
+    if (runId && this.earlyAborts.abort(runId, reason)) return { abortedRunId: runId, status: "aborted" };
     const outcome = this.host.lifecycle.abort(runId, reason);
     if (outcome.abortedRunId) return outcome;
-    const pending = runId ? [] : this.pendingAborts.abortAll(reason);
+    const starting = runId ? [] : this.earlyAborts.abortAll(reason);
     const candidates = runId ? expected.filter((id) => id === runId) : expected;
-    const unarrived = this.pendingAborts.abortUnarrived(candidates, reason, (id) => this.isStoredRun(id));
-    const aborted = pending[0] ?? unarrived[0];
+    const unarrived = this.earlyAborts.abortUnarrived(candidates, reason, (id) => this.isStoredRun(id));
+    const aborted = starting[0] ?? unarrived[0];
     return aborted ? { abortedRunId: aborted, status: "aborted" } : outcome;
   }
 
@@ -160,8 +160,8 @@ export class RunAdmission {
   stop(reason: AbortReason = "stop", expected: string[] = []): string[] {
     return [
       ...this.host.lifecycle.abortAll(reason),
-      ...this.pendingAborts.abortAll(reason),
-      ...this.pendingAborts.abortUnarrived(expected, reason, (id) => this.isStoredRun(id)),
+      ...this.earlyAborts.abortAll(reason),
+      ...this.earlyAborts.abortUnarrived(expected, reason, (id) => this.isStoredRun(id)),
     ];
   }
 

@@ -1,6 +1,6 @@
 import { mintRunToken, runClaims } from "../auth/run-token";
 import type { ClientTool, RunRecord } from "../model/run-types";
-import { findAgent } from "../policy/agents";
+import { findAgent } from "../policy/agent-config";
 import { type OutboundEnv, outboundPolicy } from "../policy/outbound-url";
 import type { RunnerConfig, TenantConfig } from "../protocol/config";
 import type { DeploymentKeyGrant, ResolvedSecret } from "../protocol/secrets";

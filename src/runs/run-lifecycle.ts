@@ -16,7 +16,7 @@ import { Waiters } from "../util/waiters";
 import type { RunEvents } from "./run-events";
 import { type RunExecutor, runDeadline } from "./run-executor";
 import { type AbortReason, type RunContext, runContext } from "./run-payloads";
-import { existingRunResult, toSnapshot } from "./run-status";
+import { existingRunResult, toSnapshot } from "./run-snapshot";
 import type { RunStore } from "./run-store";
 import { contentText, RunnerError, type RunnerReply } from "./runners/runner";
 import type { TranscriptPort } from "./transcript-port";

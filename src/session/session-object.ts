@@ -34,7 +34,7 @@ import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from 
 import { RunGate } from "../runs/run-gate";
 import { type AbortReason, injectedChatEvent } from "../runs/run-payloads";
 import { acceptAnnounce } from "../spawn/announce-inbox";
-import { deleteAttachments, sessionAttachmentPrefix } from "../spawn/attachments";
+import { deleteAttachments, sessionAttachmentPrefix } from "../spawn/spawn-attachments";
 import { tenantApi } from "../stubs";
 import { recoverSession, runAlarm, type SessionParts, wireSession } from "./session-parts";
 import { startSpawnChild } from "./spawn-start";

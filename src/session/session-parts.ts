@@ -1,4 +1,4 @@
-import { channelSenderOf } from "../channels/registry";
+import { channelSenderOf } from "../channels/channel-registry";
 import { queueChannelReply } from "../channels/reply";
 import type { SessionRef } from "../contracts/session-api";
 import type { LiveEvent } from "../contracts/tenant-api";

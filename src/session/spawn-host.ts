@@ -1,6 +1,6 @@
 import type { SessionRef } from "../contracts/session-api";
 import type { RunLifecycle } from "../runs/run-lifecycle";
-import { deleteAttachments, sessionAttachmentPrefix } from "../spawn/attachments";
+import { deleteAttachments, sessionAttachmentPrefix } from "../spawn/spawn-attachments";
 import type { SpawnPorts } from "../spawn/spawn-driver";
 import { sessionApi } from "../stubs";
 import type { Timers } from "../timers/timers";

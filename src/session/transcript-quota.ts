@@ -1,5 +1,5 @@
 import { remoteRefusal } from "../domain/errors";
-import type { TranscriptLimits } from "../policy/tenant-limits";
+import type { TranscriptLimits } from "../policy/limit-rules";
 
 /** How old the tenant's answer may be before an append asks again (in the background). */
 export const TRANSCRIPT_LIMITS_REFRESH_MS = 5_000;

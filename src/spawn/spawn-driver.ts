@@ -46,7 +46,7 @@ export class SpawnDriver {
 
   /** After a restart: an ended run not yet announced, or a due archive, gets its timer back. */
   reconcile(now = Date.now()): void {
-    for (const spawn of this.ports.store.pending()) {
+    for (const spawn of this.ports.store.unfinished()) {
       if (spawn.state === "running" && this.ports.snapshot(spawn.runId)?.status !== "pending") {
         if (!this.ports.timers.refs("spawn-announce").has(spawn.runId)) this.settled(spawn.runId, now);
       } else if (spawn.state === "announced" && archives(spawn)) {

@@ -44,7 +44,7 @@ export class SpawnStore {
   }
 
   /** Spawns with work left (not archived): announce, cleanup or archive. */
-  pending(): Spawn[] {
+  unfinished(): Spawn[] {
     return all<SpawnRow>(
       this.sql,
       "SELECT run_id, spec, state, outcome, updated_at FROM spawns WHERE state <> 'archived'",

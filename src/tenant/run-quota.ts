@@ -7,8 +7,8 @@ import {
   type RunUsage,
   slotFree,
   startRateRefusal,
-} from "../policy/tenant-limits";
-import { RateLimiter } from "./rate-limit";
+} from "../policy/limit-rules";
+import { RateLimiter } from "./minute-meters";
 
 /** An admitted run counts as queued this long before it reaches a slot (or its start failed). */
 const ADMITTED_MS = 10_000;

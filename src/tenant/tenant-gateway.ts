@@ -13,7 +13,7 @@ import {
 } from "../gateway/preauth";
 
 import type { SessionRow } from "../model/session-row";
-import type { Refusal } from "../policy/tenant-limits";
+import type { Refusal } from "../policy/limit-rules";
 import { errorBody } from "../protocol/http";
 import { GATEWAY_METHODS } from "../slices";
 import { hubApi } from "../stubs";

@@ -15,9 +15,9 @@ import {
   type TranscriptLimits,
   tenantBytesRefusal,
   utcDay,
-} from "../policy/tenant-limits";
+} from "../policy/limit-rules";
 import type { TenantConfig } from "../protocol/config";
-import { RateLimiter } from "./rate-limit";
+import { RateLimiter } from "./minute-meters";
 import { type ModelSlot, RunQuota } from "./run-quota";
 import type { TenantStore } from "./tenant-store";
 
@@ -26,7 +26,7 @@ export const SPEND_REFRESH_MS = 2_000;
 
 /**
  * The tenant object's side of its limits: the effective limits (deployment vars, the
- * operator's override, the tenant's config: src/policy/tenant-limits.ts), the per-minute
+ * operator's override, the tenant's config: src/policy/limit-rules.ts), the per-minute
  * meters, the run quota and the spend cap (today's tokens from the ledger, read in the
  * background at most every SPEND_REFRESH_MS, so a start never waits for the ledger).
  */

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { CompletionAdmission, ContinuedRun } from "../contracts/tenant-api";
-import type { LimitsState, Meter, Refusal, TranscriptLimits } from "../policy/tenant-limits";
+import type { LimitsState, Meter, Refusal, TranscriptLimits } from "../policy/limit-rules";
 import type { RunIndex } from "./run-index";
 import type { ModelSlot } from "./run-quota";
 import type { TenantLimits } from "./tenant-limits";

@@ -1,5 +1,5 @@
 import { PENDING_SESSION_SCHEMAS } from "../pending/pending-store";
-import type { PartialLimits } from "../policy/tenant-limits";
+import type { PartialLimits } from "../policy/limit-rules";
 import type { TenantConfig } from "../protocol/config";
 import { DEPLOYMENT_KEY_GRANT_SCHEMAS } from "../secrets/deployment-key-grant-store";
 import { SECRET_STORE_SCHEMAS } from "../secrets/secret-store";
@@ -30,7 +30,7 @@ const RECORD_SCHEMAS: Schema[] = [
       },
     ],
   },
-  // The operator's limits for this tenant (admin API; src/policy/tenant-limits.ts).
+  // The operator's limits for this tenant (admin API; src/policy/limit-rules.ts).
   {
     module: "limits",
     migrations: [

@@ -1,7 +1,7 @@
 import type { TenantContext } from "../domain/context";
 import { normalizeAgentId } from "../keys/session-key";
-import { spawnAllowlist } from "../policy/agents";
-import { agentsListDeclaration } from "../protocol/tool-specs/agents-list";
+import { spawnAllowlist } from "../policy/agent-config";
+import { agentsListDeclaration } from "../protocol/tool-specs/agents-list-declaration";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
 import { defineTool } from "./tool-spec";

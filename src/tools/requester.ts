@@ -2,7 +2,7 @@ import type { TenantContext } from "../domain/context";
 import { canonicalKey, mainKeyOf } from "../domain/keys";
 import { agentIdOf, subagentDepth } from "../keys/session-key";
 import type { SessionRow } from "../model/session-row";
-import { defaultAgentId } from "../policy/agents";
+import { defaultAgentId } from "../policy/agent-config";
 import { isSandboxedSession } from "../policy/sandbox";
 
 /** The session a tool call acts as. Visibility and spawn rules come from here, never from args. */

@@ -1,14 +1,17 @@
 import type { z } from "zod";
 import type { TenantContext } from "../domain/context";
-import { patchSession } from "../domain/registry";
+import { patchSession } from "../domain/session-index";
 import { toDisplayKey } from "../keys/session-key";
-import { agentModel } from "../policy/agents";
+import { agentModel } from "../policy/agent-config";
 import type { SessionEntry } from "../protocol/session";
-import { type sessionStatusArgsSchema, sessionStatusDeclaration } from "../protocol/tool-specs/session-status";
-import { accessPolicy, checkTarget, resolveReference } from "./access";
+import {
+  type sessionStatusArgsSchema,
+  sessionStatusDeclaration,
+} from "../protocol/tool-specs/session-status-declaration";
 import type { Requester } from "./requester";
 import { jsonResult, ToolInputError, type ToolResult } from "./result";
 import { defineTool } from "./tool-spec";
+import { accessPolicy, checkTarget, resolveReference } from "./visible-targets";
 
 type Args = z.infer<typeof sessionStatusArgsSchema>;
 

@@ -6,7 +6,7 @@ import type { RunRecord } from "../model/run-types";
 import { offeredTools } from "../policy/tool-offer";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
-import { toolDeclaration } from "../protocol/tool-specs";
+import { toolDeclaration } from "../protocol/tool-specs/tool-declarations";
 import type { SessionToolbox } from "../runs/run-executor";
 import type { ModelToolCall } from "../runs/runners/runner";
 import type { ToolOutcome } from "../runs/tool-loop/tool-loop";

@@ -3,11 +3,11 @@ import { toDisplayKey } from "../keys/session-key";
 import { parseMessage, type StoredMessage } from "../model/message-record";
 import { HISTORY_MAX_LIMIT } from "../protocol/http";
 import { sanitizeChatHistory } from "../render/sanitize";
-import { accessPolicy, checkTarget, type Denied, resolveReference } from "./access";
 import { toolAvailable } from "./invoke";
 import type { Requester } from "./requester";
 import { sessionsHistoryTool } from "./sessions-history";
 import { SESSIONS_LIST_MAX_LIMIT, sessionsList, sessionsListTool } from "./sessions-list";
+import { accessPolicy, checkTarget, type Denied, resolveReference } from "./visible-targets";
 
 /**
  * Session transcripts as readable documents (MCP resources): listed as sessions_list lists

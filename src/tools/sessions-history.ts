@@ -2,12 +2,15 @@ import type { z } from "zod";
 import { HISTORY_READ_MAX_BYTES } from "../contracts/session-api";
 import type { TenantContext } from "../domain/context";
 import { parseMessage } from "../model/message-record";
-import { type sessionsHistoryArgsSchema, sessionsHistoryDeclaration } from "../protocol/tool-specs/sessions-history";
+import {
+  type sessionsHistoryArgsSchema,
+  sessionsHistoryDeclaration,
+} from "../protocol/tool-specs/sessions-history-declaration";
 import { sanitizeToolHistory } from "../render/sanitize";
-import { visibleTarget } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
 import { defineTool } from "./tool-spec";
+import { visibleTarget } from "./visible-targets";
 
 /** chat.history's own window: default 200, at most 1000 messages. */
 const DEFAULT_LIMIT = 200;

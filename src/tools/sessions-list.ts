@@ -1,21 +1,21 @@
 import type { z } from "zod";
 import type { TenantContext } from "../domain/context";
-import { presentRow, SESSIONS_LIST_DEFAULT_LIMIT, SESSIONS_LIST_MAX_LIMIT } from "../domain/registry";
+import { presentRow, SESSIONS_LIST_DEFAULT_LIMIT, SESSIONS_LIST_MAX_LIMIT } from "../domain/session-index";
 import { deriveChannel, toDisplayKey } from "../keys/session-key";
 import { parseMessage } from "../model/message-record";
 import { listKind, type SessionRow } from "../model/session-row";
-import { type sessionsListArgsSchema, sessionsListDeclaration } from "../protocol/tool-specs/sessions-list";
+import { type sessionsListArgsSchema, sessionsListDeclaration } from "../protocol/tool-specs/sessions-list-declaration";
 import { sanitizeChatHistory } from "../render/sanitize";
 import { dropUndefined } from "../util/encoding";
-import { accessPolicy, listScope } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
 import { defineTool } from "./tool-spec";
+import { accessPolicy, listScope } from "./visible-targets";
 
 const KINDS = ["main", "group", "cron", "hook", "node", "other"] as const;
 
 // Rows per call when the agent names no limit, and the clamp: sessions.list's (OpenClaw's).
-export { SESSIONS_LIST_MAX_LIMIT } from "../domain/registry";
+export { SESSIONS_LIST_MAX_LIMIT } from "../domain/session-index";
 export const SESSIONS_LIST_MAX_MESSAGES = 20;
 /** Session objects read at once when messageLimit > 0. */
 const MESSAGE_FETCH_CONCURRENCY = 8;

@@ -3,13 +3,13 @@ import type { StartAnswer } from "../contracts/session-api";
 import type { TenantContext } from "../domain/context";
 import { DomainError, restoreRefusal } from "../domain/errors";
 import { agentIdParam, mainKeyOf, sessionRef } from "../domain/keys";
-import { resolveSession } from "../domain/registry";
+import { resolveSession } from "../domain/session-index";
 import { agentToAgentContext, clampPingPongTurns } from "../flows/a2a-prompts";
 import { agentIdOf, deriveChannel, toDisplayKey } from "../keys/session-key";
 import { tooLargeMessage } from "../model/message-limits";
 import type { SessionRow } from "../model/session-row";
+import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agent-config";
 import { agentModels } from "../policy/agent-models";
-import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agents";
 import { isSandboxedSession } from "../policy/sandbox";
 import { SEND_BLOCKED_TEXT } from "../policy/send-policy";
 import {
@@ -24,12 +24,12 @@ import {
   SEND_TARGET_BOTH_TEXT,
   SEND_TARGET_MISSING_TEXT,
 } from "../policy/visibility";
-import { type sessionsSendArgsSchema, sessionsSendDeclaration } from "../protocol/tool-specs/sessions-send";
+import { type sessionsSendArgsSchema, sessionsSendDeclaration } from "../protocol/tool-specs/sessions-send-declaration";
 import { uuidFrom } from "../util/encoding";
-import { type AccessPolicy, accessPolicy, checkTarget, resolveReference } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolCall, type ToolResult } from "./result";
 import { defineTool } from "./tool-spec";
+import { type AccessPolicy, accessPolicy, checkTarget, resolveReference } from "./visible-targets";
 
 type Args = z.infer<typeof sessionsSendArgsSchema>;
 

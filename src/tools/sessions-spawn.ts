@@ -5,13 +5,13 @@ import { DomainError, rateLimited, refusalsRestored } from "../domain/errors";
 import { agentIdParam } from "../domain/keys";
 import { isValidAgentId, normalizeAgentId } from "../keys/session-key";
 import { tooLargeMessage } from "../model/message-limits";
-import { findAgent, runnerOf, spawnAllowlist } from "../policy/agents";
+import { findAgent, runnerOf, spawnAllowlist } from "../policy/agent-config";
 import { isSandboxedSession } from "../policy/sandbox";
 import {
   SPAWN_ROUTING_PARAMS,
   type sessionsSpawnArgsSchema,
   sessionsSpawnDeclaration,
-} from "../protocol/tool-specs/sessions-spawn";
+} from "../protocol/tool-specs/sessions-spawn-declaration";
 import { childTaskMessage } from "../spawn/announce";
 import {
   attachmentsPromptLine,
@@ -20,7 +20,7 @@ import {
   sessionAttachmentPrefix,
   storeAttachments,
   validateAttachments,
-} from "../spawn/attachments";
+} from "../spawn/spawn-attachments";
 import { uuidFrom } from "../util/encoding";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolCall, ToolInputError, type ToolResult } from "./result";

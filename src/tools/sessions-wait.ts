@@ -1,12 +1,12 @@
 import type { z } from "zod";
 import type { TenantContext } from "../domain/context";
 import { parseMessage } from "../model/message-record";
-import { type sessionsWaitArgsSchema, sessionsWaitDeclaration } from "../protocol/tool-specs/sessions-wait";
+import { type sessionsWaitArgsSchema, sessionsWaitDeclaration } from "../protocol/tool-specs/sessions-wait-declaration";
 import { sanitizeToolHistory } from "../render/sanitize";
-import { visibleTarget } from "./access";
 import type { Requester } from "./requester";
 import { jsonResult, type ToolResult } from "./result";
 import { defineTool } from "./tool-spec";
+import { visibleTarget } from "./visible-targets";
 
 /** `openclaw mcp serve`'s events_wait bounds: 30 s by default, at most 300 s. */
 export const SESSIONS_WAIT_DEFAULT_TIMEOUT_SECONDS = 30;

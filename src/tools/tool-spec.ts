@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { TenantContext } from "../domain/context";
-import type { ToolDeclaration } from "../protocol/tool-specs";
+import type { ToolDeclaration } from "../protocol/tool-specs/tool-declarations";
 import type { Requester } from "./requester";
 import type { ToolCall, ToolResult } from "./result";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkBrowserOrigin } from "../../src/policy/cors";
+import { checkBrowserOrigin } from "../../src/policy/cors-origins";
 
 const SERVICE = "https://gw.example.com";
 const allowing = (origins: string[]) => ({ gateway: { controlUi: { allowedOrigins: origins } } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RateLimiter } from "../../src/tenant/rate-limit";
+import { RateLimiter } from "../../src/tenant/minute-meters";
 import { leaseSize, MAX_LEASE_CALLS, MeterLeases } from "../../src/tools/meter-lease";
 
 const NOW = 1_800_000_000_000;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { upstreamFailureText } from "../../src/model/upstream-failure";
 import { runFailure } from "../../src/openai/chat-wire";
+import { chatToolSpec, responsesToolSpec, unmetToolChoice } from "../../src/openai/client-tools";
 import { OpenAiError, schemaMessage } from "../../src/openai/errors";
 import { modelIds, parseModelTarget, resolveAgent, retrieveModel } from "../../src/openai/models";
+import { derivedKeyPrefixes, isReservedSessionKey, openAiSessionKey } from "../../src/openai/openai-session-key";
 import { chatTurn, responsesTurn } from "../../src/openai/prompt";
-import { derivedKeyPrefixes, isReservedSessionKey, openAiSessionKey } from "../../src/openai/session-key";
-import { chatToolSpec, responsesToolSpec, unmetToolChoice } from "../../src/openai/tools";
 import type { TenantConfig } from "../../src/protocol/config";
 import { chatCompletionRequestSchema, responsesRequestSchema } from "../../src/protocol/openai-schemas";
 

@@ -13,7 +13,7 @@ import {
   spendRefusal,
   startRateRefusal,
   tenantBytesRefusal,
-} from "../../src/policy/tenant-limits";
+} from "../../src/policy/limit-rules";
 
 describe("deploymentLimits: the operator's wrangler vars", () => {
   it("takes positive whole numbers and keeps the built-in default otherwise", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { MODEL_OFFERED_DECLARATIONS, TOOL_DECLARATIONS } from "../../src/protocol/tool-specs";
+import { MODEL_OFFERED_DECLARATIONS, TOOL_DECLARATIONS } from "../../src/protocol/tool-specs/tool-declarations";
 import { TOOL_SPECS } from "../../src/tools/catalog";
 
 type JsonSchema = { type?: string; required?: string[]; properties?: Record<string, JsonSchema>; enum?: unknown[] };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DomainError, remoteRefusal, restoreRefusal } from "../../src/domain/errors";
-import type { TranscriptLimits } from "../../src/policy/tenant-limits";
+import type { TranscriptLimits } from "../../src/policy/limit-rules";
 import { TRANSCRIPT_LIMITS_REFRESH_MS, TranscriptQuota } from "../../src/session/transcript-quota";
 
 describe("TranscriptQuota: a session object's view of its tenant's byte limits", () => {

@@ -1,4 +1,4 @@
-import { defaultAgentId } from "../../policy/agents";
+import { defaultAgentId } from "../../policy/agent-config";
 import { telegramUpdateSchema } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundAdapter } from "../adapter";

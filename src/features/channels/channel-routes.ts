@@ -1,7 +1,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
-import { channelsStatus, pairingApprove, pairingList, setTelegramWebhook } from "../../channels/operations";
-import { channelSecretValue } from "../../channels/registry";
+import { channelsStatus, pairingApprove, pairingList, setTelegramWebhook } from "../../channels/channel-admin";
+import { channelSecretValue } from "../../channels/channel-registry";
 import { checkSlackRequest, DEFAULT_SLACK_WEBHOOK_PATH } from "../../channels/slack/ingress";
 import { SLACK } from "../../channels/slack/routing";
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../channels/slack/signature";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { channelsStatus, controlUiPairingApprove, controlUiPairingList } from "../../channels/operations";
+import { channelsStatus, controlUiPairingApprove, controlUiPairingList } from "../../channels/channel-admin";
 import { defineMethod, openParams } from "../../registry/method";
 import type { Slice } from "../../registry/slice";
 import { CHANNEL_OPERATIONS } from "./channel-operations";

@@ -14,8 +14,8 @@ import {
 import { admitSearch } from "../../domain/limits";
 import { SEARCH_LIMIT_MAX, searchSessions } from "../../domain/search";
 import { parseAgentSessionKey } from "../../keys/session-key";
+import { defaultAgentId } from "../../policy/agent-config";
 import { agentIdentity, agentIds, agentModels, runnerCredentials, tenantModels } from "../../policy/agent-models";
-import { defaultAgentId } from "../../policy/agents";
 import { defineMethod } from "../../registry/method";
 import type { Slice } from "../../registry/slice";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DomainError } from "../../domain/errors";
+import { defaultAgentId } from "../../policy/agent-config";
 import { agentModelRef } from "../../policy/agent-models";
-import { defaultAgentId } from "../../policy/agents";
 import { methodParamSchemas } from "../../protocol/gateway";
 import type { OperatorScope } from "../../protocol/http";
 import { SERVER_VERSION } from "../../protocol/server-version";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/context";
-import { mcpRoutes } from "../../mcp/http";
-import { oauthRoutes } from "../../oauth/routes";
+import { mcpRoutes } from "../../mcp/mcp-http";
+import { oauthRoutes } from "../../oauth/oauth-routes";
 import type { Slice } from "../../registry/slice";
 import { MCP_OPERATIONS } from "./mcp-operations";
 

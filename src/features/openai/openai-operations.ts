@@ -6,7 +6,7 @@ import {
   responsesRequestSchema,
 } from "../../protocol/openai-schemas";
 
-/** The OpenAI-compatible routes (src/openai/routes.ts), for the OpenAPI document; docs/openai.md. */
+/** The OpenAI-compatible routes (src/openai/openai-routes.ts), for the OpenAPI document; docs/openai.md. */
 
 const tag = "OpenAI-compatible";
 const model = z.looseObject({ id: z.string(), object: z.literal("model"), owned_by: z.string() });

@@ -1,5 +1,5 @@
-import { atTenantAndRoot } from "../../http/app";
-import { openAiRoutes } from "../../openai/routes";
+import { atTenantAndRoot } from "../../http/core-app";
+import { openAiRoutes } from "../../openai/openai-routes";
 import type { Slice } from "../../registry/slice";
 import { OPENAI_OPERATIONS } from "./openai-operations";
 

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { getRun, listRuns } from "../../domain/run-status";
+import { getRun, listRuns } from "../../domain/run-lookup";
 import { type AppEnv, requireScope } from "../../http/context";
 import { parseQuery } from "../../http/request";
 import { runListQuerySchema, runQuerySchema } from "../../protocol/runs";

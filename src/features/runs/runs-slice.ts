@@ -24,7 +24,7 @@ export const runsSlice: Slice = {
         if (!gate) return payload;
         // The run starts once this answer is on the wire and the frames that came with the send
         // were read: an abort sent right after it finds the run waiting.
-        return new AnswerThen(payload, () => afterPendingFrames(() => gate[Symbol.dispose]()));
+        return new AnswerThen(payload, () => afterReceivedFrames(() => gate[Symbol.dispose]()));
       },
     }),
     agent: defineMethod({
@@ -72,7 +72,7 @@ export const runsSlice: Slice = {
 };
 
 /** Runs `then` after the frames already received on the socket had their turn (one macrotask). */
-function afterPendingFrames(then: () => void): Promise<void> {
+function afterReceivedFrames(then: () => void): Promise<void> {
   return new Promise((resolve) =>
     setTimeout(() => {
       try {

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { stream } from "hono/streaming";
 import { canonicalKey } from "../../domain/keys";
-import { listSessions, patchSession } from "../../domain/registry";
+import { listSessions, patchSession } from "../../domain/session-index";
 import {
   appendMessage,
   appendMessages,

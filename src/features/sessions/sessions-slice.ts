@@ -1,7 +1,7 @@
 import { chatHistory, chatInject, sessionMessages, sessionsCreate, sessionsPreview } from "../../domain/chat";
 import { DomainError } from "../../domain/errors";
 import { agentIdParam, canonicalKey } from "../../domain/keys";
-import { describeSession, listSessions } from "../../domain/registry";
+import { describeSession, listSessions } from "../../domain/session-index";
 import { patchWithMarks } from "../../domain/session-marks";
 import { resolveSessionReference } from "../../domain/session-reference";
 import { deleteSession, resetSession } from "../../domain/sessions";

@@ -3,9 +3,9 @@ import { type AppEnv, requireScope } from "../../http/context";
 import { ApiError, toApiError } from "../../http/errors";
 import { readJsonValue } from "../../http/request";
 import { errorBody } from "../../protocol/http";
-import { invokeBodySchema } from "../../protocol/tools";
+import { invokeBodySchema } from "../../protocol/tool-args";
 import { invokeTool } from "../../tools/invoke";
-import { admitToolCall } from "../../tools/rate-limit";
+import { admitToolCall } from "../../tools/tool-meter";
 
 /** OpenClaw's `POST /tools/invoke`: `{ tool, args, sessionKey, action }` → `{ ok, result }`. */
 export const toolRoutes = new Hono<AppEnv>();

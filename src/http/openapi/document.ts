@@ -19,7 +19,7 @@ const built = new WeakMap<readonly Operation[], Promise<Document>>();
 
 /**
  * The OpenAPI 3.1 document of `operations` (the app's: the core's and its slices', composed in
- * src/http/app.ts), built once per isolate from them and their zod schemas.
+ * src/http/core-app.ts), built once per isolate from them and their zod schemas.
  */
 export function openApiDocument(operations: readonly Operation[]): Promise<Document> {
   let document = built.get(operations);

@@ -24,7 +24,7 @@ import {
 /**
  * The core's HTTP routes (service, gateway, admin), described for the OpenAPI document (built by
  * hono-openapi, schemas from zod); each feature slice describes its own (`Slice.openApi`), and
- * http/app.ts composes them. A test checks the whole against the app's real routes.
+ * http/core-app.ts composes them. A test checks the whole against the app's real routes.
  * `tenant` routes are served at the root for DEFAULT_TENANT and under /t/{tenantId}.
  */
 

@@ -21,7 +21,7 @@ export type ToolDeclaration<S extends z.ZodType = z.ZodType> = {
   readOnly: boolean;
   /** OpenClaw's display label (tool-display): Control UI rows, `tools.effective`. */
   label: string;
-  /** A session tool: sub-agents' run tokens lack it unless they orchestrate (policy/tools.ts). */
+  /** A session tool: sub-agents' run tokens lack it unless they orchestrate (policy/subagent-tools.ts). */
   sessionTool: boolean;
   /** In OpenClaw's default HTTP deny list: served over HTTP only when `gateway.tools.allow` names it. */
   httpDenied: boolean;

@@ -1,8 +1,8 @@
 import type { RunUsage } from "../../model/run-types";
 import { parseToolArguments } from "../tool-loop/tool-calls";
+import { postModelStream } from "./model-stream";
 import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
 import { runnerCredential } from "./runner-keys";
-import { postModelStream } from "./sse";
 
 /** The Messages API version this wire module speaks. */
 const ANTHROPIC_VERSION = "2023-06-01";

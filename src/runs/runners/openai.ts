@@ -1,8 +1,8 @@
 import type { RunUsage } from "../../model/run-types";
 import { parseToolArguments, sanitizeToolCallId } from "../tool-loop/tool-calls";
+import { postModelStream } from "./model-stream";
 import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
 import { runnerCredential } from "./runner-keys";
-import { postModelStream } from "./sse";
 
 /**
  * Any OpenAI-compatible `POST /v1/chat/completions`, streaming. Deltas are reported as

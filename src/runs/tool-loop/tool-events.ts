@@ -1,4 +1,4 @@
-import { toolDeclaration } from "../../protocol/tool-specs";
+import { toolDeclaration } from "../../protocol/tool-specs/tool-declarations";
 import { toolLabel } from "../../render/tool-activity";
 import type { ModelToolCall } from "../runners/runner";
 import type { ToolLoopEvents, ToolOutcome } from "./tool-loop";

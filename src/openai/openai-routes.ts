@@ -1,6 +1,6 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { type AppEnv, requireScope, tenantAuth } from "../http/context";
-import { tenantCors } from "../http/cors";
+import { tenantCors } from "../http/tenant-cors";
 import type { TenantConfig } from "../protocol/config";
 import { embeddingsRequestSchema } from "../protocol/openai-schemas";
 import { MAX_EMBEDDINGS_BODY_BYTES, readOpenAiBody } from "./body";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { looseNumber } from "../tools";
+import { looseNumber } from "../tool-args";
 import { defineDeclaration, metaText, SESSION_KEY_PARAM } from "./declaration";
 
 export const sessionsSendArgsSchema = z.object({

@@ -8,7 +8,7 @@ import { serviceOrigin } from "../policy/outbound-url";
 import { TENANT_ID_PATTERN } from "../protocol/http";
 import { type GrantProps, grantUserId } from "./approver";
 import { consentPage, errorPage } from "./consent-page";
-import { authorizationServer, OAUTH_SCOPES, oauthUrls } from "./server";
+import { authorizationServer, OAUTH_SCOPES, oauthUrls } from "./oauth-provider";
 
 /**
  * OAuth for the MCP endpoint: protected-resource metadata (RFC 9728), the provider's endpoints

@@ -13,13 +13,13 @@ import { bearerToken } from "../auth/tokens";
 import type { TenantContext } from "../domain/context";
 import type { AppEnv } from "../http/context";
 import { MAX_BODY_BYTES } from "../http/request";
-import { oauthAccess } from "../oauth/access";
-import { OAUTH_SCOPES, protectedResourceMetadataUrl } from "../oauth/server";
+import { oauthAccess } from "../oauth/oauth-access";
+import { OAUTH_SCOPES, protectedResourceMetadataUrl } from "../oauth/oauth-provider";
 import { serviceOrigin } from "../policy/outbound-url";
 import { describeZodError } from "../protocol/describe";
 import { TENANT_ID_PATTERN } from "../protocol/http";
 import { tenantContext } from "../stubs";
-import { createMcpServer } from "./server";
+import { createMcpServer } from "./mcp-server";
 
 /**
  * The Streamable HTTP MCP endpoint, `/mcp` (default tenant) and `/t/<tenantId>/mcp`.

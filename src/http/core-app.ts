@@ -2,14 +2,14 @@ import { Hono } from "hono";
 import { errorBody } from "../protocol/http";
 import { checkRoutes, composeOperations, type Slice } from "../registry/slice";
 import { type AppEnv, tenantAuth } from "./context";
-import { controlUi } from "./control-ui/routes";
-import { tenantCors } from "./cors";
+import { controlUi } from "./control-ui/control-ui-routes";
 import { toApiError } from "./errors";
 import { refuseOwnHop } from "./hop-guard";
 import { OPERATIONS as CORE_OPERATIONS } from "./openapi/operations";
 import { adminRoutes } from "./routes/admin";
 import { docsRoutes } from "./routes/docs";
 import { gatewayUpgrade } from "./routes/gateway";
+import { tenantCors } from "./tenant-cors";
 
 /** Routes of one tenant (the slices'); mounted at /t/<tenantId> and, for DEFAULT_TENANT, at the root. */
 function tenantApp(slices: readonly Slice[]) {

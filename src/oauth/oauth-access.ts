@@ -1,7 +1,7 @@
 import type { Access } from "../auth/principal";
 import { hasScope } from "../auth/principal";
 import { approverAccess, type GrantProps } from "./approver";
-import { authorizationServer, OAUTH_SCOPES, oauthUrls } from "./server";
+import { authorizationServer, OAUTH_SCOPES, oauthUrls } from "./oauth-provider";
 
 /**
  * Resolves an OAuth access token presented to tenant `tenantId`'s MCP endpoint: valid for one

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { looseNumber } from "../tools";
+import { looseNumber } from "../tool-args";
 import { defineDeclaration, metaText } from "./declaration";
 
 export const sessionsListArgsSchema = z.object({

@@ -1,6 +1,6 @@
 import { canonicalKey } from "../domain/keys";
 import { isValidAgentId, parseAgentSessionKey } from "../keys/session-key";
-import { isKnownAgent } from "../policy/agents";
+import { isKnownAgent } from "../policy/agent-config";
 import type { TenantConfig } from "../protocol/config";
 import { invalidRequest } from "./errors";
 import { unknownAgent } from "./models";

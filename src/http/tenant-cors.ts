@@ -5,7 +5,7 @@ import {
   CORS_ALLOW_METHODS,
   CORS_EXPOSE_HEADERS,
   CORS_MAX_AGE_SECONDS,
-} from "../policy/cors";
+} from "../policy/cors-origins";
 import { TENANT_ID_PATTERN } from "../protocol/http";
 import type { AppEnv } from "./context";
 

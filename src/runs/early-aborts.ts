@@ -10,7 +10,7 @@ const EARLY_ABORT_TTL_MS = 60_000;
  * consults this and records the run as aborted instead of running it. Memory only: a start
  * in progress does not survive eviction either.
  */
-export class PendingAborts {
+export class EarlyAborts {
   /** Starts in progress: run id → how it was aborted meanwhile (null: not aborted). */
   private readonly starting = new Map<string, AbortReason | null>();
   /** Aborts by run id that arrived before their start: run id → reason and when. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { looseBoolean, looseNumber } from "../tools";
+import { looseBoolean, looseNumber } from "../tool-args";
 import { defineDeclaration, metaText } from "./declaration";
 
 export const SPAWN_ROUTING_PARAMS = [

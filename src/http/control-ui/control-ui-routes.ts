@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import { authenticate } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
+import { defaultAgentId } from "../../policy/agent-config";
 import { agentIdentity } from "../../policy/agent-models";
-import { defaultAgentId } from "../../policy/agents";
 import { errorBody, TENANT_ID_PATTERN } from "../../protocol/http";
 import { SERVER_VERSION } from "../../protocol/server-version";
 import type { AppContext, AppEnv } from "../context";

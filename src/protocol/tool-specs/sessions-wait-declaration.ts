@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { looseBoolean, looseNumber } from "../tools";
+import { looseBoolean, looseNumber } from "../tool-args";
 import { defineDeclaration, SESSION_KEY_PARAM } from "./declaration";
 
 /** sessions_wait (this service's addition): messages of a session after `afterSeq`, long-polling. */

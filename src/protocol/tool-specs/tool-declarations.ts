@@ -1,11 +1,11 @@
-import { agentsListDeclaration } from "./agents-list";
+import { agentsListDeclaration } from "./agents-list-declaration";
 import type { ToolDeclaration } from "./declaration";
-import { sessionStatusDeclaration } from "./session-status";
-import { sessionsHistoryDeclaration } from "./sessions-history";
-import { sessionsListDeclaration } from "./sessions-list";
-import { sessionsSendDeclaration } from "./sessions-send";
-import { sessionsSpawnDeclaration } from "./sessions-spawn";
-import { sessionsWaitDeclaration } from "./sessions-wait";
+import { sessionStatusDeclaration } from "./session-status-declaration";
+import { sessionsHistoryDeclaration } from "./sessions-history-declaration";
+import { sessionsListDeclaration } from "./sessions-list-declaration";
+import { sessionsSendDeclaration } from "./sessions-send-declaration";
+import { sessionsSpawnDeclaration } from "./sessions-spawn-declaration";
+import { sessionsWaitDeclaration } from "./sessions-wait-declaration";
 
 export type { ModelOffer, ToolDeclaration, ToolSection } from "./declaration";
 

@@ -1,8 +1,8 @@
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { toBase64Url } from "../util/encoding";
+import { channelSecretValue, telegramBotOf } from "./channel-registry";
 import { PAIRING_TTL_MS, type PairingRequest } from "./inbox-store";
-import { channelSecretValue, telegramBotOf } from "./registry";
 import { SLACK } from "./slack/routing";
 import { ALLOWED_UPDATES } from "./telegram/bot-api";
 import { DEFAULT_WEBHOOK_PATH } from "./telegram/ingress";
