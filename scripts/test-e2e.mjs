@@ -14,6 +14,11 @@ import { join } from "node:path";
  */
 const MEASURED_ALONE = ["timers.e2e.mjs", "handshake-deadline.e2e.mjs", "gateway-hubs.e2e.mjs", "test/cli/"];
 const DEFAULT_CONCURRENCY = 3;
+/**
+ * The longest files (a Control UI sweep with a minute idle, SIGKILL cycles, the browser suite)
+ * start first, so the side-by-side group does not end waiting on one of them started last.
+ */
+const LONGEST_FIRST = ["control-ui-console.e2e.mjs", "automations.e2e.mjs", "control-ui.e2e.mjs", "crash.e2e.mjs"];
 
 const filesIn = (dir, suffix) =>
   readdirSync(dir)
@@ -26,7 +31,11 @@ const all = [...filesIn("test/cli", ".test.mjs"), ...filesIn("test/e2e", ".e2e.m
   (path) => wanted.length === 0 || wanted.some((part) => path.includes(part)),
 );
 const alone = all.filter((path) => MEASURED_ALONE.some((name) => path.endsWith(name) || path.startsWith(name)));
-const together = all.filter((path) => !alone.includes(path));
+const rank = (path) => {
+  const index = LONGEST_FIRST.findIndex((name) => path.endsWith(name));
+  return index === -1 ? LONGEST_FIRST.length : index;
+};
+const together = all.filter((path) => !alone.includes(path)).sort((a, b) => rank(a) - rank(b));
 const concurrency = Number(process.env.E2E_CONCURRENCY) || DEFAULT_CONCURRENCY;
 
 function run(files, perFile) {
