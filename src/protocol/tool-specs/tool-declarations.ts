@@ -10,7 +10,7 @@ import { sessionsWaitDeclaration } from "./sessions-wait-declaration";
 export type { ModelOffer, ToolDeclaration, ToolSection } from "./declaration";
 
 /**
- * Every session tool this service has, in the order MCP lists them. tools/registry.ts pairs
+ * Every session tool this service has, in the order MCP lists them. tools/catalog.ts pairs
  * each with its run (TOOL_SPECS); the pure policies and renderers read this list.
  */
 export const TOOL_DECLARATIONS: readonly ToolDeclaration[] = [
