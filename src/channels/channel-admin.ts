@@ -1,5 +1,6 @@
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
+import { redactCredentials } from "../secrets/redact-credentials";
 import { toBase64Url } from "../util/encoding";
 import { channelSecretValue, telegramBotOf } from "./channel-registry";
 import { PAIRING_TTL_MS, type PairingRequest } from "./inbox-store";
@@ -41,11 +42,9 @@ export async function setTelegramWebhook(ctx: TenantContext) {
   if (!secret) throw new DomainError("invalid", "channels.telegram.webhookSecret is required for webhook mode");
   const url = telegramWebhookUrl(ctx);
   const answer = await bot.call("setWebhook", { url, secret_token: secret, allowed_updates: ALLOWED_UPDATES });
-  return {
-    ok: answer.ok,
-    url,
-    telegram: { status: answer.status, ...(answer.description ? { description: answer.description } : {}) },
-  };
+  // Telegram's text (or a proxy's, or a self-hosted Bot API server's) may echo what it was sent.
+  const description = answer.description && redactCredentials(answer.description, [...bot.credentials, secret]);
+  return { ok: answer.ok, url, telegram: { status: answer.status, ...(description ? { description } : {}) } };
 }
 
 /** `openclaw pairing list <channel> --json`: `{ channel, requests: [{ id, code, createdAt, lastSeenAt, meta }] }`. */

@@ -90,9 +90,15 @@ export class TelegramBotApi {
     return answer.ok ? { partsSent: 1 } : { partsSent: 0, error: failure(answer) };
   }
 
+  /** What every call carries: the token, in the URL path (`/bot<token>/…`). */
+  get credentials(): readonly string[] {
+    return [this.token];
+  }
+
   /** A sender for the outbox: Markdown replies in chunks, each part sent once. */
   sender(): ChannelSender {
     return {
+      credentials: this.credentials,
       send: async (delivery, fromPart) => {
         if (delivery.kind !== PAIRING_KIND) return this.sendReply(delivery.target, delivery.message, fromPart);
         const route = parseTelegramTarget(delivery.target);
