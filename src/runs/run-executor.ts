@@ -183,6 +183,7 @@ export class RunExecutor {
                 deploymentKey: (name) => this.deploymentKey(tenantId, name),
                 storeSecret: (id) => this.deps.storeSecret(tenantId, id),
                 credentials,
+                outbound: outboundPolicy(this.deps.env),
               },
               { ref: config.secret, field: "secret" },
               config.url,
