@@ -17,9 +17,8 @@ const CAPABILITY_PATHS: ReadonlyArray<{ host: RegExp; prefix: string }> = [
   { host: /\.webhook\.office\.com$/i, prefix: "/" },
   { host: /^chat\.googleapis\.com$/i, prefix: "/" },
 ];
-/** A path segment this long made of token characters, with letters and digits, reads as a key. */
-const SECRET_SEGMENT_MIN_CHARS = 16;
-const TOKEN_CHARS = /^[A-Za-z0-9_\-.~%+=]+$/;
+/** A run of letters and digits this long, mixing both, reads as a key (not `key-probe-1234`, not a UUID). */
+const KEY_RUN = /[A-Za-z0-9]{16,}/g;
 /** Query values shorter than this are not searched for in text (they would match by chance). */
 const QUERY_VALUE_MIN_CHARS = 4;
 
@@ -62,14 +61,9 @@ function secretSegments(url: URL): string[] {
   return url.pathname.split("/").filter(looksLikeKey);
 }
 
-/** A long run of token characters mixing letters and digits (an API key, a webhook secret, a UUID). */
+/** A path segment holding a long run of letters and digits mixing both (an API key, a webhook secret). */
 function looksLikeKey(segment: string): boolean {
-  return (
-    segment.length >= SECRET_SEGMENT_MIN_CHARS &&
-    TOKEN_CHARS.test(segment) &&
-    /[A-Za-z]/.test(segment) &&
-    /\d/.test(segment)
-  );
+  return [...segment.matchAll(KEY_RUN)].some(([run]) => /[A-Za-z]/.test(run) && /\d/.test(run));
 }
 
 function parse(value: string): URL | null {
