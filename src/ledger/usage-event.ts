@@ -1,15 +1,19 @@
 import type { LedgerApi, UsageEvent } from "../contracts/ledger-api";
 import type { RunRecord } from "../model/run-types";
 
-/** Characters of reply per token in the service's own estimate (a floor, low for any language). */
-const REPLY_CHARS_PER_TOKEN = 4;
+/**
+ * The service's own floor under a run's output tokens: one per this many characters of reply.
+ * Far above what tokenizers pack into a token (about 4 characters of English), so an honest
+ * report is never raised; a host reporting 0 tokens for a long reply is.
+ */
+const REPLY_CHARS_PER_TOKEN_FLOOR = 16;
 
 /**
  * What a finished run adds to its tenant's usage: its tokens by the runner's provider and
  * model, its tool calls, and whether it failed. Runs that never called a model (aborted
  * before starting, fixed replies) add nothing. The tokens are what the runner reported, which
  * the tenant controls (a webhook runner's host, a model endpoint it chose), so the meter takes
- * no figure below zero and no output below the reply's own length at REPLY_CHARS_PER_TOKEN
+ * no figure below zero and no output below the reply's own length at REPLY_CHARS_PER_TOKEN_FLOOR
  * (docs/security.md, "Cannot exceed the operator's ceilings").
  */
 export function usageEventOf(run: RunRecord, sessionId: string | undefined, toolCalls: number): UsageEvent | null {
@@ -21,7 +25,7 @@ export function usageEventOf(run: RunRecord, sessionId: string | undefined, tool
   // USD per million tokens (OpenClaw's model cost).
   const price = priced ? runner.cost : undefined;
   const input = tokens(run.usage?.input);
-  const output = Math.max(tokens(run.usage?.output), Math.ceil((run.reply?.length ?? 0) / REPLY_CHARS_PER_TOKEN));
+  const output = Math.max(tokens(run.usage?.output), Math.ceil((run.reply?.length ?? 0) / REPLY_CHARS_PER_TOKEN_FLOOR));
   return {
     at: run.endedAt ?? Date.now(),
     sessionKey: run.sessionKey,

@@ -26,8 +26,8 @@ function run(
 }
 
 describe("usageEventOf: what the meter takes of a runner's reported usage", () => {
-  it("counts at least the reply's characters / 4 as output, whatever the runner says", () => {
-    const reply = "x".repeat(4_000);
+  it("counts at least the reply's characters / 16 as output, whatever the runner says", () => {
+    const reply = "x".repeat(16_000);
     const event = usageEventOf(run({ input: 0, output: 0, totalTokens: 0 }, reply), undefined, 0)!;
     expect([event.input, event.output, event.totalTokens]).toEqual([0, 1_000, 1_000]);
     expect(usageEventOf(run(undefined, reply), undefined, 0)!.totalTokens).toBe(1_000);
@@ -40,8 +40,8 @@ describe("usageEventOf: what the meter takes of a runner's reported usage", () =
     expect([fractional.input, fractional.output, fractional.totalTokens]).toEqual([10, 2, 12]);
   });
 
-  it("keeps an honest report as it is (a reply shorter than its tokens at 4 characters each)", () => {
-    const event = usageEventOf(run({ input: 11, output: 7, totalTokens: 18 }, "ECHO: hi"), undefined, 0)!;
+  it("keeps an honest report as it is (about 4 characters a token is far above the floor)", () => {
+    const event = usageEventOf(run({ input: 11, output: 7, totalTokens: 18 }, "x".repeat(28)), undefined, 0)!;
     expect([event.input, event.output, event.totalTokens]).toEqual([11, 7, 18]);
   });
 });
