@@ -106,8 +106,8 @@ function redactValue(value: unknown): unknown {
   return result;
 }
 
-/** Any string value that is an http(s) URL (`baseUrl`, `webhookUrl`, `apiRoot`, a mapping's URL). */
-const HTTP_URL = /^https?:\/\//i;
+/** A string value that is one http(s) URL (`baseUrl`, `webhookUrl`, `apiRoot`), not text that starts with one. */
+const HTTP_URL = /^https?:\/\/\S+$/i;
 
 export type Restored = { ok: true; value: unknown } | { ok: false; message: string };
 

@@ -78,6 +78,13 @@ describe("capability URLs (a secret OpenClaw's rule misses) are shown as their o
     ]);
   });
 
+  it("leaves text that merely starts with a URL (a prompt) as it is", () => {
+    const prompt = "https://ops.example.com/notify?k=abc123 is where alerts go";
+    expect(redactConfig({ agents: { defaults: { systemPrompt: prompt } } })).toEqual({
+      agents: { defaults: { systemPrompt: prompt } },
+    });
+  });
+
   it("a write that sends the origin form back keeps the stored URL; a new URL replaces it", () => {
     const stored = {
       delivery: { webhookUrl: capability.slack },
