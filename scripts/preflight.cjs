@@ -2,7 +2,6 @@
 // the range package.json's `engines.node` names (the one place the range is stated; `npm install`
 // itself stops at once through `engine-strict` in .npmrc), or (not for `--node-only`) when
 // node_modules is missing or older than package-lock.json.
-// (not for `--node-only`) when node_modules is missing or older than package-lock.json.
 // CommonJS without newer syntax on purpose: it must run (and explain) on an old Node, and before
 // any dependency is installed (so no `semver`).
 "use strict";
