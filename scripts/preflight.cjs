@@ -6,38 +6,33 @@
 // any dependency is installed (so no `semver`).
 "use strict";
 
-var fs = require("fs");
-var path = require("path");
+const fs = require("node:fs");
+const path = require("node:path");
 
-var ROOT = path.join(__dirname, "..");
-var NODE_RANGE = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).engines.node;
+const ROOT = path.join(__dirname, "..");
+const NODE_RANGE = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).engines.node;
 
 function parseVersion(version) {
-  var parts = String(version)
-    .trim()
-    .replace(/^v/, "")
-    .split(/[.+-]/)
-    .slice(0, 3)
-    .map(Number);
+  const parts = String(version).trim().replace(/^v/, "").split(/[.+-]/).slice(0, 3).map(Number);
   return [parts[0] || 0, parts[1] || 0, parts[2] || 0];
 }
 
 function compareVersions(a, b) {
-  for (var i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
   return 0;
 }
 
 /** Whether a version satisfies a range of `||`-joined sets of `>=`, `>`, `<=`, `<`, `=` comparators. */
 function satisfiesRange(version, range) {
-  var have = parseVersion(version);
-  return range.split("||").some(function (set) {
-    return set
+  const have = parseVersion(version);
+  return range.split("||").some((set) =>
+    set
       .trim()
       .split(/\s+/)
-      .every(function (comparator) {
-        var match = /^(>=|<=|>|<|=)?\s*v?(\d+(?:\.\d+){0,2})$/.exec(comparator);
-        if (!match) throw new Error("preflight: unsupported comparator " + comparator + " in " + range);
-        var order = compareVersions(have, parseVersion(match[2]));
+      .every((comparator) => {
+        const match = /^(>=|<=|>|<|=)?\s*v?(\d+(?:\.\d+){0,2})$/.exec(comparator);
+        if (!match) throw new Error(`preflight: unsupported comparator ${comparator} in ${range}`);
+        const order = compareVersions(have, parseVersion(match[2]));
         switch (match[1] || "=") {
           case ">=":
             return order >= 0;
@@ -50,8 +45,8 @@ function satisfiesRange(version, range) {
           default:
             return order === 0;
         }
-      });
-  });
+      }),
+  );
 }
 
 /** The problem with a Node version string ("v20.19.1"), or null when it is in NODE_RANGE. */
@@ -85,10 +80,10 @@ function mtimeMs(file) {
 
 /** The lock's packages whose installed record (npm's hidden lockfile) is absent or another version. */
 function lockDifferences(lock, installed) {
-  var wanted = (lock && lock.packages) || {};
-  var have = (installed && installed.packages) || {};
-  return Object.keys(wanted).filter(function (key) {
-    var entry = wanted[key];
+  const wanted = lock?.packages || {};
+  const have = installed?.packages || {};
+  return Object.keys(wanted).filter((key) => {
+    const entry = wanted[key];
     // "" is the project itself; optional entries (other platforms' binaries) may rightly be absent.
     if (key === "" || key.indexOf("node_modules/") !== 0 || entry.optional || entry.link) return false;
     return !have[key] || have[key].version !== entry.version;
@@ -102,35 +97,33 @@ function lockDifferences(lock, installed) {
  * names are compared with what npm recorded installing (node_modules/.package-lock.json).
  */
 function dependencyProblem(root) {
-  var fix = "Fix: run `npm install`, then run the command again.";
-  var modules = path.join(root, "node_modules");
-  if (!fs.existsSync(modules)) return "node_modules is missing: the dependencies are not installed.\n" + fix;
-  var manifest = readJson(path.join(root, "package.json")) || {};
-  var names = Object.keys(Object.assign({}, manifest.dependencies, manifest.devDependencies));
-  var missing = names.filter(function (name) {
-    return !fs.existsSync(path.join(modules, name, "package.json"));
-  });
+  const fix = "Fix: run `npm install`, then run the command again.";
+  const modules = path.join(root, "node_modules");
+  if (!fs.existsSync(modules)) return `node_modules is missing: the dependencies are not installed.\n${fix}`;
+  const manifest = readJson(path.join(root, "package.json")) || {};
+  const names = Object.keys(Object.assign({}, manifest.dependencies, manifest.devDependencies));
+  const missing = names.filter((name) => !fs.existsSync(path.join(modules, name, "package.json")));
   if (missing.length > 0) {
     return (
       "dependencies missing from node_modules (an install that failed or did not run): " +
       missing.slice(0, 8).join(", ") +
-      (missing.length > 8 ? " and " + (missing.length - 8) + " more" : "") +
+      (missing.length > 8 ? ` and ${missing.length - 8} more` : "") +
       ".\n" +
       fix
     );
   }
-  var lockFile = path.join(root, "package-lock.json");
-  var installedFile = path.join(modules, ".package-lock.json");
-  var lockTime = mtimeMs(lockFile);
+  const lockFile = path.join(root, "package-lock.json");
+  const installedFile = path.join(modules, ".package-lock.json");
+  const lockTime = mtimeMs(lockFile);
   if (lockTime === null) return null;
-  var installedTime = mtimeMs(installedFile);
+  const installedTime = mtimeMs(installedFile);
   if (installedTime !== null && lockTime <= installedTime) return null;
-  var changed = lockDifferences(readJson(lockFile), readJson(installedFile));
+  const changed = lockDifferences(readJson(lockFile), readJson(installedFile));
   if (installedTime !== null && changed.length === 0) return null;
   return (
     "node_modules is older than package-lock.json" +
     (changed.length > 0
-      ? " (" + changed.length + " packages differ, e.g. " + changed[0].replace(/^.*node_modules\//, "") + ")"
+      ? ` (${changed.length} packages differ, e.g. ${changed[0].replace(/^.*node_modules\//, "")})`
       : "") +
     ".\n" +
     fix
@@ -145,7 +138,7 @@ module.exports = {
 };
 
 if (require.main === module) {
-  var problem = nodeVersionProblem(process.version);
+  let problem = nodeVersionProblem(process.version);
   if (!problem && process.argv.indexOf("--node-only") < 0) problem = dependencyProblem(ROOT);
   if (problem) {
     console.error(problem);

@@ -8,7 +8,9 @@ const admin = (path: string, init: Parameters<typeof call>[1] = {}) =>
 const SCOPES = ["operator.read", "operator.write"];
 
 describe("admin: the default tenant before its first use", () => {
-  it("is listed as active and behaves as any tenant: tokens, info, limits, reindex, deletion", { timeout: 60_000 }, async () => {
+  it("is listed as active and behaves as any tenant: tokens, info, limits, reindex, deletion", {
+    timeout: 60_000,
+  }, async () => {
     const listed = (await admin("/tenants?limit=500")).data.tenants.find((t: any) => t.id === "default");
     expect(listed).toMatchObject({ id: "default", status: "active" });
 

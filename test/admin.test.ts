@@ -7,6 +7,12 @@ const admin = (path: string, init: Parameters<typeof call>[1] = {}) =>
 
 afterEach(() => vi.restoreAllMocks());
 
+describe("admin: deployment health", () => {
+  it("reports a deployment with every secret set as healthy", async () => {
+    expect((await admin("/health")).data).toEqual({ ok: true, healthy: true, problems: [] });
+  });
+});
+
 describe("admin: tenants", () => {
   it("lists tenants by id, page by page, with the default tenant", async () => {
     const prefix = `list-${crypto.randomUUID().slice(0, 6)}`;

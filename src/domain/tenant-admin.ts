@@ -12,6 +12,7 @@ import { deploymentKeyNames, ungrantedKeysRefusal } from "../secrets/deployment-
 import { directoryApi, ledgerApi, schedulerApi, sessionApi, tenantApi } from "../stubs";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
+import { secretRefusal } from "./secrets";
 
 /**
  * Changes to tenants, their config and tokens: the deployment admin operations (create, list,
@@ -53,7 +54,8 @@ export async function writeTenantConfig(
     throw new DomainError("invalid", `invalid config: ${outboundRefusal.path}: ${outboundRefusal.reason}`);
   }
   const config = await sealChannelSecrets(candidate, async (write) => ctx.tenant.secretsSet(write)).catch((error) => {
-    throw new DomainError("invalid", `invalid config: ${(error as Error).message}`);
+    const refusal = secretRefusal((error as Error).message);
+    throw refusal.code === "invalid" ? new DomainError("invalid", `invalid config: ${refusal.message}`) : refusal;
   });
   const written = await ctx.tenant.putConfig(config, baseHash);
   if (written.ok) {

@@ -117,7 +117,8 @@ describe("Node preflight", () => {
   });
 
   test("accepts what the openclaw devDependency accepts: 24.16+ of 24, 26.1 and newer", () => {
-    for (const version of ["v24.16.0", "v24.22.3", "v26.1.0", "v30.1.2"]) assert.equal(nodeVersionProblem(version), null);
+    for (const version of ["v24.16.0", "v24.22.3", "v26.1.0", "v30.1.2"])
+      assert.equal(nodeVersionProblem(version), null);
   });
 
   test("the range is package.json's engines.node, and its minimum satisfies every direct dependency's engines", () => {
@@ -127,7 +128,8 @@ describe("Node preflight", () => {
     const minimum = semver.minVersion(manifest.engines.node).version;
     for (const name of Object.keys({ ...manifest.dependencies, ...manifest.devDependencies })) {
       const wanted = JSON.parse(readFileSync(join(REPO, "node_modules", name, "package.json"), "utf8")).engines?.node;
-      if (wanted) assert.ok(semver.satisfies(minimum, wanted), `${name} wants Node ${wanted}, the range allows ${minimum}`);
+      if (wanted)
+        assert.ok(semver.satisfies(minimum, wanted), `${name} wants Node ${wanted}, the range allows ${minimum}`);
     }
     assert.match(readFileSync(join(REPO, ".npmrc"), "utf8"), /^engine-strict=true$/m);
     assert.ok(semver.satisfies(`${readFileSync(join(REPO, ".nvmrc"), "utf8").trim()}.99.0`, manifest.engines.node));
@@ -138,7 +140,10 @@ describe("dependency preflight", () => {
   /** A scratch project: package.json with two dependencies, a lock, and what is installed. */
   function project({ installed = ["a", "b"], lockVersion = "1.0.0", installedVersion = "1.0.0", lockNewer = false }) {
     const root = mkdtempSync(join(tmpdir(), "preflight-"));
-    writeFileSync(join(root, "package.json"), JSON.stringify({ dependencies: { a: "^1" }, devDependencies: { b: "^1" } }));
+    writeFileSync(
+      join(root, "package.json"),
+      JSON.stringify({ dependencies: { a: "^1" }, devDependencies: { b: "^1" } }),
+    );
     const lock = (version) => ({
       packages: { "": {}, "node_modules/a": { version }, "node_modules/b": { version: "1.0.0" } },
     });
@@ -152,7 +157,11 @@ describe("dependency preflight", () => {
       writeFileSync(join(root, "node_modules", ".package-lock.json"), JSON.stringify(lock(installedVersion)));
       const [older, newer] = [new Date(Date.now() - 60_000), new Date()];
       utimesSync(join(root, "package-lock.json"), lockNewer ? newer : older, lockNewer ? newer : older);
-      utimesSync(join(root, "node_modules", ".package-lock.json"), lockNewer ? older : newer, lockNewer ? older : newer);
+      utimesSync(
+        join(root, "node_modules", ".package-lock.json"),
+        lockNewer ? older : newer,
+        lockNewer ? older : newer,
+      );
     }
     return root;
   }
@@ -162,7 +171,10 @@ describe("dependency preflight", () => {
   });
 
   test("names the dependencies a failed install left out", () => {
-    assert.match(dependencyProblem(project({ installed: ["a"] })), /missing from node_modules[^\n]*: b\.[\s\S]*run `npm install`/);
+    assert.match(
+      dependencyProblem(project({ installed: ["a"] })),
+      /missing from node_modules[^\n]*: b\.[\s\S]*run `npm install`/,
+    );
   });
 
   test("says npm install when package-lock.json changed since the install", () => {
@@ -180,7 +192,10 @@ describe("dependency preflight", () => {
     mkdirSync(join(root, "scripts"));
     for (const name of ["dev.mjs", "dev-args.mjs", "preflight.cjs"])
       copyFileSync(join(REPO, "scripts", name), join(root, "scripts", name));
-    writeFileSync(join(root, "package.json"), JSON.stringify({ engines: REPO_ENGINES, dependencies: { wrangler: "^4" } }));
+    writeFileSync(
+      join(root, "package.json"),
+      JSON.stringify({ engines: REPO_ENGINES, dependencies: { wrangler: "^4" } }),
+    );
     const result = spawnSync(process.execPath, ["scripts/dev.mjs"], { cwd: root, encoding: "utf8" });
     assert.equal(result.status, 1);
     assert.equal(result.stdout, "");

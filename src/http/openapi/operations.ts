@@ -15,6 +15,7 @@ import {
 import { createTenantBodySchema, issueTokenBodySchema } from "../../protocol/http";
 import {
   createdTenantSchema,
+  deploymentHealthSchema,
   healthSchema,
   reindexResultSchema,
   revokedTokenSchema,
@@ -263,5 +264,15 @@ export const OPERATIONS: Operation[] = [
     auth: "admin",
     ok: { status: 200, schema: reindexResultSchema, description: "Rebuilt." },
     errors: [404],
+  },
+  {
+    method: "get",
+    path: "/v1/admin/health",
+    scope: "admin",
+    tag: "Admin",
+    summary: "The deployment's missing or malformed secrets and vars, by name, with what breaks without each",
+    auth: "admin",
+    ok: { status: 200, schema: deploymentHealthSchema, description: "The problems (none when healthy)." },
+    errors: [],
   },
 ];

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { isAdminToken } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
+import { deploymentHealth } from "../../domain/deployment-health";
 import { grantDeploymentKey, listDeploymentKeys, revokeDeploymentKey } from "../../domain/deployment-key-grants";
 import {
   createTenant,
@@ -34,6 +35,11 @@ adminRoutes.use("*", async (c, next) => {
     throw unauthorized();
   }
   await next();
+});
+
+/** The deployment's missing or malformed secrets and vars, by name, with what breaks (operator only). */
+adminRoutes.get("/health", async (c) => {
+  return c.json({ ok: true, ...(await deploymentHealth(c.env)) });
 });
 
 adminRoutes.post("/tenants", async (c) => {
