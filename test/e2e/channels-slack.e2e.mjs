@@ -257,7 +257,7 @@ test("pairing: the recorded code message once, silence until approved, then the 
   assert.ok(code, pairing.body.text);
   assert.deepEqual(pairing.body, {
     channel: "D0ALICE",
-    text: `OpenClaw: access not configured.\n\nYour Slack user id: U0ALICE\nPairing code:\n\n\`\`\`\n${code}\n\`\`\`\nAsk the bot owner to approve with:\n\n\`\`\`\nopenclaw pairing approve slack ${code}\n\`\`\``,
+    text: `OpenClaw: access not configured.\n\nYour Slack user id: U0ALICE\nPairing code:\n\n\`\`\`\n${code}\n\`\`\`\nAsk the bot owner to approve it on the Control UI's Channels page, or with:\n\n\`\`\`\nPOST /v1/channels/slack/pairing/approve {"code":"${code}"}\n\`\`\``,
     unfurl_links: "false",
   });
   assert.match(pairing.contentType, /application\/x-www-form-urlencoded/);

@@ -69,6 +69,8 @@ const ERROR_TEXT: Record<number, string> = {
   409: "Conflict.",
   413: "Body over 2 MB, or a message over the per-message limit.",
   429: "Rate limited (Retry-After says when to retry).",
+  502: "The chat platform refused the call or could not be reached (its own description in the body).",
+  503: "The deployment cannot serve this (a deployment secret is missing); the operator has been told.",
 };
 
 export { ERROR_TEXT };
