@@ -253,7 +253,7 @@ test("pairing: the recorded code message once, silence until approved, then the 
   const first = await post(dm("hello from slack"));
   assert.deepEqual([first.status, first.text], [200, ""]);
   const [pairing] = await waitForPosts("pairing code", (b) => /access not configured/.test(b.text));
-  const code = /pairing approve slack ([A-Z0-9]{8})/.exec(pairing.body.text)?.[1];
+  const code = /Pairing code:\n\n```\n([A-Z0-9]{8})\n```/.exec(pairing.body.text)?.[1];
   assert.ok(code, pairing.body.text);
   assert.deepEqual(pairing.body, {
     channel: "D0ALICE",
