@@ -7,12 +7,6 @@ const admin = (path: string, init: Parameters<typeof call>[1] = {}) =>
 
 afterEach(() => vi.restoreAllMocks());
 
-describe("admin: deployment health", () => {
-  it("reports a deployment with every secret set as healthy", async () => {
-    expect((await admin("/health")).data).toEqual({ ok: true, healthy: true, problems: [] });
-  });
-});
-
 describe("admin: tenants", () => {
   it("lists tenants by id, page by page, with the default tenant", async () => {
     const prefix = `list-${crypto.randomUUID().slice(0, 6)}`;
@@ -173,5 +167,11 @@ describe("admin: authentication and unknown routes", () => {
       }),
     );
     expect(lines.join("\n")).not.toMatch(/wrong-admin-secret|not-a-real-secret/);
+  });
+});
+
+describe("admin: deployment health", () => {
+  it("reports a deployment with every secret set as healthy", async () => {
+    expect((await admin("/health")).data).toEqual({ ok: true, healthy: true, problems: [] });
   });
 });
