@@ -5,8 +5,9 @@ import { GatewayClient } from "./ws-helpers";
 /**
  * A chat platform (or a proxy, or a self-hosted Bot API server) that echoes the token it was
  * sent in its error: the Telegram bot token from the URL path (`/bot<token>/sendMessage`), the
- * Slack bot token from the Bearer header. Delivery records, `logs.tail` and the events a
- * read-only token gets carry no trace of it; neither does the setWebhook answer (issue 44, 2).
+ * Slack bot token from the Bearer header. Delivery records, `logs.tail`, `channels.status` and
+ * the events a read-only token gets carry no trace of it; neither does the setWebhook answer
+ * (issue 44, 2).
  */
 
 const peer = `http://127.0.0.1:${inject("peerPort")}`;
@@ -97,21 +98,27 @@ describe("every sender redacts what the platform echoed", () => {
     );
     const lines = JSON.stringify(tail.payload.lines);
     expect(lines).toContain("REDACTED");
+    // channels.status (read scope) shows each channel's last failed send, redacted.
+    const status = await until(
+      () => call(`${t.prefix}/v1/channels/status`, { token: reader.token }),
+      (r) => !!r.data.channelAccounts?.telegram?.[0]?.lastError && !!r.data.channelAccounts?.slack?.[0]?.lastError,
+    );
+    expect(status.data.channelAccounts.telegram[0].lastError).toContain("[REDACTED]");
     expect(watcher.events("sessions.changed").length).toBeGreaterThan(0);
-    for (const text of [telegram.text, slack.text, lines, JSON.stringify(watcher.frames)]) {
+    for (const text of [telegram.text, slack.text, lines, status.text, JSON.stringify(watcher.frames)]) {
       expectNoTrace(text, TELEGRAM_TOKEN);
       expectNoTrace(text, SLACK_TOKEN);
     }
-  }, 60_000);
+  }, 120_000);
 
   it("setWebhook's answer carries Telegram's description without the token or the webhook secret", async () => {
     const t = await echoingTenant("echo-setwebhook");
     const res = await t.call("/v1/channels/telegram/webhook", { method: "POST" });
-    expect(res.status, res.text).toBe(200);
-    expect(res.data.telegram).toEqual({
-      status: 404,
-      description: "Not Found: /bot[REDACTED]/setWebhook (secret [REDACTED])",
-    });
+    // A refusal is answered 502 with Telegram's own words, redacted.
+    expect(res.status, res.text).toBe(502);
+    const said = "Not Found: /bot[REDACTED]/setWebhook (secret [REDACTED])";
+    expect(res.data.telegram).toEqual({ status: 404, description: said });
+    expect(res.data.error).toEqual({ type: "upstream", message: `Telegram refused setWebhook (404): ${said}` });
     expectNoTrace(res.text, TELEGRAM_TOKEN);
   });
 });

@@ -1,5 +1,6 @@
 import { signatureHeader } from "../auth/webhook-signature";
 import type { ChannelSender } from "../channels/adapter";
+import type { ChannelSendResult } from "../channels/send-health";
 import type { LiveEvent } from "../contracts/tenant-api";
 import type { Delivery, DeliveryTarget } from "../model/delivery";
 import { logWarning } from "../observability/log";
@@ -28,6 +29,8 @@ export type OutboxPorts = {
   outbound(): OutboundPolicy;
   /** The tenant's own sender for a channel (Telegram …), null when the channel is not configured. */
   channelSender?(channel: string, config: TenantConfig): Promise<ChannelSender | null>;
+  /** Each channel send's result, for the channel's status (its last failure: channels.status). */
+  channelSendResult?(channel: string, result: ChannelSendResult): Promise<void>;
   /** Tells the session's clients (here: a delivery changed state). */
   emit(event: Omit<LiveEvent, "afterSeq">): void;
   /** Tenant and session of this outbox, for log lines. */
@@ -79,9 +82,11 @@ export class Outbox {
       const url = config.delivery?.webhookUrl;
       if (sender) {
         const outcome = await sender.send(delivery, delivery.partsSent ?? 0);
-        if (!outcome.error) return this.finish(id, { status: "delivered", deliveredTo: delivery.target.channel }, now);
+        const failure = outcome.error === undefined ? null : { text: outcome.error, credentials: sender.credentials };
+        await this.reportSend(delivery.target.channel, failure);
+        if (!failure) return this.finish(id, { status: "delivered", deliveredTo: delivery.target.channel }, now);
         this.ports.store.recordPartsSent(id, outcome.partsSent);
-        return this.failed(config, delivery, { text: outcome.error, credentials: sender.credentials }, now);
+        return this.failed(config, delivery, failure, now);
       }
       if (!url) {
         // Recorded as delivered to the log: which delivery and where, never its body (docs/delivery.md).
@@ -98,13 +103,20 @@ export class Outbox {
     }
   }
 
+  /** Best effort: a status that cannot be written must not fail or repeat the delivery. */
+  private async reportSend(channel: string, failure: SendFailure | null): Promise<void> {
+    const result: ChannelSendResult = failure === null ? { ok: true } : { ok: false, error: redacted(failure) };
+    await this.ports.channelSendResult?.(channel, result).catch((error: unknown) => {
+      console.error("outbox: recording a channel send result failed", error);
+    });
+  }
+
   /**
-   * A failed attempt: retried after its backoff, or dead after `delivery.maxAttempts`. The one
-   * place a sender's error text is kept, logged and evented: it is redacted here with the
-   * credentials the sender declared (a platform or proxy may echo the token it was sent).
+   * A failed attempt: retried after its backoff, or dead after `delivery.maxAttempts`. Its error
+   * text is kept, logged and evented only redacted of the credentials the send carried.
    */
   private failed(config: TenantConfig, delivery: Delivery, failure: SendFailure, now: number): void {
-    const error = redactCredentials(failure.text, failure.credentials);
+    const error = redacted(failure);
     const id = delivery.id;
     const attempts = delivery.attempts + 1;
     const maxAttempts = config.delivery?.maxAttempts ?? DEFAULT_DELIVERY_ATTEMPTS;
@@ -178,6 +190,14 @@ export class Outbox {
 
 /** A failed send: the upstream's text and the credentials its request carried (redacted from it). */
 type SendFailure = { text: string; credentials: readonly string[] };
+
+/**
+ * The one redaction of a send's error text, before anything keeps, logs, events or reports it:
+ * a platform, a proxy or a self-hosted API server may echo the credentials it was sent.
+ */
+function redacted(failure: SendFailure): string {
+  return redactCredentials(failure.text, failure.credentials);
+}
 
 /** A delivery that changed state, as clients hear of it: `sessions.changed` with reason "delivery". */
 function deliveryChanged(delivery: Delivery): Omit<LiveEvent, "afterSeq"> {

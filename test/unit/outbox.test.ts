@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ChannelSender } from "../../src/channels/adapter";
 import type { LiveEvent } from "../../src/contracts/tenant-api";
 import { deliveryBackoffMs } from "../../src/delivery/delivery-target";
-import { Outbox, type OutboxStore } from "../../src/delivery/outbox";
+import { Outbox, type OutboxPorts, type OutboxStore } from "../../src/delivery/outbox";
 import type { Delivery, DeliveryStatus } from "../../src/model/delivery";
 import type { TenantConfig } from "../../src/protocol/config";
 import type { SessionEntry } from "../../src/protocol/session";
@@ -34,9 +34,9 @@ function memoryStore(): OutboxStore {
       return delivery;
     },
     get: (id) => rows.get(id),
-    recordPartsSent(id, partsSent) {
+    recordPartsSent(id, parts) {
       const row = rows.get(id);
-      if (row) rows.set(id, { ...row, partsSent });
+      if (row) rows.set(id, { ...row, partsSent: parts });
     },
     pendingIds: () => [...rows.values()].filter((row) => row.status === "pending").map((row) => row.id),
     record(id, outcome: { status: DeliveryStatus; error?: string; deliveredTo?: string }, at) {
@@ -59,7 +59,7 @@ function memoryStore(): OutboxStore {
 function outboxWith(
   config: Partial<TenantConfig>,
   entry: Partial<SessionEntry> | null = { key: "agent:main:main" },
-  sender?: ChannelSender,
+  channels: Pick<OutboxPorts, "channelSender" | "channelSendResult"> = {},
 ) {
   const store = memoryStore();
   const timers = new Map<string, number>();
@@ -77,7 +77,7 @@ function outboxWith(
     signingSecret: async () => SIGNING_SECRET,
     outbound: () => ({ allowLoopback: false, allowedHosts: [], ownOrigins: [] }),
     emit: (event) => events.push(event),
-    ...(sender ? { channelSender: async () => sender } : {}),
+    ...channels,
   });
   const queue = (key = "k1") =>
     outbox.enqueue(
@@ -174,7 +174,11 @@ describe("Outbox over in-memory ports", () => {
         error: `telegram answered 404: Not Found: /bot${token}/sendMessage (${encodeURIComponent(token)})`,
       }),
     };
-    const { outbox, store, events, queue } = outboxWith({ delivery: { maxAttempts: 1 } }, undefined, echoing);
+    const reported: unknown[] = [];
+    const { outbox, store, events, queue } = outboxWith({ delivery: { maxAttempts: 1 } }, undefined, {
+      channelSender: async () => echoing,
+      channelSendResult: async (_channel, result) => void reported.push(result),
+    });
     const { id } = queue();
     await outbox.attempt(id, T0);
     const kept = store.get(id)!;
@@ -184,7 +188,9 @@ describe("Outbox over in-memory ports", () => {
     });
     const logged = warn.mock.calls.map((args) => String(args[0])).join("\n");
     expect(logged).toContain("delivery.dead");
-    for (const text of [JSON.stringify(kept), logged, JSON.stringify(events)]) {
+    // The channel's status (channels.status, read scope) gets the redacted text too.
+    expect(reported).toEqual([{ ok: false, error: kept.lastError }]);
+    for (const text of [JSON.stringify(kept), logged, JSON.stringify(events), JSON.stringify(reported)]) {
       expect(text).not.toContain(token);
       expect(text).not.toContain(token.split(":")[1]);
     }
@@ -232,5 +238,32 @@ describe("Outbox over in-memory ports", () => {
         [first.id, T0 + 10],
       ]),
     );
+  });
+
+  it("reports each channel send's result for the channel's status, and a failing report fails no delivery", async () => {
+    const answers = ["telegram answered 401: Unauthorized", undefined];
+    const reported: unknown[] = [];
+    const { outbox, store, queue } = outboxWith({}, null, {
+      channelSender: async () => ({
+        credentials: [],
+        send: async () => {
+          const error = answers.shift();
+          return error ? { partsSent: 0, error } : { partsSent: 1 };
+        },
+      }),
+      channelSendResult: async (channel, result) => {
+        reported.push([channel, result]);
+        throw new Error("the inbox object is away");
+      },
+    });
+    const { id } = queue();
+    await outbox.attempt(id, T0);
+    expect(store.get(id)).toMatchObject({ status: "pending", lastError: "telegram answered 401: Unauthorized" });
+    await outbox.attempt(id, T0 + 1_000);
+    expect(store.get(id)).toMatchObject({ status: "delivered" });
+    expect(reported).toEqual([
+      ["slack", { ok: false, error: "telegram answered 401: Unauthorized" }],
+      ["slack", { ok: true }],
+    ]);
   });
 });
