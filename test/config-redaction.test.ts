@@ -104,4 +104,38 @@ describe("config reads redact credentials inside URLs", () => {
     );
     ws.ws.close();
   });
+
+  it("shows capability URLs (secret path, ?k=, ?pwd=, #token=) as their origin only; a write back keeps them", async () => {
+    const t = await freshTenant("capability");
+    const capability = {
+      agents: {
+        list: [
+          { id: "main", runner: { type: "webhook", url: "https://relay.example.com/in?k=Kc4pAbility" } },
+          { id: "pwd", runner: { type: "webhook", url: "https://relay.example.com/in?pwd=Pw4pAbility" } },
+          { id: "frag", runner: { type: "webhook", url: "https://relay.example.com/in#token=Fr4gAbility" } },
+        ],
+      },
+      delivery: { webhookUrl: "https://hooks.slack.com/services/T0CAP/B0CAP/Sl4ckCapabilitySecret" },
+    };
+    const secrets = ["Kc4pAbility", "Pw4pAbility", "Fr4gAbility", "Sl4ckCapabilitySecret", "T0CAP"];
+    expect((await t.config(capability)).status).toBe(200);
+    const reader = await issueToken(t.id, ["operator.read"]);
+    const got = await t.call("/v1/config", { token: reader.token });
+    expect(got.data.config.delivery.webhookUrl).toBe("https://hooks.slack.com/…");
+    expect(got.data.config.agents.list.map((a: { runner: { url: string } }) => a.runner.url)).toEqual([
+      "https://relay.example.com/…",
+      "https://relay.example.com/…",
+      "https://relay.example.com/…",
+    ]);
+    const ws = await GatewayClient.connect({ path: t.prefix, token: reader.token });
+    const { payload } = await ws.request("config.get", {});
+    ws.ws.close();
+    for (const secret of secrets) expect(got.text + JSON.stringify(payload)).not.toContain(secret);
+    // The admin's write of what it read changes nothing.
+    const again = await t.config((await t.call("/v1/config")).data.config);
+    expect(again.status, again.text).toBe(200);
+    const admin = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    expect((await admin.request("config.get", {})).payload.hash).toBe(await configHash(capability as never));
+    admin.ws.close();
+  });
 });

@@ -120,6 +120,34 @@ describe("deployment keys are granted, not taken", () => {
     expect(await host.received()).toEqual([]);
   });
 
+  it("a bound key (deployment key or store secret with allowedHosts) goes only over https to port 443 of its host", async () => {
+    const t = await freshTenant("dk-https");
+    await grantDeploymentKey(t.id, "MODEL_KEY_ELSEWHERE");
+    const stored = "sk-store-bound-Zq81tL0vWm3Kp7Rj5Nw";
+    const put = await t.call("/v1/secrets/BOUND_KEY", {
+      method: "PUT",
+      json: { value: stored, allowedHosts: ["api.example.com"] },
+    });
+    expect(put.status, put.text).toBe(200);
+    const cases = [
+      ["http://api.example.com/v1", "it is sent only over https, not to http://api.example.com (http)"],
+      [
+        "https://api.example.com:8960/v1",
+        "it is sent only to the default port 443, not to https://api.example.com:8960",
+      ],
+    ] as const;
+    for (const [baseUrl, why] of cases) {
+      await withRunner(t, { type: "openai", baseUrl, model: "m", apiKeySecret: "MODEL_KEY_ELSEWHERE" });
+      const run = await runOnce(t, "in clear text?");
+      expect(run.error).toBe(`model API key secret MODEL_KEY_ELSEWHERE is bound to host "api.example.com": ${why}`);
+      await withRunner(t, { type: "openai", baseUrl, model: "m", apiKey: { source: "store", id: "BOUND_KEY" } });
+      const storeRun = await runOnce(t, "in clear text?");
+      expect(storeRun.error).toBe(`Secret "BOUND_KEY" is bound to its allowedHosts: ${why}`);
+      expect(JSON.stringify([run, storeRun])).not.toContain(ELSEWHERE_KEY);
+      expect(JSON.stringify(storeRun)).not.toContain(stored);
+    }
+  });
+
   it("the default tenant has the dev grant (DEV_DEPLOYMENT_KEY_GRANTS); other tenants do not", async () => {
     const listed = await call(keys("default"), { token: ADMIN });
     expect(listed.status).toBe(200);

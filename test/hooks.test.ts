@@ -462,6 +462,30 @@ describe("hooks: mapped hooks (SPEC §2.4)", () => {
     expect(text).toContain("Task: GitHub opened\n---\nGitHub opened on acme/widgets by octocat\n");
   });
 
+  it("a template cannot copy the hook's token into the run's message (read scope reads it)", async () => {
+    const leak = {
+      id: "leak",
+      match: { path: "leak" },
+      action: "agent",
+      messageTemplate: "token={{headers.x-openclaw-token}} auth={{headers.authorization}} ua={{headers.user-agent}}",
+      deliver: false,
+    };
+    const t = await hookTenant({ mappings: [leak] });
+    const res = await hook(t, "/hooks/leak", {
+      json: {},
+      auth: null,
+      headers: { "x-openclaw-token": HOOK_TOKEN, "user-agent": "probe/1" },
+    });
+    expect(res.data).toEqual({ ok: true, runId: expect.any(String) });
+    const [key] = await hookKeys(t);
+    const messages = await until(
+      () => messagesOf(t, key!),
+      (m) => m.length === 2,
+    );
+    expect(textOf(messages[0]!)).toContain("token= auth= ua=probe/1");
+    expect(JSON.stringify(messages)).not.toContain(HOOK_TOKEN);
+  });
+
   it("answers a wake mapping and delivers a mapping with a rendered `to`", async () => {
     const t = await hookTenant();
     for (let i = 0; i < 2; i++) {

@@ -90,6 +90,18 @@ describe("secrets never echo", () => {
     expectNoTrace(read.text, secret);
   });
 
+  it("a webhook host echoing the capability secret in its own URL's path gets it redacted", async () => {
+    const t = await freshTenant("echo-capability");
+    const capability = "capability-Zq81tL0vWm3Kp7Rj5NwX";
+    const runner = { type: "webhook", url: `${peer}/webhook/echo-path/${capability}` };
+    expect((await t.config({ agents: { list: [{ id: "main", default: true, runner }] } })).status).toBe(200);
+    const reader = await issueToken(t.id, ["operator.read"]);
+    const started = await t.append("main", user("hi", { run: true }));
+    const read = await call(`${t.prefix}/v1/runs/${started.data.runId}?wait=10`, { token: reader.token });
+    expect(read.data.run.error).toBe('webhook answered 401: {"error":"refused [REDACTED]"}');
+    expect(read.text).not.toContain("Zq81tL0vWm3Kp7Rj5NwX");
+  });
+
   it("a deployment key echoed in a 401 is redacted the same way", async () => {
     const t = await freshTenant("echo-deploy");
     await grantDeploymentKey(t.id, "MODEL_KEY_TEST");

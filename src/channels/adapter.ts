@@ -51,8 +51,14 @@ export type SendOutcome = { partsSent: number; error?: string };
 /** The delivery kind of a pairing code message (sent as the platform's prepared text, not as Markdown). */
 export const PAIRING_KIND = "pairing";
 
-/** Delivers text to a platform target (the outbox calls it; it must not resend parts already sent). */
+/**
+ * Delivers text to a platform target (the outbox calls it; it must not resend parts already sent).
+ * `credentials` are every secret its requests carry (a token in the URL path, a bearer, a signing
+ * secret): the outbox redacts them from every error text before it is stored, logged or evented
+ * (a platform, a proxy or a self-hosted API server may echo them), so a sender need not.
+ */
 export type ChannelSender = {
+  readonly credentials: readonly string[];
   send(delivery: { target: DeliveryTarget; message: string; kind: string }, fromPart: number): Promise<SendOutcome>;
 };
 

@@ -47,7 +47,9 @@ export async function setTelegramWebhook(ctx: TenantContext) {
   if (!secret) throw new DomainError("invalid", "channels.telegram.webhookSecret is required for webhook mode");
   const url = telegramWebhookUrl(ctx);
   const answer = await bot.call("setWebhook", { url, secret_token: secret, allowed_updates: ALLOWED_UPDATES });
-  const credentials = await channelCredentials(ctx.config, TELEGRAM, resolver(ctx));
+  // Telegram's text (or a proxy's, or a self-hosted Bot API server's) may echo what it was sent:
+  // the sender's declared credentials (the token and its secret half) and the channel's secrets.
+  const credentials = [...bot.credentials, ...(await channelCredentials(ctx.config, TELEGRAM, resolver(ctx)))];
   const description = answer.description ? redactCredentials(answer.description, credentials) : undefined;
   const telegram = { status: answer.status, ...(description ? { description } : {}) };
   if (answer.ok) return { ok: true as const, url, telegram };

@@ -10,6 +10,7 @@ import type { TenantConfig } from "../protocol/config";
 import type { SessionEntry } from "../protocol/session";
 import type { DeliveryWebhookBody } from "../protocol/webhooks";
 import { redactCredentials } from "../secrets/redact-credentials";
+import { urlForDisplay, urlSecrets } from "../secrets/url-secrets";
 import type { TimerPort } from "../timers/timers";
 import { guardedFetch } from "../util/guarded-fetch";
 import type { DeliveryStore } from "./delivery-store";
@@ -81,35 +82,41 @@ export class Outbox {
       const url = config.delivery?.webhookUrl;
       if (sender) {
         const outcome = await sender.send(delivery, delivery.partsSent ?? 0);
-        await this.reportSend(delivery.target.channel, outcome.error);
-        if (!outcome.error) return this.finish(id, { status: "delivered", deliveredTo: delivery.target.channel }, now);
+        const failure = outcome.error === undefined ? null : { text: outcome.error, credentials: sender.credentials };
+        await this.reportSend(delivery.target.channel, failure);
+        if (!failure) return this.finish(id, { status: "delivered", deliveredTo: delivery.target.channel }, now);
         this.ports.store.recordPartsSent(id, outcome.partsSent);
-        return this.failed(config, delivery, outcome.error, now);
+        return this.failed(config, delivery, failure, now);
       }
       if (!url) {
+        // Recorded as delivered to the log: which delivery and where, never its body (docs/delivery.md).
         console.log(
-          `delivery ${delivery.idempotencyKey} → ${delivery.target.channel}:${delivery.target.to}: ${delivery.message}`,
+          `delivery ${delivery.idempotencyKey} → ${delivery.target.channel}:${delivery.target.to} (${delivery.message.length} chars, no delivery.webhookUrl)`,
         );
         return this.finish(id, { status: "delivered", deliveredTo: "log" }, now);
       }
-      const error = await this.post(url, delivery, entry);
-      if (!error) return this.finish(id, { status: "delivered", deliveredTo: url }, now);
-      return this.failed(config, delivery, error, now);
+      const failure = await this.post(url, delivery, entry);
+      if (!failure) return this.finish(id, { status: "delivered", deliveredTo: urlForDisplay(url) }, now);
+      return this.failed(config, delivery, failure, now);
     } finally {
       this.inFlight.delete(id);
     }
   }
 
   /** Best effort: a status that cannot be written must not fail or repeat the delivery. */
-  private async reportSend(channel: string, error: string | undefined): Promise<void> {
-    const result: ChannelSendResult = error === undefined ? { ok: true } : { ok: false, error };
-    await this.ports.channelSendResult?.(channel, result).catch((failure: unknown) => {
-      console.error("outbox: recording a channel send result failed", failure);
+  private async reportSend(channel: string, failure: SendFailure | null): Promise<void> {
+    const result: ChannelSendResult = failure === null ? { ok: true } : { ok: false, error: redacted(failure) };
+    await this.ports.channelSendResult?.(channel, result).catch((error: unknown) => {
+      console.error("outbox: recording a channel send result failed", error);
     });
   }
 
-  /** A failed attempt: retried after its backoff, or dead after `delivery.maxAttempts`. */
-  private failed(config: TenantConfig, delivery: Delivery, error: string, now: number): void {
+  /**
+   * A failed attempt: retried after its backoff, or dead after `delivery.maxAttempts`. Its error
+   * text is kept, logged and evented only redacted of the credentials the send carried.
+   */
+  private failed(config: TenantConfig, delivery: Delivery, failure: SendFailure, now: number): void {
+    const error = redacted(failure);
     const id = delivery.id;
     const attempts = delivery.attempts + 1;
     const maxAttempts = config.delivery?.maxAttempts ?? DEFAULT_DELIVERY_ATTEMPTS;
@@ -144,8 +151,8 @@ export class Outbox {
     return sendBlocked({ sessionKey: entry.key, entry, channel: delivery.target.channel, config: policy });
   }
 
-  /** POSTs the delivery, signed like run requests; returns an error text or null. */
-  private async post(url: string, delivery: Delivery, entry: SessionEntry | null): Promise<string | null> {
+  /** POSTs the delivery, signed like run requests; returns the failure (with what it carried) or null. */
+  private async post(url: string, delivery: Delivery, entry: SessionEntry | null): Promise<SendFailure | null> {
     const payload: DeliveryWebhookBody = {
       type: "delivery",
       id: delivery.id,
@@ -156,9 +163,10 @@ export class Outbox {
       message: delivery.message,
     };
     const body = JSON.stringify(payload);
-    let signingSecret: string | undefined;
+    const credentials = urlSecrets(url);
     try {
-      signingSecret = await this.ports.signingSecret();
+      const signingSecret = await this.ports.signingSecret();
+      credentials.push(signingSecret);
       const response = await guardedFetch(
         url,
         {
@@ -173,12 +181,22 @@ export class Outbox {
         this.ports.outbound(),
       );
       await response.body?.cancel();
-      return response.ok ? null : `delivery webhook answered ${response.status}`;
+      return response.ok ? null : { text: `delivery webhook answered ${response.status}`, credentials };
     } catch (error) {
-      // The error text is kept on the delivery and logged: never with the secret it signed with.
-      return `delivery webhook unreachable: ${redactCredentials((error as Error).message, [signingSecret])}`;
+      return { text: `delivery webhook unreachable: ${(error as Error).message}`, credentials };
     }
   }
+}
+
+/** A failed send: the upstream's text and the credentials its request carried (redacted from it). */
+type SendFailure = { text: string; credentials: readonly string[] };
+
+/**
+ * The one redaction of a send's error text, before anything keeps, logs, events or reports it:
+ * a platform, a proxy or a self-hosted API server may echo the credentials it was sent.
+ */
+function redacted(failure: SendFailure): string {
+  return redactCredentials(failure.text, failure.credentials);
 }
 
 /** A delivery that changed state, as clients hear of it: `sessions.changed` with reason "delivery". */

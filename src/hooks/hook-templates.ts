@@ -1,7 +1,8 @@
 /**
  * OpenClaw's hook mapping templates: `{{expr}}` where expr is `path`, `now`, `headers.<name>`,
  * `query.<name>`, `payload.<a.b[0]>` or a bare `<a.b[0]>` into the JSON body. Missing values
- * render empty, strings as is, numbers and booleans as text, anything else as JSON. Pure.
+ * render empty, strings as is, numbers and booleans as text, anything else as JSON; the hook's
+ * auth headers render empty. Pure.
  */
 
 /** What a template can read from one hook request. */
@@ -14,6 +15,18 @@ export type HookTemplateContext = {
   query: Record<string, string>;
   now?: Date;
 };
+
+/**
+ * Headers a template never reads: the hook's own secret (`Authorization: Bearer`,
+ * `x-openclaw-token`) and other credentials a caller or a proxy may send. A rendered message is
+ * readable with read scope, so copying the hook token into it would hand it to every reader.
+ */
+const SECRET_HEADERS: ReadonlySet<string> = new Set([
+  "authorization",
+  "x-openclaw-token",
+  "proxy-authorization",
+  "cookie",
+]);
 
 /** Segments that would reach an object's prototype are never followed. */
 const BLOCKED_SEGMENTS: ReadonlySet<string> = new Set(["__proto__", "prototype", "constructor"]);
@@ -43,7 +56,10 @@ export function renderOptional(template: string | undefined, ctx: HookTemplateCo
 function resolveExpression(expr: string, ctx: HookTemplateContext): unknown {
   if (expr === "path") return ctx.path;
   if (expr === "now") return (ctx.now ?? new Date()).toISOString();
-  if (expr.startsWith("headers.")) return valueAt(ctx.headers, expr.slice("headers.".length));
+  if (expr.startsWith("headers.")) {
+    const name = expr.slice("headers.".length);
+    return SECRET_HEADERS.has(name.toLowerCase()) ? undefined : valueAt(ctx.headers, name);
+  }
   if (expr.startsWith("query.")) return valueAt(ctx.query, expr.slice("query.".length));
   if (expr.startsWith("payload.")) return valueAt(ctx.payload, expr.slice("payload.".length));
   return valueAt(ctx.payload, expr);

@@ -2,9 +2,19 @@ import type { LedgerApi, UsageEvent } from "../contracts/ledger-api";
 import type { RunRecord } from "../model/run-types";
 
 /**
+ * The service's own floor under a run's output tokens: one per this many characters of reply.
+ * Far above what tokenizers pack into a token (about 4 characters of English), so an honest
+ * report is never raised; a host reporting 0 tokens for a long reply is.
+ */
+const REPLY_CHARS_PER_TOKEN_FLOOR = 16;
+
+/**
  * What a finished run adds to its tenant's usage: its tokens by the runner's provider and
  * model, its tool calls, and whether it failed. Runs that never called a model (aborted
- * before starting, fixed replies) add nothing.
+ * before starting, fixed replies) add nothing. The tokens are what the runner reported, which
+ * the tenant controls (a webhook runner's host, a model endpoint it chose), so the meter takes
+ * no figure below zero and no output below the reply's own length at REPLY_CHARS_PER_TOKEN_FLOOR
+ * (docs/security.md, "Cannot exceed the operator's ceilings").
  */
 export function usageEventOf(run: RunRecord, sessionId: string | undefined, toolCalls: number): UsageEvent | null {
   const ended = run.state === "ok" || run.state === "error" || run.state === "timeout";
@@ -14,6 +24,8 @@ export function usageEventOf(run: RunRecord, sessionId: string | undefined, tool
   const model = (priced ? runner.model : undefined) ?? runner.type;
   // USD per million tokens (OpenClaw's model cost).
   const price = priced ? runner.cost : undefined;
+  const input = tokens(run.usage?.input);
+  const output = Math.max(tokens(run.usage?.output), Math.ceil((run.reply?.length ?? 0) / REPLY_CHARS_PER_TOKEN_FLOOR));
   return {
     at: run.endedAt ?? Date.now(),
     sessionKey: run.sessionKey,
@@ -21,15 +33,20 @@ export function usageEventOf(run: RunRecord, sessionId: string | undefined, tool
     agentId: run.input.agentId,
     provider: runner.type,
     model,
-    input: run.usage?.input ?? 0,
-    output: run.usage?.output ?? 0,
-    totalTokens: run.usage?.totalTokens ?? 0,
+    input,
+    output,
+    totalTokens: Math.max(tokens(run.usage?.totalTokens), input + output),
     toolCalls,
     failed: run.state !== "ok",
     ...(price && run.usage
-      ? { cost: { input: (run.usage.input * price.input) / 1e6, output: (run.usage.output * price.output) / 1e6 } }
+      ? { cost: { input: (input * price.input) / 1e6, output: (output * price.output) / 1e6 } }
       : {}),
   };
+}
+
+/** A reported token count as the meter takes it: a whole number, never below zero. */
+function tokens(reported: number | undefined): number {
+  return Number.isFinite(reported) && reported! > 0 ? Math.floor(reported!) : 0;
 }
 
 /** Sends a run's usage to the ledger in the background; a lost report costs only a figure. */

@@ -21,10 +21,18 @@ export async function upstreamFailureDetail(
   response: Response,
   credentials: ReadonlyArray<string | undefined>,
 ): Promise<string> {
-  const body = await response.text().catch(() => "");
-  const longest = Math.max(0, ...credentials.map((value) => value?.length ?? 0));
-  const read = body.slice(0, UPSTREAM_DETAIL_MAX_CHARS + UPSTREAM_DETAIL_MARGIN_CHARS + 4 * longest);
-  return redactCredentials(read, credentials).slice(0, UPSTREAM_DETAIL_MAX_CHARS);
+  return upstreamDetail(await response.text().catch(() => ""), credentials);
+}
+
+/**
+ * Any text an upstream sent about a failure (a refusal's body, a stream's `error` event) as a
+ * run keeps it: redacted, then cut to UPSTREAM_DETAIL_MAX_CHARS. The one rule for every runner.
+ */
+export function upstreamDetail(text: string, credentials: Iterable<string | undefined>): string {
+  const values = [...credentials];
+  const longest = Math.max(0, ...values.map((value) => value?.length ?? 0));
+  const read = text.slice(0, UPSTREAM_DETAIL_MAX_CHARS + UPSTREAM_DETAIL_MARGIN_CHARS + 4 * longest);
+  return redactCredentials(read, values).slice(0, UPSTREAM_DETAIL_MAX_CHARS);
 }
 
 export function upstreamFailureText(status: number, detail: string): string {

@@ -81,6 +81,11 @@ export function checkOutboundUrl(raw: string, policy: OutboundPolicy): OutboundV
   return { ok: false, reason: `${url.hostname} is ${KIND_TEXT[kind]}; outbound URLs must be public` };
 }
 
+/** Whether a URL's hostname names this machine (127/8, ::1, localhost): what OUTBOUND_ALLOW_LOOPBACK opens. */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostKind(hostname.toLowerCase().replace(/\.+$/, "")) === "loopback";
+}
+
 type HostKind = "public" | "loopback" | "private" | "link-local" | "unspecified" | "reserved" | "internal-name";
 
 const KIND_TEXT: Record<Exclude<HostKind, "public">, string> = {

@@ -1,11 +1,17 @@
+import { urlForDisplay } from "../secrets/url-secrets";
+
 /**
  * Credentials inside a tenant config's URLs, hidden the way OpenClaw's `config.get` hides them
  * (src/config/redact-snapshot.ts, packages/net-policy/src/redact-sensitive-url.ts): a URL value
  * with a user or password, or with a credential-named query parameter, is answered as the
  * sentinel `__OPENCLAW_REDACTED__`, and a write that sends the sentinel back keeps the stored
  * value; so is every plain secret value a tenant may write (`hooks.token`, channel tokens and
- * signing secrets). Everything else is not a credential: secrets are named (`apiKey`/`secret`
- * SecretRefs into the tenant store, `apiKeySecret` worker secret names) and stay as they are.
+ * signing secrets). Any other URL that carries a secret OpenClaw's rule misses (a capability
+ * path such as `hooks.slack.com/services/…/<secret>`, a query such as `?k=` or `?pwd=`, a
+ * fragment such as `#token=`) is answered as its origin only (`https://hooks.slack.com/…`,
+ * secrets/url-secrets.ts), and a write that sends that back keeps the stored value too.
+ * Everything else is not a credential: secrets are named (`apiKey`/`secret` SecretRefs into the
+ * tenant store, `apiKeySecret` worker secret names) and stay as they are.
  */
 
 /** OpenClaw's redaction marker (src/config/redact-sentinel.ts). */
@@ -91,6 +97,7 @@ export function redactConfig<T>(config: T): T {
 
 function redactValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactValue);
+  if (typeof value === "string") return HTTP_URL.test(value) ? urlForDisplay(value) : value;
   if (!isRecord(value)) return value;
   const result: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
@@ -98,6 +105,9 @@ function redactValue(value: unknown): unknown {
   }
   return result;
 }
+
+/** A string value that is one http(s) URL (`baseUrl`, `webhookUrl`, `apiRoot`), not text that starts with one. */
+const HTTP_URL = /^https?:\/\/\S+$/i;
 
 export type Restored = { ok: true; value: unknown } | { ok: false; message: string };
 
@@ -118,6 +128,10 @@ export function restoreRedacted(incoming: unknown, stored: unknown): Restored {
 class SentinelError extends Error {}
 
 function restoreValue(incoming: unknown, stored: unknown, path: string): unknown {
+  // A capability URL read back as its origin (`https://hooks.slack.com/…`) keeps the stored URL.
+  if (typeof incoming === "string" && typeof stored === "string" && incoming !== stored) {
+    if (HTTP_URL.test(stored) && urlForDisplay(stored) === incoming) return stored;
+  }
   if (incoming === REDACTED_SENTINEL) {
     throw new SentinelError(
       `Reserved redaction sentinel "${REDACTED_SENTINEL}" is not valid config data (${path || "<root>"}).`,

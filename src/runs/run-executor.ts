@@ -8,6 +8,7 @@ import type { DeploymentKeyGrant, ResolvedSecret } from "../protocol/secrets";
 import type { SessionEntry, TranscriptMessage } from "../protocol/session";
 import { type DeploymentKey, type DeploymentKeyEnv, deploymentKeyHosts } from "../secrets/deployment-keys";
 import { redactCredentials } from "../secrets/redact-credentials";
+import { urlSecrets } from "../secrets/url-secrets";
 import { withModelSlot } from "./model-slot";
 import { anthropicRunner } from "./runners/anthropic";
 import { echoRunner } from "./runners/echo";
@@ -83,9 +84,14 @@ export type ExecuteControls = {
 export class RunExecutor {
   constructor(private readonly deps: ExecutorDeps) {}
 
-  /** Runs the attempt; whatever it throws carries none of the credentials it resolved (redactCredentials). */
+  /**
+   * Runs the attempt; whatever it throws carries none of the credentials it resolved
+   * (redactCredentials), nor the secrets of the runner's own URL (a capability path, a query key).
+   */
   async execute(run: RunRecord, controls: ExecuteControls): Promise<RunnerOutcome> {
-    const credentials = new Set<string>();
+    const runner = run.input.runner;
+    const url = runner.type === "webhook" ? runner.url : runner.type === "echo" ? undefined : runner.baseUrl;
+    const credentials = new Set<string>(url ? urlSecrets(url) : []);
     try {
       return await this.attempt(run, controls, credentials);
     } catch (error) {
@@ -184,6 +190,7 @@ export class RunExecutor {
                 deploymentKey: (name) => this.deploymentKey(tenantId, name),
                 storeSecret: (id) => this.deps.storeSecret(tenantId, id),
                 credentials,
+                outbound: outboundPolicy(this.deps.env),
               },
               { ref: config.secret, field: "secret" },
               config.url,

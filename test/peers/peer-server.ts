@@ -80,6 +80,16 @@ export async function startPeers(): Promise<Peers> {
         if (slowMs > 0) await sleep(slowMs);
         return webhook(url.pathname, parsed, res);
       }
+      // A Bot API proxy (or a self-hosted Bot API server) that echoes the path it was asked for,
+      // `/bot<token>/<method>`, in its error description, and the token's secret half alone.
+      if (url.pathname.startsWith("/echo-telegram/")) {
+        const path = url.pathname.slice("/echo-telegram".length);
+        const secret = /^\/bot[^:/]+:([^/]+)\//.exec(decodeURIComponent(path))?.[1] ?? "";
+        return json(res, 404, { ok: false, error_code: 404, description: `Not Found: ${path} (secret ${secret})` });
+      }
+      // A Slack API proxy that echoes the Authorization header it was sent.
+      if (url.pathname.startsWith("/echo-slack/"))
+        return json(res, 200, { ok: false, error: `invalid_auth (${req.headers.authorization ?? "no header"})` });
       json(res, 404, { error: "no such peer route" });
     } catch (error) {
       json(res, 500, { error: String(error) });

@@ -288,3 +288,17 @@ describe("the Telegram sender", () => {
     ]);
   });
 });
+
+describe("the Telegram sender's declared credentials", () => {
+  it("are the token and its secret half (the bot id before the colon is public)", () => {
+    const bot = new TelegramBotApi("7654321:AAEchoBotToken-Zq81tL0vWm3Kp7Rj5Nw", "https://api.telegram.org", {
+      allowLoopback: false,
+      allowedHosts: [],
+      ownOrigins: [],
+    });
+    expect(bot.sender().credentials).toEqual([
+      "7654321:AAEchoBotToken-Zq81tL0vWm3Kp7Rj5Nw",
+      "AAEchoBotToken-Zq81tL0vWm3Kp7Rj5Nw",
+    ]);
+  });
+});

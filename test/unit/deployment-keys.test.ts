@@ -7,6 +7,7 @@ import {
   devGrants,
   ungrantedKeysRefusal,
 } from "../../src/secrets/deployment-keys";
+import { boundKeyTransportRefusal } from "../../src/secrets/key-transport";
 
 const HOSTS = JSON.stringify({ MODEL_KEY_OPENAI: ["api.openai.com", "API.Example.com"], MODEL_KEY_X: "not a list" });
 
@@ -105,5 +106,30 @@ describe("config writes", () => {
         { name: "MODEL_KEY_B", source: "admin" },
       ]),
     ).toBeNull();
+  });
+});
+
+describe("boundKeyTransportRefusal (a bound key travels over https to port 443 only)", () => {
+  it("lets https on the default port through, in any spelling of it", () => {
+    for (const url of ["https://api.openai.com/v1", "https://api.openai.com:443/v1", "HTTPS://API.OPENAI.COM"])
+      expect(boundKeyTransportRefusal(new URL(url), false), url).toBeNull();
+  });
+
+  it("refuses clear text and other ports, naming the origin", () => {
+    expect(boundKeyTransportRefusal(new URL("http://api.openai.com/v1"), false)).toBe(
+      "it is sent only over https, not to http://api.openai.com (http)",
+    );
+    expect(boundKeyTransportRefusal(new URL("https://api.openai.com:8960/v1"), false)).toBe(
+      "it is sent only to the default port 443, not to https://api.openai.com:8960",
+    );
+    expect(boundKeyTransportRefusal(new URL("http://api.openai.com:443/v1"), false)).toContain("only over https");
+  });
+
+  it("lets loopback through on any scheme and port only while OUTBOUND_ALLOW_LOOPBACK is on", () => {
+    for (const url of ["http://127.0.0.1:8960/v1", "http://localhost:1234", "http://[::1]:99/"]) {
+      expect(boundKeyTransportRefusal(new URL(url), true), url).toBeNull();
+      expect(boundKeyTransportRefusal(new URL(url), false), url).not.toBeNull();
+    }
+    expect(boundKeyTransportRefusal(new URL("http://api.openai.com"), true)).not.toBeNull();
   });
 });

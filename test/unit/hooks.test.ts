@@ -75,6 +75,22 @@ describe("hook templates", () => {
     expect(renderTemplate("{{payload.list[0].n}} {{flag}} {{obj}}", ctx)).toBe('1 true {"a":1}');
   });
 
+  it("renders the hook's auth headers (and other credentials) empty, in any case", () => {
+    const secret = {
+      ...ctx,
+      headers: {
+        ...ctx.headers,
+        authorization: "Bearer hook-secret",
+        "x-openclaw-token": "hook-secret",
+        cookie: "s=1",
+        "proxy-authorization": "Basic x",
+      },
+    };
+    const template =
+      "{{headers.authorization}}|{{headers.x-openclaw-token}}|{{headers.X-OpenClaw-Token}}|{{headers.cookie}}|{{headers.proxy-authorization}}|{{headers.x-github-event}}";
+    expect(renderTemplate(template, secret)).toBe("|||||pull_request");
+  });
+
   it("never walks into prototypes", () => {
     expect(valueAt({ a: {} }, "a.constructor")).toBeUndefined();
     expect(valueAt({}, "__proto__")).toBeUndefined();

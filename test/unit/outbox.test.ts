@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ChannelSender } from "../../src/channels/adapter";
 import type { LiveEvent } from "../../src/contracts/tenant-api";
 import { deliveryBackoffMs } from "../../src/delivery/delivery-target";
 import { Outbox, type OutboxPorts, type OutboxStore } from "../../src/delivery/outbox";
@@ -162,6 +163,68 @@ describe("Outbox over in-memory ports", () => {
     expect(error).not.toContain(SIGNING_SECRET);
   });
 
+  it("redacts a channel sender's error with the credentials it declared, before it is kept, logged or evented", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const token = "123456:AAE-bot-token-Zq81tL0vWm3Kp7Rj";
+    // A proxy that echoes the path it was asked for (`/bot<token>/sendMessage`), URL-encoded too.
+    const echoing: ChannelSender = {
+      credentials: [token],
+      send: async () => ({
+        partsSent: 0,
+        error: `telegram answered 404: Not Found: /bot${token}/sendMessage (${encodeURIComponent(token)})`,
+      }),
+    };
+    const reported: unknown[] = [];
+    const { outbox, store, events, queue } = outboxWith({ delivery: { maxAttempts: 1 } }, undefined, {
+      channelSender: async () => echoing,
+      channelSendResult: async (_channel, result) => void reported.push(result),
+    });
+    const { id } = queue();
+    await outbox.attempt(id, T0);
+    const kept = store.get(id)!;
+    expect(kept).toMatchObject({
+      status: "dead",
+      lastError: expect.stringMatching(/^telegram answered 404: Not Found/),
+    });
+    const logged = warn.mock.calls.map((args) => String(args[0])).join("\n");
+    expect(logged).toContain("delivery.dead");
+    // The channel's status (channels.status, read scope) gets the redacted text too.
+    expect(reported).toEqual([{ ok: false, error: kept.lastError }]);
+    for (const text of [JSON.stringify(kept), logged, JSON.stringify(events), JSON.stringify(reported)]) {
+      expect(text).not.toContain(token);
+      expect(text).not.toContain(token.split(":")[1]);
+    }
+    warn.mockRestore();
+  });
+
+  it("keeps a capability webhook URL's secret out of the error and shows it as origin only once delivered", async () => {
+    const secretPath = "https://hooks.slack.com/services/T0001/B0002/xoxsecretpath";
+    webhookAnswering(new Error(`fetch failed: ${secretPath}`), 200);
+    const { outbox, store, queue } = outboxWith({ delivery: { webhookUrl: secretPath } } as Partial<TenantConfig>);
+    const { id } = queue();
+    await outbox.attempt(id, T0);
+    expect(store.get(id)?.lastError).toBe(
+      "delivery webhook unreachable: fetch failed: https://hooks.slack.com/services/[REDACTED]/[REDACTED]/[REDACTED]",
+    );
+    await outbox.attempt(id, T0 + deliveryBackoffMs(1));
+    expect(store.get(id)).toMatchObject({ status: "delivered", deliveredTo: "https://hooks.slack.com/…" });
+  });
+
+  it("records a delivery without a webhook to the log without its body", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    const { outbox, store } = outboxWith({});
+    const { id } = outbox.enqueue(
+      { idempotencyKey: "k-body", kind: "announce", target: { channel: "slack", to: "C1" }, message: "private words" },
+      T0,
+    );
+    await outbox.attempt(id, T0);
+    expect(store.get(id)).toMatchObject({ status: "delivered", deliveredTo: "log" });
+    const printed = log.mock.calls.map((args) => String(args[0])).join("\n");
+    expect(printed).toContain("k-body");
+    expect(printed).not.toContain("private words");
+    log.mockRestore();
+  });
+
   it("after a restart arms a timer, due now, for each pending delivery that lost its own", () => {
     const { outbox, timers, queue } = outboxWith({});
     const first = queue("a");
@@ -182,6 +245,7 @@ describe("Outbox over in-memory ports", () => {
     const reported: unknown[] = [];
     const { outbox, store, queue } = outboxWith({}, null, {
       channelSender: async () => ({
+        credentials: [],
         send: async () => {
           const error = answers.shift();
           return error ? { partsSent: 0, error } : { partsSent: 1 };

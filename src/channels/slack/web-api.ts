@@ -81,9 +81,15 @@ export class SlackWebApi {
     await this.call("reactions.add", { channel: ack.chatId, timestamp: String(ack.reactToMessageId), name: "eyes" });
   }
 
+  /** What every call carries: the bot token, as the Bearer header. */
+  get credentials(): readonly string[] {
+    return [this.token];
+  }
+
   /** A sender for the outbox: pairing codes as prepared, replies as mrkdwn in chunks, each part sent once. */
   sender(): ChannelSender {
     return {
+      credentials: this.credentials,
       send: (delivery, fromPart) =>
         delivery.kind === PAIRING_KIND
           ? this.post(delivery.target, [delivery.message], fromPart)

@@ -92,9 +92,19 @@ export class TelegramBotApi {
     return answer.ok ? { partsSent: 1 } : { partsSent: 0, error: failure(answer) };
   }
 
+  /**
+   * What every call carries: the token, in the URL path (`/bot<token>/…`), and its secret half
+   * alone (`<bot id>:<secret>`; the bot id is public, a server may print the rest).
+   */
+  get credentials(): readonly string[] {
+    const secret = this.token.slice(this.token.indexOf(":") + 1);
+    return secret && secret !== this.token ? [this.token, secret] : [this.token];
+  }
+
   /** A sender for the outbox: Markdown replies in chunks, each part sent once. */
   sender(): ChannelSender {
     return {
+      credentials: this.credentials,
       send: async (delivery, fromPart) => {
         if (delivery.kind !== PAIRING_KIND) return this.sendReply(delivery.target, delivery.message, fromPart);
         const route = parseTelegramTarget(delivery.target);

@@ -1,4 +1,5 @@
 import type { RunUsage } from "../../model/run-types";
+import { upstreamDetail } from "../../model/upstream-failure";
 import { parseToolArguments } from "../tool-loop/tool-calls";
 import { postModelStream } from "./model-stream";
 import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
@@ -110,7 +111,9 @@ export const anthropicRunner: Runner = async (request) => {
         break;
       case "error": {
         const error = event.error as { message?: unknown } | undefined;
-        throw new RunnerError(`model stream error: ${String(error?.message ?? "unknown")}`);
+        throw new RunnerError(
+          `model stream error: ${upstreamDetail(String(error?.message ?? "unknown"), request.credentials)}`,
+        );
       }
     }
     if (stopped) break;

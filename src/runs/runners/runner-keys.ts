@@ -1,5 +1,6 @@
 import { describeSecretRef, type StoreSecretRef } from "../../protocol/secrets";
 import { deploymentKeyRefusal } from "../../secrets/deployment-keys";
+import { boundKeyTransportRefusal } from "../../secrets/key-transport";
 import { RunnerError, type RunnerRequest } from "./runner";
 
 /**
@@ -10,15 +11,17 @@ import { RunnerError, type RunnerRequest } from "./runner";
  * of the attempt can be redacted.
  */
 export async function runnerCredential(
-  request: Pick<RunnerRequest, "deploymentKey" | "storeSecret" | "credentials">,
+  request: Pick<RunnerRequest, "deploymentKey" | "storeSecret" | "credentials" | "outbound">,
   source: { ref?: StoreSecretRef | undefined; deploymentSecret?: string | undefined; field: string },
   destination: string,
 ): Promise<string | undefined> {
-  const host = new URL(destination).hostname.toLowerCase();
+  const url = new URL(destination);
+  const transportRefusal = boundKeyTransportRefusal(url, request.outbound.allowLoopback);
+  const host = url.hostname.toLowerCase();
   const value = source.ref
-    ? await storeCredential(request, source.ref, source.field, host)
+    ? await storeCredential(request, source.ref, source.field, host, transportRefusal)
     : source.deploymentSecret
-      ? await deploymentCredential(request, source.deploymentSecret, host)
+      ? await deploymentCredential(request, source.deploymentSecret, host, transportRefusal)
       : undefined;
   if (value) request.credentials.add(value);
   return value;
@@ -29,6 +32,7 @@ async function storeCredential(
   ref: StoreSecretRef,
   field: string,
   host: string,
+  transportRefusal: string | null,
 ): Promise<string> {
   const reference = describeSecretRef(ref);
   let resolved: Awaited<ReturnType<RunnerRequest["storeSecret"]>>;
@@ -47,6 +51,9 @@ async function storeCredential(
       `Secret "${ref.id}" is not allowed for host "${host}" (its allowedHosts: ${resolved.allowedHosts.join(", ")})`,
     );
   }
+  // An entry bound to hosts goes only to their TLS endpoint (no binding: the tenant's own choice).
+  if (resolved.allowedHosts.length > 0 && transportRefusal)
+    throw new RunnerError(`Secret "${ref.id}" is bound to its allowedHosts: ${transportRefusal}`);
   return resolved.value;
 }
 
@@ -54,9 +61,12 @@ async function deploymentCredential(
   request: Pick<RunnerRequest, "deploymentKey">,
   name: string,
   host: string,
+  transportRefusal: string | null,
 ): Promise<string> {
   const key = await request.deploymentKey(name);
-  const refused = deploymentKeyRefusal(name, host, key);
+  const refused =
+    deploymentKeyRefusal(name, host, key) ??
+    (transportRefusal && `model API key secret ${name} is bound to host "${host}": ${transportRefusal}`);
   if (refused || !key.value) throw new RunnerError(refused ?? `model API key secret ${name} is not set`);
   return key.value;
 }
