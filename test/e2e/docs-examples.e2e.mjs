@@ -1,7 +1,7 @@
 // Every docs page pastes in order (issue 45, item 5): the ```bash / ```sh blocks of README.md and
 // docs/*.md run, page by page, in one bash each, after the README's `export` lines (BASE, OP,
 // ADMIN, jget), against the page's own `wrangler dev` (its URL put where the docs say
-// http://127.0.0.1:8787), with the loopback chat platforms of `npm run fake` on their default ports
+// 127.0.0.1:8787), with the loopback chat platforms of `npm run fake` on their default ports
 // for the pages that use them. A block fails its page when a command in it fails (`set -e`,
 // `pipefail`), when it prints `"ok":false` and is not marked as showing a refusal, or when it runs
 // past its timeout; the failure names the page, the block's line and its output.
@@ -19,8 +19,8 @@ import { fileURLToPath } from "node:url";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-/** Where the docs say `npm run dev` serves; replaced by each page's own server. */
-const DOCS_BASE = "http://127.0.0.1:8787";
+/** Where the docs say `npm run dev` serves (http:// and ws://); replaced by each page's own server. */
+const DOCS_HOST = "127.0.0.1:8787";
 /** A block's limit: the longest wait a page shows is a 30 s long-poll. */
 const BLOCK_TIMEOUT_MS = 90_000;
 const SHELL_LANGS = new Set(["bash", "sh", "shell", "zsh"]);
@@ -142,14 +142,16 @@ function startShell(baseUrl) {
   child.stderr.on("data", onData);
   const exited = new Promise((done) => child.once("exit", (code) => done(code)));
   exited.then(() => waiting?.());
-  child.stdin.write("set -eo pipefail\nexec 2>&1\n");
+  // Node's stdio pipes are sockets, which /dev/stdout and /dev/stderr cannot open (`tee /dev/stderr`
+  // in a block): the shell writes into a real pipe through cat instead, as in a terminal.
+  child.stdin.write("set -eo pipefail\nexec > >(cat) 2>&1\n");
   let count = 0;
 
   return {
     async run(block, page) {
       const id = ++count;
       const file = join(workDir, `block-${id}.sh`);
-      await writeFile(file, `${block.code.replaceAll(DOCS_BASE, baseUrl)}\n`);
+      await writeFile(file, `${block.code.replaceAll(DOCS_HOST, new URL(baseUrl).host)}\n`);
       const done = `@@docs-test block ${id} done@@`;
       const start = output.length;
       child.stdin.write(`source ${file}\necho '${done}'\n`);
@@ -165,6 +167,8 @@ function startShell(baseUrl) {
         clearTimeout(timeout);
         if (exitCode !== undefined || Date.now() >= deadline) break;
       }
+      // What the shell printed last reaches us through cat after it exited.
+      if (exitCode !== undefined) await new Promise((settle) => setTimeout(settle, 500));
       const printed = output.slice(start).replace(done, "").trim();
       const where = `${page}, the block at line ${block.line}`;
       const show = `\n--- block ---\n${block.code}\n--- output ---\n${printed.slice(-4000)}`;
