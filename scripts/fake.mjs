@@ -77,7 +77,8 @@ if (options.help || !platform || (command !== undefined && command !== "send")) 
   console.error(USAGE);
   process.exit(options.help ? 0 : 2);
 }
-const port = Number(options.port ?? platform.port);
+// FAKE_TELEGRAM_PORT / FAKE_SLACK_PORT move a fake for every command of one shell (the docs test).
+const port = Number(options.port ?? process.env[`FAKE_${name.toUpperCase()}_PORT`] ?? platform.port);
 if (!Number.isInteger(port) || port <= 0 || port > 65535) fail(`--port must be a TCP port, not ${options.port}`);
 
 if (command === "send") await send(words.join(" ") || "hello");

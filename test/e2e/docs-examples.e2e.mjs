@@ -1,8 +1,8 @@
 // Every docs page pastes in order (issue 45, item 5): the ```bash / ```sh blocks of README.md and
 // docs/*.md run, page by page, in one bash each, after the README's `export` lines (BASE, OP,
 // ADMIN, jget), against the page's own `wrangler dev` (its URL put where the docs say
-// 127.0.0.1:8787), with the loopback chat platforms of `npm run fake` on their default ports
-// for the pages that use them. A block fails its page when a command in it fails (`set -e`,
+// 127.0.0.1:8787), with the loopback chat platforms of `npm run fake` (on free ports, put where
+// the docs name 18691 / 18693). A block fails its page when a command in it fails (`set -e`,
 // `pipefail`), when it prints `"ok":false` and is not marked as showing a refusal, or when it runs
 // past its timeout; the failure names the page, the block's line and its output.
 //
@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { freePort, killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** Where the docs say `npm run dev` serves (http:// and ws://); replaced by each page's own server. */
@@ -27,8 +27,8 @@ const SHELL_LANGS = new Set(["bash", "sh", "shell", "zsh"]);
 const MARKER = /^<!--\s*docs-test:\s*(skip|refusal)\b\s*(?:[—–-]\s*)?(.*?)\s*-->$/;
 /** The platforms `npm run fake` starts, with the line each prints once it listens. */
 const FAKES = [
-  { name: "telegram", ready: "[tg] fake Bot API on" },
-  { name: "slack", ready: "[slack] fake Web API on" },
+  { name: "telegram", ready: "[tg] fake Bot API on", docsPort: 18691 },
+  { name: "slack", ready: "[slack] fake Web API on", docsPort: 18693 },
 ];
 
 /**
@@ -77,12 +77,20 @@ const preamble = shellBlocks(readme).find((block) => /^export BASE=/m.test(block
 
 let workDir;
 const fakes = [];
+/** The fakes' ports, for the shells and the fakes themselves. */
+const fakeEnv = {};
 const tally = [];
 
 before(async () => {
   assert.ok(preamble, "README.md has no block with `export BASE=`");
   workDir = await mkdtemp(join(tmpdir(), "docs-examples-"));
-  for (const fake of FAKES) fakes.push(await startFake(fake));
+  // On free ports (another run of this file may hold the default ones): the blocks' fake URLs and
+  // `npm run fake` (FAKE_<NAME>_PORT) are pointed at them.
+  for (const fake of FAKES) {
+    const port = await freePort();
+    fakeEnv[`FAKE_${fake.name.toUpperCase()}_PORT`] = String(port);
+    fakes.push({ ...fake, port, ...(await startFake(fake)) });
+  }
 });
 
 after(async () => {
@@ -128,7 +136,7 @@ for (const page of pages) {
 function startShell(baseUrl) {
   const child = spawn("bash", ["--noprofile", "--norc"], {
     cwd: ROOT,
-    env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
+    env: { ...process.env, ...fakeEnv, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
   });
@@ -151,7 +159,7 @@ function startShell(baseUrl) {
     async run(block, page) {
       const id = ++count;
       const file = join(workDir, `block-${id}.sh`);
-      await writeFile(file, `${block.code.replaceAll(DOCS_HOST, new URL(baseUrl).host)}\n`);
+      await writeFile(file, `${withLocalPorts(block.code, baseUrl)}\n`);
       const done = `@@docs-test block ${id} done@@`;
       const start = output.length;
       child.stdin.write(`source ${file}\necho '${done}'\n`);
@@ -189,11 +197,18 @@ function startShell(baseUrl) {
   };
 }
 
-/** `npm run fake -- <name>` on its default port, as docs/channels.md starts it. */
+/** A block's code with the docs' URLs of the service and the fakes replaced by this run's. */
+function withLocalPorts(code, baseUrl) {
+  let local = code.replaceAll(DOCS_HOST, new URL(baseUrl).host);
+  for (const fake of fakes) local = local.replaceAll(`127.0.0.1:${fake.docsPort}`, `127.0.0.1:${fake.port}`);
+  return local;
+}
+
+/** `npm run fake -- <name>` (on the port FAKE_<NAME>_PORT names), as docs/channels.md starts it. */
 async function startFake({ name, ready }) {
   const child = spawn("npm", ["run", "-s", "fake", "--", name], {
     cwd: ROOT,
-    env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
+    env: { ...process.env, ...fakeEnv, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
