@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { REDACTED_SENTINEL } from "../src/render/config-redaction";
-import { freshTenant, issueToken, type TestTenant } from "./helpers";
+import { call, freshTenant, issueToken, type TestTenant } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
 
 /**
@@ -119,6 +119,19 @@ describe("PATCH /v1/config", () => {
     });
     expect(denied.status).toBe(403);
     expect((await t.call("/v1/config")).data.config).toEqual({ session: { mainKey: "main" } });
+  });
+});
+
+describe("PATCH /v1/config in the OpenAPI document", () => {
+  it("takes a merge patch as either media type, and PUT says it replaces", async () => {
+    const { data } = await call("/openapi.json", { token: null });
+    const item = data.paths["/v1/config"];
+    expect(Object.keys(item.patch.requestBody.content).sort()).toEqual([
+      "application/json",
+      "application/merge-patch+json",
+    ]);
+    expect(Object.keys(item.patch.responses)).toEqual(expect.arrayContaining(["200", "400", "409", "415"]));
+    expect(item.put.description).toContain("PUT replaces");
   });
 });
 

@@ -11,7 +11,7 @@
 //   <!-- docs-test: refusal -->            the block shows an error answer on purpose: "ok":false allowed
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
@@ -84,6 +84,8 @@ const tally = [];
 before(async () => {
   assert.ok(preamble, "README.md has no block with `export BASE=`");
   workDir = await mkdtemp(join(tmpdir(), "docs-examples-"));
+  // Blocks that import the repository's packages (openclaw-node, ws) say "from the repository root".
+  await symlink(join(ROOT, "node_modules"), join(workDir, "node_modules"));
   // On free ports (another run of this file may hold the default ones): the blocks' fake URLs and
   // `npm run fake` (FAKE_<NAME>_PORT) are pointed at them.
   for (const fake of FAKES) {
@@ -96,7 +98,11 @@ before(async () => {
 after(async () => {
   for (const fake of fakes) fake.stop();
   killAllServersNow();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
+  if (workDir) {
+    // The link first and alone (unlinked, never followed), then the scratch directory.
+    await rm(join(workDir, "node_modules"), { force: true });
+    await rm(workDir, { recursive: true, force: true });
+  }
   const width = Math.max(...tally.map((row) => row.page.length));
   const lines = tally.map(
     (row) =>
@@ -134,8 +140,10 @@ for (const page of pages) {
 
 /** One bash for a page: blocks run in it one after another, sharing its variables and functions. */
 function startShell(baseUrl) {
+  // In a scratch directory with the repository's node_modules, so files a page writes
+  // (`> sessions.jsonl`) stay out of the checkout; `npm run …` (fake, import) runs in the repository.
   const child = spawn("bash", ["--noprofile", "--norc"], {
-    cwd: ROOT,
+    cwd: workDir,
     env: { ...process.env, ...fakeEnv, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
@@ -152,7 +160,7 @@ function startShell(baseUrl) {
   exited.then(() => waiting?.());
   // Node's stdio pipes are sockets, which /dev/stdout and /dev/stderr cannot open (`tee /dev/stderr`
   // in a block): the shell writes into a real pipe through cat instead, as in a terminal.
-  child.stdin.write("set -eo pipefail\nexec > >(cat) 2>&1\n");
+  child.stdin.write(`set -eo pipefail\nexec > >(cat) 2>&1\nnpm() { command npm --prefix '${ROOT}' "$@"; }\n`);
   let count = 0;
 
   return {
