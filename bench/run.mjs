@@ -4,6 +4,7 @@
 // the suites in bench/suites/, prints a table per suite, writes bench/results/latest.json, stops
 // the server. Exits non-zero on any failure, including requests that errored.
 import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import os from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -13,6 +14,7 @@ import { killAllServersNow, startServer, stopAllServers } from "./lib/server.mjs
 import { changedFiles, fingerprint, snapshotRepo } from "./lib/source.mjs";
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const { nodeVersionProblem } = createRequire(import.meta.url)("../scripts/preflight.cjs");
 const REPO_ROOT = dirname(BENCH_DIR);
 const SUITES_DIR = join(BENCH_DIR, "suites");
 const RESULTS_DIR = join(BENCH_DIR, "results");
@@ -64,10 +66,8 @@ function parseArgs(argv) {
 }
 
 async function main() {
-  const [major, minor] = process.versions.node.split(".").map(Number);
-  if (major < 22 || (major === 22 && minor < 12)) {
-    throw new Error(`node ${process.version} is too old: wrangler needs >= 22.12 (put a newer node first in PATH)`);
-  }
+  const problem = nodeVersionProblem(process.version);
+  if (problem) throw new Error(problem);
   const args = parseArgs(process.argv.slice(2));
   const available = await discoverSuites();
   if (args.help) {

@@ -9,14 +9,16 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-const problem = require("./preflight.cjs").nodeVersionProblem(process.version);
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+// Before anything is printed: a failed or missing install says `npm install`, not a stack trace.
+const preflight = require("./preflight.cjs");
+const problem = preflight.nodeVersionProblem(process.version) || preflight.dependencyProblem(root);
 if (problem) {
   console.error(problem);
   process.exit(1);
 }
 
 const { planDevStart } = await import("./dev-args.mjs");
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const read = (name) => (existsSync(join(root, name)) ? readFileSync(join(root, name), "utf8") : null);
 const plan = planDevStart({
   argv: process.argv.slice(2),

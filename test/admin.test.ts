@@ -169,3 +169,9 @@ describe("admin: authentication and unknown routes", () => {
     expect(lines.join("\n")).not.toMatch(/wrong-admin-secret|not-a-real-secret/);
   });
 });
+
+describe("admin: deployment health", () => {
+  it("reports a deployment with every secret set as healthy", async () => {
+    expect((await admin("/health")).data).toEqual({ ok: true, healthy: true, problems: [] });
+  });
+});

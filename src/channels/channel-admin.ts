@@ -1,8 +1,10 @@
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
+import { redactCredentials } from "../secrets/redact-credentials";
 import { toBase64Url } from "../util/encoding";
-import { channelSecretValue, telegramBotOf } from "./channel-registry";
+import { channelCredentials, channelSecretValue, telegramBotOf } from "./channel-registry";
 import { PAIRING_TTL_MS, type PairingRequest } from "./inbox-store";
+import { accountSendStatus } from "./send-health";
 import { SLACK } from "./slack/routing";
 import { ALLOWED_UPDATES } from "./telegram/bot-api";
 import { DEFAULT_WEBHOOK_PATH } from "./telegram/ingress";
@@ -33,7 +35,11 @@ export function telegramWebhookUrl(ctx: Pick<TenantContext, "tenantId" | "origin
   return `${ctx.origin}/t/${ctx.tenantId}${telegram?.webhookPath ?? DEFAULT_WEBHOOK_PATH}`;
 }
 
-/** `setWebhook` with the tenant's URL and secret; answers what Telegram said. */
+/**
+ * `setWebhook` with the tenant's URL and secret; answers what Telegram said. A refusal carries
+ * Telegram's own description (redacted of the bot token and webhook secret) as `error`, for a
+ * non-2xx answer.
+ */
 export async function setTelegramWebhook(ctx: TenantContext) {
   const bot = await telegramBotOf(ctx.config, resolver(ctx), ctx.outbound);
   if (!bot) throw new DomainError("invalid", "channels.telegram is not enabled or has no botToken");
@@ -41,10 +47,22 @@ export async function setTelegramWebhook(ctx: TenantContext) {
   if (!secret) throw new DomainError("invalid", "channels.telegram.webhookSecret is required for webhook mode");
   const url = telegramWebhookUrl(ctx);
   const answer = await bot.call("setWebhook", { url, secret_token: secret, allowed_updates: ALLOWED_UPDATES });
+  const credentials = await channelCredentials(ctx.config, TELEGRAM, resolver(ctx));
+  const description = answer.description ? redactCredentials(answer.description, credentials) : undefined;
+  const telegram = { status: answer.status, ...(description ? { description } : {}) };
+  if (answer.ok) return { ok: true as const, url, telegram };
+  const said = description ?? `HTTP ${answer.status}`;
   return {
-    ok: answer.ok,
+    ok: false as const,
     url,
-    telegram: { status: answer.status, ...(answer.description ? { description: answer.description } : {}) },
+    telegram,
+    error: {
+      type: "upstream",
+      message:
+        answer.status === 0
+          ? `could not reach Telegram: ${said}`
+          : `Telegram refused setWebhook (${answer.status}): ${said}`,
+    },
   };
 }
 
@@ -143,6 +161,7 @@ async function channelAccount(ctx: TenantContext, channel: (typeof PAIRING_CHANN
   const block = ctx.config.channels?.[channel];
   const configured = Boolean(block?.botToken);
   const counts = configured ? await ctx.channelInbox.status(channel) : null;
+  const sends = accountSendStatus(channel, ACCOUNT_ID, counts?.sendHealth ?? {});
   return {
     accountId: ACCOUNT_ID,
     enabled: block?.enabled !== false && configured,
@@ -150,9 +169,12 @@ async function channelAccount(ctx: TenantContext, channel: (typeof PAIRING_CHANN
     running: configured && block?.enabled !== false,
     mode: CHANNEL_MODES[channel]!,
     dmPolicy: block?.dmPolicy ?? "pairing",
+    lastError: sends.lastError,
+    lastOutboundAt: sends.lastOutboundAt,
     ...(counts
       ? { pendingUpdates: counts.pending, handledUpdates: counts.handled, pairingPending: counts.pairingPending }
       : {}),
+    issues: configured ? sends.issues : [],
   };
 }
 
@@ -160,7 +182,8 @@ async function channelAccount(ctx: TenantContext, channel: (typeof PAIRING_CHANN
 export async function channelsStatus(ctx: TenantContext) {
   // Telegram is always listed (bundled with OpenClaw); Slack once configured (a plugin there).
   const listed = PAIRING_CHANNELS.filter((channel) => channel === TELEGRAM || ctx.config.channels?.[channel]);
-  const accounts = await Promise.all(listed.map((channel) => channelAccount(ctx, channel)));
+  const found = await Promise.all(listed.map((channel) => channelAccount(ctx, channel)));
+  const accounts = found.map(({ issues: _issues, ...account }) => account);
   const byChannel = <T>(value: (index: number) => T) =>
     Object.fromEntries(listed.map((channel, index) => [channel, value(index)]));
   return {
@@ -177,9 +200,12 @@ export async function channelsStatus(ctx: TenantContext) {
     })),
     channelAccounts: byChannel((i) => [accounts[i]!]),
     channelDefaultAccountId: byChannel(() => ACCOUNT_ID),
-    statusIssues: [],
+    // Auth failures first (each account lists its own first).
+    statusIssues: found.flatMap((account) => account.issues).sort((a, b) => rank(a.kind) - rank(b.kind)),
   };
 }
+
+const rank = (kind: string) => (kind === "auth" ? 0 : 1);
 
 function known(channel: string): string {
   if (!(PAIRING_CHANNELS as readonly string[]).includes(channel))

@@ -3,13 +3,16 @@ import type { ChannelInboxApi } from "../contracts/channel-inbox-api";
 import { DELIVERY_SCHEMA, DeliveryStore } from "../delivery/delivery-store";
 import { Outbox } from "../delivery/outbox";
 import { outboundPolicy } from "../policy/outbound-url";
+import { redactCredentials } from "../secrets/redact-credentials";
 import { migrate } from "../storage/migrations";
 import { tenantApi, tenantContext } from "../stubs";
 import { TIMER_SCHEMA } from "../timers/timer-schema";
 import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
-import { channelSenderOf, inboundAdapters } from "./channel-registry";
+import { channelCredentials, channelSenderOf, inboundAdapters } from "./channel-registry";
 import { ChannelInbox } from "./inbox";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
+import { type ChannelSendResult, isAuthFailure } from "./send-health";
+import { SEND_HEALTH_SCHEMA, SendHealthStore } from "./send-health-store";
 
 type InboxTimer = "channel-inbox" | "delivery";
 /** The one timer ref of the drain (every accepted update sets it due now). */
@@ -26,15 +29,19 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
   private readonly timers: Timers<InboxTimer>;
   private readonly outbox: Outbox;
   private readonly inbox: ChannelInbox;
+  private readonly sendHealth: SendHealthStore;
+  private readonly credentials: (channel: string) => Promise<string[]>;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    migrate(ctx.storage, [INBOX_SCHEMA, TIMER_SCHEMA, DELIVERY_SCHEMA]);
+    migrate(ctx.storage, [INBOX_SCHEMA, TIMER_SCHEMA, DELIVERY_SCHEMA, SEND_HEALTH_SCHEMA]);
     this.store = new InboxStore(ctx.storage.sql);
+    this.sendHealth = new SendHealthStore(ctx.storage.sql);
     this.timers = new Timers<InboxTimer>(ctx.storage);
     const tenantId = ctx.id.name ?? "";
     const tenant = () => tenantApi(env, tenantId);
     const resolve = async (name: string) => tenant().resolveSecret(name);
+    this.credentials = async (channel) => channelCredentials(await tenant().config(), channel, resolve);
     this.outbox = new Outbox({
       store: new DeliveryStore(ctx.storage.sql),
       timers: this.timers as unknown as TimerPort<TimerKind>,
@@ -43,6 +50,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       signingSecret: async () => tenant().runnerSecret(),
       outbound: () => outboundPolicy(env),
       channelSender: (channel, config) => channelSenderOf(channel, config, resolve, outboundPolicy(env)),
+      channelSendResult: (channel, result) => this.recordSend(channel, result),
       emit: () => undefined,
       logContext: () => ({ tenant: tenantId }),
     });
@@ -67,6 +75,9 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
           ...(origin ? { requestUrl: origin } : {}),
         }),
       enqueue: (input) => this.outbox.enqueue(input),
+      // An update's handling fails for many reasons; only a refused token says something of the account.
+      platformFailure: async (channel, error) =>
+        isAuthFailure(channel, error) ? this.recordSend(channel, { ok: false, error }) : undefined,
     });
     ctx.blockConcurrencyWhile(async () => {
       this.timers.recoverLeases();
@@ -95,7 +106,16 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
   }
 
   status(channel: string) {
-    return { ...this.store.counts(channel), pairingPending: this.store.pendingPairings(channel, Date.now()).length };
+    const pairingPending = this.store.pendingPairings(channel, Date.now()).length;
+    return { ...this.store.counts(channel), pairingPending, sendHealth: this.sendHealth.get(channel) };
+  }
+
+  /** Kept redacted of the channel's credentials: operator.read tokens see it in channels.status. */
+  async recordSend(channel: string, result: ChannelSendResult): Promise<void> {
+    const kept = result.ok
+      ? result
+      : { ok: false as const, error: redactCredentials(result.error, await this.credentials(channel).catch(() => [])) };
+    this.sendHealth.record(channel, kept, Date.now());
   }
 
   override async alarm(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { OutboundPolicy } from "../policy/outbound-url";
-import type { ChannelSecret } from "../protocol/channels";
+import { CHANNEL_SECRET_KEYS, type ChannelSecret } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ResolvedSecret } from "../protocol/secrets";
 import type { ChannelSender, InboundAdapter } from "./adapter";
@@ -24,6 +24,18 @@ export async function channelSecretValue(
   if (secret === undefined) return null;
   if (typeof secret === "string") return secret;
   return (await resolve(secret.id))?.value ?? null;
+}
+
+/** The values of a channel's credentials (bot token, webhook or signing secret): what its platform's answers are redacted of. */
+export async function channelCredentials(
+  config: TenantConfig,
+  channel: string,
+  resolve: SecretResolver,
+): Promise<string[]> {
+  const keys = (CHANNEL_SECRET_KEYS as Record<string, readonly string[]>)[channel] ?? [];
+  const block = (config.channels as Record<string, Record<string, ChannelSecret | undefined>> | undefined)?.[channel];
+  const values = await Promise.all(keys.map((key) => channelSecretValue(block?.[key], resolve).catch(() => null)));
+  return values.filter((value): value is string => !!value);
 }
 
 /** The tenant's Telegram bot, when the channel is enabled and has a token. */

@@ -28,6 +28,8 @@ export type InboxPorts = {
     target: { channel: string; to: string };
     message: string;
   }): void;
+  /** A platform call of an update's handling failed (a refused bot token: getMe, auth.test), for the channel's status. */
+  platformFailure?(channel: string, error: string): Promise<void>;
 };
 
 /**
@@ -47,6 +49,7 @@ export class ChannelInbox {
         await this.handle(update);
       } catch (error) {
         this.ports.store.countAttempt(update.channel, update.updateId);
+        await this.ports.platformFailure?.(update.channel, (error as Error).message).catch(() => undefined);
         if (update.attempts + 1 < MAX_UPDATE_ATTEMPTS) throw error;
         logWarning("channel.update_failed", {
           tenant: this.ports.tenantId,

@@ -1,4 +1,5 @@
 import type { PairingRequest } from "../channels/inbox-store";
+import type { ChannelSendResult, SendHealth } from "../channels/send-health";
 import type { Awaitable } from "./session-api";
 
 /** RPC surface of a tenant's ChannelInboxObject (src/channels/channel-inbox-object.ts). */
@@ -8,5 +9,9 @@ export interface ChannelInboxApi {
   pairingList(channel: string): Awaitable<PairingRequest[]>;
   /** Approves a pending request by its code; the sender id, or null when no request has it. */
   pairingApprove(channel: string, code: string): Awaitable<string | null>;
-  status(channel: string): Awaitable<{ pending: number; handled: number; pairingPending: number }>;
+  status(
+    channel: string,
+  ): Awaitable<{ pending: number; handled: number; pairingPending: number; sendHealth: SendHealth }>;
+  /** A channel send's result, from any of the tenant's outboxes (channels.status shows the last failure). */
+  recordSend(channel: string, result: ChannelSendResult): Awaitable<void>;
 }

@@ -1,5 +1,6 @@
 import { signatureHeader } from "../auth/webhook-signature";
 import type { ChannelSender } from "../channels/adapter";
+import type { ChannelSendResult } from "../channels/send-health";
 import type { LiveEvent } from "../contracts/tenant-api";
 import type { Delivery, DeliveryTarget } from "../model/delivery";
 import { logWarning } from "../observability/log";
@@ -27,6 +28,8 @@ export type OutboxPorts = {
   outbound(): OutboundPolicy;
   /** The tenant's own sender for a channel (Telegram …), null when the channel is not configured. */
   channelSender?(channel: string, config: TenantConfig): Promise<ChannelSender | null>;
+  /** Each channel send's result, for the channel's status (its last failure: channels.status). */
+  channelSendResult?(channel: string, result: ChannelSendResult): Promise<void>;
   /** Tells the session's clients (here: a delivery changed state). */
   emit(event: Omit<LiveEvent, "afterSeq">): void;
   /** Tenant and session of this outbox, for log lines. */
@@ -78,6 +81,7 @@ export class Outbox {
       const url = config.delivery?.webhookUrl;
       if (sender) {
         const outcome = await sender.send(delivery, delivery.partsSent ?? 0);
+        await this.reportSend(delivery.target.channel, outcome.error);
         if (!outcome.error) return this.finish(id, { status: "delivered", deliveredTo: delivery.target.channel }, now);
         this.ports.store.recordPartsSent(id, outcome.partsSent);
         return this.failed(config, delivery, outcome.error, now);
@@ -94,6 +98,14 @@ export class Outbox {
     } finally {
       this.inFlight.delete(id);
     }
+  }
+
+  /** Best effort: a status that cannot be written must not fail or repeat the delivery. */
+  private async reportSend(channel: string, error: string | undefined): Promise<void> {
+    const result: ChannelSendResult = error === undefined ? { ok: true } : { ok: false, error };
+    await this.ports.channelSendResult?.(channel, result).catch((failure: unknown) => {
+      console.error("outbox: recording a channel send result failed", failure);
+    });
   }
 
   /** A failed attempt: retried after its backoff, or dead after `delivery.maxAttempts`. */

@@ -1,8 +1,8 @@
 import { logInfo } from "../observability/log";
 import type { DeploymentKeyGrant, DeploymentKeyGrantChange } from "../protocol/secrets";
 import { type DeploymentKeyEnv, deploymentKeyHosts } from "../secrets/deployment-keys";
-import { tenantApi } from "../stubs";
 import { DomainError } from "./errors";
+import { adminTenant } from "./tenant-admin";
 
 /**
  * The operator's grants of deployment keys to a tenant (admin API): list, grant, revoke. A
@@ -33,10 +33,7 @@ export async function revokeDeploymentKey(env: GrantEnv, tenantId: string, name:
 }
 
 async function grantsOf(env: GrantEnv, tenantId: string, change?: DeploymentKeyGrantChange) {
-  const tenant = tenantApi(env, tenantId);
-  // The default tenant exists without an admin call (created on first use).
-  if (tenantId === env.DEFAULT_TENANT) await tenant.create(tenantId);
-  else if (!(await tenant.exists())) throw new DomainError("not_found", `Tenant not found: ${tenantId}`);
+  const tenant = await adminTenant(env, tenantId);
   const answer = await tenant.deploymentKeyGrants(change);
   if (answer.changed && change) {
     const [what, key] = "grant" in change ? ["granted", change.grant] : ["revoked", change.revoke];

@@ -1,7 +1,8 @@
 /** A domain failure the transports map to their own error shapes (HTTP status, gateway error frame, MCP tool error). */
 export class DomainError extends Error {
   constructor(
-    readonly code: "invalid" | "not_found" | "forbidden" | "conflict" | "too_large" | "rate_limited",
+    /** `unavailable`: the deployment cannot serve it (misconfigured); the message names no internals. */
+    readonly code: "invalid" | "not_found" | "forbidden" | "conflict" | "too_large" | "rate_limited" | "unavailable",
     message: string,
     /** Machine-readable details a transport passes on (the gateway's `error.details`). */
     readonly details?: Record<string, unknown>,

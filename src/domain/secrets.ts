@@ -1,5 +1,6 @@
 import type { TenantConfig } from "../protocol/config";
 import type { SecretStoreEntry, SecretsStoreSetParams } from "../protocol/secrets";
+import { SECRET_STORAGE_UNAVAILABLE } from "../secrets/secret-crypto";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 
@@ -9,15 +10,30 @@ import { DomainError } from "./errors";
  */
 
 export async function listSecrets(ctx: TenantContext<"secrets">): Promise<{ entries: SecretStoreEntry[] }> {
-  return { entries: await ctx.tenant.secretsList() };
+  try {
+    return { entries: await ctx.tenant.secretsList() };
+  } catch (error) {
+    throw (error as Error).message === SECRET_STORAGE_UNAVAILABLE ? storageUnavailable() : error;
+  }
 }
+
+/**
+ * A store refusal as the domain's error: the deployment's storage not working is `unavailable`
+ * (503, the operator's to fix: they were told by the log and GET /v1/admin/health), anything
+ * else the writer's (`invalid`). `refused` may carry a prefix (a config path).
+ */
+export function secretRefusal(refused: string): DomainError {
+  return refused.endsWith(SECRET_STORAGE_UNAVAILABLE) ? storageUnavailable() : new DomainError("invalid", refused);
+}
+
+const storageUnavailable = () => new DomainError("unavailable", SECRET_STORAGE_UNAVAILABLE);
 
 export async function setSecret(
   ctx: TenantContext<"secrets">,
   params: SecretsStoreSetParams,
 ): Promise<{ ok: true; reloaded: boolean }> {
   const refused = await ctx.tenant.secretsSet({ ...params, updatedBy: writerOf(ctx) });
-  if (refused) throw new DomainError("invalid", refused);
+  if (refused) throw secretRefusal(refused);
   return { ok: true, reloaded: isReferenced(ctx.config, params.name) };
 }
 

@@ -6,11 +6,13 @@ import { configBoundsProblem } from "../policy/config-bounds";
 import { configOutboundRefusal } from "../policy/outbound-url";
 import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
 import type { TenantConfig } from "../protocol/config";
+import type { OperatorScope } from "../protocol/http";
 import { sealChannelSecrets } from "../secrets/channel-secrets";
 import { deploymentKeyNames, ungrantedKeysRefusal } from "../secrets/deployment-keys";
 import { directoryApi, ledgerApi, schedulerApi, sessionApi, tenantApi } from "../stubs";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
+import { secretRefusal } from "./secrets";
 
 /**
  * Changes to tenants, their config and tokens: the deployment admin operations (create, list,
@@ -52,7 +54,8 @@ export async function writeTenantConfig(
     throw new DomainError("invalid", `invalid config: ${outboundRefusal.path}: ${outboundRefusal.reason}`);
   }
   const config = await sealChannelSecrets(candidate, async (write) => ctx.tenant.secretsSet(write)).catch((error) => {
-    throw new DomainError("invalid", `invalid config: ${(error as Error).message}`);
+    const refusal = secretRefusal((error as Error).message);
+    throw refusal.code === "invalid" ? new DomainError("invalid", `invalid config: ${refusal.message}`) : refusal;
   });
   const written = await ctx.tenant.putConfig(config, baseHash);
   if (written.ok) {
@@ -79,6 +82,19 @@ type AdminEnv = Pick<
 const directory = (env: AdminEnv) => directoryApi(env);
 
 /**
+ * The tenant's object for an admin call, or not_found. The default tenant exists implicitly
+ * (always listed, made on first use), so an admin call makes it too: tokens, info, limits,
+ * reindex and deployment keys treat it as any tenant (deleting it empties it; it is made again,
+ * empty, on its next use).
+ */
+export async function adminTenant(env: Pick<Env, "TENANTS"> & { DEFAULT_TENANT?: unknown }, id: string) {
+  const tenant = tenantApi(env, id);
+  if (id === env.DEFAULT_TENANT) await tenant.create(id);
+  else if (!(await tenant.exists())) throw new DomainError("not_found", `Tenant not found: ${id}`);
+  return tenant;
+}
+
+/**
  * Creates a tenant; false when it already exists. Either way the directory knows it afterwards,
  * so a retried create (or one for a tenant made before the directory existed) repairs the list.
  */
@@ -102,7 +118,7 @@ export async function listTenants(env: AdminEnv, query: { limit?: number; cursor
 }
 
 export async function tenantInfo(env: AdminEnv, id: string) {
-  const info = await tenantApi(env, id).info();
+  const info = await (await adminTenant(env, id)).info();
   if (!info) throw new DomainError("not_found", `Tenant not found: ${id}`);
   const { deletingAt, ...rest } = info;
   return { id, ...rest, status: deletingAt ? "deleting" : "active" };
@@ -112,7 +128,7 @@ export async function tenantInfo(env: AdminEnv, id: string) {
 export async function listTokens(env: AdminEnv, id: string, query: { limit?: number; cursor?: string }) {
   const limit = Math.min(query.limit ?? ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT);
   const after = query.cursor ? parseTokenCursor(query.cursor) : undefined;
-  const rows = await tenantApi(env, id).tokenList(limit + 1, after);
+  const rows = await (await adminTenant(env, id)).tokenList(limit + 1, after);
   if (!rows) throw new DomainError("not_found", `Tenant not found: ${id}`);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
@@ -122,6 +138,18 @@ export async function listTokens(env: AdminEnv, id: string, query: { limit?: num
     hasMore: rows.length > limit,
     ...(rows.length > limit && last ? { nextCursor: `${last.createdAt}:${last.tokenId}` } : {}),
   };
+}
+
+/** Issues an operator token of the tenant (shown once). */
+export async function issueTenantToken(env: AdminEnv, id: string, scopes: OperatorScope[], label?: string) {
+  const issued = await (await adminTenant(env, id)).issueToken(scopes, label);
+  if (!issued) throw new DomainError("not_found", `Tenant not found: ${id}`);
+  return issued;
+}
+
+/** Rebuilds the tenant's session index from its session objects (the index is derived data). */
+export async function reindexTenant(env: AdminEnv, id: string) {
+  return (await adminTenant(env, id)).rebuildIndex();
 }
 
 function parseTokenCursor(cursor: string): { createdAt: number; tokenId: string } {
@@ -207,9 +235,5 @@ async function sweepFiles(
 
 /** A tenant's limits as the operator sees them; with `override`, the operator's values are replaced first. */
 export async function tenantLimits(env: AdminEnv, tenantId: string, override?: Record<string, unknown>) {
-  const tenant = tenantApi(env, tenantId);
-  if (!(await tenant.exists()) && tenantId !== env.DEFAULT_TENANT) {
-    throw new DomainError("not_found", `Tenant not found: ${tenantId}`);
-  }
-  return tenant.limits(override);
+  return (await adminTenant(env, tenantId)).limits(override);
 }

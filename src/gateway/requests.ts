@@ -120,6 +120,8 @@ export class Requests {
         // OpenClaw's own rate limits answer UNAVAILABLE, retryable, with retryAfterMs.
         const retryAfterMs = Number(error.details?.retryAfterMs ?? 1000);
         safeSend(ws, errorFrame(id, { ...gatewayError("UNAVAILABLE", error.message), retryable: true, retryAfterMs }));
+      } else if (error instanceof DomainError && error.code === "unavailable") {
+        safeSend(ws, errorFrame(id, gatewayError("UNAVAILABLE", error.message)));
       } else if (error instanceof DomainError) {
         safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", error.message, error.details)));
       } else {

@@ -36,6 +36,7 @@ export function toApiError(error: unknown, flavour: "api" | "tool" = "api"): Api
   if (error instanceof ToolInputError) return new ApiError(400, "tool_error", error.message);
   if (error instanceof DomainError) {
     if (error.code === "too_large") return tooLarge(error.message);
+    if (error.code === "unavailable") return new ApiError(503, "unavailable", error.message);
     if (error.code === "rate_limited")
       return new ApiError(429, "rate_limited", error.message, retryAfterSeconds(error));
     if (flavour === "tool") return new ApiError(400, "tool_error", error.message);

@@ -29,6 +29,7 @@ export type LogEvent =
   | "session.create_conflict"
   | "config.changed"
   | "deployment_key.changed"
+  | "deployment.misconfigured"
   | "gateway.hub_unreachable"
   | "gateway.hub_delivery_failed";
 

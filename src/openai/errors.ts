@@ -48,6 +48,8 @@ export function toOpenAiError(error: unknown): OpenAiError {
         return new OpenAiError(413, "invalid_request_error", error.message);
       case "invalid":
         return invalidRequest(error.message);
+      case "unavailable":
+        return new OpenAiError(503, "api_error", error.message);
       case "rate_limited":
         return new OpenAiError(429, "rate_limit_error", error.message, undefined, {
           "Retry-After": String(retryAfterSeconds(error)),

@@ -1,5 +1,6 @@
 import { mintRunToken, runClaims } from "../auth/run-token";
 import type { ClientTool, RunRecord } from "../model/run-types";
+import { logWarning } from "../observability/log";
 import { findAgent } from "../policy/agent-config";
 import { type OutboundEnv, outboundPolicy } from "../policy/outbound-url";
 import type { RunnerConfig, TenantConfig } from "../protocol/config";
@@ -209,7 +210,11 @@ export class RunExecutor {
   private async webhookExtras(run: RunRecord): Promise<{ runToken?: string; callbackBase?: string }> {
     if (run.input.runner.type !== "webhook") return {};
     const secret = this.deps.env.RUN_TOKEN_SECRET;
-    if (!secret) throw new RunnerError("RUN_TOKEN_SECRET is not configured; webhook runs need it to mint run tokens");
+    if (!secret) {
+      // The operator's to fix (GET /v1/admin/health names it); the tenant's run error names nothing of the deployment.
+      logWarning("deployment.misconfigured", { variable: "RUN_TOKEN_SECRET", error: "not set" });
+      throw new RunnerError("webhook runs are not configured on this deployment; the operator has been told");
+    }
     const entry: SessionEntry | undefined = this.deps.transcript.loadEntry()?.entry;
     const runToken = await mintRunToken(secret, runClaims(run, entry, runDeadline(run) + RUN_TOKEN_GRACE_MS));
     return { runToken, ...(run.input.callbackBase ? { callbackBase: run.input.callbackBase } : {}) };

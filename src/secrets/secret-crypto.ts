@@ -1,3 +1,4 @@
+import { logWarning } from "../observability/log";
 import { fromBase64Url, toBase64Url } from "../util/encoding";
 
 /**
@@ -15,12 +16,39 @@ type Keyring = { current: { id: string; key: CryptoKey }; byId: Map<string, Cryp
 
 export type SecretKeyEnv = { SECRET_STORE_KEY?: string; SECRET_STORE_PREVIOUS_KEYS?: string };
 
-/** The store cannot work (no key configured, a malformed key): said to the operator, never with key material. */
+/**
+ * What a tenant is told when the deployment's secret storage cannot work: no variable name, no
+ * deployment detail (those go to the operator: the log line below and GET /v1/admin/health).
+ */
+export const SECRET_STORAGE_UNAVAILABLE =
+  "secret storage is not configured on this deployment; the operator has been told";
+
+/**
+ * The store cannot work (no key configured, a malformed key). Its message is the tenant's
+ * (SECRET_STORAGE_UNAVAILABLE, also across an RPC, which keeps only the message); `variable` and
+ * `problem` are the operator's, never with key material.
+ */
 export class SecretKeyError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(
+    readonly variable: string,
+    readonly problem: string,
+  ) {
+    super(SECRET_STORAGE_UNAVAILABLE);
     this.name = "SecretKeyError";
   }
+}
+
+/** Problems already logged by this isolate: the operator's log gets each once, not per request. */
+const loggedProblems = new Set<string>();
+
+function toldOperator(error: SecretKeyError): SecretKeyError {
+  const said = `${error.variable}: ${error.problem}`;
+  if (!loggedProblems.has(said)) {
+    loggedProblems.add(said);
+    // No tenant field: a deployment's misconfiguration is the operator's line, not a tenant's log.
+    logWarning("deployment.misconfigured", { variable: error.variable, error: error.problem });
+  }
+  return error;
 }
 
 const KEY_ID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
@@ -33,16 +61,14 @@ const keyrings = new Map<string, Promise<Keyring>>();
 
 export function keyring(env: SecretKeyEnv): Promise<Keyring> {
   const current = env.SECRET_STORE_KEY?.trim();
-  if (!current) {
-    return Promise.reject(
-      new SecretKeyError("the secret store is not configured on this deployment (SECRET_STORE_KEY is not set)"),
-    );
-  }
+  if (!current) return Promise.reject(toldOperator(new SecretKeyError("SECRET_STORE_KEY", "not set")));
   const previous = env.SECRET_STORE_PREVIOUS_KEYS?.trim() ?? "";
   const cacheKey = `${current}\n${previous}`;
   let ring = keyrings.get(cacheKey);
   if (!ring) {
-    ring = buildKeyring(current, previous);
+    ring = buildKeyring(current, previous).catch((error: unknown) => {
+      throw error instanceof SecretKeyError ? toldOperator(error) : error;
+    });
     // A malformed key is not cached: the next call says what is wrong again.
     ring.catch(() => keyrings.delete(cacheKey));
     keyrings.set(cacheKey, ring);
@@ -76,7 +102,8 @@ async function importKey(spec: string, variable: string): Promise<{ id: string; 
       : null;
   if (!KEY_ID_PATTERN.test(id) || bytes?.byteLength !== KEY_BYTES) {
     throw new SecretKeyError(
-      `${variable} must be <keyId>:<base64 of ${KEY_BYTES} random bytes> (key id: letters, digits, _ or -, up to 32)`,
+      variable,
+      `must be <keyId>:<base64 of ${KEY_BYTES} random bytes> (key id: letters, digits, _ or -, up to 32)`,
     );
   }
   const key = await crypto.subtle.importKey("raw", bytes, "AES-GCM", false, ["encrypt", "decrypt"]);
@@ -98,12 +125,15 @@ export async function sealValue(ring: Keyring, tenantId: string, name: string, v
   return { keyId: ring.current.id, iv: toBase64Url(iv), ciphertext: toBase64Url(new Uint8Array(ciphertext)) };
 }
 
-/** Opens a sealed value; a key this deployment no longer has, or a tampered row, is a SecretKeyError. */
+/** Opens a sealed value; a key this deployment no longer has is a SecretKeyError, a tampered row an Error. */
 export async function openValue(ring: Keyring, tenantId: string, name: string, sealed: SealedValue): Promise<string> {
   const key = ring.byId.get(sealed.keyId);
   if (!key) {
-    throw new SecretKeyError(
-      `secret "${name}" was encrypted with key "${sealed.keyId}", which this deployment no longer has (add it to SECRET_STORE_PREVIOUS_KEYS)`,
+    throw toldOperator(
+      new SecretKeyError(
+        "SECRET_STORE_PREVIOUS_KEYS",
+        `lacks key "${sealed.keyId}", which sealed stored values (add it back; secret "${name}" was one)`,
+      ),
     );
   }
   try {
@@ -117,7 +147,7 @@ export async function openValue(ring: Keyring, tenantId: string, name: string, s
     );
     return new TextDecoder().decode(plain);
   } catch {
-    throw new SecretKeyError(`secret "${name}" could not be decrypted (its stored ciphertext does not verify)`);
+    throw new Error(`secret "${name}" could not be decrypted (its stored ciphertext does not verify)`);
   }
 }
 

@@ -17,7 +17,7 @@ import { RunLifecycle } from "../runs/run-lifecycle";
 import { runContext } from "../runs/run-payloads";
 import { RunTaps } from "../runs/run-taps";
 import { SpawnDriver } from "../spawn/spawn-driver";
-import { ledgerApi, sessionApi, tenantApi } from "../stubs";
+import { channelInboxApi, ledgerApi, sessionApi, tenantApi } from "../stubs";
 import { type TimerHandlers, Timers } from "../timers/timers";
 import { sessionToolbox } from "../tools/session-toolbox";
 import { Waiters } from "../util/waiters";
@@ -168,6 +168,8 @@ export function wireSession(
     outbound: () => outboundPolicy(env),
     channelSender: (channel, config) =>
       channelSenderOf(channel, config, async (name) => tenant().resolveSecret(name), outboundPolicy(env)),
+    channelSendResult: async (channel, result) =>
+      channelInboxApi(env, store.identity()?.tenantId ?? "").recordSend(channel, result),
     emit,
   });
   const flows = new A2aFlowDriver({

@@ -253,11 +253,11 @@ test("pairing: the recorded code message once, silence until approved, then the 
   const first = await post(dm("hello from slack"));
   assert.deepEqual([first.status, first.text], [200, ""]);
   const [pairing] = await waitForPosts("pairing code", (b) => /access not configured/.test(b.text));
-  const code = /pairing approve slack ([A-Z0-9]{8})/.exec(pairing.body.text)?.[1];
+  const code = /Pairing code:\n\n```\n([A-Z0-9]{8})\n```/.exec(pairing.body.text)?.[1];
   assert.ok(code, pairing.body.text);
   assert.deepEqual(pairing.body, {
     channel: "D0ALICE",
-    text: `OpenClaw: access not configured.\n\nYour Slack user id: U0ALICE\nPairing code:\n\n\`\`\`\n${code}\n\`\`\`\nAsk the bot owner to approve with:\n\n\`\`\`\nopenclaw pairing approve slack ${code}\n\`\`\``,
+    text: `OpenClaw: access not configured.\n\nYour Slack user id: U0ALICE\nPairing code:\n\n\`\`\`\n${code}\n\`\`\`\nAsk the bot owner to approve it on the Control UI's Channels page, or with:\n\n\`\`\`\nPOST /v1/channels/slack/pairing/approve {"code":"${code}"}\n\`\`\``,
     unfurl_links: "false",
   });
   assert.match(pairing.contentType, /application\/x-www-form-urlencoded/);

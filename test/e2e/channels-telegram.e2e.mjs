@@ -229,7 +229,7 @@ test("pairing: one code, silence until approved, then the DM is a turn in agent:
   assert.ok(code, pairing.body.text);
   assert.equal(
     pairing.body.text,
-    `OpenClaw: access not configured.\n\nYour Telegram user id: ${DM_USER}\nPairing code:\n\n<pre><code>${code}\n</code></pre>\nAsk the bot owner to approve with:\n\n<pre><code>openclaw pairing approve telegram ${code}\n</code></pre>`,
+    `OpenClaw: access not configured.\n\nYour Telegram user id: ${DM_USER}\nPairing code:\n\n<pre><code>${code}\n</code></pre>\nAsk the bot owner to approve it on the Control UI's Channels page, or with:\n\n<pre><code>POST /v1/channels/telegram/pairing/approve {"code":"${code}"}\n</code></pre>`,
   );
   await post(dm("hello again"));
   await sleep(1500);
@@ -471,6 +471,81 @@ test("the Control UI's Channels page: channels.status, and a pairing approved wi
   } finally {
     gateway.close();
   }
+});
+
+test("a wrong bot token: setWebhook answers 502 with Telegram's words, channels.status shows the refusal (auth first) until a send works", async () => {
+  const other = { id: `tgw-${crypto.randomUUID().slice(0, 8)}`, token: "" };
+  other.token = await createTenantToken(server.baseUrl, other.id);
+  const call = (method, path, body) =>
+    httpJson(server.baseUrl, method, `/t/${other.id}${path}`, {
+      authorization: `Bearer ${other.token}`,
+      body,
+      timeoutMs: 20_000,
+    });
+  const WRONG_TOKEN = "123456789:WRONG-token-for-the-fake-0123";
+  const configWith = (botToken) => ({
+    channels: { telegram: { enabled: true, botToken, apiRoot: fake.url, webhookSecret: SECRET, dmPolicy: "pairing" } },
+  });
+  assert.equal((await call("PUT", "/v1/config", configWith(WRONG_TOKEN))).status, 200);
+
+  const hook = await call("POST", "/v1/channels/telegram/webhook");
+  assert.equal(hook.status, 502, hook.text);
+  assert.equal(hook.json.ok, false);
+  assert.deepEqual(hook.json.telegram, { status: 401, description: "Unauthorized" });
+  assert.deepEqual(hook.json.error, { type: "upstream", message: "Telegram refused setWebhook (401): Unauthorized" });
+  assert.ok(!hook.text.includes(WRONG_TOKEN));
+
+  const dmTo = async (from, text) => {
+    const res = await fetch(`${server.baseUrl}/t/${other.id}/telegram-webhook`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
+      body: JSON.stringify(dm(text, { from })),
+    });
+    assert.equal(res.status, 200);
+  };
+  await dmTo(555300, "anyone there?");
+  const { status } = await waitFor(
+    "the refused token in channels.status",
+    async () => {
+      const res = await call("GET", "/v1/channels/status");
+      return { done: res.json?.statusIssues?.length > 0, status: res.json };
+    },
+    30_000,
+  );
+  const [account] = status.channelAccounts.telegram;
+  assert.equal(account.lastError, "telegram answered 401: Unauthorized");
+  assert.equal(status.statusIssues[0].kind, "auth");
+  assert.equal(status.statusIssues[0].channel, "telegram");
+  assert.equal(status.statusIssues[0].accountId, "default");
+  assert.match(status.statusIssues[0].fix, /channels\.telegram\.botToken/);
+  assert.ok(!JSON.stringify(status).includes(WRONG_TOKEN));
+  const gateway = await connectGateway(`${server.baseUrl.replace(/^http/, "ws")}/t/${other.id}`, other.token);
+  try {
+    const viaGateway = await gateway.call("channels.status", {});
+    assert.ok(viaGateway.ok, JSON.stringify(viaGateway.error));
+    assert.equal(viaGateway.payload.channelAccounts.telegram[0].lastError, "telegram answered 401: Unauthorized");
+    assert.deepEqual(viaGateway.payload.statusIssues, status.statusIssues);
+  } finally {
+    gateway.close();
+  }
+
+  // The right token: the next send (a pairing code) reaches Telegram and the status is clear again.
+  assert.equal((await call("PUT", "/v1/config", configWith(BOT_TOKEN))).status, 200);
+  await dmTo(555301, "and now?");
+  await waitForSends(
+    "the pairing code with the right token",
+    (b) => b.chat_id === 555301 && /Pairing code/.test(b.text),
+  );
+  const cleared = await waitFor(
+    "a clear channels.status",
+    async () => {
+      const res = await call("GET", "/v1/channels/status");
+      return { done: res.json?.statusIssues?.length === 0, status: res.json };
+    },
+    30_000,
+  );
+  assert.equal(cleared.status.channelAccounts.telegram[0].lastError, null);
+  assert.equal(typeof cleared.status.channelAccounts.telegram[0].lastOutboundAt, "number");
 });
 
 test("figures: webhook answer and inbound update → sendMessage, 20 DMs one after another", async (t) => {

@@ -262,7 +262,7 @@ describe("Slack replies: mrkdwn, chunks, pairing text, targets", () => {
 
   it("the pairing text is the recorded one", () => {
     expect(slackPairingMessage("U0ALICE", "3FL84BJR")).toBe(
-      "OpenClaw: access not configured.\n\nYour Slack user id: U0ALICE\nPairing code:\n\n```\n3FL84BJR\n```\nAsk the bot owner to approve with:\n\n```\nopenclaw pairing approve slack 3FL84BJR\n```",
+      'OpenClaw: access not configured.\n\nYour Slack user id: U0ALICE\nPairing code:\n\n```\n3FL84BJR\n```\nAsk the bot owner to approve it on the Control UI\'s Channels page, or with:\n\n```\nPOST /v1/channels/slack/pairing/approve {"code":"3FL84BJR"}\n```',
     );
   });
 

@@ -191,7 +191,7 @@ describe("Telegram formatting", () => {
 
   it("the pairing message is OpenClaw's", () => {
     expect(pairingMessage("555100", "WQR4U7TB")).toBe(
-      "OpenClaw: access not configured.\n\nYour Telegram user id: 555100\nPairing code:\n\n<pre><code>WQR4U7TB\n</code></pre>\nAsk the bot owner to approve with:\n\n<pre><code>openclaw pairing approve telegram WQR4U7TB\n</code></pre>",
+      'OpenClaw: access not configured.\n\nYour Telegram user id: 555100\nPairing code:\n\n<pre><code>WQR4U7TB\n</code></pre>\nAsk the bot owner to approve it on the Control UI\'s Channels page, or with:\n\n<pre><code>POST /v1/channels/telegram/pairing/approve {"code":"WQR4U7TB"}\n</code></pre>',
     );
   });
 

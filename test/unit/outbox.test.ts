@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { LiveEvent } from "../../src/contracts/tenant-api";
 import { deliveryBackoffMs } from "../../src/delivery/delivery-target";
-import { Outbox, type OutboxStore } from "../../src/delivery/outbox";
+import { Outbox, type OutboxPorts, type OutboxStore } from "../../src/delivery/outbox";
 import type { Delivery, DeliveryStatus } from "../../src/model/delivery";
 import type { TenantConfig } from "../../src/protocol/config";
 import type { SessionEntry } from "../../src/protocol/session";
@@ -33,6 +33,10 @@ function memoryStore(): OutboxStore {
       return delivery;
     },
     get: (id) => rows.get(id),
+    recordPartsSent(id, parts) {
+      const row = rows.get(id);
+      if (row) rows.set(id, { ...row, partsSent: parts });
+    },
     pendingIds: () => [...rows.values()].filter((row) => row.status === "pending").map((row) => row.id),
     record(id, outcome: { status: DeliveryStatus; error?: string; deliveredTo?: string }, at) {
       const row = rows.get(id);
@@ -51,7 +55,11 @@ function memoryStore(): OutboxStore {
   return store as OutboxStore;
 }
 
-function outboxWith(config: Partial<TenantConfig>, entry: Partial<SessionEntry> | null = { key: "agent:main:main" }) {
+function outboxWith(
+  config: Partial<TenantConfig>,
+  entry: Partial<SessionEntry> | null = { key: "agent:main:main" },
+  channels: Pick<OutboxPorts, "channelSender" | "channelSendResult"> = {},
+) {
   const store = memoryStore();
   const timers = new Map<string, number>();
   const events: Array<Omit<LiveEvent, "afterSeq">> = [];
@@ -68,6 +76,7 @@ function outboxWith(config: Partial<TenantConfig>, entry: Partial<SessionEntry> 
     signingSecret: async () => SIGNING_SECRET,
     outbound: () => ({ allowLoopback: false, allowedHosts: [], ownOrigins: [] }),
     emit: (event) => events.push(event),
+    ...channels,
   });
   const queue = (key = "k1") =>
     outbox.enqueue(
@@ -166,5 +175,31 @@ describe("Outbox over in-memory ports", () => {
         [first.id, T0 + 10],
       ]),
     );
+  });
+
+  it("reports each channel send's result for the channel's status, and a failing report fails no delivery", async () => {
+    const answers = ["telegram answered 401: Unauthorized", undefined];
+    const reported: unknown[] = [];
+    const { outbox, store, queue } = outboxWith({}, null, {
+      channelSender: async () => ({
+        send: async () => {
+          const error = answers.shift();
+          return error ? { partsSent: 0, error } : { partsSent: 1 };
+        },
+      }),
+      channelSendResult: async (channel, result) => {
+        reported.push([channel, result]);
+        throw new Error("the inbox object is away");
+      },
+    });
+    const { id } = queue();
+    await outbox.attempt(id, T0);
+    expect(store.get(id)).toMatchObject({ status: "pending", lastError: "telegram answered 401: Unauthorized" });
+    await outbox.attempt(id, T0 + 1_000);
+    expect(store.get(id)).toMatchObject({ status: "delivered" });
+    expect(reported).toEqual([
+      ["slack", { ok: false, error: "telegram answered 401: Unauthorized" }],
+      ["slack", { ok: true }],
+    ]);
   });
 });

@@ -4,16 +4,17 @@
  */
 
 import { renderMarkdownLines } from "../markdown-blocks";
+import { PAIRING_APPROVE_ASK, pairingApproveCall } from "../pairing-approval";
 
 /** OpenClaw's chunk size for Slack (chat.postMessage takes up to 40,000). */
 export const SLACK_CHUNK_CHARS = 8000;
 
-/** The pairing message OpenClaw sends an unknown Slack sender (mrkdwn, sent as is). */
+/** The pairing message OpenClaw sends an unknown Slack sender (mrkdwn, sent as is), naming this service's way to approve. */
 export function slackPairingMessage(senderId: string, code: string): string {
   return (
     `OpenClaw: access not configured.\n\nYour Slack user id: ${senderId}\nPairing code:\n\n` +
-    `\`\`\`\n${code}\n\`\`\`\nAsk the bot owner to approve with:\n\n` +
-    `\`\`\`\nopenclaw pairing approve slack ${code}\n\`\`\``
+    `\`\`\`\n${code}\n\`\`\`\n${PAIRING_APPROVE_ASK}\n\n` +
+    `\`\`\`\n${pairingApproveCall("slack", code)}\n\`\`\``
   );
 }
 

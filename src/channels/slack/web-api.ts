@@ -62,11 +62,15 @@ export class SlackWebApi {
     return toHex(new Uint8Array(digest)).slice(0, 16);
   }
 
-  /** `auth.test`: the bot user the app posts as (mentions are `<@user_id>`). */
-  async authTest(): Promise<CachedSlackIdentity | null> {
+  /**
+   * `auth.test`: the bot user the app posts as (mentions are `<@user_id>`); throws Slack's answer
+   * (`slack answered 200: invalid_auth`) when refused.
+   */
+  async authTest(): Promise<CachedSlackIdentity> {
     const answer = await this.call("auth.test");
     const userId = answer.body.user_id;
-    if (!answer.ok || typeof userId !== "string") return null;
+    if (!answer.ok) throw new Error(failure(answer));
+    if (typeof userId !== "string") throw new Error("slack auth.test answered no user_id");
     const botId = typeof answer.body.bot_id === "string" ? answer.body.bot_id : undefined;
     return { userId, ...(botId ? { botId } : {}), tokenDigest: await this.tokenDigest() };
   }

@@ -61,10 +61,12 @@ export class TelegramBotApi {
     }
   }
 
-  async getMe(): Promise<BotIdentity | null> {
+  /** The bot's identity; throws Telegram's answer (`telegram answered 401: Unauthorized`) when refused. */
+  async getMe(): Promise<BotIdentity> {
     const answer = await this.call("getMe");
     const me = answer.result as { id?: number; username?: string } | undefined;
-    return answer.ok && typeof me?.id === "number" ? { id: me.id, username: me.username ?? "" } : null;
+    if (answer.ok && typeof me?.id === "number") return { id: me.id, username: me.username ?? "" };
+    throw new Error(answer.ok ? "telegram getMe answered no bot id" : failure(answer));
   }
 
   /** Typing and the 👀 reaction before a turn (best effort, as the real gateway). */

@@ -5,16 +5,17 @@
  */
 
 import { renderMarkdownLines } from "../markdown-blocks";
+import { PAIRING_APPROVE_ASK, pairingApproveCall } from "../pairing-approval";
 
 /** OpenClaw's `textChunkLimit` default for Telegram (Telegram itself allows 4,096). */
 export const TELEGRAM_CHUNK_CHARS = 4000;
 
-/** The pairing message OpenClaw sends an unknown sender (HTML). */
+/** The pairing message OpenClaw sends an unknown sender (HTML), naming this service's way to approve. */
 export function pairingMessage(senderId: string, code: string): string {
   return (
     `OpenClaw: access not configured.\n\nYour Telegram user id: ${senderId}\nPairing code:\n\n` +
-    `<pre><code>${code}\n</code></pre>\nAsk the bot owner to approve with:\n\n` +
-    `<pre><code>openclaw pairing approve telegram ${code}\n</code></pre>`
+    `<pre><code>${code}\n</code></pre>\n${PAIRING_APPROVE_ASK}\n\n` +
+    `<pre><code>${pairingApproveCall("telegram", code)}\n</code></pre>`
   );
 }
 

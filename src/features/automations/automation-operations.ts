@@ -72,7 +72,7 @@ export const AUTOMATION_OPERATIONS: Operation[] = [
         "OpenClaw's `secrets.store.set`. Names match `^[A-Z][A-Z0-9_]{0,127}$`; values up to 64 KiB; `kind` defaults to `secret`. `allowedHosts` binds a secret to the hosts a runner may send it to. `reloaded`: the config references the entry, so the next run uses the new value.",
       body: secretPutBodySchema,
       ok: { status: 200, schema: mutation, description: "Stored." },
-      errors: [400],
+      errors: [400, 503],
     },
     {
       method: "delete",

@@ -29,14 +29,14 @@ export const CHANNEL_OPERATIONS: Operation[] = [
     tag,
     summary: "Register the tenant's Telegram webhook (`setWebhook` with its URL and secret)",
     description:
-      "Telegram then posts updates to `<base>/t/<tenant>/telegram-webhook` (or `channels.telegram.webhookPath`), checked by the `X-Telegram-Bot-Api-Secret-Token` header and answered `200` with `x-openclaw-delivery-accepted: durable` once committed.",
+      "Telegram then posts updates to `<base>/t/<tenant>/telegram-webhook` (or `channels.telegram.webhookPath`), checked by the `X-Telegram-Bot-Api-Secret-Token` header and answered `200` with `x-openclaw-delivery-accepted: durable` once committed. When Telegram refuses (a wrong bot token: 401) or cannot be reached, the answer is `502` with `ok: false`, Telegram's own description in `telegram.description` and `error.message`, redacted of the bot token and webhook secret.",
     auth: "operator.admin",
     ok: {
       status: 200,
       schema: z.object({ ok: z.boolean(), url: z.string(), telegram: z.looseObject({ status: z.number() }) }),
       description: "What Telegram answered.",
     },
-    errors: [400],
+    errors: [400, 502],
   },
   {
     method: "get",

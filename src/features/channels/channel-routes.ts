@@ -120,9 +120,11 @@ channelRoutes.get("/v1/channels/status", requireScope("operator.read"), async (c
   c.json({ ok: true, ...(await channelsStatus(c.var.tenant)) }),
 );
 
-channelRoutes.post("/v1/channels/telegram/webhook", requireScope("operator.admin"), async (c) =>
-  c.json(await setTelegramWebhook(c.var.tenant)),
-);
+// A refusal by Telegram (or no answer) is 502 with Telegram's description: the registration did not happen.
+channelRoutes.post("/v1/channels/telegram/webhook", requireScope("operator.admin"), async (c) => {
+  const answer = await setTelegramWebhook(c.var.tenant);
+  return c.json(answer, answer.ok ? 200 : 502);
+});
 
 channelRoutes.get("/v1/channels/:channel/pairing", requireScope("operator.admin"), async (c) =>
   c.json({ ok: true, ...(await pairingList(c.var.tenant, c.req.param("channel"))) }),

@@ -44,7 +44,7 @@ export const CONFIG_OPERATIONS: Operation[] = [
       schema: z.object({ ok: z.literal(true), config: tenantConfigSchema }),
       description: "The stored config.",
     },
-    errors: [400],
+    errors: [400, 503],
   },
   {
     method: "patch",

@@ -15,6 +15,7 @@ import {
 import { createTenantBodySchema, issueTokenBodySchema } from "../../protocol/http";
 import {
   createdTenantSchema,
+  deploymentHealthSchema,
   healthSchema,
   reindexResultSchema,
   revokedTokenSchema,
@@ -71,6 +72,8 @@ const ERROR_TEXT: Record<number, string> = {
   415: "Unsupported content-type.",
   413: "Body over 2 MB, or a message over the per-message limit.",
   429: "Rate limited (Retry-After says when to retry).",
+  502: "The chat platform refused the call or could not be reached (its own description in the body).",
+  503: "The deployment cannot serve this (a deployment secret is missing); the operator has been told.",
 };
 
 export { ERROR_TEXT };
@@ -266,5 +269,15 @@ export const OPERATIONS: Operation[] = [
     auth: "admin",
     ok: { status: 200, schema: reindexResultSchema, description: "Rebuilt." },
     errors: [404],
+  },
+  {
+    method: "get",
+    path: "/v1/admin/health",
+    scope: "admin",
+    tag: "Admin",
+    summary: "The deployment's missing or malformed secrets and vars, by name, with what breaks without each",
+    auth: "admin",
+    ok: { status: 200, schema: deploymentHealthSchema, description: "The problems (none when healthy)." },
+    errors: [],
   },
 ];

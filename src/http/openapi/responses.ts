@@ -154,3 +154,15 @@ export const secretSchema = z.object({ ok: z.literal(true), secret: z.string() }
 export const createdTenantSchema = z.object({ id: z.string() });
 export const revokedTokenSchema = z.object({ ok: z.literal(true), tokenId: z.string(), revoked: z.literal(true) });
 export const reindexResultSchema = z.object({ ok: z.literal(true), sessions: z.number() });
+
+export const deploymentHealthSchema = z.object({
+  ok: z.literal(true),
+  healthy: z.boolean().describe("True when no secret or var is missing or malformed."),
+  problems: z.array(
+    z.object({
+      name: z.string().describe("The worker secret or var, e.g. SECRET_STORE_KEY."),
+      problem: z.string(),
+      breaks: z.string().describe("What does not work until it is fixed."),
+    }),
+  ),
+});

@@ -1,12 +1,15 @@
 import { Hono } from "hono";
 import { isAdminToken } from "../../auth/authenticate";
 import { bearerToken } from "../../auth/tokens";
+import { deploymentHealth } from "../../domain/deployment-health";
 import { grantDeploymentKey, listDeploymentKeys, revokeDeploymentKey } from "../../domain/deployment-key-grants";
 import {
   createTenant,
   deleteTenantStep,
+  issueTenantToken,
   listTenants,
   listTokens,
+  reindexTenant,
   tenantInfo,
   tenantLimits,
 } from "../../domain/tenant-admin";
@@ -14,7 +17,6 @@ import { revokeToken } from "../../domain/token-revocation";
 import { adminListQuerySchema, limitOverrideSchema } from "../../protocol/admin";
 import { createTenantBodySchema, errorBody, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
 import { deploymentKeyNameSchema } from "../../protocol/secrets";
-import { tenantApi } from "../../stubs";
 import { logAuthFailure } from "../auth-log";
 import type { AppEnv } from "../context";
 import { badRequest, conflict, notFound, unauthorized } from "../errors";
@@ -33,6 +35,11 @@ adminRoutes.use("*", async (c, next) => {
     throw unauthorized();
   }
   await next();
+});
+
+/** The deployment's missing or malformed secrets and vars, by name, with what breaks (operator only). */
+adminRoutes.get("/health", async (c) => {
+  return c.json({ ok: true, ...(await deploymentHealth(c.env)) });
 });
 
 adminRoutes.post("/tenants", async (c) => {
@@ -65,9 +72,7 @@ adminRoutes.post("/tenants/:id/tokens", async (c) => {
   const id = tenantIdParam(c.req.param("id"));
   const body = await readJson(c, issueTokenBodySchema);
   const scopes = [...new Set(body.scopes)];
-  const issued = await tenantApi(c.env, id).issueToken(scopes, body.label);
-  if (!issued) throw notFound(`Tenant not found: ${id}`);
-  return c.json(issued, 201);
+  return c.json(await issueTenantToken(c.env, id, scopes, body.label), 201);
 });
 
 adminRoutes.delete("/tenants/:id/tokens/:tokenId", async (c) => {
@@ -92,8 +97,7 @@ adminRoutes.put("/tenants/:id/limits", async (c) => {
 /** Rebuilds a tenant's session index from its session objects (the index is derived data). */
 adminRoutes.post("/tenants/:id/reindex", async (c) => {
   const id = tenantIdParam(c.req.param("id"));
-  if (!(await tenantApi(c.env, id).exists()) && id !== c.env.DEFAULT_TENANT) throw notFound(`Tenant not found: ${id}`);
-  return c.json({ ok: true, ...(await tenantApi(c.env, id).rebuildIndex()) });
+  return c.json({ ok: true, ...(await reindexTenant(c.env, id)) });
 });
 
 /** Deployment keys the operator granted the tenant: where each may go (DEPLOYMENT_KEY_HOSTS) and whether it is set. */
