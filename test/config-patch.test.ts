@@ -24,7 +24,10 @@ const patch = (t: TestTenant, body: unknown, contentType = "application/merge-pa
   });
 
 describe("PATCH /v1/config", () => {
-  it("adds Slack beside Telegram (PUT would have switched Telegram off), secrets stored, never answered", async () => {
+  // The file's first test also waits for workerd's cold start (17–20 s on the loaded 2-core machine).
+  it("adds Slack beside Telegram (PUT would have switched Telegram off), secrets stored, never answered", {
+    timeout: 60_000,
+  }, async () => {
     const t = await freshTenant("patch");
     expect((await t.config({ channels: { telegram } })).status).toBe(200);
     const res = await patch(t, { channels: { slack } });
