@@ -86,13 +86,29 @@ export async function setConfig(ctx: TenantContext<"config" | "secrets">, params
 export async function patchConfig(ctx: TenantContext<"config" | "secrets">, params: WriteParams) {
   const patch = parseRaw("config.patch", params.raw);
   if (!isObject(patch)) throw new DomainError("invalid", "config.patch raw must be an object");
+  const replacePaths = Array.isArray(params.replacePaths) ? params.replacePaths.map(String) : [];
+  return mergeConfig(ctx, patch, { baseHash: baseHashOf(params), replacePaths });
+}
+
+/**
+ * Merges a JSON merge patch into the stored config, as `config.patch` merges (the one merge behind
+ * `config.patch` and `PATCH /v1/config`). With a `baseHash` (the gateway's) the patch applies only
+ * onto the config the caller loaded (OpenClaw's refusal otherwise); without one (HTTP) onto the
+ * config as it is now, and a write that raced it is a conflict, never a lost update.
+ */
+export async function mergeConfig(
+  ctx: TenantContext<"config" | "secrets">,
+  patch: Record<string, unknown>,
+  options: { baseHash?: string; replacePaths?: readonly string[] },
+) {
   const deletion = absentFeatureDeletion(patch);
   if (deletion) throw new DomainError("invalid", `invalid config: ${deletion.path}: ${deletion.refusal}`);
-  const replace = new Set(Array.isArray(params.replacePaths) ? params.replacePaths.map(String) : []);
-  const baseHash = baseHashOf(params);
-  // The patch merges onto the config the caller loaded, or onto nothing.
   const current = ctx.config;
-  if ((await configHash(current)) !== baseHash) throw new DomainError("invalid", CONFIG_CHANGED_MESSAGE);
+  const currentHash = await configHash(current);
+  if (options.baseHash !== undefined && currentHash !== options.baseHash) {
+    throw new DomainError("invalid", CONFIG_CHANGED_MESSAGE);
+  }
+  const replace = new Set(options.replacePaths ?? []);
   const merged = withStoredCredentials(ctx, mergePatch(current, patch, "", replace));
   // Switching an absent feature off again (the only value accepted) changes nothing stored.
   const next = withoutAbsentFeatures(validated(merged));
@@ -100,7 +116,8 @@ export async function patchConfig(ctx: TenantContext<"config" | "secrets">, para
   if (changedPaths.length === 0) {
     return { ok: true, noop: true, changedPaths, path: configPath(ctx), config: redactConfig(current) };
   }
-  return { ...(await save(ctx, next, baseHash)), changedPaths };
+  const staleAs = options.baseHash === undefined ? "conflict" : "invalid";
+  return { ...(await save(ctx, next, currentHash, staleAs)), changedPaths };
 }
 
 export type AgentFields = {
@@ -188,9 +205,14 @@ function validated(candidate: unknown): TenantConfig {
   throw new DomainError("invalid", `invalid config: ${where}${issue.message}`);
 }
 
-async function save(ctx: TenantContext<"config" | "secrets">, next: TenantConfig, baseHash: string | undefined) {
+async function save(
+  ctx: TenantContext<"config" | "secrets">,
+  next: TenantConfig,
+  baseHash: string | undefined,
+  staleAs: "invalid" | "conflict" = "invalid",
+) {
   const written = await writeTenantConfig(ctx, next, baseHash);
-  if (!written.ok) throw new DomainError("invalid", CONFIG_CHANGED_MESSAGE);
+  if (!written.ok) throw new DomainError(staleAs, CONFIG_CHANGED_MESSAGE);
   return { ok: true, path: configPath(ctx), hash: written.hash, config: redactConfig(written.config) };
 }
 

@@ -387,3 +387,13 @@ export type TenantConfig = z.infer<typeof tenantConfigSchema>;
 export type SendPolicyConfig = z.infer<typeof sendPolicyConfigSchema>;
 export type AgentConfig = z.infer<typeof agentConfigSchema>;
 export type RunnerConfig = z.infer<typeof runnerConfigSchema>;
+
+/** `PATCH /v1/config`'s query: list paths replaced whole rather than merged by `id` (as config.patch's). */
+export const configPatchQuerySchema = z.strictObject({
+  replacePaths: z.union([z.string().max(512), z.array(z.string().max(512)).max(64)]).optional(),
+});
+
+/** `PATCH /v1/config`'s body: any part of the config; `null` deletes a key (RFC 7396). */
+export const configMergePatchSchema = z
+  .record(z.string(), z.unknown())
+  .meta({ description: "A JSON merge patch of the tenant config (RFC 7396; lists of objects merge by `id`)." });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Operation } from "../../http/openapi/operations";
 import { limitsResponseSchema } from "../../protocol/admin";
-import { tenantConfigSchema } from "../../protocol/config";
+import { configMergePatchSchema, configPatchQuerySchema, tenantConfigSchema } from "../../protocol/config";
 
 /** The tenant's config and limits over HTTP. */
 export const CONFIG_OPERATIONS: Operation[] = [
@@ -34,7 +34,9 @@ export const CONFIG_OPERATIONS: Operation[] = [
     scope: "tenant",
     tag: "Config",
     summary:
-      'Replace the tenant config (validated whole; unknown keys are errors; "__OPENCLAW_REDACTED__" keeps the stored URL)',
+      'Replace the whole tenant config (validated whole; unknown keys are errors; "__OPENCLAW_REDACTED__" keeps the stored URL)',
+    description:
+      "PUT replaces: every key the body leaves out is removed (a Slack setup sent alone switches Telegram off). Use PATCH to change part of the config.",
     auth: "operator.admin",
     body: tenantConfigSchema,
     ok: {
@@ -43,5 +45,24 @@ export const CONFIG_OPERATIONS: Operation[] = [
       description: "The stored config.",
     },
     errors: [400, 503],
+  },
+  {
+    method: "patch",
+    path: "/v1/config",
+    scope: "tenant",
+    tag: "Config",
+    summary: "Merge a JSON merge patch into the tenant config (as the gateway's config.patch)",
+    description:
+      "RFC 7396: `null` deletes a key, objects merge, lists of objects with `id` merge entry by entry (unless named in `replacePaths`), other lists replace. The result is validated whole, as PUT. Sent as `application/merge-patch+json` or `application/json`; a write that raced it is 409.",
+    auth: "operator.admin",
+    query: configPatchQuerySchema,
+    body: configMergePatchSchema,
+    bodyContentTypes: ["application/merge-patch+json", "application/json"],
+    ok: {
+      status: 200,
+      schema: z.object({ ok: z.literal(true), config: tenantConfigSchema, changedPaths: z.array(z.string()) }),
+      description: "The stored config (redacted) and the leaf paths the patch changed.",
+    },
+    errors: [400, 409, 415],
   },
 ];

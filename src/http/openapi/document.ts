@@ -73,7 +73,21 @@ async function build(operations: readonly Operation[]): Promise<Document> {
     const item = document.paths[toOpenApiPath(operation.path)];
     if (item) item.servers = TENANT_SERVERS;
   }
+  for (const operation of operations) {
+    if (operation.bodyContentTypes) withBodyContentTypes(document, operation, operation.bodyContentTypes);
+  }
   return withWebhooks(document);
+}
+
+/** The request body's schema, offered under each media type the route accepts. */
+function withBodyContentTypes(document: Document, operation: Operation, types: string[]) {
+  const described = document.paths[toOpenApiPath(operation.path)]?.[operation.method] as
+    | { requestBody?: { content?: Record<string, unknown> } }
+    | undefined;
+  const content = described?.requestBody?.content;
+  const json = content?.["application/json"];
+  if (!content || !json) return;
+  for (const type of types) content[type] = json;
 }
 
 function describe(operation: Operation): DescribeRouteOptions {

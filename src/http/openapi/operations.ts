@@ -41,6 +41,8 @@ export type Operation = {
   auth: "none" | "admin" | "operator.read" | "operator.write" | "operator.admin" | "run" | "operator.write or run";
   query?: z.ZodObject;
   body?: z.ZodType;
+  /** Media types the body is accepted as, when not only `application/json`. */
+  bodyContentTypes?: string[];
   ok: { status: number; schema?: z.ZodType; description: string; contentType?: string; text?: boolean };
   /** Error statuses besides the auth ones (added from `auth`). */
   errors?: number[];
@@ -67,6 +69,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: "The token lacks the scope, or is a run token where only operators may call.",
   404: "Not found.",
   409: "Conflict.",
+  415: "Unsupported content-type.",
   413: "Body over 2 MB, or a message over the per-message limit.",
   429: "Rate limited (Retry-After says when to retry).",
   502: "The chat platform refused the call or could not be reached (its own description in the body).",

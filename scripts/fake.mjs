@@ -1,0 +1,211 @@
+// `npm run fake`: the chat platforms on loopback, to try docs/channels.md without a bot or an app.
+//   npm run fake -- telegram            the fake Telegram Bot API (test/peers/fake-telegram.mjs) on :18691
+//   npm run fake -- slack               the fake Slack Web API (test/peers/fake-slack.mjs) on :18693
+//   npm run fake -- telegram send "hello"   posts a DM update to the service's webhook, prints the bot's answer
+//   npm run fake -- slack send "hello"      posts a signed DM event to the service's Request URL, same
+// Options: --port N (the fake's port), --base URL (the service; default $BASE, else
+// http://127.0.0.1:8787), --tenant ID (posts under /t/ID), --secret S (Telegram's webhookSecret /
+// Slack's signingSecret as configured), --from ID (the sender), --wait S (seconds for the answer).
+// Plain Node, so it runs in any shell; it prints the apiRoot and token the tenant's config needs.
+import { spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** What each platform's fake needs and what the tenant's config must say to use it. */
+const PLATFORMS = {
+  telegram: {
+    script: "test/peers/fake-telegram.mjs",
+    port: 18691,
+    // The fake answers only this token (401 otherwise): the config's botToken must equal it.
+    token: "123456789:TEST-fake-telegram-token",
+    secret: "local-webhook-secret",
+    from: "555100",
+    apiRoot: (port) => `http://127.0.0.1:${port}`,
+    replyMethod: "sendMessage",
+    configBlock: (port, p) => ({
+      enabled: true,
+      botToken: p.token,
+      webhookSecret: p.secret,
+      apiRoot: p.apiRoot(port),
+      dmPolicy: "pairing",
+    }),
+  },
+  slack: {
+    script: "test/peers/fake-slack.mjs",
+    port: 18693,
+    // The fake takes any token; the service needs one to call it.
+    token: "xoxb-local-fake-token",
+    secret: "local-signing-secret",
+    from: "U0ALICE",
+    apiRoot: (port) => `http://127.0.0.1:${port}/api/`,
+    replyMethod: "chat.postMessage",
+    configBlock: (port, p) => ({
+      enabled: true,
+      mode: "http",
+      botToken: p.token,
+      signingSecret: p.secret,
+      apiRoot: p.apiRoot(port),
+      dmPolicy: "pairing",
+    }),
+  },
+};
+
+const USAGE = `usage: npm run fake -- telegram|slack [send "text"] [--port N] [--base URL] [--tenant ID] [--secret S] [--from ID] [--wait S]`;
+/** How long `send` waits for the bot's answer at the fake by default (a turn takes well under 1 s). */
+const DEFAULT_WAIT_SECONDS = 30;
+const POLL_INTERVAL_MS = 200;
+
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    port: { type: "string" },
+    base: { type: "string" },
+    tenant: { type: "string" },
+    secret: { type: "string" },
+    from: { type: "string" },
+    wait: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  },
+});
+const [name, command, ...words] = positionals;
+const platform = PLATFORMS[name];
+if (options.help || !platform || (command !== undefined && command !== "send")) {
+  console.error(USAGE);
+  process.exit(options.help ? 0 : 2);
+}
+// FAKE_TELEGRAM_PORT / FAKE_SLACK_PORT move a fake for every command of one shell (the docs test).
+const port = Number(options.port ?? process.env[`FAKE_${name.toUpperCase()}_PORT`] ?? platform.port);
+if (!Number.isInteger(port) || port <= 0 || port > 65535) fail(`--port must be a TCP port, not ${options.port}`);
+
+if (command === "send") await send(words.join(" ") || "hello");
+else serve();
+
+function fail(message) {
+  console.error(`npm run fake: ${message}`);
+  process.exit(1);
+}
+
+/** Starts the fake in the foreground and says how to point a tenant at it. */
+function serve() {
+  const config = { channels: { [name]: platform.configBlock(port, platform) } };
+  console.log(`Fake ${name} API on ${platform.apiRoot(port)} (Ctrl-C stops it)
+  apiRoot   ${platform.apiRoot(port)}
+  botToken  ${platform.token}   (${name === "telegram" ? "the fake answers only this token" : "any token works here"})
+  ${name === "telegram" ? "webhookSecret" : "signingSecret"}  ${platform.secret}   (what "npm run fake -- ${name} send" uses)
+Add it to the tenant's config, keeping the rest (PATCH merges; PUT would replace the whole config):
+  curl -s -X PATCH "$BASE/v1/config" -H "$OP" -H 'content-type: application/merge-patch+json' -d '${JSON.stringify(config)}'
+Then, from another shell: npm run fake -- ${name} send "hello"`);
+  const child = spawn(process.execPath, [join(ROOT, platform.script), String(port)], {
+    stdio: "inherit",
+    env: { ...process.env, ...(name === "telegram" ? { TG_TOKEN: platform.token } : {}) },
+  });
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
+}
+
+/** Posts one inbound message as the platform would, then prints what the bot sent back at the fake. */
+async function send(text) {
+  const base = (options.base ?? process.env.BASE ?? "http://127.0.0.1:8787").replace(/\/+$/, "");
+  const prefix = options.tenant ? `/t/${encodeURIComponent(options.tenant)}` : "";
+  const secret = options.secret ?? platform.secret;
+  const from = options.from ?? platform.from;
+  const fakeUrl = `http://127.0.0.1:${port}`;
+  const before = await fakeCalls(fakeUrl, 0);
+  const since = before ? Math.max(0, ...before.map((call) => call.seq)) : 0;
+  const request = name === "telegram" ? telegramUpdate(text, from, secret) : slackEvent(text, from, secret);
+  const url = `${base}${prefix}${name === "telegram" ? "/telegram-webhook" : "/slack/events"}`;
+  let res;
+  try {
+    res = await fetch(url, { method: "POST", headers: request.headers, body: request.body });
+  } catch (error) {
+    fail(`cannot reach ${url} (${error.cause?.code ?? error.message}): is npm run dev running, and BASE right?`);
+  }
+  const answer = await res.text();
+  console.log(`POST ${url} → ${res.status}${answer ? ` ${answer}` : ""}`);
+  if (!res.ok) {
+    fail(
+      res.status === 401
+        ? `refused: the ${name === "telegram" ? "webhookSecret" : "signingSecret"} in the config is not "${secret}" (pass --secret)`
+        : `the service answered ${res.status}`,
+    );
+  }
+  if (!before) {
+    console.log(`(no fake ${name} API on ${fakeUrl}: not waiting for the bot's answer)`);
+    return;
+  }
+  const waitSeconds = Number(options.wait ?? DEFAULT_WAIT_SECONDS);
+  const deadline = Date.now() + waitSeconds * 1000;
+  while (Date.now() < deadline) {
+    const replies = ((await fakeCalls(fakeUrl, since)) ?? []).filter((call) => call.method === platform.replyMethod);
+    if (replies.length > 0) {
+      for (const reply of replies) console.log(`← ${reply.method} to ${chatOf(reply.body)}: ${reply.body.text}`);
+      return;
+    }
+    await new Promise((done) => setTimeout(done, POLL_INTERVAL_MS));
+  }
+  fail(`no ${platform.replyMethod} at the fake within ${waitSeconds} s (npm run dev's log says why)`);
+}
+
+/** The fake's call log after `since`, or undefined when no fake listens there. */
+async function fakeCalls(fakeUrl, since) {
+  try {
+    const res = await fetch(`${fakeUrl}/__calls?since=${since}`);
+    return res.ok ? (await res.json()).calls : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function chatOf(body) {
+  return body.chat_id ?? body.channel ?? "?";
+}
+
+/** A private-chat message update, with the secret header Telegram sends. */
+function telegramUpdate(text, from, secret) {
+  const now = Date.now();
+  const user = Number(from);
+  const update = {
+    update_id: Math.floor(now / 10) % 2_000_000_000,
+    message: {
+      message_id: now % 1_000_000,
+      from: { id: user, is_bot: false, first_name: "Local", username: "local_user" },
+      chat: { id: user, type: "private", first_name: "Local" },
+      date: Math.floor(now / 1000),
+      text,
+    },
+  };
+  return {
+    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret },
+    body: JSON.stringify(update),
+  };
+}
+
+/** A DM `message` event in an Events API envelope, signed as Slack signs it (v0 HMAC-SHA256). */
+function slackEvent(text, from, secret) {
+  const now = Date.now();
+  const ts = `${Math.floor(now / 1000)}.${String(now % 1000).padStart(3, "0")}${String(Math.floor(Math.random() * 1000)).padStart(3, "0")}`;
+  const channel = `D${from.replace(/^U/, "")}`;
+  const body = JSON.stringify({
+    token: "legacy-verification-token",
+    team_id: "T0TEST",
+    api_app_id: "A0TEST",
+    type: "event_callback",
+    event_id: `Ev${now}`,
+    event_time: Math.floor(now / 1000),
+    event: { type: "message", channel, channel_type: "im", user: from, text, ts, event_ts: ts, team: "T0TEST" },
+  });
+  const at = Math.floor(now / 1000);
+  const signature = `v0=${createHmac("sha256", secret).update(`v0:${at}:${body}`).digest("hex")}`;
+  return {
+    headers: {
+      "content-type": "application/json",
+      "x-slack-signature": signature,
+      "x-slack-request-timestamp": String(at),
+    },
+    body,
+  };
+}
