@@ -6,7 +6,7 @@ import { AnswerThen, type MethodTable, TwoPhase } from "../registry/method";
 import type { ConnectionState } from "./connection";
 import { type Connection, type Connections, safeSend } from "./connections";
 import type { Fanout } from "./fanout";
-import { errorFrame, gatewayError, resFrame } from "./frames";
+import { errorFrame, gatewayError, refusalError, resFrame } from "./frames";
 import { parseParams } from "./parse-params";
 import { missingMutationTarget } from "./session-target";
 
@@ -117,9 +117,7 @@ export class Requests {
       }
     } catch (error) {
       if (error instanceof DomainError && error.code === "rate_limited") {
-        // OpenClaw's own rate limits answer UNAVAILABLE, retryable, with retryAfterMs.
-        const retryAfterMs = Number(error.details?.retryAfterMs ?? 1000);
-        safeSend(ws, errorFrame(id, { ...gatewayError("UNAVAILABLE", error.message), retryable: true, retryAfterMs }));
+        safeSend(ws, errorFrame(id, refusalError(error.message, Number(error.details?.retryAfterMs ?? 1000))));
       } else if (error instanceof DomainError) {
         safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", error.message, error.details)));
       } else {
