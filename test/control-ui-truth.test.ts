@@ -1,3 +1,5 @@
+import { evictDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { freshTenant, grantDeploymentKey } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
@@ -102,6 +104,22 @@ describe("system.info", () => {
     expect(info.ok).toBe(true);
     expect(info.payload.uptimeMs).toBeGreaterThanOrEqual(0);
     expect(info.payload.uptimeMs).toBeLessThan(24 * 60 * 60 * 1000);
+  });
+
+  it("keeps counting when the tenant object restarts (as after hibernation), hello-ok too", async () => {
+    const { tenant, client } = await ui("uptime-wake");
+    const before = (await client.request("system.info", {})).payload.uptimeMs;
+    const waitedMs = 1_000;
+    await new Promise((resolve) => setTimeout(resolve, waitedMs));
+    client.close();
+    // A new instance of the object: a clock taken when it starts would read ~0 now.
+    await evictDurableObject(env.TENANTS.getByName(tenant.id));
+    const again = await GatewayClient.open(tenant.prefix);
+    open.push(again);
+    const hello = await again.handshake({ token: tenant.token });
+    expect(hello.payload.snapshot.uptimeMs).toBeGreaterThanOrEqual(before + waitedMs);
+    const after = (await again.request("system.info", {})).payload.uptimeMs;
+    expect(after).toBeGreaterThanOrEqual(before + waitedMs);
   });
 });
 

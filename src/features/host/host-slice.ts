@@ -75,8 +75,8 @@ export const hostSlice: Slice = {
         nodeVersion: null,
         pid: null,
         processInstanceId: null,
-        // Since the gateway object serving this socket started (hello's snapshot.uptimeMs): a
-        // module-level clock would read 0 here (workerd stops the clock outside requests).
+        // Since the gateway object serving this socket first served (hello's snapshot.uptimeMs),
+        // kept in its storage so a wake-up from hibernation does not restart it (gateway-start.ts).
         uptimeMs: Date.now() - (ctx.gatewayStartedAt ?? Date.now()),
         cpuCount: null,
         cpuModel: null,
