@@ -6,7 +6,11 @@ import type { RunRecord } from "../model/run-types";
  * model, its tool calls, and whether it failed. Runs that never called a model (aborted
  * before starting, fixed replies) add nothing.
  */
-export function usageEventOf(run: RunRecord, sessionId: string | undefined, toolCalls: number): UsageEvent | null {
+export function usageEventOf(
+  run: RunRecord,
+  sessionId: string | undefined,
+  toolCalls: Record<string, number>,
+): UsageEvent | null {
   const ended = run.state === "ok" || run.state === "error" || run.state === "timeout";
   if (!ended || run.input.fixedReply !== undefined || run.startedAt === undefined) return null;
   const runner = run.input.runner;
@@ -24,7 +28,8 @@ export function usageEventOf(run: RunRecord, sessionId: string | undefined, tool
     input: run.usage?.input ?? 0,
     output: run.usage?.output ?? 0,
     totalTokens: run.usage?.totalTokens ?? 0,
-    toolCalls,
+    toolCalls: Object.values(toolCalls).reduce((n, calls) => n + calls, 0),
+    ...(Object.keys(toolCalls).length > 0 ? { tools: toolCalls } : {}),
     failed: run.state !== "ok",
     ...(price && run.usage
       ? { cost: { input: (run.usage.input * price.input) / 1e6, output: (run.usage.output * price.output) / 1e6 } }
