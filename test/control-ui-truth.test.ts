@@ -301,6 +301,10 @@ describe("Labs and Privacy & Security", () => {
         exec: { security: "deny" },
       },
       browser: { enabled: false },
+      // Skill Workshop's self-learning, Security's "Gateway auth", Updates' checks: as they are here.
+      skills: { workshop: { autonomous: { mode: "off" } } },
+      gateway: { auth: { mode: "token" } },
+      update: { checkOnStart: false, auto: { enabled: false } },
     };
     // Every view the pages read (Labs: the snapshot's config; Privacy & Security: the form from it).
     for (const view of ["config", "parsed", "resolved", "sourceConfig"]) expect(got.payload[view]).toEqual(off);
@@ -345,5 +349,19 @@ describe("Labs and Privacy & Security", () => {
     expect(put.status).toBe(400);
     expect(put.data.error.message).toMatch(/tools\.exec\.security: exec is not available on this service/);
     expect((await client.request("config.get", {})).payload.hash).toBe(got.payload.hash);
+    // Skill Workshop › Self-learning on, Updates › Check for updates on: refused, saying why.
+    expect(await refused({ skills: { workshop: { autonomous: { mode: "auto" } } } })).toMatch(
+      /^invalid config: skills\.workshop\.autonomous\.mode: Skill Workshop self-learning is not available on this service/,
+    );
+    expect(await refused({ update: { checkOnStart: true } })).toMatch(
+      /^invalid config: update\.checkOnStart: updates are not the tenant's to manage/,
+    );
+    expect(await refused({ gateway: { auth: { mode: "none" } } })).toMatch(
+      /^invalid config: gateway\.auth\.mode: gateway auth on this service is always an operator token/,
+    );
+    // Cloud workers: no profiles to advertise, said instead of an empty catalog.
+    const profiles = await client.request("environments.list", { projection: "profiles" });
+    expect(profiles.error?.message).toMatch(/^cloud workers are not available on this service/);
+    expect((await client.request("environments.list", {})).payload).toEqual({ environments: [] });
   });
 });
