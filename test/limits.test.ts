@@ -111,6 +111,10 @@ describe("run starts per minute, on every door", () => {
       expect(res.error.details).toEqual({ retryAfterMs: res.error.retryAfterMs });
       expect(res.error.message).toContain(`retry in ${Math.ceil(res.error.retryAfterMs / 1000)} s`);
     }
+    // chat.send's refusal is also its run's `chat` error, which the Control UI shows in the chat.
+    expect(client.events("chat").map((e) => e.payload)).toEqual([
+      { runId: "gw-1", sessionKey: "main", seq: 1, state: "error", errorMessage: expect.stringMatching(/; retry in/) },
+    ]);
     // The OpenAI routes: OpenAI's error shape, 429 with Retry-After.
     const openai = await call(`${t.prefix}/v1/chat/completions`, {
       method: "POST",

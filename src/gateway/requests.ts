@@ -117,7 +117,15 @@ export class Requests {
       }
     } catch (error) {
       if (error instanceof DomainError && error.code === "rate_limited") {
-        safeSend(ws, errorFrame(id, refusalError(error.message, Number(error.details?.retryAfterMs ?? 1000))));
+        const refusal = refusalError(error.message, Number(error.details?.retryAfterMs ?? 1000));
+        // The chat shows a run's `chat` error ("Error: …"); the error frame alone marks the
+        // message "Not sent" with the reason in a tooltip only.
+        const chatRun = definition.chatRunOf?.(parsed.data);
+        if (chatRun) {
+          const payload = { ...chatRun, seq: 1, state: "error", errorMessage: refusal.message };
+          connections.sendEvent(connection, "chat", JSON.stringify(payload));
+        }
+        safeSend(ws, errorFrame(id, refusal));
       } else if (error instanceof DomainError) {
         safeSend(ws, errorFrame(id, gatewayError("INVALID_REQUEST", error.message, error.details)));
       } else {
