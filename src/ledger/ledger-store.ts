@@ -1,6 +1,6 @@
 import type { LogTail, LogTailQuery, TenantLogLine, UsageEvent, UsageQuery, UsageRows } from "../contracts/ledger-api";
 import type { Schema } from "../storage/migrations";
-import { all, first } from "../storage/sql";
+import { all, first, type Row } from "../storage/sql";
 
 /**
  * A tenant's ledger in SQLite: usage rolled up per UTC day, session and model (one row updated
@@ -131,22 +131,10 @@ export class LedgerStore {
   }
 
   usage(query: UsageQuery): UsageRows {
-    const rows = all<UsageDbRow>(
-      this.sql,
-      `SELECT * FROM usage_daily WHERE date >= ? AND date <= ? AND (?3 IS NULL OR agent_id = ?3)
-       ORDER BY date, session_key LIMIT ?4`,
-      query.startDate,
-      query.endDate,
-      query.agentId ?? null,
-      USAGE_MAX_ROWS + 1,
-    );
-    const tools = all<{ date: string; session_key: string; agent_id: string; tool: string; calls: number }>(
-      this.sql,
-      `SELECT * FROM usage_tools WHERE date >= ? AND date <= ? AND (?3 IS NULL OR agent_id = ?3)
-       ORDER BY date, session_key LIMIT ?4`,
-      query.startDate,
-      query.endDate,
-      query.agentId ?? null,
+    const rows = this.inRange<UsageDbRow>("usage_daily", query, USAGE_MAX_ROWS + 1);
+    const tools = this.inRange<{ date: string; session_key: string; agent_id: string; tool: string; calls: number }>(
+      "usage_tools",
+      query,
       USAGE_MAX_ROWS,
     );
     return {
@@ -176,6 +164,19 @@ export class LedgerStore {
         pricedRuns: row.priced_runs,
       })),
     };
+  }
+
+  /** A rollup table's rows in the query's date range (and agent), oldest first, at most `limit`. */
+  private inRange<T extends Row>(table: "usage_daily" | "usage_tools", query: UsageQuery, limit: number): T[] {
+    return all<T>(
+      this.sql,
+      `SELECT * FROM ${table} WHERE date >= ? AND date <= ? AND (?3 IS NULL OR agent_id = ?3)
+       ORDER BY date, session_key LIMIT ?4`,
+      query.startDate,
+      query.endDate,
+      query.agentId ?? null,
+      limit,
+    );
   }
 
   log(line: TenantLogLine, now: number): void {
