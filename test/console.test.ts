@@ -223,6 +223,33 @@ describe("lists that tell the truth, and transcript search", () => {
     expect((await client.request("sessions.search", { query: "  " })).error?.message).toBe("query must not be empty");
   });
 
+  it("searches the archived sessions when the scope asks for them (the UI's Archived and All tabs)", async () => {
+    const { tenant, client } = await console("search-archived");
+    await tenant.append("agent:main:kept", { role: "user", content: "Lisbon trip, active notes" });
+    await tenant.append("agent:main:shelved", { role: "user", content: "Lisbon trip, old notes" });
+    const shelved = (await client.request("sessions.describe", { key: "agent:main:shelved" })).payload.session;
+    const archive = { key: "agent:main:shelved", archived: true, expectedSessionId: shelved.sessionId };
+    expect((await client.request("sessions.patch", archive)).ok).toBe(true);
+    // What the UI sends: its sessions.list filters as the scope (here its three tabs).
+    const scope = { includeGlobal: true, includeUnknown: true, agentId: "main", search: "" };
+    const keysOf = async (archived?: boolean | "all") => {
+      const found = await client.request("sessions.search", {
+        query: "Lisbon",
+        limit: 25,
+        scope: { ...scope, ...(archived === undefined ? {} : { archived }) },
+      });
+      expect(found.ok, JSON.stringify(found.error)).toBe(true);
+      const rows = found.payload.sessions.map((row: { key: string; archived: boolean }) => [row.key, row.archived]);
+      return { hits: found.payload.results.map((hit: { sessionKey: string }) => hit.sessionKey).sort(), rows };
+    };
+    expect((await keysOf()).hits).toEqual(["agent:main:kept"]);
+    expect((await keysOf(false)).hits).toEqual(["agent:main:kept"]);
+    const archivedOnly = await keysOf(true);
+    expect(archivedOnly.hits).toEqual(["agent:main:shelved"]);
+    expect(archivedOnly.rows).toEqual([["agent:main:shelved", true]]);
+    expect((await keysOf("all")).hits).toEqual(["agent:main:kept", "agent:main:shelved"]);
+  });
+
   it("honours hasBoard and activeOnly instead of listing every session", async () => {
     const { tenant, client } = await console("list-truth");
     await tenant.append("agent:main:idle", { role: "user", content: "hi" });

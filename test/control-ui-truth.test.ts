@@ -1,3 +1,5 @@
+import { evictDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { freshTenant, grantDeploymentKey } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
@@ -102,6 +104,22 @@ describe("system.info", () => {
     expect(info.ok).toBe(true);
     expect(info.payload.uptimeMs).toBeGreaterThanOrEqual(0);
     expect(info.payload.uptimeMs).toBeLessThan(24 * 60 * 60 * 1000);
+  });
+
+  it("keeps counting when the tenant object restarts (as after hibernation), hello-ok too", async () => {
+    const { tenant, client } = await ui("uptime-wake");
+    const before = (await client.request("system.info", {})).payload.uptimeMs;
+    const waitedMs = 1_000;
+    await new Promise((resolve) => setTimeout(resolve, waitedMs));
+    client.close();
+    // A new instance of the object: a clock taken when it starts would read ~0 now.
+    await evictDurableObject(env.TENANTS.getByName(tenant.id));
+    const again = await GatewayClient.open(tenant.prefix);
+    open.push(again);
+    const hello = await again.handshake({ token: tenant.token });
+    expect(hello.payload.snapshot.uptimeMs).toBeGreaterThanOrEqual(before + waitedMs);
+    const after = (await again.request("system.info", {})).payload.uptimeMs;
+    expect(after).toBeGreaterThanOrEqual(before + waitedMs);
   });
 });
 
@@ -283,6 +301,10 @@ describe("Labs and Privacy & Security", () => {
         exec: { security: "deny" },
       },
       browser: { enabled: false },
+      // Skill Workshop's self-learning, Security's "Gateway auth", Updates' checks: as they are here.
+      skills: { workshop: { autonomous: { mode: "off" } } },
+      gateway: { auth: { mode: "token" } },
+      update: { checkOnStart: false, auto: { enabled: false } },
     };
     // Every view the pages read (Labs: the snapshot's config; Privacy & Security: the form from it).
     for (const view of ["config", "parsed", "resolved", "sourceConfig"]) expect(got.payload[view]).toEqual(off);
@@ -327,5 +349,19 @@ describe("Labs and Privacy & Security", () => {
     expect(put.status).toBe(400);
     expect(put.data.error.message).toMatch(/tools\.exec\.security: exec is not available on this service/);
     expect((await client.request("config.get", {})).payload.hash).toBe(got.payload.hash);
+    // Skill Workshop › Self-learning on, Updates › Check for updates on: refused, saying why.
+    expect(await refused({ skills: { workshop: { autonomous: { mode: "auto" } } } })).toMatch(
+      /^invalid config: skills\.workshop\.autonomous\.mode: Skill Workshop self-learning is not available on this service/,
+    );
+    expect(await refused({ update: { checkOnStart: true } })).toMatch(
+      /^invalid config: update\.checkOnStart: updates are not the tenant's to manage/,
+    );
+    expect(await refused({ gateway: { auth: { mode: "none" } } })).toMatch(
+      /^invalid config: gateway\.auth\.mode: gateway auth on this service is always an operator token/,
+    );
+    // Cloud workers: no profiles to advertise, said instead of an empty catalog.
+    const profiles = await client.request("environments.list", { projection: "profiles" });
+    expect(profiles.error?.message).toMatch(/^cloud workers are not available on this service/);
+    expect((await client.request("environments.list", {})).payload).toEqual({ environments: [] });
   });
 });

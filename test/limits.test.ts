@@ -92,7 +92,8 @@ describe("run starts per minute, on every door", () => {
       ok: false,
       error: { type: "rate_limited", message: "Too many run starts: the limit is 2 per minute" },
     });
-    // The gateway: chat.send and agent answer an error frame, retryable, with retryAfterMs.
+    // The gateway: chat.send and agent answer an error frame with retryAfterMs and the wait in its
+    // message, not retryable (the Control UI then shows it in the chat instead of re-sending).
     const client = await GatewayClient.connect({ path: t.prefix, token: t.token });
     open.push(client);
     for (const [method, params] of [
@@ -103,11 +104,17 @@ describe("run starts per minute, on every door", () => {
       expect(res.ok).toBe(false);
       expect(res.error).toMatchObject({
         code: "UNAVAILABLE",
-        message: "Too many run starts: the limit is 2 per minute",
-        retryable: true,
+        message: expect.stringMatching(/^Too many run starts: the limit is 2 per minute; retry in \d+ s$/),
+        retryable: false,
       });
       expect(res.error.retryAfterMs).toBeGreaterThan(1000);
+      expect(res.error.details).toEqual({ retryAfterMs: res.error.retryAfterMs });
+      expect(res.error.message).toContain(`retry in ${Math.ceil(res.error.retryAfterMs / 1000)} s`);
     }
+    // chat.send's refusal is also its run's `chat` error, which the Control UI shows in the chat.
+    expect(client.events("chat").map((e) => e.payload)).toEqual([
+      { runId: "gw-1", sessionKey: "main", seq: 1, state: "error", errorMessage: expect.stringMatching(/; retry in/) },
+    ]);
     // The OpenAI routes: OpenAI's error shape, 429 with Retry-After.
     const openai = await call(`${t.prefix}/v1/chat/completions`, {
       method: "POST",
@@ -190,8 +197,8 @@ describe("sessions.search calls per minute", () => {
     expect(refused.ok).toBe(false);
     expect(refused.error).toMatchObject({
       code: "UNAVAILABLE",
-      message: "Too many searches: the limit is 2 per minute",
-      retryable: true,
+      message: expect.stringMatching(/^Too many searches: the limit is 2 per minute; retry in \d+ s$/),
+      retryable: false,
     });
     expect(refused.error.retryAfterMs).toBeGreaterThan(1000);
   });
@@ -357,7 +364,12 @@ describe("sessions per tenant", () => {
     ] as const) {
       const res = await client.request(method, params);
       expect(res.ok, method).toBe(false);
-      expect(res.error).toMatchObject({ code: "UNAVAILABLE", message: full, retryable: true, retryAfterMs: 60_000 });
+      expect(res.error).toMatchObject({
+        code: "UNAVAILABLE",
+        message: `${full}; retry in 60 s`,
+        retryable: false,
+        retryAfterMs: 60_000,
+      });
     }
     // The OpenAI routes (a new key by OpenClaw's header): OpenAI's error shape.
     const openai = await call(`${t.prefix}/v1/chat/completions`, {

@@ -162,6 +162,27 @@ describe("tool loop (openai runner)", () => {
     expect(row).toMatchObject({ inputTokens: expected.input, outputTokens: 21, totalTokens: expected.totalTokens });
   });
 
+  it("counts each tool's calls in sessions.usage, in OpenClaw's shape (the Usage page's Top Tools)", async () => {
+    const { client } = await tenantWith("tl-tools");
+    const chain = 'CALL sessions_list {"limit":1} THEN CALL agents_list {} THEN CALL sessions_list {"limit":2}';
+    expect((await turn(client, chain, "tl-tools-1")).payload.state).toBe("final");
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = await until(
+      () => client.request("sessions.usage", { startDate: today, endDate: today }),
+      (answer) => answer.payload?.aggregates?.tools?.totalCalls > 0,
+    );
+    const tools = {
+      totalCalls: 3,
+      uniqueTools: 2,
+      tools: [
+        { name: "sessions_list", count: 2 },
+        { name: "agents_list", count: 1 },
+      ],
+    };
+    expect(usage.payload.aggregates.tools).toEqual(tools);
+    expect(usage.payload.sessions[0].usage.toolUsage).toEqual(tools);
+  });
+
   it("stops an endless loop at the round cap with a clear error", async () => {
     const { client: capped } = await tenantWith("tl-cap", {
       agents: {

@@ -16,6 +16,8 @@ export type UsageEvent = {
   totalTokens: number;
   /** Tool calls the run made, and whether it failed (error or timeout). */
   toolCalls: number;
+  /** The same calls by tool name (the Usage page's "Top Tools"); absent when none. */
+  tools?: Record<string, number>;
   failed: boolean;
   /** What the run's tokens cost in USD, when the runner has a price (`runner.cost`). */
   cost?: { input: number; output: number };
@@ -55,6 +57,8 @@ export type UsageRow = {
   outputCost: number;
   pricedRuns: number;
 };
-export type UsageRows = { rows: UsageRow[]; truncated: boolean };
+/** Calls of one tool per day and session, in the same range. */
+export type ToolUsageRow = { date: string; sessionKey: string; agentId: string; tool: string; calls: number };
+export type UsageRows = { rows: UsageRow[]; tools: ToolUsageRow[]; truncated: boolean };
 
 export type LogTail = { cursor: number; lines: string[]; truncated: boolean; reset: boolean; size: number };

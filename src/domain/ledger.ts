@@ -1,4 +1,4 @@
-import type { TenantLogLine, UsageRow } from "../contracts/ledger-api";
+import type { TenantLogLine, ToolUsageRow, UsageRow } from "../contracts/ledger-api";
 import { utcDate } from "../ledger/ledger-store";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
@@ -75,7 +75,7 @@ export async function sessionsUsage(ctx: TenantContext<"index">, params: UsagePa
       throw new DomainError("invalid", `invalid sessions.usage params: ${name} must be YYYY-MM-DD`);
   }
   const limit = Math.min(params.limit ?? USAGE_SESSIONS_MAX, USAGE_SESSIONS_MAX);
-  const { rows } = await ctx.ledger.usage({
+  const { rows, tools } = await ctx.ledger.usage({
     startDate,
     endDate,
     limit,
@@ -101,7 +101,10 @@ export async function sessionsUsage(ctx: TenantContext<"index">, params: UsagePa
         creatorKey: '["unknown"]',
         ...(row?.modelProvider ? { modelProvider: row.modelProvider } : {}),
         ...(row?.model ? { model: row.model } : {}),
-        usage: sessionUsage(sessionRows),
+        usage: sessionUsage(
+          sessionRows,
+          tools.filter((tool) => tool.sessionKey === key),
+        ),
         hasContextWeight: false,
       };
     }),
@@ -122,7 +125,7 @@ export async function sessionsUsage(ctx: TenantContext<"index">, params: UsagePa
     aggregates: {
       sessionCount: bySession.length,
       messages: messageCounts(rows),
-      tools: { totalCalls: rows.reduce((n, row) => n + row.toolCalls, 0), uniqueTools: 0, tools: [] },
+      tools: toolUsage(rows, tools),
       byModel,
       byProvider,
       byAgent: [...grouped(rows, (row: UsageRow) => row.agentId)].map(([agentId, agentRows]) => ({
@@ -175,7 +178,20 @@ function messageCounts(rows: UsageRow[]) {
   return { total: runs * 2 + toolCalls * 2, user: runs, assistant: runs, toolCalls, toolResults: toolCalls, errors };
 }
 
-function sessionUsage(rows: UsageRow[]) {
+/**
+ * OpenClaw's tool usage: calls in all (every run's count) and per tool name, most called first
+ * (names from the runs' tool loop journals).
+ */
+function toolUsage(rows: UsageRow[], toolRows: ToolUsageRow[]) {
+  const counts = new Map<string, number>();
+  for (const row of toolRows) counts.set(row.tool, (counts.get(row.tool) ?? 0) + row.calls);
+  const tools = [...counts]
+    .map(([name, count]) => ({ name, count }))
+    .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
+  return { totalCalls: rows.reduce((n, row) => n + row.toolCalls, 0), uniqueTools: tools.length, tools };
+}
+
+function sessionUsage(rows: UsageRow[], toolRows: ToolUsageRow[]) {
   const days = [...grouped(rows, (row) => row.date)].sort(([a], [b]) => a.localeCompare(b));
   const first = Date.parse(`${days[0]![0]}T00:00:00Z`);
   const last = Date.parse(`${days.at(-1)![0]}T23:59:59Z`);
@@ -190,7 +206,7 @@ function sessionUsage(rows: UsageRow[]) {
     }),
     dailyMessageCounts: days.map(([date, dayRows]) => ({ date, ...messageCounts(dayRows) })),
     messageCounts: messageCounts(rows),
-    toolUsage: { totalCalls: rows.reduce((n, row) => n + row.toolCalls, 0), uniqueTools: 0, tools: [] },
+    toolUsage: toolUsage(rows, toolRows),
     modelUsage: modelUsage(rows),
   };
 }

@@ -1,4 +1,5 @@
 import type { TranscriptHit } from "../contracts/session-api";
+import type { SessionsListParams } from "../protocol/methods";
 import type { TenantContext } from "./context";
 import { DomainError } from "./errors";
 import { listSessions } from "./session-index";
@@ -23,18 +24,16 @@ export const SEARCH_SESSION_BYTES = 4 * 1024 * 1024;
 /** Message bytes one call looks at over all its sessions, at most. */
 export const SEARCH_CALL_BYTES = 32 * 1024 * 1024;
 
+/**
+ * The sessions searched: OpenClaw's scope is the Control UI's sessions.list filters (its
+ * Active/Archived/All tab as `archived`, its agent, kinds, label, …) without the paging.
+ */
+export type SearchScope = Omit<SessionsListParams, "limit" | "offset" | "includeDerivedTitles" | "includeLastMessage">;
+
 export type SearchParams = {
   query: string;
   limit?: number | undefined;
-  scope?:
-    | {
-        agentId?: string | undefined;
-        includeGlobal?: boolean | undefined;
-        includeUnknown?: boolean | undefined;
-        excludeSubagents?: boolean | undefined;
-        excludeCron?: boolean | undefined;
-      }
-    | undefined;
+  scope?: SearchScope | undefined;
 };
 
 export type SearchHit = TranscriptHit & { sessionKey: string; score: number };
@@ -44,14 +43,8 @@ export async function searchSessions(ctx: TenantContext<"index">, params: Search
   if (!query) throw new DomainError("invalid", "query must not be empty");
   const limit = Math.min(params.limit ?? 25, SEARCH_LIMIT_MAX);
   const scope = params.scope ?? {};
-  const candidates = await listSessions(ctx, {
-    limit: SEARCH_SESSIONS_MAX,
-    ...(scope.agentId ? { agentId: scope.agentId } : {}),
-    ...(scope.includeGlobal ? { includeGlobal: true } : {}),
-    ...(scope.includeUnknown ? { includeUnknown: true } : {}),
-    ...(scope.excludeSubagents ? { excludeSubagents: true } : {}),
-    ...(scope.excludeCron ? { excludeCron: true } : {}),
-  });
+  // The same filters as the list the UI shows beside the search (archived ones included as asked).
+  const candidates = await listSessions(ctx, { ...scope, limit: SEARCH_SESSIONS_MAX });
   // Only sessions with a message: nothing to find in the others, and no object to wake.
   const keys = candidates.sessions.filter((session) => session.messageCount > 0).map((session) => session.key);
   const deadline = Date.now() + SEARCH_BUDGET_MS;

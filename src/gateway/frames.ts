@@ -1,4 +1,5 @@
 import type { ErrorCode, ErrorShape } from "../protocol/gateway";
+import { waitText } from "../util/wait-text";
 
 /** Serialized gateway frames. Payloads are JSON-encoded once and sent to every recipient as is. */
 
@@ -21,4 +22,18 @@ export function rawEventFrame(event: string, payloadJson: string, seq?: number):
 
 export function gatewayError(code: ErrorCode, message: string, details?: unknown): ErrorShape {
   return { code, message, ...(details !== undefined ? { details } : {}) };
+}
+
+/**
+ * A tenant limit's refusal: `UNAVAILABLE` with `retryAfterMs` (and in `details`), the wait in
+ * its message. Not `retryable`: the Control UI re-sends a retryable `chat.send` by itself and
+ * shows the message as "Waiting for reconnect" meanwhile, never the reason; a limit is the
+ * tenant's quota, not a gateway that is briefly busy, so the UI shows the refusal in the chat.
+ */
+export function refusalError(message: string, retryAfterMs: number): ErrorShape {
+  return {
+    ...gatewayError("UNAVAILABLE", `${message}; retry in ${waitText(retryAfterMs)}`, { retryAfterMs }),
+    retryable: false,
+    retryAfterMs,
+  };
 }

@@ -13,6 +13,7 @@ import type { ConnectionState } from "./connection";
 import { type Connection, Connections, eventFrameHead, safeSend } from "./connections";
 import { Fanout } from "./fanout";
 import { errorFrame, eventFrame, gatewayError } from "./frames";
+import { gatewayStartedAt } from "./gateway-start";
 import { describeParamsError } from "./handshake";
 import { HelloCache } from "./hello-cache";
 import { HANDSHAKE_TIMEOUT_MS, handshakeExpired, planAlarm } from "./liveness";
@@ -48,7 +49,8 @@ export class GatewayHub {
   readonly connections: Connections;
   readonly fanout: Fanout;
   private readonly requests: Requests;
-  private readonly startedAt = Date.now();
+  /** When this object's gateway first served (kept across wake-ups: the uptime the UI shows). */
+  private readonly startedAt: number;
   /** Handshake deadlines of sockets still in the challenge phase (cleared once they connect). */
   private readonly deadlines = new Map<WebSocket, ReturnType<typeof setTimeout>>();
   /** When the alarm is set, as far as this instance knows (undefined = not read yet). */
@@ -57,6 +59,7 @@ export class GatewayHub {
   private readonly helloCache = new HelloCache();
 
   constructor(private readonly host: HubHost) {
+    this.startedAt = gatewayStartedAt(host.ctx.storage);
     // Keep-alive pings are answered by the runtime without waking the object.
     host.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
     this.connections = new Connections(host.ctx, () => host.connectionsChanged?.());

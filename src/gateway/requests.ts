@@ -6,7 +6,7 @@ import { AnswerThen, type MethodTable, TwoPhase } from "../registry/method";
 import type { ConnectionState } from "./connection";
 import { type Connection, type Connections, safeSend } from "./connections";
 import type { Fanout } from "./fanout";
-import { errorFrame, gatewayError, resFrame } from "./frames";
+import { errorFrame, gatewayError, refusalError, resFrame } from "./frames";
 import { parseParams } from "./parse-params";
 import { missingMutationTarget } from "./session-target";
 
@@ -117,9 +117,15 @@ export class Requests {
       }
     } catch (error) {
       if (error instanceof DomainError && error.code === "rate_limited") {
-        // OpenClaw's own rate limits answer UNAVAILABLE, retryable, with retryAfterMs.
-        const retryAfterMs = Number(error.details?.retryAfterMs ?? 1000);
-        safeSend(ws, errorFrame(id, { ...gatewayError("UNAVAILABLE", error.message), retryable: true, retryAfterMs }));
+        const refusal = refusalError(error.message, Number(error.details?.retryAfterMs ?? 1000));
+        // The chat shows a run's `chat` error ("Error: …"); the error frame alone marks the
+        // message "Not sent" with the reason in a tooltip only.
+        const chatRun = definition.chatRunOf?.(parsed.data);
+        if (chatRun) {
+          const payload = { ...chatRun, seq: 1, state: "error", errorMessage: refusal.message };
+          connections.sendEvent(connection, "chat", JSON.stringify(payload));
+        }
+        safeSend(ws, errorFrame(id, refusal));
       } else if (error instanceof DomainError && error.code === "unavailable") {
         safeSend(ws, errorFrame(id, gatewayError("UNAVAILABLE", error.message)));
       } else if (error instanceof DomainError) {

@@ -1,6 +1,6 @@
 import type { LogTail, LogTailQuery, TenantLogLine, UsageEvent, UsageQuery, UsageRows } from "../contracts/ledger-api";
 import type { Schema } from "../storage/migrations";
-import { all, first } from "../storage/sql";
+import { all, first, type Row } from "../storage/sql";
 
 /**
  * A tenant's ledger in SQLite: usage rolled up per UTC day, session and model (one row updated
@@ -36,6 +36,18 @@ export const LEDGER_SCHEMAS: Schema[] = [
       {
         name: "create logs",
         sql: "CREATE TABLE logs (id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, line TEXT NOT NULL)",
+      },
+      {
+        name: "create usage_tools",
+        // Calls per tool, per UTC day and session (a run's tool loop journal, counted when it ends).
+        sql: `CREATE TABLE usage_tools (
+          date TEXT NOT NULL,
+          session_key TEXT NOT NULL,
+          agent_id TEXT NOT NULL,
+          tool TEXT NOT NULL,
+          calls INTEGER NOT NULL DEFAULT 0,
+          PRIMARY KEY (date, session_key, tool)
+        )`,
       },
     ],
   },
@@ -94,6 +106,17 @@ export class LedgerStore {
       event.cost?.output ?? 0,
       event.cost ? 1 : 0,
     );
+    for (const [tool, calls] of Object.entries(event.tools ?? {})) {
+      this.sql.exec(
+        `INSERT INTO usage_tools (date, session_key, agent_id, tool, calls) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (date, session_key, tool) DO UPDATE SET calls = calls + excluded.calls, agent_id = excluded.agent_id`,
+        utcDate(event.at),
+        event.sessionKey,
+        event.agentId,
+        tool,
+        calls,
+      );
+    }
   }
 
   /** Tokens of every run on one UTC day (`YYYY-MM-DD`): the spend cap's count. */
@@ -108,17 +131,21 @@ export class LedgerStore {
   }
 
   usage(query: UsageQuery): UsageRows {
-    const rows = all<UsageDbRow>(
-      this.sql,
-      `SELECT * FROM usage_daily WHERE date >= ? AND date <= ? AND (?3 IS NULL OR agent_id = ?3)
-       ORDER BY date, session_key LIMIT ?4`,
-      query.startDate,
-      query.endDate,
-      query.agentId ?? null,
-      USAGE_MAX_ROWS + 1,
+    const rows = this.inRange<UsageDbRow>("usage_daily", query, USAGE_MAX_ROWS + 1);
+    const tools = this.inRange<{ date: string; session_key: string; agent_id: string; tool: string; calls: number }>(
+      "usage_tools",
+      query,
+      USAGE_MAX_ROWS,
     );
     return {
       truncated: rows.length > USAGE_MAX_ROWS,
+      tools: tools.map((row) => ({
+        date: row.date,
+        sessionKey: row.session_key,
+        agentId: row.agent_id,
+        tool: row.tool,
+        calls: row.calls,
+      })),
       rows: rows.slice(0, USAGE_MAX_ROWS).map((row) => ({
         date: row.date,
         sessionKey: row.session_key,
@@ -137,6 +164,19 @@ export class LedgerStore {
         pricedRuns: row.priced_runs,
       })),
     };
+  }
+
+  /** A rollup table's rows in the query's date range (and agent), oldest first, at most `limit`. */
+  private inRange<T extends Row>(table: "usage_daily" | "usage_tools", query: UsageQuery, limit: number): T[] {
+    return all<T>(
+      this.sql,
+      `SELECT * FROM ${table} WHERE date >= ? AND date <= ? AND (?3 IS NULL OR agent_id = ?3)
+       ORDER BY date, session_key LIMIT ?4`,
+      query.startDate,
+      query.endDate,
+      query.agentId ?? null,
+      limit,
+    );
   }
 
   log(line: TenantLogLine, now: number): void {
@@ -194,6 +234,7 @@ export class LedgerStore {
 
   clear(): void {
     this.sql.exec("DELETE FROM usage_daily");
+    this.sql.exec("DELETE FROM usage_tools");
     this.sql.exec("DELETE FROM logs");
   }
 }

@@ -16,7 +16,11 @@ const REPLY_CHARS_PER_TOKEN_FLOOR = 16;
  * no figure below zero and no output below the reply's own length at REPLY_CHARS_PER_TOKEN_FLOOR
  * (docs/security.md, "Cannot exceed the operator's ceilings").
  */
-export function usageEventOf(run: RunRecord, sessionId: string | undefined, toolCalls: number): UsageEvent | null {
+export function usageEventOf(
+  run: RunRecord,
+  sessionId: string | undefined,
+  toolCalls: Record<string, number>,
+): UsageEvent | null {
   const ended = run.state === "ok" || run.state === "error" || run.state === "timeout";
   if (!ended || run.input.fixedReply !== undefined || run.startedAt === undefined) return null;
   const runner = run.input.runner;
@@ -36,7 +40,8 @@ export function usageEventOf(run: RunRecord, sessionId: string | undefined, tool
     input,
     output,
     totalTokens: Math.max(tokens(run.usage?.totalTokens), input + output),
-    toolCalls,
+    toolCalls: Object.values(toolCalls).reduce((n, calls) => n + calls, 0),
+    ...(Object.keys(toolCalls).length > 0 ? { tools: toolCalls } : {}),
     failed: run.state !== "ok",
     ...(price && run.usage
       ? { cost: { input: (input * price.input) / 1e6, output: (output * price.output) / 1e6 } }

@@ -1,10 +1,11 @@
 import { ABSENT_FEATURE_REFUSALS, type TenantConfig } from "../protocol/config";
 
 /**
- * OpenClaw config switches of features this service does not have, with the value that is true
- * here. The Control UI's Labs and Privacy & Security pages read them from `config.get` and show
- * OpenClaw's defaults when they are absent (Tool Search and Code Mode on, browser enabled, exec
- * on an allowlist); so `config.get` answers them, writes may send them back (the schema accepts
+ * OpenClaw config switches of features this service does not have (or has one way only), with
+ * the value that is true here. The Control UI's Labs, Privacy & Security, Skill Workshop and
+ * Updates pages read them from `config.get` and show OpenClaw's defaults when they are absent
+ * (Tool Search and Code Mode on, browser enabled, exec on an allowlist, gateway auth "unknown",
+ * self-learning on, update checks on); so `config.get` answers them, writes may send them back (the schema accepts
  * only these values) and they are never stored: the stored config, and so its hash, is the same
  * whether or not a write carried them.
  */
@@ -15,6 +16,19 @@ export const ABSENT_CONFIG_FEATURES: readonly AbsentFeature[] = [
   { path: ["tools", "codeMode"], value: { enabled: false }, refusal: ABSENT_FEATURE_REFUSALS.codeMode },
   { path: ["tools", "exec"], value: { security: "deny" }, refusal: ABSENT_FEATURE_REFUSALS.exec },
   { path: ["browser"], value: { enabled: false }, refusal: ABSENT_FEATURE_REFUSALS.browser },
+  // Not absent but fixed here; shown so the UI does not read OpenClaw's defaults (self-learning
+  // on, "Gateway auth: unknown", update checks on).
+  {
+    path: ["skills", "workshop", "autonomous"],
+    value: { mode: "off" },
+    refusal: ABSENT_FEATURE_REFUSALS.skillWorkshop,
+  },
+  { path: ["gateway", "auth"], value: { mode: "token" }, refusal: ABSENT_FEATURE_REFUSALS.gatewayAuth },
+  {
+    path: ["update"],
+    value: { checkOnStart: false, auto: { enabled: false } },
+    refusal: ABSENT_FEATURE_REFUSALS.update,
+  },
 ];
 
 type Json = Record<string, unknown>;
@@ -30,7 +44,7 @@ export function withAbsentFeaturesOff<T extends object>(config: T): T {
       if (!isObject(node[key])) node[key] = {};
       node = node[key] as Json;
     }
-    node[feature.path.at(-1)!] = { ...feature.value };
+    node[feature.path.at(-1)!] = structuredClone(feature.value);
   }
   return shown as T;
 }

@@ -252,6 +252,11 @@ export const ABSENT_FEATURE_REFUSALS = {
   codeMode: "Code Mode is not available on this service; only enabled: false",
   exec: 'exec is not available on this service (no host to run commands on); only security: "deny"',
   browser: "the browser tool is not available on this service; only enabled: false",
+  skillWorkshop:
+    'Skill Workshop self-learning is not available on this service (agents here have no skills); only mode: "off"',
+  gatewayAuth: 'gateway auth on this service is always an operator token (Authorization: Bearer); only mode: "token"',
+  update:
+    "updates are not the tenant's to manage: the operator deploys this service; only checkOnStart: false and auto.enabled: false",
 } as const;
 
 const featureOff = (message: string) =>
@@ -304,6 +309,42 @@ export const tenantConfigSchema = z.strictObject({
     .optional(),
   /** OpenClaw's browser tool: not available here, so only `enabled: false` (see ABSENT_FEATURE_REFUSALS). */
   browser: featureOff(ABSENT_FEATURE_REFUSALS.browser).optional(),
+  /** OpenClaw's Skill Workshop: no skills here, so only self-learning off. */
+  skills: z
+    .strictObject(
+      {
+        workshop: z
+          .strictObject(
+            {
+              autonomous: z
+                .strictObject(
+                  { mode: z.literal("off", { error: ABSENT_FEATURE_REFUSALS.skillWorkshop }) },
+                  { error: ABSENT_FEATURE_REFUSALS.skillWorkshop },
+                )
+                .optional(),
+            },
+            { error: ABSENT_FEATURE_REFUSALS.skillWorkshop },
+          )
+          .optional(),
+      },
+      { error: ABSENT_FEATURE_REFUSALS.skillWorkshop },
+    )
+    .optional(),
+  /** OpenClaw's self-update: the operator's deployment, so update checks and automatic updates off. */
+  update: z
+    .strictObject(
+      {
+        checkOnStart: z.literal(false, { error: ABSENT_FEATURE_REFUSALS.update }).optional(),
+        auto: z
+          .strictObject(
+            { enabled: z.literal(false, { error: ABSENT_FEATURE_REFUSALS.update }) },
+            { error: ABSENT_FEATURE_REFUSALS.update },
+          )
+          .optional(),
+      },
+      { error: ABSENT_FEATURE_REFUSALS.update },
+    )
+    .optional(),
   agents: z
     .strictObject({
       defaults: z
@@ -323,6 +364,13 @@ export const tenantConfigSchema = z.strictObject({
   gateway: z
     .strictObject({
       tools: z.strictObject({ allow: toolNames.optional(), deny: toolNames.optional() }).optional(),
+      /** How clients authenticate: always an operator token here (ABSENT_FEATURE_REFUSALS.gatewayAuth). */
+      auth: z
+        .strictObject(
+          { mode: z.literal("token", { error: ABSENT_FEATURE_REFUSALS.gatewayAuth }) },
+          { error: ABSENT_FEATURE_REFUSALS.gatewayAuth },
+        )
+        .optional(),
       /** Browser origins allowed to call this tenant's HTTP API (CORS); none by default. OpenClaw's key. */
       controlUi: z.strictObject({ allowedOrigins: z.array(browserOrigin).max(100).optional() }).optional(),
       /** The OpenAI-compatible routes (OpenClaw's keys; on unless set to false here, see docs/openai.md). */

@@ -26,6 +26,11 @@ export type MethodDefinition<S extends z.ZodType> = {
   answerFirst?: true;
   /** The run whose events must wait until this request is answered (`chat.send`'s ack, `agent`'s accepted). */
   runIdOf?(params: z.infer<S>): string;
+  /**
+   * The chat run a request would start (`chat.send`): a tenant limit's refusal is also sent to
+   * the caller as that run's `chat` error, which the Control UI shows in the chat.
+   */
+  chatRunOf?(params: z.infer<S>): { runId: string; sessionKey: string };
 };
 
 /**

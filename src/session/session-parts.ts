@@ -143,7 +143,7 @@ export function wireSession(
       if (!spawns.settled(runId)) flows.runSettled(runId);
       const run = store.runs.get(runId);
       if (!run) return;
-      const event = usageEventOf(run, transcript.entry()?.sessionId, store.toolJournal.callCount(runId));
+      const event = usageEventOf(run, transcript.entry()?.sessionId, store.toolJournal.callsByTool(runId));
       reportUsage(ledgerApi(env, run.input.tenantId), event, (promise) => ctx.waitUntil(promise));
     },
   });

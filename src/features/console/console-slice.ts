@@ -16,6 +16,7 @@ import { SEARCH_LIMIT_MAX, searchSessions } from "../../domain/search";
 import { parseAgentSessionKey } from "../../keys/session-key";
 import { defaultAgentId } from "../../policy/agent-config";
 import { agentIdentity, agentIds, agentModels, runnerCredentials, tenantModels } from "../../policy/agent-models";
+import { sessionsListParamsSchema } from "../../protocol/methods";
 import { defineMethod } from "../../registry/method";
 import type { Slice } from "../../registry/slice";
 
@@ -135,14 +136,9 @@ export const consoleSlice: Slice = {
       params: z.looseObject({
         query: z.string().max(512),
         limit: z.int().min(1).max(SEARCH_LIMIT_MAX).optional(),
-        scope: z
-          .looseObject({
-            agentId: z.string().min(1).max(64).optional(),
-            includeGlobal: z.boolean().optional(),
-            includeUnknown: z.boolean().optional(),
-            excludeSubagents: z.boolean().optional(),
-            excludeCron: z.boolean().optional(),
-          })
+        // The UI's sessions.list filters minus paging (OpenClaw's scope), unknown ones ignored.
+        scope: sessionsListParamsSchema
+          .omit({ limit: true, offset: true, includeDerivedTitles: true, includeLastMessage: true })
           .optional(),
       }),
       handle: async ({ ctx, params }) => {

@@ -39,6 +39,9 @@ const CLAW_THEME = {
   modes: ["light", "dark"],
 };
 
+const CLOUD_WORKERS_UNAVAILABLE =
+  "cloud workers are not available on this service: runs happen on Cloudflare, not on worker machines";
+
 const NO_GITHUB_IDENTITY = {
   source: "system-detected",
   credentialKind: "native",
@@ -75,8 +78,8 @@ export const hostSlice: Slice = {
         nodeVersion: null,
         pid: null,
         processInstanceId: null,
-        // Since the gateway object serving this socket started (hello's snapshot.uptimeMs): a
-        // module-level clock would read 0 here (workerd stops the clock outside requests).
+        // Since the gateway object serving this socket first served (hello's snapshot.uptimeMs),
+        // kept in its storage so a wake-up from hibernation does not restart it (gateway-start.ts).
         uptimeMs: Date.now() - (ctx.gatewayStartedAt ?? Date.now()),
         cpuCount: null,
         cpuModel: null,
@@ -217,7 +220,16 @@ export const hostSlice: Slice = {
       transcription: { ready: false, providers: [] },
       realtime: { ready: false, providers: [] },
     })),
-    "environments.list": emptyAnswer(() => ({ environments: [] })),
+    // No cloud workers: the Cloud workers page asks for the profiles this gateway advertises and
+    // shows the refusal ("Could not load advertised profiles: …") instead of an empty catalog.
+    "environments.list": defineMethod({
+      scope: READ,
+      params: z.looseObject({ projection: z.string().max(64).optional() }).nullish(),
+      handle: ({ params }) => {
+        if (params?.projection === "profiles") throw new DomainError("invalid", CLOUD_WORKERS_UNAVAILABLE);
+        return { environments: [] };
+      },
+    }),
     "node.list": emptyAnswer(() => ({ ts: Date.now(), nodes: [] })),
     "device.pair.list": emptyAnswer(() => ({ pending: [], paired: [] })),
     "plugins.list": emptyAnswer(() => ({ plugins: [] })),

@@ -19,6 +19,7 @@ export const runsSlice: Slice = {
       scope: "operator.write",
       params: methodParamSchemas["chat.send"],
       runIdOf: (params) => params.idempotencyKey,
+      chatRunOf: (params) => ({ runId: params.idempotencyKey, sessionKey: params.sessionKey }),
       handle: async ({ ctx, params }) => {
         const { payload, gate } = await chatSend(gatedRunStarts(ctx), params);
         if (!gate) return payload;

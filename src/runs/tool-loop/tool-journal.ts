@@ -79,9 +79,14 @@ type CallRow = {
 export class ToolJournal {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** How many tool calls a run made (one count, no step read). */
-  callCount(runId: string): number {
-    return first<{ n: number }>(this.sql, "SELECT count(*) AS n FROM tool_calls WHERE run_id = ?", runId)?.n ?? 0;
+  /** How many calls a run made of each tool, by tool name (one grouped count, no step read). */
+  callsByTool(runId: string): Record<string, number> {
+    const rows = all<{ name: string; n: number }>(
+      this.sql,
+      "SELECT name, count(*) AS n FROM tool_calls WHERE run_id = ? GROUP BY name",
+      runId,
+    );
+    return Object.fromEntries(rows.map((row) => [row.name, row.n]));
   }
 
   /** Every step of a run, oldest first, with its calls in call order. */
