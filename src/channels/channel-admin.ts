@@ -2,7 +2,7 @@ import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { toBase64Url } from "../util/encoding";
 import { channelSecretValue, telegramBotOf } from "./channel-registry";
-import { PAIRING_TTL_MS, type PairingRequest } from "./inbox-store";
+import { PAIRING_PENDING_MAX, PAIRING_TTL_MS, type PairingRequest } from "./inbox-store";
 import { SLACK } from "./slack/routing";
 import { ALLOWED_UPDATES } from "./telegram/bot-api";
 import { DEFAULT_WEBHOOK_PATH } from "./telegram/ingress";
@@ -13,8 +13,6 @@ import { TELEGRAM } from "./telegram/routing";
  * (OpenClaw's `pairing list` / `pairing approve` shapes) and `channels.status`.
  */
 
-/** OpenClaw's per-account cap of pending requests, as `channels.pairing.list` reports it. */
-const PAIRING_PENDING_PER_ACCOUNT = 3;
 const ACCOUNT_ID = "default";
 const CHANNEL_LABELS: Record<string, string> = { [TELEGRAM]: "Telegram", [SLACK]: "Slack" };
 /** What a pairing request's sender id is, per channel (OpenClaw's pairing adapter `idLabel`). */
@@ -113,7 +111,7 @@ export async function controlUiPairingList(ctx: TenantContext, params: { channel
     accounts,
     requests,
     commandOwnerConfigured: false,
-    limits: { pendingPerAccount: PAIRING_PENDING_PER_ACCOUNT, ttlMs: PAIRING_TTL_MS },
+    limits: { pendingPerAccount: PAIRING_PENDING_MAX, ttlMs: PAIRING_TTL_MS },
   };
 }
 
