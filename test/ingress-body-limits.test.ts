@@ -1,5 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import INGRESS from "./e2e/ingress-config.json";
 import { freshTenant } from "./helpers";
 
 /**
@@ -10,8 +11,8 @@ import { freshTenant } from "./helpers";
  * `wrangler dev`, with the workerd RSS: test/e2e/ingress-body-limits.e2e.mjs.
  */
 
-const TELEGRAM_SECRET = "tg-webhook-secret-0123456789";
-const HOOK_TOKEN = "hook-token-0123456789abcdef";
+const TELEGRAM_SECRET = INGRESS.telegramSecret;
+const HOOK_TOKEN = INGRESS.hookToken;
 const CHUNK_BYTES = 64 * 1024;
 
 /** An endless body; `pulled()` says how many bytes the reader took. */
@@ -44,24 +45,7 @@ async function post(path: string, headers: Record<string, string>, announced?: n
 describe("unauthenticated ingress bodies", () => {
   it("are refused by their announced size or their token unread, and cut at the limit when chunked", async () => {
     const t = await freshTenant("ingress");
-    const put = await t.config({
-      channels: {
-        telegram: {
-          enabled: true,
-          botToken: "123456:fake",
-          webhookSecret: TELEGRAM_SECRET,
-          apiRoot: "http://127.0.0.1:9",
-        },
-        slack: {
-          enabled: true,
-          mode: "http",
-          botToken: "xoxb-fake",
-          signingSecret: "slack-signing-secret-0123456789abcdef",
-          apiRoot: "http://127.0.0.1:9/api/",
-        },
-      },
-      hooks: { enabled: true, token: HOOK_TOKEN, path: "/hooks" },
-    });
+    const put = await t.config(INGRESS.config);
     expect(put.status, put.text).toBe(200);
     const telegram = { "x-telegram-bot-api-secret-token": TELEGRAM_SECRET };
     const form = { "content-type": "application/x-www-form-urlencoded" };

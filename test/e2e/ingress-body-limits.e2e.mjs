@@ -6,6 +6,7 @@
 // 90 MB offered at the pace the server reads them; the workerd processes' RSS is measured
 // before and after (the finding: +100 MB for one such request).
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import { after, before, test } from "node:test";
 import { serverMemory } from "../../bench/lib/procs.mjs";
@@ -15,8 +16,10 @@ import { httpJson } from "./http-json.mjs";
 process.once("exit", killAllServersNow);
 
 const OPERATOR = "Bearer dev-operator-token";
-const TELEGRAM_SECRET = "tg-webhook-secret-0123456789";
-const HOOK_TOKEN = "hook-token-0123456789abcdef";
+// The tenant config both tiers use (Telegram, Slack and hooks on; their platforms never answer).
+const INGRESS = JSON.parse(readFileSync(new URL("./ingress-config.json", import.meta.url), "utf8"));
+const TELEGRAM_SECRET = INGRESS.telegramSecret;
+const HOOK_TOKEN = INGRESS.hookToken;
 const UPLOAD_BYTES = 90 * 1024 * 1024;
 const CHUNK = Buffer.alloc(64 * 1024, 0x20);
 let server;
@@ -25,24 +28,7 @@ before(async () => {
   server = await startServer({ cwd: new URL("../..", import.meta.url).pathname });
   const res = await httpJson(server.baseUrl, "PUT", "/v1/config", {
     authorization: OPERATOR,
-    body: {
-      channels: {
-        telegram: {
-          enabled: true,
-          botToken: "123456:fake",
-          webhookSecret: TELEGRAM_SECRET,
-          apiRoot: "http://127.0.0.1:9",
-        },
-        slack: {
-          enabled: true,
-          mode: "http",
-          botToken: "xoxb-fake",
-          signingSecret: "slack-signing-secret-0123456789abcdef",
-          apiRoot: "http://127.0.0.1:9/api/",
-        },
-      },
-      hooks: { enabled: true, token: HOOK_TOKEN, path: "/hooks" },
-    },
+    body: INGRESS.config,
   });
   assert.equal(res.status, 200, JSON.stringify(res.json));
 });
