@@ -94,4 +94,8 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
   closeAll(code: number, reason: string): void {
     this.hub.closeAll(code, reason);
   }
+
+  evictHandshaking(): boolean {
+    return this.hub.evictHandshaking();
+  }
 }

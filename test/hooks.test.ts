@@ -323,6 +323,20 @@ describe("hooks: POST /hooks/agent (SPEC §2.2)", () => {
     expect(inBodyAgain.data.runId).toBe(inBody.data.runId);
     expect(await hookKeys(t)).toHaveLength(3);
   });
+
+  it("derives the run id from the tenant too: two tenants, same key and body, different runs (issue 44)", async () => {
+    const [a, b] = [await hookTenant(), await hookTenant()];
+    const body = { message: "same key, same body", deliver: false };
+    const headers = { "idempotency-key": "shared-key" };
+    const [fromA, fromB] = [
+      await hook(a, "/hooks/agent", { json: body, headers }),
+      await hook(b, "/hooks/agent", { json: body, headers }),
+    ];
+    expect([fromA.status, fromB.status]).toEqual([200, 200]);
+    expect(fromB.data.runId).not.toBe(fromA.data.runId);
+    // Each tenant's own repeat is still the same run.
+    expect((await hook(b, "/hooks/agent", { json: body, headers })).data.runId).toBe(fromB.data.runId);
+  });
 });
 
 describe("hooks: agents and session kinds", () => {

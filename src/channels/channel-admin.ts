@@ -3,7 +3,7 @@ import { DomainError } from "../domain/errors";
 import { redactCredentials } from "../secrets/redact-credentials";
 import { toBase64Url } from "../util/encoding";
 import { channelCredentials, channelSecretValue, telegramBotOf } from "./channel-registry";
-import { PAIRING_TTL_MS, type PairingRequest } from "./inbox-store";
+import { PAIRING_PENDING_MAX, PAIRING_TTL_MS, type PairingRequest } from "./inbox-store";
 import { accountSendStatus } from "./send-health";
 import { SLACK } from "./slack/routing";
 import { ALLOWED_UPDATES } from "./telegram/bot-api";
@@ -15,8 +15,6 @@ import { TELEGRAM } from "./telegram/routing";
  * (OpenClaw's `pairing list` / `pairing approve` shapes) and `channels.status`.
  */
 
-/** OpenClaw's per-account cap of pending requests, as `channels.pairing.list` reports it. */
-const PAIRING_PENDING_PER_ACCOUNT = 3;
 const ACCOUNT_ID = "default";
 const CHANNEL_LABELS: Record<string, string> = { [TELEGRAM]: "Telegram", [SLACK]: "Slack" };
 /** What a pairing request's sender id is, per channel (OpenClaw's pairing adapter `idLabel`). */
@@ -133,7 +131,7 @@ export async function controlUiPairingList(ctx: TenantContext, params: { channel
     accounts,
     requests,
     commandOwnerConfigured: false,
-    limits: { pendingPerAccount: PAIRING_PENDING_PER_ACCOUNT, ttlMs: PAIRING_TTL_MS },
+    limits: { pendingPerAccount: PAIRING_PENDING_MAX, ttlMs: PAIRING_TTL_MS },
   };
 }
 

@@ -79,6 +79,11 @@ type PairingRow = {
   last_seen_at: number;
 };
 
+/**
+ * Pending pairing requests one channel account holds at once (OpenClaw's PAIRING_PENDING_MAX):
+ * a further unknown sender gets no code and no request until one expires or is approved.
+ */
+export const PAIRING_PENDING_MAX = 3;
 /** A pending pairing request's lifetime (OpenClaw's CHANNEL_PAIRING_PENDING_TTL_MS); then the sender gets a new code. */
 export const PAIRING_TTL_MS = 3_600_000;
 

@@ -4,7 +4,7 @@ import { startRun } from "../domain/runs";
 import { logInfo, logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import { type ChannelTurn, type InboundAdapter, PAIRING_KIND, type PairingAsk } from "./adapter";
-import type { InboxStore, InboxUpdate } from "./inbox-store";
+import { type InboxStore, type InboxUpdate, PAIRING_PENDING_MAX } from "./inbox-store";
 
 /** An update that keeps failing is given up after this many attempts (it would block the ones behind it). */
 export const MAX_UPDATE_ATTEMPTS = 8;
@@ -74,13 +74,19 @@ export class ChannelInbox {
     await this.turn(update, decision.turn, config, adapter);
   }
 
-  /** First message of an unknown sender: one code, sent once; later messages are silent. */
+  /**
+   * First message of an unknown sender: one code, sent once; later messages are silent. Past
+   * PAIRING_PENDING_MAX pending requests of the channel, a new sender is ignored as OpenClaw
+   * ignores it (no request, no code message) until a request expires or is approved.
+   */
   private pairing(update: InboxUpdate, ask: PairingAsk, adapter: InboundAdapter): void {
     const { store } = this.ports;
     const now = Date.now();
     this.ports.transaction(() => {
       if (store.pairingOf(update.channel, ask.senderId, now)) {
         store.touchPairing(update.channel, ask.senderId, now);
+      } else if (store.pendingPairings(update.channel, now).length >= PAIRING_PENDING_MAX) {
+        return this.finish(update, "ignored: pending pairing requests full");
       } else {
         const code = pairingCode();
         store.addPairing(update.channel, { ...ask, code }, now);

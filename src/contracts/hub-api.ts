@@ -48,4 +48,6 @@ export interface HubApi {
   closeToken(tokenId: string): Awaitable<void>;
   /** Closes every connection (the tenant is being deleted). */
   closeAll(code: number, reason: string): Awaitable<void>;
+  /** The tenant's unauthenticated budget is full: closes one socket in its handshake here (false: none). */
+  evictHandshaking(): Awaitable<boolean>;
 }

@@ -122,6 +122,28 @@ export class Connections {
     return { all, address: this.handshakingByAddress.get(address) ?? 0 };
   }
 
+  /**
+   * The socket to evict when the tenant's unauthenticated budget is full: the oldest one in its
+   * handshake from the address that has the most, so a flood's own sockets go before a lone
+   * client's. Undefined when no socket here is in its handshake.
+   */
+  evictionCandidate(): Connection | undefined {
+    this.hydrate();
+    let busiest: string | undefined;
+    let most = 0;
+    for (const [address, count] of this.handshakingByAddress) {
+      if (count > most) [busiest, most] = [address, count];
+    }
+    if (busiest === undefined) return undefined;
+    let oldest: Connection | undefined;
+    for (const connection of this.all()) {
+      const { state } = connection;
+      if (state.phase !== "challenge" || (state.address ?? "") !== busiest) continue;
+      if (!oldest || state.challengeTs < oldest.state.challengeTs) oldest = connection;
+    }
+    return oldest;
+  }
+
   /** Whether anyone would receive a session's events. */
   hasSubscribers(key: string): boolean {
     this.hydrate();

@@ -88,6 +88,23 @@ export class HubRelay {
     return { all, address: fromAddress };
   }
 
+  /**
+   * Asks the hub reporting the most sockets in their handshake to evict one (the tenant's
+   * unauthenticated budget is full); false when no hub reports any or the hub had none left.
+   * The hub's next report counts the socket gone.
+   */
+  async evictHandshaking(): Promise<boolean> {
+    let chosen: number | undefined;
+    let most = 0;
+    for (const [index, hub] of this.loaded()) {
+      let waiting = 0;
+      for (const count of Object.values(hub.interest.handshaking ?? {})) waiting += count;
+      if (waiting > most) [chosen, most] = [index, waiting];
+    }
+    if (chosen === undefined) return false;
+    return await this.hubApi(chosen).evictHandshaking();
+  }
+
   hasReaders(): boolean {
     for (const hub of this.loaded().values()) if (hub.interest.readers > 0) return true;
     return false;

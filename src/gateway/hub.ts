@@ -18,7 +18,7 @@ import { describeParamsError } from "./handshake";
 import { HelloCache } from "./hello-cache";
 import { HANDSHAKE_TIMEOUT_MS, handshakeExpired, planAlarm } from "./liveness";
 import { openclawParamsError } from "./params-validation";
-import { clientAddress } from "./preauth";
+import { clientAddress, PREAUTH_EVICTED_CLOSE, preauthLimits } from "./preauth";
 import { Requests } from "./requests";
 import { type GatewayAccess, TokenCache } from "./token-cache";
 
@@ -83,7 +83,8 @@ export class GatewayHub {
     }
     if (!tenantId) return errorResponse(404, "not_found", "No such gateway");
     const browserOrigin = request.headers.get("origin") ?? undefined;
-    return this.accept(tenantId, new URL(request.url).origin, browserOrigin, clientAddress(request.headers));
+    const address = clientAddress(request.headers, preauthLimits(this.host.env).trustedProxyHops);
+    return this.accept(tenantId, new URL(request.url).origin, browserOrigin, address);
   }
 
   async accept(tenantId: string, origin: string, browserOrigin?: string, address?: string): Promise<Response> {
@@ -188,6 +189,17 @@ export class GatewayHub {
     for (const connection of plan.expired) this.close(connection.ws, 1008, "handshake timeout");
     this.alarmAt = plan.nextAt;
     if (plan.nextAt !== null) await this.host.ctx.storage.setAlarm(plan.nextAt);
+  }
+
+  /**
+   * The tenant's unauthenticated budget is full and a newcomer came: one socket in its handshake
+   * closes as if its deadline had passed (connections.ts picks which). False: none here.
+   */
+  evictHandshaking(): boolean {
+    const connection = this.connections.evictionCandidate();
+    if (!connection) return false;
+    this.close(connection.ws, PREAUTH_EVICTED_CLOSE.code, PREAUTH_EVICTED_CLOSE.reason);
+    return true;
   }
 
   /** Closes every connection authenticated with a revoked token. */

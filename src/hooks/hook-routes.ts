@@ -7,6 +7,7 @@ import { toApiError } from "../http/errors";
 import { type HooksConfig, OWN_ROUTE_SEGMENTS, type TenantConfig } from "../protocol/config";
 import { TENANT_ID_PATTERN } from "../protocol/http";
 import { tenantApi, tenantContext } from "../stubs";
+import { announcesTooLarge, BODY_TOO_LARGE, discardBody, readBoundedText } from "../util/bounded-body";
 import {
   agentHookRequest,
   applyMapping,
@@ -27,11 +28,17 @@ import { agentHook, type HookAnswer, wakeHook } from "./hook-runs";
  * path is not the tenant's hooks path passes on to the other routes.
  */
 
-// OpenClaw's content types, exactly.
-const text = (c: Context<AppEnv>, status: 400 | 401 | 404 | 405, body: string) =>
-  c.body(body, status, { "content-type": "text/plain; charset=utf-8" });
+// OpenClaw's content types, exactly. A refusal discards a body it did not read (bounded-body.ts).
+const text = (c: Context<AppEnv>, status: 400 | 401 | 404 | 405, body: string) => {
+  discardBody(c.req.raw);
+  return c.body(body, status, { "content-type": "text/plain; charset=utf-8" });
+};
 const json = (c: Context<AppEnv>, answer: HookAnswer) =>
   c.body(JSON.stringify(answer.body), answer.status as 200, { "content-type": "application/json; charset=utf-8" });
+const payloadTooLarge = (c: Context<AppEnv>) => {
+  discardBody(c.req.raw);
+  return json(c, { status: 413, body: { ok: false, error: "payload too large" } });
+};
 
 export const hookIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
   const where = tenantPath(c);
@@ -46,6 +53,8 @@ export const hookIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
     logAuthFailure(c, "hook token in the query", where.tenantId);
     return text(c, 400, HOOK_QUERY_TOKEN_TEXT);
   }
+  // An announced body over the limit is refused before the token is even looked up (nothing read).
+  if (c.req.method === "POST" && announcesTooLarge(c.req.raw.headers, HOOK_MAX_BODY_BYTES)) return payloadTooLarge(c);
   if (!(await tokenMatches(c, where.tenantId, hooks))) {
     logAuthFailure(c, "hook token missing or wrong", where.tenantId);
     return text(c, 401, "Unauthorized");
@@ -56,8 +65,8 @@ export const hookIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
     const known = action === "agent" || action === "wake" || findMapping(hooks, action, {}) !== undefined;
     return known ? text(c, 405, "Method Not Allowed") : text(c, 404, "Not Found");
   }
-  const body = await readBody(c.req.raw);
-  if (body === "too_large") return json(c, { status: 413, body: { ok: false, error: "payload too large" } });
+  const body = await readBoundedText(c.req.raw, HOOK_MAX_BODY_BYTES);
+  if (body === BODY_TOO_LARGE) return payloadTooLarge(c);
   let parsed: unknown;
   try {
     parsed = body.trim() === "" ? {} : JSON.parse(body);
@@ -138,33 +147,6 @@ function hookContext(c: Context<AppEnv>, tenantId: string, config: TenantConfig)
     principal: { kind: "operator", scopes: ["operator.write"] },
     origin: new URL(c.req.url).origin,
   });
-}
-
-/** The body as text, or "too_large" past OpenClaw's 256 KiB (read no further). */
-async function readBody(request: Request): Promise<string | "too_large"> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > HOOK_MAX_BODY_BYTES) return "too_large";
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > HOOK_MAX_BODY_BYTES) {
-      await reader.cancel();
-      return "too_large";
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

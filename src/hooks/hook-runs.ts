@@ -40,15 +40,19 @@ const refuse = (error: string, extra: Record<string, unknown> = {}): HookAnswer 
 
 const HOOK_PROVENANCE: InputProvenance = { kind: "external_user", sourceChannel: "webhook", sourceTool: "hooks" };
 
-/** The run id and session uuid of a request: derived from its idempotency key, else random. */
+/**
+ * The run id and session uuid of a request: derived from its tenant, idempotency key and body,
+ * else random. The tenant is part of it, so two tenants sending the same key and body never
+ * share a run id (issue 44, finding 5).
+ */
 export async function hookIds(
+  tenantId: string,
   idempotencyKey: string | undefined,
   identity: unknown,
 ): Promise<{ runId: string; sessionId: string }> {
   if (!idempotencyKey) return { runId: crypto.randomUUID(), sessionId: crypto.randomUUID() };
-  const bytes = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${idempotencyKey}\n${JSON.stringify(identity)}`)),
-  );
+  const seed = `${tenantId}\n${idempotencyKey}\n${JSON.stringify(identity)}`;
+  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(seed)));
   return { runId: uuidOf(bytes.subarray(0, 16)), sessionId: uuidOf(bytes.subarray(16, 32)) };
 }
 
@@ -102,7 +106,11 @@ export async function agentHook(
       runId: crypto.randomUUID(),
     });
   }
-  const ids = await hookIds(options.idempotencyKey, { route: options.route, agentId: agent.value, ...request });
+  const ids = await hookIds(ctx.tenantId, options.idempotencyKey, {
+    route: options.route,
+    agentId: agent.value,
+    ...request,
+  });
   const session = hookSessionKey(hooks, { key: request.sessionKey, source: request.sessionKeySource }, ids.sessionId);
   if (!session.ok) return refuse(session.error);
   const key = storeKey(ctx, session.value.key, agent.value);

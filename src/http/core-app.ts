@@ -5,6 +5,7 @@ import { type AppEnv, tenantAuth } from "./context";
 import { controlUi } from "./control-ui/control-ui-routes";
 import { toApiError } from "./errors";
 import { refuseOwnHop } from "./hop-guard";
+import { knownTenantOnly } from "./known-tenant";
 import { OPERATIONS as CORE_OPERATIONS } from "./openapi/operations";
 import { adminRoutes } from "./routes/admin";
 import { docsRoutes } from "./routes/docs";
@@ -37,6 +38,8 @@ export function createApp(slices: readonly Slice[]) {
 
   // Before every route: the service never serves a request it sent itself.
   app.use("*", refuseOwnHop);
+  // Before anything addresses a tenant object: an id the directory does not list is 404 (no object made).
+  app.use("*", knownTenantOnly);
   app.get("/health", (c) => c.json({ ok: true, status: "live" }));
   app.route("/", docsRoutes(composeOperations(CORE_OPERATIONS, slices)));
   // The Control UI at / and /t/<tenantId>/ (browser navigations and its files; APIs pass through).

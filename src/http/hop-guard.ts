@@ -21,13 +21,17 @@ const MCP_PATH = /(^|\/)mcp$/;
  */
 export const refuseOwnHop: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.header(HOP_HEADER) === undefined) return next();
-  const path = new URL(c.req.url).pathname;
-  if (OPENAI_PATH.test(path))
-    return c.json(
-      openAiErrorBody({ message: LOOP_MESSAGE, type: "invalid_request_error", code: "loop_detected" }),
-      LOOP_DETECTED,
-    );
-  if (MCP_PATH.test(path))
-    return c.json({ jsonrpc: "2.0", error: { code: -32600, message: LOOP_MESSAGE }, id: null }, LOOP_DETECTED);
-  return c.json(errorBody("loop_detected", LOOP_MESSAGE), LOOP_DETECTED);
+  return doorError(new URL(c.req.url).pathname, LOOP_DETECTED, "loop_detected", LOOP_MESSAGE);
 };
+
+/**
+ * An error in the shape of the door a path belongs to: OpenAI's on the OpenAI routes, a
+ * JSON-RPC error on MCP, `{ ok: false, error: { type, message } }` everywhere else.
+ */
+export function doorError(path: string, status: number, type: string, message: string): Response {
+  if (OPENAI_PATH.test(path))
+    return Response.json(openAiErrorBody({ message, type: "invalid_request_error", code: type }), { status });
+  if (MCP_PATH.test(path))
+    return Response.json({ jsonrpc: "2.0", error: { code: -32600, message }, id: null }, { status });
+  return Response.json(errorBody(type, message), { status });
+}

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import { describeZodError } from "../protocol/describe";
+import { BODY_TOO_LARGE, readBoundedBody } from "../util/bounded-body";
 import { ApiError, badRequest, tooLarge } from "./errors";
 
 /** Request bodies over this are refused with 413 (OpenClaw's /tools/invoke uses the same cap). */
@@ -23,10 +24,8 @@ export function validJson<S extends z.ZodType>(schema: S, raw: unknown): z.infer
 
 /** Reads a JSON body without a schema (callers that validate later or treat fields loosely). */
 export async function readJsonValue(c: Context): Promise<unknown> {
-  const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw tooLargeBody();
-  const bytes = await c.req.arrayBuffer();
-  if (bytes.byteLength > MAX_BODY_BYTES) throw tooLargeBody();
+  const bytes = await readBoundedBody(c.req.raw, MAX_BODY_BYTES);
+  if (bytes === BODY_TOO_LARGE) throw tooLargeBody();
   if (bytes.byteLength === 0) throw badRequest("request body must be JSON");
   let text: string;
   try {

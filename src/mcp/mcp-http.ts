@@ -19,6 +19,7 @@ import { serviceOrigin } from "../policy/outbound-url";
 import { describeZodError } from "../protocol/describe";
 import { TENANT_ID_PATTERN } from "../protocol/http";
 import { tenantContext } from "../stubs";
+import { BODY_TOO_LARGE, readBoundedBody } from "../util/bounded-body";
 import { createMcpServer } from "./mcp-server";
 
 /**
@@ -139,9 +140,8 @@ async function readMessages(c: Context<AppEnv>): Promise<Messages | Response> {
     );
   }
   const tooLarge = () => rpcError(c, 413, -32600, `Request body exceeds ${MAX_BODY_BYTES} bytes`);
-  if (Number(c.req.header("content-length") ?? "0") > MAX_BODY_BYTES) return tooLarge();
-  const bytes = await c.req.arrayBuffer();
-  if (bytes.byteLength > MAX_BODY_BYTES) return tooLarge();
+  const bytes = await readBoundedBody(c.req.raw, MAX_BODY_BYTES);
+  if (bytes === BODY_TOO_LARGE) return tooLarge();
   let raw: unknown;
   try {
     raw = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));

@@ -6,6 +6,7 @@ import { sha256Hex } from "../auth/tokens";
 import type { AppEnv } from "../http/context";
 import { serviceOrigin } from "../policy/outbound-url";
 import { TENANT_ID_PATTERN } from "../protocol/http";
+import { BODY_TOO_LARGE, readBoundedBody } from "../util/bounded-body";
 import { type GrantProps, grantUserId } from "./approver";
 import { consentPage, errorPage } from "./consent-page";
 import { authorizationServer, OAUTH_SCOPES, oauthUrls } from "./oauth-provider";
@@ -75,9 +76,8 @@ async function answerByProvider(c: Context<AppEnv>, tenantId: string, raw: Reque
   if (c.req.method === "POST") {
     const tooLarge = () =>
       c.json({ error: "invalid_request", error_description: `Body exceeds ${MAX_OAUTH_BODY_BYTES} bytes` }, 413);
-    if (Number(c.req.header("content-length") ?? "0") > MAX_OAUTH_BODY_BYTES) return tooLarge();
-    const body = await c.req.arrayBuffer();
-    if (body.byteLength > MAX_OAUTH_BODY_BYTES) return tooLarge();
+    const body = await readBoundedBody(c.req.raw, MAX_OAUTH_BODY_BYTES);
+    if (body === BODY_TOO_LARGE) return tooLarge();
     request = new Request(request, { body });
   }
   const server = authorizationServer(c.env, origin(c), tenantId);
@@ -107,11 +107,12 @@ async function showConsent(c: Context<AppEnv>): Promise<Response> {
 async function decideConsent(c: Context<AppEnv>): Promise<Response> {
   const tenantId = c.req.param("tenantId")!;
   if (!TENANT_ID_PATTERN.test(tenantId)) return c.html(errorPage("Unknown tenant."), 404);
-  if (Number(c.req.header("content-length") ?? "0") > MAX_OAUTH_BODY_BYTES)
-    return c.html(errorPage("Form too large."), 413);
+  const formBytes = await readBoundedBody(c.req.raw, MAX_OAUTH_BODY_BYTES);
+  if (formBytes === BODY_TOO_LARGE) return c.html(errorPage("Form too large."), 413);
   const api = authorizationServer(c.env, origin(c), tenantId)?.getOAuthApi(c.env);
   if (!api) return c.html(errorPage(OAUTH_NEEDS_HTTPS), 400);
-  const form = await c.req.formData().catch(() => null);
+  const contentType = c.req.header("content-type") ?? "";
+  const form = await new Response(formBytes, { headers: { "content-type": contentType } }).formData().catch(() => null);
   const field = (name: string) => {
     const value = form?.get(name);
     return typeof value === "string" ? value : "";

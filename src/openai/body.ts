@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { z } from "zod";
+import { BODY_TOO_LARGE, readBoundedBody } from "../util/bounded-body";
 import { invalidRequest, OpenAiError, PAYLOAD_TOO_LARGE, schemaMessage } from "./errors";
 
 /** OpenClaw's body limits: 20 MiB for chat and responses, 5 MiB for embeddings. */
@@ -16,10 +17,8 @@ export async function readOpenAiBody<S extends z.ZodType>(
   schema: S,
   maxBytes: number,
 ): Promise<z.infer<S>> {
-  const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > maxBytes) throw tooLarge();
-  const bytes = await c.req.arrayBuffer();
-  if (bytes.byteLength > maxBytes) throw tooLarge();
+  const bytes = await readBoundedBody(c.req.raw, maxBytes);
+  if (bytes === BODY_TOO_LARGE) throw tooLarge();
   const text = new TextDecoder().decode(bytes);
   let raw: unknown = {};
   const trimmed = text.trim();

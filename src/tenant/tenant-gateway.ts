@@ -8,8 +8,9 @@ import {
   clientAddress,
   PREAUTH_RETRY_AFTER_SECONDS,
   type PreauthLimits,
+  preauthAdmission,
   preauthLimits,
-  preauthRefusal,
+  preauthTenantRefusal,
 } from "../gateway/preauth";
 
 import type { SessionRow } from "../model/session-row";
@@ -55,25 +56,39 @@ export class TenantGateway {
   }
 
   /**
-   * An upgrade: refused (429) past the bound on unauthenticated sockets, else accepted here or
-   * answered with the hub object it goes to (the worker forwards it). The bound is checked
-   * first, so a refused socket never makes a hub.
+   * An upgrade: refused (429) past its address's bound on unauthenticated sockets; at the
+   * tenant's bound another waiting socket is evicted first (here, else in the hub with the
+   * most). Then accepted here or answered with the hub object it goes to (the worker forwards
+   * it). The bounds are checked first, so a refused socket never makes a hub.
    */
-  upgrade(request: Request, tenantId: string | undefined): Promise<Response> | Response {
+  async upgrade(request: Request, tenantId: string | undefined): Promise<Response> {
     if (tenantId && request.headers.get("upgrade")?.toLowerCase() === "websocket") {
-      const address = clientAddress(request.headers);
+      const address = clientAddress(request.headers, this.preauthLimits.trustedProxyHops);
       const here = this.hub.connections.handshaking(address);
       const there = this.relay.handshaking(address);
       const open = { tenant: here.all + there.all, address: here.address + there.address };
-      const refusal = preauthRefusal(open, this.preauthLimits);
+      const admission = preauthAdmission(open, this.preauthLimits);
       // A client (a CLI, a server) retries after the handshake deadline has freed places.
-      if (refusal) return refusedResponse({ message: refusal, retryAfterMs: PREAUTH_RETRY_AFTER_SECONDS * 1000 });
+      const retryAfterMs = PREAUTH_RETRY_AFTER_SECONDS * 1000;
+      if (typeof admission === "object") return refusedResponse({ message: admission.refusal, retryAfterMs });
+      if (admission === "evict" && !(await this.evictHandshaking())) {
+        return refusedResponse({ message: preauthTenantRefusal(this.preauthLimits), retryAfterMs });
+      }
       const refused = this.socketRefusal(this.sockets());
       if (refused) return refusedResponse(refused);
       const hub = this.relay.assign(this.hub.connections.size);
       if (hub !== TENANT_HUB) return new Response(null, { status: 204, headers: { [HUB_HEADER]: String(hub) } });
     }
     return this.hub.upgrade(request, tenantId);
+  }
+
+  /** One socket in its handshake closes for a newcomer: one held here, else one in a hub. */
+  private async evictHandshaking(): Promise<boolean> {
+    if (this.hub.evictHandshaking()) return true;
+    return this.relay.evictHandshaking().catch((error) => {
+      console.error("gateway: a hub could not evict a waiting socket", error);
+      return false;
+    });
   }
 
   /** The tenant's gateway sockets: here and in its hub objects. */

@@ -58,6 +58,13 @@ export async function startPeers(): Promise<Peers> {
         failuresLeft.set(path, times);
         return json(res, 200, { ok: true });
       }
+      // A Bot API that knows one bot and accepts every send (tests that need Telegram only to answer).
+      if (url.pathname.startsWith("/telegram/bot")) {
+        const method = url.pathname.split("/").pop();
+        if (method === "getMe")
+          return json(res, 200, { ok: true, result: { id: 42, is_bot: true, username: "peer_bot" } });
+        return json(res, 200, { ok: true, result: { message_id: 1, date: 0, chat: { id: 0, type: "private" } } });
+      }
       if (url.pathname.startsWith("/webhook/") || url.pathname.startsWith("/delivery/")) {
         const signature = req.headers["x-openclaw-signature"] as string | undefined;
         const expected = webhookSecret

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { InboundAdapter, InboundDecision } from "../../src/channels/adapter";
 import { ChannelInbox, MAX_UPDATE_ATTEMPTS, turnRunId } from "../../src/channels/inbox";
-import type { InboxStore, InboxUpdate } from "../../src/channels/inbox-store";
+import { type InboxStore, type InboxUpdate, PAIRING_PENDING_MAX } from "../../src/channels/inbox-store";
 import { telegramUpdateVerdict } from "../../src/channels/telegram/ingress";
 import type { TenantContext } from "../../src/domain/context";
 
@@ -36,6 +36,9 @@ class MemoryStore {
   touchPairing() {}
   addPairing(_c: string, request: { senderId: string; code: string }) {
     this.pairings.set(request.senderId, { code: request.code, approved: false });
+  }
+  pendingPairings() {
+    return [...this.pairings.values()].filter((p) => !p.approved);
   }
 }
 
@@ -115,6 +118,31 @@ describe("the channel inbox's drain", () => {
     expect(h.queued[0]!.message).toMatch(/^code for 9: [A-Z0-9]{8}$/);
     expect(h.started).toEqual([]);
     expect(h.store.updates.map((u) => u.done)).toEqual(["pairing", "pairing"]);
+  });
+
+  it("holds at most PAIRING_PENDING_MAX pending requests: a 4th sender gets no code until one is approved", async () => {
+    const ask = (sender: string): InboundDecision => ({
+      action: "pairing",
+      ask: { senderId: sender, chatId: sender, meta: {} },
+    });
+    const h = harness({ a: ask("1"), b: ask("2"), c: ask("3"), d: ask("4"), e: ask("5") });
+    for (const [n, id] of ["a", "b", "c", "d", "e"].entries()) h.store.accept(String(n), JSON.stringify({ id }));
+    await h.inbox.drain();
+    expect(PAIRING_PENDING_MAX).toBe(3);
+    expect(h.queued.map((q) => q.idempotencyKey)).toEqual([
+      "pairing:telegram:1",
+      "pairing:telegram:2",
+      "pairing:telegram:3",
+    ]);
+    expect(h.store.updates.map((u) => u.done).slice(3)).toEqual([
+      "ignored: pending pairing requests full",
+      "ignored: pending pairing requests full",
+    ]);
+    // One approved: the next new sender gets a code again.
+    h.store.pairings.get("1")!.approved = true;
+    h.store.accept("5", JSON.stringify({ id: "d" }));
+    await h.inbox.drain();
+    expect(h.queued.map((q) => q.idempotencyKey).at(-1)).toBe("pairing:telegram:4");
   });
 
   it("gives up an update that keeps failing, so the ones behind it are handled", async () => {

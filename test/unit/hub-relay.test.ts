@@ -50,6 +50,10 @@ function fakeHubs() {
       told.push(`close ${hub}`);
     },
     closeAll: () => void told.push(`closeAll ${hub}`),
+    evictHandshaking: () => {
+      told.push(`evict ${hub}`);
+      return true;
+    },
   });
   return { api, batches, told, fail: (hub: number, times: number) => failures.set(hub, times) };
 }
@@ -71,6 +75,16 @@ describe("HubRelay", () => {
     relay.report(1, interest({ sockets: 2 }));
     relay.report(1, interest({ sockets: 1 }));
     expect(relay.assign(2)).toBe(1);
+  });
+
+  it("asks the hub reporting the most sockets in their handshake to evict one; none reported, none asked", async () => {
+    const hubs = fakeHubs();
+    const relay = new HubRelay(memoryStore(), hubs.api, 10);
+    expect(await relay.evictHandshaking()).toBe(false);
+    relay.report(1, interest({ sockets: 3, handshaking: { "192.0.2.1": 1 } }));
+    relay.report(2, interest({ sockets: 5, handshaking: { "192.0.2.2": 2, "192.0.2.3": 2 } }));
+    expect(await relay.evictHandshaking()).toBe(true);
+    expect(hubs.told).toEqual(["evict 2"]);
   });
 
   it("tells a hub assigned sockets but not reported yet of a revocation, and says when a hub could not be told", async () => {

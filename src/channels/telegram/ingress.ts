@@ -2,7 +2,7 @@ import { constantTimeEqual } from "../../auth/tokens";
 
 /**
  * The Telegram webhook's answers before anything is stored (SPEC §3.1): the secret-token
- * header, then the body. Pure; the route commits an accepted update and answers 200.
+ * header (before the body is read), then the body. Pure; the route commits an accepted update and answers 200.
  */
 
 export const SECRET_HEADER = "x-telegram-bot-api-secret-token";
@@ -12,13 +12,9 @@ export type IngressVerdict =
   | { ok: true; updateId: string; body: string }
   | { ok: false; status: 400 | 401 | 500; text: string };
 
-export function checkTelegramUpdate(input: {
-  secretHeader: string | undefined;
-  expectedSecret: string;
-  body: string;
-}): IngressVerdict {
-  const secretOk = input.secretHeader !== undefined && constantTimeEqual(input.secretHeader, input.expectedSecret);
-  return telegramUpdateVerdict(secretOk, input.body);
+/** Whether the secret-token header is the webhook's secret (checked before the body is read). */
+export function telegramSecretOk(secretHeader: string | undefined, expectedSecret: string): boolean {
+  return secretHeader !== undefined && constantTimeEqual(secretHeader, expectedSecret);
 }
 
 /** The answer for a request whose secret was (or was not) right, from its body alone. */

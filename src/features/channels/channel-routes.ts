@@ -5,7 +5,12 @@ import { channelSecretValue } from "../../channels/channel-registry";
 import { checkSlackRequest, DEFAULT_SLACK_WEBHOOK_PATH } from "../../channels/slack/ingress";
 import { SLACK } from "../../channels/slack/routing";
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../channels/slack/signature";
-import { checkTelegramUpdate, DEFAULT_WEBHOOK_PATH, SECRET_HEADER } from "../../channels/telegram/ingress";
+import {
+  DEFAULT_WEBHOOK_PATH,
+  SECRET_HEADER,
+  telegramSecretOk,
+  telegramUpdateVerdict,
+} from "../../channels/telegram/ingress";
 import { TELEGRAM } from "../../channels/telegram/routing";
 import { type AppEnv, requireScope } from "../../http/context";
 import { readJson } from "../../http/request";
@@ -14,9 +19,10 @@ import type { SlackConfig } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import { TENANT_ID_PATTERN } from "../../protocol/http";
 import { channelInboxApi, tenantApi } from "../../stubs";
+import { announcesTooLarge, BODY_TOO_LARGE, discardBody, readBoundedText } from "../../util/bounded-body";
 
-/** An update is a few KB; a body past this is refused before it is parsed or stored. */
-const MAX_UPDATE_CHARS = 1_000_000;
+/** An update is a few KB; a body past this is refused before it is read further, parsed or stored. */
+const MAX_UPDATE_BYTES = 1_000_000;
 
 /** Tenant paths that are never a channel webhook (no config lookup for them). */
 const API_PREFIXES = [
@@ -64,9 +70,19 @@ async function telegramIngress(c: Context<AppEnv>, tenantId: string, config: Ten
   );
   if (!expectedSecret) return null;
   const plain = { "content-type": "text/plain; charset=utf-8" };
-  const body = await c.req.text();
-  if (body.length > MAX_UPDATE_CHARS) return new Response("payload too large", { status: 413, headers: plain });
-  const verdict = checkTelegramUpdate({ secretHeader: c.req.header(SECRET_HEADER), expectedSecret, body });
+  const tooLarge = () => new Response("payload too large", { status: 413, headers: plain });
+  // The announced size, then the secret header, then the body read up to the limit: an
+  // unauthenticated request is answered before its body is read, and the unread body is
+  // discarded so the answer does not wait for the upload (issue 44, finding 4).
+  if (announcesTooLarge(c.req.raw.headers, MAX_UPDATE_BYTES)) {
+    discardBody(c.req.raw);
+    return tooLarge();
+  }
+  const secretOk = telegramSecretOk(c.req.header(SECRET_HEADER), expectedSecret);
+  if (!secretOk) discardBody(c.req.raw);
+  const body = secretOk ? await readBoundedText(c.req.raw, MAX_UPDATE_BYTES) : "";
+  if (body === BODY_TOO_LARGE) return tooLarge();
+  const verdict = telegramUpdateVerdict(secretOk, body);
   if (!verdict.ok) {
     return new Response(verdict.text, {
       status: verdict.status,
@@ -98,8 +114,9 @@ async function slackIngress(c: Context<AppEnv>, tenantId: string, slack: SlackCo
       status: 405,
       headers: { "content-type": "text/plain; charset=utf-8" },
     });
-  const body = await c.req.text();
-  if (body.length > MAX_UPDATE_CHARS) return new Response(null, { status: 413 });
+  // Slack's signature covers the body: the announced size, then a read up to the limit, then the signature.
+  const body = await readBoundedText(c.req.raw, MAX_UPDATE_BYTES);
+  if (body === BODY_TOO_LARGE) return new Response(null, { status: 413 });
   const verdict = await checkSlackRequest({
     signingSecret,
     timestamp: c.req.header(TIMESTAMP_HEADER),
