@@ -310,8 +310,8 @@ describe("runs an abort may catch on their way", () => {
   it("are the runs recorded as abortable a moment ago, per session key", async () => {
     await createTenant("fid-recent");
     const tenant = env.TENANTS.getByName("fid-recent") as any;
-    // Runs a tool or flow starts by other paths are recorded, but no abort waits for them.
-    expect(await tenant.recordRun("flow-run", "agent:main:k")).toBe("agent:main:k");
+    // A sub-agent's announce run is recorded, but no abort waits for it.
+    expect(await tenant.recordAnnounceRun("announce-run", "agent:main:k")).toBe("agent:main:k");
     expect(await tenant.recordRunStart("send-run", "agent:main:k")).toEqual({ owner: "agent:main:k" });
     expect(await tenant.recordRunStart("other-run", "agent:main:other")).toEqual({ owner: "agent:main:other" });
     // A run id owned by another session is not this key's.

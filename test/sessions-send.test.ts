@@ -379,7 +379,7 @@ describe("sessions_send: round trips", () => {
     return { tenant: counted("tenant", ports.tenant), sessions: (key) => counted("session", ports.sessions(key)) };
   }
 
-  it("reads both rows in one round, then records, starts and waits in another: four calls", async () => {
+  it("reads both rows in one round, admits the run, then starts and waits: four calls", async () => {
     const t = await tenant("send-trips");
     await seed(t, "agent:main:target");
     const calls: string[] = [];
@@ -397,6 +397,6 @@ describe("sessions_send: round trips", () => {
       timeoutSeconds: 30,
     });
     expect(result.details).toMatchObject({ status: "ok", reply: "ECHO: counted" });
-    expect(calls.sort()).toEqual(["session.sendInterSession", "tenant.recordRun", "tenant.session", "tenant.session"]);
+    expect(calls.sort()).toEqual(["session.sendInterSession", "tenant.recordRunStart", "tenant.session", "tenant.session"]);
   });
 });

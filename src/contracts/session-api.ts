@@ -151,7 +151,7 @@ export type SpawnLineage = Pick<
 >;
 
 /** The sessions_send follow-up spec as the tool fixes it (the target object adds its own side). */
-export type FlowRequest = Omit<FlowSpec, "tenantId" | "primaryRunId" | "targetKey" | "targetAgentId" | "targetRunner">;
+export type FlowRequest = Omit<FlowSpec, "tenantId" | "primaryRunId" | "targetKey" | "targetAgentId">;
 
 /** What a requester receives from a finished sub-agent: appended (and run) in its session, delivered to its channel. */
 export type AnnounceDelivery = {

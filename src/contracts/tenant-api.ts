@@ -1,6 +1,7 @@
 import type { SessionRow } from "../model/session-row";
+import type { FlowStep } from "../policy/flow-steps";
 import type { LimitsState, Meter, Refusal, TranscriptLimits } from "../policy/limit-rules";
-import type { TenantConfig } from "../protocol/config";
+import type { RunnerConfig, TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
 import type {
   DeploymentKeyGrant,
@@ -23,10 +24,15 @@ export type { ChangeReason, LiveEvent, SessionUpdate };
 /** `previous_response_id`: the run whose session a new run continues, if its key has one of these prefixes. */
 export type ContinuedRun = { runId: string; keyPrefixes: string[] };
 
+/** A run start's admission: its session (the owner of the run id), or the limit that refused it. */
+export type RunStartAnswer = { owner: string } | { refused: Refusal };
+/** A flow step's admission: stopped by the config, refused by a limit, or admitted with its runner. */
+export type FlowStepAnswer = { owner: string; runner: RunnerConfig } | { refused: Refusal } | { stopped: string };
+
 /** `admitCompletion`'s answer: over the meter, or the run's session and its `recordRunStart` answer. */
 export type CompletionAdmission =
   | { limited: MeterGrant & { perMinute: number } }
-  | { key: string; recorded: { owner: string } | { refused: Refusal } };
+  | { key: string; recorded: RunStartAnswer };
 
 export type IssuedToken = { tokenId: string; token: string; scopes: OperatorScope[] };
 export type TenantAccess = { scopes: OperatorScope[]; config: TenantConfig };
@@ -131,14 +137,24 @@ export interface TenantSecretsApi {
 
 /** The run index (run id → session), model-call slots, and the tenant's limits and meters. */
 export interface TenantRunsApi {
-  /** Records which session a run id belongs to (a run started by a run: spawn, send, flows); answers its owner. */
-  recordRun(runId: string, key: string): Awaitable<string>;
   /**
-   * A door's run start (chat.send, agent, ingest, OpenAI routes, automations): refused over the
-   * tenant's run limits, else recorded as recordRun does and abortable on its way to the session
-   * (an abort without a run id catches it). A run id recorded before is never refused.
+   * Every run start — the doors (chat.send, agent, ingest, OpenAI routes), hooks, channels,
+   * automations, spawn children and sessions_send targets: refused over the tenant's run limits,
+   * else its run id recorded with its session (answering the owner) and abortable on its way to
+   * the session (an abort without a run id catches it). A run id recorded before is never refused.
    */
-  recordRunStart(runId: string, key: string): Awaitable<{ owner: string } | { refused: Refusal }>;
+  recordRunStart(runId: string, key: string): Awaitable<RunStartAnswer>;
+  /**
+   * A sessions_send flow step (ping-pong turn, announce): stopped when the config now ends the
+   * chain (src/policy/flow-steps.ts), else admitted as recordRunStart does, with its agent's runner now.
+   */
+  recordFlowStep(runId: string, key: string, step: FlowStep): Awaitable<FlowStepAnswer>;
+  /**
+   * The run that takes a finished sub-agent's announce into its requester: recorded (so
+   * agent.wait finds it) without admission, since its spawn was admitted (recordRunStart) and
+   * each child announces once.
+   */
+  recordAnnounceRun(runId: string, key: string): Awaitable<string>;
   /**
    * An OpenAI route's run before it starts, in one call: the `completions` meter (`limited` when
    * used up: nothing recorded), then its session (the run `continues` names, when that run's key

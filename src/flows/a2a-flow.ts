@@ -5,7 +5,6 @@ import { agentIdOf, DEFAULT_AGENT_ID } from "../keys/session-key";
 import type { DeliveryTarget } from "../model/delivery";
 import type { Flow, FlowSpec } from "../model/flow";
 import type { RunSnapshot } from "../model/run-types";
-import type { RunnerConfig } from "../protocol/config";
 import type { SessionEntry, TranscriptMessage } from "../protocol/session";
 import type { EngineStart } from "../runs/run-lifecycle";
 import type { TimerPort } from "../timers/timers";
@@ -27,6 +26,9 @@ type StepRun = {
   extraSystemPrompt: string;
   userMessage?: TranscriptMessage;
 };
+
+/** A step's start: the session's answer, or why it did not start (config now, or a limit). */
+type StepStart = StartAnswer | { ended: string };
 
 /** The flow rows as the driver uses them (flow-store.ts keeps them in the session's SQLite). */
 export type FlowRows = Pick<FlowStore, "insert" | "get" | "unfinished" | "update">;
@@ -84,7 +86,6 @@ export class A2aFlowDriver {
       primaryRunId: request.runId,
       targetKey: ref.key,
       targetAgentId: ref.agentId,
-      targetRunner: request.runner,
     };
     this.ports.store.insert(spec.primaryRunId, spec, now);
     this.ports.timers.set("flow", spec.primaryRunId, now + FLOW_TIMER_MS);
@@ -169,7 +170,6 @@ export class A2aFlowDriver {
       const runId = `${flow.id}:turn:${flow.turn}`;
       const otherKey = side === "requester" ? spec.targetKey : spec.requesterKey!;
       const otherChannel = side === "requester" ? spec.targetChannel : spec.requesterChannel;
-      const runner = side === "requester" ? (spec.requesterRunner ?? spec.targetRunner) : spec.targetRunner;
       const step = await this.runStep(
         flow,
         {
@@ -188,9 +188,10 @@ export class A2aFlowDriver {
             },
           },
         },
-        runner,
+        flow.turn,
       );
       if (step.pending) return false;
+      if (step.ended !== undefined) return this.stop(flow, step.ended, now);
       const reply = step.reply;
       if (endsPingPong(reply) || flow.turn >= spec.maxTurns) {
         flows.update(
@@ -205,25 +206,29 @@ export class A2aFlowDriver {
     }
     // announce
     const runId = `${flow.id}:announce`;
-    const step = await this.runStep(
-      flow,
-      {
-        side: "target",
-        runId,
-        message: ANNOUNCE_MESSAGE,
-        extraSystemPrompt: announcePrompt(sessions, spec.originalMessage, flow.round1Reply, flow.latestReply),
-        userMessage: {
-          role: "user",
-          content: ANNOUNCE_MESSAGE,
-          provenance: { kind: "internal_system", sourceTool: "sessions_send" },
-        },
+    const step = await this.runStep(flow, {
+      side: "target",
+      runId,
+      message: ANNOUNCE_MESSAGE,
+      extraSystemPrompt: announcePrompt(sessions, spec.originalMessage, flow.round1Reply, flow.latestReply),
+      userMessage: {
+        role: "user",
+        content: ANNOUNCE_MESSAGE,
+        provenance: { kind: "internal_system", sourceTool: "sessions_send" },
       },
-      spec.targetRunner,
-    );
+    });
     if (step.pending) return false;
+    if (step.ended !== undefined) return this.stop(flow, step.ended, now);
     const reply = step.reply;
     if (!isSilentAnnounce(reply)) this.ports.announce(flow, reply!.trim());
     flows.update(flow.id, { state: "done", outcome: isSilentAnnounce(reply) ? "silent" : "announced" }, now);
+    return true;
+  }
+
+  /** Ends a flow whose next step was stopped by the config or refused by a limit (never retried). */
+  private stop(flow: Flow, reason: string, now: number): true {
+    console.log(`flow ${flow.id}: stopped before its next step: ${reason}`);
+    this.ports.store.update(flow.id, { state: "done", outcome: "stopped" }, now);
     return true;
   }
 
@@ -234,9 +239,10 @@ export class A2aFlowDriver {
   private async runStep(
     flow: Flow,
     step: StepRun,
-    runner: RunnerConfig,
-  ): Promise<{ pending: true } | { pending: false; reply?: string }> {
-    const started = await this.startStep(flow, step, runner);
+    turn?: number,
+  ): Promise<{ pending: true } | { pending: false; reply?: string; ended?: string }> {
+    const started = await this.startStep(flow, step, turn);
+    if ("ended" in started) return { pending: false, ended: started.ended };
     const inProgress = started.status === "started" || started.status === "in_flight";
     const outcome = !inProgress
       ? null
@@ -253,12 +259,22 @@ export class A2aFlowDriver {
    * twice). Recording the run id and starting go in one round (step run ids are fresh); the
    * other side's session waits for the run in the same call.
    */
-  private async startStep(flow: Flow, step: StepRun, runner: RunnerConfig): Promise<StartAnswer> {
+  private async startStep(flow: Flow, step: StepRun, turn: number | undefined): Promise<StepStart> {
     const spec = flow.spec;
+    const key = step.side === "target" ? spec.targetKey : spec.requesterKey!;
+    const agentId =
+      step.side === "target" ? spec.targetAgentId : (spec.requesterAgentId ?? agentIdOf(key, DEFAULT_AGENT_ID));
+    // Admitted under the tenant's run limits and its config as they are now (agent.wait finds
+    // step runs by id like any other run); a step run id admitted before is not counted again.
+    const admitted = await this.ports
+      .tenant(spec.tenantId)
+      .recordFlowStep(step.runId, key, { agentId, ...(turn !== undefined ? { turn } : {}) });
+    if ("stopped" in admitted) return { ended: admitted.stopped };
+    if ("refused" in admitted) return { ended: admitted.refused.message };
     const sandboxed = step.side === "target" ? spec.targetSandboxed === true : spec.requesterSandboxed === true;
     const request = {
       runId: step.runId,
-      runner,
+      runner: admitted.runner,
       input: {
         message: step.message,
         origin: "tool" as const,
@@ -268,19 +284,9 @@ export class A2aFlowDriver {
       },
       ...(step.userMessage ? { userMessage: step.userMessage } : {}),
     };
-    const key = step.side === "target" ? spec.targetKey : spec.requesterKey!;
-    // agent.wait finds step runs by id like any other run.
-    const recorded = this.ports.tenant(spec.tenantId).recordRun(step.runId, key);
-    if (step.side === "target") {
-      await recorded;
-      return this.ports.runs.start({ ...request, tenantId: spec.tenantId, agentId: spec.targetAgentId });
-    }
-    const ref = { tenantId: spec.tenantId, key, agentId: spec.requesterAgentId ?? agentIdOf(key, DEFAULT_AGENT_ID) };
-    const [, started] = await Promise.all([
-      recorded,
-      this.ports.session(spec.tenantId, key).startRun(ref, { ...request, waitMs: STEP_WAIT_MS }),
-    ]);
-    return started;
+    if (step.side === "target") return this.ports.runs.start({ ...request, tenantId: spec.tenantId, agentId });
+    const ref = { tenantId: spec.tenantId, key, agentId };
+    return this.ports.session(spec.tenantId, key).startRun(ref, { ...request, waitMs: STEP_WAIT_MS });
   }
 
   /** The step run's outcome: waits up to `waitMs`, null when unknown. */

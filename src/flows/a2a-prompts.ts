@@ -77,9 +77,3 @@ export function isSilentAnnounce(reply: string | undefined): boolean {
   const trimmed = (reply ?? "").trim();
   return trimmed === "" || trimmed === ANNOUNCE_SKIP || trimmed === SILENT_REPLY;
 }
-
-/** `session.agentToAgent.maxPingPongTurns`, clamped to 0..5, default 5. */
-export function clampPingPongTurns(value: number | undefined): number {
-  if (value === undefined || !Number.isFinite(value)) return 5;
-  return Math.max(0, Math.min(5, Math.floor(value)));
-}

@@ -1,5 +1,3 @@
-import type { RunnerConfig } from "../protocol/config";
-
 /** A sessions_send follow-up flow as the session that drives it records it. */
 
 export type FlowState = "primary" | "pingpong" | "announce" | "done";
@@ -12,12 +10,10 @@ export type FlowSpec = {
   requesterKey?: string;
   requesterAgentId?: string;
   requesterChannel?: string;
-  requesterRunner?: RunnerConfig;
   targetKey: string;
   targetAgentId: string;
   targetDisplayKey: string;
   targetChannel?: string;
-  targetRunner: RunnerConfig;
   /** Sandboxing of each side, decided when the flow starts (the step runs' tokens carry it). */
   requesterSandboxed?: boolean;
   targetSandboxed?: boolean;

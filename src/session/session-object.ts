@@ -275,7 +275,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     this.parts.store.transaction(() =>
       acceptAnnounce({ runs: this.parts.runs, outbox: this.parts.outbox }, ref, entry, announce),
     );
-    await this.tenant(ref.tenantId).recordRun(announce.runId, ref.key);
+    await this.tenant(ref.tenantId).recordAnnounceRun(announce.runId, ref.key);
     return true;
   }
 

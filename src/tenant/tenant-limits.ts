@@ -1,4 +1,5 @@
 import type { MeterGrant } from "../contracts/tenant-api";
+import { type FlowStep, flowStepDecision } from "../policy/flow-steps";
 import {
   cleanOverride,
   deploymentLimits,
@@ -16,7 +17,7 @@ import {
   tenantBytesRefusal,
   utcDay,
 } from "../policy/limit-rules";
-import type { TenantConfig } from "../protocol/config";
+import type { RunnerConfig, TenantConfig } from "../protocol/config";
 import { RateLimiter } from "./minute-meters";
 import { type ModelSlot, RunQuota } from "./run-quota";
 import type { TenantStore } from "./tenant-store";
@@ -82,6 +83,11 @@ export class TenantLimits {
       perSession: limits.transcriptBytesPerSession,
       tenantFull: tenantBytesRefusal(this.messageBytes(), limits),
     };
+  }
+
+  /** A sessions_send flow step as the config is now (src/policy/flow-steps.ts). */
+  flowStep(step: FlowStep): { runner: RunnerConfig } | { stopped: string } {
+    return flowStepDecision(this.config(), step);
   }
 
   admitRun(runId: string, now = Date.now()): Refusal | null {

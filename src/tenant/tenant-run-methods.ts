@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
-import type { CompletionAdmission, ContinuedRun } from "../contracts/tenant-api";
-import type { LimitsState, Meter, Refusal, TranscriptLimits } from "../policy/limit-rules";
+import type { CompletionAdmission, ContinuedRun, FlowStepAnswer, RunStartAnswer } from "../contracts/tenant-api";
+import type { FlowStep } from "../policy/flow-steps";
+import type { LimitsState, Meter, TranscriptLimits } from "../policy/limit-rules";
 import type { RunIndex } from "./run-index";
 import type { ModelSlot } from "./run-quota";
 import type { TenantLimits } from "./tenant-limits";
@@ -14,14 +15,21 @@ export abstract class TenantRunMethods extends DurableObject<Env> {
   protected abstract readonly runs: RunIndex;
   protected abstract readonly quota: TenantLimits;
 
-  recordRun(runId: string, key: string): string {
+  recordAnnounceRun(runId: string, key: string): string {
     return this.runs.record(runId, key, false);
   }
 
-  recordRunStart(runId: string, key: string): { owner: string } | { refused: Refusal } {
+  recordRunStart(runId: string, key: string): RunStartAnswer {
     // A run id seen before answers from its run: it is not counted again.
     const refused = this.runs.keyOf(runId) === null ? this.quota.admitRun(runId) : null;
     return refused ? { refused } : { owner: this.runs.record(runId, key, true) };
+  }
+
+  recordFlowStep(runId: string, key: string, step: FlowStep): FlowStepAnswer {
+    const decision = this.quota.flowStep(step);
+    if ("stopped" in decision) return decision;
+    const recorded = this.recordRunStart(runId, key);
+    return "refused" in recorded ? recorded : { ...recorded, runner: decision.runner };
   }
 
   admitCompletion(runId: string, key: string, continues?: ContinuedRun): CompletionAdmission {

@@ -1,15 +1,16 @@
 import type { z } from "zod";
 import type { StartAnswer } from "../contracts/session-api";
 import type { TenantContext } from "../domain/context";
-import { DomainError, restoreRefusal } from "../domain/errors";
+import { DomainError, rateLimited, restoreRefusal } from "../domain/errors";
 import { agentIdParam, mainKeyOf, sessionRef } from "../domain/keys";
 import { resolveSession } from "../domain/session-index";
-import { agentToAgentContext, clampPingPongTurns } from "../flows/a2a-prompts";
+import { agentToAgentContext } from "../flows/a2a-prompts";
 import { agentIdOf, deriveChannel, toDisplayKey } from "../keys/session-key";
 import { tooLargeMessage } from "../model/message-limits";
 import type { SessionRow } from "../model/session-row";
 import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agent-config";
 import { agentModels } from "../policy/agent-models";
+import { clampPingPongTurns } from "../policy/flow-steps";
 import { isSandboxedSession } from "../policy/sandbox";
 import { SEND_BLOCKED_TEXT } from "../policy/send-policy";
 import {
@@ -102,10 +103,13 @@ export async function sessionsSend(
     MAX_TIMEOUT_SECONDS,
     Math.max(0, Math.floor(args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)),
   );
-  // The run id is fresh (no owner to check), so recording it and starting (and waiting for)
-  // the run go in one round; agent.wait finds it by id once this answers.
-  const [, started] = await Promise.all([
-    tenant.recordRun(runId, key),
+  // The target's run is admitted under the tenant's run limits as every run start is (a model
+  // answering each turn with a sessions_send cannot outrun them), refused as sessions_spawn is
+  // (a tool error with retryAfterSeconds, 429 over HTTP). A repeated call's run id was admitted
+  // before and is not counted again.
+  const admitted = await tenant.recordRunStart(runId, key);
+  if ("refused" in admitted) throw rateLimited(admitted.refused.message, admitted.refused.retryAfterMs);
+  const started = await Promise.resolve(
     stub.sendInterSession(
       ref,
       {
@@ -130,7 +134,6 @@ export async function sessionsSend(
           ? {
               requesterKey: requester.key,
               requesterAgentId: requester.agentId,
-              requesterRunner: runnerOf(ctx.config, requester.agentId),
             }
           : {}),
         ...(requesterChannel ? { requesterChannel } : {}),
@@ -142,7 +145,7 @@ export async function sessionsSend(
       },
       { config: ctx.config.session?.sendPolicy ?? null },
     ),
-  ]).catch((error) => {
+  ).catch((error: unknown) => {
     throw restoreRefusal(error); // the target's tenant-bytes refusal, as the other doors give it
   });
   if (started.status === "blocked") return fail("error", SEND_BLOCKED_TEXT, display);

@@ -31,7 +31,10 @@ function target(replies: Record<string, string>, options: { hangPrimary?: boolea
         timers: session.timers,
         runs: session.lifecycle,
         session: () => requester as unknown as SessionApi,
-        tenant: () => ({ recordRun: async (runId: string) => runId }) as unknown as TenantApi,
+        tenant: () =>
+          ({
+            recordFlowStep: async (_runId: string, key: string) => ({ owner: key, runner: { type: "echo" } }),
+          }) as unknown as TenantApi,
         announce: (_flow, text) => void announced.push(text),
         waitUntil: (promise) => void background.push(promise),
       });

@@ -18,7 +18,10 @@ const echo = { type: "echo" } as const;
 /** Replies by step run id (the primary run's id is the flow id); undefined: the run failed. */
 type Replies = Record<string, string | undefined>;
 
-function world(replies: Replies, options: { maxTurns?: number; unreachableOnce?: string } = {}) {
+function world(
+  replies: Replies,
+  options: { maxTurns?: number; unreachableOnce?: string; stepAnswer?: (turn?: number) => object | null } = {},
+) {
   const rows = new Map<string, Flow>();
   const store: FlowRows = {
     insert: (id, spec) => void (rows.has(id) || rows.set(id, { id, state: "primary", spec, turn: 0 })),
@@ -75,7 +78,11 @@ function world(replies: Replies, options: { maxTurns?: number; unreachableOnce?:
       expect(key).toBe(REQUESTER);
       return requester as unknown as SessionApi;
     },
-    tenant: () => ({ recordRun: async (runId: string) => runId }) as unknown as TenantApi,
+    tenant: () =>
+      ({
+        recordFlowStep: async (_runId: string, key: string, step: { turn?: number }) =>
+          options.stepAnswer?.(step.turn) ?? { owner: key, runner: echo },
+      }) as unknown as TenantApi,
     announce: (_flow, reply) => announced.push(reply),
     waitUntil: () => {},
   });
@@ -88,7 +95,6 @@ function world(replies: Replies, options: { maxTurns?: number; unreachableOnce?:
     targetKey: TARGET,
     targetAgentId: "main",
     targetDisplayKey: TARGET,
-    targetRunner: echo,
     maxTurns: options.maxTurns ?? 2,
   };
   store.insert(FLOW_ID, spec, T0);
@@ -118,6 +124,30 @@ describe("A2aFlowDriver over in-memory ports", () => {
       latestReply: "welcome",
     });
     expect(w.timers.has(FLOW_ID)).toBe(false);
+  });
+
+  it("a step the tenant stops (config now) or refuses (a run limit) ends the flow there, never retried", async () => {
+    const replies = {
+      [FLOW_ID]: "green",
+      [`${FLOW_ID}:turn:1`]: "thanks",
+      [`${FLOW_ID}:turn:2`]: "welcome",
+      [`${FLOW_ID}:announce`]: "Build is green.",
+    };
+    const stopped = world(replies, {
+      stepAnswer: (turn) => (turn === 2 ? { stopped: "past maxPingPongTurns" } : null),
+    });
+    await stopped.advance();
+    expect(stopped.ran.map((r) => r.runId)).toEqual([`${FLOW_ID}:turn:1`]);
+    expect(stopped.announced).toEqual([]);
+    expect(stopped.flow()).toMatchObject({ state: "done", outcome: "stopped" });
+    expect(stopped.timers.has(FLOW_ID)).toBe(false);
+
+    const refusal = { limit: "runStartsPerMinute", message: "Too many run starts", retryAfterMs: 30_000 };
+    const refused = world(replies, { stepAnswer: (turn) => (turn === undefined ? { refused: refusal } : null) });
+    await refused.advance();
+    expect(refused.ran.map((r) => r.runId)).toEqual([`${FLOW_ID}:turn:1`, `${FLOW_ID}:turn:2`]);
+    expect(refused.announced).toEqual([]);
+    expect(refused.flow()).toMatchObject({ state: "done", outcome: "stopped" });
   });
 
   it("REPLY_SKIP ends the ping-pong at once; ANNOUNCE_SKIP keeps the announce silent", async () => {

@@ -21,7 +21,7 @@ describe("sessions_send over /tools/invoke (issue 37)", () => {
           reads.push(key);
           return ROWS[key] ?? null;
         },
-        recordRun: async (_runId: string, key: string) => key,
+        recordRunStart: async (_runId: string, key: string) => ({ owner: key }),
       },
       sessions: () => ({
         sendInterSession: async (_ref: unknown, request: { runId: string }) => ({
