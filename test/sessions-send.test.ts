@@ -397,6 +397,11 @@ describe("sessions_send: round trips", () => {
       timeoutSeconds: 30,
     });
     expect(result.details).toMatchObject({ status: "ok", reply: "ECHO: counted" });
-    expect(calls.sort()).toEqual(["session.sendInterSession", "tenant.recordRunStart", "tenant.session", "tenant.session"]);
+    expect(calls.sort()).toEqual([
+      "session.sendInterSession",
+      "tenant.recordRunStart",
+      "tenant.session",
+      "tenant.session",
+    ]);
   });
 });
