@@ -7,5 +7,5 @@ import { beforeAll } from "vitest";
 const WORKER_LOAD_BUDGET_MS = 120_000;
 
 beforeAll(async () => {
-  await (await exports.default.fetch("http://svc.test/healthz")).arrayBuffer();
+  await (await exports.default.fetch("http://svc.test/health")).arrayBuffer();
 }, WORKER_LOAD_BUDGET_MS);
