@@ -55,6 +55,8 @@ export default defineConfig({
     // the 2-core dev machine the tier takes 3.5 min instead of 6.5 (docs/testing.md).
     maxWorkers: 3,
     globalSetup: ["test/peers/global-setup.ts"],
+    // Loads the worker before a file's first test (test/warm-worker.ts).
+    setupFiles: ["test/warm-worker.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

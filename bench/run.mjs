@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { BENCH_LIMITS, BENCH_SERVER_VARS, DEFAULT_TENANT, setTenantLimits } from "./lib/bench-tenant.mjs";
 import { httpClient } from "./lib/http.mjs";
 import { printTable } from "./lib/measure.mjs";
 import { killAllServersNow, startServer, stopAllServers } from "./lib/server.mjs";
@@ -125,8 +126,17 @@ async function main() {
       log(`serving a snapshot of the source in ${cwd}`);
     }
     let sourceState = args.snapshot || args.runtime === "direct" ? undefined : await fingerprint(REPO_ROOT);
-    server = await startServer({ cwd, runtime: args.runtime, log, removeOnStop: args.snapshot ? [cwd] : [] });
-    report.server = { runtime: args.runtime, baseUrl: server.baseUrl };
+    server = await startServer({
+      cwd,
+      runtime: args.runtime,
+      log,
+      removeOnStop: args.snapshot ? [cwd] : [],
+      vars: BENCH_SERVER_VARS,
+    });
+    // The default tenant (the dev operator token's) with limits no workload reaches: the bench
+    // measures work, and the flood suite its refusals (bench/lib/bench-tenant.mjs).
+    await setTenantLimits(server.baseUrl, DEFAULT_TENANT, BENCH_LIMITS, interruption.signal);
+    report.server = { runtime: args.runtime, baseUrl: server.baseUrl, vars: BENCH_SERVER_VARS, limits: BENCH_LIMITS };
     for (const name of selected) {
       if (interruption.signal.aborted) break;
       if (!server.isRunning()) {

@@ -6,7 +6,21 @@ import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { describe, expect, it } from "vitest";
 import { mintRunToken } from "../src/auth/run-token";
-import { call, freshTenant, issueToken, type TestTenant, user } from "./helpers";
+import { call, freshTenant, issueToken, type TestTenant, until, user } from "./helpers";
+
+/**
+ * Resolves once a sessions_wait is waiting in the session object (private): what the test does
+ * next must happen during the wait, and a fixed sleep lost that race on a loaded machine.
+ */
+async function waitingIn(t: TestTenant, key: string) {
+  const stub = env.SESSIONS.getByName(`${t.id}/${key}`);
+  type Parts = { parts: { seqWaiters: { waiting: Map<unknown, Set<unknown>> } } };
+  await until(
+    () => runInDurableObject(stub, (object) => (object as unknown as Parts).parts.seqWaiters.waiting.size),
+    (size) => size > 0,
+    10_000,
+  );
+}
 
 /**
  * A run token of a run that is active (a webhook run waiting for its callbacks): run tokens act
@@ -375,7 +389,7 @@ describe("MCP endpoint: sessions_wait", () => {
     await t.append("main", user("old"));
     const client = await connectTenant(t);
     const waiting = callTool(client, "sessions_wait", { sessionKey: "main", afterSeq: 1, timeoutSeconds: 20 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitingIn(t, "agent:main:main");
     await t.append("main", user("news"));
     const result = await waiting;
     expect(result.structuredContent).toMatchObject({ nextAfterSeq: 2, timedOut: false });
@@ -388,7 +402,7 @@ describe("MCP endpoint: sessions_wait", () => {
     await t.append("main", user("before"));
     const client = await connectTenant(t);
     const waiting = callTool(client, "sessions_wait", { sessionKey: "main", afterSeq: 1, timeoutSeconds: 60 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitingIn(t, "agent:main:main");
     // What a deploy does to a running object: it is reset and its in-flight calls fail.
     await runInDurableObject(env.SESSIONS.getByName(`${t.id}/agent:main:main`), (_, state) => {
       state.abort("reset by the test");
@@ -398,7 +412,7 @@ describe("MCP endpoint: sessions_wait", () => {
     expect(result.structuredContent).toMatchObject({ timedOut: true, nextAfterSeq: 1, lastSeq: 1 });
     // The next wait works on the fresh object.
     const next = callTool(client, "sessions_wait", { sessionKey: "main", afterSeq: 1, timeoutSeconds: 20 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitingIn(t, "agent:main:main");
     await t.append("main", user("after"));
     expect((await next).structuredContent.messages.map((m: any) => m.content)).toEqual(["after"]);
     await client.close();

@@ -2,12 +2,22 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN, append, call, createTenant, DEV, issueToken, user } from "./helpers";
 
-/** Reads SSE events from a streaming response until `count` events arrived. */
-async function readEvents(res: Response, count: number, timeoutMs = 5000) {
-  const reader = res.body!.getReader();
+type SseEvent = { event?: string; data?: any; retry?: string; comment?: string };
+
+/**
+ * Reads SSE events from a streaming response until `count` events arrived; `after` goes on
+ * from an earlier read of the same stream (its events and unparsed rest are kept).
+ */
+async function readEvents(
+  res: Response,
+  count: number,
+  timeoutMs = 5000,
+  after?: { events: SseEvent[]; reader: ReadableStreamDefaultReader<Uint8Array>; buffer: string },
+) {
+  const reader = after?.reader ?? res.body!.getReader();
   const decoder = new TextDecoder();
-  let buffer = "";
-  const events: Array<{ event?: string; data?: any; retry?: string; comment?: string }> = [];
+  let buffer = after?.buffer ?? "";
+  const events: SseEvent[] = after ? [...after.events] : [];
   const deadline = Date.now() + timeoutMs;
   while (events.length < count) {
     if (Date.now() > deadline) throw new Error(`timed out after ${events.length} events: ${buffer}`);
@@ -27,8 +37,11 @@ async function readEvents(res: Response, count: number, timeoutMs = 5000) {
       events.push(event);
     }
   }
-  return { events, reader };
+  return { events, reader, buffer };
 }
+
+/** A stream that should have ended and still is not after this long is open (generous under load). */
+const STILL_OPEN_AFTER_MS = 5_000;
 
 function follow(path: string, token = DEV, accept = "text/event-stream") {
   return exports.default.fetch(`http://svc.test${path}`, { headers: { authorization: `Bearer ${token}`, accept } });
@@ -39,11 +52,11 @@ describe("SSE history follow", () => {
     await append("followed", user("already here"));
     const res = await follow("/sessions/followed/history");
     expect(res.headers.get("content-type")).toContain("text/event-stream");
-    const pending = readEvents(res, 4);
-    await new Promise((r) => setTimeout(r, 50));
+    // The follower is registered before its history is written: appends after it arrive as events.
+    const opened = await readEvents(res, 2);
     await append("followed", user("new one"));
     await append("followed", { role: "assistant", content: [{ type: "text", text: "reply" }] });
-    const { events, reader } = await pending;
+    const { events, reader } = await readEvents(res, 4, 5000, opened);
     expect(events[0]!.retry).toBe("1000");
     expect(events[1]).toMatchObject({ event: "history", data: { sessionKey: "agent:main:followed", hasMore: false } });
     expect(events[1]!.data.messages.map((m: any) => m.content)).toEqual(["already here"]);
@@ -58,10 +71,9 @@ describe("SSE history follow", () => {
   it("accepts follow=1 and sends fresh history pages when a limit was given", async () => {
     await append("paged-follow", user("a"));
     const res = await follow("/sessions/paged-follow/history?follow=1&limit=1", DEV, "application/json");
-    const pending = readEvents(res, 3);
-    await new Promise((r) => setTimeout(r, 50));
+    const opened = await readEvents(res, 2);
     await append("paged-follow", user("b"));
-    const { events, reader } = await pending;
+    const { events, reader } = await readEvents(res, 3, 5000, opened);
     expect(events[2]!.event).toBe("history");
     expect(events[2]!.data.messages.map((m: any) => m.content)).toEqual(["b"]);
     expect(events[2]!.data).toMatchObject({ hasMore: true, nextCursor: "2" });
@@ -104,7 +116,7 @@ describe("SSE history follow", () => {
     // The revoke answers after the stream was closed: what is left to read is its end.
     const next = await Promise.race([
       reader.read(),
-      new Promise<"still open">((resolve) => setTimeout(() => resolve("still open"), 1000)),
+      new Promise<"still open">((resolve) => setTimeout(() => resolve("still open"), STILL_OPEN_AFTER_MS)),
     ]);
     expect(next).toEqual({ done: true, value: undefined });
   });
@@ -125,7 +137,7 @@ describe("SSE history follow", () => {
     for (const reader of readers) {
       const next = await Promise.race([
         reader.read(),
-        new Promise<"still open">((resolve) => setTimeout(() => resolve("still open"), 1000)),
+        new Promise<"still open">((resolve) => setTimeout(() => resolve("still open"), STILL_OPEN_AFTER_MS)),
       ]);
       expect(next).toEqual({ done: true, value: undefined });
     }

@@ -2,32 +2,20 @@
 // sessions_spawn (spawn → announce latency; 100 spawns in parallel from one requester), all with
 // the built-in echo runner, in a tenant of their own.
 import { performance } from "node:perf_hooks";
+import { benchTenant } from "../lib/bench-tenant.mjs";
 import { GatewayConn, gatewayUrl } from "../lib/gateway.mjs";
-import { httpClient } from "../lib/http.mjs";
 import { runConcurrent, summarize } from "../lib/measure.mjs";
 
 export const description =
   "agents: sessions_send until ok, a 5-turn ping-pong flow to its announce, spawn → announce, 100 parallel spawns";
 
-const ADMIN = "dev-admin-token";
 const TENANT = `bench-agents-${Date.now().toString(36)}`;
 const WAIT_MS = 60_000;
 
 export async function run(ctx) {
   const { baseUrl, log, signal } = ctx;
   const n = (count) => Math.max(2, Math.round(count * (ctx.quick ? 0.1 : 1)));
-  const admin = httpClient(baseUrl, { token: ADMIN, signal });
-  await admin.post("/v1/admin/tenants", { id: TENANT }, { expect: 201 });
-  const issued = JSON.parse(
-    (
-      await admin.post(
-        `/v1/admin/tenants/${TENANT}/tokens`,
-        { scopes: ["operator.read", "operator.write", "operator.admin"] },
-        { expect: 201 },
-      )
-    ).text,
-  );
-  const client = httpClient(`${baseUrl}/t/${TENANT}`, { token: issued.token, signal });
+  const { client, token } = await benchTenant(baseUrl, signal, TENANT);
   const configure = (extra) =>
     client.request("PUT", "/v1/config", {
       body: {
@@ -121,7 +109,7 @@ export async function run(ctx) {
 
   // 3. spawn → announce: the requester's session.message carrying the child's completion event.
   await configure({});
-  const conn = await GatewayConn.open(`${gatewayUrl(baseUrl)}t/${TENANT}`, { token: issued.token, signal });
+  const conn = await GatewayConn.open(`${gatewayUrl(baseUrl)}t/${TENANT}`, { token, signal });
   const announced = new Map(); // childKey → arrival time
   conn.onEvent((frame) => {
     const message = frame.event === "session.message" ? frame.payload?.message : undefined;

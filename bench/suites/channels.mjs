@@ -10,14 +10,13 @@ import { createHmac } from "node:crypto";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { startToolMockModel } from "../../test/peers/tool-mock-model.mjs";
+import { benchTenant } from "../lib/bench-tenant.mjs";
 import { startFakeApi, startRealGateway } from "../lib/channel-peers.mjs";
-import { httpClient } from "../lib/http.mjs";
 import { fmt, summarize } from "../lib/measure.mjs";
 
 export const description =
   "channels: Telegram update → sendMessage (and Slack event → chat.postMessage) at the fake, beside the real gateway in webhook mode";
 
-const ADMIN = "dev-admin-token";
 const TENANT = `bench-channels-${Date.now().toString(36)}`;
 const BOT_TOKEN = "123456789:TEST-fake-telegram-token";
 const TG_SECRET = "tg-webhook-secret-0123456789";
@@ -166,12 +165,7 @@ export async function run(ctx) {
         )
       : Promise.resolve(null);
 
-    const admin = httpClient(baseUrl, { token: ADMIN, signal });
-    await admin.post("/v1/admin/tenants", { id: TENANT }, { expect: 201 });
-    const issued = JSON.parse(
-      (await admin.post(`/v1/admin/tenants/${TENANT}/tokens`, { scopes: ["operator.admin"] }, { expect: 201 })).text,
-    );
-    const client = httpClient(`${baseUrl}/t/${TENANT}`, { token: issued.token, signal });
+    const { client } = await benchTenant(baseUrl, signal, TENANT, ["operator.admin"]);
     await client.request("PUT", "/v1/config", {
       body: {
         session: { dmScope: "main" },

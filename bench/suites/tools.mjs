@@ -4,13 +4,12 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { startToolMockModel } from "../../test/peers/tool-mock-model.mjs";
+import { benchTenant } from "../lib/bench-tenant.mjs";
 import { GatewayConn, gatewayUrl } from "../lib/gateway.mjs";
-import { httpClient } from "../lib/http.mjs";
 import { summarize } from "../lib/measure.mjs";
 
 export const description = "tools: chat.send → chat final, a turn with one sessions_list call beside a plain turn";
 
-const ADMIN = "dev-admin-token";
 const TENANT = `bench-tools-${Date.now().toString(36)}`;
 const TURN_TIMEOUT_MS = 30_000;
 const WARMUPS = 3;
@@ -21,12 +20,7 @@ export async function run(ctx) {
   const mock = await startToolMockModel();
   const conns = [];
   try {
-    const admin = httpClient(baseUrl, { token: ADMIN, signal });
-    await admin.post("/v1/admin/tenants", { id: TENANT }, { expect: 201 });
-    const issued = JSON.parse(
-      (await admin.post(`/v1/admin/tenants/${TENANT}/tokens`, { scopes: ["operator.admin"] }, { expect: 201 })).text,
-    );
-    const client = httpClient(`${baseUrl}/t/${TENANT}`, { token: issued.token, signal });
+    const { client, token } = await benchTenant(baseUrl, signal, TENANT, ["operator.admin"]);
     await client.request("PUT", "/v1/config", {
       body: {
         agents: { list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: mock.url, model: "mock" } }] },
@@ -34,7 +28,7 @@ export async function run(ctx) {
     });
     const url = new URL(gatewayUrl(baseUrl));
     url.pathname = `/t/${TENANT}`;
-    const conn = await GatewayConn.open(url.href, { token: issued.token, signal });
+    const conn = await GatewayConn.open(url.href, { token, signal });
     conns.push(conn);
     const turn = async (sessionKey, message) => {
       const runId = randomUUID();

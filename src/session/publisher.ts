@@ -259,6 +259,10 @@ export class Publisher {
       // leave seqs without a message: the source's hidden silent replies).
       const through = page.hasMore ? lastSeq : Math.max(lastSeq, state.entry.messageCount);
       this.store.markPublished(state.version, state.entry.sessionId, through);
+      // Only the rest of a long burst goes at once. What arrived during the delivery queued
+      // its own publish, which waits the window the answer asks for: looping here sent a
+      // quiet session's next update milliseconds after this one whenever a delivery was slow.
+      if (!page.hasMore) return;
     }
   }
 }

@@ -38,6 +38,19 @@ const TENANT = "acme-ui";
 const SERVER_START_MS = 60_000;
 const UI_STEP_MS = 30_000; // any single wait on the UI (first loads compile 500+ modules)
 const IDLE_MS = 30_000; // the issue's idle window
+/** Start-up is over once the UI sent no request for this long (well under its 15 s+ idle cadence). */
+const QUIET_MS = 3_000;
+
+/** Resolves once the page sent no gateway request for `quietMs` (or after `withinMs`: the idle check then tells). */
+async function quietFor(frames, quietMs, withinMs) {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const lastSentAt = frames.frames.filter((f) => f.dir === "out").at(-1)?.at ?? 0;
+    const left = lastSentAt + quietMs - Date.now();
+    if (left <= 0 || Date.now() >= deadline) return;
+    await new Promise((r) => setTimeout(r, left));
+  }
+}
 const MAX_IDLE_CALLS_PER_METHOD = 2;
 
 const skip = chromiumMissing();
@@ -259,8 +272,9 @@ describe("the OpenClaw Control UI served by this service", { skip: skip ?? false
     await step("idle", async () => {
       await page.goto(`${server.baseUrl}/chat/main/demo`, { waitUntil: "domcontentloaded" });
       await waitForText(page, "MODEL SAYS: hello from the control ui", UI_STEP_MS);
-      // Let the pane finish its start-up calls, then watch.
-      await new Promise((r) => setTimeout(r, 5_000));
+      // Let the pane finish its start-up calls (none for QUIET_MS: a fixed 5 s was too short
+      // on a loaded machine, its late start-up calls counted as idle ones), then watch.
+      await quietFor(recorder, QUIET_MS, UI_STEP_MS * 3);
       const since = Date.now();
       await new Promise((r) => setTimeout(r, IDLE_MS));
       const counts = countByMethod(recorder.requests(since));

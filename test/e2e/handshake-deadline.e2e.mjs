@@ -1,10 +1,10 @@
 // The gateway's handshake deadline in the real runtime (`wrangler dev`, a real workerd), where the
 // tenant object hibernates: the vitest pool never hibernates an object, so only this proves it.
 // Sockets that never send `connect` get the close frame `1008 "handshake timeout"` 15 s after
-// their challenge (within 1.5 s), in two rounds: the second after the tenant object went idle
+// their challenge (within 5 s on a loaded machine), in two rounds: the second after the tenant object went idle
 // and was evicted. In each round one more socket sends the `ping` keep-alive (answered by the
 // runtime, so it is still in the challenge phase): having sent a data frame, its TCP connection
-// ends with the closing handshake, where workerd holds a socket that never sent one until the
+// ends with the closing handshake (within 5 s, not the ≈10 s below), where workerd holds a socket that never sent one until the
 // object idles (docs/gateway.md "Handshake deadline"). Run with `node --test test/e2e/`.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -14,11 +14,15 @@ import { openRawWebSocket } from "./raw-ws.mjs";
 /** 50 in `npm test`; `HANDSHAKE_SOCKETS=1000` for the large case. */
 const SOCKETS_PER_ROUND = Number(process.env.HANDSHAKE_SOCKETS ?? 50);
 const DEADLINE_MS = 15_000;
-const SLACK_MS = 1_500;
+/** How late the close may come on a loaded 2-core box (a deadline that is not kept misses by the object's idle time or forever). */
+const SLACK_MS = 5_000;
 /** workerd releases the TCP of a closed socket that never sent a message once the object idles (≈10 s). */
 const RELEASE_WITHIN_MS = 20_000;
-/** A socket that sent a data frame is released with the closing handshake. */
-const PINGED_RELEASE_WITHIN_MS = 1_000;
+/**
+ * A socket that sent a data frame is released with the closing handshake: well before the ≈10 s
+ * a socket that never sent one is held, with room for a loaded machine.
+ */
+const PINGED_RELEASE_WITHIN_MS = 5_000;
 
 process.once("exit", killAllServersNow);
 

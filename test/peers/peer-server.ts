@@ -2,6 +2,9 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Validator } from "@seriousme/openapi-schema-validator";
 
+/** How long the peer keeps an idle keep-alive connection open (ms). */
+const PEER_KEEP_ALIVE_MS = 120_000;
+
 /**
  * Real peers for tests, on 127.0.0.1: an OpenAI-compatible model and webhook agent hosts.
  * Behaviour is chosen by the model name or the webhook path so each test picks its case.
@@ -102,6 +105,11 @@ export async function startPeers(): Promise<Peers> {
       json(res, 500, { error: String(error) });
     }
   });
+  // Node closes a keep-alive connection idle for 5 s by default, racing workerd reusing it: on a
+  // loaded machine runs of the 150-run burst (test/limits.test.ts) failed "Network connection
+  // lost". A model API keeps its connections longer than its clients do.
+  server.keepAliveTimeout = PEER_KEEP_ALIVE_MS;
+  server.headersTimeout = PEER_KEEP_ALIVE_MS + 1_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
