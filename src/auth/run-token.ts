@@ -16,6 +16,8 @@ export type RunTokenClaims = {
   runId: string;
   sandboxed: boolean;
   spawnDepth: number;
+  /** The sessions_send hops that led to the run (src/policy/flow-steps.ts bounds them). */
+  a2aDepth?: number;
   /** Session tools allowed (sub-agents get none by default). */
   sessionTools: boolean;
   exp: number;
@@ -38,6 +40,7 @@ export function runClaims(
     runId: run.runId,
     sandboxed: run.input.sandboxed === true || entry?.sandboxed === true,
     spawnDepth: entry?.spawnDepth ?? 0,
+    ...(run.input.a2aDepth ? { a2aDepth: run.input.a2aDepth } : {}),
     sessionTools: sessionToolsAllowed(entry ?? undefined),
     exp,
   };

@@ -280,6 +280,7 @@ export class A2aFlowDriver {
         origin: "tool" as const,
         extraSystemPrompt: step.extraSystemPrompt,
         sandboxed,
+        ...(spec.a2aDepth ? { a2aDepth: spec.a2aDepth } : {}),
         ...(step.userMessage?.provenance ? { provenance: step.userMessage.provenance } : {}),
       },
       ...(step.userMessage ? { userMessage: step.userMessage } : {}),

@@ -18,6 +18,8 @@ export type FlowSpec = {
   requesterSandboxed?: boolean;
   targetSandboxed?: boolean;
   maxTurns: number;
+  /** The primary run's sessions_send hops: the step runs carry it on (src/policy/flow-steps.ts). */
+  a2aDepth?: number;
 };
 
 export type Flow = {

@@ -30,6 +30,8 @@ export type RunInput = {
   callbackBase?: string;
   /** Whether the session runs sandboxed (decided from tenant config when the run starts; run tokens carry it). */
   sandboxed?: boolean;
+  /** The sessions_send hops that led to this run (absent: a run no sessions_send started); run tokens carry it. */
+  a2aDepth?: number;
   /** Files handed to a spawned sub-agent (stored in the ATTACHMENTS bucket). */
   attachments?: { relDir: string; keys: string[]; files: Array<{ name: string; bytes: number; sha256: string }> };
   /**

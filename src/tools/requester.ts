@@ -12,6 +12,8 @@ export type Requester = {
   sandboxed: boolean;
   spawnDepth: number;
   isSubagent: boolean;
+  /** The sessions_send hops that led to the calling run (0 for an operator). */
+  a2aDepth?: number;
   /** Its index row when the caller read it already (an operator's requester): not read again. */
   row?: SessionRow | null;
 };
@@ -29,6 +31,7 @@ export async function requesterFor(ctx: TenantContext, rawKey: string | undefine
       sandboxed: claims.sandboxed,
       spawnDepth: claims.spawnDepth,
       isSubagent: claims.spawnDepth > 0,
+      ...(claims.a2aDepth ? { a2aDepth: claims.a2aDepth } : {}),
     };
   }
   return operatorRequester(ctx, rawKey);

@@ -10,7 +10,7 @@ import { tooLargeMessage } from "../model/message-limits";
 import type { SessionRow } from "../model/session-row";
 import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agent-config";
 import { agentModels } from "../policy/agent-models";
-import { clampPingPongTurns } from "../policy/flow-steps";
+import { a2aDepthRefusal, clampPingPongTurns } from "../policy/flow-steps";
 import { isSandboxedSession } from "../policy/sandbox";
 import { SEND_BLOCKED_TEXT } from "../policy/send-policy";
 import {
@@ -107,6 +107,9 @@ export async function sessionsSend(
   // answering each turn with a sessions_send cannot outrun them), refused as sessions_spawn is
   // (a tool error with retryAfterSeconds, 429 over HTTP). A repeated call's run id was admitted
   // before and is not counted again.
+  const tooDeep = a2aDepthRefusal(requester.a2aDepth ?? 0);
+  if (tooDeep) return fail("error", tooDeep, display);
+  const a2aDepth = (requester.a2aDepth ?? 0) + 1;
   const admitted = await tenant.recordRunStart(runId, key);
   if ("refused" in admitted) throw rateLimited(admitted.refused.message, admitted.refused.retryAfterMs);
   const started = await Promise.resolve(
@@ -123,6 +126,7 @@ export async function sessionsSend(
           deliver: false,
           lane: "nested",
           sandboxed: targetSandboxed,
+          a2aDepth,
         },
         runner: runnerOf(ctx.config, ref.agentId),
         offeredModels: agentModels(ctx.config, ref.agentId).map((model) => model.id),
@@ -142,6 +146,7 @@ export async function sessionsSend(
         requesterSandboxed: requester.sandboxed,
         targetSandboxed,
         maxTurns: clampPingPongTurns(ctx.config.session?.agentToAgent?.maxPingPongTurns),
+        a2aDepth,
       },
       { config: ctx.config.session?.sendPolicy ?? null },
     ),
