@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { startToolMockModel } from "../peers/tool-mock-model.mjs";
 import { createTenantToken, httpJson, waitFor } from "./http-json.mjs";
 
 process.once("exit", killAllServersNow);
@@ -40,15 +41,18 @@ function startGaugeModel() {
 
 let server;
 let model;
+let toolModel;
 
 before(async () => {
   model = await startGaugeModel();
+  toolModel = await startToolMockModel();
   server = await startServer();
 });
 
 after(async () => {
   await server?.stop();
   model?.close();
+  await toolModel?.close();
 });
 
 test("a burst of runs: at most the tenant's runsInFlight at the model, every run ok, every slot back", {
@@ -95,4 +99,55 @@ test("a burst of runs: at most the tenant's runsInFlight at the model, every run
     },
     10_000,
   );
+});
+
+test("a model answering every turn with sessions_send starts at most runStartsPerMinute runs (issue 44)", {
+  timeout: 180_000,
+}, async () => {
+  const id = `chain-${crypto.randomUUID().slice(0, 8)}`;
+  const token = `Bearer ${await createTenantToken(server.baseUrl, id)}`;
+  const http = (method, path, body, authorization = token) =>
+    httpJson(server.baseUrl, method, path, { authorization, body, timeoutMs: 60_000 });
+  const limits = await http(
+    "PUT",
+    `/v1/admin/tenants/${id}/limits`,
+    { runStartsPerMinute: 5 },
+    "Bearer dev-admin-token",
+  );
+  assert.equal(limits.status, 200, limits.text);
+  const config = await http("PUT", `/t/${id}/v1/config`, {
+    agents: {
+      list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: toolModel.url, model: "mock" } }],
+    },
+    tools: { sessions: { visibility: "all" } },
+  });
+  assert.equal(config.status, 200, config.text);
+  const seed = await http("POST", `/t/${id}/v1/sessions/agent:main:b/messages`, { role: "user", content: "seed" });
+  assert.equal(seed.status, 201, seed.text);
+  // Every run's model calls sessions_send on each round; each target's message makes it do the same back.
+  const back =
+    'LOOP sessions_send {\\"sessionKey\\":\\"agent:main:main\\",\\"message\\":\\"ping\\",\\"timeoutSeconds\\":0}';
+  const loop = `LOOP sessions_send {"sessionKey":"agent:main:b","message":"${back}","timeoutSeconds":0}`;
+  const start = await http("POST", `/t/${id}/v1/sessions/main/messages`, { role: "user", content: loop, run: true });
+  assert.equal(start.status, 201, start.text);
+  await http("GET", `/t/${id}/v1/runs/${start.json.runId}?wait=60`);
+  let quiet = 0;
+  await waitFor(
+    "no run in flight, twice in a row",
+    async () => {
+      const view = await http("GET", `/t/${id}/v1/limits`);
+      quiet = view.json?.limits?.runsInFlight?.used === 0 ? quiet + 1 : 0;
+      return { done: quiet >= 2, used: view.json?.limits?.runsInFlight };
+    },
+    60_000,
+  );
+  const messages = async (key) =>
+    (await http("GET", `/t/${id}/sessions/${key}/history?limit=500&includeTools=1`)).json.messages;
+  const all = [...(await messages("main")), ...(await messages("agent:main:b"))];
+  const runs = all.filter((m) => m.role === "user" && m.content !== "seed").length;
+  assert.ok(runs >= 2 && runs <= 5, `${runs} runs started; the limit is 5 a minute`);
+  const refused = all.filter(
+    (m) => m.role === "toolResult" && JSON.stringify(m.content).includes("Too many run starts"),
+  );
+  assert.ok(refused.length > 0, "the sends past the limit were the tool's error");
 });
