@@ -18,7 +18,13 @@ const DEFAULT_CONCURRENCY = 3;
  * The longest files (a Control UI sweep with a minute idle, SIGKILL cycles, the browser suite)
  * start first, so the side-by-side group does not end waiting on one of them started last.
  */
-const LONGEST_FIRST = ["docs-examples.e2e.mjs", "control-ui-console.e2e.mjs", "automations.e2e.mjs", "control-ui.e2e.mjs", "crash.e2e.mjs"];
+const LONGEST_FIRST = [
+  "docs-examples.e2e.mjs",
+  "control-ui-console.e2e.mjs",
+  "automations.e2e.mjs",
+  "control-ui.e2e.mjs",
+  "crash.e2e.mjs",
+];
 
 const filesIn = (dir, suffix) =>
   readdirSync(dir)
