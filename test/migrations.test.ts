@@ -5,7 +5,7 @@ import { sha256Hex } from "../src/auth/tokens";
 import type { SessionObject } from "../src/session/session-object";
 import { SESSION_OBJECT_SCHEMAS } from "../src/session/session-store";
 import { migrate, type Schema } from "../src/storage/migrations";
-import { sessionApi } from "../src/stubs";
+import { directoryApi, sessionApi } from "../src/stubs";
 import { TENANT_SCHEMAS } from "../src/tenant/tenant-store";
 import sessionFixture from "./fixtures/session-schema-v17.sql?raw";
 import tenantFixture from "./fixtures/tenant-schema-v16.sql?raw";
@@ -124,6 +124,8 @@ describe("per-module migrations", () => {
       );
     });
     await evictDurableObject(stub);
+    // The previous release listed its tenants in the directory too (only listed ids reach their objects).
+    await directoryApi(env).add(tenantId);
 
     const listed = await call(`/t/${tenantId}/v1/sessions`, { token });
     expect(listed.status).toBe(200);
