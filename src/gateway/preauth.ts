@@ -47,7 +47,9 @@ export function clientAddress(headers: Headers, trustedProxyHops = 0): string {
       .split(",")
       .map((hop) => hop.trim())
       .filter(Boolean);
-    const client = hops[Math.max(0, hops.length - trustedProxyHops)];
+    // Fewer entries than trusted proxies: the request skipped one, and the leftmost entry may be
+    // the client's own; the header then says nothing trustworthy.
+    const client = hops.length >= trustedProxyHops ? hops[hops.length - trustedProxyHops] : undefined;
     if (client) return addressBucket(client);
   }
   return addressBucket(headers.get("cf-connecting-ip")?.trim() ?? "");
