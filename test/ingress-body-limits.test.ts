@@ -49,6 +49,11 @@ describe("unauthenticated ingress bodies", () => {
     expect(put.status, put.text).toBe(200);
     const telegram = { "x-telegram-bot-api-secret-token": TELEGRAM_SECRET };
     const form = { "content-type": "application/x-www-form-urlencoded" };
+    // Headers that could be Slack's (the signature itself is checked once the body is read).
+    const slackSigned = {
+      "x-slack-request-timestamp": String(Math.floor(Date.now() / 1000)),
+      "x-slack-signature": `v0=${"0".repeat(64)}`,
+    };
     const cases: Array<[string, string, Record<string, string>, number | undefined, number, number]> = [
       // name, path, headers, announced size, status, most bytes the ingress may take
       [
@@ -62,7 +67,8 @@ describe("unauthenticated ingress bodies", () => {
       ["Telegram, announced 90 MB", "/telegram-webhook", telegram, 90_000_000, 413, 0],
       ["Telegram, chunked past 1 MB", "/telegram-webhook", telegram, undefined, 413, 1_000_000],
       ["Slack, announced 90 MB", "/slack/events", {}, 90_000_000, 413, 0],
-      ["Slack, chunked past 1 MB", "/slack/events", {}, undefined, 413, 1_000_000],
+      ["Slack, no signature", "/slack/events", {}, undefined, 401, 0],
+      ["Slack, chunked past 1 MB", "/slack/events", slackSigned, undefined, 413, 1_000_000],
       ["hook, no token", "/hooks/agent", {}, undefined, 401, 0],
       ["hook, announced 90 MB", "/hooks/agent", { authorization: `Bearer ${HOOK_TOKEN}` }, 90_000_000, 413, 0],
       [

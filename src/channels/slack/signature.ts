@@ -27,6 +27,14 @@ export async function slackSignature(secret: string, timestamp: string, body: st
 }
 
 /** True only for a well-formed signature of exactly this body and timestamp, with a fresh timestamp. */
+/**
+ * Whether a request's signature headers could be Slack's at all (a timestamp in the window, a
+ * `v0=` signature): checked before the body is read, so an unsigned upload is refused unread.
+ */
+export function slackHeadersPlausible(timestamp: string | undefined, signature: string | undefined, nowMs: number) {
+  return timestampInWindow(timestamp, nowMs) && SIGNATURE_FORMAT.test(signature ?? "");
+}
+
 export async function verifySlackSignature(input: {
   signingSecret: string;
   timestamp: string | undefined;
@@ -34,9 +42,8 @@ export async function verifySlackSignature(input: {
   body: string;
   nowMs: number;
 }): Promise<boolean> {
-  if (!timestampInWindow(input.timestamp, input.nowMs)) return false;
-  const hex = SIGNATURE_FORMAT.exec(input.signature ?? "")?.[1];
-  if (!hex) return false;
+  if (!slackHeadersPlausible(input.timestamp, input.signature, input.nowMs)) return false;
+  const hex = SIGNATURE_FORMAT.exec(input.signature ?? "")![1]!;
   const given = new Uint8Array(hex.match(/../g)!.map((byte) => Number.parseInt(byte, 16)));
   return crypto.subtle.verify(
     "HMAC",

@@ -4,7 +4,7 @@ import { channelsStatus, pairingApprove, pairingList, setTelegramWebhook } from 
 import { channelSecretValue } from "../../channels/channel-registry";
 import { checkSlackRequest, DEFAULT_SLACK_WEBHOOK_PATH } from "../../channels/slack/ingress";
 import { SLACK } from "../../channels/slack/routing";
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../channels/slack/signature";
+import { SIGNATURE_HEADER, slackHeadersPlausible, TIMESTAMP_HEADER } from "../../channels/slack/signature";
 import {
   DEFAULT_WEBHOOK_PATH,
   SECRET_HEADER,
@@ -114,7 +114,16 @@ async function slackIngress(c: Context<AppEnv>, tenantId: string, slack: SlackCo
       status: 405,
       headers: { "content-type": "text/plain; charset=utf-8" },
     });
-  // Slack's signature covers the body: the announced size, then a read up to the limit, then the signature.
+  // Slack's signature covers the body: the announced size, then headers that cannot be Slack's
+  // (refused unread), then a read up to the limit, then the signature.
+  if (announcesTooLarge(c.req.raw.headers, MAX_UPDATE_BYTES)) {
+    discardBody(c.req.raw);
+    return new Response(null, { status: 413 });
+  }
+  if (!slackHeadersPlausible(c.req.header(TIMESTAMP_HEADER), c.req.header(SIGNATURE_HEADER), Date.now())) {
+    discardBody(c.req.raw);
+    return new Response(null, { status: 401 });
+  }
   const body = await readBoundedText(c.req.raw, MAX_UPDATE_BYTES);
   if (body === BODY_TOO_LARGE) return new Response(null, { status: 413 });
   const verdict = await checkSlackRequest({
