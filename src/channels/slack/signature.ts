@@ -26,15 +26,19 @@ export async function slackSignature(secret: string, timestamp: string, body: st
   return `v0=${toHex(await hmacSign(secret, baseString(timestamp, body)))}`;
 }
 
-/** True only for a well-formed signature of exactly this body and timestamp, with a fresh timestamp. */
 /**
  * Whether a request's signature headers could be Slack's at all (a timestamp in the window, a
  * `v0=` signature): checked before the body is read, so an unsigned upload is refused unread.
  */
-export function slackHeadersPlausible(timestamp: string | undefined, signature: string | undefined, nowMs: number) {
+export function slackHeadersPlausible(
+  timestamp: string | undefined,
+  signature: string | undefined,
+  nowMs: number,
+): boolean {
   return timestampInWindow(timestamp, nowMs) && SIGNATURE_FORMAT.test(signature ?? "");
 }
 
+/** True only for a well-formed signature of exactly this body and timestamp, with a fresh timestamp. */
 export async function verifySlackSignature(input: {
   signingSecret: string;
   timestamp: string | undefined;
