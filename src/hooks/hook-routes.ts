@@ -65,7 +65,7 @@ export const hookIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
     const known = action === "agent" || action === "wake" || findMapping(hooks, action, {}) !== undefined;
     return known ? text(c, 405, "Method Not Allowed") : text(c, 404, "Not Found");
   }
-  const body = await readBoundedText(c.req.raw, HOOK_MAX_BODY_BYTES);
+  const body = await readBoundedText(c.req.raw, HOOK_MAX_BODY_BYTES, "discard");
   if (body === BODY_TOO_LARGE) return payloadTooLarge(c);
   let parsed: unknown;
   try {

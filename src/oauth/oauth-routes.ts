@@ -76,7 +76,7 @@ async function answerByProvider(c: Context<AppEnv>, tenantId: string, raw: Reque
   if (c.req.method === "POST") {
     const tooLarge = () =>
       c.json({ error: "invalid_request", error_description: `Body exceeds ${MAX_OAUTH_BODY_BYTES} bytes` }, 413);
-    const body = await readBoundedBody(c.req.raw, MAX_OAUTH_BODY_BYTES);
+    const body = await readBoundedBody(c.req.raw, MAX_OAUTH_BODY_BYTES, "discard");
     if (body === BODY_TOO_LARGE) return tooLarge();
     request = new Request(request, { body });
   }
@@ -107,7 +107,7 @@ async function showConsent(c: Context<AppEnv>): Promise<Response> {
 async function decideConsent(c: Context<AppEnv>): Promise<Response> {
   const tenantId = c.req.param("tenantId")!;
   if (!TENANT_ID_PATTERN.test(tenantId)) return c.html(errorPage("Unknown tenant."), 404);
-  const formBytes = await readBoundedBody(c.req.raw, MAX_OAUTH_BODY_BYTES);
+  const formBytes = await readBoundedBody(c.req.raw, MAX_OAUTH_BODY_BYTES, "discard");
   if (formBytes === BODY_TOO_LARGE) return c.html(errorPage("Form too large."), 413);
   const api = authorizationServer(c.env, origin(c), tenantId)?.getOAuthApi(c.env);
   if (!api) return c.html(errorPage(OAUTH_NEEDS_HTTPS), 400);

@@ -1,9 +1,10 @@
 /**
  * The one way a request body is read, on every door (the JSON routes, hooks, the chat webhooks,
  * OAuth, MCP, the OpenAI routes): a `content-length` over the limit is refused before a byte is
- * read, and the stream is counted as it arrives and cancelled at the limit, so a body without
- * `content-length` (chunked) costs no more memory than the limit either. Whoever calls it
- * checks what can be checked without the body first (a secret header, a token).
+ * read, and the stream is counted as it arrives and no longer read past the limit, so a body
+ * without `content-length` (chunked) costs no more memory than the limit either. Whoever calls it
+ * checks what can be checked without the body first (a secret header, a token), and says what
+ * becomes of a refused body (RefusedBody).
  */
 
 /** Too large: announced over the limit, or the stream passed it (it is cancelled there). */
@@ -19,10 +20,22 @@ export function discardBody(request: Request): void {
   if (request.body && !request.bodyUsed) request.body.cancel().catch(() => {});
 }
 
-/** The body's bytes, or BODY_TOO_LARGE past `maxBytes` (never reading more than the limit plus one chunk). */
-export async function readBoundedBody(request: Request, maxBytes: number): Promise<Uint8Array | typeof BODY_TOO_LARGE> {
+/**
+ * What becomes of the rest of a body refused as too large: `discard` cancels it (an
+ * unauthenticated door: the answer goes out at once, the client may see its upload reset);
+ * `drain` leaves it to the runtime, which reads and drops it unbuffered before answering (an
+ * authenticated door: its client gets the 413 answer, not a reset).
+ */
+export type RefusedBody = "discard" | "drain";
+
+/** The body's bytes, or BODY_TOO_LARGE past `maxBytes` (never holding more than the limit plus one chunk). */
+export async function readBoundedBody(
+  request: Request,
+  maxBytes: number,
+  refused: RefusedBody = "drain",
+): Promise<Uint8Array | typeof BODY_TOO_LARGE> {
   if (announcesTooLarge(request.headers, maxBytes)) {
-    discardBody(request);
+    if (refused === "discard") discardBody(request);
     return BODY_TOO_LARGE;
   }
   if (!request.body) return new Uint8Array(0);
@@ -34,7 +47,8 @@ export async function readBoundedBody(request: Request, maxBytes: number): Promi
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
+      if (refused === "discard") await reader.cancel().catch(() => {});
+      else reader.releaseLock();
       return BODY_TOO_LARGE;
     }
     chunks.push(value);
@@ -50,7 +64,11 @@ export async function readBoundedBody(request: Request, maxBytes: number): Promi
 }
 
 /** The body as text (UTF-8, lenient), or BODY_TOO_LARGE past `maxBytes`. */
-export async function readBoundedText(request: Request, maxBytes: number): Promise<string | typeof BODY_TOO_LARGE> {
-  const bytes = await readBoundedBody(request, maxBytes);
+export async function readBoundedText(
+  request: Request,
+  maxBytes: number,
+  refused: RefusedBody = "drain",
+): Promise<string | typeof BODY_TOO_LARGE> {
+  const bytes = await readBoundedBody(request, maxBytes, refused);
   return bytes === BODY_TOO_LARGE ? bytes : new TextDecoder().decode(bytes);
 }

@@ -89,7 +89,7 @@ const CASES = [
     413,
   ],
   ["Telegram, announced 90 MB", "/telegram-webhook", {}, true, 413],
-  ["Slack, unsigned, chunked past 1 MB", "/slack/events", {}, false, 413],
+  ["Slack, unsigned, chunked (refused unread)", "/slack/events", {}, false, 401],
   ["Slack, announced 90 MB", "/slack/events", {}, true, 413],
   ["hook, no token, chunked", "/hooks/agent", {}, false, 401],
   ["hook, right token, chunked past 256 KiB", "/hooks/agent", { authorization: `Bearer ${HOOK_TOKEN}` }, false, 413],

@@ -80,7 +80,7 @@ async function telegramIngress(c: Context<AppEnv>, tenantId: string, config: Ten
   }
   const secretOk = telegramSecretOk(c.req.header(SECRET_HEADER), expectedSecret);
   if (!secretOk) discardBody(c.req.raw);
-  const body = secretOk ? await readBoundedText(c.req.raw, MAX_UPDATE_BYTES) : "";
+  const body = secretOk ? await readBoundedText(c.req.raw, MAX_UPDATE_BYTES, "discard") : "";
   if (body === BODY_TOO_LARGE) return tooLarge();
   const verdict = telegramUpdateVerdict(secretOk, body);
   if (!verdict.ok) {
@@ -124,7 +124,7 @@ async function slackIngress(c: Context<AppEnv>, tenantId: string, slack: SlackCo
     discardBody(c.req.raw);
     return new Response(null, { status: 401 });
   }
-  const body = await readBoundedText(c.req.raw, MAX_UPDATE_BYTES);
+  const body = await readBoundedText(c.req.raw, MAX_UPDATE_BYTES, "discard");
   if (body === BODY_TOO_LARGE) return new Response(null, { status: 413 });
   const verdict = await checkSlackRequest({
     signingSecret,
