@@ -5,6 +5,7 @@ import { GatewayHub } from "./gateway/hub";
 import { HubLink } from "./gateway/hub-link";
 import { InterestReporter } from "./gateway/interest-reporter";
 import { installLedgerLogSink } from "./ledger/log-sink";
+import { logInfo } from "./observability/log";
 import { GATEWAY_METHODS } from "./slices";
 import { parseHubObjectName, tenantApi, tenantPorts } from "./stubs";
 
@@ -27,6 +28,9 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
     super(ctx, env);
     installLedgerLogSink(env);
     const { tenantId, hub } = parseHubObjectName(ctx.id.name);
+    // Each start of an instance (first use, or a wake-up after hibernation or eviction), for the
+    // operator only (no tenant field): the gateway's uptime spans wake-ups, so it cannot say.
+    logInfo("gateway.hub_started", { tenantId, hub });
     this.tenantId = tenantId;
     this.tenant = tenantApi(env, tenantId);
     this.reporter = new InterestReporter(

@@ -142,6 +142,8 @@ export async function startServer({
   portWaitMs = PORT_WAIT_MS,
   /** Text vars over wrangler.toml's (e.g. `{ GATEWAY_HUB_SOCKETS: "2" }`). */
   vars = {},
+  /** wrangler's log level: `log` keeps the service's console.log lines in `logLines()`. */
+  logLevel = "warn",
 } = {}) {
   if (!RUNTIMES.includes(runtime)) throw new Error(`unknown runtime ${runtime} (one of ${RUNTIMES.join(", ")})`);
   const port = await takePort(givenPort, portWaitMs);
@@ -160,7 +162,7 @@ export async function startServer({
       "--env-file",
       ".dev.vars.example",
       "--log-level",
-      "warn",
+      logLevel,
       "--show-interactive-dev-session=false",
       ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ];

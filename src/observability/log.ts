@@ -31,6 +31,7 @@ export type LogEvent =
   | "deployment_key.changed"
   | "deployment.misconfigured"
   | "gateway.hub_unreachable"
+  | "gateway.hub_started"
   | "gateway.hub_delivery_failed";
 
 /**
