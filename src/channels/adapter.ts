@@ -1,4 +1,5 @@
 import type { DeliveryTarget } from "../model/delivery";
+import type { RouteRowFields } from "../model/entry";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionSeed } from "../protocol/session";
 
@@ -32,6 +33,10 @@ export type ChannelTurn = {
   senderId: string;
   /** The platform's own acknowledgement before the run (typing, a reaction), best effort. */
   ack: ChannelAck;
+  /** What the model gets instead of `text` (OpenClaw's inbound envelope, src/channels/inbound-envelope.ts). */
+  modelMessages?: string[];
+  /** Row fields the turn sets on its session, new or not (rows follow the user). */
+  rowFields?: RouteRowFields;
 };
 
 /** `reactToMessageId`: Telegram's message_id (a number), Slack's message ts (text). */

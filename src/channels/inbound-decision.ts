@@ -1,4 +1,5 @@
 import type { DeliveryTarget } from "../model/delivery";
+import type { RouteRowFields } from "../model/entry";
 import type { DM_POLICIES } from "../protocol/channels";
 import type { ChannelAck, InboundDecision, PairingAsk } from "./adapter";
 
@@ -33,13 +34,17 @@ export function replyTurn(input: {
   displayName?: string;
   replyTarget: DeliveryTarget;
   ack: ChannelAck;
+  /** OpenClaw's envelope for the model and the row fields (`displayName` is then theirs). */
+  context?: { modelMessages: string[]; rowFields: RouteRowFields };
 }): InboundDecision {
-  const { sessionKey, text, senderId, chatType, displayName, replyTarget, ack } = input;
+  const { sessionKey, text, senderId, chatType, displayName, replyTarget, ack, context } = input;
   const seed = {
     channel: replyTarget.channel,
     chatType,
     ...(displayName !== undefined ? { displayName } : {}),
+    ...context?.rowFields,
     deliveryContext: replyTarget,
   };
-  return { action: "turn", turn: { sessionKey, text, senderId, seed, replyTarget, ack } };
+  const turn = { sessionKey, text, senderId, seed, replyTarget, ack, ...context };
+  return { action: "turn", turn };
 }

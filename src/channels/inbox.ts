@@ -117,6 +117,8 @@ export class ChannelInbox {
         provenance: { kind: "external_user", sourceChannel: turn.replyTarget.channel },
         seed: turn.seed,
         replyTarget: turn.replyTarget,
+        ...(turn.modelMessages ? { modelMessages: turn.modelMessages } : {}),
+        ...(turn.rowFields ? { routeFields: turn.rowFields } : {}),
       });
       logInfo("channel.turn", {
         tenant: this.ports.tenantId,

@@ -75,6 +75,8 @@ export const sessionSeedSchema = z.strictObject({
   displayName: z.string().min(1).max(512).optional(),
   label: z.string().min(1).max(512).optional(),
   channel: z.string().min(1).max(64).optional(),
+  /** A group chat's subject (OpenClaw's `subject`: the group's title, Slack's `<team> #<channel>`). */
+  subject: z.string().min(1).max(512).optional(),
 });
 export type SessionSeed = z.infer<typeof sessionSeedSchema>;
 
@@ -87,6 +89,7 @@ export type SessionEntry = {
   updatedAt: number;
   label?: string;
   displayName?: string;
+  subject?: string;
   channel?: string;
   chatType?: "direct" | "group" | "channel";
   origin?: z.infer<typeof originSchema>;

@@ -2,7 +2,9 @@ import type { TelegramConfig, TelegramMessage, TelegramUpdate } from "../../prot
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundDecision } from "../adapter";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
+import { envelopeMessages } from "../inbound-envelope";
 import { directSessionKey, groupSessionKey } from "../session-route";
+import { telegramEnvelope, telegramRowFields } from "./context";
 
 /**
  * Who may talk to the Telegram bot and which session a message lands in, as the real gateway
@@ -61,9 +63,9 @@ function decideDirect(input: RoutingInput, message: TelegramMessage, text: strin
     text,
     senderId,
     chatType: "direct",
-    displayName: displayNameOf(message),
     replyTarget: { channel: TELEGRAM, to: `${TELEGRAM}:${message.chat.id}`, accountId: DEFAULT_ACCOUNT },
     ack: { chatId: String(message.chat.id) },
+    context: turnContext(message, text, false),
   });
 }
 
@@ -91,7 +93,11 @@ function decideGroup(input: RoutingInput, message: TelegramMessage, text: string
     groupId,
     ...(topic !== undefined ? { thread: { kind: "topic" as const, id: String(topic) } } : {}),
   });
-  const to = topic !== undefined ? `${TELEGRAM}:${groupId}:topic:${topic}` : `${TELEGRAM}:${groupId}`;
+  // The General topic is the group itself in OpenClaw's lastTo (replies omit its thread id too).
+  const to =
+    topic !== undefined && topic !== GENERAL_TOPIC_ID
+      ? `${TELEGRAM}:${groupId}:topic:${topic}`
+      : `${TELEGRAM}:${groupId}`;
   const replyTarget = {
     channel: TELEGRAM,
     to,
@@ -103,8 +109,8 @@ function decideGroup(input: RoutingInput, message: TelegramMessage, text: string
     text,
     senderId,
     chatType: "group",
-    displayName: `Group ${groupId}`,
     replyTarget,
+    context: turnContext(message, text, mentioned),
     ack: {
       chatId: groupId,
       ...(topic !== undefined ? { typingThreadId: topic } : {}),
@@ -154,7 +160,10 @@ function senderMeta(message: TelegramMessage): Record<string, string> {
   };
 }
 
-function displayNameOf(message: TelegramMessage): string {
-  const from = message.from!;
-  return from.username ? `@${from.username}` : (from.first_name ?? String(from.id));
+/** OpenClaw's envelope for the model and the row fields of the turn's session. */
+function turnContext(message: TelegramMessage, text: string, mentioned: boolean) {
+  return {
+    modelMessages: envelopeMessages(telegramEnvelope(message, mentioned), text),
+    rowFields: telegramRowFields(message, DEFAULT_ACCOUNT),
+  };
 }
