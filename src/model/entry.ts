@@ -50,7 +50,7 @@ export function withRoute(
   return dropUndefined({
     ...entry,
     ...(rowFields ? dropUndefined({ ...rowFields }) : {}),
-    channel: rowFields ? route.channel : (entry.channel ?? route.channel),
+    channel: route.channel,
     deliveryContext: dropUndefined({ ...route }),
     lastChannel: route.channel,
     lastTo: route.to,

@@ -2,7 +2,6 @@ import type { TelegramConfig, TelegramMessage, TelegramUpdate } from "../../prot
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundDecision } from "../adapter";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
-import { envelopeMessages } from "../inbound-envelope";
 import { directSessionKey, groupSessionKey } from "../session-route";
 import { telegramEnvelope, telegramRowFields } from "./context";
 
@@ -65,7 +64,7 @@ function decideDirect(input: RoutingInput, message: TelegramMessage, text: strin
     chatType: "direct",
     replyTarget: { channel: TELEGRAM, to: `${TELEGRAM}:${message.chat.id}`, accountId: DEFAULT_ACCOUNT },
     ack: { chatId: String(message.chat.id) },
-    context: turnContext(message, text, false),
+    context: turnContext(message, false),
   });
 }
 
@@ -85,7 +84,7 @@ function decideGroup(input: RoutingInput, message: TelegramMessage, text: string
   if (senders && senders.length > 0 && !listed(senders, senderId)) return ignore("sender not allowed in group");
   const requireMention = group?.requireMention ?? true;
   const mentioned = mentionsBot(message, input.bot);
-  if (requireMention && !mentioned) return ignore("no mention");
+  if (requireMention && !mentioned) return ignore("no mention", historyEntry(message, text));
   const topic = topicOf(message);
   const sessionKey = groupSessionKey({
     agentId: input.agentId,
@@ -110,7 +109,7 @@ function decideGroup(input: RoutingInput, message: TelegramMessage, text: string
     senderId,
     chatType: "group",
     replyTarget,
-    context: turnContext(message, text, mentioned),
+    context: { ...turnContext(message, mentioned), historyKey: historyKeyOf(message) },
     ack: {
       chatId: groupId,
       ...(topic !== undefined ? { typingThreadId: topic } : {}),
@@ -161,9 +160,22 @@ function senderMeta(message: TelegramMessage): Record<string, string> {
 }
 
 /** OpenClaw's envelope for the model and the row fields of the turn's session. */
-function turnContext(message: TelegramMessage, text: string, mentioned: boolean) {
-  return {
-    modelMessages: envelopeMessages(telegramEnvelope(message, mentioned), text),
-    rowFields: telegramRowFields(message, DEFAULT_ACCOUNT),
+function turnContext(message: TelegramMessage, mentioned: boolean) {
+  return { envelope: telegramEnvelope(message, mentioned), rowFields: telegramRowFields(message, DEFAULT_ACCOUNT) };
+}
+
+/** A group message that did not address the bot, kept for the group's next turn (`Conversation context`). */
+function historyEntry(message: TelegramMessage, text: string) {
+  const envelope = telegramEnvelope(message, false);
+  const line = {
+    messageId: envelope.messageId,
+    timestampMs: envelope.timestampMs,
+    senderName: envelope.sender.name,
+    text,
   };
+  return { chatKey: historyKeyOf(message), line };
+}
+
+function historyKeyOf(message: TelegramMessage): string {
+  return `${TELEGRAM}:${message.chat.id}`;
 }
