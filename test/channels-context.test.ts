@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
+import { slackSignature } from "../src/channels/slack/signature";
 import { call, freshTenant, type TestTenant, until } from "./helpers";
 
 /**
@@ -12,7 +13,7 @@ const peer = `http://127.0.0.1:${inject("peerPort")}`;
 const SECRET = "tg-webhook-secret-context-0123";
 let nextUpdateId = 930_000;
 
-async function contextTenant(label: string): Promise<TestTenant> {
+async function contextTenant(label: string, channels: Record<string, unknown> = {}): Promise<TestTenant> {
   const t = await freshTenant(label);
   const put = await t.config({
     agents: {
@@ -28,6 +29,7 @@ async function contextTenant(label: string): Promise<TestTenant> {
         groupPolicy: "open",
         groups: { "*": { requireMention: true } },
       },
+      ...channels,
     },
   });
   expect(put.status, put.text).toBe(200);
@@ -158,5 +160,83 @@ describe("a Telegram turn as OpenClaw gives it to the model", () => {
         from: "telegram:group:-1001111111111",
       },
     });
+  }, 60_000);
+});
+
+const SLACK_SECRET = "slack-signing-secret-context-0123";
+
+async function slackEvent(t: TestTenant, event: Record<string, unknown>) {
+  const body = JSON.stringify({ type: "event_callback", team_id: "T0TEST", event_id: `Ev${nextUpdateId++}`, event });
+  const at = String(Math.floor(Date.now() / 1000));
+  const headers = {
+    "content-type": "application/json",
+    "x-slack-request-timestamp": at,
+    "x-slack-signature": await slackSignature(SLACK_SECRET, at, body),
+  };
+  const res = await call(`${t.prefix}/slack/events`, { method: "POST", token: null, headers, body });
+  expect(res.status, res.text).toBe(200);
+}
+
+async function rowOf(t: TestTenant, key: string, ready: (row: Record<string, unknown>) => boolean) {
+  return until(
+    async () => (await t.list()).data.sessions.find((s: { key: string }) => s.key === key),
+    (row) => row !== undefined && ready(row),
+  );
+}
+
+describe("rows that follow the user", () => {
+  it("a Slack channel row is `<team> #<channel>`; the main session moving from Telegram to Slack follows it", async () => {
+    const slack = {
+      enabled: true,
+      mode: "http",
+      botToken: "xoxb-context-fake",
+      signingSecret: SLACK_SECRET,
+      apiRoot: `${peer}/slack/api/`,
+      dmPolicy: "open",
+      groupPolicy: "open",
+      requireMention: false,
+    };
+    const t = await contextTenant("ctx-slack", { slack });
+
+    await slackEvent(t, {
+      type: "message",
+      channel: "C0OPEN",
+      channel_type: "channel",
+      user: "U0ALICE",
+      text: "hi all",
+      ts: "1795911700.000100",
+    });
+    const channelRow = await rowOf(t, "agent:main:slack:channel:c0open", (row) => row.displayName !== undefined);
+    expect(channelRow).toMatchObject({
+      displayName: "Fake Team #chan-c0open",
+      subject: "Fake Team #chan-c0open",
+      space: "T0TEST",
+      channel: "slack",
+      chatType: "channel",
+      origin: {
+        label: "#chan-c0open",
+        provider: "slack",
+        surface: "slack",
+        chatType: "channel",
+        from: "slack:channel:C0OPEN",
+        to: "channel:C0OPEN",
+        nativeChannelId: "C0OPEN",
+        accountId: "default",
+      },
+      lastTo: "channel:C0OPEN",
+    });
+
+    await post(t, { from: alice, chat: { id: 777001, type: "private" }, text: "from telegram" });
+    await rowOf(t, "agent:main:main", (row) => row.lastChannel === "telegram");
+    await slackEvent(t, {
+      type: "message",
+      channel: "D0ALICE",
+      channel_type: "im",
+      user: "U0ALICE",
+      text: "from slack",
+      ts: "1795911701.000100",
+    });
+    const moved = await rowOf(t, "agent:main:main", (row) => row.lastChannel === "slack");
+    expect(moved).toMatchObject({ channel: "slack", lastChannel: "slack", lastTo: "user:U0ALICE" });
   }, 60_000);
 });

@@ -37,7 +37,7 @@ export function replyTurn(input: {
   replyTarget: DeliveryTarget;
   ack: ChannelAck;
   /** OpenClaw's envelope for the model and the row fields (`displayName` is then theirs). */
-  context?: { envelope: InboundEnvelope; rowFields: RouteRowFields; historyKey?: string };
+  context?: { envelope?: InboundEnvelope; rowFields: RouteRowFields; historyKey?: string };
 }): InboundDecision {
   const { sessionKey, text, senderId, chatType, displayName, replyTarget, ack, context } = input;
   const seed = {

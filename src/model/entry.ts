@@ -22,6 +22,7 @@ export function newEntry(
     label: seed?.label,
     displayName: seed?.displayName,
     subject: seed?.subject,
+    space: seed?.space,
     channel: seed?.channel ?? seed?.origin?.provider ?? delivery?.channel,
     chatType,
     origin: seed?.origin,
@@ -60,7 +61,7 @@ export function withRoute(
 }
 
 /** The row fields a chat turn carries with its route (each channel's context.ts). */
-export type RouteRowFields = Pick<SessionSeed, "displayName" | "origin" | "subject">;
+export type RouteRowFields = Pick<SessionSeed, "displayName" | "origin" | "subject" | "space">;
 
 /** Inbound user messages carry the latest delivery route. */
 export function withDelivery(

@@ -71,6 +71,20 @@ export async function startPeers(): Promise<Peers> {
         failuresLeft.set(path, times);
         return json(res, 200, { ok: true });
       }
+      // A Slack Web API that knows one app in "Fake Team" and accepts every call (as fake-slack.mjs answers).
+      if (url.pathname.startsWith("/slack/api/")) {
+        const method = url.pathname.slice("/slack/api/".length);
+        const form = Object.fromEntries(new URLSearchParams(body));
+        if (method === "auth.test")
+          return json(res, 200, { ok: true, team: "Fake Team", team_id: "T0TEST", user_id: "U0BOT", bot_id: "B0BOT" });
+        if (method === "conversations.info")
+          return json(res, 200, {
+            ok: true,
+            channel: { id: form.channel, name: `chan-${String(form.channel).toLowerCase()}` },
+          });
+        if (method === "conversations.open") return json(res, 200, { ok: true, channel: { id: `D${form.users}` } });
+        return json(res, 200, { ok: true, ts: `${Date.now() / 1000}` });
+      }
       // A Bot API that knows one bot and accepts every send (tests that need Telegram only to answer).
       if (url.pathname.startsWith("/telegram/bot")) {
         const method = url.pathname.split("/").pop();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { envelopeMessages } from "../../src/channels/inbound-envelope";
+import { slackChannelRowFields } from "../../src/channels/slack/context";
 import { telegramEnvelope, telegramRowFields } from "../../src/channels/telegram/context";
 import { decideTelegram } from "../../src/channels/telegram/routing";
 import { withRoute } from "../../src/model/entry";
@@ -171,5 +172,27 @@ describe("rows that follow the user (OpenClaw's recorded rows)", () => {
       approved: new Set(),
     });
     expect(decision.action === "turn" && decision.turn.replyTarget.to).toBe("telegram:-100222");
+  });
+});
+
+describe("Slack channel rows (OpenClaw's recorded row)", () => {
+  it("`<team> #<channel>`, space the team id, origin with the channel's own id", () => {
+    expect(
+      slackChannelRowFields("C0MENTION", "chan-c0mention", { team: "Fake Team", teamId: "T0TEST" }, "default"),
+    ).toEqual({
+      displayName: "Fake Team #chan-c0mention",
+      subject: "Fake Team #chan-c0mention",
+      space: "T0TEST",
+      origin: {
+        label: "#chan-c0mention",
+        provider: "slack",
+        surface: "slack",
+        chatType: "channel",
+        from: "slack:channel:C0MENTION",
+        to: "channel:C0MENTION",
+        nativeChannelId: "C0MENTION",
+        accountId: "default",
+      },
+    });
   });
 });

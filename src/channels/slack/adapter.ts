@@ -2,6 +2,7 @@ import { defaultAgentId } from "../../policy/agent-config";
 import { slackEnvelopeSchema } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundAdapter } from "../adapter";
+import { channelName } from "./channel-names";
 import { slackPairingMessage } from "./format";
 import { decideSlack } from "./routing";
 import type { CachedSlackIdentity, SlackWebApi } from "./web-api";
@@ -21,6 +22,10 @@ export function slackInbound(ports: SlackAdapterPorts): InboundAdapter {
       if (!slack || !api) return null;
       const parsed = slackEnvelopeSchema.safeParse(JSON.parse(body));
       if (!parsed.success) return { action: "ignore", reason: "not a message event" };
+      const event = parsed.data.event;
+      const inChannel =
+        typeof event.channel === "string" && event.channel_type !== "im" && !event.channel.startsWith("D");
+      const named = inChannel ? await channelName(api, event.channel!) : undefined;
       return decideSlack({
         envelope: parsed.data,
         slack,
@@ -28,6 +33,7 @@ export function slackInbound(ports: SlackAdapterPorts): InboundAdapter {
         agentId: defaultAgentId(config),
         bot: await identityOf(api, ports.identity),
         approved,
+        ...(named ? { channelName: named } : {}),
       });
     },
     async acknowledge(config, ack) {
