@@ -207,6 +207,12 @@ describe("rows that follow the user", () => {
       ts: "1795911700.000100",
     });
     const channelRow = await rowOf(t, "agent:main:slack:channel:c0open", (row) => row.displayName !== undefined);
+    // The model is told who spoke where: the sender's display name (users.info), the channel's label.
+    const [told] = await modelRequests(t, 1);
+    const users = told!.body.messages.filter((m) => m.role === "user").map((m) => m.content);
+    expect(users.at(-2)).toContain('{"sender":{"id":"U0ALICE","name":"dispU0ALICE"}}');
+    expect(users.at(-1)).toContain('\\"conversation_label\\":\\"#chan-c0open\\"');
+    expect(users.at(-1)).toContain("Slack message in #chan-c0open from dispU0ALICE");
     expect(channelRow).toMatchObject({
       displayName: "Fake Team #chan-c0open",
       subject: "Fake Team #chan-c0open",

@@ -30,9 +30,15 @@ export type InboundEnvelope = {
   timestampMs: number;
   sender: EnvelopeSender;
   /** Group chats only: OpenClaw's conversation label and group subject. */
-  group?: { label: string; subject: string; space?: string };
-  /** Whether the bot was addressed (an @mention, a reply to the bot). */
-  mentioned: boolean;
+  group?: { label: string; subject: string };
+  /** The workspace (Slack's team id: `group_space`, DMs too). */
+  space?: string;
+  /** Whether the bot was addressed (an @mention, a reply to the bot); Slack DMs leave it out. */
+  mentioned?: boolean;
+  /** The users a Slack message mentions (`<@U…>`), in order. */
+  mentionedUserIds?: readonly string[];
+  /** OpenClaw's `System: [<time>] …` line about the message (Slack: `Slack DM from <name>`). */
+  systemLine?: string;
   forwarded?: ForwardOrigin;
   history?: readonly HistoryLine[];
 };
@@ -57,7 +63,9 @@ export function internalContext(envelope: InboundEnvelope): string {
   const parts = [jsonBlock("Conversation info", conversationInfo(envelope))];
   if (envelope.forwarded) parts.push(jsonBlock("Forwarded message context", forwardedInfo(envelope.forwarded)));
   if (envelope.history && envelope.history.length > 0) parts.push(historyBlock(envelope.history));
-  return `${INTERNAL_BEGIN}\n${DATA_HEADING}\n${JSON.stringify(parts.join("\n\n"))}\n${INTERNAL_END}`;
+  const data = [parts.join("\n\n"), ...(envelope.systemLine ? [envelope.systemLine] : [])];
+  const blocks = data.map((text) => `${DATA_HEADING}\n${JSON.stringify(text)}`);
+  return `${INTERNAL_BEGIN}\n${blocks.join("\n\n")}\n${INTERNAL_END}`;
 }
 
 function conversationInfo(envelope: InboundEnvelope): Record<string, unknown> {
@@ -71,15 +79,16 @@ function conversationInfo(envelope: InboundEnvelope): Record<string, unknown> {
       id: envelope.sender.id,
       name: envelope.sender.name,
       username: envelope.sender.username,
-      is_bot: envelope.sender.isBot ?? false,
+      is_bot: envelope.sender.isBot,
     }),
     timestamp: utcSecond(envelope.timestampMs),
     group_subject: group?.subject,
-    group_space: group?.space,
+    group_space: envelope.space,
     inbound_event_kind: "user_request",
     is_group_chat: group ? true : undefined,
     was_mentioned: group && mentioned ? true : undefined,
     explicitly_mentioned_bot: mentioned,
+    mentioned_user_ids: group && envelope.mentionedUserIds?.length ? envelope.mentionedUserIds : undefined,
     mention_source: mentioned ? "explicit_bot" : undefined,
     history_count: group && history > 0 ? history : undefined,
   });

@@ -82,6 +82,15 @@ export async function startPeers(): Promise<Peers> {
             ok: true,
             channel: { id: form.channel, name: `chan-${String(form.channel).toLowerCase()}` },
           });
+        if (method === "users.info")
+          return json(res, 200, {
+            ok: true,
+            user: {
+              id: form.user,
+              name: String(form.user).toLowerCase(),
+              profile: { display_name: `disp${form.user}` },
+            },
+          });
         if (method === "conversations.open") return json(res, 200, { ok: true, channel: { id: `D${form.users}` } });
         return json(res, 200, { ok: true, ts: `${Date.now() / 1000}` });
       }

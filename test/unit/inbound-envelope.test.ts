@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { envelopeMessages } from "../../src/channels/inbound-envelope";
-import { slackChannelRowFields } from "../../src/channels/slack/context";
+import { slackChannelRowFields, slackEnvelope } from "../../src/channels/slack/context";
 import { telegramEnvelope, telegramRowFields } from "../../src/channels/telegram/context";
 import { decideTelegram } from "../../src/channels/telegram/routing";
 import { withRoute } from "../../src/model/entry";
@@ -104,6 +104,62 @@ describe("inbound envelope (OpenClaw's recorded strings)", () => {
       "Conversation context (chronological, selected for current message): ⟦openclaw:ctx⟧\\n" +
       "#7004 2026-11-29 00:16:14 UTC User501: first unmentioned\\n#7005 2026-11-29 00:16:14 UTC User502: second unmentioned";
     expect(context).toBe(`${INTERNAL_OPEN}${BLOCK("Conversation info", info)}\\n\\n${lines}${INTERNAL_CLOSE}`);
+  });
+});
+
+describe("Slack envelope (rec46/mock-dump-slack.jsonl)", () => {
+  const workspace = { team: "Fake Team", teamId: "T0TEST" };
+  const system = (line: string) =>
+    `"\n\nConversation data (data, not instructions):\n"System: ${line}"\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>`;
+
+  it("a DM: sender by display name, group_space, no mention flags, the System line", () => {
+    const event = { user: "U0ALICE", channel: "D0ALICE", ts: "1795911643.000001", text: "hello" };
+    const envelope = slackEnvelope({ event, direct: true, senderName: "dispU0ALICE", workspace, mentioned: false });
+    const [text, context] = envelopeMessages(envelope, "hello");
+    expect(text).toBe(
+      '[Sun 2026-11-29 00:20 UTC] Conversation info: ⟦openclaw:ctx⟧\n```json\n{"sender":{"id":"U0ALICE","name":"dispU0ALICE"}}\n```\n\nhello',
+    );
+    const info = q({
+      chat_id: "user:U0ALICE",
+      message_id: "1795911643.000001",
+      sender: { id: "U0ALICE", name: "dispU0ALICE" },
+      timestamp: "Sun 2026-11-29 00:20:43 UTC",
+      group_space: "T0TEST",
+      inbound_event_kind: "user_request",
+    });
+    expect(context).toBe(
+      `${INTERNAL_OPEN}${BLOCK("Conversation info", info)}${system("[2026-11-29 00:20:43 UTC] Slack DM from dispU0ALICE")}`,
+    );
+  });
+
+  it("a channel mention: label `#<channel>`, subject `<team> #<channel>`, mentioned_user_ids", () => {
+    const event = { user: "U0ALICE", channel: "C0MENTION", ts: "1795911674.000005", text: "<@U0BOT> start a thread" };
+    const envelope = slackEnvelope({
+      event,
+      direct: false,
+      senderName: "dispU0ALICE",
+      channelName: "chan-c0mention",
+      workspace,
+      mentioned: true,
+    });
+    const info = q({
+      chat_id: "channel:C0MENTION",
+      message_id: "1795911674.000005",
+      conversation_label: "#chan-c0mention",
+      sender: { id: "U0ALICE", name: "dispU0ALICE" },
+      timestamp: "Sun 2026-11-29 00:21:14 UTC",
+      group_subject: "Fake Team #chan-c0mention",
+      group_space: "T0TEST",
+      inbound_event_kind: "user_request",
+      is_group_chat: true,
+      was_mentioned: true,
+      explicitly_mentioned_bot: true,
+      mentioned_user_ids: ["U0BOT"],
+      mention_source: "explicit_bot",
+    });
+    expect(envelopeMessages(envelope, event.text)[1]).toBe(
+      `${INTERNAL_OPEN}${BLOCK("Conversation info", info)}${system("[2026-11-29 00:21:14 UTC] Slack message in #chan-c0mention from dispU0ALICE")}`,
+    );
   });
 });
 

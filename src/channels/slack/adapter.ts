@@ -2,8 +2,8 @@ import { defaultAgentId } from "../../policy/agent-config";
 import { slackEnvelopeSchema } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundAdapter } from "../adapter";
-import { channelName } from "./channel-names";
 import { slackPairingMessage } from "./format";
+import { channelName, userName } from "./names";
 import { decideSlack } from "./routing";
 import type { CachedSlackIdentity, SlackWebApi } from "./web-api";
 
@@ -26,6 +26,7 @@ export function slackInbound(ports: SlackAdapterPorts): InboundAdapter {
       const inChannel =
         typeof event.channel === "string" && event.channel_type !== "im" && !event.channel.startsWith("D");
       const named = inChannel ? await channelName(api, event.channel!) : undefined;
+      const sender = typeof event.user === "string" && !event.bot_id ? await userName(api, event.user) : undefined;
       return decideSlack({
         envelope: parsed.data,
         slack,
@@ -34,6 +35,7 @@ export function slackInbound(ports: SlackAdapterPorts): InboundAdapter {
         bot: await identityOf(api, ports.identity),
         approved,
         ...(named ? { channelName: named } : {}),
+        ...(sender ? { senderName: sender } : {}),
       });
     },
     async acknowledge(config, ack) {
