@@ -184,6 +184,26 @@ async function rowOf(t: TestTenant, key: string, ready: (row: Record<string, unk
   );
 }
 
+describe("group history", () => {
+  it("keeps OpenClaw's last 50 unmentioned messages of a group, oldest dropped first", async () => {
+    const t = await contextTenant("ctx-history");
+    const group = { id: -1003333333333, type: "supergroup", title: "Busy" };
+    for (let i = 1; i <= 52; i++)
+      expect((await post(t, { from: alice, chat: group, text: `chatter ${i}` })).status).toBe(200);
+    await post(t, {
+      from: alice,
+      chat: group,
+      text: "@peer_bot summary?",
+      entities: [{ type: "mention", offset: 0, length: 9 }],
+    });
+    const context = (await modelRequests(t, 1))[0]!.body.messages.at(-1)!.content;
+    expect(context).toContain('\\"history_count\\":50}');
+    expect(context).toContain("User777001: chatter 3\\n");
+    expect(context).toContain('User777001: chatter 52"');
+    expect(context).not.toContain("chatter 2\\n");
+  }, 60_000);
+});
+
 describe("rows that follow the user", () => {
   it("a Slack channel row is `<team> #<channel>`; the main session moving from Telegram to Slack follows it", async () => {
     const slack = {
