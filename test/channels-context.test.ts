@@ -198,6 +198,17 @@ describe("group history", () => {
 });
 
 describe("rows that follow the user", () => {
+  it("an ingested message may seed subject and space; they stay out of the transcript message", async () => {
+    const t = await freshTenant("ctx-ingest");
+    const key = "agent:main:telegram:group:-1004444";
+    const res = await t.append(key, { role: "user", content: "seeded", subject: "Ops", space: "T0TEST" });
+    expect(res.status, res.text).toBe(201);
+    expect(await rowOf(t, key, () => true)).toMatchObject({ subject: "Ops", space: "T0TEST" });
+    const history = (await t.call(`/sessions/${encodeURIComponent(key)}/history`)).data;
+    expect(history.messages[0]).not.toHaveProperty("subject");
+    expect(history.messages[0]).not.toHaveProperty("space");
+  });
+
   it("a Slack channel row is `<team> #<channel>`; the main session moving from Telegram to Slack follows it", async () => {
     const slack = {
       enabled: true,
