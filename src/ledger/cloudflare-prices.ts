@@ -4,6 +4,13 @@
  * https://developers.cloudflare.com/workers/platform/pricing. The monthly allowances included
  * in the $5 plan are left out on purpose: a per-unit figure is what one more tenant adds.
  */
+/** When the prices below were read, and where. */
+export const CLOUDFLARE_PRICES_AS_OF = "2026-11-28";
+export const CLOUDFLARE_PRICES_SOURCES = [
+  "https://developers.cloudflare.com/durable-objects/platform/pricing",
+  "https://developers.cloudflare.com/workers/platform/pricing",
+] as const;
+
 export const CLOUDFLARE_PRICES_USD = {
   workerRequestsPerMillion: 0.3,
   workerCpuMsPerMillion: 0.02,
