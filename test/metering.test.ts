@@ -31,6 +31,17 @@ describe("metering", () => {
     expect(units.SessionObject!.rowsWritten).toBeGreaterThan(0);
     expect(units.SessionObject!.activeMs).toBeGreaterThanOrEqual(0);
     expect(units.LedgerObject?.requests ?? 0).toBeGreaterThan(0);
+    // Every later burst is counted too, rows included (each append writes its message row).
+    for (const text of ["two", "three"]) {
+      const before = (await unitsOf(t.id)).SessionObject!;
+      expect((await t.append("agent:main:metered", user(text))).status).toBeLessThan(300);
+      const after = await until(
+        () => unitsOf(t.id),
+        (u) => u.SessionObject!.requests > before.requests,
+      );
+      expect(after.SessionObject!.requests - before.requests).toBe(1);
+      expect(after.SessionObject!.rowsWritten - before.rowsWritten).toBeGreaterThan(0);
+    }
   });
 });
 

@@ -33,10 +33,10 @@ export class ObjectMeter {
    */
   countRows(sql: SqlStorage): void {
     const exec = sql.exec;
-    const cursors = this.cursors;
+    const meter = this;
     sql.exec = function countedExec(this: SqlStorage, ...args: Parameters<SqlStorage["exec"]>) {
       const cursor = exec.apply(this, args);
-      cursors.push(cursor);
+      meter.cursors.push(cursor);
       return cursor;
     } as SqlStorage["exec"];
   }
