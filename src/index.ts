@@ -6,7 +6,7 @@ import { LedgerObject as Ledger } from "./ledger/ledger-object";
 import { installLedgerLogSink } from "./ledger/log-sink";
 import { meteredObject, type SinkFor } from "./metering/metered-object";
 import { ledgerSink, tenantOfObject } from "./metering/units-sinks";
-import { UnitsStore } from "./metering/units-store";
+import { unitsStoreOf } from "./metering/units-store";
 import { SessionObject as Session } from "./session/session-object";
 import { ledgerApi } from "./stubs";
 import { TenantObject as Tenant } from "./tenant/tenant-object";
@@ -24,8 +24,8 @@ const toLedger: SinkFor = (ctx, env) => {
   return tenantId ? ledgerSink((id) => ledgerApi(env, id), tenantId) : null;
 };
 const inOwnStore: SinkFor = (ctx) => {
-  const units = new UnitsStore(ctx.storage.sql);
-  return (date, objectClass, burst) => units.add(date, objectClass, burst);
+  const units = unitsStoreOf(ctx);
+  return (date, _objectClass, burst) => units.addOwn(date, burst);
 };
 
 // Each class is also exported as a type of its name, for the bindings' generated types.

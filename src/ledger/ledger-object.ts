@@ -8,7 +8,7 @@ import type {
   UsageEvent,
   UsageQuery,
 } from "../contracts/ledger-api";
-import { UNITS_SCHEMA, UnitsStore } from "../metering/units-store";
+import { UNITS_SCHEMA, type UnitsStore, unitsStoreOf } from "../metering/units-store";
 import { migrate } from "../storage/migrations";
 import { LEDGER_SCHEMAS, LedgerStore } from "./ledger-store";
 
@@ -26,7 +26,7 @@ export class LedgerObject extends DurableObject<Env> implements LedgerApi {
     super(ctx, env);
     migrate(ctx.storage, [...LEDGER_SCHEMAS, UNITS_SCHEMA]);
     this.store = new LedgerStore(ctx.storage.sql);
-    this.units = new UnitsStore(ctx.storage.sql);
+    this.units = unitsStoreOf(ctx);
   }
 
   /** A burst's billable units of one of the tenant's objects (src/metering/). */
