@@ -56,7 +56,9 @@ describe("usage views", () => {
     const admin = await call(`/v1/admin/tenants/${t.id}/usage?from=${today()}&to=${today()}`, { token: ADMIN });
     expect(admin.status, admin.text).toBe(200);
     expect(admin.data.days).toHaveLength(1);
-    expect(admin.data.days[0].objects.SessionObject.requests).toBeGreaterThanOrEqual(ledgerUnits.SessionObject!.requests);
+    expect(admin.data.days[0].objects.SessionObject.requests).toBeGreaterThanOrEqual(
+      ledgerUnits.SessionObject!.requests,
+    );
     expect(admin.data.totals.estimateUsd).toBeGreaterThan(0);
     expect(admin.data.prices.asOf).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     const own = await t.call(`/v1/usage?from=${today()}`);

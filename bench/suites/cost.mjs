@@ -96,9 +96,7 @@ async function measure(ctx, name, { setup, op, n, workerRequestsPerOp }) {
   const raw = minus(after, second);
   const perOp = {};
   for (const [cls, units] of Object.entries(raw)) {
-    perOp[cls] = Object.fromEntries(
-      UNIT_KEYS.map((k) => [k, Math.max(0, units[k] - (readCost[cls]?.[k] ?? 0)) / n]),
-    );
+    perOp[cls] = Object.fromEntries(UNIT_KEYS.map((k) => [k, Math.max(0, units[k] - (readCost[cls]?.[k] ?? 0)) / n]));
   }
   await state.close?.();
   return { name, perOp, total: sum(perOp), workerRequestsPerOp };
@@ -108,12 +106,30 @@ function rowsOf(result) {
   const { name, perOp, total, workerRequestsPerOp } = result;
   const byClass = Object.entries(perOp)
     .filter(([, u]) => u.requests + u.rowsWritten + u.rowsRead > 0)
-    .map(([cls, u]) => `${cls.replace("Object", "")} ${u.requests.toFixed(1)} req/${u.rowsWritten.toFixed(1)} w/${u.rowsRead.toFixed(1)} r`)
+    .map(
+      ([cls, u]) =>
+        `${cls.replace("Object", "")} ${u.requests.toFixed(1)} req/${u.rowsWritten.toFixed(1)} w/${u.rowsRead.toFixed(1)} r`,
+    )
     .join("; ");
   return [
-    { name: `${name}: object requests`, value: total.requests + total.websocketMessages / 20, unit: "per op", note: byClass },
-    { name: `${name}: rows written`, value: total.rowsWritten, unit: "per op", note: `rows read ${total.rowsRead.toFixed(1)}` },
-    { name: `${name}: active time`, value: total.activeMs, unit: "ms/op", note: "object wall time while active (GB-s at 128 MB)" },
+    {
+      name: `${name}: object requests`,
+      value: total.requests + total.websocketMessages / 20,
+      unit: "per op",
+      note: byClass,
+    },
+    {
+      name: `${name}: rows written`,
+      value: total.rowsWritten,
+      unit: "per op",
+      note: `rows read ${total.rowsRead.toFixed(1)}`,
+    },
+    {
+      name: `${name}: active time`,
+      value: total.activeMs,
+      unit: "ms/op",
+      note: "object wall time while active (GB-s at 128 MB)",
+    },
     {
       name: `${name}: $ per 1,000`,
       value: dollars(total, workerRequestsPerOp) * 1000,

@@ -1,9 +1,3 @@
-/**
- * Cloudflare's published Workers Paid prices, in USD, as read on 2026-11-28 from
- * https://developers.cloudflare.com/durable-objects/platform/pricing and
- * https://developers.cloudflare.com/workers/platform/pricing. The monthly allowances included
- * in the $5 plan are left out on purpose: a per-unit figure is what one more tenant adds.
- */
 /** When the prices below were read, and where. */
 export const CLOUDFLARE_PRICES_AS_OF = "2026-11-28";
 export const CLOUDFLARE_PRICES_SOURCES = [
@@ -11,6 +5,11 @@ export const CLOUDFLARE_PRICES_SOURCES = [
   "https://developers.cloudflare.com/workers/platform/pricing",
 ] as const;
 
+/**
+ * Cloudflare's published Workers Paid prices, in USD, as read on 2026-11-28 from the sources
+ * above. The monthly allowances included in the $5 plan are left out on purpose: a per-unit
+ * figure is what one more tenant adds.
+ */
 export const CLOUDFLARE_PRICES_USD = {
   workerRequestsPerMillion: 0.3,
   workerCpuMsPerMillion: 0.02,

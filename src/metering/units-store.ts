@@ -5,12 +5,6 @@ import { addUnits, NO_UNITS, utcDay } from "./object-units";
 
 const DAY_MS = 24 * 60 * 60_000;
 
-/**
- * A tenant's billable units per UTC day and object class, in its ledger's SQLite: one row per
- * (day, class), added to on every hand-off. Kept UNITS_RETENTION_DAYS, so the table holds at
- * most that many days × the seven classes and the Worker.
- */
-
 export const UNITS_SCHEMA: Schema = {
   module: "metering",
   migrations: [
