@@ -38,18 +38,19 @@ export function meteredObject<C extends ObjectClass>(Base: C, objectClass: strin
     }
   }
   for (const name of methodNames(Base)) {
-    const original = (Base.prototype as Record<string, unknown>)[name] as (...args: unknown[]) => unknown;
+    // Looked up at each call, so a method replaced on the class later (a test's spy) is the one run.
+    const original = () => (Base.prototype as Record<string, (...args: unknown[]) => unknown>)[name]!;
     const kind: EventKind = WEBSOCKET_EVENTS.has(name) ? "websocket" : "request";
     Object.defineProperty(Metered.prototype, name, {
       configurable: true,
       writable: true,
       value: function metered(this: { ctx: DurableObjectState }, ...args: unknown[]) {
         const meter = meters.get(this.ctx);
-        if (!meter || insideEvent.getStore()) return original.apply(this, args);
+        if (!meter || insideEvent.getStore()) return original().apply(this, args);
         meter.begin(kind);
         return insideEvent.run(true, () => {
           try {
-            const result = original.apply(this, args);
+            const result = original().apply(this, args);
             if (result instanceof Promise) return result.finally(() => meter.end());
             meter.end();
             return result;
