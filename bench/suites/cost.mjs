@@ -5,8 +5,11 @@
 // tenant-month at three activity levels beside a container per tenant.
 // Each workload runs in a tenant of its own, so its units are its own.
 import { randomUUID } from "node:crypto";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { benchTenant } from "../lib/bench-tenant.mjs";
+import { startFakeApi } from "../lib/channel-peers.mjs";
 import { closeAll, GatewayConn, gatewayUrl } from "../lib/gateway.mjs";
 import { Turns } from "./runs.mjs";
 
@@ -32,6 +35,11 @@ const CONTAINER_USD_PER_GIB_SECOND = 0.0000025;
 const SECONDS_PER_MONTH = 30 * 24 * 3600;
 /** How long a snapshot waits after the work (objects hand off their units when idle, within milliseconds). */
 const SETTLE_MS = 2000;
+
+const BOT_TOKEN = "123456789:TEST-fake-telegram-token";
+const TG_SECRET = "tg-webhook-secret-0123456789";
+const DM_USER = 424242;
+let nextUpdateId = Date.now() % 1_000_000_000;
 
 const UNIT_KEYS = ["requests", "websocketMessages", "activeMs", "rowsRead", "rowsWritten"];
 
@@ -201,6 +209,67 @@ export async function run(ctx) {
       op: (tenant) => tenant.client.get("/v1/sessions?limit=50"),
     }),
   );
+  log(`Telegram DM → reply ×${n} (fake Bot API, echo runner)`);
+  const tg = await startFakeApi(join(dirname(fileURLToPath(import.meta.url)), "../../test/peers/fake-telegram.mjs"), {
+    env: { TG_TOKEN: BOT_TOKEN },
+    label: "fake Telegram",
+  });
+  try {
+    results.push(
+      await measure(ctx, "Telegram DM to reply", {
+        n,
+        workerRequestsPerOp: 1,
+        setup: async (tenant, id) => {
+          await tenant.client.request("PUT", "/v1/config", {
+            body: {
+              session: { dmScope: "main" },
+              channels: {
+                telegram: {
+                  enabled: true,
+                  botToken: BOT_TOKEN,
+                  apiRoot: tg.url,
+                  webhookSecret: TG_SECRET,
+                  dmPolicy: "open",
+                  allowFrom: ["*"],
+                },
+              },
+            },
+          });
+          const dm = async (text) => {
+            const updateId = nextUpdateId++;
+            const res = await fetch(`${ctx.baseUrl}/t/${id}/telegram-webhook`, {
+              method: "POST",
+              headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": TG_SECRET },
+              body: JSON.stringify({
+                update_id: updateId,
+                message: {
+                  message_id: updateId % 1_000_000,
+                  from: { id: DM_USER, is_bot: false, first_name: "Bench", username: "bench" },
+                  chat: { id: DM_USER, type: "private", first_name: "Bench" },
+                  date: Math.floor(Date.now() / 1000),
+                  text,
+                },
+              }),
+            });
+            if (res.status !== 200) throw new Error(`webhook answered ${res.status}`);
+            const want = `ECHO: ${text}`;
+            const deadline = Date.now() + 30_000;
+            while (Date.now() < deadline) {
+              const calls = await tg.calls();
+              if (calls.some((c) => c.method === "sendMessage" && String(c.body?.text).includes(want))) return;
+              await sleep(50, undefined, { signal });
+            }
+            throw new Error(`no reply to "${text}" within 30 s`);
+          };
+          await dm(`warm ${id}`);
+          return { dm };
+        },
+        op: (_t, state, i) => state.dm(`dm ${i} ${randomUUID().slice(0, 6)}`),
+      }),
+    );
+  } finally {
+    await tg.stop();
+  }
   const idleSeconds = ctx.quick ? 15 : 60;
   log(`idle tenant with a connected Control UI socket for ${idleSeconds} s`);
   const idle = await measure(ctx, "idle tenant, one socket", {
