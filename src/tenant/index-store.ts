@@ -115,12 +115,6 @@ function withAfter(
 /** SQLite's bound-parameter ceiling on Durable Objects is 100; stay under it. */
 const MAX_BINDS = 90;
 
-/**
- * The tenant's session index: one row per session (derived data, rebuildable from the
- * session objects), sessionId → key for every transcript ever written, the fan-out
- * high-water mark per session, and runId → key. Every list filter is answered by SQL over
- * indexed columns, never by loading the whole table.
- */
 /** The columns of a session's index row, as stored. */
 const INDEXED_COLUMNS = [
   "key",
@@ -142,6 +136,12 @@ type StoredColumns = Record<(typeof INDEXED_COLUMNS)[number], string | number | 
   version: number;
 };
 
+/**
+ * The tenant's session index: one row per session (derived data, rebuildable from the
+ * session objects), sessionId → key for every transcript ever written, the fan-out
+ * high-water mark per session, and runId → key. Every list filter is answered by SQL over
+ * indexed columns, never by loading the whole table.
+ */
 export class IndexStore {
   /** Every statement of the store goes through here, after `beforeStatement`. */
   private readonly sql: SqlExec;
@@ -173,7 +173,11 @@ export class IndexStore {
     // A row that is not newer is not written: even a statement that changes no row would make
     // the object's frames wait for a commit (a session re-sends held rows). A transcript new to
     // the index is recorded either way.
-    const stored = first<StoredColumns>(this.sql, `SELECT ${INDEXED_COLUMNS.join(", ")} FROM sessions WHERE key = ?`, row.key);
+    const stored = first<StoredColumns>(
+      this.sql,
+      `SELECT ${INDEXED_COLUMNS.join(", ")} FROM sessions WHERE key = ?`,
+      row.key,
+    );
     const newer = !stored || isNewer(row, version, { updatedAt: stored.updated_at, version: stored.version });
     if (newer) this.writeRow(row, version, columns, stored);
     if (!known)
