@@ -7,6 +7,7 @@ import {
   lineReplyParts,
   markdownToLineText,
 } from "../../src/channels/line/format";
+import { checkLineRequest } from "../../src/channels/line/ingress";
 import { LineMessagingApi, parseLineTarget } from "../../src/channels/line/messaging-api";
 import { decideLine } from "../../src/channels/line/routing";
 import { LINE_REPLY_TOKEN_TTL_MS, planLineCalls } from "../../src/channels/line/send-plan";
@@ -256,5 +257,38 @@ describe("the LINE sender against the fake Messaging API", () => {
     expect((await api.send({ id: "d5", target, parts: ["a"] }, 0)).error).toMatch(/^line answered 401/);
     expect(parseLineTarget({ channel: "line", to: `line:group:${OPEN}` })).toBe(OPEN);
     expect(parseLineTarget({ channel: "line", to: "slack:U1" })).toBeNull();
+  });
+});
+
+describe("the LINE webhook's answers before storing", () => {
+  const batch = JSON.stringify({
+    destination: "Ubot",
+    events: [
+      messageEvent("one", { type: "user", userId: ALICE }),
+      { ...messageEvent("two", { type: "user", userId: ALICE }), message: { id: "2", type: "text", text: "two" } },
+    ],
+  });
+
+  it("answers 400 / 401 / 400 with the recorded bodies; a batch is one update per event", async () => {
+    const signature = await lineSignature(SECRET, batch);
+    expect(await checkLineRequest({ channelSecret: SECRET, signature: undefined, body: batch })).toEqual({
+      ok: false,
+      status: 400,
+      body: { error: "Missing X-Line-Signature header" },
+    });
+    expect(await checkLineRequest({ channelSecret: "wrong", signature, body: batch })).toMatchObject({
+      status: 401,
+      body: { error: "Invalid signature" },
+    });
+    const notJson = "nope";
+    expect(
+      await checkLineRequest({ channelSecret: SECRET, signature: await lineSignature(SECRET, notJson), body: notJson }),
+    ).toMatchObject({ status: 400, body: { error: "Invalid webhook payload" } });
+    const verdict = await checkLineRequest({ channelSecret: SECRET, signature, body: batch });
+    expect(verdict.ok && verdict.updates.map((u) => u.updateId)).toEqual(["message:1795884479820", "message:2"]);
+    expect(verdict.ok && JSON.parse(verdict.updates[1]!.body)).toMatchObject({
+      destination: "Ubot",
+      event: { message: { text: "two" } },
+    });
   });
 });
