@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { lineInbound, lineSender } from "../../src/channels/line/adapter";
 import { type LineConfig, lineConfigSchema } from "../../src/channels/line/config";
 import { type LineEvent, lineUpdateId, parseLineWebhook } from "../../src/channels/line/events";
 import {
@@ -12,6 +13,7 @@ import { LineMessagingApi, parseLineTarget } from "../../src/channels/line/messa
 import { decideLine } from "../../src/channels/line/routing";
 import { LINE_REPLY_TOKEN_TTL_MS, planLineCalls } from "../../src/channels/line/send-plan";
 import { lineSignature, verifyLineSignature } from "../../src/channels/line/signature";
+import type { TenantConfig } from "../../src/protocol/config";
 // @ts-expect-error: a plain .mjs peer without types
 import { FAKE_LINE_TOKEN, startFakeLine } from "../peers/fake-line.mjs";
 
@@ -290,5 +292,49 @@ describe("the LINE webhook's answers before storing", () => {
       destination: "Ubot",
       event: { message: { text: "two" } },
     });
+  });
+});
+
+describe("the LINE adapter against the fake Messaging API", () => {
+  let fake: { port: number; close(): Promise<void> };
+  let api: LineMessagingApi;
+  const policy = { allowLoopback: true, allowedHosts: [], ownOrigins: [] };
+  const config = {} as TenantConfig;
+  beforeAll(async () => {
+    fake = await startFakeLine(0);
+    api = new LineMessagingApi(FAKE_LINE_TOKEN, `http://127.0.0.1:${fake.port}`, policy);
+  });
+  afterAll(() => fake.close());
+  const calls = async () =>
+    (
+      (await (await fetch(`http://127.0.0.1:${fake.port}/__calls`)).json()) as {
+        calls: { path: string; body: any; retryKey: string | null }[];
+      }
+    ).calls;
+
+  it("decides a stored event, shows loading in 1:1 chats only, sends pairing text as is and replies flattened", async () => {
+    const inbound = lineInbound({ line: () => ({ dmPolicy: "pairing" }), api: async () => api });
+    const stored = JSON.stringify({ destination: "Ubot", event: messageEvent("hi", { type: "user", userId: ALICE }) });
+    expect(await inbound.decide({ body: stored, config, approved: new Set() })).toMatchObject({ action: "pairing" });
+    const unconfigured = lineInbound({ line: () => undefined, api: async () => api });
+    expect(await unconfigured.decide({ body: stored, config, approved: new Set() })).toBeNull();
+    await inbound.acknowledge(config, { chatId: ALICE });
+    await inbound.acknowledge(config, { chatId: OPEN });
+    const sender = lineSender(api);
+    const target = { channel: "line", to: `line:${ALICE}` };
+    const pairing = linePairingMessage(ALICE, "ABCD2345");
+    const delivery = { idempotencyKey: "run-1:reply", target, kind: "channel-reply", message: "**hi**" };
+    expect(await sender.send({ target, kind: "pairing", message: pairing }, 0)).toEqual({ partsSent: 1 });
+    expect(await sender.send(delivery, 0)).toEqual({ partsSent: 1 });
+    const sent = await calls();
+    expect(sent.map((c) => c.path)).toEqual([
+      "/v2/bot/chat/loading/start",
+      "/v2/bot/message/push",
+      "/v2/bot/message/push",
+    ]);
+    expect(sent[1]!.body.messages[0].text).toBe(pairing);
+    expect(sent[1]!.retryKey).toBeNull();
+    expect(sent[2]!.body.messages[0].text).toBe("hi");
+    expect(sent[2]!.retryKey).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

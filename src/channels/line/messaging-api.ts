@@ -17,8 +17,8 @@ export type LineAnswer = { ok: boolean; status: number; body: Record<string, unk
 /**
  * The LINE Messaging API of one channel: JSON over `Authorization: Bearer <channelAccessToken>`,
  * every call through the outbound guard (apiRoot is tenant config). No retries here: the outbox
- * retries deliveries, and each push carries an `X-Line-Retry-Key` derived from the delivery and
- * its first part, so a push repeated after a crash is refused by LINE (409), not shown twice.
+ * retries deliveries, and each push of a delivery with an id carries an `X-Line-Retry-Key` derived
+ * from that id and its first part, so a push repeated after a crash is refused by LINE (409), not shown twice.
  */
 export class LineMessagingApi {
   constructor(
@@ -74,7 +74,7 @@ export class LineMessagingApi {
    * so an expired token or a LINE error never loses the reply. Stops at the first failed push.
    */
   async send(
-    delivery: { id: string; target: DeliveryTarget; parts: string[]; replyToken?: LineReplyToken },
+    delivery: { id?: string; target: DeliveryTarget; parts: string[]; replyToken?: LineReplyToken },
     fromPart: number,
     nowMs = Date.now(),
   ): Promise<SendOutcome> {
@@ -95,7 +95,8 @@ export class LineMessagingApi {
         });
         if (reply.ok) continue;
       }
-      const retryKey = await uuidFrom(`line-push:${delivery.id}:${call.from}`);
+      // Without a delivery id there is no stable key, and a shared one could swallow another reply.
+      const retryKey = delivery.id ? await uuidFrom(`line-push:${delivery.id}:${call.from}`) : undefined;
       const push = await this.call("POST", "/v2/bot/message/push", { to, messages }, retryKey);
       // 409: LINE already accepted a push with this retry key (a resend after a crash).
       if (!push.ok && push.status !== 409) return { partsSent: call.from, error: failure(push) };
