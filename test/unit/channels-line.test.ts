@@ -8,7 +8,7 @@ import {
   lineReplyParts,
   markdownToLineText,
 } from "../../src/channels/line/format";
-import { checkLineRequest } from "../../src/channels/line/ingress";
+import { checkLineRequest, lineHeadersRefusal } from "../../src/channels/line/ingress";
 import { LineMessagingApi, parseLineTarget } from "../../src/channels/line/messaging-api";
 import { decideLine } from "../../src/channels/line/routing";
 import { LINE_REPLY_TOKEN_TTL_MS, planLineCalls } from "../../src/channels/line/send-plan";
@@ -336,5 +336,18 @@ describe("the LINE adapter against the fake Messaging API", () => {
     expect(sent[1]!.retryKey).toBeNull();
     expect(sent[2]!.body.messages[0].text).toBe("hi");
     expect(sent[2]!.retryKey).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe("the LINE webhook's answers before reading", () => {
+  it("refuses a missing signature (400) and an announced body over 64 KB (413) unread", () => {
+    expect(lineHeadersRefusal(undefined, "10")).toMatchObject({ status: 400 });
+    expect(lineHeadersRefusal("sig", String(80 * 1024))).toEqual({
+      ok: false,
+      status: 413,
+      body: { error: "Payload too large" },
+    });
+    expect(lineHeadersRefusal("sig", String(64 * 1024))).toBeNull();
+    expect(lineHeadersRefusal("sig", undefined)).toBeNull();
   });
 });

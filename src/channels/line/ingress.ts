@@ -1,4 +1,4 @@
-import { LINE_ANSWERS, type LineEvent, parseLineWebhook } from "./events";
+import { LINE_ANSWERS, LINE_MAX_BODY_BYTES, type LineEvent, parseLineWebhook } from "./events";
 import { verifyLineSignature } from "./signature";
 
 /**
@@ -16,6 +16,21 @@ export type StoredLineUpdate = { destination?: string; event: LineEvent };
 export type LineIngressVerdict =
   | { ok: true; updates: { updateId: string; body: string }[] }
   | { ok: false; status: 400 | 401; body: { error: string } };
+
+/**
+ * The answer a request gets before its body is read (SPEC §3.1: "checked before the body is
+ * read"): no signature 400, an announced body over 64 KB 413; null when the body may be read
+ * (the reader still stops at 64 KB, whatever was announced).
+ */
+export function lineHeadersRefusal(
+  signature: string | undefined,
+  contentLength: string | undefined,
+): { ok: false; status: 400 | 413; body: { error: string } } | null {
+  if (!signature) return { ok: false, ...LINE_ANSWERS.missingSignature };
+  if (contentLength !== undefined && Number(contentLength) > LINE_MAX_BODY_BYTES)
+    return { ok: false, ...LINE_ANSWERS.tooLarge };
+  return null;
+}
 
 export async function checkLineRequest(input: {
   channelSecret: string;
