@@ -1,7 +1,7 @@
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundDecision } from "../adapter";
-import { directRefusal, ignore, replyTurn } from "../inbound-decision";
-import { directSessionKey, groupSessionKey } from "../session-route";
+import { directTurn, ignore, replyTurn } from "../inbound-decision";
+import { groupSessionKey } from "../session-route";
 import type { LineConfig } from "./config";
 import type { LineEvent } from "./events";
 
@@ -47,28 +47,19 @@ export function decideLine(input: LineRoutingInput): InboundDecision {
 }
 
 function decideDirect(input: LineRoutingInput, senderId: string, text: string): InboundDecision {
-  const sender = { listed: listed(input.line.allowFrom, senderId), approved: input.approved.has(senderId) };
-  const refused = directRefusal(input.line.dmPolicy, sender, () => ({
+  // The ack's chat is the sender: the loading indicator exists in 1:1 chats only.
+  return directTurn({
+    policy: input.line.dmPolicy,
+    sender: { listed: listed(input.line.allowFrom, senderId), approved: input.approved.has(senderId) },
     senderId,
     chatId: senderId,
     meta: { accountId: LINE_ACCOUNT },
-  }));
-  if (refused) return refused;
-  const sessionKey = directSessionKey({
     config: input.config,
     agentId: input.agentId,
     channel: LINE,
     accountId: LINE_ACCOUNT,
-    peerId: senderId,
-  });
-  return replyTurn({
-    sessionKey,
+    to: `line:${senderId}`,
     text,
-    senderId,
-    chatType: "direct",
-    replyTarget: { channel: LINE, to: `line:${senderId}`, accountId: LINE_ACCOUNT },
-    // The loading indicator exists in 1:1 chats only.
-    ack: { chatId: senderId },
   });
 }
 
