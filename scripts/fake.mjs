@@ -3,6 +3,8 @@
 //   npm run fake -- slack               the fake Slack Web API (test/peers/fake-slack.mjs) on :18693
 //   npm run fake -- telegram send "hello"   posts a DM update to the service's webhook, prints the bot's answer
 //   npm run fake -- slack send "hello"      posts a signed DM event to the service's Request URL, same
+//   npm run fake -- line                the fake LINE Messaging API (test/peers/fake-line.mjs) on :18695
+//   npm run fake -- line send "hello"   posts a signed DM event (X-Line-Signature) to /line/webhook, same
 // Options: --port N (the fake's port), --base URL (the service; default $BASE, else
 // http://127.0.0.1:8787), --tenant ID (posts under /t/ID), --secret S (Telegram's webhookSecret /
 // Slack's signingSecret as configured), --from ID (the sender), --wait S (seconds for the answer).
@@ -52,9 +54,32 @@ const PLATFORMS = {
       dmPolicy: "pairing",
     }),
   },
+  line: {
+    script: "test/peers/fake-line.mjs",
+    port: 18695,
+    // The fake answers only this token (401 otherwise): the config's channelAccessToken must equal it.
+    token: "line-fake-channel-access-token",
+    secret: "local-line-channel-secret",
+    tokenKey: "channelAccessToken",
+    secretKey: "channelSecret",
+    from: "U1111111111111111111111111111aaaa",
+    apiRoot: (port) => `http://127.0.0.1:${port}`,
+    replyMethod: "message/reply or message/push",
+    webhookPath: "/line/webhook",
+    isReply: (call) => /^\/v2\/bot\/message\/(reply|push)$/.test(call.path ?? ""),
+    show: (call) => `${call.path} → ${call.body.messages.map((message) => message.text).join(" | ")}`,
+    request: lineEvent,
+    configBlock: (port, p) => ({
+      enabled: true,
+      channelAccessToken: p.token,
+      channelSecret: p.secret,
+      apiRoot: p.apiRoot(port),
+      dmPolicy: "pairing",
+    }),
+  },
 };
 
-const USAGE = `usage: npm run fake -- telegram|slack [send "text"] [--port N] [--base URL] [--tenant ID] [--secret S] [--from ID] [--wait S]`;
+const USAGE = `usage: npm run fake -- telegram|slack|line [send "text"] [--port N] [--base URL] [--tenant ID] [--secret S] [--from ID] [--wait S]`;
 /** How long `send` waits for the bot's answer at the fake by default (a turn takes well under 1 s). */
 const DEFAULT_WAIT_SECONDS = 30;
 const POLL_INTERVAL_MS = 200;
@@ -94,14 +119,18 @@ function serve() {
   const config = { channels: { [name]: platform.configBlock(port, platform) } };
   console.log(`Fake ${name} API on ${platform.apiRoot(port)} (Ctrl-C stops it)
   apiRoot   ${platform.apiRoot(port)}
-  botToken  ${platform.token}   (${name === "telegram" ? "the fake answers only this token" : "any token works here"})
-  ${name === "telegram" ? "webhookSecret" : "signingSecret"}  ${platform.secret}   (what "npm run fake -- ${name} send" uses)
+  ${platform.tokenKey ?? "botToken"}  ${platform.token}   (${name === "slack" ? "any token works here" : "the fake answers only this token"})
+  ${platform.secretKey ?? (name === "telegram" ? "webhookSecret" : "signingSecret")}  ${platform.secret}   (what "npm run fake -- ${name} send" uses)
 Add it to the tenant's config, keeping the rest (PATCH merges; PUT would replace the whole config):
   curl -s -X PATCH "$BASE/v1/config" -H "$OP" -H 'content-type: application/merge-patch+json' -d '${JSON.stringify(config)}'
 Then, from another shell: npm run fake -- ${name} send "hello"`);
   const child = spawn(process.execPath, [join(ROOT, platform.script), String(port)], {
     stdio: "inherit",
-    env: { ...process.env, ...(name === "telegram" ? { TG_TOKEN: platform.token } : {}) },
+    env: {
+      ...process.env,
+      ...(name === "telegram" ? { TG_TOKEN: platform.token } : {}),
+      ...(name === "line" ? { FAKE_LINE_TOKEN: platform.token } : {}),
+    },
   });
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
@@ -116,8 +145,12 @@ async function send(text) {
   const fakeUrl = `http://127.0.0.1:${port}`;
   const before = await fakeCalls(fakeUrl, 0);
   const since = before ? Math.max(0, ...before.map((call) => call.seq)) : 0;
-  const request = name === "telegram" ? telegramUpdate(text, from, secret) : slackEvent(text, from, secret);
-  const url = `${base}${prefix}${name === "telegram" ? "/telegram-webhook" : "/slack/events"}`;
+  const request = platform.request
+    ? platform.request(text, from, secret)
+    : name === "telegram"
+      ? telegramUpdate(text, from, secret)
+      : slackEvent(text, from, secret);
+  const url = `${base}${prefix}${platform.webhookPath ?? (name === "telegram" ? "/telegram-webhook" : "/slack/events")}`;
   let res;
   try {
     res = await fetch(url, { method: "POST", headers: request.headers, body: request.body });
@@ -129,7 +162,7 @@ async function send(text) {
   if (!res.ok) {
     fail(
       res.status === 401
-        ? `refused: the ${name === "telegram" ? "webhookSecret" : "signingSecret"} in the config is not "${secret}" (pass --secret)`
+        ? `refused: the ${platform.secretKey ?? (name === "telegram" ? "webhookSecret" : "signingSecret")} in the config is not "${secret}" (pass --secret)`
         : `the service answered ${res.status}`,
     );
   }
@@ -140,9 +173,13 @@ async function send(text) {
   const waitSeconds = Number(options.wait ?? DEFAULT_WAIT_SECONDS);
   const deadline = Date.now() + waitSeconds * 1000;
   while (Date.now() < deadline) {
-    const replies = ((await fakeCalls(fakeUrl, since)) ?? []).filter((call) => call.method === platform.replyMethod);
+    const isReply = platform.isReply ?? ((call) => call.method === platform.replyMethod);
+    const replies = ((await fakeCalls(fakeUrl, since)) ?? []).filter(isReply);
     if (replies.length > 0) {
-      for (const reply of replies) console.log(`← ${reply.method} to ${chatOf(reply.body)}: ${reply.body.text}`);
+      for (const reply of replies)
+        console.log(
+          `← ${platform.show ? platform.show(reply) : `${reply.method} to ${chatOf(reply.body)}: ${reply.body.text}`}`,
+        );
       return;
     }
     await new Promise((done) => setTimeout(done, POLL_INTERVAL_MS));
@@ -208,4 +245,27 @@ function slackEvent(text, from, secret) {
     },
     body,
   };
+}
+
+/** A 1:1 text message event in a webhook batch, signed as LINE signs it (base64 HMAC-SHA256 of the body). */
+function lineEvent(text, from, secret) {
+  const now = Date.now();
+  const id = `${now}${String(Math.floor(Math.random() * 1000)).padStart(3, "0")}`;
+  const body = JSON.stringify({
+    destination: "Ubot0000000000000000000000000000b",
+    events: [
+      {
+        type: "message",
+        mode: "active",
+        timestamp: now,
+        webhookEventId: `01EV${id}`,
+        deliveryContext: { isRedelivery: false },
+        source: { type: "user", userId: from },
+        replyToken: `rt-${id}`,
+        message: { id, type: "text", quoteToken: `q-${id}`, text },
+      },
+    ],
+  });
+  const signature = createHmac("sha256", secret).update(body).digest("base64");
+  return { headers: { "content-type": "application/json", "x-line-signature": signature }, body };
 }

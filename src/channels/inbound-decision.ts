@@ -1,8 +1,10 @@
 import type { DeliveryTarget } from "../model/delivery";
 import type { RouteRowFields } from "../model/entry";
 import type { DM_POLICIES } from "../protocol/channels";
+import type { TenantConfig } from "../protocol/config";
 import type { ChannelAck, InboundDecision, PairingAsk } from "./adapter";
 import type { HistoryLine, InboundEnvelope } from "./inbound-envelope";
+import { directSessionKey } from "./session-route";
 
 /** The steps every channel's routing decision shares (telegram/routing.ts, slack/routing.ts). */
 
@@ -49,4 +51,45 @@ export function replyTurn(input: {
   };
   const turn = { sessionKey, text, senderId, seed, replyTarget, ack, ...context };
   return { action: "turn", turn };
+}
+
+/**
+ * A direct message end to end: `dmPolicy` (pairing asks carry `meta`), the session per
+ * `session.dmScope`, and the reply to `to` (added for LINE; Telegram and Slack may use it too).
+ */
+export function directTurn(input: {
+  policy: (typeof DM_POLICIES)[number] | undefined;
+  sender: { listed: boolean; approved: boolean };
+  senderId: string;
+  chatId: string;
+  meta: Record<string, string>;
+  config: Pick<TenantConfig, "session">;
+  agentId: string;
+  channel: string;
+  accountId: string;
+  to: string;
+  text: string;
+}): InboundDecision {
+  const { senderId, channel, accountId } = input;
+  const refused = directRefusal(input.policy, input.sender, () => ({
+    senderId,
+    chatId: input.chatId,
+    meta: input.meta,
+  }));
+  if (refused) return refused;
+  const sessionKey = directSessionKey({
+    config: input.config,
+    agentId: input.agentId,
+    channel,
+    accountId,
+    peerId: senderId,
+  });
+  return replyTurn({
+    sessionKey,
+    text: input.text,
+    senderId,
+    chatType: "direct",
+    replyTarget: { channel, to: input.to, accountId },
+    ack: { chatId: input.chatId },
+  });
 }
