@@ -1,0 +1,72 @@
+import type { OutboundPolicy } from "../../policy/outbound-url";
+import { type MsTeamsActivity, msTeamsActivitySchema } from "../../protocol/msteams";
+import { splitConversationId } from "./activity";
+import { type BotTokenClaims, bearerToken, serviceUrlMatches, verifyBotToken } from "./bot-token";
+import { checkServiceUrl } from "./service-url";
+import { BOT_FRAMEWORK_OPENID_URL, botFrameworkKey } from "./signing-keys";
+
+/**
+ * The answers of the Teams messaging endpoint before anything is stored: the Bot Framework
+ * token (401, checked before the body is read), then the body: not JSON or not an activity 400,
+ * a serviceUrl other than the token's or not a Bot Connector 401; a message activity accepted
+ * with its dedupe key (conversation + activity id: Teams' message ids are only unique within a
+ * conversation); other activity types (conversationUpdate, typing, reactions) answered 200 and
+ * not stored.
+ */
+
+export const DEFAULT_MSTEAMS_WEBHOOK_PATH = "/api/messages";
+
+export type MsTeamsAuthVerdict = { ok: true; claims: BotTokenClaims } | { ok: false; status: 401; reason: string };
+
+export type MsTeamsIngressVerdict =
+  | { ok: true; updateId: string; body: string; activity: MsTeamsActivity }
+  | { ok: true; ignored: string }
+  | { ok: false; status: 400 | 401; reason: string };
+
+/** The Authorization header's Bot Framework token, against the keys under `openIdUrl`. */
+export async function checkMsTeamsAuthorization(input: {
+  authorization: string | null;
+  appId: string;
+  openIdUrl?: string;
+  policy: OutboundPolicy;
+  nowMs: number;
+}): Promise<MsTeamsAuthVerdict> {
+  const token = bearerToken(input.authorization);
+  if (!token) return { ok: false, status: 401, reason: "no bearer token" };
+  const verdict = await verifyBotToken({
+    token,
+    appId: input.appId,
+    nowMs: input.nowMs,
+    keyFor: (kid) =>
+      botFrameworkKey({
+        openIdUrl: input.openIdUrl ?? BOT_FRAMEWORK_OPENID_URL,
+        kid,
+        policy: input.policy,
+        nowMs: input.nowMs,
+      }),
+  });
+  return verdict.ok ? verdict : { ok: false, status: 401, reason: verdict.reason };
+}
+
+/** The body of an authenticated request. Pure. */
+export function msTeamsActivityVerdict(claims: BotTokenClaims, body: string, apiRoot?: string): MsTeamsIngressVerdict {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { ok: false, status: 400, reason: "body is not JSON" };
+  }
+  const parsed = msTeamsActivitySchema.safeParse(json);
+  if (!parsed.success) return { ok: false, status: 400, reason: "not an activity" };
+  const activity = parsed.data;
+  if (!activity.serviceUrl) return { ok: false, status: 400, reason: "activity without serviceUrl" };
+  if (!serviceUrlMatches(claims, activity.serviceUrl))
+    return { ok: false, status: 401, reason: "serviceUrl differs from the token's" };
+  const connector = checkServiceUrl(activity.serviceUrl, apiRoot);
+  if (!connector.ok) return { ok: false, status: 401, reason: connector.reason };
+  if (activity.type !== "message") return { ok: true, ignored: `activity type ${activity.type}` };
+  if (!activity.id || !activity.conversation)
+    return { ok: false, status: 400, reason: "message without id or conversation" };
+  const { conversationId } = splitConversationId(activity.conversation.id);
+  return { ok: true, updateId: `${conversationId}:${activity.id}`, body, activity };
+}
