@@ -88,12 +88,16 @@ async function handle(req, res, raw) {
   if (url.pathname === "/__send") {
     const f = json();
     const activity = { serviceUrl: SERVICE_URL, channelId: "msteams", ...f.activity };
-    const answer = await fetch(f.url, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${signToken(f.claims, f.wrongKey)}` },
-      body: JSON.stringify(activity),
-    });
-    return send(res, 200, { status: answer.status, body: await answer.text() });
+    try {
+      const answer = await fetch(f.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${signToken(f.claims, f.wrongKey)}` },
+        body: JSON.stringify(activity),
+      });
+      return send(res, 200, { status: answer.status, body: await answer.text() });
+    } catch (error) {
+      return send(res, 200, { status: 0, error: `cannot reach ${f.url} (${error.cause?.code ?? error.message})` });
+    }
   }
   if (req.method === "GET" && url.pathname.endsWith("/.well-known/openidconfiguration"))
     return send(res, 200, { issuer: "https://api.botframework.com", jwks_uri: `${ORIGIN}/keys` });

@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { messageText, splitConversationId } from "../../src/channels/msteams/activity";
+import { msTeamsInbound } from "../../src/channels/msteams/adapter";
 import { checkClaims, TOKEN_CLOCK_SKEW_MS } from "../../src/channels/msteams/bot-token";
 import { type ConversationReferences, MsTeamsConnector } from "../../src/channels/msteams/connector";
 import { msTeamsPairingMessage } from "../../src/channels/msteams/format";
@@ -343,5 +344,28 @@ describe("sending through the fake Bot Connector", () => {
       conversationId: "a:1DM",
       body: { type: "typing" },
     });
+  });
+});
+
+describe("the inbound adapter", () => {
+  const activity = JSON.stringify({
+    type: "message",
+    id: "1700000000111",
+    conversation: { id: "a:1DM", conversationType: "personal" },
+    from: { id: "29:alice", aadObjectId: "AAD-Alice" },
+    text: "hello",
+  });
+  const adapter = (msteams: MsTeamsConfig | undefined) =>
+    msTeamsInbound({ msteams: () => msteams, connector: async () => null });
+
+  it("decides a stored activity, and drops it when Teams is not configured or disabled", async () => {
+    const config = { appId: APP_ID, appPassword: APP_PASSWORD };
+    expect(await adapter(config).decide({ body: activity, config: {}, approved: new Set() })).toMatchObject({
+      action: "pairing",
+      ask: { senderId: "AAD-Alice" },
+    });
+    expect(await adapter(undefined).decide({ body: activity, config: {}, approved: new Set() })).toBeNull();
+    const off = { ...config, enabled: false };
+    expect(await adapter(off).decide({ body: activity, config: {}, approved: new Set() })).toBeNull();
   });
 });
