@@ -80,6 +80,30 @@ describe("Bot Framework token (signed by the fake Bot Connector's own key, fetch
     });
   });
 
+  it("answers 503 (the connector retries) when the signing keys cannot be fetched: a closed port, or a host the outbound guard refuses", async () => {
+    const token = `Bearer ${await signed()}`;
+    const closed = await checkMsTeamsAuthorization({
+      authorization: token,
+      appId: APP_ID,
+      openIdUrl: "http://127.0.0.1:9/v1/.well-known/openidconfiguration",
+      policy: POLICY,
+      nowMs: Date.now(),
+    });
+    expect(closed).toMatchObject({ ok: false, status: 503 });
+    const guarded = await checkMsTeamsAuthorization({
+      authorization: token,
+      appId: APP_ID,
+      openIdUrl: openIdUrl(),
+      policy: { ...POLICY, allowLoopback: false },
+      nowMs: Date.now(),
+    });
+    expect(guarded).toMatchObject({
+      ok: false,
+      status: 503,
+      reason: expect.stringContaining("outbound request refused"),
+    });
+  });
+
   it("refuses an unsigned (alg none) token whatever its claims", async () => {
     const part = (value: object) => toBase64Url(new TextEncoder().encode(JSON.stringify(value)));
     const token = `${part({ alg: "none", kid: "fake-msteams-key" })}.${part({ iss: "https://api.botframework.com", aud: APP_ID, exp: 9e9 })}.`;

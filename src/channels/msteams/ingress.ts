@@ -16,14 +16,20 @@ import { BOT_FRAMEWORK_OPENID_URL, botFrameworkKey } from "./signing-keys";
 
 export const DEFAULT_MSTEAMS_WEBHOOK_PATH = "/api/messages";
 
-export type MsTeamsAuthVerdict = { ok: true; claims: BotTokenClaims } | { ok: false; status: 401; reason: string };
+export type MsTeamsAuthVerdict =
+  | { ok: true; claims: BotTokenClaims }
+  | { ok: false; status: 401 | 503; reason: string };
 
 export type MsTeamsIngressVerdict =
   | { ok: true; updateId: string; body: string; activity: MsTeamsActivity }
   | { ok: true; ignored: string }
   | { ok: false; status: 400 | 401; reason: string };
 
-/** The Authorization header's Bot Framework token, against the keys under `openIdUrl`. */
+/**
+ * The Authorization header's Bot Framework token, against the keys under `openIdUrl`. Keys that
+ * cannot be fetched answer 503, not 401: the Bot Connector retries a 5xx, so a passing outage
+ * of the key endpoint loses no message.
+ */
 export async function checkMsTeamsAuthorization(input: {
   authorization: string | null;
   appId: string;
@@ -33,18 +39,23 @@ export async function checkMsTeamsAuthorization(input: {
 }): Promise<MsTeamsAuthVerdict> {
   const token = bearerToken(input.authorization);
   if (!token) return { ok: false, status: 401, reason: "no bearer token" };
-  const verdict = await verifyBotToken({
-    token,
-    appId: input.appId,
-    nowMs: input.nowMs,
-    keyFor: (kid) =>
-      botFrameworkKey({
-        openIdUrl: input.openIdUrl ?? BOT_FRAMEWORK_OPENID_URL,
-        kid,
-        policy: input.policy,
-        nowMs: input.nowMs,
-      }),
-  });
+  let verdict: Awaited<ReturnType<typeof verifyBotToken>>;
+  try {
+    verdict = await verifyBotToken({
+      token,
+      appId: input.appId,
+      nowMs: input.nowMs,
+      keyFor: (kid) =>
+        botFrameworkKey({
+          openIdUrl: input.openIdUrl ?? BOT_FRAMEWORK_OPENID_URL,
+          kid,
+          policy: input.policy,
+          nowMs: input.nowMs,
+        }),
+    });
+  } catch (error) {
+    return { ok: false, status: 503, reason: `signing keys unavailable: ${(error as Error).message}` };
+  }
   return verdict.ok ? verdict : { ok: false, status: 401, reason: verdict.reason };
 }
 
