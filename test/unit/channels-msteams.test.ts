@@ -62,7 +62,11 @@ const calls = async (): Promise<FakeCall[]> =>
 
 describe("Bot Framework token (signed by the fake Bot Connector's own key, fetched from its OpenID metadata)", () => {
   it("accepts the connector's token and refuses a missing, foreign-key, wrong-audience, wrong-issuer or expired one", async () => {
-    expect(await authorize(`Bearer ${await signed()}`)).toMatchObject({ ok: true, claims: { aud: APP_ID } });
+    expect(await authorize(`Bearer ${await signed()}`)).toMatchObject({
+      ok: true,
+      claims: { aud: APP_ID },
+      endorsements: ["msteams"],
+    });
     expect(await authorize(null)).toMatchObject({ ok: false, status: 401, reason: "no bearer token" });
     expect(await authorize(`Bearer ${await signed({}, true)}`)).toMatchObject({ ok: false, reason: "bad signature" });
     expect(await authorize(`Bearer ${await signed({ aud: "someone-else" })}`)).toMatchObject({
@@ -121,12 +125,16 @@ describe("Bot Framework token (signed by the fake Bot Connector's own key, fetch
 });
 
 describe("the messaging endpoint's body", () => {
-  const claims = (serviceurl: string) => ({ iss: "https://api.botframework.com", aud: APP_ID, exp: 9e9, serviceurl });
+  const claims = (serviceurl: string) => ({
+    claims: { iss: "https://api.botframework.com", aud: APP_ID, exp: 9e9, serviceurl },
+    endorsements: ["msteams"],
+  });
   const body = (extra: Record<string, unknown>) =>
     JSON.stringify({
       type: "message",
       id: "1700000000111",
       serviceUrl: "https://smba.trafficmanager.net/amer/",
+      channelId: "msteams",
       conversation: { id: "a:1DM", conversationType: "personal" },
       from: { id: "29:alice", aadObjectId: "aad-alice" },
       text: "hi",
@@ -154,6 +162,15 @@ describe("the messaging endpoint's body", () => {
     });
     const evil = "https://attacker.example/";
     expect(msTeamsActivityVerdict(claims(evil), body({ serviceUrl: evil }))).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it("refuses an activity of a channel the signing key is not endorsed for", () => {
+    const skype = body({ channelId: "skype" });
+    expect(msTeamsActivityVerdict(claims("https://smba.trafficmanager.net/amer/"), skype)).toMatchObject({
+      ok: false,
+      status: 401,
+      reason: "signing key not endorsed for channel skype",
+    });
   });
 
   it("answers other activity types without storing them, and a non-activity 400", () => {

@@ -17,8 +17,11 @@ import { BOT_FRAMEWORK_OPENID_URL, botFrameworkKey } from "./signing-keys";
 export const DEFAULT_MSTEAMS_WEBHOOK_PATH = "/api/messages";
 
 export type MsTeamsAuthVerdict =
-  | { ok: true; claims: BotTokenClaims }
+  | { ok: true; claims: BotTokenClaims; endorsements?: string[] }
   | { ok: false; status: 401 | 503; reason: string };
+
+/** What the token check vouches for: its claims, and the channels its signing key is endorsed for. */
+export type MsTeamsAuth = { claims: BotTokenClaims; endorsements?: string[] };
 
 export type MsTeamsIngressVerdict =
   | { ok: true; updateId: string; body: string; activity: MsTeamsActivity }
@@ -40,27 +43,36 @@ export async function checkMsTeamsAuthorization(input: {
   const token = bearerToken(input.authorization);
   if (!token) return { ok: false, status: 401, reason: "no bearer token" };
   let verdict: Awaited<ReturnType<typeof verifyBotToken>>;
+  let endorsements: string[] | undefined;
   try {
     verdict = await verifyBotToken({
       token,
       appId: input.appId,
       nowMs: input.nowMs,
-      keyFor: (kid) =>
-        botFrameworkKey({
+      keyFor: async (kid) => {
+        const key = await botFrameworkKey({
           openIdUrl: input.openIdUrl ?? BOT_FRAMEWORK_OPENID_URL,
           kid,
           policy: input.policy,
           nowMs: input.nowMs,
-        }),
+        });
+        endorsements = key?.endorsements;
+        return key;
+      },
     });
   } catch (error) {
     return { ok: false, status: 503, reason: `signing keys unavailable: ${(error as Error).message}` };
   }
-  return verdict.ok ? verdict : { ok: false, status: 401, reason: verdict.reason };
+  if (!verdict.ok) return { ok: false, status: 401, reason: verdict.reason };
+  return { ok: true, claims: verdict.claims, ...(endorsements ? { endorsements } : {}) };
 }
 
-/** The body of an authenticated request. Pure. */
-export function msTeamsActivityVerdict(claims: BotTokenClaims, body: string, apiRoot?: string): MsTeamsIngressVerdict {
+/**
+ * The body of an authenticated request. A key endorsed for some channels signs only their
+ * activities (the SDKs' endorsement check, made here because the channel is in the body). Pure.
+ */
+export function msTeamsActivityVerdict(auth: MsTeamsAuth, body: string, apiRoot?: string): MsTeamsIngressVerdict {
+  const { claims, endorsements } = auth;
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -70,6 +82,8 @@ export function msTeamsActivityVerdict(claims: BotTokenClaims, body: string, api
   const parsed = msTeamsActivitySchema.safeParse(json);
   if (!parsed.success) return { ok: false, status: 400, reason: "not an activity" };
   const activity = parsed.data;
+  if (endorsements && !endorsements.includes(activity.channelId ?? ""))
+    return { ok: false, status: 401, reason: `signing key not endorsed for channel ${activity.channelId ?? "(none)"}` };
   if (!activity.serviceUrl) return { ok: false, status: 400, reason: "activity without serviceUrl" };
   if (!serviceUrlMatches(claims, activity.serviceUrl))
     return { ok: false, status: 401, reason: "serviceUrl differs from the token's" };

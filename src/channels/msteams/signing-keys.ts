@@ -22,7 +22,6 @@ const keySets = new Map<string, CachedKeys>();
 export async function botFrameworkKey(input: {
   openIdUrl: string;
   kid: string;
-  channelId?: string;
   policy: OutboundPolicy;
   nowMs: number;
 }): Promise<BotFrameworkJwk | null> {
@@ -33,11 +32,7 @@ export async function botFrameworkKey(input: {
     cached = { keys: await fetchKeySet(input.openIdUrl, input.policy), fetchedAtMs: input.nowMs };
     keySets.set(input.openIdUrl, cached);
   }
-  const key = cached!.keys.find((candidate) => candidate.kid === input.kid);
-  if (!key) return null;
-  // A key endorsed for some channels signs only their activities (the SDKs' endorsement check).
-  if (input.channelId && key.endorsements && !key.endorsements.includes(input.channelId)) return null;
-  return key;
+  return cached!.keys.find((candidate) => candidate.kid === input.kid) ?? null;
 }
 
 async function fetchKeySet(openIdUrl: string, policy: OutboundPolicy): Promise<BotFrameworkJwk[]> {
