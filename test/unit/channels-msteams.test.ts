@@ -6,6 +6,7 @@ import { messageText, splitConversationId } from "../../src/channels/msteams/act
 import { msTeamsInbound } from "../../src/channels/msteams/adapter";
 import { checkClaims, TOKEN_CLOCK_SKEW_MS } from "../../src/channels/msteams/bot-token";
 import { type ConversationReferences, MsTeamsConnector } from "../../src/channels/msteams/connector";
+import { MSTEAMS_CONVERSATIONS_SCHEMA, MsTeamsConversationStore } from "../../src/channels/msteams/conversation-store";
 import { msTeamsPairingMessage } from "../../src/channels/msteams/format";
 import { checkMsTeamsAuthorization, msTeamsActivityVerdict } from "../../src/channels/msteams/ingress";
 import { decideMsTeams, type MsTeamsRoutingInput } from "../../src/channels/msteams/routing";
@@ -13,7 +14,9 @@ import { checkServiceUrl } from "../../src/channels/msteams/service-url";
 import { forgetBotFrameworkKeys } from "../../src/channels/msteams/signing-keys";
 import type { OutboundPolicy } from "../../src/policy/outbound-url";
 import type { MsTeamsActivity, MsTeamsConfig } from "../../src/protocol/msteams";
+import { migrate } from "../../src/storage/migrations";
 import { toBase64Url } from "../../src/util/encoding";
+import { MemoryStorage } from "./support/memory-storage";
 
 const APP_ID = "00000000-0000-4000-8000-00000000a11d";
 const APP_PASSWORD = "fake-msteams-app-password";
@@ -392,12 +395,18 @@ describe("the inbound adapter", () => {
   const activity = JSON.stringify({
     type: "message",
     id: "1700000000111",
+    serviceUrl: "https://smba.trafficmanager.net/amer/",
     conversation: { id: "a:1DM", conversationType: "personal" },
     from: { id: "29:alice", aadObjectId: "AAD-Alice" },
     text: "hello",
   });
+  const remembered: string[][] = [];
   const adapter = (msteams: MsTeamsConfig | undefined) =>
-    msTeamsInbound({ msteams: () => msteams, connector: async () => null });
+    msTeamsInbound({
+      msteams: () => msteams,
+      connector: async () => null,
+      remember: (conversationId, serviceUrl) => remembered.push([conversationId, serviceUrl]),
+    });
 
   it("decides a stored activity, and drops it when Teams is not configured or disabled", async () => {
     const config = { appId: APP_ID, appPassword: APP_PASSWORD };
@@ -406,7 +415,22 @@ describe("the inbound adapter", () => {
       ask: { senderId: "AAD-Alice" },
     });
     expect(await adapter(undefined).decide({ body: activity, config: {}, approved: new Set() })).toBeNull();
+    expect(remembered).toEqual([["a:1DM", "https://smba.trafficmanager.net/amer/"]]);
     const off = { ...config, enabled: false };
     expect(await adapter(off).decide({ body: activity, config: {}, approved: new Set() })).toBeNull();
+  });
+});
+
+describe("conversation references (the serviceUrl a reply goes to)", () => {
+  it("keeps each conversation's latest serviceUrl, an older activity not overwriting a newer one", async () => {
+    const storage = new MemoryStorage();
+    migrate(storage.asStorage, [MSTEAMS_CONVERSATIONS_SCHEMA]);
+    const store = new MsTeamsConversationStore(storage.sql);
+    expect(await store.serviceUrl("a:1DM")).toBeNull();
+    store.remember("a:1DM", "https://smba.trafficmanager.net/amer/", 2);
+    store.remember("a:1DM", "https://smba.trafficmanager.net/emea/", 1);
+    expect(await store.serviceUrl("a:1DM")).toBe("https://smba.trafficmanager.net/amer/");
+    store.remember("a:1DM", "https://smba.trafficmanager.net/emea/", 3);
+    expect(await store.serviceUrl("a:1DM")).toBe("https://smba.trafficmanager.net/emea/");
   });
 });

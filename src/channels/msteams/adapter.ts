@@ -2,6 +2,7 @@ import { defaultAgentId } from "../../policy/agent-config";
 import type { TenantConfig } from "../../protocol/config";
 import { type MsTeamsConfig, msTeamsActivitySchema } from "../../protocol/msteams";
 import type { InboundAdapter } from "../adapter";
+import { splitConversationId } from "./activity";
 import type { MsTeamsConnector } from "./connector";
 import { msTeamsPairingMessage } from "./format";
 import { decideMsTeams } from "./routing";
@@ -13,6 +14,8 @@ import { decideMsTeams } from "./routing";
 export type MsTeamsAdapterPorts = {
   msteams(config: TenantConfig): MsTeamsConfig | undefined;
   connector(config: TenantConfig): Promise<MsTeamsConnector | null>;
+  /** Keeps the conversation's Bot Connector for its replies (conversation-store.ts). */
+  remember(conversationId: string, serviceUrl: string): void;
 };
 
 /** Teams' inbound side: stored activities parsed and decided by src/channels/msteams/routing.ts. */
@@ -23,6 +26,9 @@ export function msTeamsInbound(ports: MsTeamsAdapterPorts): InboundAdapter {
       if (!msteams || msteams.enabled === false) return null;
       const parsed = msTeamsActivitySchema.safeParse(JSON.parse(body));
       if (!parsed.success) return { action: "ignore", reason: "not an activity" };
+      // The stored activity passed the token and serviceUrl checks at the door.
+      const { conversation, serviceUrl } = parsed.data;
+      if (conversation && serviceUrl) ports.remember(splitConversationId(conversation.id).conversationId, serviceUrl);
       return decideMsTeams({ activity: parsed.data, msteams, config, agentId: defaultAgentId(config), approved });
     },
     async acknowledge(config, ack) {
