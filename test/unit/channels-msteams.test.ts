@@ -365,6 +365,12 @@ describe("sending through the fake Bot Connector", () => {
     expect(posts[2]!.body.text).toMatch(/\*\*done\*\*$/);
   });
 
+  it("declares the app password and the access token in use as credentials (the outbox redacts echoes)", async () => {
+    const sender = connector().sender();
+    await sender.send({ target: target(), message: "hi", kind: "channel-reply" }, 0);
+    expect(sender.credentials).toEqual([APP_PASSWORD, expect.stringMatching(/^fake-bf-token-/)]);
+  });
+
   it("stops at a 500 and resumes after the parts already sent", async () => {
     await fetch(`${origin}/__fail`, { method: "POST", body: JSON.stringify({ path: "activities", count: 1 }) });
     const sender = connector().sender();

@@ -47,10 +47,19 @@ export class MsTeamsConnector {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** A sender for the outbox: pairing codes and replies in parts, each part sent once. */
+  /**
+   * A sender for the outbox: pairing codes and replies in parts, each part sent once. Its
+   * credentials are the app password and the access token in use (a connector or proxy may echo
+   * the Bearer), read when the outbox redacts an error.
+   */
   sender(): ChannelSender {
+    const key = () => this.tokenKey();
+    const password = this.credentials.appPassword;
     return {
-      credentials: [this.credentials.appPassword],
+      get credentials() {
+        const token = tokens.get(key())?.token;
+        return token ? [password, token] : [password];
+      },
       send: (delivery, fromPart) =>
         this.post(
           delivery.target,
