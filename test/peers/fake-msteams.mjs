@@ -5,6 +5,7 @@
 // OpenID:    GET /v1/.well-known/openidconfiguration -> {issuer, jwks_uri}; GET /keys -> its own RSA key (kid fake-msteams-key)
 // Connector: POST /v3/conversations/<id>/activities -> {id}; the Bearer must be a token the login issued
 // Control:   GET /__calls?since=<seq>, POST /__reset, POST /__fail {"path":"activities"|"token","count":1,"status":500}
+//            GET /__keys -> {fetches}: how many times the key set was read
 //            POST /__sign {"claims":{...},"wrongKey":true} -> {token}: a Bot Framework JWT for this fake's serviceUrl
 //            POST /__send {"url":"<messaging endpoint>","activity":{...},"claims":{...}} -> {status, body}:
 //            the activity (serviceUrl filled in) posted with a signed token, as the Bot Connector posts it
@@ -29,6 +30,7 @@ let tokenSeq = 0;
 const calls = [];
 const failures = new Map();
 const issued = new Set();
+let keyFetches = 0;
 
 const b64url = (value) => Buffer.from(value).toString("base64url");
 
@@ -72,6 +74,7 @@ async function handle(req, res, raw) {
   if (url.pathname === "/__reset") {
     calls.length = 0;
     failures.clear();
+    keyFetches = 0;
     return send(res, 200, { ok: true });
   }
   if (url.pathname === "/__fail") {
@@ -101,8 +104,11 @@ async function handle(req, res, raw) {
   }
   if (req.method === "GET" && url.pathname.endsWith("/.well-known/openidconfiguration"))
     return send(res, 200, { issuer: "https://api.botframework.com", jwks_uri: `${ORIGIN}/keys` });
-  if (req.method === "GET" && url.pathname === "/keys")
+  if (url.pathname === "/__keys") return send(res, 200, { fetches: keyFetches });
+  if (req.method === "GET" && url.pathname === "/keys") {
+    keyFetches++;
     return send(res, 200, { keys: [{ ...publicJwk, kid: KID, use: "sig", endorsements: ["msteams"] }] });
+  }
 
   const rec = { seq: ++seq, t: Date.now(), httpMethod: req.method, path: url.pathname };
   calls.push(rec);

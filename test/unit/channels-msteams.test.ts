@@ -111,6 +111,22 @@ describe("Bot Framework token (signed by the fake Bot Connector's own key, fetch
     });
   });
 
+  it("reads the key set once, and again for an unknown key id only after 5 minutes", async () => {
+    const keyFetches = async () => ((await (await fetch(`${origin}/__keys`)).json()) as { fetches: number }).fetches;
+    const now = Date.now();
+    await authorize(`Bearer ${await signed()}`, now);
+    await authorize(`Bearer ${await signed()}`, now + 1000);
+    expect(await keyFetches()).toBe(1);
+    const unknownKid = (await signed()).replace(
+      /^[^.]+/,
+      toBase64Url(new TextEncoder().encode('{"alg":"RS256","kid":"other"}')),
+    );
+    expect(await authorize(`Bearer ${unknownKid}`, now + 2000)).toMatchObject({ reason: "unknown signing key" });
+    expect(await keyFetches()).toBe(1);
+    await authorize(`Bearer ${unknownKid}`, now + 6 * 60 * 1000);
+    expect(await keyFetches()).toBe(2);
+  });
+
   it("refuses an unsigned (alg none) token whatever its claims", async () => {
     const part = (value: object) => toBase64Url(new TextEncoder().encode(JSON.stringify(value)));
     const token = `${part({ alg: "none", kid: "fake-msteams-key" })}.${part({ iss: "https://api.botframework.com", aud: APP_ID, exp: 9e9 })}.`;
