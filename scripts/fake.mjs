@@ -5,6 +5,8 @@
 //   npm run fake -- slack send "hello"      posts a signed DM event to the service's Request URL, same
 //   npm run fake -- line                the fake LINE Messaging API (test/peers/fake-line.mjs) on :18695
 //   npm run fake -- line send "hello"   posts a signed DM event (X-Line-Signature) to /line/webhook, same
+//   npm run fake -- msteams [send "hello"]  the fake Bot Connector (test/peers/fake-msteams.mjs) on :18696;
+//                                          send: a personal-chat activity signed by the fake's key
 // Options: --port N (the fake's port), --base URL (the service; default $BASE, else
 // http://127.0.0.1:8787), --tenant ID (posts under /t/ID), --secret S (Telegram's webhookSecret /
 // Slack's signingSecret as configured), --from ID (the sender), --wait S (seconds for the answer).
@@ -77,9 +79,29 @@ const PLATFORMS = {
       dmPolicy: "pairing",
     }),
   },
+  msteams: {
+    script: "test/peers/fake-msteams.mjs",
+    port: 18696,
+    // The fake's login answers only this app (MSTEAMS_APP_ID / MSTEAMS_APP_PASSWORD move it).
+    token: "fake-msteams-app-password",
+    appId: "00000000-0000-4000-8000-00000000a11d",
+    secret: "",
+    from: "aad-local-user",
+    apiRoot: (port) => `http://127.0.0.1:${port}/`,
+    replyMethod: "activity",
+    configBlock: (port, p) => ({
+      enabled: true,
+      appId: p.appId,
+      appPassword: p.token,
+      apiRoot: p.apiRoot(port),
+      tokenUrl: `http://127.0.0.1:${port}/botframework.com/oauth2/v2.0/token`,
+      openIdMetadataUrl: `http://127.0.0.1:${port}/v1/.well-known/openidconfiguration`,
+      dmPolicy: "pairing",
+    }),
+  },
 };
 
-const USAGE = `usage: npm run fake -- telegram|slack|line [send "text"] [--port N] [--base URL] [--tenant ID] [--secret S] [--from ID] [--wait S]`;
+const USAGE = `usage: npm run fake -- telegram|slack|line|msteams [send "text"] [--port N] [--base URL] [--tenant ID] [--secret S] [--from ID] [--wait S]`;
 /** How long `send` waits for the bot's answer at the fake by default (a turn takes well under 1 s). */
 const DEFAULT_WAIT_SECONDS = 30;
 const POLL_INTERVAL_MS = 200;
@@ -119,8 +141,7 @@ function serve() {
   const config = { channels: { [name]: platform.configBlock(port, platform) } };
   console.log(`Fake ${name} API on ${platform.apiRoot(port)} (Ctrl-C stops it)
   apiRoot   ${platform.apiRoot(port)}
-  ${platform.tokenKey ?? "botToken"}  ${platform.token}   (${name === "slack" ? "any token works here" : "the fake answers only this token"})
-  ${platform.secretKey ?? (name === "telegram" ? "webhookSecret" : "signingSecret")}  ${platform.secret}   (what "npm run fake -- ${name} send" uses)
+  ${credentialLines(name, platform)}
 Add it to the tenant's config, keeping the rest (PATCH merges; PUT would replace the whole config):
   curl -s -X PATCH "$BASE/v1/config" -H "$OP" -H 'content-type: application/merge-patch+json' -d '${JSON.stringify(config)}'
 Then, from another shell: npm run fake -- ${name} send "hello"`);
@@ -145,6 +166,7 @@ async function send(text) {
   const fakeUrl = `http://127.0.0.1:${port}`;
   const before = await fakeCalls(fakeUrl, 0);
   const since = before ? Math.max(0, ...before.map((call) => call.seq)) : 0;
+  if (name === "msteams") return msTeamsSend(`${base}${prefix}/api/messages`, fakeUrl, text, from, since);
   const request = platform.request
     ? platform.request(text, from, secret)
     : name === "telegram"
@@ -268,4 +290,46 @@ function lineEvent(text, from, secret) {
   });
   const signature = createHmac("sha256", secret).update(body).digest("base64");
   return { headers: { "content-type": "application/json", "x-line-signature": signature }, body };
+}
+
+/** Teams: the fake signs and posts the activity itself (its own key), then the bot's activities are read back. */
+async function msTeamsSend(url, fakeUrl, text, from, since) {
+  const now = Date.now();
+  const activity = {
+    type: "message",
+    id: String(now),
+    conversation: { id: `a:local-${from}`, conversationType: "personal" },
+    from: { id: `29:${from}`, aadObjectId: from, name: "Local" },
+    recipient: { id: `28:${PLATFORMS.msteams.appId}`, name: "OpenClaw" },
+    text,
+  };
+  let res;
+  try {
+    res = await fetch(`${fakeUrl}/__send`, { method: "POST", body: JSON.stringify({ url, activity }) });
+  } catch (error) {
+    fail(`no fake Bot Connector on ${fakeUrl} (${error.cause?.code ?? error.message}): start npm run fake -- msteams`);
+  }
+  const answer = await res.json();
+  if (answer.error) fail(`${answer.error}: is npm run dev running, and BASE right?`);
+  console.log(`POST ${url} → ${answer.status}${answer.body ? ` ${answer.body}` : ""}`);
+  if (answer.status >= 300) fail(`the service answered ${answer.status}`);
+  const deadline = Date.now() + Number(options.wait ?? DEFAULT_WAIT_SECONDS) * 1000;
+  while (Date.now() < deadline) {
+    const replies = ((await fakeCalls(fakeUrl, since)) ?? []).filter((call) => call.kind === "activity");
+    if (replies.some((call) => call.body.type === "message")) {
+      for (const reply of replies)
+        console.log(`← ${reply.body.type} to ${reply.conversationId}: ${reply.body.text ?? ""}`);
+      return;
+    }
+    await new Promise((done) => setTimeout(done, POLL_INTERVAL_MS));
+  }
+  fail("no reply activity at the fake in time (npm run dev's log says why)");
+}
+
+/** What `serve` prints about the credentials the fake takes. */
+function credentialLines(name, p) {
+  if (name === "msteams")
+    return `appId     ${p.appId}\n  appPassword  ${p.token}   (the fake's login takes only these; it signs activities with its own key)`;
+  return `${p.tokenKey ?? "botToken"}  ${p.token}   (${name === "slack" ? "any token works here" : "the fake answers only this token"})
+  ${p.secretKey ?? (name === "telegram" ? "webhookSecret" : "signingSecret")}  ${p.secret}   (what "npm run fake -- ${name} send" uses)`;
 }

@@ -7,7 +7,7 @@ declare module "node:fs" {
 declare module "node:path" {
   export function join(...parts: string[]): string;
 }
-declare const process: { cwd(): string };
+declare const process: { cwd(): string; execPath: string };
 declare module "node:sqlite" {
   export type SQLInputValue = null | number | bigint | string | Uint8Array;
   export class StatementSync {
@@ -20,4 +20,17 @@ declare module "node:sqlite" {
     exec(sql: string): void;
     prepare(sql: string): StatementSync;
   }
+}
+declare module "node:child_process" {
+  export type ChildProcess = {
+    stderr: { on(event: "data", listener: (chunk: { toString(): string }) => void): void } | null;
+    on(event: "exit", listener: (code: number | null) => void): void;
+    kill(): boolean;
+  };
+  export function spawn(command: string, args: string[], options: { stdio: string[] }): ChildProcess;
+}
+declare module "node:net" {
+  export function createServer(): {
+    listen(port: number, host: string, ready: () => void): { address(): unknown; close(done: () => void): void };
+  };
 }
