@@ -27,6 +27,16 @@ export async function startPeers(): Promise<Peers> {
     try {
       if (url.pathname === "/v1/chat/completions") {
         const request = JSON.parse(body || "{}");
+        // A `record:<name>` model keeps what it was sent (`/control/recorded?path=/model/<name>`), answers as echo.
+        if (typeof request.model === "string" && request.model.startsWith("record:")) {
+          recorded.push({
+            path: `/model/${request.model.slice(7)}`,
+            body: request,
+            signature: undefined,
+            validSignature: null,
+          });
+          return await chatCompletions({ ...request, model: "echo" }, res, scripts, req.headers.authorization);
+        }
         const gauge = typeof request.model === "string" && /^gauge:/.test(request.model) ? request.model : null;
         if (!gauge) return await chatCompletions(request, res, scripts, req.headers.authorization);
         return await gauged(gauges, gauge, () =>
@@ -60,6 +70,29 @@ export async function startPeers(): Promise<Peers> {
         const { path, times } = JSON.parse(body);
         failuresLeft.set(path, times);
         return json(res, 200, { ok: true });
+      }
+      // A Slack Web API that knows one app in "Fake Team" and accepts every call (as fake-slack.mjs answers).
+      if (url.pathname.startsWith("/slack/api/")) {
+        const method = url.pathname.slice("/slack/api/".length);
+        const form = Object.fromEntries(new URLSearchParams(body));
+        if (method === "auth.test")
+          return json(res, 200, { ok: true, team: "Fake Team", team_id: "T0TEST", user_id: "U0BOT", bot_id: "B0BOT" });
+        if (method === "conversations.info")
+          return json(res, 200, {
+            ok: true,
+            channel: { id: form.channel, name: `chan-${String(form.channel).toLowerCase()}` },
+          });
+        if (method === "users.info")
+          return json(res, 200, {
+            ok: true,
+            user: {
+              id: form.user,
+              name: String(form.user).toLowerCase(),
+              profile: { display_name: `disp${form.user}` },
+            },
+          });
+        if (method === "conversations.open") return json(res, 200, { ok: true, channel: { id: `D${form.users}` } });
+        return json(res, 200, { ok: true, ts: `${Date.now() / 1000}` });
       }
       // A Bot API that knows one bot and accepts every send (tests that need Telegram only to answer).
       if (url.pathname.startsWith("/telegram/bot")) {

@@ -3,6 +3,7 @@ import type { TenantConfig } from "../../protocol/config";
 import type { InboundDecision } from "../adapter";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
+import { telegramEnvelope, telegramRowFields } from "./context";
 
 /**
  * Who may talk to the Telegram bot and which session a message lands in, as the real gateway
@@ -61,9 +62,9 @@ function decideDirect(input: RoutingInput, message: TelegramMessage, text: strin
     text,
     senderId,
     chatType: "direct",
-    displayName: displayNameOf(message),
     replyTarget: { channel: TELEGRAM, to: `${TELEGRAM}:${message.chat.id}`, accountId: DEFAULT_ACCOUNT },
     ack: { chatId: String(message.chat.id) },
+    context: turnContext(message, false),
   });
 }
 
@@ -83,7 +84,7 @@ function decideGroup(input: RoutingInput, message: TelegramMessage, text: string
   if (senders && senders.length > 0 && !listed(senders, senderId)) return ignore("sender not allowed in group");
   const requireMention = group?.requireMention ?? true;
   const mentioned = mentionsBot(message, input.bot);
-  if (requireMention && !mentioned) return ignore("no mention");
+  if (requireMention && !mentioned) return ignore("no mention", historyEntry(message, text));
   const topic = topicOf(message);
   const sessionKey = groupSessionKey({
     agentId: input.agentId,
@@ -91,7 +92,11 @@ function decideGroup(input: RoutingInput, message: TelegramMessage, text: string
     groupId,
     ...(topic !== undefined ? { thread: { kind: "topic" as const, id: String(topic) } } : {}),
   });
-  const to = topic !== undefined ? `${TELEGRAM}:${groupId}:topic:${topic}` : `${TELEGRAM}:${groupId}`;
+  // The General topic is the group itself in OpenClaw's lastTo (replies omit its thread id too).
+  const to =
+    topic !== undefined && topic !== GENERAL_TOPIC_ID
+      ? `${TELEGRAM}:${groupId}:topic:${topic}`
+      : `${TELEGRAM}:${groupId}`;
   const replyTarget = {
     channel: TELEGRAM,
     to,
@@ -103,8 +108,8 @@ function decideGroup(input: RoutingInput, message: TelegramMessage, text: string
     text,
     senderId,
     chatType: "group",
-    displayName: `Group ${groupId}`,
     replyTarget,
+    context: { ...turnContext(message, mentioned), historyKey: historyKeyOf(message) },
     ack: {
       chatId: groupId,
       ...(topic !== undefined ? { typingThreadId: topic } : {}),
@@ -154,7 +159,23 @@ function senderMeta(message: TelegramMessage): Record<string, string> {
   };
 }
 
-function displayNameOf(message: TelegramMessage): string {
-  const from = message.from!;
-  return from.username ? `@${from.username}` : (from.first_name ?? String(from.id));
+/** OpenClaw's envelope for the model and the row fields of the turn's session. */
+function turnContext(message: TelegramMessage, mentioned: boolean) {
+  return { envelope: telegramEnvelope(message, mentioned), rowFields: telegramRowFields(message, DEFAULT_ACCOUNT) };
+}
+
+/** A group message that did not address the bot, kept for the group's next turn (`Conversation context`). */
+function historyEntry(message: TelegramMessage, text: string) {
+  const envelope = telegramEnvelope(message, false);
+  const line = {
+    messageId: envelope.messageId,
+    timestampMs: envelope.timestampMs,
+    senderName: envelope.sender.name,
+    text,
+  };
+  return { chatKey: historyKeyOf(message), line };
+}
+
+function historyKeyOf(message: TelegramMessage): string {
+  return `${TELEGRAM}:${message.chat.id}`;
 }
