@@ -8,9 +8,10 @@ import { migrate } from "../storage/migrations";
 import { tenantApi, tenantContext } from "../stubs";
 import { TIMER_SCHEMA } from "../timers/timer-schema";
 import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
-import { channelCredentials, channelSenderOf, inboundAdapters } from "./channel-registry";
+import { channelCredentials } from "./channel-registry";
 import { ChannelInbox } from "./inbox";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
+import { channelSenderOf, inboundAdapters } from "./platforms";
 import { type ChannelSendResult, isAuthFailure } from "./send-health";
 import { SEND_HEALTH_SCHEMA, SendHealthStore } from "./send-health-store";
 
