@@ -4,8 +4,9 @@ import { redactCredentials } from "../secrets/redact-credentials";
 import { toBase64Url } from "../util/encoding";
 import { channelCredentials, channelSecretValue, telegramBotOf } from "./channel-registry";
 import { PAIRING_PENDING_MAX, PAIRING_TTL_MS, type PairingRequest } from "./inbox-store";
+import type { ChatPlatform } from "./platform";
+import { PLATFORMS } from "./platforms";
 import { accountSendStatus } from "./send-health";
-import { SLACK } from "./slack/routing";
 import { ALLOWED_UPDATES } from "./telegram/bot-api";
 import { DEFAULT_WEBHOOK_PATH } from "./telegram/ingress";
 import { TELEGRAM } from "./telegram/routing";
@@ -16,12 +17,26 @@ import { TELEGRAM } from "./telegram/routing";
  */
 
 const ACCOUNT_ID = "default";
-const CHANNEL_LABELS: Record<string, string> = { [TELEGRAM]: "Telegram", [SLACK]: "Slack" };
-/** What a pairing request's sender id is, per channel (OpenClaw's pairing adapter `idLabel`). */
-const SENDER_LABELS: Record<string, string> = { [TELEGRAM]: "telegramUserId", [SLACK]: "slackUserId" };
-/** How each channel's webhook is run here (channels.status `mode`). */
-const CHANNEL_MODES: Record<string, string> = { [TELEGRAM]: "webhook", [SLACK]: "http" };
-const PAIRING_CHANNELS = [TELEGRAM, SLACK] as const;
+/** The admin answers' per-channel labels, derived from a list of platforms. */
+export function adminLabels(platforms: readonly ChatPlatform[]) {
+  const by = (value: (platform: ChatPlatform) => string): Record<string, string> =>
+    Object.fromEntries(platforms.map((platform) => [platform.name, value(platform)]));
+  return {
+    channelLabels: by((platform) => platform.label),
+    /** What a pairing request's sender id is, per channel (OpenClaw's pairing adapter `idLabel`). */
+    senderLabels: by((platform) => platform.senderLabel),
+    /** How each channel's webhook is run here (channels.status `mode`). */
+    modes: by((platform) => platform.mode),
+    pairingChannels: platforms.filter((platform) => platform.pairing).map((platform) => platform.name),
+  };
+}
+const {
+  channelLabels: CHANNEL_LABELS,
+  senderLabels: SENDER_LABELS,
+  modes: CHANNEL_MODES,
+} = adminLabels(PLATFORMS as readonly ChatPlatform[]);
+/** The channels whose DM senders can be paired. */
+export const PAIRING_CHANNELS = PLATFORMS.filter((platform) => platform.pairing).map((platform) => platform.name);
 
 const resolver = (ctx: TenantContext) => async (name: string) => ctx.tenant.resolveSecret(name);
 

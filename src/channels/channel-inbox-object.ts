@@ -8,10 +8,11 @@ import { migrate } from "../storage/migrations";
 import { tenantApi, tenantContext } from "../stubs";
 import { TIMER_SCHEMA } from "../timers/timer-schema";
 import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
-import { channelCredentials, channelSenderOf, inboundAdapters } from "./channel-registry";
+import { channelCredentials } from "./channel-registry";
 import { GROUP_HISTORY_SCHEMA, GroupHistoryStore } from "./group-history-store";
 import { ChannelInbox } from "./inbox";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
+import { channelSenderOf, inboundAdapters } from "./platforms";
 import { type ChannelSendResult, isAuthFailure } from "./send-health";
 import { SEND_HEALTH_SCHEMA, SendHealthStore } from "./send-health-store";
 

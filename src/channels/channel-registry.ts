@@ -2,19 +2,11 @@ import type { OutboundPolicy } from "../policy/outbound-url";
 import { CHANNEL_SECRET_KEYS, type ChannelSecret } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ResolvedSecret } from "../protocol/secrets";
-import type { ChannelSender, InboundAdapter } from "./adapter";
-import { slackInbound } from "./slack/adapter";
-import { SLACK } from "./slack/routing";
-import { type CachedSlackIdentity, SLACK_API_ROOT, SlackWebApi } from "./slack/web-api";
-import { telegramInbound } from "./telegram/adapter";
+import { SLACK_API_ROOT, SlackWebApi } from "./slack/web-api";
 import { TELEGRAM_API_ROOT, TelegramBotApi } from "./telegram/bot-api";
-import { type BotIdentity, TELEGRAM } from "./telegram/routing";
 
 /** Reads a secret store entry of the tenant (null: none). */
 export type SecretResolver = (name: string) => Promise<ResolvedSecret | null>;
-
-/** The channels of this service by name: the one place a new platform is registered. */
-export const CHANNEL_NAMES = [TELEGRAM, SLACK] as const;
 
 /** A channel token's value: the plain value, or the store entry its SecretRef names. */
 export async function channelSecretValue(
@@ -64,18 +56,6 @@ export async function slackApiOf(
   return new SlackWebApi(token, slack.apiRoot ?? SLACK_API_ROOT, outbound, slack.textChunkLimit);
 }
 
-/** Who delivers to `channel` for this tenant; null: not a configured channel (the delivery webhook takes it). */
-export async function channelSenderOf(
-  channel: string,
-  config: TenantConfig,
-  resolve: SecretResolver,
-  outbound: OutboundPolicy,
-): Promise<ChannelSender | null> {
-  if (channel === TELEGRAM) return (await telegramBotOf(config, resolve, outbound))?.sender() ?? null;
-  if (channel === SLACK) return (await slackApiOf(config, resolve, outbound))?.sender() ?? null;
-  return null;
-}
-
 /** What the platforms' inbound sides need from the inbox: secrets, the outbound policy, a cache of the bot's identity. */
 export type InboundHost = {
   resolve: SecretResolver;
@@ -83,17 +63,3 @@ export type InboundHost = {
   /** The identity a channel's bot learned from its platform (getMe, auth.test), kept per channel. */
   identity<T>(channel: string): { get(): T | null; save(bot: T): void };
 };
-
-/** The inbound adapters by channel name: the inbox drives these (a new platform is one more entry). */
-export function inboundAdapters(host: InboundHost): Record<string, InboundAdapter> {
-  return {
-    [TELEGRAM]: telegramInbound({
-      bot: (config) => telegramBotOf(config, host.resolve, host.outbound),
-      identity: host.identity<BotIdentity>(TELEGRAM),
-    }),
-    [SLACK]: slackInbound({
-      api: (config) => slackApiOf(config, host.resolve, host.outbound),
-      identity: host.identity<CachedSlackIdentity>(SLACK),
-    }),
-  };
-}

@@ -1,3 +1,4 @@
+import { HOOK_CHANNEL_NAMES } from "../protocol/channels";
 import type { HookMappingConfig, HooksConfig } from "../protocol/config";
 import { type HookTemplateContext, hasTemplateExpressions, renderOptional, renderTemplate } from "./hook-templates";
 
@@ -12,7 +13,7 @@ export const DEFAULT_HOOKS_PATH = "/hooks";
 export const HOOK_MAX_BODY_BYTES = 262_144;
 const MAX_IDEMPOTENCY_KEY_CHARS = 256;
 /** Channels a hook may deliver to (the channel adapters this service has; `last` is listed, as OpenClaw does). */
-export const HOOK_CHANNELS = ["telegram", "slack"] as const;
+export const HOOK_CHANNELS = HOOK_CHANNEL_NAMES;
 export const HOOK_QUERY_TOKEN_TEXT =
   "Hook token must be provided via Authorization: Bearer <token> or X-OpenClaw-Token header (query parameters are not allowed).";
 

@@ -1,3 +1,4 @@
+import { CHANNEL_OUTBOUND_URL_KEYS } from "../protocol/channels";
 import type { RunnerConfig, TenantConfig } from "../protocol/config";
 
 /**
@@ -222,8 +223,11 @@ export function configOutboundRefusal(
   runnerUrls("agents.defaults.runner", config.agents?.defaults?.runner);
   for (const [i, agent] of (config.agents?.list ?? []).entries()) runnerUrls(`agents.list.${i}.runner`, agent.runner);
   urls.push(["delivery.webhookUrl", config.delivery?.webhookUrl]);
-  urls.push(["channels.telegram.apiRoot", config.channels?.telegram?.apiRoot]);
-  urls.push(["channels.slack.apiRoot", config.channels?.slack?.apiRoot]);
+  const channels = config.channels as Record<string, Record<string, unknown> | undefined> | undefined;
+  for (const [channel, key] of CHANNEL_OUTBOUND_URL_KEYS) {
+    const url = channels?.[channel]?.[key];
+    urls.push([`channels.${channel}.${key}`, typeof url === "string" ? url : undefined]);
+  }
   for (const [path, url] of urls) {
     if (url === undefined) continue;
     const verdict = checkOutboundUrl(url, policy);

@@ -111,26 +111,80 @@ export const slackConfigSchema = z
   .superRefine(refuseUnknownCredentials(new Set(["botToken", "signingSecret"])));
 export type SlackConfig = z.infer<typeof slackConfigSchema>;
 
+/**
+ * The low-layer half of a chat platform's descriptor (src/channels/platform.ts holds the rest):
+ * what config, secrets, the outbound guard and hooks need to know, kept here so these layers
+ * read it without importing src/channels/. Every list below is derived from CHANNEL_CONFIGS.
+ */
+export type ChannelConfigSpec = {
+  /** The channel's name: its `channels.<name>` key, hook channel and session key part. */
+  name: string;
+  /** The `channels.<name>` block. */
+  schema: z.ZodType;
+  /** Secret-bearing keys of the block (stored as SecretRefs, never returned) and their store entries. */
+  secrets: Readonly<Record<string, string>>;
+  /** Keys of the block that are URLs the service calls (checked by the outbound guard). */
+  outboundUrlKeys: readonly string[];
+  /** Whether an inbound hook may deliver to this channel (`channel: "<name>"`). */
+  hookChannel: boolean;
+};
+
+export const telegramChannelConfig = {
+  name: "telegram",
+  schema: telegramConfigSchema,
+  secrets: { botToken: "TELEGRAM_BOT_TOKEN", webhookSecret: "TELEGRAM_WEBHOOK_SECRET" },
+  outboundUrlKeys: ["apiRoot"],
+  hookChannel: true,
+} as const satisfies ChannelConfigSpec;
+
+export const slackChannelConfig = {
+  name: "slack",
+  schema: slackConfigSchema,
+  secrets: { botToken: "SLACK_BOT_TOKEN", signingSecret: "SLACK_SIGNING_SECRET" },
+  outboundUrlKeys: ["apiRoot"],
+  hookChannel: true,
+} as const satisfies ChannelConfigSpec;
+
+/** The config halves of the registered platforms, in the order of src/channels/platforms.ts (a test checks it). */
+export const CHANNEL_CONFIGS = [telegramChannelConfig, slackChannelConfig] as const;
+type ChannelConfigOf<N> = Extract<(typeof CHANNEL_CONFIGS)[number], { name: N }>;
+type ChannelName = (typeof CHANNEL_CONFIGS)[number]["name"];
+
+/** The lists config, secrets, the outbound guard and hooks read, derived from a list of config halves. */
+export function channelConfigLists(configs: readonly ChannelConfigSpec[]) {
+  return {
+    schema: z.strictObject(Object.fromEntries(configs.map((spec) => [spec.name, spec.schema.optional()]))),
+    secretKeys: Object.fromEntries(configs.map((spec) => [spec.name, Object.keys(spec.secrets)])),
+    secretNames: Object.fromEntries(
+      configs.flatMap((spec) => Object.entries(spec.secrets).map(([key, name]) => [`${spec.name}.${key}`, name])),
+    ) as Record<string, string>,
+    outboundUrlKeys: configs.flatMap((spec) => spec.outboundUrlKeys.map((key) => [spec.name, key] as const)),
+    hookChannels: configs.filter((spec) => spec.hookChannel).map((spec) => spec.name),
+  };
+}
+const DERIVED = channelConfigLists(CHANNEL_CONFIGS);
+
 /** The built channels; another channel's block (with its tokens) is refused by name, not stored. */
-export const channelsConfigSchema = z.strictObject({
-  telegram: telegramConfigSchema.optional(),
-  slack: slackConfigSchema.optional(),
-});
+export const channelsConfigSchema = DERIVED.schema as unknown as z.ZodObject<
+  { [N in ChannelName]: z.ZodOptional<ChannelConfigOf<N>["schema"]> },
+  z.core.$strict
+>;
 export type ChannelsConfig = z.infer<typeof channelsConfigSchema>;
 
 /** The secret-bearing keys of each channel (stored as SecretRefs, never returned). */
-export const CHANNEL_SECRET_KEYS = {
-  telegram: ["botToken", "webhookSecret"],
-  slack: ["botToken", "signingSecret"],
-} as const;
-
-/** Secret store names plain values are moved to when a config is written. */
-export const CHANNEL_SECRET_NAMES: Record<string, string> = {
-  "telegram.botToken": "TELEGRAM_BOT_TOKEN",
-  "telegram.webhookSecret": "TELEGRAM_WEBHOOK_SECRET",
-  "slack.botToken": "SLACK_BOT_TOKEN",
-  "slack.signingSecret": "SLACK_SIGNING_SECRET",
+export const CHANNEL_SECRET_KEYS = DERIVED.secretKeys as unknown as {
+  [N in ChannelName]: ReadonlyArray<keyof ChannelConfigOf<N>["secrets"] & string>;
 };
+
+/** Secret store names plain values are moved to when a config is written (`telegram.botToken` → `TELEGRAM_BOT_TOKEN`). */
+export const CHANNEL_SECRET_NAMES: Record<string, string> = DERIVED.secretNames;
+
+/** Config paths of the channels' URLs the service calls (`channels.telegram.apiRoot`, …): the outbound guard checks each. */
+export const CHANNEL_OUTBOUND_URL_KEYS: ReadonlyArray<readonly [channel: string, key: string]> =
+  DERIVED.outboundUrlKeys;
+
+/** The channels an inbound hook may name (besides `last`). */
+export const HOOK_CHANNEL_NAMES: readonly string[] = DERIVED.hookChannels;
 
 /** A Telegram update as far as this service reads it (other fields are kept, not checked). */
 const tgUser = z.looseObject({

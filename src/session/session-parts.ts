@@ -1,4 +1,4 @@
-import { channelSenderOf } from "../channels/channel-registry";
+import { channelSenderOf } from "../channels/platforms";
 import { queueChannelReply } from "../channels/reply";
 import type { SessionRef } from "../contracts/session-api";
 import type { LiveEvent } from "../contracts/tenant-api";
