@@ -1,0 +1,77 @@
+import type { TenantConfig } from "../../protocol/config";
+import type { InboundDecision } from "../adapter";
+import { directRefusal, ignore, replyTurn } from "../inbound-decision";
+import { directSessionKey } from "../session-route";
+import { messageText, type WhatsappInbound } from "./events";
+import { e164 } from "./graph-api";
+
+/**
+ * Who may talk to the business number and which session a message lands in, as OpenClaw's
+ * WhatsApp channel decides it for direct chats: `dmPolicy` (pairing by default) over
+ * `allowFrom` of E.164 numbers, and the DM session per `session.dmScope` with the peer as its
+ * E.164 number. The Cloud API delivers no group chats of a business number. Pure.
+ */
+
+export const WHATSAPP = "whatsapp";
+const DEFAULT_ACCOUNT = "default";
+
+/** The keys of `channels.whatsapp` this decision reads. */
+export type WhatsappRoutingConfig = {
+  dmPolicy?: "pairing" | "allowlist" | "open" | "disabled";
+  allowFrom?: ReadonlyArray<string | number>;
+  phoneNumberId?: string;
+};
+
+export type WhatsappRoutingInput = {
+  inbound: WhatsappInbound;
+  whatsapp: WhatsappRoutingConfig;
+  config: Pick<TenantConfig, "session">;
+  agentId: string;
+  /** Senders approved through pairing (E.164). */
+  approved: ReadonlySet<string>;
+};
+
+export function decideWhatsapp(input: WhatsappRoutingInput): InboundDecision {
+  const { message, senderName, phoneNumberId } = input.inbound;
+  if (input.whatsapp.phoneNumberId && phoneNumberId && phoneNumberId !== input.whatsapp.phoneNumberId)
+    return ignore("another business phone number");
+  const text = messageText(message);
+  if (text.trim() === "") return ignore(`no text (${message.type})`);
+  const senderId = e164(message.from);
+  const sender = { listed: listed(input.whatsapp.allowFrom, senderId), approved: input.approved.has(senderId) };
+  const refused = directRefusal(input.whatsapp.dmPolicy, sender, () => ({
+    senderId,
+    chatId: senderId,
+    meta: { ...(senderName ? { name: senderName } : {}), accountId: DEFAULT_ACCOUNT },
+  }));
+  if (refused) return refused;
+  const sessionKey = directSessionKey({
+    config: input.config,
+    agentId: input.agentId,
+    channel: WHATSAPP,
+    accountId: DEFAULT_ACCOUNT,
+    peerId: senderId,
+  });
+  return replyTurn({
+    sessionKey,
+    text,
+    senderId,
+    chatType: "direct",
+    displayName: senderName ? `${senderName} id:${senderId}` : senderId,
+    replyTarget: { channel: WHATSAPP, to: senderId, accountId: DEFAULT_ACCOUNT },
+    ack: { chatId: senderId, reactToMessageId: message.id },
+  });
+}
+
+/** Whether allowFrom names the sender: E.164 with or without `+`, a `whatsapp:` prefix, or `*`. */
+function listed(list: ReadonlyArray<string | number> | undefined, senderId: string): boolean {
+  const digits = senderId.replace(/^\+/, "");
+  return (list ?? []).some((entry) => {
+    const value = String(entry)
+      .trim()
+      .replace(/^whatsapp:/i, "")
+      .replace(/[\s()-]/g, "")
+      .replace(/^\+/, "");
+    return value === "*" || value === digits;
+  });
+}
