@@ -53,8 +53,11 @@ export type InboundDecision =
   | { action: "pairing"; ask: PairingAsk }
   | { action: "turn"; turn: ChannelTurn };
 
-/** Outcome of sending a delivery's parts from `fromPart` on. */
-export type SendOutcome = { partsSent: number; error?: string };
+/**
+ * Outcome of sending a delivery's parts from `fromPart` on. `final`: the platform said retrying cannot help (WhatsApp's closed 24-hour window), so the
+ * delivery ends dead now with the error instead of being retried.
+ */
+export type SendOutcome = { partsSent: number; error?: string; final?: boolean };
 
 /** The delivery kind of a pairing code message (sent as the platform's prepared text, not as Markdown). */
 export const PAIRING_KIND = "pairing";

@@ -5,12 +5,13 @@ import type { InboundHost, SecretResolver } from "./channel-registry";
 import type { ChatPlatform } from "./platform";
 import { slackPlatform } from "./slack/platform";
 import { telegramPlatform } from "./telegram/platform";
+import { whatsappPlatform } from "./whatsapp/platform";
 
 /**
  * The chat platforms this service serves: the one list every per-platform place reads (a new
  * platform is one more entry here, its folder, and its config half in CHANNEL_CONFIGS).
  */
-export const PLATFORMS = [telegramPlatform, slackPlatform] as const;
+export const PLATFORMS = [telegramPlatform, slackPlatform, whatsappPlatform] as const;
 
 /** The channels of this service by name. */
 export const CHANNEL_NAMES = PLATFORMS.map((platform) => platform.name);

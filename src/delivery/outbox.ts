@@ -86,7 +86,7 @@ export class Outbox {
         await this.reportSend(delivery.target.channel, failure);
         if (!failure) return this.finish(id, { status: "delivered", deliveredTo: delivery.target.channel }, now);
         this.ports.store.recordPartsSent(id, outcome.partsSent);
-        return this.failed(config, delivery, failure, now);
+        return this.failed(config, delivery, failure, now, outcome.final === true);
       }
       if (!url) {
         // Recorded as delivered to the log: which delivery and where, never its body (docs/delivery.md).
@@ -112,15 +112,16 @@ export class Outbox {
   }
 
   /**
-   * A failed attempt: retried after its backoff, or dead after `delivery.maxAttempts`. Its error
-   * text is kept, logged and evented only redacted of the credentials the send carried.
+   * A failed attempt: retried after its backoff, or dead after `delivery.maxAttempts` (at once
+   * when the platform said it is `final`). Its error text is kept, logged and evented only
+   * redacted of the credentials the send carried.
    */
-  private failed(config: TenantConfig, delivery: Delivery, failure: SendFailure, now: number): void {
+  private failed(config: TenantConfig, delivery: Delivery, failure: SendFailure, now: number, final = false): void {
     const error = redacted(failure);
     const id = delivery.id;
     const attempts = delivery.attempts + 1;
     const maxAttempts = config.delivery?.maxAttempts ?? DEFAULT_DELIVERY_ATTEMPTS;
-    const dead = attempts >= maxAttempts;
+    const dead = final || attempts >= maxAttempts;
     logWarning(dead ? "delivery.dead" : "delivery.failed", {
       ...this.ports.logContext?.(),
       delivery: delivery.id,

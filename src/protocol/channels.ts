@@ -112,6 +112,40 @@ export const slackConfigSchema = z
 export type SlackConfig = z.infer<typeof slackConfigSchema>;
 
 /**
+ * The WhatsApp Cloud API (Meta's official webhook API; OpenClaw's own WhatsApp channel speaks
+ * WhatsApp Web instead): OpenClaw's `dmPolicy` / `allowFrom` (E.164 numbers), and the Cloud
+ * API's own keys.
+ */
+export const whatsappConfigSchema = z
+  .looseObject({
+    enabled: z.boolean().optional(),
+    mode: z.literal("cloud").optional(),
+    /** The business phone number's id (Graph API `/<phoneNumberId>/messages`). */
+    phoneNumberId: z
+      .string()
+      .regex(/^\d{1,32}$/, "must be the phone number id (digits)")
+      .optional(),
+    accessToken: channelSecretSchema.optional(),
+    /** The Meta app's secret: X-Hub-Signature-256 of every webhook POST. */
+    appSecret: channelSecretSchema.optional(),
+    /** The token Meta's subscription check (`hub.verify_token`) must carry. */
+    verifyToken: channelSecretSchema.optional(),
+    /** Replaces https://graph.facebook.com/v23.0 (checked like every outbound URL). */
+    apiRoot: z.url().optional(),
+    webhookPath: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~\-/]{0,127}$/, "must be a path like /whatsapp/webhook")
+      .optional(),
+    dmPolicy: z.enum(DM_POLICIES).optional(),
+    allowFrom: z.array(allowEntry).max(1000).optional(),
+    /** Read receipts for the messages the agent answers (OpenClaw's default: on). */
+    sendReadReceipts: z.boolean().optional(),
+    textChunkLimit: z.int().min(1).max(4096).optional(),
+  })
+  .superRefine(refuseUnknownCredentials(new Set(["accessToken", "appSecret", "verifyToken"])));
+export type WhatsappConfig = z.infer<typeof whatsappConfigSchema>;
+
+/**
  * The low-layer half of a chat platform's descriptor (src/channels/platform.ts holds the rest):
  * what config, secrets, the outbound guard and hooks need to know, kept here so these layers
  * read it without importing src/channels/. Every list below is derived from CHANNEL_CONFIGS.
@@ -145,8 +179,20 @@ export const slackChannelConfig = {
   hookChannel: true,
 } as const satisfies ChannelConfigSpec;
 
+export const whatsappChannelConfig = {
+  name: "whatsapp",
+  schema: whatsappConfigSchema,
+  secrets: {
+    accessToken: "WHATSAPP_ACCESS_TOKEN",
+    appSecret: "WHATSAPP_APP_SECRET",
+    verifyToken: "WHATSAPP_VERIFY_TOKEN",
+  },
+  outboundUrlKeys: ["apiRoot"],
+  hookChannel: true,
+} as const satisfies ChannelConfigSpec;
+
 /** The config halves of the registered platforms, in the order of src/channels/platforms.ts (a test checks it). */
-export const CHANNEL_CONFIGS = [telegramChannelConfig, slackChannelConfig] as const;
+export const CHANNEL_CONFIGS = [telegramChannelConfig, slackChannelConfig, whatsappChannelConfig] as const;
 type ChannelConfigOf<N> = Extract<(typeof CHANNEL_CONFIGS)[number], { name: N }>;
 type ChannelName = (typeof CHANNEL_CONFIGS)[number]["name"];
 

@@ -12,10 +12,17 @@ import {
   telegramUpdateVerdict,
 } from "../../channels/telegram/ingress";
 import { TELEGRAM } from "../../channels/telegram/routing";
+import { checkWhatsappRequest, DEFAULT_WHATSAPP_WEBHOOK_PATH } from "../../channels/whatsapp/ingress";
+import { WHATSAPP } from "../../channels/whatsapp/routing";
+import {
+  signatureHeaderPlausible,
+  subscriptionChallenge,
+  SIGNATURE_HEADER as WHATSAPP_SIGNATURE_HEADER,
+} from "../../channels/whatsapp/signature";
 import { type AppEnv, requireScope } from "../../http/context";
 import { readJson } from "../../http/request";
 import { serviceOrigin } from "../../policy/outbound-url";
-import type { SlackConfig } from "../../protocol/channels";
+import type { SlackConfig, WhatsappConfig } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import { TENANT_ID_PATTERN } from "../../protocol/http";
 import { channelInboxApi, tenantApi } from "../../stubs";
@@ -57,9 +64,62 @@ export const channelIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
   const slack = config.channels?.slack;
   if (slack && slack.enabled !== false && path === (slack.webhookPath ?? DEFAULT_SLACK_WEBHOOK_PATH))
     return (await slackIngress(c, tenantId, slack)) ?? next();
+  const whatsapp = config.channels?.whatsapp;
+  if (whatsapp && whatsapp.enabled !== false && path === (whatsapp.webhookPath ?? DEFAULT_WHATSAPP_WEBHOOK_PATH))
+    return (await whatsappIngress(c, tenantId, whatsapp)) ?? next();
   if (c.req.method !== "POST") return next();
   return (await telegramIngress(c, tenantId, config, path)) ?? next();
 };
+
+/**
+ * The WhatsApp Cloud API's webhook: Meta's subscription GET answered with its challenge for the
+ * tenant's verify token (403 otherwise); a POST whose X-Hub-Signature-256 is not the app
+ * secret's HMAC of the raw body 401, a body not JSON 400; each inbound message committed to the
+ * inbox (its message id the dedupe key) before the 200; statuses and other changes 200 unstored.
+ * Null: not configured (no app secret or verify token), the path is not served.
+ */
+async function whatsappIngress(c: Context<AppEnv>, tenantId: string, whatsapp: WhatsappConfig) {
+  const resolve = async (name: string) => tenantApi(c.env, tenantId).resolveSecret(name);
+  const plain = { "content-type": "text/plain; charset=utf-8" };
+  if (c.req.method === "GET") {
+    const verifyToken = await channelSecretValue(whatsapp.verifyToken, resolve);
+    if (!verifyToken) return null;
+    const challenge = await subscriptionChallenge(
+      {
+        mode: c.req.query("hub.mode") ?? null,
+        token: c.req.query("hub.verify_token") ?? null,
+        challenge: c.req.query("hub.challenge") ?? null,
+      },
+      verifyToken,
+    );
+    return challenge === null
+      ? new Response("Forbidden", { status: 403, headers: plain })
+      : new Response(challenge, { status: 200, headers: plain });
+  }
+  const appSecret = await channelSecretValue(whatsapp.appSecret, resolve);
+  if (!appSecret) return null;
+  if (announcesTooLarge(c.req.raw.headers, MAX_UPDATE_BYTES)) {
+    discardBody(c.req.raw);
+    return new Response("payload too large", { status: 413, headers: plain });
+  }
+  const signature = c.req.header(WHATSAPP_SIGNATURE_HEADER) ?? null;
+  if (!signatureHeaderPlausible(signature)) {
+    discardBody(c.req.raw);
+    return new Response("invalid signature", { status: 401, headers: plain });
+  }
+  const body = await readBoundedText(c.req.raw, MAX_UPDATE_BYTES, "discard");
+  if (body === BODY_TOO_LARGE) return new Response("payload too large", { status: 413, headers: plain });
+  const verdict = await checkWhatsappRequest({ appSecret, signature, body });
+  if (!verdict.ok)
+    return new Response(verdict.status === 401 ? "invalid signature" : "invalid JSON", {
+      status: verdict.status,
+      headers: plain,
+    });
+  const inbox = channelInboxApi(c.env, tenantId);
+  const origin = serviceOrigin(c.env, c.req.url);
+  for (const update of verdict.updates) await inbox.accept(WHATSAPP, update.updateId, update.body, origin);
+  return new Response(null, { status: 200, headers: { ...plain, "x-openclaw-delivery-accepted": "durable" } });
+}
 
 /** Telegram's webhook (SPEC §3.1); null: not this tenant's Telegram path. */
 async function telegramIngress(c: Context<AppEnv>, tenantId: string, config: TenantConfig, path: string) {
