@@ -1,6 +1,7 @@
 import type { TelegramConfig, TelegramMessage, TelegramUpdate } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundDecision } from "../adapter";
+import { addressedCommand } from "../chat-command-turn";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
 
@@ -35,8 +36,12 @@ export function decideTelegram(input: RoutingInput): InboundDecision {
   if (from.id === input.bot.id || from.is_bot) return ignore("a bot's own message");
   const text = message.text ?? message.caption ?? "";
   if (text.trim() === "") return ignore("no text");
-  if (message.chat.type === "private") return decideDirect(input, message, text);
-  if (message.chat.type === "group" || message.chat.type === "supergroup") return decideGroup(input, message, text);
+  const addressed = addressedCommand(text, input.bot.username);
+  if (addressed?.toOtherBot) return ignore("a command for another bot");
+  const turnText = addressed?.text ?? text;
+  if (message.chat.type === "private") return decideDirect(input, message, turnText);
+  if (message.chat.type === "group" || message.chat.type === "supergroup")
+    return decideGroup(input, message, turnText, addressed !== null);
   return ignore(`chat type ${message.chat.type}`);
 }
 
@@ -67,7 +72,12 @@ function decideDirect(input: RoutingInput, message: TelegramMessage, text: strin
   });
 }
 
-function decideGroup(input: RoutingInput, message: TelegramMessage, text: string): InboundDecision {
+function decideGroup(
+  input: RoutingInput,
+  message: TelegramMessage,
+  text: string,
+  commandForBot: boolean,
+): InboundDecision {
   const groupId = String(message.chat.id);
   const { telegram } = input;
   const policy = telegram.groupPolicy ?? "allowlist";
@@ -82,7 +92,7 @@ function decideGroup(input: RoutingInput, message: TelegramMessage, text: string
   const senders = group?.allowFrom ?? telegram.groupAllowFrom;
   if (senders && senders.length > 0 && !listed(senders, senderId)) return ignore("sender not allowed in group");
   const requireMention = group?.requireMention ?? true;
-  const mentioned = mentionsBot(message, input.bot);
+  const mentioned = commandForBot || mentionsBot(message, input.bot);
   if (requireMention && !mentioned) return ignore("no mention");
   const topic = topicOf(message);
   const sessionKey = groupSessionKey({
