@@ -4,7 +4,7 @@ import { call, freshTenant, type TestTenant, until } from "./helpers";
 /**
  * Chat commands typed into Telegram run through the same layer as `chat.send` (issue 46, 1):
  * answered without the model, the reply delivered to the chat through the outbox once, `/new`
- * resetting the transcript, `/cmd@thisbot` a mention and `/cmd@otherbot` ignored. The inbox, the
+ * resetting the transcript, `/cmd@thisbot` a mention and `/cmd@otherbot` text for the model. The inbox, the
  * session and the outbox are real; the Bot API is the test peer's (`/telegram`, bot `peer_bot`).
  */
 
@@ -109,7 +109,7 @@ describe("chat commands from Telegram", () => {
     ]);
   }, 60_000);
 
-  it("/cmd@thisbot counts as a mention in a group that requires one; /cmd@otherbot is ignored", async () => {
+  it("/cmd@thisbot counts as a mention in a group that requires one; /cmd@otherbot is not a command", async () => {
     const t = await commandTenant();
     await post(t, update({ id: -100700, type: "supergroup" }, "/status@peer_bot"));
     await post(t, update({ id: -100701, type: "supergroup" }, "/help@other_bot"));
@@ -118,7 +118,8 @@ describe("chat commands from Telegram", () => {
     const key = "agent:main:telegram:group:-100700";
     const sent = await sentOf(t, key, 1);
     expect(sent.map((d) => [d.target.to, d.message.split("\n")[0]])).toEqual([["telegram:-100700", `Session: ${key}`]]);
-    const sessions = (await t.list()).data.sessions.map((s: { key: string }) => s.key);
-    expect(sessions).not.toContain("agent:main:telegram:group:-100701");
+    // Another bot's command is text for the model (as OpenClaw 2026.9.6 answers it in an open group).
+    const other = await sentOf(t, "agent:main:telegram:group:-100701", 1);
+    expect(other[0]!.message).not.toMatch(/^Available commands:/);
   }, 60_000);
 });

@@ -18,7 +18,8 @@ export function channelCommand(text: string): ChatCommand | null {
 
 /**
  * Telegram's `/cmd@bot args`: for this bot (the text without `@bot`; it counts as a mention, as in
- * OpenClaw) or for another bot (OpenClaw ignores it); null when the text is no addressed command.
+ * OpenClaw) or for another bot (OpenClaw 2026.9.6 gives that text to the model as it is, recorded in
+ * an open group); null when the text is no addressed command.
  */
 export function addressedCommand(text: string, botUsername: string): { text: string; toOtherBot: boolean } | null {
   const trimmed = text.trim();
