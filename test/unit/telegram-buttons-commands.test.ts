@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { channelCommand } from "../../src/channels/chat-command-turn";
+import { decideSlack } from "../../src/channels/slack/routing";
 import { decideTelegram } from "../../src/channels/telegram/routing";
 import type { TelegramConfig, TelegramUpdate } from "../../src/protocol/channels";
 
@@ -76,5 +77,36 @@ describe("addressed commands", () => {
     expect(channelCommand("/new hello there")).toEqual({ name: "new", args: "hello there" });
     expect(channelCommand("/stop")).toBeNull();
     expect(channelCommand("/sendx")).toBeNull();
+  });
+});
+
+describe("👀 for an explicit mention where mentions are not required", () => {
+  it("Telegram: an open group's @bot message gets the reaction, one without a mention does not", () => {
+    const open = { groupPolicy: "open" as const, groups: { "-100555": { requireMention: false } } };
+    const mention = groupText("@chan_test_bot hi");
+    mention.message!.entities = [{ type: "mention", offset: 0, length: 14 }];
+    expect(decide(mention, open)).toMatchObject({ turn: { ack: { reactToMessageId: 12 } } });
+    const plain = decide(groupText("hi all"), open);
+    expect(plain.action === "turn" && plain.turn.ack.reactToMessageId).toBeUndefined();
+  });
+
+  it("Slack: a mention in a channel that does not require one gets the reaction", () => {
+    const slackDecide = (text: string) =>
+      decideSlack({
+        envelope: {
+          type: "event_callback",
+          event_id: "Ev9",
+          team_id: "T0TEST",
+          event: { type: "message", channel: "C0OPEN", channel_type: "channel", user: "U0BOB", text, ts: "1.5" },
+        },
+        slack: { mode: "http", groupPolicy: "open", channels: { C0OPEN: { requireMention: false } } },
+        config: {},
+        agentId: "main",
+        bot: { userId: "U0BOT" },
+        approved: new Set(),
+      });
+    expect(slackDecide("<@U0BOT> hi")).toMatchObject({ turn: { ack: { chatId: "C0OPEN", reactToMessageId: "1.5" } } });
+    const plain = slackDecide("hi all");
+    expect(plain.action === "turn" && plain.turn.ack.reactToMessageId).toBeUndefined();
   });
 });

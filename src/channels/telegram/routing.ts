@@ -131,8 +131,8 @@ function decideGroup(
     ack: {
       chatId: groupId,
       ...(topic !== undefined ? { typingThreadId: topic } : {}),
-      // The 👀 reaction answers a mention where one was required (OpenClaw's "group-mentions").
-      ...(requireMention ? { reactToMessageId: message.message_id } : {}),
+      // The 👀 reaction answers a mention, required or not (OpenClaw's "group-mentions", recorded).
+      ...(mentioned ? { reactToMessageId: message.message_id } : {}),
     },
   });
 }
