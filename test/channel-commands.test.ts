@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
+import { slackSignature } from "../src/channels/slack/signature";
 import { call, freshTenant, type TestTenant, until } from "./helpers";
 
 /**
@@ -121,5 +122,51 @@ describe("chat commands from Telegram", () => {
     // Another bot's command is text for the model (as OpenClaw 2026.9.6 answers it in an open group).
     const other = await sentOf(t, "agent:main:telegram:group:-100701", 1);
     expect(other[0]!.message).not.toMatch(/^Available commands:/);
+  }, 60_000);
+});
+
+describe("chat commands from Slack", () => {
+  const SLACK_SECRET = "slack-signing-secret-commands-0123456789";
+  async function postSlack(t: TestTenant, event: Record<string, unknown>, eventId: string) {
+    const body = JSON.stringify({ type: "event_callback", team_id: "T0TEST", event_id: eventId, event });
+    const at = String(Math.floor(Date.now() / 1000));
+    const res = await call(`${t.prefix}/slack/events`, {
+      method: "POST",
+      token: null,
+      headers: {
+        "content-type": "application/json",
+        "x-slack-request-timestamp": at,
+        "x-slack-signature": await slackSignature(SLACK_SECRET, at, body),
+      },
+      body,
+    });
+    expect(res.status).toBe(200);
+  }
+
+  it("a DM's /new and a channel's `<@bot> /status` are answered without the model", async () => {
+    const t = await freshTenant("cmds-slack");
+    const put = await t.config({
+      channels: {
+        slack: {
+          enabled: true,
+          mode: "http",
+          botToken: "xoxb-cmds-0000-fake",
+          signingSecret: SLACK_SECRET,
+          apiRoot: `http://127.0.0.1:${inject("peerPort")}/slack/api/`,
+          dmPolicy: "open",
+          groupPolicy: "open",
+        },
+      },
+    });
+    expect(put.status, put.text).toBe(200);
+    const dm = { type: "message", channel: "D0ALICE", channel_type: "im", user: "U0ALICE" };
+    await postSlack(t, { ...dm, text: "/new", ts: "1795705000.000100" }, "EvC1");
+    const channel = { type: "message", channel: "C0OPEN", channel_type: "channel", user: "U0ALICE" };
+    await postSlack(t, { ...channel, text: "<@U0PEER> /status", ts: "1795705000.000200" }, "EvC2");
+    const sent = await sentOf(t, "agent:main:main", 1);
+    expect(sent.map((d) => [d.target.to, d.message])).toEqual([["user:U0ALICE", "✅ New session started."]]);
+    const key = "agent:main:slack:channel:c0open";
+    const status = await sentOf(t, key, 1);
+    expect(status.map((d) => [d.target.to, d.message.split("\n")[0]])).toEqual([["channel:C0OPEN", `Session: ${key}`]]);
   }, 60_000);
 });

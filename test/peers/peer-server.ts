@@ -68,6 +68,13 @@ export async function startPeers(): Promise<Peers> {
           return json(res, 200, { ok: true, result: { id: 42, is_bot: true, username: "peer_bot" } });
         return json(res, 200, { ok: true, result: { message_id: 1, date: 0, chat: { id: 0, type: "private" } } });
       }
+      // A Slack Web API that knows one app (bot user U0PEER) and accepts every post.
+      if (url.pathname.startsWith("/slack/api/")) {
+        const method = url.pathname.split("/").pop();
+        if (method === "auth.test") return json(res, 200, { ok: true, user_id: "U0PEER", bot_id: "B0PEER" });
+        if (method === "conversations.open") return json(res, 200, { ok: true, channel: { id: "D0PEER" } });
+        return json(res, 200, { ok: true, ts: "1795705999.000100" });
+      }
       if (url.pathname.startsWith("/webhook/") || url.pathname.startsWith("/delivery/")) {
         const signature = req.headers["x-openclaw-signature"] as string | undefined;
         const expected = webhookSecret
