@@ -162,7 +162,7 @@ describe("chat commands from Slack", () => {
     const dm = { type: "message", channel: "D0ALICE", channel_type: "im", user: "U0ALICE" };
     await postSlack(t, { ...dm, text: "/new", ts: "1795705000.000100" }, "EvC1");
     const channel = { type: "message", channel: "C0OPEN", channel_type: "channel", user: "U0ALICE" };
-    await postSlack(t, { ...channel, text: "<@U0PEER> /status", ts: "1795705000.000200" }, "EvC2");
+    await postSlack(t, { ...channel, text: "<@U0BOT> /status", ts: "1795705000.000200" }, "EvC2");
     const sent = await sentOf(t, "agent:main:main", 1);
     expect(sent.map((d) => [d.target.to, d.message])).toEqual([["user:U0ALICE", "✅ New session started."]]);
     const key = "agent:main:slack:channel:c0open";

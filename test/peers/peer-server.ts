@@ -61,19 +61,35 @@ export async function startPeers(): Promise<Peers> {
         failuresLeft.set(path, times);
         return json(res, 200, { ok: true });
       }
+      // A Slack Web API that knows one app in "Fake Team" and accepts every call (as fake-slack.mjs answers).
+      if (url.pathname.startsWith("/slack/api/")) {
+        const method = url.pathname.slice("/slack/api/".length);
+        const form = Object.fromEntries(new URLSearchParams(body));
+        if (method === "auth.test")
+          return json(res, 200, { ok: true, team: "Fake Team", team_id: "T0TEST", user_id: "U0BOT", bot_id: "B0BOT" });
+        if (method === "conversations.info")
+          return json(res, 200, {
+            ok: true,
+            channel: { id: form.channel, name: `chan-${String(form.channel).toLowerCase()}` },
+          });
+        if (method === "users.info")
+          return json(res, 200, {
+            ok: true,
+            user: {
+              id: form.user,
+              name: String(form.user).toLowerCase(),
+              profile: { display_name: `disp${form.user}` },
+            },
+          });
+        if (method === "conversations.open") return json(res, 200, { ok: true, channel: { id: `D${form.users}` } });
+        return json(res, 200, { ok: true, ts: `${Date.now() / 1000}` });
+      }
       // A Bot API that knows one bot and accepts every send (tests that need Telegram only to answer).
       if (url.pathname.startsWith("/telegram/bot")) {
         const method = url.pathname.split("/").pop();
         if (method === "getMe")
           return json(res, 200, { ok: true, result: { id: 42, is_bot: true, username: "peer_bot" } });
         return json(res, 200, { ok: true, result: { message_id: 1, date: 0, chat: { id: 0, type: "private" } } });
-      }
-      // A Slack Web API that knows one app (bot user U0PEER) and accepts every post.
-      if (url.pathname.startsWith("/slack/api/")) {
-        const method = url.pathname.split("/").pop();
-        if (method === "auth.test") return json(res, 200, { ok: true, user_id: "U0PEER", bot_id: "B0PEER" });
-        if (method === "conversations.open") return json(res, 200, { ok: true, channel: { id: "D0PEER" } });
-        return json(res, 200, { ok: true, ts: "1795705999.000100" });
       }
       if (url.pathname.startsWith("/webhook/") || url.pathname.startsWith("/delivery/")) {
         const signature = req.headers["x-openclaw-signature"] as string | undefined;
