@@ -1,13 +1,46 @@
 import { createApp } from "./app";
+import { ChannelInboxObject as ChannelInbox } from "./channels/channel-inbox-object";
+import { SchedulerObject as Scheduler } from "./cron/scheduler-object";
+import { GatewayHubObject as GatewayHub } from "./gateway-hub-object";
+import { LedgerObject as Ledger } from "./ledger/ledger-object";
 import { installLedgerLogSink } from "./ledger/log-sink";
+import { meteredObject, type SinkFor } from "./metering/metered-object";
+import { ledgerSink, tenantOfObject } from "./metering/units-sinks";
+import { unitsStoreOf } from "./metering/units-store";
+import { SessionObject as Session } from "./session/session-object";
+import { ledgerApi } from "./stubs";
+import { TenantObject as Tenant } from "./tenant/tenant-object";
 
-export { ChannelInboxObject } from "./channels/channel-inbox-object";
-export { SchedulerObject } from "./cron/scheduler-object";
 export { DirectoryObject } from "./directory/directory-object";
-export { GatewayHubObject } from "./gateway-hub-object";
-export { LedgerObject } from "./ledger/ledger-object";
-export { SessionObject } from "./session/session-object";
-export { TenantObject } from "./tenant/tenant-object";
+
+/*
+ * The tenant's objects count what they bill (src/metering/, docs/operations.md "What a tenant
+ * costs"): each class is wrapped here, where the worker exports it. The ledger keeps its own
+ * units in its store; the others hand theirs to the tenant's ledger. The directory is the
+ * deployment's and not metered.
+ */
+const toLedger: SinkFor = (ctx, env) => {
+  const tenantId = tenantOfObject(ctx.id.name);
+  return tenantId ? ledgerSink((id) => ledgerApi(env, id), tenantId) : null;
+};
+const inOwnStore: SinkFor = (ctx) => {
+  const units = unitsStoreOf(ctx);
+  return (date, _objectClass, burst) => units.addOwn(date, burst);
+};
+
+// Each class is also exported as a type of its name, for the bindings' generated types.
+export const SessionObject = meteredObject(Session, "SessionObject", toLedger);
+export type SessionObject = Session;
+export const TenantObject = meteredObject(Tenant, "TenantObject", toLedger);
+export type TenantObject = Tenant;
+export const GatewayHubObject = meteredObject(GatewayHub, "GatewayHubObject", toLedger);
+export type GatewayHubObject = GatewayHub;
+export const SchedulerObject = meteredObject(Scheduler, "SchedulerObject", toLedger);
+export type SchedulerObject = Scheduler;
+export const ChannelInboxObject = meteredObject(ChannelInbox, "ChannelInboxObject", toLedger);
+export type ChannelInboxObject = ChannelInbox;
+export const LedgerObject = meteredObject(Ledger, "LedgerObject", inOwnStore);
+export type LedgerObject = Ledger;
 
 const app = createApp();
 

@@ -9,6 +9,7 @@ import { openAiSlice } from "./features/openai/openai-slice";
 import { runsSlice } from "./features/runs/runs-slice";
 import { secretsSlice } from "./features/secrets/secrets-slice";
 import { sessionsSlice } from "./features/sessions/sessions-slice";
+import { usageSlice } from "./features/usage/usage-slice";
 import { composeMethods, composeTools, type Slice } from "./registry/slice";
 
 /**
@@ -27,6 +28,7 @@ export const SLICES: readonly Slice[] = [
   hooksSlice,
   mcpSlice,
   openAiSlice,
+  usageSlice,
 ];
 
 /** The gateway's methods, handed to each gateway hub (a name registered twice throws here, at load). */

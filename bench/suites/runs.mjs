@@ -14,7 +14,7 @@ const PARALLEL_CONNECTIONS = 4;
  * Routes `chat` events of one connection to the turns waiting for them (by runId). chat events
  * are broadcast to every connection of the tenant, so other connections' runs are ignored.
  */
-class Turns {
+export class Turns {
   constructor(conn) {
     this.conn = conn;
     this.waiting = new Map(); // runId → { resolve, reject, timer }

@@ -1,6 +1,8 @@
 import type { DeliveryTarget } from "../model/delivery";
+import type { RouteRowFields } from "../model/entry";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionSeed } from "../protocol/session";
+import type { HistoryLine, InboundEnvelope } from "./inbound-envelope";
 
 /**
  * What a chat platform plugs into the channels slice (docs/channels.md, "Adding a platform").
@@ -32,6 +34,12 @@ export type ChannelTurn = {
   senderId: string;
   /** The platform's own acknowledgement before the run (typing, a reaction), best effort. */
   ack: ChannelAck;
+  /** Who is speaking where: the model gets OpenClaw's inbound envelope of it instead of `text`. */
+  envelope?: InboundEnvelope;
+  /** A group's chat, whose recent unmentioned messages the envelope lists (then clears). */
+  historyKey?: string;
+  /** Row fields the turn sets on its session, new or not (rows follow the user). */
+  rowFields?: RouteRowFields;
 };
 
 /** `reactToMessageId`: Telegram's message_id (a number), Slack's message ts (text). */
@@ -47,7 +55,7 @@ export type ChannelAck = {
 export type PairingAsk = { senderId: string; chatId: string; meta: Record<string, string> };
 
 export type InboundDecision =
-  | { action: "ignore"; reason: string }
+  | { action: "ignore"; reason: string; history?: { chatKey: string; line: HistoryLine } }
   | { action: "pairing"; ask: PairingAsk }
   | { action: "turn"; turn: ChannelTurn };
 

@@ -9,6 +9,7 @@ import { tenantApi, tenantContext } from "../stubs";
 import { TIMER_SCHEMA } from "../timers/timer-schema";
 import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
 import { channelCredentials, channelSenderOf, inboundAdapters } from "./channel-registry";
+import { GROUP_HISTORY_SCHEMA, GroupHistoryStore } from "./group-history-store";
 import { ChannelInbox } from "./inbox";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
 import { type ChannelSendResult, isAuthFailure } from "./send-health";
@@ -34,7 +35,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    migrate(ctx.storage, [INBOX_SCHEMA, TIMER_SCHEMA, DELIVERY_SCHEMA, SEND_HEALTH_SCHEMA]);
+    migrate(ctx.storage, [INBOX_SCHEMA, TIMER_SCHEMA, DELIVERY_SCHEMA, SEND_HEALTH_SCHEMA, GROUP_HISTORY_SCHEMA]);
     this.store = new InboxStore(ctx.storage.sql);
     this.sendHealth = new SendHealthStore(ctx.storage.sql);
     this.timers = new Timers<InboxTimer>(ctx.storage);
@@ -56,6 +57,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
     });
     this.inbox = new ChannelInbox({
       store: this.store,
+      groupHistory: new GroupHistoryStore(ctx.storage.sql),
       transaction: (fn) => ctx.storage.transactionSync(fn),
       tenantId,
       config: async () => tenant().config(),

@@ -1,11 +1,14 @@
 import type { DeliveryTarget } from "../model/delivery";
+import type { RouteRowFields } from "../model/entry";
 import type { DM_POLICIES } from "../protocol/channels";
 import type { ChannelAck, InboundDecision, PairingAsk } from "./adapter";
+import type { HistoryLine, InboundEnvelope } from "./inbound-envelope";
 
 /** The steps every channel's routing decision shares (telegram/routing.ts, slack/routing.ts). */
 
-export function ignore(reason: string): InboundDecision {
-  return { action: "ignore", reason };
+/** `history`: a group message kept for the group's next turn (OpenClaw's `Conversation context`). */
+export function ignore(reason: string, history?: { chatKey: string; line: HistoryLine }): InboundDecision {
+  return history ? { action: "ignore", reason, history } : { action: "ignore", reason };
 }
 
 /**
@@ -33,13 +36,17 @@ export function replyTurn(input: {
   displayName?: string;
   replyTarget: DeliveryTarget;
   ack: ChannelAck;
+  /** OpenClaw's envelope for the model and the row fields (`displayName` is then theirs). */
+  context?: { envelope?: InboundEnvelope; rowFields: RouteRowFields; historyKey?: string };
 }): InboundDecision {
-  const { sessionKey, text, senderId, chatType, displayName, replyTarget, ack } = input;
+  const { sessionKey, text, senderId, chatType, displayName, replyTarget, ack, context } = input;
   const seed = {
     channel: replyTarget.channel,
     chatType,
     ...(displayName !== undefined ? { displayName } : {}),
+    ...context?.rowFields,
     deliveryContext: replyTarget,
   };
-  return { action: "turn", turn: { sessionKey, text, senderId, seed, replyTarget, ack } };
+  const turn = { sessionKey, text, senderId, seed, replyTarget, ack, ...context };
+  return { action: "turn", turn };
 }

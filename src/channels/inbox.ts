@@ -5,7 +5,9 @@ import { logInfo, logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import { type ChannelTurn, type InboundAdapter, PAIRING_KIND, type PairingAsk } from "./adapter";
 import { channelCommand } from "./chat-command-turn";
+import type { GroupHistoryPort } from "./group-history-store";
 import { type InboxStore, type InboxUpdate, PAIRING_PENDING_MAX } from "./inbox-store";
+import { modelTurn } from "./turn-context";
 
 /** An update that keeps failing is given up after this many attempts (it would block the ones behind it). */
 export const MAX_UPDATE_ATTEMPTS = 8;
@@ -29,6 +31,8 @@ export type InboxPorts = {
     target: { channel: string; to: string };
     message: string;
   }): void;
+  /** Recent unmentioned group messages (src/channels/group-history-store.ts). */
+  groupHistory?: GroupHistoryPort;
   /** A platform call of an update's handling failed (a refused bot token: getMe, auth.test), for the channel's status. */
   platformFailure?(channel: string, error: string): Promise<void>;
 };
@@ -70,7 +74,13 @@ export class ChannelInbox {
     const approved = this.ports.store.approvedSenders(update.channel);
     const decision = await adapter.decide({ body: update.body, config, approved });
     if (!decision) return this.finish(update, "ignored: channel not configured");
-    if (decision.action === "ignore") return this.finish(update, `ignored: ${decision.reason}`);
+    if (decision.action === "ignore") {
+      // Written with the update's completion: a crash between them keeps neither.
+      return this.ports.transaction(() => {
+        if (decision.history) this.ports.groupHistory?.record(decision.history.chatKey, decision.history.line);
+        this.finish(update, `ignored: ${decision.reason}`);
+      });
+    }
     if (decision.action === "pairing") return this.pairing(update, decision.ask, adapter);
     await this.turn(update, decision.turn, config, adapter);
   }
@@ -109,6 +119,7 @@ export class ChannelInbox {
       await adapter.acknowledge(config, turn.ack);
     }
     const runId = turnRunId(update.channel, update.updateId);
+    const told = modelTurn(turn, this.ports.groupHistory);
     try {
       const ctx = this.ports.context(config, update.origin);
       const request = {
@@ -119,6 +130,8 @@ export class ChannelInbox {
         provenance: { kind: "external_user" as const, sourceChannel: turn.replyTarget.channel },
         seed: turn.seed,
         replyTarget: turn.replyTarget,
+        ...(told.modelMessages ? { modelMessages: told.modelMessages } : {}),
+        ...(turn.rowFields ? { routeFields: turn.rowFields } : {}),
       };
       // A command is a run with a fixed reply (same run id: answered once, through the outbox).
       const command = channelCommand(turn.text);
@@ -130,7 +143,10 @@ export class ChannelInbox {
         session: turn.sessionKey,
         status: result.status,
       });
-      this.finish(update, `turn ${runId}`);
+      this.ports.transaction(() => {
+        told.consumed();
+        this.finish(update, `turn ${runId}`);
+      });
     } catch (error) {
       // Refusals (send policy, size) end the update; anything else is retried.
       if (error instanceof DomainError) return this.finish(update, `refused: ${error.message}`);

@@ -3,6 +3,22 @@ import type { Awaitable } from "./session-api";
 /** A log line as its tenant reads it back (`logs.tail`): the structured line, ids and error text only. */
 export type TenantLogLine = { ts: string; level: "info" | "warn"; event: string } & Record<string, unknown>;
 
+/**
+ * What a Durable Object bills (Cloudflare's Durable Objects pricing): requests (every RPC method
+ * call, fetch and alarm), incoming WebSocket messages (billed 20:1 as requests), wall time while
+ * active (GB-s at 128 MB), SQLite rows read and written (src/metering/).
+ */
+export type ObjectUnits = {
+  requests: number;
+  websocketMessages: number;
+  activeMs: number;
+  rowsRead: number;
+  rowsWritten: number;
+};
+
+/** One UTC day's units of one object class (or `Worker`) of a tenant. */
+export type DailyUnits = { date: string; objectClass: string; units: ObjectUnits };
+
 /** One finished run's usage, as the session object reports it to its tenant's ledger. */
 export type UsageEvent = {
   at: number;
@@ -34,6 +50,10 @@ export interface LedgerApi {
   tokensOn(date: string): Awaitable<number>;
   /** Not `tail`: that name is the runtime's Tail Worker handler, not callable over RPC. */
   readLogs(query: LogTailQuery): Awaitable<LogTail>;
+  /** Adds a burst's billable units of one object class to a UTC day (src/metering/). */
+  recordUnits(date: string, objectClass: string, units: ObjectUnits): Awaitable<void>;
+  /** Units per day and object class, `from` to `to` inclusive (YYYY-MM-DD). */
+  unitsBetween(from: string, to: string): Awaitable<DailyUnits[]>;
   /** Forgets everything (tenant deletion). */
   clear(): Awaitable<void>;
 }

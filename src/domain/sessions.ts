@@ -29,8 +29,29 @@ export async function appendMessage(
   rawKey: string,
   body: IngestBody,
 ): Promise<IngestResult> {
-  const { idempotencyKey, origin, deliveryContext, chatType, displayName, label, channel, run, ...message } = body;
-  const seed: SessionSeed = dropUndefined({ origin, deliveryContext, chatType, displayName, label, channel });
+  const {
+    idempotencyKey,
+    origin,
+    deliveryContext,
+    chatType,
+    displayName,
+    label,
+    channel,
+    subject,
+    space,
+    run,
+    ...message
+  } = body;
+  const seed: SessionSeed = dropUndefined({
+    origin,
+    deliveryContext,
+    chatType,
+    displayName,
+    label,
+    channel,
+    subject,
+    space,
+  });
   if (run) {
     if (message.role !== "user") throw new DomainError("invalid", "run: true needs a user message");
     const text = contentText(message.content);

@@ -1,5 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
-import type { LedgerApi, LogTailQuery, TenantLogLine, UsageEvent, UsageQuery } from "../contracts/ledger-api";
+import type {
+  DailyUnits,
+  LedgerApi,
+  LogTailQuery,
+  ObjectUnits,
+  TenantLogLine,
+  UsageEvent,
+  UsageQuery,
+} from "../contracts/ledger-api";
+import { UNITS_SCHEMA, type UnitsStore, unitsStoreOf } from "../metering/units-store";
 import { migrate } from "../storage/migrations";
 import { LEDGER_SCHEMAS, LedgerStore } from "./ledger-store";
 
@@ -11,11 +20,22 @@ import { LEDGER_SCHEMAS, LedgerStore } from "./ledger-store";
  */
 export class LedgerObject extends DurableObject<Env> implements LedgerApi {
   private readonly store: LedgerStore;
+  private readonly units: UnitsStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    migrate(ctx.storage, LEDGER_SCHEMAS);
+    migrate(ctx.storage, [...LEDGER_SCHEMAS, UNITS_SCHEMA]);
     this.store = new LedgerStore(ctx.storage.sql);
+    this.units = unitsStoreOf(ctx);
+  }
+
+  /** A burst's billable units of one of the tenant's objects (src/metering/). */
+  recordUnits(date: string, objectClass: string, units: ObjectUnits): void {
+    this.units.add(date, objectClass, units);
+  }
+
+  unitsBetween(from: string, to: string): DailyUnits[] {
+    return this.units.between(from, to);
   }
 
   record(event: UsageEvent): void {
@@ -40,5 +60,6 @@ export class LedgerObject extends DurableObject<Env> implements LedgerApi {
 
   clear(): void {
     this.store.clear();
+    this.units.prune("9999-12-31");
   }
 }

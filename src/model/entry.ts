@@ -21,6 +21,8 @@ export function newEntry(
     updatedAt: now,
     label: seed?.label,
     displayName: seed?.displayName,
+    subject: seed?.subject,
+    space: seed?.space,
     channel: seed?.channel ?? seed?.origin?.provider ?? delivery?.channel,
     chatType,
     origin: seed?.origin,
@@ -35,15 +37,21 @@ export function newEntry(
   });
 }
 
-/** A chat message's route becomes the session's last route (deliveryContext, lastChannel/To/ThreadId). */
+/**
+ * A chat message's route becomes the session's last route (deliveryContext, lastChannel/To/ThreadId);
+ * with the turn's row fields the row follows the user as OpenClaw's does: `channel`, `displayName`,
+ * `origin` and `subject` become the last route's (the main session's user moving from Telegram to Slack).
+ */
 export function withRoute(
   entry: SessionEntry,
   route: { channel: string; to: string; accountId?: string; threadId?: string | number } | undefined,
+  rowFields?: RouteRowFields,
 ): SessionEntry {
   if (!route) return entry;
   return dropUndefined({
     ...entry,
-    channel: entry.channel ?? route.channel,
+    ...(rowFields ? dropUndefined({ ...rowFields }) : {}),
+    channel: route.channel,
     deliveryContext: dropUndefined({ ...route }),
     lastChannel: route.channel,
     lastTo: route.to,
@@ -51,6 +59,9 @@ export function withRoute(
     lastThreadId: route.threadId,
   });
 }
+
+/** The row fields a chat turn carries with its route (each channel's context.ts). */
+export type RouteRowFields = Pick<SessionSeed, "displayName" | "origin" | "subject" | "space">;
 
 /** Inbound user messages carry the latest delivery route. */
 export function withDelivery(

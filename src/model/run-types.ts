@@ -1,6 +1,7 @@
 import type { RunnerConfig } from "../protocol/config";
 import type { InputProvenance, TranscriptMessage } from "../protocol/session";
 import type { DeliveryTarget } from "./delivery";
+import type { RouteRowFields } from "./entry";
 
 /** Run states: queued → running → ok | error | timeout | aborted. */
 export type RunState = "queued" | "running" | "ok" | "error" | "timeout" | "aborted";
@@ -44,6 +45,13 @@ export type RunInput = {
    * user message is appended, and the reply is queued to it in the outbox in the same commit.
    */
   replyTarget?: DeliveryTarget;
+  /** A chat turn's row fields, set with its route (`withRoute`: rows follow the user). */
+  routeFields?: RouteRowFields;
+  /**
+   * The run's user message as the model gets it, when it differs from the transcript's (a chat
+   * turn's inbound envelope: the enveloped text, then the internal context; src/channels/inbound-envelope.ts).
+   */
+  modelMessages?: string[];
 };
 
 /** A client tool as the model is offered it. */

@@ -38,6 +38,8 @@ export const importEntrySchema = z.strictObject({
   updatedAt: time.optional(),
   label: text(512).optional(),
   displayName: text(512).optional(),
+  subject: text(512).optional(),
+  space: text(256).optional(),
   channel: text(64).optional(),
   chatType: chatTypeSchema.optional(),
   origin: originSchema.optional(),

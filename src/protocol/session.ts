@@ -56,6 +56,8 @@ export const originSchema = z.strictObject({
   to: z.string().max(512).optional(),
   accountId: z.string().max(256).optional(),
   threadId: z.union([z.string().max(256), z.number()]).optional(),
+  /** The platform's own conversation id (OpenClaw's Slack rows: `C0MENTION`). */
+  nativeChannelId: z.string().max(256).optional(),
 });
 
 export const deliveryContextSchema = z.strictObject({
@@ -75,6 +77,10 @@ export const sessionSeedSchema = z.strictObject({
   displayName: z.string().min(1).max(512).optional(),
   label: z.string().min(1).max(512).optional(),
   channel: z.string().min(1).max(64).optional(),
+  /** A group chat's subject (OpenClaw's `subject`: the group's title, Slack's `<team> #<channel>`). */
+  subject: z.string().min(1).max(512).optional(),
+  /** The workspace a group chat is in (OpenClaw's `space`: Slack's team id). */
+  space: z.string().min(1).max(256).optional(),
 });
 export type SessionSeed = z.infer<typeof sessionSeedSchema>;
 
@@ -87,6 +93,8 @@ export type SessionEntry = {
   updatedAt: number;
   label?: string;
   displayName?: string;
+  subject?: string;
+  space?: string;
   channel?: string;
   chatType?: "direct" | "group" | "channel";
   origin?: z.infer<typeof originSchema>;

@@ -246,7 +246,7 @@ export class RunExecutor {
     });
     const context = modelContext(page.messages, withTools);
     if (run.userSeq === undefined) context.push({ role: "user", content: run.input.message });
-    return context;
+    return withModelMessages(context, run.input.modelMessages);
   }
 }
 
@@ -298,4 +298,14 @@ function fixedReplyRunner(text: string): Runner {
       api: "openai-responses",
     };
   };
+}
+
+/**
+ * The run's own user message (the context's last) as the model gets it: a chat turn's
+ * envelope instead of the bare text the transcript keeps (OpenClaw's split, docs/channels.md).
+ */
+function withModelMessages(context: ContextMessage[], modelMessages: string[] | undefined): ContextMessage[] {
+  const last = context[context.length - 1];
+  if (!modelMessages?.length || last?.role !== "user") return context;
+  return [...context.slice(0, -1), ...modelMessages.map((content) => ({ role: "user" as const, content }))];
 }

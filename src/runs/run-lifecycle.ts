@@ -1,9 +1,9 @@
 import type { AbortOutcome, RunCallback, StartResult, StartRun } from "../contracts/session-api";
-import type { DeliveryTarget } from "../model/delivery";
 import { withRoute } from "../model/entry";
 import { fitMessage, oversized } from "../model/message-limits";
 import {
   type HeldUserMessage,
+  type RunInput,
   type RunRecord,
   type RunSnapshot,
   type RunState,
@@ -93,7 +93,7 @@ export class RunLifecycle {
     this.host.transcript.transaction(() => {
       // Runs held before this one go first: the transcript keeps the order of admission.
       for (const heldRunId of this.heldRunIds()) this.releaseNow(heldRunId);
-      if (request.userMessage) userSeq = this.appendUserMessage(request.userMessage, request.input.replyTarget);
+      if (request.userMessage) userSeq = this.appendUserMessage(request.userMessage, request.input);
       runs.insert(request.runId, input, now, userSeq);
     });
     const queued = runs.active() !== undefined;
@@ -119,7 +119,7 @@ export class RunLifecycle {
     const held = run.input.heldUserMessage;
     if (held) {
       const message = held.content === undefined ? { ...held, content: run.input.message } : held;
-      runs.setUserSeq(runId, this.appendUserMessage(message as TranscriptMessage, run.input.replyTarget));
+      runs.setUserSeq(runId, this.appendUserMessage(message as TranscriptMessage, run.input));
     }
   }
 
@@ -140,8 +140,11 @@ export class RunLifecycle {
           .map((run) => run.runId);
   }
 
-  private appendUserMessage(message: TranscriptMessage, route?: DeliveryTarget): number {
-    return this.host.appendMessages([message], (entry) => withRoute({ ...entry, systemSent: true }, route))[0]!;
+  private appendUserMessage(message: TranscriptMessage, input: Pick<RunInput, "replyTarget" | "routeFields">): number {
+    const { replyTarget, routeFields } = input;
+    return this.host.appendMessages([message], (entry) =>
+      withRoute({ ...entry, systemSent: true }, replyTarget, routeFields),
+    )[0]!;
   }
 
   /** Starts the next queued run when none is running. */

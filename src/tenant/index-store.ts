@@ -115,6 +115,27 @@ function withAfter(
 /** SQLite's bound-parameter ceiling on Durable Objects is 100; stay under it. */
 const MAX_BINDS = 90;
 
+/** The columns of a session's index row, as stored. */
+const INDEXED_COLUMNS = [
+  "key",
+  "session_id",
+  "agent_id",
+  "kind",
+  "label",
+  "spawned_by",
+  "parent_session_key",
+  "updated_at",
+  "archived_at",
+  "version",
+  "search_text",
+  "is_cron_run",
+  "row",
+] as const;
+type StoredColumns = Record<(typeof INDEXED_COLUMNS)[number], string | number | null> & {
+  updated_at: number;
+  version: number;
+};
+
 /**
  * The tenant's session index: one row per session (derived data, rebuildable from the
  * session objects), sessionId → key for every transcript ever written, the fan-out
@@ -152,13 +173,13 @@ export class IndexStore {
     // A row that is not newer is not written: even a statement that changes no row would make
     // the object's frames wait for a commit (a session re-sends held rows). A transcript new to
     // the index is recorded either way.
-    const stored = first<{ updated_at: number; version: number }>(
+    const stored = first<StoredColumns>(
       this.sql,
-      "SELECT updated_at, version FROM sessions WHERE key = ?",
+      `SELECT ${INDEXED_COLUMNS.join(", ")} FROM sessions WHERE key = ?`,
       row.key,
     );
     const newer = !stored || isNewer(row, version, { updatedAt: stored.updated_at, version: stored.version });
-    if (newer) this.writeRow(row, version, columns);
+    if (newer) this.writeRow(row, version, columns, stored);
     if (!known)
       this.sql.exec(
         "INSERT INTO session_ids (session_id, key, agent_id) VALUES (?, ?, ?)",
@@ -169,29 +190,41 @@ export class IndexStore {
     return newer ? "stored" : "stale";
   }
 
-  /** The row's upsert; the caller decided it is newer than the stored one. */
-  private writeRow(row: SessionRow, version: number, columns: IndexColumns): void {
-    this.sql.exec(
-      `INSERT INTO sessions (key, session_id, agent_id, kind, label, spawned_by, parent_session_key, updated_at, archived_at, version, search_text, is_cron_run, row)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(key) DO UPDATE SET
-         session_id = excluded.session_id, agent_id = excluded.agent_id, kind = excluded.kind, label = excluded.label,
-         spawned_by = excluded.spawned_by, parent_session_key = excluded.parent_session_key, updated_at = excluded.updated_at,
-         archived_at = excluded.archived_at, version = excluded.version, search_text = excluded.search_text,
-         is_cron_run = excluded.is_cron_run, row = excluded.row`,
-      row.key,
-      row.sessionId,
-      row.agentId,
-      columns.kind,
-      row.label ?? null,
-      row.spawnedBy ?? null,
-      row.parentSessionKey ?? null,
-      row.updatedAt,
-      row.archivedAt ?? null,
+  /**
+   * The row's write; the caller decided it is newer than the stored one. An existing row gets
+   * only the columns that changed: SQLite rewrites every index that names a column of the SET
+   * list, whatever its value, and each index entry is a billed row written (a turn's update
+   * touches updated_at's four indexes, not all seven).
+   */
+  private writeRow(row: SessionRow, version: number, columns: IndexColumns, stored: StoredColumns | undefined): void {
+    const values: StoredColumns = {
+      key: row.key,
+      session_id: row.sessionId,
+      agent_id: row.agentId,
+      kind: columns.kind,
+      label: row.label ?? null,
+      spawned_by: row.spawnedBy ?? null,
+      parent_session_key: row.parentSessionKey ?? null,
+      updated_at: row.updatedAt,
+      archived_at: row.archivedAt ?? null,
       version,
-      columns.searchText,
-      columns.isCronRun ? 1 : 0,
-      JSON.stringify(row),
+      search_text: columns.searchText,
+      is_cron_run: columns.isCronRun ? 1 : 0,
+      row: JSON.stringify(row),
+    };
+    if (!stored) {
+      this.sql.exec(
+        `INSERT INTO sessions (${INDEXED_COLUMNS.join(", ")}) VALUES (${INDEXED_COLUMNS.map(() => "?").join(", ")})`,
+        ...INDEXED_COLUMNS.map((name) => values[name]),
+      );
+      return;
+    }
+    const changed = INDEXED_COLUMNS.filter((name) => name !== "key" && values[name] !== stored[name]);
+    if (changed.length === 0) return;
+    this.sql.exec(
+      `UPDATE sessions SET ${changed.map((name) => `${name} = ?`).join(", ")} WHERE key = ?`,
+      ...changed.map((name) => values[name]),
+      row.key,
     );
   }
 

@@ -27,6 +27,16 @@ export async function startPeers(): Promise<Peers> {
     try {
       if (url.pathname === "/v1/chat/completions") {
         const request = JSON.parse(body || "{}");
+        // A `record:<name>` model keeps what it was sent (`/control/recorded?path=/model/<name>`), answers as echo.
+        if (typeof request.model === "string" && request.model.startsWith("record:")) {
+          recorded.push({
+            path: `/model/${request.model.slice(7)}`,
+            body: request,
+            signature: undefined,
+            validSignature: null,
+          });
+          return await chatCompletions({ ...request, model: "echo" }, res, scripts, req.headers.authorization);
+        }
         const gauge = typeof request.model === "string" && /^gauge:/.test(request.model) ? request.model : null;
         if (!gauge) return await chatCompletions(request, res, scripts, req.headers.authorization);
         return await gauged(gauges, gauge, () =>

@@ -250,6 +250,15 @@ describe("Slack replies: mrkdwn, chunks, pairing text, targets", () => {
     expect(markdownToSlackMrkdwn("`**not bold**`")).toBe("`**not bold**`");
   });
 
+  it("a link's query `&` is posted as `&amp;` (a raw `&` starts an entity in Slack's markup), entities kept", () => {
+    expect(markdownToSlackMrkdwn("[search](https://example.com/?q=a&page=2)")).toBe(
+      "<https://example.com/?q=a&amp;page=2|search>",
+    );
+    expect(markdownToSlackMrkdwn("see <https://example.com/?a=1&b=2> and <https://x.io/?a=1&amp;b=2|x>")).toBe(
+      "see <https://example.com/?a=1&amp;b=2> and <https://x.io/?a=1&amp;b=2|x>",
+    );
+  });
+
   it("chunks of 8000 on line boundaries: the recorded 9000 → 8000 + 999", () => {
     let long = "";
     for (let i = 1; long.length < 9000; i++)

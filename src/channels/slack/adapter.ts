@@ -3,6 +3,7 @@ import { slackEnvelopeSchema } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundAdapter } from "../adapter";
 import { slackPairingMessage } from "./format";
+import { channelName, userName } from "./names";
 import { decideSlack } from "./routing";
 import type { CachedSlackIdentity, SlackWebApi } from "./web-api";
 
@@ -21,6 +22,11 @@ export function slackInbound(ports: SlackAdapterPorts): InboundAdapter {
       if (!slack || !api) return null;
       const parsed = slackEnvelopeSchema.safeParse(JSON.parse(body));
       if (!parsed.success) return { action: "ignore", reason: "not a message event" };
+      const event = parsed.data.event;
+      const inChannel =
+        typeof event.channel === "string" && event.channel_type !== "im" && !event.channel.startsWith("D");
+      const named = inChannel ? await channelName(api, event.channel!) : undefined;
+      const sender = typeof event.user === "string" && !event.bot_id ? await userName(api, event.user) : undefined;
       return decideSlack({
         envelope: parsed.data,
         slack,
@@ -28,6 +34,8 @@ export function slackInbound(ports: SlackAdapterPorts): InboundAdapter {
         agentId: defaultAgentId(config),
         bot: await identityOf(api, ports.identity),
         approved,
+        ...(named ? { channelName: named } : {}),
+        ...(sender ? { senderName: sender } : {}),
       });
     },
     async acknowledge(config, ack) {

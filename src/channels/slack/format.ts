@@ -31,10 +31,19 @@ function escapeMrkdwn(text: string): string {
   let out = "";
   let last = 0;
   for (const match of text.matchAll(SLACK_TOKEN)) {
-    out += escapePlain(text.slice(last, match.index)) + match[0];
+    out += escapePlain(text.slice(last, match.index)) + escapeLinkAmpersands(match[0]);
     last = match.index + match[0].length;
   }
   return out + escapePlain(text.slice(last));
+}
+
+/**
+ * A link's raw `&` (a query string's) as `&amp;`, as OpenClaw posts it: Slack reads `&` in its
+ * markup as the start of an entity. Entities already written are kept.
+ */
+function escapeLinkAmpersands(token: string): string {
+  if (!/^<(?:https?|mailto):/.test(token)) return token;
+  return token.replace(/&(?!(?:amp|lt|gt);)/g, "&amp;");
 }
 
 /**

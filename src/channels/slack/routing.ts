@@ -3,6 +3,7 @@ import type { TenantConfig } from "../../protocol/config";
 import type { InboundDecision } from "../adapter";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
+import { slackChannelRowFields, slackEnvelope } from "./context";
 
 /**
  * Who may talk to the Slack app and which session a message lands in, as the real gateway
@@ -15,7 +16,7 @@ export const SLACK = "slack";
 export const SLACK_ACCOUNT = "default";
 
 /** The app's bot user (`auth.test`'s `user_id`) and bot id. */
-export type SlackBotIdentity = { userId: string; botId?: string };
+export type SlackBotIdentity = { userId: string; botId?: string; team?: string; teamId?: string };
 
 /** Message subtypes that are still a person's message (others: edits, joins, bots… are not turns). */
 const PERSON_SUBTYPES = new Set(["thread_broadcast", "file_share"]);
@@ -28,6 +29,10 @@ export type SlackRoutingInput = {
   bot: SlackBotIdentity;
   /** Senders approved through pairing (Slack user ids). */
   approved: ReadonlySet<string>;
+  /** The channel's name (`conversations.info`), when known: it names the row. */
+  channelName?: string;
+  /** The sender's display name (`users.info`), when known: the envelope names the sender. */
+  senderName?: string;
 };
 
 /**
@@ -96,6 +101,7 @@ function decideDirect(input: SlackRoutingInput, event: SlackMessageEvent, text: 
     chatType: "direct",
     replyTarget,
     ack: { chatId: event.channel! },
+    context: { envelope: envelopeOf(input, event, text, true, false), rowFields: {} },
   });
 }
 
@@ -136,6 +142,27 @@ function decideChannel(input: SlackRoutingInput, event: SlackMessageEvent, text:
     replyTarget,
     // The 👀 reaction answers a mention, required or not (OpenClaw's "group-mentions" scope, recorded).
     ack: { chatId: channelId, ...(mentioned ? { reactToMessageId: event.ts! } : {}) },
+    context: {
+      envelope: envelopeOf(input, event, text, false, mentioned),
+      rowFields: input.channelName ? slackChannelRowFields(channelId, input.channelName, input.bot, SLACK_ACCOUNT) : {},
+    },
+  });
+}
+
+function envelopeOf(
+  input: SlackRoutingInput,
+  event: SlackMessageEvent,
+  text: string,
+  direct: boolean,
+  mentioned: boolean,
+) {
+  return slackEnvelope({
+    event: { user: event.user!, channel: event.channel!, ts: event.ts!, text },
+    direct,
+    workspace: input.bot,
+    mentioned,
+    ...(input.senderName ? { senderName: input.senderName } : {}),
+    ...(input.channelName ? { channelName: input.channelName } : {}),
   });
 }
 

@@ -72,7 +72,16 @@ export class SlackWebApi {
     if (!answer.ok) throw new Error(failure(answer));
     if (typeof userId !== "string") throw new Error("slack auth.test answered no user_id");
     const botId = typeof answer.body.bot_id === "string" ? answer.body.bot_id : undefined;
-    return { userId, ...(botId ? { botId } : {}), tokenDigest: await this.tokenDigest() };
+    // The workspace's name and id name channel rows (`<team> #<channel>`, `space`).
+    const team = typeof answer.body.team === "string" ? answer.body.team : undefined;
+    const teamId = typeof answer.body.team_id === "string" ? answer.body.team_id : undefined;
+    return {
+      userId,
+      ...(botId ? { botId } : {}),
+      ...(team ? { team } : {}),
+      ...(teamId ? { teamId } : {}),
+      tokenDigest: await this.tokenDigest(),
+    };
   }
 
   /** The 👀 reaction on a mention (best effort, as the real gateway; Slack has no typing for bots). */

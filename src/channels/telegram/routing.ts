@@ -4,6 +4,7 @@ import type { InboundDecision } from "../adapter";
 import { addressedCommand } from "../chat-command-turn";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
+import { telegramEnvelope, telegramRowFields } from "./context";
 
 /**
  * Who may talk to the Telegram bot and which session a message lands in, as the real gateway
@@ -79,9 +80,9 @@ function decideDirect(input: RoutingInput, message: TelegramMessage, text: strin
     text,
     senderId,
     chatType: "direct",
-    displayName: displayNameOf(message),
     replyTarget: { channel: TELEGRAM, to: `${TELEGRAM}:${message.chat.id}`, accountId: DEFAULT_ACCOUNT },
     ack: { chatId: String(message.chat.id) },
+    context: turnContext(message, false),
   });
 }
 
@@ -106,7 +107,7 @@ function decideGroup(
   if (senders && senders.length > 0 && !listed(senders, senderId)) return ignore("sender not allowed in group");
   const requireMention = group?.requireMention ?? true;
   const mentioned = addressedToBot || mentionsBot(message, input.bot);
-  if (requireMention && !mentioned) return ignore("no mention");
+  if (requireMention && !mentioned) return ignore("no mention", historyEntry(message, text));
   const topic = topicOf(message);
   const sessionKey = groupSessionKey({
     agentId: input.agentId,
@@ -114,7 +115,11 @@ function decideGroup(
     groupId,
     ...(topic !== undefined ? { thread: { kind: "topic" as const, id: String(topic) } } : {}),
   });
-  const to = topic !== undefined ? `${TELEGRAM}:${groupId}:topic:${topic}` : `${TELEGRAM}:${groupId}`;
+  // The General topic is the group itself in OpenClaw's lastTo (replies omit its thread id too).
+  const to =
+    topic !== undefined && topic !== GENERAL_TOPIC_ID
+      ? `${TELEGRAM}:${groupId}:topic:${topic}`
+      : `${TELEGRAM}:${groupId}`;
   const replyTarget = {
     channel: TELEGRAM,
     to,
@@ -126,8 +131,8 @@ function decideGroup(
     text,
     senderId,
     chatType: "group",
-    displayName: `Group ${groupId}`,
     replyTarget,
+    context: { ...turnContext(message, mentioned), historyKey: historyKeyOf(message) },
     ack: {
       chatId: groupId,
       ...(topic !== undefined ? { typingThreadId: topic } : {}),
@@ -192,7 +197,23 @@ function senderMeta(message: TelegramMessage): Record<string, string> {
   };
 }
 
-function displayNameOf(message: TelegramMessage): string {
-  const from = message.from!;
-  return from.username ? `@${from.username}` : (from.first_name ?? String(from.id));
+/** OpenClaw's envelope for the model and the row fields of the turn's session. */
+function turnContext(message: TelegramMessage, mentioned: boolean) {
+  return { envelope: telegramEnvelope(message, mentioned), rowFields: telegramRowFields(message, DEFAULT_ACCOUNT) };
+}
+
+/** A group message that did not address the bot, kept for the group's next turn (`Conversation context`). */
+function historyEntry(message: TelegramMessage, text: string) {
+  const envelope = telegramEnvelope(message, false);
+  const line = {
+    messageId: envelope.messageId,
+    timestampMs: envelope.timestampMs,
+    senderName: envelope.sender.name,
+    text,
+  };
+  return { chatKey: historyKeyOf(message), line };
+}
+
+function historyKeyOf(message: TelegramMessage): string {
+  return `${TELEGRAM}:${message.chat.id}`;
 }

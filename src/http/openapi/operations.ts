@@ -13,6 +13,7 @@ import {
   tokenListSchema,
 } from "../../protocol/admin";
 import { createTenantBodySchema, issueTokenBodySchema } from "../../protocol/http";
+import { allUsageQuerySchema, allUsageSchema, tenantUsageSchema, usageRangeSchema } from "../../protocol/usage";
 import {
   createdTenantSchema,
   deploymentHealthSchema,
@@ -152,6 +153,30 @@ export const OPERATIONS: Operation[] = [
     query: adminListQuerySchema,
     ok: { status: 200, schema: tenantListSchema, description: "A page of tenants." },
     errors: [400],
+  },
+  {
+    method: "get",
+    path: "/v1/admin/usage",
+    scope: "admin",
+    tag: "Admin",
+    summary: "Every tenant's billable units, tokens and estimated cost per UTC day (paged by tenant)",
+    description:
+      "Units the tenants' Durable Objects counted (requests, WebSocket messages, active time, SQLite rows), model tokens, and the estimate at Cloudflare's published prices, for `from`..`to` (default: this month). Worker requests are not metered per tenant (docs/operations.md, \"What a tenant costs\").",
+    auth: "admin",
+    query: allUsageQuerySchema,
+    ok: { status: 200, schema: allUsageSchema, description: "A page of tenants with their usage." },
+    errors: [400],
+  },
+  {
+    method: "get",
+    path: "/v1/admin/tenants/:id/usage",
+    scope: "admin",
+    tag: "Admin",
+    summary: "A tenant's billable units, tokens and estimated cost per UTC day",
+    auth: "admin",
+    query: usageRangeSchema,
+    ok: { status: 200, schema: tenantUsageSchema, description: "Usage per day." },
+    errors: [400, 404],
   },
   {
     method: "get",

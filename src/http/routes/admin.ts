@@ -13,10 +13,12 @@ import {
   tenantInfo,
   tenantLimits,
 } from "../../domain/tenant-admin";
+import { adminTenantUsage, allTenantsUsage } from "../../domain/tenant-usage";
 import { revokeToken } from "../../domain/token-revocation";
 import { adminListQuerySchema, limitOverrideSchema } from "../../protocol/admin";
 import { createTenantBodySchema, errorBody, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
 import { deploymentKeyNameSchema } from "../../protocol/secrets";
+import { allUsageQuerySchema, usageRangeSchema } from "../../protocol/usage";
 import { logAuthFailure } from "../auth-log";
 import type { AppEnv } from "../context";
 import { badRequest, conflict, notFound, unauthorized } from "../errors";
@@ -51,6 +53,17 @@ adminRoutes.post("/tenants", async (c) => {
 adminRoutes.get("/tenants", async (c) => {
   const query = parseQuery(c.req.queries(), adminListQuerySchema);
   return c.json({ ok: true, ...(await listTenants(c.env, query)) });
+});
+
+/** Every tenant's billable units and tokens per day, a page of tenants at a time (docs/operations.md). */
+adminRoutes.get("/usage", async (c) => {
+  const query = parseQuery(c.req.queries(), allUsageQuerySchema);
+  return c.json({ ok: true, ...(await allTenantsUsage(c.env, query)) });
+});
+
+adminRoutes.get("/tenants/:id/usage", async (c) => {
+  const query = parseQuery(c.req.queries(), usageRangeSchema);
+  return c.json({ ok: true, ...(await adminTenantUsage(c.env, tenantIdParam(c.req.param("id")), query)) });
 });
 
 adminRoutes.get("/tenants/:id", async (c) => {

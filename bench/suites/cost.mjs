@@ -1,0 +1,306 @@
+// Cost suite: the billable units each workload causes, as the service's own meter counts them
+// (src/metering/: every tenant object's requests, WebSocket messages, active time and SQLite
+// rows, handed to the tenant's ledger), read back through GET /v1/admin/tenants/<id>/usage,
+// then dollars at Cloudflare's published prices (src/ledger/cloudflare-prices.ts) and a
+// tenant-month at three activity levels beside a container per tenant.
+// Each workload runs in a tenant of its own, so its units are its own.
+import { randomUUID } from "node:crypto";
+import { dirname, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { benchTenant } from "../lib/bench-tenant.mjs";
+import { startFakeApi } from "../lib/channel-peers.mjs";
+import { closeAll, GatewayConn, gatewayUrl } from "../lib/gateway.mjs";
+import { Turns } from "./runs.mjs";
+
+export const description =
+  "cost: billable units per workload (object requests, active ms, SQLite rows) from the service's meter, $ per 1,000, a tenant-month";
+
+/** Cloudflare's published prices (the same figures as src/ledger/cloudflare-prices.ts, read 2026-11-28). */
+const PRICE = {
+  objectRequestsPerMillion: 0.15,
+  gbSecondsPerMillion: 12.5,
+  rowsReadPerMillion: 0.001,
+  rowsWrittenPerMillion: 1.0,
+  workerRequestsPerMillion: 0.3,
+};
+const OBJECT_GB = 0.128;
+/**
+ * A container per tenant, as OpenClaw's own multi-tenant answer runs it (one gateway, ~1 GiB,
+ * always on), at Cloudflare Containers' published memory price ($0.0000025 per GiB-second,
+ * developers.cloudflare.com/containers/pricing, read 2026-11-28), memory only (CPU and disk extra).
+ */
+const CONTAINER_GIB = 1;
+const CONTAINER_USD_PER_GIB_SECOND = 0.0000025;
+const SECONDS_PER_MONTH = 30 * 24 * 3600;
+/** How long a snapshot waits after the work (objects hand off their units when idle, within milliseconds). */
+const SETTLE_MS = 2000;
+
+const BOT_TOKEN = "123456789:TEST-fake-telegram-token";
+const TG_SECRET = "tg-webhook-secret-0123456789";
+const DM_USER = 424242;
+let nextUpdateId = Date.now() % 1_000_000_000;
+
+const UNIT_KEYS = ["requests", "websocketMessages", "activeMs", "rowsRead", "rowsWritten"];
+
+function dollars(units, workerRequests = 0) {
+  const requests = units.requests + units.websocketMessages / 20;
+  return (
+    (requests * PRICE.objectRequestsPerMillion +
+      (units.activeMs / 1000) * OBJECT_GB * PRICE.gbSecondsPerMillion +
+      units.rowsRead * PRICE.rowsReadPerMillion +
+      units.rowsWritten * PRICE.rowsWrittenPerMillion +
+      workerRequests * PRICE.workerRequestsPerMillion) /
+    1e6
+  );
+}
+
+/**
+ * The tenant's units per object class today, read after SETTLE_MS without work (objects hand
+ * their units to the ledger as soon as they are idle). A read has a cost of its own (the tenant
+ * object, the ledger): measure() takes it out.
+ */
+async function settledUnits(admin, tenantId, signal) {
+  await sleep(SETTLE_MS, undefined, { signal });
+  const body = JSON.parse((await admin.get(`/v1/admin/tenants/${tenantId}/usage`)).text);
+  const objects = {};
+  for (const day of body.days) {
+    for (const [cls, units] of Object.entries(day.objects)) {
+      objects[cls] ??= Object.fromEntries(UNIT_KEYS.map((k) => [k, 0]));
+      for (const k of UNIT_KEYS) objects[cls][k] += units[k];
+    }
+  }
+  return objects;
+}
+
+function minus(after, before) {
+  const out = {};
+  for (const cls of new Set([...Object.keys(after), ...Object.keys(before)])) {
+    out[cls] = Object.fromEntries(UNIT_KEYS.map((k) => [k, (after[cls]?.[k] ?? 0) - (before[cls]?.[k] ?? 0)]));
+  }
+  return out;
+}
+
+function sum(byClass) {
+  const total = Object.fromEntries(UNIT_KEYS.map((k) => [k, 0]));
+  for (const units of Object.values(byClass)) for (const k of UNIT_KEYS) total[k] += units[k];
+  return total;
+}
+
+/**
+ * Runs `op` `n` times in a fresh tenant (after `setup`), and returns the units per op, with the
+ * overhead of reading the usage itself (measured once per tenant) taken out.
+ */
+async function measure(ctx, name, { setup, op, n, workerRequestsPerOp }) {
+  const id = `cost-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}-${randomUUID().slice(0, 6)}`;
+  const tenant = await benchTenant(ctx.baseUrl, ctx.signal, id);
+  const state = setup ? await setup(tenant, id) : {};
+  const first = await settledUnits(tenant.admin, id, ctx.signal);
+  const second = await settledUnits(tenant.admin, id, ctx.signal);
+  // What the snapshots themselves cost (a usage read: the tenant object, the ledger).
+  const readCost = minus(second, first);
+  for (let i = 0; i < n; i++) await op(tenant, state, i);
+  const after = await settledUnits(tenant.admin, id, ctx.signal);
+  const raw = minus(after, second);
+  const perOp = {};
+  for (const [cls, units] of Object.entries(raw)) {
+    perOp[cls] = Object.fromEntries(UNIT_KEYS.map((k) => [k, Math.max(0, units[k] - (readCost[cls]?.[k] ?? 0)) / n]));
+  }
+  await state.close?.();
+  return { name, perOp, total: sum(perOp), workerRequestsPerOp };
+}
+
+function rowsOf(result) {
+  const { name, perOp, total, workerRequestsPerOp } = result;
+  const byClass = Object.entries(perOp)
+    .filter(([, u]) => u.requests + u.rowsWritten + u.rowsRead > 0)
+    .map(
+      ([cls, u]) =>
+        `${cls.replace("Object", "")} ${u.requests.toFixed(1)} req/${u.rowsWritten.toFixed(1)} w/${u.rowsRead.toFixed(1)} r`,
+    )
+    .join("; ");
+  return [
+    {
+      name: `${name}: object requests`,
+      value: total.requests + total.websocketMessages / 20,
+      unit: "per op",
+      note: byClass,
+    },
+    {
+      name: `${name}: rows written`,
+      value: total.rowsWritten,
+      unit: "per op",
+      note: `rows read ${total.rowsRead.toFixed(1)}`,
+    },
+    {
+      name: `${name}: active time`,
+      value: total.activeMs,
+      unit: "ms/op",
+      note: "object wall time while active (GB-s at 128 MB)",
+    },
+    {
+      name: `${name}: $ per 1,000`,
+      value: dollars(total, workerRequestsPerOp) * 1000,
+      unit: "USD",
+      note: `incl. ${workerRequestsPerOp} Worker request(s) per op`,
+    },
+  ];
+}
+
+export async function run(ctx) {
+  const { log, signal } = ctx;
+  const n = ctx.quick ? 5 : 30;
+  const results = [];
+  const tenantGateway = (id, token) => GatewayConn.open(`${gatewayUrl(ctx.baseUrl)}t/${id}`, { signal, token });
+
+  log(`echo turn in an existing session ×${n}`);
+  results.push(
+    await measure(ctx, "echo turn, existing session", {
+      n,
+      workerRequestsPerOp: 0,
+      setup: async (tenant, id) => {
+        const conn = await tenantGateway(id, tenant.token);
+        const turns = new Turns(conn);
+        await turns.turn("agent:main:cost", "warm");
+        return { turns, close: () => closeAll([conn]) };
+      },
+      op: (_t, state, i) => state.turns.turn("agent:main:cost", `turn ${i}`),
+    }),
+  );
+  log(`turn in a new session ×${n}`);
+  results.push(
+    await measure(ctx, "echo turn, new session", {
+      n,
+      workerRequestsPerOp: 0,
+      setup: async (tenant, id) => {
+        const conn = await tenantGateway(id, tenant.token);
+        return { turns: new Turns(conn), close: () => closeAll([conn]) };
+      },
+      op: (_t, state, i) => state.turns.turn(`agent:main:cost-new-${i}`, `new ${i}`),
+    }),
+  );
+  log(`history page ×${n}`);
+  results.push(
+    await measure(ctx, "history page (50 messages)", {
+      n,
+      workerRequestsPerOp: 1,
+      setup: async (tenant, id) => {
+        const conn = await tenantGateway(id, tenant.token);
+        const turns = new Turns(conn);
+        for (let i = 0; i < 25; i++) await turns.turn("agent:main:hist", `h ${i}`);
+        await closeAll([conn]);
+        return {};
+      },
+      op: (tenant) => tenant.client.get(`/sessions/${encodeURIComponent("agent:main:hist")}/history?limit=50`),
+    }),
+  );
+  log(`sessions.list of 50 ×${n}`);
+  results.push(
+    await measure(ctx, "sessions.list of 50", {
+      n,
+      workerRequestsPerOp: 1,
+      setup: async (tenant) => {
+        for (let i = 0; i < 50; i++)
+          await tenant.client.request("PATCH", `/v1/sessions/${encodeURIComponent(`agent:main:l-${i}`)}`, {
+            body: { label: `l ${i}` },
+          });
+        return {};
+      },
+      op: (tenant) => tenant.client.get("/v1/sessions?limit=50"),
+    }),
+  );
+  log(`Telegram DM → reply ×${n} (fake Bot API, echo runner)`);
+  const tg = await startFakeApi(join(dirname(fileURLToPath(import.meta.url)), "../../test/peers/fake-telegram.mjs"), {
+    env: { TG_TOKEN: BOT_TOKEN },
+    label: "fake Telegram",
+  });
+  try {
+    results.push(
+      await measure(ctx, "Telegram DM to reply", {
+        n,
+        workerRequestsPerOp: 1,
+        setup: async (tenant, id) => {
+          await tenant.client.request("PUT", "/v1/config", {
+            body: {
+              session: { dmScope: "main" },
+              channels: {
+                telegram: {
+                  enabled: true,
+                  botToken: BOT_TOKEN,
+                  apiRoot: tg.url,
+                  webhookSecret: TG_SECRET,
+                  dmPolicy: "open",
+                  allowFrom: ["*"],
+                },
+              },
+            },
+          });
+          const dm = async (text) => {
+            const updateId = nextUpdateId++;
+            const res = await fetch(`${ctx.baseUrl}/t/${id}/telegram-webhook`, {
+              method: "POST",
+              headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": TG_SECRET },
+              body: JSON.stringify({
+                update_id: updateId,
+                message: {
+                  message_id: updateId % 1_000_000,
+                  from: { id: DM_USER, is_bot: false, first_name: "Bench", username: "bench" },
+                  chat: { id: DM_USER, type: "private", first_name: "Bench" },
+                  date: Math.floor(Date.now() / 1000),
+                  text,
+                },
+              }),
+            });
+            if (res.status !== 200) throw new Error(`webhook answered ${res.status}`);
+            const want = `ECHO: ${text}`;
+            const deadline = Date.now() + 30_000;
+            while (Date.now() < deadline) {
+              const calls = await tg.calls();
+              if (calls.some((c) => c.method === "sendMessage" && String(c.body?.text).includes(want))) return;
+              await sleep(50, undefined, { signal });
+            }
+            throw new Error(`no reply to "${text}" within 30 s`);
+          };
+          await dm(`warm ${id}`);
+          return { dm };
+        },
+        op: (_t, state, i) => state.dm(`dm ${i} ${randomUUID().slice(0, 6)}`),
+      }),
+    );
+  } finally {
+    await tg.stop();
+  }
+  const idleSeconds = ctx.quick ? 15 : 60;
+  log(`idle tenant with a connected Control UI socket for ${idleSeconds} s`);
+  const idle = await measure(ctx, "idle tenant, one socket", {
+    n: 1,
+    workerRequestsPerOp: 0,
+    setup: async (tenant, id) => {
+      const conn = await tenantGateway(id, tenant.token);
+      return { conn, close: () => closeAll([conn]) };
+    },
+    op: () => sleep(idleSeconds * 1000, undefined, { signal }),
+  });
+  results.push(idle);
+
+  const rows = results.flatMap(rowsOf);
+  // A tenant-month: messages × (a turn + its Worker request), plus a day of an idle socket × 30.
+  const turn = results[0];
+  const perMessage = dollars(turn.total, 1);
+  const idleDay = dollars(idle.total) * ((24 * 3600) / idleSeconds);
+  for (const messages of [100, 10_000, 1_000_000]) {
+    rows.push({
+      name: `tenant-month, ${messages.toLocaleString("en")} messages`,
+      value: messages * perMessage + 30 * idleDay,
+      unit: "USD",
+      note: `${messages.toLocaleString("en")} × echo turn + 30 days of an idle Control UI socket ($${(30 * idleDay).toFixed(4)}); Workers' $5 plan allowance not subtracted`,
+    });
+  }
+  rows.push({
+    name: "container per tenant, a month",
+    value: CONTAINER_GIB * SECONDS_PER_MONTH * CONTAINER_USD_PER_GIB_SECOND,
+    unit: "USD",
+    note: `${CONTAINER_GIB} GiB always on at $${CONTAINER_USD_PER_GIB_SECOND}/GiB-s (Cloudflare Containers, memory only)`,
+  });
+  return rows;
+}

@@ -1,0 +1,138 @@
+import type { DailyUnits, LedgerApi, ObjectUnits } from "../contracts/ledger-api";
+import { CLOUDFLARE_PRICES_AS_OF, CLOUDFLARE_PRICES_SOURCES, costOfUnitsUsd } from "../ledger/cloudflare-prices";
+import { addUnits, NO_UNITS } from "../metering/object-units";
+import { ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT } from "../protocol/admin";
+import type { UsageRange } from "../protocol/usage";
+import { directoryApi, ledgerApi } from "../stubs";
+import { DomainError } from "./errors";
+import { adminTenant } from "./tenant-admin";
+
+/**
+ * What a tenant used, per UTC day, for the operator's bill (`GET /v1/admin/tenants/<id>/usage`,
+ * `GET /v1/admin/usage`) and the tenant's own view (`GET /v1/usage`): the billable units its
+ * Durable Objects counted (src/metering/), the model tokens its runs used, and the estimate in
+ * dollars at Cloudflare's published prices (ledger/cloudflare-prices.ts). Worker requests are
+ * not in it: the Worker meters nothing per tenant (docs/operations.md, "What a tenant costs").
+ */
+
+/** WebSocket messages are billed as requests at 20:1 (Durable Objects pricing). */
+const WEBSOCKET_MESSAGES_PER_REQUEST = 20;
+const DAY_MS = 24 * 60 * 60_000;
+/** The longest range one answer covers (the ledger keeps 400 days). */
+export const USAGE_RANGE_MAX_DAYS = 400;
+
+export type DayUsage = {
+  date: string;
+  /** Units per object class. */
+  objects: Record<string, ObjectUnits>;
+  units: ObjectUnits;
+  tokens: number;
+  estimateUsd: number;
+};
+
+export type TenantUsage = {
+  tenantId: string;
+  from: string;
+  to: string;
+  days: DayUsage[];
+  totals: { units: ObjectUnits; tokens: number; estimateUsd: number };
+  prices: { asOf: string; sources: readonly string[] };
+};
+
+/** The range a query names, defaulting to the current UTC month; bad or too long ranges are refused. */
+export function usageRange(query: UsageRange, now = Date.now()): { from: string; to: string } {
+  const today = new Date(now).toISOString().slice(0, 10);
+  const to = query.to ?? today;
+  const from = query.from ?? `${to.slice(0, 8)}01`;
+  if (from > to) throw new DomainError("invalid", `from (${from}) is after to (${to})`);
+  const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS + 1;
+  if (days > USAGE_RANGE_MAX_DAYS)
+    throw new DomainError("invalid", `at most ${USAGE_RANGE_MAX_DAYS} days per query (asked ${days})`);
+  return { from, to };
+}
+
+/** Dollars for a set of object units (WebSocket messages at 20:1; no Worker share). */
+export function estimateUsd(units: ObjectUnits): number {
+  return costOfUnitsUsd({
+    workerRequests: 0,
+    workerCpuMs: 0,
+    objectRequests: units.requests + units.websocketMessages / WEBSOCKET_MESSAGES_PER_REQUEST,
+    objectActiveMs: units.activeMs,
+    sqliteRowsRead: units.rowsRead,
+    sqliteRowsWritten: units.rowsWritten,
+  });
+}
+
+/** Folds a ledger's rows and tokens into days. Pure. */
+export function usageByDay(
+  tenantId: string,
+  range: { from: string; to: string },
+  rows: readonly DailyUnits[],
+  tokensByDay: ReadonlyMap<string, number>,
+): TenantUsage {
+  const days = new Map<string, DayUsage>();
+  const dayOf = (date: string) => {
+    let day = days.get(date);
+    if (!day) {
+      day = { date, objects: {}, units: { ...NO_UNITS }, tokens: tokensByDay.get(date) ?? 0, estimateUsd: 0 };
+      days.set(date, day);
+    }
+    return day;
+  };
+  for (const row of rows) {
+    const day = dayOf(row.date);
+    day.objects[row.objectClass] = addUnits(day.objects[row.objectClass] ?? NO_UNITS, row.units);
+    day.units = addUnits(day.units, row.units);
+  }
+  for (const date of tokensByDay.keys()) dayOf(date);
+  const ordered = [...days.values()].sort((a, b) => a.date.localeCompare(b.date));
+  for (const day of ordered) day.estimateUsd = estimateUsd(day.units);
+  const units = ordered.reduce((sum, day) => addUnits(sum, day.units), { ...NO_UNITS });
+  return {
+    tenantId,
+    ...range,
+    days: ordered,
+    totals: { units, tokens: ordered.reduce((sum, day) => sum + day.tokens, 0), estimateUsd: estimateUsd(units) },
+    prices: { asOf: CLOUDFLARE_PRICES_AS_OF, sources: CLOUDFLARE_PRICES_SOURCES },
+  };
+}
+
+/** One tenant's usage from its ledger. */
+export async function ledgerUsage(
+  ledger: LedgerApi,
+  tenantId: string,
+  range: { from: string; to: string },
+): Promise<TenantUsage> {
+  const [rows, tokens] = await Promise.all([
+    ledger.unitsBetween(range.from, range.to),
+    ledger.usage({ startDate: range.from, endDate: range.to, limit: 20_000 }),
+  ]);
+  const tokensByDay = new Map<string, number>();
+  for (const row of tokens.rows) tokensByDay.set(row.date, (tokensByDay.get(row.date) ?? 0) + row.totalTokens);
+  return usageByDay(tenantId, range, rows, tokensByDay);
+}
+
+type UsageEnv = Pick<Env, "TENANTS" | "LEDGER" | "DIRECTORY"> & { DEFAULT_TENANT?: unknown };
+
+/** A tenant's usage, for the operator (404 for an unknown tenant). */
+export async function adminTenantUsage(env: UsageEnv, tenantId: string, query: UsageRange) {
+  const range = usageRange(query);
+  await adminTenant(env, tenantId);
+  return ledgerUsage(ledgerApi(env, tenantId), tenantId, range);
+}
+
+/** Every tenant's usage in a range, a page of tenants at a time (by id, as `GET /v1/admin/tenants`). */
+export async function allTenantsUsage(env: UsageEnv, query: UsageRange & { limit?: number; cursor?: string }) {
+  const range = usageRange(query);
+  const limit = Math.min(query.limit ?? ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT);
+  const rows = await directoryApi(env).page(limit + 1, query.cursor);
+  const page = rows.slice(0, limit);
+  const tenants = await Promise.all(page.map((t) => ledgerUsage(ledgerApi(env, t.id), t.id, range)));
+  return {
+    ...range,
+    tenants: tenants.map(({ prices: _prices, from: _from, to: _to, ...usage }) => usage),
+    prices: { asOf: CLOUDFLARE_PRICES_AS_OF, sources: CLOUDFLARE_PRICES_SOURCES },
+    hasMore: rows.length > limit,
+    ...(rows.length > limit ? { nextCursor: page.at(-1)!.id } : {}),
+  };
+}

@@ -1,0 +1,50 @@
+/** When the prices below were read, and where. */
+export const CLOUDFLARE_PRICES_AS_OF = "2026-11-28";
+export const CLOUDFLARE_PRICES_SOURCES = [
+  "https://developers.cloudflare.com/durable-objects/platform/pricing",
+  "https://developers.cloudflare.com/workers/platform/pricing",
+] as const;
+
+/**
+ * Cloudflare's published Workers Paid prices, in USD, as read on 2026-11-28 from the sources
+ * above. The monthly allowances included in the $5 plan are left out on purpose: a per-unit
+ * figure is what one more tenant adds.
+ */
+export const CLOUDFLARE_PRICES_USD = {
+  workerRequestsPerMillion: 0.3,
+  workerCpuMsPerMillion: 0.02,
+  objectRequestsPerMillion: 0.15,
+  objectDurationPerMillionGbSeconds: 12.5,
+  sqliteRowsReadPerMillion: 0.001,
+  sqliteRowsWrittenPerMillion: 1.0,
+  storedGbPerMonth: 0.2,
+} as const;
+
+/** Durable Objects are billed for duration at 128 MB whatever they use. */
+export const OBJECT_BILLED_MEMORY_GB = 0.128;
+
+/** The billable units a piece of work caused. */
+export interface BillableUnits {
+  workerRequests: number;
+  workerCpuMs: number;
+  objectRequests: number;
+  /** Wall time an object was active (not hibernated), summed over objects. */
+  objectActiveMs: number;
+  sqliteRowsRead: number;
+  sqliteRowsWritten: number;
+}
+
+/** The dollars `units` cost at the published prices (storage excluded: it is per month, not per unit of work). */
+export function costOfUnitsUsd(units: BillableUnits): number {
+  const p = CLOUDFLARE_PRICES_USD;
+  const gbSeconds = (units.objectActiveMs / 1000) * OBJECT_BILLED_MEMORY_GB;
+  return (
+    (units.workerRequests * p.workerRequestsPerMillion +
+      units.workerCpuMs * p.workerCpuMsPerMillion +
+      units.objectRequests * p.objectRequestsPerMillion +
+      gbSeconds * p.objectDurationPerMillionGbSeconds +
+      units.sqliteRowsRead * p.sqliteRowsReadPerMillion +
+      units.sqliteRowsWritten * p.sqliteRowsWrittenPerMillion) /
+    1e6
+  );
+}
