@@ -43,7 +43,13 @@ export type ChannelTurn = {
 };
 
 /** `reactToMessageId`: Telegram's message_id (a number), Slack's message ts (text). */
-export type ChannelAck = { chatId: string; typingThreadId?: number; reactToMessageId?: number | string };
+export type ChannelAck = {
+  chatId: string;
+  typingThreadId?: number;
+  reactToMessageId?: number | string;
+  /** Telegram's inline-button press, answered (`answerCallbackQuery`) before anything else. */
+  callbackQueryId?: string;
+};
 
 /** A sender asking for access under dmPolicy `pairing`. */
 export type PairingAsk = { senderId: string; chatId: string; meta: Record<string, string> };

@@ -1,9 +1,10 @@
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
-import { startRun } from "../domain/runs";
+import { startChatCommandRun, startRun } from "../domain/runs";
 import { logInfo, logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import { type ChannelTurn, type InboundAdapter, PAIRING_KIND, type PairingAsk } from "./adapter";
+import { channelCommand } from "./chat-command-turn";
 import type { GroupHistoryPort } from "./group-history-store";
 import { type InboxStore, type InboxUpdate, PAIRING_PENDING_MAX } from "./inbox-store";
 import { modelTurn } from "./turn-context";
@@ -120,17 +121,21 @@ export class ChannelInbox {
     const runId = turnRunId(update.channel, update.updateId);
     const told = modelTurn(turn, this.ports.groupHistory);
     try {
-      const result = await startRun(this.ports.context(config, update.origin), {
+      const ctx = this.ports.context(config, update.origin);
+      const request = {
         key: turn.sessionKey,
         runId,
         message: turn.text,
-        origin: "agent",
-        provenance: { kind: "external_user", sourceChannel: turn.replyTarget.channel },
+        origin: "agent" as const,
+        provenance: { kind: "external_user" as const, sourceChannel: turn.replyTarget.channel },
         seed: turn.seed,
         replyTarget: turn.replyTarget,
         ...(told.modelMessages ? { modelMessages: told.modelMessages } : {}),
         ...(turn.rowFields ? { routeFields: turn.rowFields } : {}),
-      });
+      };
+      // A command is a run with a fixed reply (same run id: answered once, through the outbox).
+      const command = channelCommand(turn.text);
+      const result = command ? await startChatCommandRun(ctx, command, request) : await startRun(ctx, request);
       logInfo("channel.turn", {
         tenant: this.ports.tenantId,
         channel: update.channel,

@@ -12,7 +12,7 @@ import type { InputProvenance, SessionSeed, TranscriptMessage } from "../protoco
 import { terminalReply } from "../runs/run-payloads";
 import { existingRunResult } from "../runs/run-snapshot";
 import { dropUndefined } from "../util/encoding";
-import { parseChatCommand, runChatCommand } from "./chat-commands";
+import { type ChatCommand, parseChatCommand, runChatCommand } from "./chat-commands";
 import type { TenantContext } from "./context";
 import { DomainError, rateLimited, refusalsRestored } from "./errors";
 import { agentIdParam, canonicalKey, mainKeyOf, sessionRef } from "./keys";
@@ -150,16 +150,11 @@ export async function chatSend(
   if (command) return sendCommand(ctx, key, params.idempotencyKey, params.message, command);
   const chatCommand = params.suppressCommandInterpretation ? null : parseChatCommand(text);
   if (chatCommand) {
-    const outcome = await runChatCommand(ctx, key, chatCommand);
-    // `/new <message>` and `/reset <message>`: the message is the new session's first turn.
-    const firstTurn = outcome.resetFirst && chatCommand.args ? chatCommand.args : undefined;
-    const result = await startRun(ctx, {
+    const result = await startChatCommandRun(ctx, chatCommand, {
       key,
       runId: params.idempotencyKey,
-      message: firstTurn ?? params.message,
+      message: params.message,
       origin: "chat.send",
-      ...(firstTurn === undefined ? { fixedReply: outcome.reply, ignoreSendPolicy: true } : {}),
-      ...(outcome.resetFirst ? { resetFirst: outcome.resetFirst } : {}),
     });
     return chatSendResult(result);
   }
@@ -178,6 +173,28 @@ export async function chatSend(
     deliver: params.deliver,
   });
   return chatSendResult(result);
+}
+
+/**
+ * Runs a chat command (not /stop or /send) as a run with a fixed reply, the one way every door
+ * runs them (chat.send, channel turns): the reply is the run's, so it lands in the transcript and
+ * goes to the run's reply target through the outbox, and the run id makes it happen once. `/new`
+ * and `/reset` reset the transcript in the session object with the run; `/new <message>` makes
+ * the message the new session's first turn (a model run).
+ */
+export async function startChatCommandRun(
+  ctx: TenantContext<"index" | "runs">,
+  command: ChatCommand,
+  request: RunRequest,
+): Promise<StartedRun> {
+  const outcome = await runChatCommand(ctx, request.key, command);
+  const firstTurn = outcome.resetFirst && command.args ? command.args : undefined;
+  return startRun(ctx, {
+    ...request,
+    message: firstTurn ?? request.message,
+    ...(firstTurn === undefined ? { fixedReply: outcome.reply, ignoreSendPolicy: true } : {}),
+    ...(outcome.resetFirst ? { resetFirst: outcome.resetFirst } : {}),
+  });
 }
 
 function chatSendResult(result: Started & { gate?: Disposable }): {

@@ -8,8 +8,9 @@ import type { DeliveryTarget } from "../model/delivery";
 import type { RunSnapshot } from "../model/run-types";
 import { defaultAgentId, isKnownAgent } from "../policy/agent-config";
 import type { HooksConfig } from "../protocol/config";
-import type { InputProvenance } from "../protocol/session";
+import type { InputProvenance, SessionEntry } from "../protocol/session";
 import { terminalReply } from "../runs/run-payloads";
+import { dropUndefined } from "../util/encoding";
 import { hookDeliveryKey } from "./hook-delivery";
 import { hookPrompt, systemEventLine } from "./hook-prompt";
 import { type HookAgentRequest, type HookWakeRequest, hookAgentId, hookSessionKey } from "./hook-request";
@@ -204,7 +205,16 @@ export async function wakeHook(
   const line = systemEventLine(request.text, now);
   const provenance: InputProvenance = { kind: "internal_system", sourceTool: "hooks.wake" };
   if (request.mode === "now") {
-    await startRun(ctx, { key, runId: crypto.randomUUID(), message: line, origin: "agent", provenance });
+    // OpenClaw's heartbeat posts a visible reply to the main session's last route (SPEC §2.3).
+    const replyTarget = lastRouteOf(await ctx.sessions(key).entry());
+    await startRun(ctx, {
+      key,
+      runId: crypto.randomUUID(),
+      message: line,
+      origin: "agent",
+      provenance,
+      ...(replyTarget ? { replyTarget } : {}),
+    });
     return { status: 200, body: { ok: true, mode: "now", eventOutcome: "queued" } };
   }
   const stub = ctx.sessions(key);
@@ -219,6 +229,13 @@ export async function wakeHook(
     stub.append(sessionRef(ctx, key), { messages: [{ role: "user", content: line, provenance }] }),
   );
   return { status: 200, body: { ok: true, mode: "next-heartbeat", eventOutcome: "queued" } };
+}
+
+/** The route a session's last turn came in on (a chat), where a wake's reply goes; none for a session no chat reached. */
+function lastRouteOf(entry: SessionEntry | null | undefined): DeliveryTarget | undefined {
+  const route = entry?.deliveryContext;
+  if (!route?.channel || !route.to) return undefined;
+  return dropUndefined({ channel: route.channel, to: route.to, accountId: route.accountId, threadId: route.threadId });
 }
 
 function randomHex(bytes: number): string {

@@ -269,6 +269,15 @@ export const telegramUpdateSchema = z.looseObject({
   update_id: z.number().int(),
   message: telegramMessageSchema.optional(),
   edited_message: z.unknown().optional(),
+  /** An inline button pressed under one of the bot's messages. */
+  callback_query: z
+    .looseObject({
+      id: z.string(),
+      from: tgUser,
+      data: z.string().optional(),
+      message: telegramMessageSchema.optional(),
+    })
+    .optional(),
 });
 export type TelegramUpdate = z.infer<typeof telegramUpdateSchema>;
 

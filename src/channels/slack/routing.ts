@@ -140,8 +140,8 @@ function decideChannel(input: SlackRoutingInput, event: SlackMessageEvent, text:
     senderId: event.user!,
     chatType: "channel",
     replyTarget,
-    // The 👀 reaction answers a mention where one was required (recorded for C0MENTION only).
-    ack: { chatId: channelId, ...(requireMention ? { reactToMessageId: event.ts! } : {}) },
+    // The 👀 reaction answers a mention, required or not (OpenClaw's "group-mentions" scope, recorded).
+    ack: { chatId: channelId, ...(mentioned ? { reactToMessageId: event.ts! } : {}) },
     context: {
       envelope: envelopeOf(input, event, text, false, mentioned),
       rowFields: input.channelName ? slackChannelRowFields(channelId, input.channelName, input.bot, SLACK_ACCOUNT) : {},

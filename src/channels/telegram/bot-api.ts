@@ -72,6 +72,8 @@ export class TelegramBotApi {
   /** Typing and the 👀 reaction before a turn (best effort, as the real gateway). */
   async acknowledge(ack: ChannelAck): Promise<void> {
     const chatId = Number(ack.chatId);
+    if (ack.callbackQueryId !== undefined)
+      await this.call("answerCallbackQuery", { callback_query_id: ack.callbackQueryId });
     await this.call("sendChatAction", {
       chat_id: chatId,
       action: "typing",

@@ -1,6 +1,7 @@
 import type { TelegramConfig, TelegramMessage, TelegramUpdate } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundDecision } from "../adapter";
+import { addressedCommand } from "../chat-command-turn";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
 import { telegramEnvelope, telegramRowFields } from "./context";
@@ -29,15 +30,32 @@ export type RoutingInput = {
 };
 
 export function decideTelegram(input: RoutingInput): InboundDecision {
+  const press = buttonPress(input.update);
+  if (press) {
+    const decision = decideMessage(input, press.message, true);
+    if (decision.action !== "turn") return decision;
+    // No 👀 on the bot's own message the button is under.
+    const { reactToMessageId: _react, ...ack } = { ...decision.turn.ack, callbackQueryId: press.callbackQueryId };
+    return { action: "turn", turn: { ...decision.turn, ack } };
+  }
   const message = input.update.message;
   if (!message) return ignore("not a new message (edits and other updates are not turns)");
+  return decideMessage(input, message, false);
+}
+
+function decideMessage(input: RoutingInput, message: TelegramMessage, buttonPressed: boolean): InboundDecision {
   const from = message.from;
   if (!from) return ignore("no sender");
   if (from.id === input.bot.id || from.is_bot) return ignore("a bot's own message");
   const text = message.text ?? message.caption ?? "";
   if (text.trim() === "") return ignore("no text");
-  if (message.chat.type === "private") return decideDirect(input, message, text);
-  if (message.chat.type === "group" || message.chat.type === "supergroup") return decideGroup(input, message, text);
+  // `/cmd@otherbot` is plain text for the model, not a mention (recorded from OpenClaw 2026.9.6).
+  const forBot = addressedCommand(text, input.bot.username);
+  const addressed = forBot && !forBot.toOtherBot ? forBot : null;
+  const turnText = addressed?.text ?? text;
+  if (message.chat.type === "private") return decideDirect(input, message, turnText);
+  if (message.chat.type === "group" || message.chat.type === "supergroup")
+    return decideGroup(input, message, turnText, buttonPressed || addressed !== null);
   return ignore(`chat type ${message.chat.type}`);
 }
 
@@ -68,7 +86,12 @@ function decideDirect(input: RoutingInput, message: TelegramMessage, text: strin
   });
 }
 
-function decideGroup(input: RoutingInput, message: TelegramMessage, text: string): InboundDecision {
+function decideGroup(
+  input: RoutingInput,
+  message: TelegramMessage,
+  text: string,
+  addressedToBot: boolean,
+): InboundDecision {
   const groupId = String(message.chat.id);
   const { telegram } = input;
   const policy = telegram.groupPolicy ?? "allowlist";
@@ -83,7 +106,7 @@ function decideGroup(input: RoutingInput, message: TelegramMessage, text: string
   const senders = group?.allowFrom ?? telegram.groupAllowFrom;
   if (senders && senders.length > 0 && !listed(senders, senderId)) return ignore("sender not allowed in group");
   const requireMention = group?.requireMention ?? true;
-  const mentioned = mentionsBot(message, input.bot);
+  const mentioned = addressedToBot || mentionsBot(message, input.bot);
   if (requireMention && !mentioned) return ignore("no mention", historyEntry(message, text));
   const topic = topicOf(message);
   const sessionKey = groupSessionKey({
@@ -113,10 +136,25 @@ function decideGroup(input: RoutingInput, message: TelegramMessage, text: string
     ack: {
       chatId: groupId,
       ...(topic !== undefined ? { typingThreadId: topic } : {}),
-      // The 👀 reaction answers a mention where one was required (OpenClaw's "group-mentions").
-      ...(requireMention ? { reactToMessageId: message.message_id } : {}),
+      // The 👀 reaction answers a mention, required or not (OpenClaw's "group-mentions", recorded).
+      ...(mentioned ? { reactToMessageId: message.message_id } : {}),
     },
   });
+}
+
+/**
+ * An inline-button press as OpenClaw takes it: a turn of the presser in the button message's chat
+ * whose text is `callback_data: <data>` (addressed to the bot, like a mention); answered with
+ * `answerCallbackQuery` first. A press without data or without its message is no turn.
+ */
+function buttonPress(update: TelegramUpdate): { message: TelegramMessage; callbackQueryId: string } | null {
+  const query = update.callback_query;
+  if (!query?.message || query.data === undefined) return null;
+  const { entities: _entities, caption: _caption, reply_to_message: _reply, ...buttonMessage } = query.message;
+  return {
+    message: { ...buttonMessage, from: query.from, text: `callback_data: ${query.data}` },
+    callbackQueryId: query.id,
+  };
 }
 
 /** A forum message's topic: its thread id, or the General topic when a forum message has none. */

@@ -1,0 +1,32 @@
+import { type ChatCommand, parseChatCommand } from "../domain/chat-commands";
+
+/**
+ * Chat commands typed into Telegram and Slack: the same layer as `chat.send`'s
+ * (domain/chat-commands.ts, run by domain/runs.ts `startChatCommandRun`), so a chat's `/help`,
+ * `/status`, `/new`, `/reset`… are answered without the model, and `commands.list` stays the one
+ * list of what exists. Only the addressing is the platform's.
+ */
+
+/** Commands not run from chats yet (they need the owner's scope or a run to stop): text for the model. */
+const NOT_FROM_CHATS = new Set(["stop", "send"]);
+
+/** The command a channel turn's text is, or null; leading mentions of the bot (Slack's `<@U…>`) are not part of it. */
+export function channelCommand(text: string): ChatCommand | null {
+  const command = parseChatCommand(text.replace(/^(?:\s*<@[A-Z0-9]+>)+/i, "").trim());
+  return command && !NOT_FROM_CHATS.has(command.name) ? command : null;
+}
+
+/**
+ * Telegram's `/cmd@bot args`: for this bot (the text without `@bot`; it counts as a mention, as in
+ * OpenClaw) or for another bot (OpenClaw 2026.9.6 gives that text to the model as it is, recorded in
+ * an open group); null when the text is no addressed command.
+ */
+export function addressedCommand(text: string, botUsername: string): { text: string; toOtherBot: boolean } | null {
+  const trimmed = text.trim();
+  const match = /^\/([a-z][a-z0-9_-]*)@([a-z0-9_]+)(?=\s|$)/i.exec(trimmed);
+  if (!match) return null;
+  return {
+    text: `/${match[1]}${trimmed.slice(match[0].length)}`,
+    toOtherBot: match[2]!.toLowerCase() !== botUsername.toLowerCase(),
+  };
+}

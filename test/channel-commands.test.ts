@@ -1,0 +1,172 @@
+import { describe, expect, inject, it } from "vitest";
+import { slackSignature } from "../src/channels/slack/signature";
+import { call, freshTenant, type TestTenant, until } from "./helpers";
+
+/**
+ * Chat commands typed into Telegram run through the same layer as `chat.send` (issue 46, 1):
+ * answered without the model, the reply delivered to the chat through the outbox once, `/new`
+ * resetting the transcript, `/cmd@thisbot` a mention and `/cmd@otherbot` text for the model. The inbox, the
+ * session and the outbox are real; the Bot API is the test peer's (`/telegram`, bot `peer_bot`).
+ */
+
+const SECRET = "tg-webhook-secret-commands-0123";
+let nextUpdateId = 930_000;
+
+function update(chat: { id: number; type: string }, text: string, updateId = nextUpdateId++) {
+  return {
+    update_id: updateId,
+    message: {
+      message_id: updateId,
+      from: { id: 555300, is_bot: false, first_name: "Ada", username: "ada" },
+      chat,
+      date: Math.floor(Date.now() / 1000),
+      text,
+    },
+  };
+}
+
+async function commandTenant(): Promise<TestTenant> {
+  const t = await freshTenant("cmds");
+  const put = await t.config({
+    channels: {
+      telegram: {
+        enabled: true,
+        botToken: "42:fake",
+        webhookSecret: SECRET,
+        apiRoot: `http://127.0.0.1:${inject("peerPort")}/telegram`,
+        dmPolicy: "open",
+        groupPolicy: "open",
+        groups: { "-100700": { requireMention: true }, "-100701": { requireMention: false } },
+      },
+    },
+  });
+  expect(put.status, put.text).toBe(200);
+  return t;
+}
+
+async function post(t: TestTenant, body: unknown) {
+  const res = await call(`${t.prefix}/telegram-webhook`, {
+    method: "POST",
+    token: null,
+    headers: { "x-telegram-bot-api-secret-token": SECRET },
+    json: body,
+  });
+  expect(res.status).toBe(200);
+}
+
+/** Waits until the inbox handled `count` updates. */
+async function handled(t: TestTenant, count: number) {
+  await until(
+    async () => (await t.call("/v1/channels/status")).data.channelAccounts.telegram[0],
+    (account) => account.pendingUpdates === 0 && account.handledUpdates === count,
+  );
+}
+
+type Delivery = { status: string; message: string; target: { to: string } };
+async function sentOf(t: TestTenant, key: string, count: number): Promise<Delivery[]> {
+  return until(
+    async () => {
+      const res = await t.call(`/v1/sessions/${encodeURIComponent(key)}/deliveries`);
+      return ((res.data.deliveries ?? []) as Delivery[]).filter((d) => d.status === "delivered");
+    },
+    (sent) => sent.length >= count,
+  );
+}
+
+async function transcript(t: TestTenant, key: string) {
+  const res = await call(`${t.prefix}/sessions/${encodeURIComponent(key)}/history`, { token: t.token });
+  expect(res.status, res.text).toBe(200);
+  return res.data as { sessionId?: string; messages: Array<{ role: string; content: unknown }> };
+}
+
+const textOf = (content: unknown) =>
+  typeof content === "string" ? content : (content as Array<{ text?: string }>).map((part) => part.text ?? "").join("");
+
+describe("chat commands from Telegram", () => {
+  it("a DM's /help and /status are answered without the model, once; /new starts a fresh transcript", async () => {
+    const t = await commandTenant();
+    const dm = { id: 555300, type: "private" };
+    const help = update(dm, "/help");
+    await post(t, help);
+    await post(t, help); // redelivered: one answer
+    await post(t, update(dm, "/status"));
+    await handled(t, 2);
+    const key = "agent:main:main";
+    const sent = await sentOf(t, key, 2);
+    expect(sent.map((d) => d.target.to)).toEqual(["telegram:555300", "telegram:555300"]);
+    expect(sent.map((d) => d.message.split("\n")[0]).sort()).toEqual(["Available commands:", `Session: ${key}`]);
+    expect(sent.find((d) => d.message.startsWith("Available"))!.message).toContain("/new — Start a new session.");
+    const before = await transcript(t, key);
+    expect(before.messages.map((m) => textOf(m.content))).toContain("/status");
+
+    await post(t, update(dm, "/new"));
+    await handled(t, 3);
+    const after = await sentOf(t, key, 3);
+    expect(after.map((d) => d.message)).toContain("✅ New session started.");
+    const fresh = await transcript(t, key);
+    expect(fresh.messages.map((m) => [m.role, textOf(m.content)])).toEqual([
+      ["user", "/new"],
+      ["assistant", "✅ New session started."],
+    ]);
+  }, 60_000);
+
+  it("/cmd@thisbot counts as a mention in a group that requires one; /cmd@otherbot is not a command", async () => {
+    const t = await commandTenant();
+    await post(t, update({ id: -100700, type: "supergroup" }, "/status@peer_bot"));
+    await post(t, update({ id: -100701, type: "supergroup" }, "/help@other_bot"));
+    await post(t, update({ id: -100700, type: "supergroup" }, "/help"));
+    await handled(t, 3);
+    const key = "agent:main:telegram:group:-100700";
+    const sent = await sentOf(t, key, 1);
+    expect(sent.map((d) => [d.target.to, d.message.split("\n")[0]])).toEqual([["telegram:-100700", `Session: ${key}`]]);
+    // Another bot's command is text for the model (as OpenClaw 2026.9.6 answers it in an open group).
+    const other = await sentOf(t, "agent:main:telegram:group:-100701", 1);
+    expect(other[0]!.message).not.toMatch(/^Available commands:/);
+  }, 60_000);
+});
+
+describe("chat commands from Slack", () => {
+  const SLACK_SECRET = "slack-signing-secret-commands-0123456789";
+  async function postSlack(t: TestTenant, event: Record<string, unknown>, eventId: string) {
+    const body = JSON.stringify({ type: "event_callback", team_id: "T0TEST", event_id: eventId, event });
+    const at = String(Math.floor(Date.now() / 1000));
+    const res = await call(`${t.prefix}/slack/events`, {
+      method: "POST",
+      token: null,
+      headers: {
+        "content-type": "application/json",
+        "x-slack-request-timestamp": at,
+        "x-slack-signature": await slackSignature(SLACK_SECRET, at, body),
+      },
+      body,
+    });
+    expect(res.status).toBe(200);
+  }
+
+  it("a DM's /new and a channel's `<@bot> /status` are answered without the model", async () => {
+    const t = await freshTenant("cmds-slack");
+    const put = await t.config({
+      channels: {
+        slack: {
+          enabled: true,
+          mode: "http",
+          botToken: "xoxb-cmds-0000-fake",
+          signingSecret: SLACK_SECRET,
+          apiRoot: `http://127.0.0.1:${inject("peerPort")}/slack/api/`,
+          dmPolicy: "open",
+          groupPolicy: "open",
+        },
+      },
+    });
+    expect(put.status, put.text).toBe(200);
+    const dm = { type: "message", channel: "D0ALICE", channel_type: "im", user: "U0ALICE" };
+    await postSlack(t, { ...dm, text: "/new", ts: "1795705000.000100" }, "EvC1");
+    const channel = { type: "message", channel: "C0OPEN", channel_type: "channel", user: "U0ALICE" };
+    await postSlack(t, { ...channel, text: "<@U0BOT> /status", ts: "1795705000.000200" }, "EvC2");
+    const sent = await sentOf(t, "agent:main:main", 1);
+    expect(sent.map((d) => [d.target.to, d.message])).toEqual([["user:U0ALICE", "✅ New session started."]]);
+    const key = "agent:main:slack:channel:c0open";
+    const status = await sentOf(t, key, 1);
+    expect(status.map((d) => [d.target.to, d.message.split("\n")[0]])).toEqual([["channel:C0OPEN", `Session: ${key}`]]);
+  }, 60_000);
+});
