@@ -4,6 +4,7 @@ import type { InboundDecision } from "../adapter";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
 import { telegramEnvelope, telegramRowFields } from "./context";
+import { telegramTurnText } from "./media-text";
 
 /**
  * Who may talk to the Telegram bot and which session a message lands in, as the real gateway
@@ -34,7 +35,7 @@ export function decideTelegram(input: RoutingInput): InboundDecision {
   const from = message.from;
   if (!from) return ignore("no sender");
   if (from.id === input.bot.id || from.is_bot) return ignore("a bot's own message");
-  const text = message.text ?? message.caption ?? "";
+  const text = telegramTurnText(message);
   if (text.trim() === "") return ignore("no text");
   if (message.chat.type === "private") return decideDirect(input, message, text);
   if (message.chat.type === "group" || message.chat.type === "supergroup") return decideGroup(input, message, text);
