@@ -4,6 +4,7 @@ import type { InboundDecision } from "../adapter";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
 import { slackChannelRowFields, slackEnvelope } from "./context";
+import { slackTurnText } from "./media-text";
 
 /**
  * Who may talk to the Slack app and which session a message lands in, as the real gateway
@@ -60,7 +61,7 @@ export function decideSlack(input: SlackRoutingInput): InboundDecision {
   if (event.subtype && !PERSON_SUBTYPES.has(event.subtype)) return ignore(`subtype ${event.subtype}`);
   if (event.bot_id || (event.user && event.user === input.bot.userId)) return ignore("a bot's message");
   if (!event.user || !event.channel || !event.ts) return ignore("no sender, channel or ts");
-  const text = event.text ?? "";
+  const text = slackTurnText(event);
   if (text.trim() === "") return ignore("no text");
   if (isDirect(event)) return decideDirect(input, event, text);
   if (event.channel_type === "mpim") return ignore("group DMs are not served");

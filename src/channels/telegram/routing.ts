@@ -5,6 +5,7 @@ import { addressedCommand } from "../chat-command-turn";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
 import { telegramEnvelope, telegramRowFields } from "./context";
+import { telegramTurnText } from "./media-text";
 
 /**
  * Who may talk to the Telegram bot and which session a message lands in, as the real gateway
@@ -47,7 +48,7 @@ function decideMessage(input: RoutingInput, message: TelegramMessage, buttonPres
   const from = message.from;
   if (!from) return ignore("no sender");
   if (from.id === input.bot.id || from.is_bot) return ignore("a bot's own message");
-  const text = message.text ?? message.caption ?? "";
+  const text = telegramTurnText(message);
   if (text.trim() === "") return ignore("no text");
   // `/cmd@otherbot` is plain text for the model, not a mention (recorded from OpenClaw 2026.9.6).
   const forBot = addressedCommand(text, input.bot.username);
