@@ -45,8 +45,12 @@ export type InboundDecision =
   | { action: "pairing"; ask: PairingAsk }
   | { action: "turn"; turn: ChannelTurn };
 
-/** Outcome of sending a delivery's parts from `fromPart` on. */
-export type SendOutcome = { partsSent: number; error?: string };
+/**
+ * Outcome of sending a delivery's parts from `fromPart` on. `retryAfterMs`: the platform asked
+ * to wait that long before the next call (Telegram's `429` `parameters.retry_after`, Slack's
+ * `Retry-After`); the outbox retries no sooner.
+ */
+export type SendOutcome = { partsSent: number; error?: string; retryAfterMs?: number };
 
 /** The delivery kind of a pairing code message (sent as the platform's prepared text, not as Markdown). */
 export const PAIRING_KIND = "pairing";

@@ -86,7 +86,7 @@ export class Outbox {
         await this.reportSend(delivery.target.channel, failure);
         if (!failure) return this.finish(id, { status: "delivered", deliveredTo: delivery.target.channel }, now);
         this.ports.store.recordPartsSent(id, outcome.partsSent);
-        return this.failed(config, delivery, failure, now);
+        return this.failed(config, delivery, failure, now, outcome.retryAfterMs);
       }
       if (!url) {
         // Recorded as delivered to the log: which delivery and where, never its body (docs/delivery.md).
@@ -112,10 +112,12 @@ export class Outbox {
   }
 
   /**
-   * A failed attempt: retried after its backoff, or dead after `delivery.maxAttempts`. Its error
-   * text is kept, logged and evented only redacted of the credentials the send carried.
+   * A failed attempt: retried after its backoff, or after the platform's own wait when it asked
+   * for a longer one (`retry_after` / `Retry-After`: an earlier retry would be refused again), or
+   * dead after `delivery.maxAttempts`. Its error text is kept, logged and evented only redacted
+   * of the credentials the send carried.
    */
-  private failed(config: TenantConfig, delivery: Delivery, failure: SendFailure, now: number): void {
+  private failed(config: TenantConfig, delivery: Delivery, failure: SendFailure, now: number, retryAfterMs = 0): void {
     const error = redacted(failure);
     const id = delivery.id;
     const attempts = delivery.attempts + 1;
@@ -135,7 +137,7 @@ export class Outbox {
       return;
     }
     this.ports.store.record(id, { status: "pending", error }, now);
-    this.ports.timers.set("delivery", id, now + deliveryBackoffMs(attempts));
+    this.ports.timers.set("delivery", id, now + Math.max(deliveryBackoffMs(attempts), retryAfterMs));
   }
 
   private finish(
