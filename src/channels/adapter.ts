@@ -60,10 +60,12 @@ export type InboundDecision =
   | { action: "turn"; turn: ChannelTurn };
 
 /**
- * Outcome of sending a delivery's parts from `fromPart` on. `final`: the platform said retrying cannot help (WhatsApp's closed 24-hour window), so the
- * delivery ends dead now with the error instead of being retried.
+ * Outcome of sending a delivery's parts from `fromPart` on. `retryAfterMs`: the platform asked
+ * to wait that long before the next call (Telegram's `429` `parameters.retry_after`, Slack's
+ * `Retry-After`); the outbox retries no sooner. `final`: the platform said retrying cannot help
+ * (WhatsApp's closed 24-hour window), so the delivery ends dead now with the error.
  */
-export type SendOutcome = { partsSent: number; error?: string; final?: boolean };
+export type SendOutcome = { partsSent: number; error?: string; retryAfterMs?: number; final?: boolean };
 
 /** The delivery kind of a pairing code message (sent as the platform's prepared text, not as Markdown). */
 export const PAIRING_KIND = "pairing";

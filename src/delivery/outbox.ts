@@ -1,5 +1,5 @@
 import { signatureHeader } from "../auth/webhook-signature";
-import type { ChannelSender } from "../channels/adapter";
+import type { ChannelSender, SendOutcome } from "../channels/adapter";
 import type { ChannelSendResult } from "../channels/send-health";
 import type { LiveEvent } from "../contracts/tenant-api";
 import type { Delivery, DeliveryTarget } from "../model/delivery";
@@ -86,7 +86,7 @@ export class Outbox {
         await this.reportSend(delivery.target.channel, failure);
         if (!failure) return this.finish(id, { status: "delivered", deliveredTo: delivery.target.channel }, now);
         this.ports.store.recordPartsSent(id, outcome.partsSent);
-        return this.failed(config, delivery, failure, now, outcome.final === true);
+        return this.failed(config, delivery, failure, now, outcome);
       }
       if (!url) {
         // Recorded as delivered to the log: which delivery and where, never its body (docs/delivery.md).
@@ -112,11 +112,20 @@ export class Outbox {
   }
 
   /**
-   * A failed attempt: retried after its backoff, or dead after `delivery.maxAttempts` (at once
-   * when the platform said it is `final`). Its error text is kept, logged and evented only
-   * redacted of the credentials the send carried.
+   * A failed attempt: retried after its backoff, or after the platform's own wait when it asked
+   * for a longer one (`retry_after` / `Retry-After`: an earlier retry would be refused again), or
+   * dead after `delivery.maxAttempts` (at once when the platform said retrying cannot help:
+   * `final`). Its error text is kept, logged and evented only redacted of the credentials the
+   * send carried.
    */
-  private failed(config: TenantConfig, delivery: Delivery, failure: SendFailure, now: number, final = false): void {
+  private failed(
+    config: TenantConfig,
+    delivery: Delivery,
+    failure: SendFailure,
+    now: number,
+    platform: Pick<SendOutcome, "final" | "retryAfterMs"> = {},
+  ): void {
+    const { final = false, retryAfterMs = 0 } = platform;
     const error = redacted(failure);
     const id = delivery.id;
     const attempts = delivery.attempts + 1;
@@ -136,7 +145,7 @@ export class Outbox {
       return;
     }
     this.ports.store.record(id, { status: "pending", error }, now);
-    this.ports.timers.set("delivery", id, now + deliveryBackoffMs(attempts));
+    this.ports.timers.set("delivery", id, now + Math.max(deliveryBackoffMs(attempts), retryAfterMs));
   }
 
   private finish(

@@ -47,7 +47,8 @@ async function startFakeTelegram() {
   return {
     url: api.url,
     calls: async (method) => (await api.calls()).filter((c) => !method || c.method === method),
-    fail: (method, count, error_code, description) => api.fail({ method, count, error_code, description }),
+    fail: (method, count, error_code, description, parameters) =>
+      api.fail({ method, count, error_code, description, ...(parameters ? { parameters } : {}) }),
     stop: api.stop,
   };
 }
@@ -354,6 +355,21 @@ test("a 500 from sendMessage is retried, and the reply arrives once", async () =
   assert.equal(failed.length, 1);
   await sleep(2500);
   assert.equal((await sends("ECHO: after a failure")).length, 1);
+});
+
+test("a 429 with retry_after: the reply is sent again no sooner than Telegram asked, once", async () => {
+  const RETRY_AFTER_S = 3;
+  await fake.fail("sendMessage", 1, 429, `Too Many Requests: retry after ${RETRY_AFTER_S}`, {
+    retry_after: RETRY_AFTER_S,
+  });
+  await post(dm("after a 429"));
+  const [reply] = await waitForSends("the reply after retry_after", "ECHO: after a 429", 1, 30_000);
+  const refused = (await fake.calls("sendMessage")).filter((c) => c.status === 429);
+  assert.equal(refused.length, 1);
+  // Both times are the fake's own clock; the backoff alone would retry after 1 s.
+  assert.ok(reply.t - refused[0].t >= RETRY_AFTER_S * 1_000, `retried after ${reply.t - refused[0].t} ms`);
+  await sleep(1500);
+  assert.equal((await sends("ECHO: after a 429")).length, 1);
 });
 
 test("a hook run with channel telegram and to posts its reply to that chat through the outbox, once", async () => {

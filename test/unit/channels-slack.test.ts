@@ -356,6 +356,26 @@ describe("the Slack sender", () => {
     expect(calls[0]).toEqual({ method: "conversations.open", body: { users: "U0ALICE" }, auth: "Bearer xoxb-test" });
   });
 
+  it("reads a 429's Retry-After header as how long the outbox must wait", async () => {
+    const original = globalThis.fetch;
+    globalThis.fetch = (async () =>
+      Response.json(
+        { ok: false, error: "ratelimited" },
+        { status: 429, headers: { "retry-after": "12" } },
+      )) as typeof fetch;
+    try {
+      const api = new SlackWebApi("xoxb-test", "http://127.0.0.1:9/api", policy);
+      const target = { channel: "slack", to: "channel:C0OPEN" };
+      expect(await api.sender().send({ target, message: "hi", kind: "channel-reply" }, 0)).toEqual({
+        partsSent: 0,
+        error: "slack answered 429: ratelimited",
+        retryAfterMs: 12_000,
+      });
+    } finally {
+      globalThis.fetch = original;
+    }
+  });
+
   it("an ok:false answer with HTTP 200 is a failure; a pairing message is posted as prepared", async () => {
     const calls = await withFakeApi([[200, { ok: false, error: "not_in_channel" }]], async (api) => {
       const target = { channel: "slack", to: "channel:C0OPEN" };

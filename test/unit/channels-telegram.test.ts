@@ -276,6 +276,30 @@ describe("the Telegram sender", () => {
     expect(sent[0]).toMatchObject({ chat_id: "-100222", message_thread_id: 42, parse_mode: "HTML" });
   });
 
+  it("reads a 429's parameters.retry_after as how long the outbox must wait", async () => {
+    const original = globalThis.fetch;
+    globalThis.fetch = (async () =>
+      new Response(
+        JSON.stringify({
+          ok: false,
+          error_code: 429,
+          description: "Too Many Requests: retry after 7",
+          parameters: { retry_after: 7 },
+        }),
+        { status: 429 },
+      )) as unknown as typeof fetch;
+    try {
+      const api = new TelegramBotApi("1:t", "http://127.0.0.1:9", policy);
+      expect(await api.sendReply({ channel: "telegram", to: "telegram:5" }, "hi", 0)).toEqual({
+        partsSent: 0,
+        error: "telegram answered 429: Too Many Requests: retry after 7",
+        retryAfterMs: 7_000,
+      });
+    } finally {
+      globalThis.fetch = original;
+    }
+  });
+
   it("re-sends a part Telegram cannot parse as plain text, once", async () => {
     const sent = await withFakeApi([[400, "Bad Request: can't parse entities"]], async (api) => {
       expect(await api.sendReply({ channel: "telegram", to: "telegram:5" }, "see [x](https://e.com)", 0)).toEqual({

@@ -240,6 +240,28 @@ describe("Outbox over in-memory ports", () => {
     );
   });
 
+  it("waits the platform's retry_after before the next attempt and resumes from the part not yet sent", async () => {
+    const sent: number[] = [];
+    const { outbox, store, timers, queue } = outboxWith({}, null, {
+      channelSender: async () => ({
+        credentials: [],
+        send: async (_delivery, fromPart) => {
+          sent.push(fromPart);
+          return sent.length === 1
+            ? { partsSent: 1, error: "telegram answered 429: Too Many Requests: retry after 30", retryAfterMs: 30_000 }
+            : { partsSent: 2 };
+        },
+      }),
+    });
+    const { id } = queue();
+    await outbox.attempt(id, T0);
+    expect(deliveryBackoffMs(1)).toBeLessThan(30_000);
+    expect(timers.get(id)).toBe(T0 + 30_000);
+    await outbox.attempt(id, T0 + 30_000);
+    expect(store.get(id)).toMatchObject({ status: "delivered" });
+    expect(sent).toEqual([0, 1]);
+  });
+
   it("reports each channel send's result for the channel's status, and a failing report fails no delivery", async () => {
     const answers = ["telegram answered 401: Unauthorized", undefined];
     const reported: unknown[] = [];

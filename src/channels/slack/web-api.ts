@@ -13,7 +13,14 @@ export const SLACK_API_ROOT = "https://slack.com/api/";
 /** A Web API call that takes longer is given up (the outbox retries a send; the 👀 is skipped). */
 export const SLACK_API_TIMEOUT_MS = 15_000;
 
-export type SlackAnswer = { ok: boolean; status: number; body: Record<string, unknown>; error?: string };
+export type SlackAnswer = {
+  ok: boolean;
+  status: number;
+  body: Record<string, unknown>;
+  error?: string;
+  /** A refused call's `Retry-After` header (Slack's rate limit), in milliseconds. */
+  retryAfterMs?: number;
+};
 
 /** The bot's identity as cached by the inbox, with the token it was learned for (a digest). */
 export type CachedSlackIdentity = SlackBotIdentity & { tokenDigest: string };
@@ -50,7 +57,14 @@ export class SlackWebApi {
       const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
       const ok = response.ok && body.ok === true;
       const error = typeof body.error === "string" ? body.error : ok ? undefined : `HTTP ${response.status}`;
-      return { ok, status: response.status, body, ...(error ? { error } : {}) };
+      const retryAfterSeconds = Number(response.headers.get("retry-after"));
+      return {
+        ok,
+        status: response.status,
+        body,
+        ...(error ? { error } : {}),
+        ...(!ok && retryAfterSeconds > 0 ? { retryAfterMs: retryAfterSeconds * 1_000 } : {}),
+      };
     } catch (error) {
       return { ok: false, status: 0, body: {}, error: (error as Error).message };
     }
@@ -123,7 +137,12 @@ export class SlackWebApi {
         ...(route.threadTs ? { thread_ts: route.threadTs } : {}),
         unfurl_links: "false",
       });
-      if (!answer.ok) return { partsSent: part, error: failure(answer) };
+      if (!answer.ok)
+        return {
+          partsSent: part,
+          error: failure(answer),
+          ...(answer.retryAfterMs ? { retryAfterMs: answer.retryAfterMs } : {}),
+        };
     }
     return { partsSent: parts.length };
   }

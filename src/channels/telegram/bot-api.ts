@@ -14,7 +14,14 @@ export const ALLOWED_UPDATES = ["message", "edited_message"] as const;
 /** A Bot API call that takes longer is given up (the outbox retries a send; an acknowledgement is skipped). */
 export const BOT_API_TIMEOUT_MS = 15_000;
 
-export type BotApiAnswer = { ok: boolean; status: number; result?: unknown; description?: string };
+export type BotApiAnswer = {
+  ok: boolean;
+  status: number;
+  result?: unknown;
+  description?: string;
+  /** A `429`'s `parameters.retry_after`, in seconds. */
+  retryAfterSeconds?: number;
+};
 
 /**
  * The Telegram Bot API of one bot: `<apiRoot>/bot<token>/<method>`, every call through the
@@ -49,12 +56,15 @@ export class TelegramBotApi {
         ok?: boolean;
         result?: unknown;
         description?: string;
+        parameters?: { retry_after?: unknown };
       };
+      const retryAfter = answer.parameters?.retry_after;
       return {
         ok: response.ok && answer.ok === true,
         status: response.status,
         result: answer.result,
         ...(answer.description ? { description: answer.description } : {}),
+        ...(typeof retryAfter === "number" && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
       };
     } catch (error) {
       return { ok: false, status: 0, description: (error as Error).message };
@@ -91,7 +101,7 @@ export class TelegramBotApi {
   /** A prepared HTML message (the pairing code): `chat_id` as a number, as recorded. */
   async sendHtml(chatId: string, html: string): Promise<SendOutcome> {
     const answer = await this.call("sendMessage", { chat_id: Number(chatId), text: html, parse_mode: "HTML" });
-    return answer.ok ? { partsSent: 1 } : { partsSent: 0, error: failure(answer) };
+    return answer.ok ? { partsSent: 1 } : { partsSent: 0, error: failure(answer), ...retryAfter(answer) };
   }
 
   /**
@@ -137,10 +147,15 @@ export class TelegramBotApi {
       if (!answer.ok && answer.status === 400 && /can't parse entities/i.test(answer.description ?? "")) {
         answer = await this.call("sendMessage", { ...base, text: htmlToPlainText(html) });
       }
-      if (!answer.ok) return { partsSent: part, error: failure(answer) };
+      if (!answer.ok) return { partsSent: part, error: failure(answer), ...retryAfter(answer) };
     }
     return { partsSent: chunks.length };
   }
+}
+
+/** How long Telegram asked to wait (a `429`'s `retry_after`), as the outbox reads it. */
+function retryAfter(answer: BotApiAnswer): { retryAfterMs?: number } {
+  return answer.retryAfterSeconds === undefined ? {} : { retryAfterMs: answer.retryAfterSeconds * 1_000 };
 }
 
 function failure(answer: BotApiAnswer): string {
