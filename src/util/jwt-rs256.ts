@@ -152,13 +152,13 @@ function readDer(bytes: Uint8Array, at: number, limit: number): Der | null {
  */
 function subjectPublicKeyInfo(der: Uint8Array): Uint8Array | null {
   const certificate = readDer(der, 0, der.length);
-  if (!certificate || certificate.tag !== 0x30) return null;
+  if (certificate?.tag !== 0x30) return null;
   const tbs = readDer(der, certificate.start, certificate.end);
-  if (!tbs || tbs.tag !== 0x30) return null;
+  if (tbs?.tag !== 0x30) return null;
   let field = readDer(der, tbs.start, tbs.end);
-  if (field && field.tag === 0xa0) field = readDer(der, field.next, tbs.end);
+  if (field?.tag === 0xa0) field = readDer(der, field.next, tbs.end);
   // serialNumber, signature, issuer, validity, subject: five fields before the key.
   for (let skipped = 0; skipped < 5 && field; skipped++) field = readDer(der, field.next, tbs.end);
-  if (!field || field.tag !== 0x30) return null;
+  if (field?.tag !== 0x30) return null;
   return der.slice(field.at, field.end);
 }
