@@ -1,6 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { CertificateCache, maxAgeMs } from "../../src/channels/googlechat/certificates";
-import { checkGoogleChatBody, checkGoogleChatToken } from "../../src/channels/googlechat/ingress";
+import {
+  checkGoogleChatBody,
+  checkGoogleChatToken,
+  type GoogleChatAudience,
+} from "../../src/channels/googlechat/ingress";
 import { makeKeyAndCert, referenceToken } from "./support/rs256-fixture";
 
 const NOW_S = 1_795_884_736;
@@ -12,7 +16,7 @@ beforeAll(() => {
   keys = makeKeyAndCert();
 });
 
-function check(authorization: string | null, audience = PROJECT) {
+function check(authorization: string | null, audience: GoogleChatAudience = PROJECT) {
   return checkGoogleChatToken({ authorization, audience, certsByKid: { k1: keys.certificatePem }, nowSeconds: NOW_S });
 }
 
