@@ -74,7 +74,7 @@ describe("ServiceAccountTokens", () => {
 describe("Chat API replies (recorded, googlechat-spaces long-9000)", () => {
   it("PATCHes the first 4000-character chunk into the placeholder and POSTs the rest, Markdown unchanged", async () => {
     const { calls, fetchFn } = recorder(
-      (c, n) => new Response(JSON.stringify({ name: `spaces/DMalice/messages/M${n}` }), { status: 200 }),
+      (_c, n) => new Response(JSON.stringify({ name: `spaces/DMalice/messages/M${n}` }), { status: 200 }),
     );
     const api = new ChatApi("http://127.0.0.1:1", async () => "tok", fetchFn);
     const placeholder = await api.create("spaces/DMalice", "_OpenClaw is typing..._");
