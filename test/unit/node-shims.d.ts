@@ -3,6 +3,21 @@
 declare module "node:fs" {
   export function readdirSync(path: string): string[];
   export function readFileSync(path: string, encoding: "utf8"): string;
+  export function mkdtempSync(prefix: string): string;
+}
+declare module "node:os" {
+  export function tmpdir(): string;
+}
+declare module "node:child_process" {
+  export function execFileSync(file: string, args: string[], options?: { stdio?: "ignore" }): unknown;
+}
+declare module "node:crypto" {
+  export function createSign(algorithm: string): {
+    update(data: string): { sign(privateKeyPem: string): { toString(encoding: "base64url"): string } };
+  };
+  export function createVerify(algorithm: string): {
+    update(data: string): { verify(publicKeyPem: string, signature: Uint8Array): boolean };
+  };
 }
 declare module "node:path" {
   export function join(...parts: string[]): string;
