@@ -6,8 +6,8 @@
 // Each workload runs in a tenant of its own, so its units are its own.
 import { randomUUID } from "node:crypto";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { benchTenant } from "../lib/bench-tenant.mjs";
 import { startFakeApi } from "../lib/channel-peers.mjs";
 import { closeAll, GatewayConn, gatewayUrl } from "../lib/gateway.mjs";
