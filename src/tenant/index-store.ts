@@ -126,12 +126,6 @@ function withAfter(
 /** SQLite's bound-parameter ceiling on Durable Objects is 100; stay under it. */
 const MAX_BINDS = 90;
 
-/**
- * The tenant's session index: one row per session (derived data, rebuildable from the
- * session objects), sessionId → key for every transcript ever written, the fan-out
- * high-water mark per session, and runId → key. Every list filter is answered by SQL over
- * indexed columns, never by loading the whole table.
- */
 /** The columns of a session's index row, as stored. */
 const INDEXED_COLUMNS = [
   "key",
@@ -153,6 +147,12 @@ type StoredColumns = Record<(typeof INDEXED_COLUMNS)[number], string | number | 
   version: number;
 };
 
+/**
+ * The tenant's session index: one row per session (derived data, rebuildable from the
+ * session objects), sessionId → key for every transcript ever written, the fan-out
+ * high-water mark per session, and runId → key. Every list filter is answered by SQL over
+ * indexed columns, never by loading the whole table.
+ */
 export class IndexStore {
   /** Every statement of the store goes through here, after `beforeStatement`. */
   private readonly sql: SqlExec;
