@@ -82,6 +82,15 @@ export const INDEX_SCHEMAS: Schema[] = [
         name: "create runs_index",
         sql: "CREATE TABLE runs_index (run_id TEXT PRIMARY KEY, key TEXT NOT NULL, created_at INTEGER NOT NULL)",
       },
+      // Billing (issue 48): a rowid table with a TEXT primary key writes the row and its key index
+      // for every run; keyed by run_id itself (small rows), a run's entry is one row.
+      {
+        name: "runs_index keyed by run_id",
+        sql: `CREATE TABLE runs_index_by_id (run_id TEXT PRIMARY KEY, key TEXT NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID;
+          INSERT INTO runs_index_by_id (run_id, key, created_at) SELECT run_id, key, created_at FROM runs_index;
+          DROP TABLE runs_index;
+          ALTER TABLE runs_index_by_id RENAME TO runs_index`,
+      },
     ],
   },
 ];
