@@ -60,6 +60,6 @@ export class LedgerObject extends DurableObject<Env> implements LedgerApi {
 
   clear(): void {
     this.store.clear();
-    this.units.prune("9999-12-31");
+    this.units.clear();
   }
 }

@@ -34,6 +34,22 @@ export const RUN_SCHEMA: Schema = {
     { name: "index runs_by_reply_seq", sql: "CREATE INDEX runs_by_reply_seq ON runs (reply_seq)" },
     // A run that stopped at client tool calls (the OpenAI routes) answers them to its caller.
     { name: "add runs.client_tool_calls", sql: "ALTER TABLE runs ADD COLUMN client_tool_calls TEXT" },
+    // Billing (issue 48): every index entry a write touches is a billed row. The state index was
+    // rewritten on every transition (queued → running → ended) and kept an entry for every run
+    // ever; the queries only look for unfinished runs. A partial index on seq of the runs not
+    // ended yet (`finish` always sets ended_at; nothing else does) is written when a run is
+    // added and when it ends, not when it starts running. The seq indexes of the transcript
+    // positions hold only the runs that have one (a held run has no user_seq until released;
+    // a run has no reply_seq until it ends).
+    {
+      name: "partial run indexes",
+      sql: `DROP INDEX IF EXISTS runs_by_state;
+        CREATE INDEX runs_unfinished ON runs (seq) WHERE ended_at IS NULL;
+        DROP INDEX IF EXISTS runs_by_user_seq;
+        CREATE INDEX runs_by_user_seq ON runs (user_seq) WHERE user_seq IS NOT NULL;
+        DROP INDEX IF EXISTS runs_by_reply_seq;
+        CREATE INDEX runs_by_reply_seq ON runs (reply_seq) WHERE reply_seq IS NOT NULL`,
+    },
   ],
 };
 
@@ -81,20 +97,27 @@ export class RunStore {
 
   /** The run currently running, if any (one per session). */
   active(): RunRecord | undefined {
-    const row = first<RunRow>(this.sql, "SELECT * FROM runs WHERE state = 'running' ORDER BY seq LIMIT 1");
+    const row = first<RunRow>(
+      this.sql,
+      "SELECT * FROM runs WHERE ended_at IS NULL AND state = 'running' ORDER BY seq LIMIT 1",
+    );
     return row && this.toRecord(row);
   }
 
   /** The oldest queued run (FIFO). */
   nextQueued(): RunRecord | undefined {
-    const row = first<RunRow>(this.sql, "SELECT * FROM runs WHERE state = 'queued' ORDER BY seq LIMIT 1");
+    const row = first<RunRow>(
+      this.sql,
+      "SELECT * FROM runs WHERE ended_at IS NULL AND state = 'queued' ORDER BY seq LIMIT 1",
+    );
     return row && this.toRecord(row);
   }
 
   unfinished(): RunRecord[] {
-    return all<RunRow>(this.sql, "SELECT * FROM runs WHERE state IN ('queued', 'running') ORDER BY seq").map((r) =>
-      this.toRecord(r),
-    );
+    return all<RunRow>(
+      this.sql,
+      "SELECT * FROM runs WHERE ended_at IS NULL AND state IN ('queued', 'running') ORDER BY seq",
+    ).map((r) => this.toRecord(r));
   }
 
   /** Runs newest first, `limit` of them before `beforeSeq` (exclusive); each with its seq (the cursor). */

@@ -62,6 +62,17 @@ export const INDEX_SCHEMAS: Schema[] = [
         name: "create message_bytes",
         sql: "CREATE TABLE message_bytes (key TEXT PRIMARY KEY, bytes INTEGER NOT NULL)",
       },
+      // Billing (issue 48): every index entry an update touches is a billed row, and every turn
+      // moves its session's updated_at. sessions_by_updated_key serves the list order (scanned
+      // backwards), so sessions_by_updated is never chosen; and most sessions have no spawner,
+      // so the spawner index keeps only the rows that have one (`spawned_by = ?` and
+      // `spawned_by IN (…)` still use it). A turn's index update: 5 rows → 3.
+      {
+        name: "lean session indexes",
+        sql: `DROP INDEX IF EXISTS sessions_by_updated;
+          DROP INDEX IF EXISTS sessions_by_spawner;
+          CREATE INDEX sessions_by_spawner ON sessions (spawned_by, updated_at DESC) WHERE spawned_by IS NOT NULL`,
+      },
     ],
   },
   {
@@ -70,6 +81,15 @@ export const INDEX_SCHEMAS: Schema[] = [
       {
         name: "create runs_index",
         sql: "CREATE TABLE runs_index (run_id TEXT PRIMARY KEY, key TEXT NOT NULL, created_at INTEGER NOT NULL)",
+      },
+      // Billing (issue 48): a rowid table with a TEXT primary key writes the row and its key index
+      // for every run; keyed by run_id itself (small rows), a run's entry is one row.
+      {
+        name: "runs_index keyed by run_id",
+        sql: `CREATE TABLE runs_index_by_id (run_id TEXT PRIMARY KEY, key TEXT NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID;
+          INSERT INTO runs_index_by_id (run_id, key, created_at) SELECT run_id, key, created_at FROM runs_index;
+          DROP TABLE runs_index;
+          ALTER TABLE runs_index_by_id RENAME TO runs_index`,
       },
     ],
   },

@@ -43,16 +43,19 @@ export const TIMER_RETRY_MAX_MS = 5 * 60_000;
 /** Timers handled per alarm (the rest re-arm the alarm at once). */
 const TIMERS_PER_ALARM = 100;
 
-type TimerRow = { id: number; due_at: number; kind: string; ref: string; attempts: number };
-export type Timer = { id: number; dueAt: number; kind: TimerKind; ref: string; attempts: number };
+type TimerRow = { due_at: number; kind: string; ref: string; attempts: number };
+export type Timer = { dueAt: number; kind: TimerKind; ref: string; attempts: number };
+
+/** A timer's identity: its kind and ref (the table's key). */
+const timerKey = (row: { kind: string; ref: string }) => `${row.kind}\u0000${row.ref}`;
 
 export class Timers<K extends string = TimerKind> implements TimerPort<K> {
   private readonly sql: SqlStorage;
   /** When the alarm is known to be set (null = none or unknown: the next arm writes it). */
   private alarmAt: number | null = null;
   private armQueued = false;
-  /** Timers whose work runs in this instance now. */
-  private readonly running = new Set<number>();
+  /** Timers whose work runs in this instance now (by `timerKey`). */
+  private readonly running = new Set<string>();
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -105,13 +108,18 @@ export class Timers<K extends string = TimerKind> implements TimerPort<K> {
     this.alarmAt = null;
     const due = all<TimerRow>(
       this.sql,
-      "SELECT id, due_at, kind, ref, attempts FROM timers WHERE due_at <= ? ORDER BY due_at LIMIT ?",
+      "SELECT due_at, kind, ref, attempts FROM timers WHERE due_at <= ? ORDER BY due_at LIMIT ?",
       now,
       TIMERS_PER_ALARM,
-    ).filter((row) => !this.running.has(row.id));
+    ).filter((row) => !this.running.has(timerKey(row)));
     for (const row of due) {
       // The lease is written before any await: a crash from here on leaves the job behind.
-      this.sql.exec("UPDATE timers SET due_at = ?, leased = 1 WHERE id = ?", now + TIMER_LEASE_MS, row.id);
+      this.sql.exec(
+        "UPDATE timers SET due_at = ?, leased = 1 WHERE kind = ? AND ref = ?",
+        now + TIMER_LEASE_MS,
+        row.kind,
+        row.ref,
+      );
     }
     await this.arm();
     // Jobs are independent: a flow waiting on a step does not hold up a delivery.
@@ -121,23 +129,25 @@ export class Timers<K extends string = TimerKind> implements TimerPort<K> {
 
   private async runOne(handlers: TimerHandlers<K>, row: TimerRow): Promise<void> {
     const handler = handlers[row.kind as K];
-    this.running.add(row.id);
+    const key = timerKey(row);
+    this.running.add(key);
     try {
       if (handler) await handler(row.ref, Date.now());
       // Done, unless the handler rescheduled its own timer (then the row is no longer leased).
-      this.sql.exec("DELETE FROM timers WHERE id = ? AND leased = 1", row.id);
+      this.sql.exec("DELETE FROM timers WHERE kind = ? AND ref = ? AND leased = 1", row.kind, row.ref);
     } catch (error) {
       const attempts = row.attempts + 1;
       const backoffMs = Math.min(TIMER_RETRY_MAX_MS, TIMER_RETRY_MS * 2 ** (attempts - 1));
       console.error(`timer ${row.kind}/${row.ref} failed (attempt ${attempts}); retrying in ${backoffMs} ms`, error);
       this.sql.exec(
-        "UPDATE timers SET due_at = ?, leased = 0, attempts = ? WHERE id = ? AND leased = 1",
+        "UPDATE timers SET due_at = ?, leased = 0, attempts = ? WHERE kind = ? AND ref = ? AND leased = 1",
         Date.now() + backoffMs,
         attempts,
-        row.id,
+        row.kind,
+        row.ref,
       );
     } finally {
-      this.running.delete(row.id);
+      this.running.delete(key);
     }
   }
 

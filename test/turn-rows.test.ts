@@ -1,0 +1,52 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { freshTenant, type TestTenant, user } from "./helpers";
+
+/**
+ * What a turn writes (issue 48: rows written are ~97% of a turn's dollars). The session's rows
+ * of one echo turn in an existing session, from the meter's ledger: the cut (timers without a
+ * due index, partial run indexes) holds it to the figure docs/benchmarks.md reports.
+ */
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** Rows written so far today per class, of the session and the tenant object. */
+async function rowsWritten(tenantId: string): Promise<{ session: number; tenant: number }> {
+  const rows = await (env as unknown as Env).LEDGER.getByName(tenantId).unitsBetween(today(), today());
+  const of = (objectClass: string) => rows.find((row) => row.objectClass === objectClass)?.units.rowsWritten ?? 0;
+  return { session: of("SessionObject"), tenant: of("TenantObject") };
+}
+
+/** The rows once every hand-off of the work before has landed (unchanged for 300 ms). */
+async function settled(tenantId: string) {
+  let last = JSON.stringify(await rowsWritten(tenantId));
+  for (let i = 0; i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = JSON.stringify(await rowsWritten(tenantId));
+    if (now === last) return JSON.parse(now) as { session: number; tenant: number };
+    last = now;
+  }
+  throw new Error("the units never settled");
+}
+
+async function turn(t: TestTenant, text: string) {
+  const res = await t.append("agent:main:rows", user(text, { run: true }));
+  expect(res.status, res.text).toBe(201);
+  const run = await t.call(`/v1/runs/${res.data.runId}?wait=10`);
+  expect(run.data.run.status).toBe("ok");
+}
+
+describe("rows written per turn", () => {
+  it("an echo turn in an existing session writes at most 18 session rows and 1 tenant row (23 and 2 before the cut)", async () => {
+    const t = await freshTenant("rows");
+    await turn(t, "warm");
+    const before = await settled(t.id);
+    await turn(t, "measured");
+    const after = await settled(t.id);
+    const session = after.session - before.session;
+    const tenant = after.tenant - before.tenant;
+    console.log(`rows written per turn: session ${session}, tenant ${tenant}`);
+    expect(session).toBeLessThanOrEqual(18);
+    expect(tenant).toBeLessThanOrEqual(1);
+  });
+});
