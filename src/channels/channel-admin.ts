@@ -173,8 +173,9 @@ export async function controlUiPairingApprove(
 
 /** One channel's account as `channels.status` lists it. */
 async function channelAccount(ctx: TenantContext, channel: (typeof PAIRING_CHANNELS)[number]) {
-  const block = ctx.config.channels?.[channel];
-  const configured = Boolean(block?.botToken);
+  const block = ctx.config.channels?.[channel] as Record<string, unknown> | undefined;
+  const credential = PLATFORMS.find((platform) => platform.name === channel)!.config.credential;
+  const configured = Boolean(block?.[credential]);
   const counts = configured ? await ctx.channelInbox.status(channel) : null;
   const sends = accountSendStatus(channel, ACCOUNT_ID, counts?.sendHealth ?? {});
   return {
@@ -183,7 +184,7 @@ async function channelAccount(ctx: TenantContext, channel: (typeof PAIRING_CHANN
     configured,
     running: configured && block?.enabled !== false,
     mode: CHANNEL_MODES[channel]!,
-    dmPolicy: block?.dmPolicy ?? "pairing",
+    dmPolicy: (block?.dmPolicy as string | undefined) ?? "pairing",
     lastError: sends.lastError,
     lastOutboundAt: sends.lastOutboundAt,
     ...(counts

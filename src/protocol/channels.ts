@@ -161,6 +161,8 @@ export type ChannelConfigSpec = {
   outboundUrlKeys: readonly string[];
   /** Whether an inbound hook may deliver to this channel (`channel: "<name>"`). */
   hookChannel: boolean;
+  /** The credential whose presence makes the channel configured (`channels.status`): the bot's token. */
+  credential: string;
 };
 
 export const telegramChannelConfig = {
@@ -169,6 +171,7 @@ export const telegramChannelConfig = {
   secrets: { botToken: "TELEGRAM_BOT_TOKEN", webhookSecret: "TELEGRAM_WEBHOOK_SECRET" },
   outboundUrlKeys: ["apiRoot"],
   hookChannel: true,
+  credential: "botToken",
 } as const satisfies ChannelConfigSpec;
 
 export const slackChannelConfig = {
@@ -177,6 +180,7 @@ export const slackChannelConfig = {
   secrets: { botToken: "SLACK_BOT_TOKEN", signingSecret: "SLACK_SIGNING_SECRET" },
   outboundUrlKeys: ["apiRoot"],
   hookChannel: true,
+  credential: "botToken",
 } as const satisfies ChannelConfigSpec;
 
 export const whatsappChannelConfig = {
@@ -189,6 +193,7 @@ export const whatsappChannelConfig = {
   },
   outboundUrlKeys: ["apiRoot"],
   hookChannel: true,
+  credential: "accessToken",
 } as const satisfies ChannelConfigSpec;
 
 /** The config halves of the registered platforms, in the order of src/channels/platforms.ts (a test checks it). */

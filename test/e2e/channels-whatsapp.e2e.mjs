@@ -163,6 +163,10 @@ test("config: the access token, app secret and verify token go to the secret sto
     provider: "default",
     id: "WHATSAPP_ACCESS_TOKEN",
   });
+  // The Control UI's Channels page: WhatsApp listed as configured and running.
+  const status = await http("GET", inTenant("/v1/channels/status"));
+  assert.equal(status.status, 200, status.text);
+  assert.deepEqual(status.json.channels.whatsapp, { configured: true, running: true, mode: "webhook" });
   const refused = await http("PATCH", inTenant("/v1/config"), {
     channels: { whatsapp: { apiRoot: "http://169.254.169.254/v23.0" } },
   });

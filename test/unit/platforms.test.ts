@@ -79,6 +79,7 @@ describe("the platform registry", () => {
       secrets: { apiToken: "DUMMYCHAT_API_TOKEN" },
       outboundUrlKeys: ["apiRoot"],
       hookChannel: true,
+      credential: "apiToken",
     } satisfies ChannelConfigSpec;
     const dummy: ChatPlatform = {
       name: "dummychat",
@@ -92,6 +93,9 @@ describe("the platform registry", () => {
       sender: async () => null,
     };
     const lists = channelConfigLists([...CHANNEL_CONFIGS, dummy.config]);
+    // The credential that makes a channel "configured" in channels.status is one of its secrets.
+    for (const spec of [...CHANNEL_CONFIGS, dummy.config])
+      expect(Object.keys(spec.secrets), spec.name).toContain(spec.credential);
     expect(lists.schema.safeParse({ dummychat: { apiToken: "x" } }).success).toBe(true);
     expect(lists.secretKeys.dummychat).toEqual(["apiToken"]);
     expect(lists.secretNames["dummychat.apiToken"]).toBe("DUMMYCHAT_API_TOKEN");
