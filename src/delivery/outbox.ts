@@ -81,12 +81,15 @@ export class Outbox {
       const sender = await this.ports.channelSender?.(delivery.target.channel, config);
       const url = config.delivery?.webhookUrl;
       if (sender) {
+        const sendStarted = Date.now();
         const outcome = await sender.send(delivery, delivery.partsSent ?? 0);
+        // A platform's wait (retry_after) counts from its answer, not from when the attempt began.
+        const answeredAt = now + (Date.now() - sendStarted);
         const failure = outcome.error === undefined ? null : { text: outcome.error, credentials: sender.credentials };
         await this.reportSend(delivery.target.channel, failure);
         if (!failure) return this.finish(id, { status: "delivered", deliveredTo: delivery.target.channel }, now);
         this.ports.store.recordPartsSent(id, outcome.partsSent);
-        return this.failed(config, delivery, failure, now, outcome);
+        return this.failed(config, delivery, failure, answeredAt, outcome);
       }
       if (!url) {
         // Recorded as delivered to the log: which delivery and where, never its body (docs/delivery.md).

@@ -262,6 +262,27 @@ describe("Outbox over in-memory ports", () => {
     expect(sent).toEqual([0, 1]);
   });
 
+  it("counts the platform's wait from its answer, not from when the attempt began (a slow 429 is not retried early)", async () => {
+    const ANSWER_MS = 120;
+    const { outbox, timers, queue } = outboxWith({}, null, {
+      channelSender: async () => ({
+        credentials: [],
+        send: async () => {
+          await new Promise((resolve) => setTimeout(resolve, ANSWER_MS));
+          return {
+            partsSent: 0,
+            error: "telegram answered 429: Too Many Requests: retry after 3",
+            retryAfterMs: 3_000,
+          };
+        },
+      }),
+    });
+    const { id } = queue();
+    await outbox.attempt(id, T0);
+    // At least most of the answer's time later than T0 + 3 s (a timer may fire a millisecond early).
+    expect(timers.get(id)).toBeGreaterThanOrEqual(T0 + 3_000 + ANSWER_MS / 2);
+  });
+
   it("reports each channel send's result for the channel's status, and a failing report fails no delivery", async () => {
     const answers = ["telegram answered 401: Unauthorized", undefined];
     const reported: unknown[] = [];
