@@ -69,6 +69,10 @@ export function directTurn(input: {
   accountId: string;
   to: string;
   text: string;
+  /** The row's name for the sender, when the platform gives one. */
+  displayName?: string;
+  /** The acknowledgement before the turn (default: typing in the chat). */
+  ack?: ChannelAck;
 }): InboundDecision {
   const { senderId, channel, accountId } = input;
   const refused = directRefusal(input.policy, input.sender, () => ({
@@ -89,7 +93,8 @@ export function directTurn(input: {
     text: input.text,
     senderId,
     chatType: "direct",
+    ...(input.displayName !== undefined ? { displayName: input.displayName } : {}),
     replyTarget: { channel, to: input.to, accountId },
-    ack: { chatId: input.chatId },
+    ack: input.ack ?? { chatId: input.chatId },
   });
 }

@@ -1,7 +1,6 @@
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundDecision } from "../adapter";
-import { directRefusal, ignore, replyTurn } from "../inbound-decision";
-import { directSessionKey } from "../session-route";
+import { directTurn, ignore } from "../inbound-decision";
 import { messageText, type WhatsappInbound } from "./events";
 import { e164 } from "./graph-api";
 
@@ -39,26 +38,20 @@ export function decideWhatsapp(input: WhatsappRoutingInput): InboundDecision {
   if (text.trim() === "") return ignore(`no text (${message.type})`);
   const senderId = e164(message.from);
   const sender = { listed: listed(input.whatsapp.allowFrom, senderId), approved: input.approved.has(senderId) };
-  const refused = directRefusal(input.whatsapp.dmPolicy, sender, () => ({
+  return directTurn({
+    policy: input.whatsapp.dmPolicy,
+    sender,
     senderId,
     chatId: senderId,
     meta: { ...(senderName ? { name: senderName } : {}), accountId: DEFAULT_ACCOUNT },
-  }));
-  if (refused) return refused;
-  const sessionKey = directSessionKey({
     config: input.config,
     agentId: input.agentId,
     channel: WHATSAPP,
     accountId: DEFAULT_ACCOUNT,
-    peerId: senderId,
-  });
-  return replyTurn({
-    sessionKey,
+    to: senderId,
     text,
-    senderId,
-    chatType: "direct",
     displayName: senderName ? `${senderName} id:${senderId}` : senderId,
-    replyTarget: { channel: WHATSAPP, to: senderId, accountId: DEFAULT_ACCOUNT },
+    // The acknowledgement is the read receipt of this message (adapter.ts).
     ack: { chatId: senderId, reactToMessageId: message.id },
   });
 }
