@@ -3,6 +3,7 @@ import type { ChannelConfigSpec } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ChannelSender, InboundAdapter } from "./adapter";
 import type { InboundHost, SecretResolver } from "./channel-registry";
+import type { WebhookHandler } from "./webhook";
 
 /**
  * How a platform's webhook tells a genuine request from a forged one, and when: `header` and
@@ -21,6 +22,8 @@ export type PlatformIngress = {
   verification: IngressVerification;
   /** What identifies one update across redeliveries (`update_id`, `event_id`, …): the dedupe key and run id derive from it. */
   updateId: string;
+  /** Verifies a request at the platform's path and names the updates it carries (src/channels/webhook.ts). */
+  webhook: WebhookHandler;
 };
 
 /**
