@@ -61,6 +61,29 @@ export const SESSION_SCHEMA: Schema = {
       sql: `UPDATE transcripts SET bytes = (
         SELECT coalesce(sum(length(CAST(body AS BLOB))), 0) FROM messages WHERE messages.session_id = transcripts.session_id)`,
     },
+    // A message is one row written, not three (issue 48): keyed by its position (no rowid and no
+    // separate unique index), and carrying its transcript's UTF-8 bytes through itself, so the
+    // object's size is read from each transcript's last message instead of a counter row
+    // rewritten per message (`transcripts.bytes` is no longer kept).
+    {
+      name: "messages keyed by position, with bytes through",
+      sql: `CREATE TABLE messages_by_position (
+          session_id TEXT NOT NULL,
+          seq INTEGER NOT NULL,
+          id TEXT NOT NULL,
+          role TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          body TEXT NOT NULL,
+          bytes_through INTEGER NOT NULL,
+          PRIMARY KEY (session_id, seq)
+        ) WITHOUT ROWID;
+        INSERT INTO messages_by_position (session_id, seq, id, role, created_at, body, bytes_through)
+          SELECT session_id, seq, id, role, created_at, body,
+            sum(length(CAST(body AS BLOB))) OVER (PARTITION BY session_id ORDER BY seq)
+          FROM messages;
+        DROP TABLE messages;
+        ALTER TABLE messages_by_position RENAME TO messages`,
+    },
   ],
 };
 
@@ -298,8 +321,12 @@ export class SessionStore {
   }
 
   insertMessage(sessionId: string, record: Omit<MessageRecord, "json">, body: string): void {
+    // The body is bound once and measured in SQL; the bytes through the previous message come
+    // from its row (messages are appended in seq order).
     this.sql.exec(
-      "INSERT INTO messages (session_id, seq, id, role, created_at, body) VALUES (?, ?, ?, ?, ?, ?)",
+      `INSERT INTO messages (session_id, seq, id, role, created_at, body, bytes_through)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, length(CAST(?6 AS BLOB)) + coalesce(
+         (SELECT bytes_through FROM messages WHERE session_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT 1), 0))`,
       sessionId,
       record.seq,
       record.id,
@@ -307,17 +334,17 @@ export class SessionStore {
       record.createdAt,
       body,
     );
-    // The row just written is measured in SQL (its body is not bound or encoded again).
-    this.sql.exec(
-      `UPDATE transcripts SET bytes = bytes + (SELECT length(CAST(body AS BLOB)) FROM messages WHERE pos = last_insert_rowid())
-       WHERE session_id = ?`,
-      sessionId,
-    );
   }
 
-  /** The UTF-8 bytes of every message body this object holds (all its transcripts): a few rows read. */
+  /** The UTF-8 bytes of every message body this object holds (all its transcripts): a row or two read per transcript. */
   messageBytes(): number {
-    return first<{ n: number }>(this.sql, "SELECT coalesce(sum(bytes), 0) AS n FROM transcripts")?.n ?? 0;
+    return (
+      first<{ n: number }>(
+        this.sql,
+        `SELECT coalesce(sum((SELECT bytes_through FROM messages m WHERE m.session_id = t.session_id
+           ORDER BY seq DESC LIMIT 1)), 0) AS n FROM transcripts t`,
+      )?.n ?? 0
+    );
   }
 
   /** Newest messages before `cursorSeq`, returned oldest first. */
