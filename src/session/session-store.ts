@@ -182,20 +182,38 @@ export class SessionStore {
     await this.storage.deleteAlarm();
     await this.storage.deleteAll();
     this.state = undefined;
+    this.entryDirty = false;
     this.who = undefined;
     migrate(this.storage, SESSION_OBJECT_SCHEMAS);
   }
 
-  /** Runs `fn` atomically; a throw rolls the writes back and drops the in-memory copies. */
+  /**
+   * Runs `fn` atomically; a throw rolls the writes back and drops the in-memory copies. The
+   * entry is written once, when the outermost transaction ends, however often it changed inside
+   * (an append and its run's start are one row written, not two: issue 48).
+   */
   transaction<T>(fn: () => T): T {
+    this.depth++;
     try {
-      return this.storage.transactionSync(fn);
+      return this.storage.transactionSync(() => {
+        const result = fn();
+        if (this.depth === 1) this.writeEntry();
+        return result;
+      });
     } catch (error) {
       this.state = undefined;
       this.who = undefined;
+      this.entryDirty = false;
       throw error;
+    } finally {
+      this.depth--;
     }
   }
+
+  /** How deep in transaction() the caller is (0: outside). */
+  private depth = 0;
+  /** The in-memory entry has changes not written yet (only inside a transaction). */
+  private entryDirty = false;
 
   // The entry row is read on every append and publish; it is kept in memory (undefined =
   // not read yet, null = no entry) and updated with every write.
@@ -235,17 +253,34 @@ export class SessionStore {
     return this.state ?? undefined;
   }
 
-  /** Stores the entry and returns its new version (bumped on every change). */
+  /**
+   * Stores the entry and returns its new version (bumped on every change). Inside a
+   * transaction the write waits for its end (transaction()); readers see the new entry at once.
+   */
   saveEntry(entry: SessionEntry): number {
-    const row = first<EntryVersionRow>(
-      this.sql,
-      `INSERT INTO entry (id, json, version) VALUES (1, ?, 1)
-       ON CONFLICT(id) DO UPDATE SET json = excluded.json, version = entry.version + 1
-       RETURNING ${ENTRY_VERSION_COLUMNS}`,
-      JSON.stringify(entry),
-    )!;
-    this.state = entryState(entry, row);
-    return row.version;
+    const current = this.loadEntry();
+    this.state = {
+      indexedVersion: current?.indexedVersion ?? 0,
+      publishedSessionId: current?.publishedSessionId ?? null,
+      publishedSeq: current?.publishedSeq ?? 0,
+      entry,
+      version: (current?.version ?? 0) + 1,
+    };
+    this.entryDirty = true;
+    if (this.depth === 0) this.writeEntry();
+    return this.state.version;
+  }
+
+  /** Writes the in-memory entry when it changed since the last write. */
+  private writeEntry(): void {
+    if (!this.entryDirty || !this.state) return;
+    this.entryDirty = false;
+    this.sql.exec(
+      `INSERT INTO entry (id, json, version) VALUES (1, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET json = excluded.json, version = excluded.version`,
+      JSON.stringify(this.state.entry),
+      this.state.version,
+    );
   }
 
   /**
@@ -271,6 +306,7 @@ export class SessionStore {
 
   /** Records what the tenant acknowledged: the entry version and the last message seq. */
   markPublished(version: number, sessionId: string, seq: number): void {
+    this.writeEntry();
     this.sql.exec(
       "UPDATE entry SET indexed_version = max(indexed_version, ?), published_session_id = ?, published_seq = ? WHERE id = 1",
       version,
