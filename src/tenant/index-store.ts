@@ -301,7 +301,11 @@ export class IndexStore {
       "SELECT bytes, delivered_session_id, delivered_seq FROM session_progress WHERE key = ?",
       key,
     );
-    const before = { bytes: row?.bytes ?? 0, sessionId: row?.delivered_session_id ?? null, seq: row?.delivered_seq ?? 0 };
+    const before = {
+      bytes: row?.bytes ?? 0,
+      sessionId: row?.delivered_session_id ?? null,
+      seq: row?.delivered_seq ?? 0,
+    };
     const after = before.sessionId === sessionId ? before.seq : 0;
     const fresh = messages?.filter((m) => m.seq > after) ?? [];
     const bytes = messageBytes ?? before.bytes;
@@ -344,7 +348,9 @@ export class IndexStore {
 
   removeSession(key: string): boolean {
     const removed =
-      key === "" ? null : first<{ bytes: number }>(this.sql, "DELETE FROM session_progress WHERE key = ? RETURNING bytes", key);
+      key === ""
+        ? null
+        : first<{ bytes: number }>(this.sql, "DELETE FROM session_progress WHERE key = ? RETURNING bytes", key);
     if (removed) this.addToMessageBytesTotal(-removed.bytes);
     this.sql.exec("UPDATE session_ids SET deleted = 1 WHERE key = ?", key);
     return this.sql.exec("DELETE FROM sessions WHERE key = ?", key).rowsWritten > 0;
