@@ -9,7 +9,7 @@ import {
 import { messageText, splitConversationId } from "../../src/channels/msteams/activity";
 import { msTeamsInbound } from "../../src/channels/msteams/adapter";
 import { TOKEN_CLOCK_SKEW_MS } from "../../src/channels/msteams/bot-token";
-import { type ConversationReferences, MsTeamsConnector } from "../../src/channels/msteams/connector";
+import { type ConversationReferences, conversationIdOf, MsTeamsConnector } from "../../src/channels/msteams/connector";
 import { msTeamsPairingMessage } from "../../src/channels/msteams/format";
 import { checkMsTeamsAuthorization, msTeamsActivityVerdict } from "../../src/channels/msteams/ingress";
 import { decideMsTeams, type MsTeamsRoutingInput } from "../../src/channels/msteams/routing";
@@ -407,6 +407,14 @@ describe("sending through the fake Bot Connector", () => {
       .send({ target: target(), message: "hi", kind: "channel-reply" }, 0);
     expect(outcome).toMatchObject({ partsSent: 0, error: "serviceUrl host attacker.example is not a Bot Connector" });
     expect(await calls()).toEqual([]);
+  });
+
+  it("names a conversation as a session's route, OpenClaw's `conversation:` target or its id; a user is no conversation", () => {
+    expect(conversationIdOf("msteams:conversation:19:General@thread.tacv2")).toBe("19:General@thread.tacv2");
+    expect(conversationIdOf("conversation:a:1DM")).toBe("a:1DM");
+    expect(conversationIdOf("a:1DM")).toBe("a:1DM");
+    expect(conversationIdOf("user:AAD-Alice")).toBeNull();
+    expect(conversationIdOf("+15551234567")).toBeNull();
   });
 
   it("sends the typing activity to the conversation", async () => {

@@ -77,9 +77,8 @@ export class MsTeamsConnector {
   }
 
   private async post(target: DeliveryTarget, parts: string[], fromPart: number): Promise<SendOutcome> {
-    const prefix = `${MSTEAMS}:conversation:`;
-    if (!target.to.startsWith(prefix)) return { partsSent: fromPart, error: `not a Teams target: ${target.to}` };
-    const conversationId = target.to.slice(prefix.length);
+    const conversationId = conversationIdOf(target.to);
+    if (!conversationId) return { partsSent: fromPart, error: `not a Teams conversation: ${target.to}` };
     const root = target.threadId !== undefined ? String(target.threadId) : undefined;
     const url = await this.activitiesUrl(conversationId, root);
     if (typeof url !== "string") return { partsSent: fromPart, error: url.error };
@@ -157,4 +156,14 @@ export class MsTeamsConnector {
     tokens.set(key, { token: answer.access_token, expiresAtMs: this.now() + lifetimeMs });
     return answer.access_token;
   }
+}
+
+/**
+ * The conversation a target names: `msteams:conversation:<id>` (a session's route),
+ * `conversation:<id>` (OpenClaw's target form, as hooks and announces name it) or the id itself
+ * (`19:…`, `a:…`); null for another form (`user:<id>` needs a conversation first: not built).
+ */
+export function conversationIdOf(to: string): string | null {
+  const id = to.replace(new RegExp(`^${MSTEAMS}:`), "").replace(/^conversation:/, "");
+  return /^[0-9a-z]+:\S/i.test(id) && !/^user:/i.test(id) ? id : null;
 }
