@@ -15,6 +15,7 @@ import { checkMsTeamsAuthorization, msTeamsActivityVerdict } from "../../src/cha
 import { decideMsTeams, type MsTeamsRoutingInput } from "../../src/channels/msteams/routing";
 import { checkServiceUrl } from "../../src/channels/msteams/service-url";
 import { forgetBotFrameworkKeys } from "../../src/channels/msteams/signing-keys";
+import { isAuthFailure } from "../../src/channels/send-health";
 import type { OutboundPolicy } from "../../src/policy/outbound-url";
 import type { MsTeamsConfig } from "../../src/protocol/channels";
 import type { MsTeamsActivity } from "../../src/protocol/msteams";
@@ -399,6 +400,18 @@ describe("sending through the fake Bot Connector", () => {
     expect(await sender.send(delivery, 0)).toMatchObject({ partsSent: 0, error: expect.stringContaining("500") });
     expect(await sender.send(delivery, 0)).toEqual({ partsSent: 1 });
     expect((await calls()).filter((call) => call.kind === "activity").map((call) => call.status)).toEqual([500, 201]);
+  });
+
+  it("a refused app password is an auth failure channels.status names (msteams answered 401), without the password", async () => {
+    const outcome = await connector(undefined, "not-the-password")
+      .sender()
+      .send({ target: target(), message: "hi", kind: "channel-reply" }, 0);
+    expect(outcome).toMatchObject({
+      partsSent: 0,
+      error: expect.stringMatching(/^msteams answered 401: token endpoint/),
+    });
+    expect(isAuthFailure("msteams", outcome.error!)).toBe(true);
+    expect(outcome.error).not.toContain("not-the-password");
   });
 
   it("sends nothing, not even a token request, to a serviceUrl that is not a Bot Connector", async () => {

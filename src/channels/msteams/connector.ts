@@ -119,7 +119,8 @@ export class MsTeamsConnector {
       );
       if (response.ok) return null;
       if (response.status === 401) tokens.delete(this.tokenKey());
-      return `Bot Connector answered ${response.status}: ${(await response.text()).slice(0, 300)}`;
+      // `msteams answered <status>`: the form channels.status reads an auth failure from (send-health.ts).
+      return `${MSTEAMS} answered ${response.status}: Bot Connector: ${(await response.text()).slice(0, 300)}`;
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
     }
@@ -149,7 +150,12 @@ export class MsTeamsConnector {
       { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body },
       this.policy,
     );
-    if (!response.ok) throw new Error(`token endpoint answered ${response.status}`);
+    if (!response.ok) {
+      const refusal = (await response.text()).slice(0, 300);
+      // A 400/401 here is the app id or password refused: an auth failure in channels.status.
+      const status = response.status === 400 ? 401 : response.status;
+      throw new Error(`${MSTEAMS} answered ${status}: token endpoint: ${refusal}`);
+    }
     const answer = (await response.json()) as { access_token?: unknown; expires_in?: unknown };
     if (typeof answer.access_token !== "string") throw new Error("token endpoint gave no access_token");
     const lifetimeMs = (typeof answer.expires_in === "number" ? answer.expires_in : 3600) * 1000;

@@ -1,4 +1,3 @@
-import { channelSecretValue } from "../channel-registry";
 import { acceptedAnswer, BODY_TOO_LARGE, plainAnswer, servesPath, type WebhookHandler } from "../webhook";
 import { checkMsTeamsAuthorization, DEFAULT_MSTEAMS_WEBHOOK_PATH, msTeamsActivityVerdict } from "./ingress";
 
@@ -10,7 +9,7 @@ import { checkMsTeamsAuthorization, DEFAULT_MSTEAMS_WEBHOOK_PATH, msTeamsActivit
  * conversation + activity id) before the 200, other activities are answered 200 unstored. Not
  * served until the bot's app password is configured (a reply could not be sent).
  */
-export const msTeamsWebhook: WebhookHandler = async (request, { config, resolve, nowMs, outbound }) => {
+export const msTeamsWebhook: WebhookHandler = async (request, { config, nowMs, outbound }) => {
   const msteams = config.channels?.msteams;
   if (!msteams || request.method !== "POST") return null;
   if (
@@ -21,7 +20,8 @@ export const msTeamsWebhook: WebhookHandler = async (request, { config, resolve,
     )
   )
     return null;
-  if (!(await channelSecretValue(msteams.appPassword, resolve))) return null;
+  // Configured (a SecretRef once written): the password itself is only read to send.
+  if (!msteams.appPassword) return null;
   if (request.announcesTooLarge()) {
     request.discard();
     return plainAnswer(413, "payload too large");
