@@ -20,6 +20,7 @@ const APP_PASSWORD = "fake-msteams-app-password";
 const ALLOWED = "aad-allowed-user";
 const TEAM = "19:team-root@thread.tacv2";
 const CHANNEL = "19:general@thread.tacv2";
+const GROUP_CHAT = "19:meeting-room@thread.v2";
 const SLOW_RUNNER_MS = 2500;
 const HOOK_TOKEN = "hook-token-0123456789";
 
@@ -85,6 +86,12 @@ function channelPost(text, { mention }) {
   };
 }
 
+/** A message in the group chat GROUP_CHAT (no team: admitted by its sender in groupAllowFrom). */
+function groupMessage(text, { mention }) {
+  const post = channelPost(text, { mention });
+  return { ...post, conversation: { id: GROUP_CHAT, conversationType: "groupChat" }, channelData: {} };
+}
+
 /** The activity posted by the fake with its signed token (`claims` override the token's, `wrongKey` signs with another key). */
 async function post(activity, { claims, wrongKey } = {}) {
   const res = await fetch(`${fake.url}/__send`, {
@@ -132,6 +139,7 @@ const teamsBlock = (fakeUrl, overrides = {}) => ({
   openIdMetadataUrl: `${fakeUrl}/v1/.well-known/openidconfiguration`,
   dmPolicy: "pairing",
   allowFrom: [ALLOWED],
+  groupAllowFrom: [ALLOWED],
   teams: { [TEAM]: { channels: { [CHANNEL]: { requireMention: true } } } },
   ...overrides,
 });
@@ -228,20 +236,24 @@ test("pairing: one code, silence until approved, then a DM is a turn with typing
   );
 });
 
-test("a channel: without a mention nothing; with one, a reply in the post's thread", async () => {
+test("a channel and a group chat: without a mention nothing; with one, a reply (in a channel, in the post's thread)", async () => {
   assert.equal((await post(channelPost("nobody asked me", { mention: false }))).status, 200);
+  assert.equal((await post(groupMessage("group chatter", { mention: false }))).status, 200);
   const asked = channelPost("channel question", { mention: true });
   assert.equal((await post(asked)).status, 200);
+  assert.equal((await post(groupMessage("group question", { mention: true }))).status, 200);
   const [reply] = await waitForReplies("the thread reply", "ECHO: channel question");
   assert.equal(reply.conversationId, `${CHANNEL};messageid=${asked.id}`);
   assert.equal(reply.body.replyToId, asked.id);
+  const [groupReply] = await waitForReplies("the group reply", "ECHO: group question");
+  assert.equal(groupReply.conversationId, GROUP_CHAT);
+  assert.equal(groupReply.body.replyToId, undefined);
   await sleep(1000);
-  assert.ok(!runner.seen.includes("nobody asked me"), "an unmentioned post is no turn");
-  const sessions = await http("GET", inTenant("/v1/sessions?limit=200"));
-  assert.ok(
-    sessions.json.sessions.some((s) => s.key === `agent:main:msteams:channel:${CHANNEL.toLowerCase()}`),
-    JSON.stringify(sessions.json.sessions.map((s) => s.key)),
-  );
+  for (const unasked of ["nobody asked me", "group chatter"])
+    assert.ok(!runner.seen.includes(unasked), `${unasked}: an unmentioned message is no turn`);
+  const keys = (await http("GET", inTenant("/v1/sessions?limit=200"))).json.sessions.map((s) => s.key);
+  for (const key of [`channel:${CHANNEL.toLowerCase()}`, `group:${GROUP_CHAT.toLowerCase()}`])
+    assert.ok(keys.includes(`agent:main:msteams:${key}`), JSON.stringify(keys));
 });
 
 test("duplicates: the same activity again, and five concurrent posts of one activity, give one reply", async () => {
