@@ -124,6 +124,12 @@ async function expectExactlyOnce(texts, deadlineMs = 30_000) {
   for (const text of texts) assert.equal((await replies(text)).length, 1, `${text}: one reply`);
 }
 
+/** Updates the tenant's channel inbox holds for Teams (pending + handled), as channels.status counts them. */
+async function storedUpdates() {
+  const [account] = (await http("GET", inTenant("/v1/channels/status"))).json.channelAccounts.msteams;
+  return account.pendingUpdates + account.handledUpdates;
+}
+
 async function crashAndRestart() {
   server.killNow();
   await server.exited;
@@ -187,6 +193,7 @@ test("config: the app password goes to the secret store; the token and metadata 
 });
 
 test("the endpoint's answers: no, forged or expired token 401; a conversationUpdate 200 unstored; keys unreachable 503", async () => {
+  const storedBefore = await storedUpdates();
   const unsigned = await fetch(endpoint(), {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -210,6 +217,7 @@ test("the endpoint's answers: no, forged or expired token 401; a conversationUpd
   assert.equal(back.status, 200, back.text);
   await sleep(1500);
   assert.equal((await replies(() => true)).length, 0, "nothing was sent for any of these");
+  assert.equal(await storedUpdates(), storedBefore, "nothing was stored");
   assert.ok(!runner.seen.some((m) => /unsigned|forged|expired|another bot|keys down/.test(m)), "no turn ran");
 });
 
@@ -303,7 +311,7 @@ test("a hook delivery to a Teams conversation reaches it", async () => {
   assert.equal(reply.conversationId, `a:dm-${ALLOWED}`);
 });
 
-test("SIGKILL mid-run and right after a 200: one reply each, never two, never none", { timeout: 180_000 }, async () => {
+test("SIGKILL mid-run and right after a 200: one reply each, never two, never none", { timeout: 240_000 }, async () => {
   // One crash covers both (one restart keeps the file short): a slow turn in its run, and a
   // second message of the same session accepted (200) behind it, not yet run.
   assert.equal((await post(dm("slow and killed mid-run"))).status, 200);
