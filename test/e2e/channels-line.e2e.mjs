@@ -328,17 +328,17 @@ test("a hook delivery with channel line is pushed to the named user", async () =
   assert.equal(push.call.body.to, USER);
 });
 
-test("SIGKILL after the 200 and mid-run: one reply, never two, never none", { timeout: 180_000 }, async () => {
-  assert.equal((await post([textEvent("killed after ingress")])).status, 200);
-  await crashAndRestart();
+test("SIGKILL mid-run and after the 200: one reply each, never two, never none", { timeout: 180_000 }, async () => {
+  // One restart for both crash points: a run in flight, and an update committed (200) but not yet answered.
   assert.equal((await post([textEvent("slow and killed mid-run")])).status, 200);
   await waitFor(
     "the runner has the turn",
     async () => ({ done: runner.seen.includes("slow and killed mid-run") }),
     30_000,
   );
+  assert.equal((await post([textEvent("killed after ingress")])).status, 200);
   await crashAndRestart();
-  await waitForSends("reply 1", "ECHO: killed after ingress", 1, 90_000);
+  await waitForSends("reply 1", "ECHO: killed after ingress", 1, 120_000);
   await waitForSends("reply 2", "ECHO: slow and killed mid-run", 1, 120_000);
   await sleep(3000);
   assert.equal((await sends("ECHO: killed after ingress")).length, 1);
