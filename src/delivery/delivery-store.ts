@@ -93,10 +93,14 @@ export class DeliveryStore {
     return all<{ id: string }>(this.sql, "SELECT id FROM deliveries WHERE status = 'pending'").map((r) => r.id);
   }
 
-  /** The newest deliveries, at most MAX_DELIVERIES_LISTED. */
+  /**
+   * The newest deliveries, at most MAX_DELIVERIES_LISTED, as clients see them: without a reply
+   * hint (a platform's one-time reply token can send as the bot; a reader of the list must not).
+   */
   list(limit: number): Delivery[] {
     const bounded = Math.min(MAX_DELIVERIES_LISTED, Math.max(1, limit));
-    return all<Row>(this.sql, "SELECT * FROM deliveries ORDER BY created_at DESC LIMIT ?", bounded).map(toDelivery);
+    const rows = all<Row>(this.sql, "SELECT * FROM deliveries ORDER BY created_at DESC LIMIT ?", bounded);
+    return rows.map((row) => toDelivery({ ...row, reply_hint: null }));
   }
 
   /** Parts of a pending delivery that are out (kept across attempts, so no part is sent twice). */

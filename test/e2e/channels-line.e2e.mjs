@@ -230,6 +230,12 @@ test("pairing: the code by the event's reply token, silence until approved, then
   assert.equal(row.lastTo, `line:${USER}`);
   assert.deepEqual(row.deliveryContext, { channel: "line", to: `line:${USER}`, accountId: "default" });
   assert.ok(!JSON.stringify(row).includes(paired.replyToken), "the reply token is not the session's route");
+  const listed = await http("GET", inTenant(`/v1/sessions/${encodeURIComponent("agent:main:main")}/deliveries`));
+  assert.equal(listed.status, 200, listed.text);
+  assert.ok(
+    listed.json.deliveries.length > 0 && !listed.text.includes(paired.replyToken),
+    "nor listed with its delivery",
+  );
 });
 
 test("a stale reply token is not tried (push with a retry key); a refused one falls back to push at once", async () => {
