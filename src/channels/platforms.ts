@@ -2,6 +2,7 @@ import type { OutboundPolicy } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 import type { ChannelSender, InboundAdapter } from "./adapter";
 import type { InboundHost, SecretResolver } from "./channel-registry";
+import { googleChatPlatform } from "./googlechat/platform";
 import type { ChatPlatform } from "./platform";
 import { slackPlatform } from "./slack/platform";
 import { telegramPlatform } from "./telegram/platform";
@@ -11,7 +12,7 @@ import { whatsappPlatform } from "./whatsapp/platform";
  * The chat platforms this service serves: the one list every per-platform place reads (a new
  * platform is one more entry here, its folder, and its config half in CHANNEL_CONFIGS).
  */
-export const PLATFORMS = [telegramPlatform, slackPlatform, whatsappPlatform] as const;
+export const PLATFORMS = [telegramPlatform, slackPlatform, whatsappPlatform, googleChatPlatform] as const;
 
 /** The channels of this service by name. */
 export const CHANNEL_NAMES = PLATFORMS.map((platform) => platform.name);
