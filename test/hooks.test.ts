@@ -206,7 +206,7 @@ describe("hooks: POST /hooks/agent (SPEC §2.2)", () => {
       [{ channel: "telegram" }, "channel and to must be set together for hook delivery"],
       [{ to: "123" }, "channel and to must be set together for hook delivery"],
       [{ channel: "last", to: "123" }, "channel must name a concrete channel for hook delivery"],
-      [{ channel: "pigeon", to: "123" }, "channel must be last|slack|telegram|whatsapp"],
+      [{ channel: "pigeon", to: "123" }, "channel must be googlechat|last|slack|telegram|whatsapp"],
     ];
     for (const [fields, error] of cases) {
       const res = await hook(t, "/hooks/agent", { json: { message: "x", ...fields } });
