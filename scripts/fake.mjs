@@ -323,6 +323,20 @@ function lineEvent(text, from, secret) {
   return { headers: { "content-type": "application/json", "x-line-signature": signature }, body };
 }
 
+/** Has the fake (`/__send`) sign and post `payload` to the service as its platform would; stops on a refusal. */
+async function postThroughFake(fakeUrl, url, payload, fakeLabel, name) {
+  let res;
+  try {
+    res = await fetch(`${fakeUrl}/__send`, { method: "POST", body: JSON.stringify(payload) });
+  } catch (error) {
+    fail(`no ${fakeLabel} on ${fakeUrl} (${error.cause?.code ?? error.message}): start npm run fake -- ${name}`);
+  }
+  const answer = await res.json();
+  if (answer.error) fail(`${answer.error}: is npm run dev running, and BASE right?`);
+  console.log(`POST ${url} → ${answer.status}${answer.body ? ` ${answer.body}` : ""}`);
+  if (answer.status >= 300) fail(`the service answered ${answer.status}`);
+}
+
 /** Teams: the fake signs and posts the activity itself (its own key), then the bot's activities are read back. */
 async function msTeamsSend(url, fakeUrl, text, from, since) {
   const now = Date.now();
@@ -334,16 +348,7 @@ async function msTeamsSend(url, fakeUrl, text, from, since) {
     recipient: { id: `28:${PLATFORMS.msteams.appId}`, name: "OpenClaw" },
     text,
   };
-  let res;
-  try {
-    res = await fetch(`${fakeUrl}/__send`, { method: "POST", body: JSON.stringify({ url, activity }) });
-  } catch (error) {
-    fail(`no fake Bot Connector on ${fakeUrl} (${error.cause?.code ?? error.message}): start npm run fake -- msteams`);
-  }
-  const answer = await res.json();
-  if (answer.error) fail(`${answer.error}: is npm run dev running, and BASE right?`);
-  console.log(`POST ${url} → ${answer.status}${answer.body ? ` ${answer.body}` : ""}`);
-  if (answer.status >= 300) fail(`the service answered ${answer.status}`);
+  await postThroughFake(fakeUrl, url, { url, activity }, "fake Bot Connector", "msteams");
   const deadline = Date.now() + Number(options.wait ?? DEFAULT_WAIT_SECONDS) * 1000;
   while (Date.now() < deadline) {
     const replies = ((await fakeCalls(fakeUrl, since)) ?? []).filter((call) => call.kind === "activity");
@@ -369,16 +374,7 @@ async function googleChatSend(url, fakeUrl, text, from, since) {
   const user = { name: from, displayName: "Local", email: "local@example.com", type: "HUMAN" };
   const message = { name: `${space.name}/messages/m${now}.m${now}`, sender: user, text, argumentText: text, space };
   const event = { type: "MESSAGE", eventTime: new Date(now).toISOString(), space, message, user };
-  let res;
-  try {
-    res = await fetch(`${fakeUrl}/__send`, { method: "POST", body: JSON.stringify({ url, event }) });
-  } catch (error) {
-    fail(`no fake Google on ${fakeUrl} (${error.cause?.code ?? error.message}): start npm run fake -- googlechat`);
-  }
-  const answer = await res.json();
-  if (answer.error) fail(`${answer.error}: is npm run dev running, and BASE right?`);
-  console.log(`POST ${url} → ${answer.status}${answer.body ? ` ${answer.body}` : ""}`);
-  if (answer.status >= 300) fail(`the service answered ${answer.status}`);
+  await postThroughFake(fakeUrl, url, { url, event }, "fake Google", "googlechat");
   const deadline = Date.now() + Number(options.wait ?? DEFAULT_WAIT_SECONDS) * 1000;
   while (Date.now() < deadline) {
     const calls = ((await fakeCalls(fakeUrl, since)) ?? []).filter(
