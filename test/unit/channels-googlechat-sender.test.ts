@@ -2,9 +2,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { googleChatAppOf } from "../../src/channels/googlechat/adapter";
 import { ChatApi, GOOGLECHAT_TYPING_TEXT } from "../../src/channels/googlechat/chat-api";
 import { googleChatSender, placeholderIdOf, postTypingPlaceholder } from "../../src/channels/googlechat/sender";
 import { type ServiceAccountKey, ServiceAccountTokens } from "../../src/channels/googlechat/service-account";
+import type { OutboundPolicy } from "../../src/policy/outbound-url";
+import type { TenantConfig } from "../../src/protocol/config";
 
 /**
  * The Google Chat sender against the fake Google (test/peers/fake-googlechat.mjs, its own process
@@ -131,5 +134,23 @@ describe("Google Chat sender (client message ids)", () => {
     const delivery = { kind: "reply", target: { channel: "googlechat", to: "spaces/AAAA401" }, message: "x" };
     expect(await sender().send(delivery, 0)).toMatchObject({ partsSent: 0, error: expect.any(String) });
     expect(unauthorized).toBe(before + 1);
+  });
+
+  it("declares the key file, its private key and the access token in use for the outbox's redaction", async () => {
+    const account = (await control("/__service-account")) as ServiceAccountKey;
+    const keyText = JSON.stringify(account);
+    const config = {
+      channels: { googlechat: { serviceAccount: keyText, apiRoot: origin, tokenUrl: `${origin}/token` } },
+    } as TenantConfig;
+    const policy: OutboundPolicy = { allowLoopback: true, allowedHosts: [], ownOrigins: [] };
+    const app = await googleChatAppOf(config, async () => null, policy);
+    const appSender = app!.sender();
+    const delivery = { kind: "reply", target: { channel: "googlechat", to: "spaces/AAAAred" }, message: "x" };
+    expect(await appSender.send(delivery, 0)).toEqual({ partsSent: 1 });
+    expect(appSender.credentials).toEqual([keyText, account.private_key, expect.stringMatching(/^ya29\.fake-/)]);
+    // Not configured, or a key without its private half: no sender.
+    expect(await googleChatAppOf({} as TenantConfig, async () => null, policy)).toBeNull();
+    const broken = { channels: { googlechat: { serviceAccount: '{"client_email":"x"}' } } } as TenantConfig;
+    expect(await googleChatAppOf(broken, async () => null, policy)).toBeNull();
   });
 });
