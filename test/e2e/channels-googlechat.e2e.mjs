@@ -193,6 +193,8 @@ test("the endpoint's answers (recorded): 401 before the body, 405, 415, 400, and
   await sleep(1000);
   assert.equal((await messagesWith(() => true)).length, 0, "nothing was sent for any of these");
   assert.equal(runner.seen.length, 0, "no turn");
+  const [account] = (await http("GET", inTenant("/v1/channels/status"))).json.channelAccounts.googlechat;
+  assert.deepEqual([account.pendingUpdates, account.handledUpdates], [0, 0], "nothing stored in the inbox");
 });
 
 test("pairing: one code, silence until approved, then a DM is a typing placeholder edited into the reply", async () => {
