@@ -3,6 +3,7 @@ import type { TenantConfig } from "../protocol/config";
 import type { ChannelSender, InboundAdapter } from "./adapter";
 import type { InboundHost, SecretResolver } from "./channel-registry";
 import type { ConversationReferences } from "./conversation-reference-store";
+import { googleChatPlatform } from "./googlechat/platform";
 import { linePlatform } from "./line/platform";
 import { msTeamsPlatform } from "./msteams/platform";
 import type { ChatPlatform } from "./platform";
@@ -14,7 +15,14 @@ import { whatsappPlatform } from "./whatsapp/platform";
  * The chat platforms this service serves: the one list every per-platform place reads (a new
  * platform is one more entry here, its folder, and its config half in CHANNEL_CONFIGS).
  */
-export const PLATFORMS = [telegramPlatform, slackPlatform, whatsappPlatform, msTeamsPlatform, linePlatform] as const;
+export const PLATFORMS = [
+  telegramPlatform,
+  slackPlatform,
+  whatsappPlatform,
+  msTeamsPlatform,
+  linePlatform,
+  googleChatPlatform,
+] as const;
 
 /** The channels of this service by name. */
 export const CHANNEL_NAMES = PLATFORMS.map((platform) => platform.name);

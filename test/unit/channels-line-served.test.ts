@@ -44,7 +44,12 @@ async function hook(body: string, headers: Record<string, string> = {}, method =
     headers,
     ...(method === "POST" ? { body } : {}),
   });
-  return lineWebhook(webhookRequestOf(request, path), { config, resolve: async () => null, nowMs: Date.now() });
+  return lineWebhook(webhookRequestOf(request, path), {
+    config,
+    resolve: async () => null,
+    nowMs: Date.now(),
+    outbound: { allowLoopback: false, allowedHosts: [], ownOrigins: [] },
+  });
 }
 const signed = async (body: string) => ({ "x-line-signature": await lineSignature(SECRET, body) });
 
