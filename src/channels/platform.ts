@@ -3,6 +3,7 @@ import type { ChannelConfigSpec } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ChannelSender, InboundAdapter } from "./adapter";
 import type { InboundHost, SecretResolver } from "./channel-registry";
+import type { ConversationReferences } from "./conversation-reference-store";
 import type { WebhookHandler } from "./webhook";
 
 /**
@@ -46,6 +47,14 @@ export type ChatPlatform = {
   ingress: PlatformIngress;
   /** The inbound adapter the inbox drives. */
   inbound(host: InboundHost): InboundAdapter;
-  /** Who delivers replies for this tenant; null: the channel is not enabled or has no credentials. */
-  sender(config: TenantConfig, resolve: SecretResolver, outbound: OutboundPolicy): Promise<ChannelSender | null>;
+  /**
+   * Who delivers replies for this tenant; null: the channel is not enabled or has no credentials.
+   * `conversations`: where the platform reaches a conversation (Teams' serviceUrl), when it needs it.
+   */
+  sender(
+    config: TenantConfig,
+    resolve: SecretResolver,
+    outbound: OutboundPolicy,
+    conversations?: ConversationReferences,
+  ): Promise<ChannelSender | null>;
 };

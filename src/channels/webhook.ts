@@ -1,3 +1,4 @@
+import type { OutboundPolicy } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 import { announcesTooLarge, BODY_TOO_LARGE, discardBody, readBoundedText } from "../util/bounded-body";
 import type { SecretResolver } from "./channel-registry";
@@ -35,8 +36,8 @@ export type AcceptedUpdate = { updateId: string; body: string };
 /** The handler's answer: the updates to commit first, then the response to send. */
 export type WebhookAnswer = { response: Response; updates: AcceptedUpdate[] };
 
-/** What a handler may use beside the request. */
-export type WebhookContext = { config: TenantConfig; resolve: SecretResolver; nowMs: number };
+/** What a handler may use beside the request; `outbound` guards what it fetches (Teams' signing keys). */
+export type WebhookContext = { config: TenantConfig; resolve: SecretResolver; nowMs: number; outbound: OutboundPolicy };
 
 /** A platform's webhook handler; null: the request is not for this platform (not its path, or not configured). */
 export type WebhookHandler = (request: WebhookRequest, context: WebhookContext) => Promise<WebhookAnswer | null>;

@@ -5,7 +5,7 @@ import { PLATFORMS } from "../../channels/platforms";
 import { webhookRequestOf } from "../../channels/webhook";
 import { type AppEnv, requireScope } from "../../http/context";
 import { readJson } from "../../http/request";
-import { serviceOrigin } from "../../policy/outbound-url";
+import { outboundPolicy, serviceOrigin } from "../../policy/outbound-url";
 import { TENANT_ID_PATTERN } from "../../protocol/http";
 import { channelInboxApi, tenantApi } from "../../stubs";
 
@@ -43,6 +43,7 @@ export const channelIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
     config: await tenant.config(),
     resolve: async (name: string) => tenant.resolveSecret(name),
     nowMs: Date.now(),
+    outbound: outboundPolicy(c.env),
   };
   const request = webhookRequestOf(c.req.raw, path);
   for (const platform of PLATFORMS) {
