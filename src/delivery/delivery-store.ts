@@ -31,6 +31,33 @@ export const DELIVERY_SCHEMA: Schema = {
     },
     // A chat reply's ReplyHint (LINE's reply token), as JSON: kept with the row so a retry after a restart still has it.
     { name: "add deliveries.reply_hint", sql: "ALTER TABLE deliveries ADD COLUMN reply_hint TEXT" },
+    // Billing (issue 48): a rowid table with a TEXT primary key writes the row and a key index; keyed
+    // by its id itself, a new delivery is three rows written (row, idempotency key, created_at), not four.
+    {
+      name: "deliveries keyed by id",
+      sql: `CREATE TABLE deliveries_by_id (
+          id TEXT PRIMARY KEY,
+          idempotency_key TEXT NOT NULL UNIQUE,
+          kind TEXT NOT NULL,
+          target TEXT NOT NULL,
+          message TEXT NOT NULL,
+          status TEXT NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          last_error TEXT,
+          delivered_to TEXT,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL,
+          parts_sent INTEGER NOT NULL DEFAULT 0,
+          reply_hint TEXT
+        ) WITHOUT ROWID;
+        INSERT INTO deliveries_by_id (id, idempotency_key, kind, target, message, status, attempts, last_error,
+            delivered_to, created_at, updated_at, parts_sent, reply_hint)
+          SELECT id, idempotency_key, kind, target, message, status, attempts, last_error,
+            delivered_to, created_at, updated_at, parts_sent, reply_hint FROM deliveries;
+        DROP TABLE deliveries;
+        ALTER TABLE deliveries_by_id RENAME TO deliveries;
+        CREATE INDEX deliveries_by_created ON deliveries (created_at DESC)`,
+    },
   ],
 };
 
