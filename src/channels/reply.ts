@@ -1,15 +1,9 @@
+import type { DeliveryInput } from "../model/delivery";
 import type { RunRecord } from "../model/run-types";
 import { isSilentResult } from "../spawn/announce";
 
 /** The outbox as a chat turn's reply needs it. */
-type ReplyOutbox = {
-  enqueue(input: {
-    idempotencyKey: string;
-    kind: string;
-    target: NonNullable<RunRecord["input"]["replyTarget"]>;
-    message: string;
-  }): unknown;
-};
+type ReplyOutbox = { enqueue(input: DeliveryInput): unknown };
 
 /** The delivery kind of a chat turn's reply (as the outbox lists it). */
 export const CHANNEL_REPLY_KIND = "channel-reply";
@@ -21,5 +15,13 @@ export const CHANNEL_REPLY_KIND = "channel-reply";
 export function queueChannelReply(outbox: ReplyOutbox, run: RunRecord, text: string): void {
   const target = run.input.replyTarget;
   if (!target || text.trim() === "" || isSilentResult(text)) return;
-  outbox.enqueue({ idempotencyKey: `${run.runId}:reply`, kind: CHANNEL_REPLY_KIND, target, message: text });
+  // Blocks go to Slack only; they are the delivery's, so a retry posts the same message.
+  const blocks = target.channel === "slack" ? run.input.replyBlocks : undefined;
+  outbox.enqueue({
+    idempotencyKey: `${run.runId}:reply`,
+    kind: CHANNEL_REPLY_KIND,
+    target,
+    message: text,
+    ...(blocks ? { blocks } : {}),
+  });
 }

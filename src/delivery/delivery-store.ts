@@ -1,4 +1,4 @@
-import type { Delivery, DeliveryStatus, DeliveryTarget } from "../model/delivery";
+import type { Delivery, DeliveryInput, DeliveryStatus, DeliveryTarget } from "../model/delivery";
 import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
 
@@ -29,6 +29,8 @@ export const DELIVERY_SCHEMA: Schema = {
       name: "add deliveries.parts_sent",
       sql: "ALTER TABLE deliveries ADD COLUMN parts_sent INTEGER NOT NULL DEFAULT 0",
     },
+    // Slack's `/status` card goes as Block Kit blocks beside its text: part of what is owed, so a retry posts the same.
+    { name: "add deliveries.blocks", sql: "ALTER TABLE deliveries ADD COLUMN blocks TEXT" },
   ],
 };
 
@@ -45,6 +47,7 @@ type Row = {
   created_at: number;
   updated_at: number;
   parts_sent: number;
+  blocks: string | null;
 };
 
 /** Deliveries listed at most per request. */
@@ -54,20 +57,18 @@ export class DeliveryStore {
   constructor(private readonly sql: SqlStorage) {}
 
   /** Inserts a delivery once per idempotency key; returns the existing one on repeats. */
-  enqueue(
-    input: { idempotencyKey: string; kind: string; target: DeliveryTarget; message: string },
-    at: number,
-  ): Delivery {
+  enqueue(input: DeliveryInput, at: number): Delivery {
     const existing = this.byKey(input.idempotencyKey);
     if (existing) return existing;
     const id = crypto.randomUUID();
     this.sql.exec(
-      "INSERT INTO deliveries (id, idempotency_key, kind, target, message, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)",
+      "INSERT INTO deliveries (id, idempotency_key, kind, target, message, blocks, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
       id,
       input.idempotencyKey,
       input.kind,
       JSON.stringify(input.target),
       input.message,
+      input.blocks ? JSON.stringify(input.blocks) : null,
       at,
       at,
     );
@@ -123,6 +124,7 @@ function toDelivery(row: Row): Delivery {
     kind: row.kind,
     target: JSON.parse(row.target) as DeliveryTarget,
     message: row.message,
+    ...(row.blocks ? { blocks: JSON.parse(row.blocks) as Record<string, unknown>[] } : {}),
     status: row.status as DeliveryStatus,
     attempts: row.attempts,
     partsSent: row.parts_sent,

@@ -187,12 +187,13 @@ export async function startChatCommandRun(
   command: ChatCommand,
   request: RunRequest,
 ): Promise<StartedRun> {
-  const outcome = await runChatCommand(ctx, request.key, command);
+  const outcome = await runChatCommand(ctx, request.key, command, request.replyTarget?.channel);
   const firstTurn = outcome.resetFirst && command.args ? command.args : undefined;
   return startRun(ctx, {
     ...request,
     message: firstTurn ?? request.message,
     ...(firstTurn === undefined ? { fixedReply: outcome.reply, ignoreSendPolicy: true } : {}),
+    ...(firstTurn === undefined && outcome.replyBlocks ? { replyBlocks: outcome.replyBlocks } : {}),
     ...(outcome.resetFirst ? { resetFirst: outcome.resetFirst } : {}),
   });
 }
