@@ -15,6 +15,7 @@ import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
 import { channelSenderOf, inboundAdapters } from "./platforms";
 import { type ChannelSendResult, isAuthFailure } from "./send-health";
 import { SEND_HEALTH_SCHEMA, SendHealthStore } from "./send-health-store";
+import { BOT_THREADS_SCHEMA, BotThreadsStore } from "./slack/bot-threads-store";
 
 type InboxTimer = "channel-inbox" | "delivery";
 /** The one timer ref of the drain (every accepted update sets it due now). */
@@ -36,7 +37,14 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    migrate(ctx.storage, [INBOX_SCHEMA, TIMER_SCHEMA, DELIVERY_SCHEMA, SEND_HEALTH_SCHEMA, GROUP_HISTORY_SCHEMA]);
+    migrate(ctx.storage, [
+      INBOX_SCHEMA,
+      TIMER_SCHEMA,
+      DELIVERY_SCHEMA,
+      SEND_HEALTH_SCHEMA,
+      GROUP_HISTORY_SCHEMA,
+      BOT_THREADS_SCHEMA,
+    ]);
     this.store = new InboxStore(ctx.storage.sql);
     this.sendHealth = new SendHealthStore(ctx.storage.sql);
     this.timers = new Timers<InboxTimer>(ctx.storage);
@@ -69,6 +77,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
           get: () => this.store.bot<T>(channel),
           save: (bot: T) => this.store.saveBot(channel, bot),
         }),
+        botThreads: new BotThreadsStore(ctx.storage.sql),
       }),
       context: (config, origin) =>
         tenantContext(env, {

@@ -1,0 +1,139 @@
+import { describe, expect, inject, it } from "vitest";
+import { slackSignature } from "../src/channels/slack/signature";
+import { call, freshTenant, type TestTenant, until } from "./helpers";
+
+/**
+ * Slack thread follow-ups (issue 46, 4): in a channel that requires a mention, a reply in a
+ * thread of the bot's without a new `<@bot>` is answered in the thread (👀, `thread_ts`, session
+ * `…:thread:<thread_ts>`), as OpenClaw's Slack monitor answers it: under the bot's own message
+ * (`parent_user_id`) or in a thread the bot posted in; a thread the bot never posted in is not
+ * answered. Real inbox, session and outbox; the Web API is the test peer's (`/slack/api/`, which
+ * records posts and reactions).
+ */
+
+const SECRET = "slack-signing-secret-threads-0123456789";
+const CHANNEL = "C0MENTION";
+const BASE_KEY = "agent:main:slack:channel:c0mention";
+const peer = () => `http://127.0.0.1:${inject("peerPort")}`;
+
+async function threadTenant(): Promise<TestTenant> {
+  const t = await freshTenant("slack-threads");
+  const put = await t.config({
+    channels: {
+      slack: {
+        enabled: true,
+        mode: "http",
+        botToken: "xoxb-threads-0000-fake",
+        signingSecret: SECRET,
+        apiRoot: `${peer()}/slack/api/`,
+        groupPolicy: "allowlist",
+        channels: { [CHANNEL]: { requireMention: true } },
+      },
+    },
+  });
+  expect(put.status, put.text).toBe(200);
+  return t;
+}
+
+let nextEvent = 0;
+async function postEvent(t: TestTenant, event: Record<string, unknown>) {
+  const body = JSON.stringify({ type: "event_callback", team_id: "T0TEST", event_id: `EvT${++nextEvent}`, event });
+  const at = String(Math.floor(Date.now() / 1000));
+  const res = await call(`${t.prefix}/slack/events`, {
+    method: "POST",
+    token: null,
+    headers: {
+      "content-type": "application/json",
+      "x-slack-request-timestamp": at,
+      "x-slack-signature": await slackSignature(SECRET, at, body),
+    },
+    body,
+  });
+  expect(res.status).toBe(200);
+}
+
+/** A message in the channel from Alice; `thread` makes it a reply in that thread. */
+function message(ts: string, text: string, thread?: { ts: string; parent: string }) {
+  return {
+    type: "message",
+    channel: CHANNEL,
+    channel_type: "channel",
+    user: "U0ALICE",
+    text,
+    ts,
+    ...(thread ? { thread_ts: thread.ts, parent_user_id: thread.parent } : {}),
+  };
+}
+
+async function handled(t: TestTenant, count: number) {
+  await until(
+    async () => (await t.call("/v1/channels/status")).data.channelAccounts.slack[0],
+    (account) => account.pendingUpdates === 0 && account.handledUpdates === count,
+  );
+}
+
+type Delivery = { status: string; message: string; target: { to: string; threadId?: string } };
+async function deliveries(t: TestTenant, key: string): Promise<Delivery[]> {
+  const res = await t.call(`/v1/sessions/${encodeURIComponent(key)}/deliveries`);
+  return (res.data.deliveries ?? []) as Delivery[];
+}
+async function delivered(t: TestTenant, key: string, count: number): Promise<Delivery[]> {
+  return until(
+    async () => (await deliveries(t, key)).filter((d) => d.status === "delivered"),
+    (sent) => sent.length >= count,
+  );
+}
+
+type Recorded = { path: string; body: Record<string, string> };
+async function slackCalls(method: string): Promise<Recorded[]> {
+  return (await (await fetch(`${peer()}/control/recorded?path=/slack/api/${method}`)).json()) as Recorded[];
+}
+
+/** Unique message timestamps per test run (the peer is shared by every test file). */
+const base = Math.floor(Date.now() / 1000);
+const ts = (n: number) => `${base}.${String(n).padStart(6, "0")}`;
+
+describe("Slack thread follow-ups", () => {
+  it("a reply under the bot's own message, without a mention, is answered in the thread once, with 👀", async () => {
+    const t = await threadTenant();
+    const root = ts(100); // the bot's message (Slack names its poster in `parent_user_id`)
+    const reply = message(ts(101), "and a follow-up", { ts: root, parent: "U0BOT" });
+    await postEvent(t, reply);
+    await postEvent(t, reply); // redelivered under a new event id: still one turn
+    await handled(t, 1);
+    const key = `${BASE_KEY}:thread:${root}`;
+    const sent = await delivered(t, key, 1);
+    expect(sent.map((d) => [d.target.to, d.target.threadId, d.message])).toEqual([
+      [`channel:${CHANNEL}`, root, "ECHO: and a follow-up"],
+    ]);
+    const post = (await slackCalls("chat.postMessage")).find((p) => p.body.text === "ECHO: and a follow-up")!;
+    expect(post.body).toMatchObject({ channel: CHANNEL, thread_ts: root });
+    const eyes = (await slackCalls("reactions.add")).filter((r) => r.body.timestamp === ts(101));
+    expect(eyes.map((r) => [r.body.channel, r.body.name])).toEqual([[CHANNEL, "eyes"]]);
+    // The channel's own session got nothing: the follow-up is the thread's.
+    expect(await deliveries(t, BASE_KEY)).toEqual([]);
+  }, 60_000);
+
+  it("a thread the bot answered a mention in is followed up; a thread it never posted in is not", async () => {
+    const t = await threadTenant();
+    const userRoot = ts(200); // Alice's own message starts the thread
+    await postEvent(t, message(ts(201), "<@U0BOT> look at this", { ts: userRoot, parent: "U0ALICE" }));
+    await handled(t, 1);
+    const key = `${BASE_KEY}:thread:${userRoot}`;
+    await delivered(t, key, 1); // the bot posted in the thread
+    await postEvent(t, message(ts(202), "thanks, and one more", { ts: userRoot, parent: "U0ALICE" }));
+    await handled(t, 2);
+    const sent = await delivered(t, key, 2);
+    expect(sent.map((d) => d.message).sort()).toEqual(["ECHO: <@U0BOT> look at this", "ECHO: thanks, and one more"]);
+    expect(sent.every((d) => d.target.threadId === userRoot)).toBe(true);
+
+    // Another thread of Alice's the bot never posted in: no turn, no 👀, no reply.
+    const otherRoot = ts(300);
+    await postEvent(t, message(ts(301), "just between us", { ts: otherRoot, parent: "U0ALICE" }));
+    await handled(t, 3);
+    expect(await deliveries(t, `${BASE_KEY}:thread:${otherRoot}`)).toEqual([]);
+    expect((await slackCalls("reactions.add")).filter((r) => r.body.timestamp === ts(301))).toEqual([]);
+    const sessions = await t.call("/v1/sessions?limit=50");
+    expect(JSON.stringify(sessions.data)).not.toContain(otherRoot);
+  }, 60_000);
+});
