@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
-import { slackSignature } from "../src/channels/slack/signature";
 import { HELP_TEXT } from "../src/domain/chat-commands";
 import { call, freshTenant, type TestTenant, until } from "./helpers";
+import { postSlackEvent, slackPeerTenant } from "./slack-helpers";
 
 /**
  * Chat commands typed into Telegram run through the same layer as `chat.send` (issue 46, 1):
@@ -137,38 +137,11 @@ describe("chat commands from Telegram", () => {
 
 describe("chat commands from Slack", () => {
   const SLACK_SECRET = "slack-signing-secret-commands-0123456789";
-  async function postSlack(t: TestTenant, event: Record<string, unknown>, eventId: string) {
-    const body = JSON.stringify({ type: "event_callback", team_id: "T0TEST", event_id: eventId, event });
-    const at = String(Math.floor(Date.now() / 1000));
-    const res = await call(`${t.prefix}/slack/events`, {
-      method: "POST",
-      token: null,
-      headers: {
-        "content-type": "application/json",
-        "x-slack-request-timestamp": at,
-        "x-slack-signature": await slackSignature(SLACK_SECRET, at, body),
-      },
-      body,
-    });
-    expect(res.status).toBe(200);
-  }
+  const postSlack = (t: TestTenant, event: Record<string, unknown>, eventId: string) =>
+    postSlackEvent(t, SLACK_SECRET, event, eventId);
 
   it("a DM's /new and a channel's `<@bot> /status` are answered without the model", async () => {
-    const t = await freshTenant("cmds-slack");
-    const put = await t.config({
-      channels: {
-        slack: {
-          enabled: true,
-          mode: "http",
-          botToken: "xoxb-cmds-0000-fake",
-          signingSecret: SLACK_SECRET,
-          apiRoot: `http://127.0.0.1:${inject("peerPort")}/slack/api/`,
-          dmPolicy: "open",
-          groupPolicy: "open",
-        },
-      },
-    });
-    expect(put.status, put.text).toBe(200);
+    const t = await slackPeerTenant("cmds-slack", SLACK_SECRET, { dmPolicy: "open", groupPolicy: "open" });
     const dm = { type: "message", channel: "D0ALICE", channel_type: "im", user: "U0ALICE" };
     await postSlack(t, { ...dm, text: "/new", ts: "1795705000.000100" }, "EvC1");
     const channel = { type: "message", channel: "C0OPEN", channel_type: "channel", user: "U0ALICE" };

@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
-import { slackSignature } from "../src/channels/slack/signature";
-import { call, freshTenant, type TestTenant, until } from "./helpers";
+import { type TestTenant, until } from "./helpers";
+import { postSlackEvent, slackPeerTenant } from "./slack-helpers";
 
 /**
  * Slack thread follow-ups (issue 46, 4): in a channel that requires a mention, a reply in a
@@ -17,40 +17,15 @@ const BASE_KEY = "agent:main:slack:channel:c0mention";
 const peer = () => `http://127.0.0.1:${inject("peerPort")}`;
 
 async function threadTenant(): Promise<TestTenant> {
-  const t = await freshTenant("slack-threads");
-  const put = await t.config({
-    channels: {
-      slack: {
-        enabled: true,
-        mode: "http",
-        botToken: "xoxb-threads-0000-fake",
-        signingSecret: SECRET,
-        apiRoot: `${peer()}/slack/api/`,
-        groupPolicy: "allowlist",
-        channels: { [CHANNEL]: { requireMention: true } },
-      },
-    },
+  return slackPeerTenant("slack-threads", SECRET, {
+    groupPolicy: "allowlist",
+    channels: { [CHANNEL]: { requireMention: true } },
   });
-  expect(put.status, put.text).toBe(200);
-  return t;
 }
 
 let nextEvent = 0;
-async function postEvent(t: TestTenant, event: Record<string, unknown>) {
-  const body = JSON.stringify({ type: "event_callback", team_id: "T0TEST", event_id: `EvT${++nextEvent}`, event });
-  const at = String(Math.floor(Date.now() / 1000));
-  const res = await call(`${t.prefix}/slack/events`, {
-    method: "POST",
-    token: null,
-    headers: {
-      "content-type": "application/json",
-      "x-slack-request-timestamp": at,
-      "x-slack-signature": await slackSignature(SECRET, at, body),
-    },
-    body,
-  });
-  expect(res.status).toBe(200);
-}
+const postEvent = (t: TestTenant, event: Record<string, unknown>) =>
+  postSlackEvent(t, SECRET, event, `EvT${++nextEvent}`);
 
 /** A message in the channel from Alice; `thread` makes it a reply in that thread. */
 function message(ts: string, text: string, thread?: { ts: string; parent: string }) {
