@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { HELP_TEXT } from "../src/domain/chat-commands";
+import { HELP_TEXT, STOP_REPLY } from "../src/domain/chat-commands";
 import { call, freshTenant, type TestTenant, until } from "./helpers";
 import { postSlackEvent, slackPeerTenant } from "./slack-helpers";
 
@@ -132,6 +132,57 @@ describe("chat commands from Telegram", () => {
     // Another bot's command is text for the model (as OpenClaw 2026.9.6 answers it in an open group).
     const other = await sentOf(t, "agent:main:telegram:group:-100701", 1);
     expect(other[0]!.message).not.toBe(HELP_TEXT);
+  }, 60_000);
+});
+
+describe("/stop from a chat", () => {
+  it("stops the session's running run and answers OpenClaw's text, once; the stopped run posts nothing", async () => {
+    const t = await freshTenant("cmds-stop");
+    const put = await t.config({
+      // A model that never answers: the DM's run stays running until stopped.
+      agents: {
+        list: [
+          {
+            id: "main",
+            default: true,
+            runner: { type: "openai", baseUrl: `http://127.0.0.1:${inject("peerPort")}/v1`, model: "hang" },
+          },
+        ],
+      },
+      channels: {
+        telegram: {
+          enabled: true,
+          botToken: "42:fake",
+          webhookSecret: SECRET,
+          apiRoot: `http://127.0.0.1:${inject("peerPort")}/telegram`,
+          dmPolicy: "open",
+        },
+      },
+    });
+    expect(put.status, put.text).toBe(200);
+    const dm = { id: 555300, type: "private" };
+    const hello = update(dm, "a long question");
+    await post(t, hello);
+    const runId = `telegram:${hello.update_id}`;
+    await until(
+      async () => (await t.call(`/v1/runs/${encodeURIComponent(runId)}`)).data.run,
+      (run) => run?.status === "running",
+    );
+    const stop = update(dm, "/stop");
+    await post(t, stop);
+    await post(t, stop); // redelivered: one answer
+    await handled(t, 2);
+    const key = "agent:main:main";
+    const sent = await sentOf(t, key, 1);
+    expect(sent.map((d) => [d.target.to, d.message])).toEqual([["telegram:555300", STOP_REPLY]]);
+    const stopped = await until(
+      async () => (await t.call(`/v1/runs/${encodeURIComponent(runId)}`)).data.run,
+      (run) => run !== undefined && run.status !== "running",
+    );
+    expect(stopped.status).toBe("aborted");
+    // Nothing else was queued for the chat: the stopped run has no reply to post.
+    const all = (await t.call(`/v1/sessions/${encodeURIComponent(key)}/deliveries`)).data.deliveries as Delivery[];
+    expect(all.map((d) => d.message)).toEqual([STOP_REPLY]);
   }, 60_000);
 });
 

@@ -149,7 +149,13 @@ export const HELP_TEXT = [
   "More: /commands for full list, /tools for available capabilities",
 ].join("\n");
 
-/** Runs a command (not /stop or /send) for the session `key`; the caller appends the reply. */
+/** OpenClaw's answer to `/stop` in a chat (its `formatAbortReplyText` without sub-agents), whether a run was running or not. */
+export const STOP_REPLY = "⚙️ Agent was aborted.";
+
+/**
+ * Runs a command (not /send; `/stop` only as a chat's, whose runs the caller stops first: from
+ * `chat.send` it is handled before) for the session `key`; the caller appends the reply.
+ */
 export async function runChatCommand(
   ctx: TenantContext<"index">,
   key: string,
@@ -158,6 +164,8 @@ export async function runChatCommand(
   channel?: string,
 ): Promise<CommandOutcome> {
   switch (command.name) {
+    case "stop":
+      return { reply: STOP_REPLY };
     case "reset":
       return { reply: "✅ Session reset.", resetFirst: "reset" };
     case "new":
