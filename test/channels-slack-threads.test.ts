@@ -1,4 +1,8 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
+import { BotThreadsStore } from "../src/channels/slack/bot-threads-store";
+import { BOT_THREAD_TTL_MS } from "../src/channels/slack/threads";
 import { type TestTenant, until } from "./helpers";
 import { postSlackEvent, slackPeerTenant } from "./slack-helpers";
 
@@ -111,4 +115,35 @@ describe("Slack thread follow-ups", () => {
     const sessions = await t.call("/v1/sessions?limit=50");
     expect(JSON.stringify(sessions.data)).not.toContain(otherRoot);
   }, 60_000);
+
+  it("the bot's threads are bounded: forgotten after 24 hours, the oldest dropped past the row cap", async () => {
+    await runInDurableObject(env.CHANNEL_INBOX.getByName("slack-threads-bounds"), (_object, state) => {
+      const threads = new BotThreadsStore(state.storage.sql, 3);
+      const at = 1_800_000_000_000;
+      threads.note("C1", "1.0", at);
+      expect(threads.has("C1", "1.0", at + BOT_THREAD_TTL_MS - 1)).toBe(true);
+      expect(threads.has("C1", "1.0", at + BOT_THREAD_TTL_MS)).toBe(false);
+      expect(threads.has("C2", "1.0", at)).toBe(false); // another channel's thread of the same ts
+      for (let n = 2; n <= 4; n++) threads.note("C1", `${n}.0`, at + n);
+      expect(["1.0", "2.0", "3.0", "4.0"].map((ts) => threads.has("C1", ts, at + 10))).toEqual([
+        false,
+        true,
+        true,
+        true,
+      ]);
+      // Posting again keeps a thread: the oldest other one goes.
+      threads.note("C1", "2.0", at + 20);
+      threads.note("C1", "5.0", at + 21);
+      expect(["2.0", "3.0", "4.0", "5.0"].map((ts) => threads.has("C1", ts, at + 30))).toEqual([
+        true,
+        false,
+        true,
+        true,
+      ]);
+      // An expired thread is deleted on the next note.
+      threads.note("C1", "6.0", at + BOT_THREAD_TTL_MS + 100);
+      const rows = state.storage.sql.exec("SELECT thread_ts FROM slack_bot_threads ORDER BY thread_ts").toArray();
+      expect(rows.map((row) => row.thread_ts)).toEqual(["6.0"]);
+    });
+  });
 });

@@ -20,7 +20,10 @@ export const BOT_THREADS_SCHEMA: Schema = {
 
 /** SQL of the threads the bot posted in (ChannelInboxObject's storage). */
 export class BotThreadsStore implements BotThreadsPort {
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly maxRows = BOT_THREADS_MAX,
+  ) {}
 
   has(channelId: string, threadTs: string, now: number): boolean {
     return (
@@ -47,7 +50,7 @@ export class BotThreadsStore implements BotThreadsPort {
     this.sql.exec(
       `DELETE FROM slack_bot_threads WHERE rowid IN
         (SELECT rowid FROM slack_bot_threads ORDER BY posted_at DESC LIMIT -1 OFFSET ?)`,
-      BOT_THREADS_MAX,
+      this.maxRows,
     );
   }
 }
