@@ -86,7 +86,10 @@ export const PAIRING_KIND = "pairing";
  */
 export type ChannelSender = {
   readonly credentials: readonly string[];
-  send(delivery: { target: DeliveryTarget; message: string; kind: string }, fromPart: number): Promise<SendOutcome>;
+  send(
+    delivery: { target: DeliveryTarget; message: string; kind: string; blocks?: Record<string, unknown>[] },
+    fromPart: number,
+  ): Promise<SendOutcome>;
 };
 
 /** The inbound side of a platform, as the channel inbox drives it (src/channels/inbox.ts). */

@@ -16,6 +16,7 @@ import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
 import { channelSenderOf, inboundAdapters } from "./platforms";
 import { type ChannelSendResult, isAuthFailure } from "./send-health";
 import { SEND_HEALTH_SCHEMA, SendHealthStore } from "./send-health-store";
+import { BOT_THREADS_SCHEMA, BotThreadsStore } from "./slack/bot-threads-store";
 
 type InboxTimer = "channel-inbox" | "delivery";
 /** The one timer ref of the drain (every accepted update sets it due now). */
@@ -45,6 +46,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       SEND_HEALTH_SCHEMA,
       GROUP_HISTORY_SCHEMA,
       CONVERSATION_REFERENCE_SCHEMA,
+      BOT_THREADS_SCHEMA,
     ]);
     this.store = new InboxStore(ctx.storage.sql);
     this.sendHealth = new SendHealthStore(ctx.storage.sql);
@@ -81,6 +83,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
           save: (bot: T) => this.store.saveBot(channel, bot),
         }),
         conversations: this.conversations,
+        botThreads: new BotThreadsStore(ctx.storage.sql),
       }),
       context: (config, origin) =>
         tenantContext(env, {

@@ -3,6 +3,7 @@ import { CHANNEL_SECRET_KEYS, type ChannelSecret } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ResolvedSecret } from "../protocol/secrets";
 import type { ConversationMemory } from "./conversation-reference-store";
+import type { BotThreadsPort } from "./slack/threads";
 import { SLACK_API_ROOT, SlackWebApi } from "./slack/web-api";
 import { TELEGRAM_API_ROOT, TelegramBotApi } from "./telegram/bot-api";
 
@@ -65,4 +66,6 @@ export type InboundHost = {
   identity<T>(channel: string): { get(): T | null; save(bot: T): void };
   /** Where the platform reaches each conversation (Teams' serviceUrl), kept as activities arrive. */
   conversations?: ConversationMemory;
+  /** The Slack threads the bot posted in (thread follow-ups without a mention; slack/threads.ts). */
+  botThreads?: BotThreadsPort;
 };

@@ -1,4 +1,4 @@
-import type { Delivery, DeliveryStatus, DeliveryTarget, ReplyHint } from "../model/delivery";
+import type { Delivery, DeliveryInput, DeliveryStatus, DeliveryTarget, ReplyHint } from "../model/delivery";
 import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
 
@@ -31,6 +31,8 @@ export const DELIVERY_SCHEMA: Schema = {
     },
     // A chat reply's ReplyHint (LINE's reply token), as JSON: kept with the row so a retry after a restart still has it.
     { name: "add deliveries.reply_hint", sql: "ALTER TABLE deliveries ADD COLUMN reply_hint TEXT" },
+    // Slack's `/status` card goes as Block Kit blocks beside its text: part of what is owed, so a retry posts the same.
+    { name: "add deliveries.blocks", sql: "ALTER TABLE deliveries ADD COLUMN blocks TEXT" },
     // Billing (issue 48): a rowid table with a TEXT primary key writes the row and a key index; keyed
     // by its id itself, a new delivery is three rows written (row, idempotency key, created_at), not four.
     {
@@ -48,12 +50,13 @@ export const DELIVERY_SCHEMA: Schema = {
           created_at INTEGER NOT NULL,
           updated_at INTEGER NOT NULL,
           parts_sent INTEGER NOT NULL DEFAULT 0,
-          reply_hint TEXT
+          reply_hint TEXT,
+          blocks TEXT
         ) WITHOUT ROWID;
         INSERT INTO deliveries_by_id (id, idempotency_key, kind, target, message, status, attempts, last_error,
-            delivered_to, created_at, updated_at, parts_sent, reply_hint)
+            delivered_to, created_at, updated_at, parts_sent, reply_hint, blocks)
           SELECT id, idempotency_key, kind, target, message, status, attempts, last_error,
-            delivered_to, created_at, updated_at, parts_sent, reply_hint FROM deliveries;
+            delivered_to, created_at, updated_at, parts_sent, reply_hint, blocks FROM deliveries;
         DROP TABLE deliveries;
         ALTER TABLE deliveries_by_id RENAME TO deliveries;
         CREATE INDEX deliveries_by_created ON deliveries (created_at DESC)`,
@@ -75,6 +78,7 @@ type Row = {
   updated_at: number;
   parts_sent: number;
   reply_hint: string | null;
+  blocks: string | null;
 };
 
 /** Deliveries listed at most per request. */
@@ -84,20 +88,18 @@ export class DeliveryStore {
   constructor(private readonly sql: SqlStorage) {}
 
   /** Inserts a delivery once per idempotency key; returns the existing one on repeats. */
-  enqueue(
-    input: { idempotencyKey: string; kind: string; target: DeliveryTarget; message: string; replyHint?: ReplyHint },
-    at: number,
-  ): Delivery {
+  enqueue(input: DeliveryInput, at: number): Delivery {
     const existing = this.byKey(input.idempotencyKey);
     if (existing) return existing;
     const id = crypto.randomUUID();
     this.sql.exec(
-      "INSERT INTO deliveries (id, idempotency_key, kind, target, message, status, created_at, updated_at, reply_hint) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)",
+      "INSERT INTO deliveries (id, idempotency_key, kind, target, message, blocks, status, created_at, updated_at, reply_hint) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)",
       id,
       input.idempotencyKey,
       input.kind,
       JSON.stringify(input.target),
       input.message,
+      input.blocks ? JSON.stringify(input.blocks) : null,
       at,
       at,
       input.replyHint ? JSON.stringify(input.replyHint) : null,
@@ -158,6 +160,7 @@ function toDelivery(row: Row): Delivery {
     kind: row.kind,
     target: JSON.parse(row.target) as DeliveryTarget,
     message: row.message,
+    ...(row.blocks ? { blocks: JSON.parse(row.blocks) as Record<string, unknown>[] } : {}),
     status: row.status as DeliveryStatus,
     attempts: row.attempts,
     partsSent: row.parts_sent,

@@ -187,12 +187,16 @@ export async function startChatCommandRun(
   command: ChatCommand,
   request: RunRequest,
 ): Promise<StartedRun> {
-  const outcome = await runChatCommand(ctx, request.key, command);
+  // A chat's `/stop` stops the session's runs first (its own run, on a repeat, is already done).
+  if (command.name === "stop")
+    await ctx.sessions(request.key).stopRuns("stop", await ctx.tenant.recentRunIds(request.key));
+  const outcome = await runChatCommand(ctx, request.key, command, request.replyTarget?.channel);
   const firstTurn = outcome.resetFirst && command.args ? command.args : undefined;
   return startRun(ctx, {
     ...request,
     message: firstTurn ?? request.message,
     ...(firstTurn === undefined ? { fixedReply: outcome.reply, ignoreSendPolicy: true } : {}),
+    ...(firstTurn === undefined && outcome.replyBlocks ? { replyBlocks: outcome.replyBlocks } : {}),
     ...(outcome.resetFirst ? { resetFirst: outcome.resetFirst } : {}),
   });
 }

@@ -8,6 +8,16 @@ export type DeliveryTarget = { channel: string; to: string; accountId?: string; 
  * `atMs`: when the platform issued it (its sender decides how long it stays usable).
  */
 export type ReplyHint = { value: string; atMs: number };
+/** What a delivery is asked to post: the text, and for Slack optional blocks beside it. */
+export type DeliveryInput = {
+  idempotencyKey: string;
+  kind: string;
+  target: DeliveryTarget;
+  message: string;
+  blocks?: Record<string, unknown>[];
+  /** The run's ReplyHint (this delivery only). */
+  replyHint?: ReplyHint;
+};
 export type DeliveryStatus = "pending" | "delivered" | "dead" | "blocked";
 export type Delivery = {
   id: string;
@@ -15,6 +25,8 @@ export type Delivery = {
   kind: string;
   target: DeliveryTarget;
   message: string;
+  /** Slack Block Kit blocks posted with `message` as their text fallback (the `/status` card). */
+  blocks?: Record<string, unknown>[];
   status: DeliveryStatus;
   attempts: number;
   /** Parts already sent of a reply a channel splits (a retry resumes after them). */

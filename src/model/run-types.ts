@@ -25,6 +25,8 @@ export type RunInput = {
   lane?: string;
   /** A reply fixed in advance (chat commands such as /send): no runner is called. */
   fixedReply?: string;
+  /** Slack Block Kit blocks posted with a fixed reply to a Slack chat (OpenClaw's `/status` card; the reply is their fallback text). */
+  replyBlocks?: Record<string, unknown>[];
   /** Who started it: chat.send and agent differ in their events and dedupe keys. */
   origin: "chat.send" | "agent" | "ingest" | "tool";
   /** Public base (`https://host/t/<tenant>`) webhook hosts call back to. */

@@ -92,6 +92,9 @@ export async function startPeers(): Promise<Peers> {
             },
           });
         if (method === "conversations.open") return json(res, 200, { ok: true, channel: { id: `D${form.users}` } });
+        // Posts and reactions are recorded (`/control/recorded?path=/slack/api/chat.postMessage`) with their form.
+        if (method === "chat.postMessage" || method === "reactions.add")
+          recorded.push({ path: url.pathname, body: form, signature: undefined, validSignature: null });
         return json(res, 200, { ok: true, ts: `${Date.now() / 1000}` });
       }
       // A Bot API that knows one bot and accepts every send (tests that need Telegram only to answer).

@@ -5,12 +5,15 @@ import type { InboundAdapter } from "../adapter";
 import { slackPairingMessage } from "./format";
 import { channelName, userName } from "./names";
 import { decideSlack } from "./routing";
+import type { BotThreadsPort } from "./threads";
 import type { CachedSlackIdentity, SlackWebApi } from "./web-api";
 
 /** What the Slack adapter needs from its host: the tenant's app, and a place to remember its bot user. */
 export type SlackAdapterPorts = {
   api(config: TenantConfig): Promise<SlackWebApi | null>;
   identity: { get(): CachedSlackIdentity | null; save(bot: CachedSlackIdentity): void };
+  /** The threads the bot posted in; without it only threads under the bot's own messages are followed. */
+  threads?: BotThreadsPort;
 };
 
 /** Slack's inbound side: Events API envelopes decided by src/channels/slack/routing.ts. */
@@ -27,7 +30,9 @@ export function slackInbound(ports: SlackAdapterPorts): InboundAdapter {
         typeof event.channel === "string" && event.channel_type !== "im" && !event.channel.startsWith("D");
       const named = inChannel ? await channelName(api, event.channel!) : undefined;
       const sender = typeof event.user === "string" && !event.bot_id ? await userName(api, event.user) : undefined;
-      return decideSlack({
+      const now = Date.now();
+      const threadTs = inChannel && event.thread_ts !== event.ts ? event.thread_ts : undefined;
+      const decision = decideSlack({
         envelope: parsed.data,
         slack,
         config,
@@ -36,7 +41,12 @@ export function slackInbound(ports: SlackAdapterPorts): InboundAdapter {
         approved,
         ...(named ? { channelName: named } : {}),
         ...(sender ? { senderName: sender } : {}),
+        botPostedInThread: threadTs ? (ports.threads?.has(event.channel!, threadTs, now) ?? false) : false,
       });
+      // The reply of a channel turn in a thread is the bot posting there: later replies follow it up.
+      const replyThread = decision.action === "turn" ? decision.turn.replyTarget.threadId : undefined;
+      if (inChannel && replyThread !== undefined) ports.threads?.note(event.channel!, String(replyThread), now);
+      return decision;
     },
     async acknowledge(config, ack) {
       await (await ports.api(config))?.acknowledge(ack);

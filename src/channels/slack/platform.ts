@@ -25,6 +25,7 @@ export const slackPlatform = {
     slackInbound({
       api: (config) => slackApiOf(config, host.resolve, host.outbound),
       identity: host.identity<CachedSlackIdentity>(SLACK),
+      ...(host.botThreads ? { threads: host.botThreads } : {}),
     }),
   sender: async (config, resolve, outbound) => (await slackApiOf(config, resolve, outbound))?.sender() ?? null,
 } as const satisfies ChatPlatform;

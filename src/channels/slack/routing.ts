@@ -5,6 +5,7 @@ import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
 import { slackChannelRowFields, slackEnvelope } from "./context";
 import { slackTurnText } from "./media-text";
+import { isThreadFollowUp } from "./threads";
 
 /**
  * Who may talk to the Slack app and which session a message lands in, as the real gateway
@@ -34,6 +35,8 @@ export type SlackRoutingInput = {
   channelName?: string;
   /** The sender's display name (`users.info`), when known: the envelope names the sender. */
   senderName?: string;
+  /** Whether the bot posted in the thread the message replies in (slack/threads.ts). */
+  botPostedInThread?: boolean;
 };
 
 /**
@@ -120,8 +123,17 @@ function decideChannel(input: SlackRoutingInput, event: SlackMessageEvent, text:
     return ignore("sender not allowed in channel");
   const requireMention = entry?.requireMention ?? slack.requireMention ?? true;
   const mentioned = event.type === "app_mention" || text.includes(`<@${input.bot.userId}>`);
-  if (requireMention && !mentioned) return ignore("no mention");
   const threadTs = event.thread_ts && event.thread_ts !== event.ts ? event.thread_ts : undefined;
+  // A reply in one of the bot's threads addresses it without a new mention (OpenClaw's implicit mention).
+  const followUp =
+    !mentioned &&
+    isThreadFollowUp({
+      ...(threadTs ? { threadTs } : {}),
+      ...(typeof event.parent_user_id === "string" ? { parentUserId: event.parent_user_id } : {}),
+      botUserId: input.bot.userId,
+      botPostedInThread: input.botPostedInThread === true,
+    });
+  if (requireMention && !mentioned && !followUp) return ignore("no mention");
   const sessionKey = groupSessionKey({
     agentId: input.agentId,
     channel: SLACK,
@@ -141,8 +153,8 @@ function decideChannel(input: SlackRoutingInput, event: SlackMessageEvent, text:
     senderId: event.user!,
     chatType: "channel",
     replyTarget,
-    // The 👀 reaction answers a mention, required or not (OpenClaw's "group-mentions" scope, recorded).
-    ack: { chatId: channelId, ...(mentioned ? { reactToMessageId: event.ts! } : {}) },
+    // The 👀 reaction answers a mention, required or not, explicit or a thread follow-up (OpenClaw's "group-mentions" scope).
+    ack: { chatId: channelId, ...(mentioned || followUp ? { reactToMessageId: event.ts! } : {}) },
     context: {
       envelope: envelopeOf(input, event, text, false, mentioned),
       rowFields: input.channelName ? slackChannelRowFields(channelId, input.channelName, input.bot, SLACK_ACCOUNT) : {},

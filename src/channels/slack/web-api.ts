@@ -116,16 +116,24 @@ export class SlackWebApi {
       send: (delivery, fromPart) =>
         delivery.kind === PAIRING_KIND
           ? this.post(delivery.target, [delivery.message], fromPart)
-          : this.post(
-              delivery.target,
-              chunkText(delivery.message, this.chunkChars).map(markdownToSlackMrkdwn),
-              fromPart,
-            ),
+          : delivery.blocks
+            ? // A Block Kit message (the status card) is one post: its text is the fallback, sent as is.
+              this.post(delivery.target, [delivery.message], fromPart, delivery.blocks)
+            : this.post(
+                delivery.target,
+                chunkText(delivery.message, this.chunkChars).map(markdownToSlackMrkdwn),
+                fromPart,
+              ),
     };
   }
 
   /** Posts `parts` from `fromPart` on, in order; stops at the first failure and says how many are out. */
-  private async post(target: DeliveryTarget, parts: string[], fromPart: number): Promise<SendOutcome> {
+  private async post(
+    target: DeliveryTarget,
+    parts: string[],
+    fromPart: number,
+    blocks?: Record<string, unknown>[],
+  ): Promise<SendOutcome> {
     const route = parseSlackTarget(target);
     if (!route) return { partsSent: fromPart, error: `not a Slack target: ${target.to}` };
     const channel = route.channel ?? (await this.openDirect(route.user!));
@@ -135,6 +143,7 @@ export class SlackWebApi {
         channel,
         text: parts[part]!,
         ...(route.threadTs ? { thread_ts: route.threadTs } : {}),
+        ...(blocks ? { blocks: JSON.stringify(blocks), mrkdwn: "false" } : {}),
         unfurl_links: "false",
       });
       if (!answer.ok)
