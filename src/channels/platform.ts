@@ -3,6 +3,7 @@ import type { ChannelConfigSpec } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ChannelSender, InboundAdapter } from "./adapter";
 import type { InboundHost, SecretResolver } from "./channel-registry";
+import type { PlatformSetup } from "./platform-setup";
 
 /**
  * How a platform's webhook tells a genuine request from a forged one, and when: `header` and
@@ -41,6 +42,8 @@ export type ChatPlatform = {
   /** Whether unknown DM senders can be paired (dmPolicy "pairing"). */
   pairing: boolean;
   ingress: PlatformIngress;
+  /** What the Control UI's Channels › Set up asks (OpenClaw's `wizard.*`); absent: Set up answers it is not offered. */
+  setup?: PlatformSetup;
   /** The inbound adapter the inbox drives. */
   inbound(host: InboundHost): InboundAdapter;
   /** Who delivers replies for this tenant; null: the channel is not enabled or has no credentials. */
