@@ -149,9 +149,20 @@ describe("wizard.* (Channels › Set up)", () => {
     const help = await answer(client, start.payload.sessionId, pick.step, "slack");
     expect(help.step.title).toBe("Slack bot token");
 
+    // The page's cards: the served platforms, then its fixed catalogue's others marked unserved.
+    const status = await client.request("channels.status", {});
+    const meta = status.payload.channelMeta as { id: string; detailLabel?: string }[];
+    expect(meta.slice(0, 3).map((card) => card.id)).toEqual(["telegram", "slack", "whatsapp"]);
+    expect(meta.find((card) => card.id === "discord")).toEqual({
+      id: "discord",
+      label: "Discord",
+      detailLabel: "Not available on this service",
+    });
     const discord = await client.request("wizard.start", { flow: "channels", channel: "discord" });
     expect(discord.payload).toMatchObject({ done: true, status: "error" });
-    expect(discord.payload.error).toMatch(/^discord is not served by this service \(served: Telegram, Slack, WhatsApp/);
+    expect(discord.payload.error).toMatch(
+      /^Discord is not available on this service \(served: Telegram, Slack, WhatsApp/,
+    );
   });
 
   it("is refused to a token without operator.admin", async () => {

@@ -42,7 +42,7 @@ export type ChatPlatform = {
   /** Whether unknown DM senders can be paired (dmPolicy "pairing"). */
   pairing: boolean;
   ingress: PlatformIngress;
-  /** What the Control UI's Channels › Set up asks (OpenClaw's `wizard.*`); absent: Set up answers it is not offered. */
+  /** What the Control UI's Channels › Set up asks (OpenClaw's `wizard.*`); absent: its secrets, then the URL to paste. */
   setup?: PlatformSetup;
   /** The inbound adapter the inbox drives. */
   inbound(host: InboundHost): InboundAdapter;

@@ -3,9 +3,11 @@ import { DomainError } from "../domain/errors";
 import { mergeConfig } from "../domain/tenant-config";
 import { toBase64Url } from "../util/encoding";
 import { setTelegramWebhook } from "./channel-admin";
+import { catalogueLabel } from "./control-ui-catalogue";
 import type { ChatPlatform } from "./platform";
 import type { PlatformSetup, SetupField } from "./platform-setup";
 import { PLATFORMS, platformOf } from "./platforms";
+import { setupFor } from "./setup-steps";
 
 /**
  * OpenClaw's `wizard.*` channels flow (`wizard.start {flow: "channels", channel?}`), as the
@@ -69,14 +71,14 @@ type Page =
   | { kind: "webhook" }
   | { kind: "outro" };
 
-/** The platforms Set up is offered for. */
+/** The platforms Set up is offered for: every one served. */
 function setupPlatforms(): readonly ChatPlatform[] {
-  return (PLATFORMS as readonly ChatPlatform[]).filter((platform) => platform.setup);
+  return PLATFORMS as readonly ChatPlatform[];
 }
 
 function setupOf(channel: string | undefined): { platform: ChatPlatform; setup: PlatformSetup } | undefined {
   const platform = channel === undefined ? undefined : platformOf(channel);
-  return platform?.setup ? { platform, setup: platform.setup } : undefined;
+  return platform ? { platform, setup: setupFor(platform) } : undefined;
 }
 
 /** The flow's steps: OpenClaw's intro, the channel pick when none was given, the platform's own, the outro. */
@@ -173,7 +175,8 @@ export function startSetupWizard(
     const served = setupPlatforms()
       .map((platform) => platform.label)
       .join(", ");
-    return fail(`${params.channel} is not served by this service (served: ${served}).`);
+    const label = catalogueLabel(PLATFORMS as readonly ChatPlatform[], channel);
+    return fail(`${label} is not available on this service (served: ${served}).`);
   }
   // One wizard per connection: a new start replaces the one before (its answers are dropped).
   const state: SetupWizardState = {
@@ -264,7 +267,8 @@ function answerRefusal(state: SetupWizardState, page: Page, value: unknown): str
   if (format && !format.pattern.test(trimmed)) return format.message;
   // The config's own schema for that key (its limits and shapes, e.g. a phone number id's digits).
   const checked = platform.config.schema.safeParse({ [page.field.key]: trimmed });
-  if (!checked.success) return checked.error.issues[0]!.message;
+  const issue = checked.error?.issues.find((found) => found.path[0] === page.field.key);
+  if (issue) return issue.message;
   const held = JSON.stringify(state.answers).length + trimmed.length;
   if (held > SETUP_WIZARD_ANSWERS_MAX_CHARS)
     return `too long: the answers may hold ${SETUP_WIZARD_ANSWERS_MAX_CHARS} characters in all`;
