@@ -3,7 +3,10 @@
 // the Telegram card's Set up walks OpenClaw's wizard (intro, token help, the token typed into a
 // hidden field), the webhook is registered at the fake with a generated secret, the token never
 // comes back in a frame, and the card moves to the connected channels; an unserved card
-// (Discord) reads "Not available on this service".
+// (Discord) reads "Not available on this service". Meanwhile a wizard on another tenant's
+// socket, a secret already answered, is left idle past the time workerd evicts an object whose
+// only I/O is hibernatable sockets (the vitest pool never hibernates one), then finished: the
+// wizard lives in the socket's attachment, not in the object's memory.
 // Screenshots go to test-results/control-ui-setup/ (git-ignored).
 // Run with `node --test test/e2e/control-ui-channel-setup.e2e.mjs`.
 import assert from "node:assert/strict";
@@ -14,13 +17,17 @@ import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { chromiumMissing, openControlUi, waitForDeep, waitForText } from "./browser.mjs";
-import { httpJson } from "./http-json.mjs";
+import { connectGateway } from "./gateway-rpc.mjs";
+import { createTenantToken, httpJson } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SHOTS_DIR = join(resolve(HERE, "../.."), "test-results", "control-ui-setup");
 const TOKEN = "dev-operator-token";
 const BOT_TOKEN = "123456789:TEST-wizard-setup-token";
 const UI_STEP_MS = 20_000;
+/** Long enough for workerd to evict an idle object whose only I/O is hibernatable sockets (as gateway-hubs.e2e). */
+const IDLE_MS = 25_000;
+const IDLE_TENANT = "wizard-idle";
 
 const skip = chromiumMissing();
 process.once("exit", killAllServersNow);
@@ -28,6 +35,8 @@ process.once("exit", killAllServersNow);
 let server;
 let fake;
 let chromium;
+/** The idle tenant's socket, its wizard and the step it waits on, and when it went idle. */
+let idle;
 
 const api = (method, path, body) => httpJson(server.baseUrl, method, path, { authorization: `Bearer ${TOKEN}`, body });
 
@@ -61,19 +70,35 @@ async function clickSetUp(page, title) {
 before(async () => {
   if (skip) return;
   mkdirSync(SHOTS_DIR, { recursive: true });
-  const started = await startFakeApi(join(HERE, "../peers/fake-telegram.mjs"), {
+  fake = await startFakeApi(join(HERE, "../peers/fake-telegram.mjs"), {
     env: { TG_TOKEN: BOT_TOKEN },
     label: "fake Telegram",
   });
-  fake = started;
   server = await startServer({ readyTimeoutMs: 60_000 });
   // Only where the Bot API is (a self-hoster's `apiRoot`): the wizard asks for the rest.
   const config = await api("PUT", "/v1/config", { channels: { telegram: { apiRoot: fake.url } } });
   assert.equal(config.status, 200, config.text);
+  // The idle tenant's wizard: Slack's bot token answered, the signing secret still to come.
+  const idleToken = await createTenantToken(server.baseUrl, IDLE_TENANT);
+  const socket = await connectGateway(`${server.baseUrl.replace(/^http/, "ws")}/t/${IDLE_TENANT}`, idleToken);
+  const started = await socket.call("wizard.start", { flow: "channels", channel: "slack" });
+  assert.equal(started.ok, true, JSON.stringify(started.error));
+  let step = started.payload.step;
+  for (const value of [undefined, undefined, "xoxb-idle-1"]) {
+    const next = await socket.call("wizard.next", {
+      sessionId: started.payload.sessionId,
+      answer: { stepId: step.id, ...(value ? { value } : {}) },
+    });
+    assert.equal(next.ok, true, JSON.stringify(next.error));
+    step = next.payload.step;
+  }
+  assert.equal(step.message, "Enter Slack signing secret");
+  idle = { socket, token: idleToken, sessionId: started.payload.sessionId, step, since: Date.now() };
   chromium = await openControlUi({ baseUrl: server.baseUrl, token: TOKEN, shotsDir: SHOTS_DIR, stepMs: UI_STEP_MS });
 });
 
 after(async () => {
+  idle?.socket.close();
   await chromium?.close();
   await server?.stop();
   await fake?.stop();
@@ -141,4 +166,23 @@ test("Channels › Set up Telegram walks through, registers the webhook, and the
     await waitForText(page, "Connected channels", UI_STEP_MS);
     await waitForText(page, "Running", UI_STEP_MS);
   });
+});
+
+test("a wizard left idle past the object's eviction finishes from its socket's attachment", {
+  skip: skip ?? false,
+}, async () => {
+  const left = IDLE_MS - (Date.now() - idle.since);
+  if (left > 0) await new Promise((r) => setTimeout(r, left));
+  const next = await idle.socket.call("wizard.next", {
+    sessionId: idle.sessionId,
+    answer: { stepId: idle.step.id, value: "idle-signing-secret" },
+  });
+  assert.equal(next.ok, true, JSON.stringify(next.error));
+  assert.equal(next.payload.step.title, "Slack webhook");
+  assert.match(next.payload.step.message, new RegExp(`/t/${IDLE_TENANT}/slack/events\n`));
+  const config = await httpJson(server.baseUrl, "GET", `/t/${IDLE_TENANT}/v1/config`, {
+    authorization: `Bearer ${idle.token}`,
+  });
+  const slack = config.json.config.channels.slack;
+  assert.deepEqual([slack.botToken.source, slack.signingSecret.source], ["store", "store"], config.text);
 });
