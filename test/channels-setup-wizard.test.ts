@@ -57,7 +57,13 @@ describe("wizard.* (Channels › Set up)", () => {
     const empty = await answer(client, sessionId, prompt.step, "  ");
     expect(empty.error).toBe("Required");
 
-    const webhook = await answer(client, sessionId, prompt.step, token);
+    const policies = await answer(client, sessionId, prompt.step, token);
+    expect(policies.step).toMatchObject({
+      type: "confirm",
+      message: "Configure DM access policies now? (default: pairing)",
+      initialValue: false,
+    });
+    const webhook = await answer(client, sessionId, policies.step, false);
     expect(webhook.step).toMatchObject({ type: "note", title: "Telegram webhook" });
     const url = `/t/${tenant.id}/telegram-webhook`;
     expect(webhook.step.message).toMatch(new RegExp(`^Registered https?://[^ ]+${url} with Telegram`));
@@ -119,18 +125,31 @@ describe("wizard.* (Channels › Set up)", () => {
       for (const value of values) result = await answer(client, start.payload.sessionId, result.step, value);
       return { sessionId: start.payload.sessionId, result };
     };
-    const slack = await walk("slack", ["xoxb-1-2-abc", "slack-signing-secret"]);
+    const slack = await walk("slack", ["xoxb-1-2-abc", "slack-signing-secret", false]);
     expect(slack.result.step.title).toBe("Slack webhook");
     expect(slack.result.step.message).toContain(`/t/${tenant.id}/slack/events\nPaste it as the Request URL`);
     const whatsapp = await walk("whatsapp", ["not digits"]);
     expect(whatsapp.result.error).toBe("must be the phone number id (digits)");
     let result = whatsapp.result;
-    for (const value of ["1234567890", "wa-access-token", "wa-app-secret", "wa-verify-token"])
+    for (const value of ["1234567890", "wa-access-token", "wa-app-secret", "wa-verify-token", true])
       result = await answer(client, whatsapp.sessionId, result.step, value);
+    // OpenClaw's DM policy question, said yes to: its select, a value not listed refused.
+    expect(result.step).toMatchObject({ type: "select", message: "WhatsApp DM policy" });
+    expect(result.step.options.map((option: { value: string }) => option.value)).toEqual([
+      "pairing",
+      "allowlist",
+      "open",
+      "disabled",
+    ]);
+    expect((await answer(client, whatsapp.sessionId, result.step, "everyone")).error).toBe(
+      "Select one of the policies listed.",
+    );
+    result = await answer(client, whatsapp.sessionId, result.step, "allowlist");
     expect(result.step.message).toContain(`/t/${tenant.id}/whatsapp/webhook\nPaste it as the Callback URL`);
     expect(JSON.stringify(client.frames)).not.toMatch(/wa-access-token|wa-app-secret|wa-verify-token|slack-signing/);
     const channels = (await tenant.call("/v1/config")).data.config.channels;
-    expect(channels.whatsapp).toMatchObject({ enabled: true, phoneNumberId: "1234567890" });
+    expect(channels.whatsapp).toMatchObject({ enabled: true, phoneNumberId: "1234567890", dmPolicy: "allowlist" });
+    expect(channels.slack.dmPolicy).toBeUndefined();
     expect(channels.whatsapp.verifyToken).toMatchObject({ source: "store" });
     expect(channels.slack.signingSecret).toMatchObject({ source: "store" });
   });

@@ -36,6 +36,8 @@ export type SetupWizardState = {
   channel?: string;
   /** Started without a channel: the flow asks for one first. */
   select: boolean;
+  /** Said yes to "Configure DM access policies now?": the policy is asked next. */
+  dmPolicies?: boolean;
   /** The current step's index in the flow. */
   page: number;
   /** Answers so far, by config key (secrets included until the config is written). */
@@ -54,10 +56,11 @@ export type SetupWizardHolder = {
 /** OpenClaw's WizardStep, as far as this flow uses it. */
 type WizardStep = {
   id: string;
-  type: "note" | "select" | "text";
+  type: "note" | "select" | "text" | "confirm";
   title?: string;
   message: string;
   options?: { value: string; label: string }[];
+  initialValue?: boolean;
   placeholder?: string;
   sensitive?: boolean;
   executor: "client";
@@ -68,6 +71,8 @@ type Page =
   | { kind: "select" }
   | { kind: "help" }
   | { kind: "field"; field: SetupField }
+  | { kind: "dmConfirm" }
+  | { kind: "dmPolicy" }
   | { kind: "webhook" }
   | { kind: "outro" };
 
@@ -88,6 +93,9 @@ function pagesOf(state: SetupWizardState): Page[] {
     ? [
         { kind: "help" },
         ...chosen.setup.fields.map((field) => ({ kind: "field" as const, field })),
+        // OpenClaw's optional DM policy question, for the platforms that pair DM senders.
+        ...(chosen.platform.pairing ? [{ kind: "dmConfirm" as const }] : []),
+        ...(state.dmPolicies ? [{ kind: "dmPolicy" as const }] : []),
         { kind: "webhook" },
         { kind: "outro" },
       ]
@@ -127,6 +135,22 @@ function stepOf(state: SetupWizardState): WizardStep {
         ...(isSecret(chosen!.platform, page.field.key) ? { sensitive: true } : {}),
         executor: "client",
       };
+    case "dmConfirm":
+      return {
+        id,
+        type: "confirm",
+        message: "Configure DM access policies now? (default: pairing)",
+        initialValue: false,
+        executor: "client",
+      };
+    case "dmPolicy":
+      return {
+        id,
+        type: "select",
+        message: `${chosen!.platform.label} DM policy`,
+        options: DM_POLICY_OPTIONS.map(([value, label]) => ({ value, label })),
+        executor: "client",
+      };
     case "webhook":
       return {
         id,
@@ -139,6 +163,14 @@ function stepOf(state: SetupWizardState): WizardStep {
       return { id, type: "note", title: "Done", message: "Channels updated.", executor: "client" };
   }
 }
+
+/** OpenClaw's DM policy choices, with its labels. */
+const DM_POLICY_OPTIONS = [
+  ["pairing", "Pairing (recommended)"],
+  ["allowlist", "Allowlist (specific users only)"],
+  ["open", "Open (public inbound DMs)"],
+  ["disabled", "Disabled (ignore DMs)"],
+] as const;
 
 const isSecret = (platform: ChatPlatform, key: string) => Object.hasOwn(platform.config.secrets, key);
 
@@ -205,18 +237,19 @@ export async function nextSetupWizard(
   const refusal = answerRefusal(state, page, params.answer.value);
   if (refusal) return { ...running(state), error: refusal };
   let next: SetupWizardState = { ...state, page: state.page + 1, expiresAt: now + SETUP_WIZARD_TTL_MS };
-  if (page.kind === "select") next = { ...next, channel: String(params.answer.value) };
-  if (page.kind === "field") {
-    next = { ...next, answers: { ...state.answers, [page.field.key]: textOf(params.answer.value)!.trim() } };
-    if (pagesOf(next)[next.page]?.kind === "webhook") {
-      // The last field: the config is written now and the answers leave the connection.
-      holder.set(undefined);
-      try {
-        next = { ...next, answers: {}, result: await applySetup(ctx, next) };
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        return { done: true, status: "error" as const, error: error.message };
-      }
+  const value = params.answer.value;
+  if (page.kind === "select") next = { ...next, channel: String(value) };
+  if (page.kind === "field") next = { ...next, answers: { ...state.answers, [page.field.key]: textOf(value)!.trim() } };
+  if (page.kind === "dmConfirm" && value === true) next = { ...next, dmPolicies: true };
+  if (page.kind === "dmPolicy") next = { ...next, answers: { ...state.answers, dmPolicy: String(value) } };
+  if (pagesOf(next)[next.page]?.kind === "webhook") {
+    // The last question: the config is written now and the answers leave the connection.
+    holder.set(undefined);
+    try {
+      next = { ...next, answers: {}, result: await applySetup(ctx, next) };
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return { done: true, status: "error" as const, error: error.message };
     }
   }
   if (next.page >= pagesOf(next).length) {
@@ -256,6 +289,11 @@ function textOf(value: unknown): string | undefined {
 function answerRefusal(state: SetupWizardState, page: Page, value: unknown): string | null {
   if (page.kind === "select") {
     return typeof value === "string" && setupOf(value) ? null : "Select one of the channels listed.";
+  }
+  if (page.kind === "dmConfirm")
+    return typeof value === "boolean" ? null : "wizard: confirm answer must be true or false";
+  if (page.kind === "dmPolicy") {
+    return DM_POLICY_OPTIONS.some(([policy]) => policy === value) ? null : "Select one of the policies listed.";
   }
   if (page.kind !== "field") return null;
   const text = textOf(value);

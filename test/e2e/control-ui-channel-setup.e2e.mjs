@@ -132,6 +132,10 @@ test("Channels › Set up Telegram walks through, registers the webhook, and the
     await input.type(BOT_TOKEN);
     await ui.clickText("button", "Continue");
   });
+  await ui.step("setup-dm-policies", async () => {
+    await waitForText(page, "Configure DM access policies now? (default: pairing)", UI_STEP_MS);
+    await ui.clickText("button", "No");
+  });
   await ui.step("setup-webhook", async () => {
     await waitForText(page, "with Telegram (setWebhook)", UI_STEP_MS);
     await ui.clickText("button", "Continue");
@@ -178,8 +182,13 @@ test("a wizard left idle past the object's eviction finishes from its socket's a
     answer: { stepId: idle.step.id, value: "idle-signing-secret" },
   });
   assert.equal(next.ok, true, JSON.stringify(next.error));
-  assert.equal(next.payload.step.title, "Slack webhook");
-  assert.match(next.payload.step.message, new RegExp(`/t/${IDLE_TENANT}/slack/events\n`));
+  assert.equal(next.payload.step.type, "confirm");
+  const webhook = await idle.socket.call("wizard.next", {
+    sessionId: idle.sessionId,
+    answer: { stepId: next.payload.step.id, value: false },
+  });
+  assert.equal(webhook.payload.step.title, "Slack webhook");
+  assert.match(webhook.payload.step.message, new RegExp(`/t/${IDLE_TENANT}/slack/events\n`));
   const config = await httpJson(server.baseUrl, "GET", `/t/${IDLE_TENANT}/v1/config`, {
     authorization: `Bearer ${idle.token}`,
   });
