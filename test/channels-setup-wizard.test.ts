@@ -146,8 +146,14 @@ describe("wizard.* (Channels › Set up)", () => {
     );
     result = await answer(client, whatsapp.sessionId, result.step, "allowlist");
     expect(result.step.message).toContain(`/t/${tenant.id}/whatsapp/webhook\nPaste it as the Callback URL`);
-    expect(JSON.stringify(client.frames)).not.toMatch(/wa-access-token|wa-app-secret|wa-verify-token|slack-signing/);
+    // A platform whose descriptor declares no steps (Teams): its required keys and secrets, its URL.
+    const teams = await walk("msteams", ["00000000-aaaa-bbbb-cccc-000000000001", "teams-app-password", false]);
+    expect(teams.result.step.message).toContain(`/t/${tenant.id}/api/messages\n`);
     const channels = (await tenant.call("/v1/config")).data.config.channels;
+    expect(channels.msteams.appPassword).toMatchObject({ source: "store" });
+    expect(JSON.stringify(client.frames)).not.toMatch(
+      /wa-access-token|wa-app-secret|wa-verify-token|slack-signing|teams-app-password/,
+    );
     expect(channels.whatsapp).toMatchObject({ enabled: true, phoneNumberId: "1234567890", dmPolicy: "allowlist" });
     expect(channels.slack.dmPolicy).toBeUndefined();
     expect(channels.whatsapp.verifyToken).toMatchObject({ source: "store" });

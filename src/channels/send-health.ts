@@ -47,6 +47,8 @@ const FIXES: Record<string, string> = {
     "Set channels.telegram.botToken to the token @BotFather gave the bot (PUT /v1/config, or the Control UI's Config page).",
   slack:
     "Set channels.slack.botToken to the app's Bot User OAuth Token (xoxb-…, PUT /v1/config, or the Control UI's Config page) and reinstall the app if it was revoked.",
+  msteams:
+    "Set channels.msteams.appId and appPassword to the Azure bot's Microsoft App ID and a current client secret (PATCH /v1/config), and tenantId for a single-tenant bot.",
 };
 
 /** An account's `lastError` (the auth failure first) and its status issues, auth first. */

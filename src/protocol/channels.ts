@@ -146,6 +146,83 @@ export const whatsappConfigSchema = z
 export type WhatsappConfig = z.infer<typeof whatsappConfigSchema>;
 
 /**
+ * `channels.msteams` with OpenClaw's keys (`@openclaw/msteams`, docs/channels/msteams): the
+ * Azure bot's `appId`, `appPassword` and `tenantId`, `dmPolicy`/`allowFrom`, `groupPolicy`, per
+ * team and channel `requireMention`, `webhook.path` (default `/api/messages`; `webhook.port`
+ * steers OpenClaw's own listener, no effect here); plus the replaceable endpoints of this
+ * service (`tokenUrl`, `openIdMetadataUrl`, and `apiRoot`: a Bot Connector serviceUrl trusted
+ * besides Microsoft's own hosts, for fakes and sovereign clouds), each an outbound URL under
+ * the guard.
+ */
+const msTeamsAllowEntry = z.string().min(1).max(256);
+const msTeamsChannelPolicySchema = z.looseObject({ requireMention: z.boolean().optional() });
+const msTeamsTeamPolicySchema = z.looseObject({
+  requireMention: z.boolean().optional(),
+  channels: z.record(z.string().max(512), msTeamsChannelPolicySchema).optional(),
+});
+export const msTeamsConfigSchema = z
+  .looseObject({
+    enabled: z.boolean().optional(),
+    appId: z.string().min(1).max(256),
+    appPassword: channelSecretSchema.optional(),
+    tenantId: z.string().min(1).max(256).optional(),
+    webhook: z
+      .looseObject({
+        path: z
+          .string()
+          .regex(/^\/[A-Za-z0-9._~\-/]{0,127}$/, "must be a path like /api/messages")
+          .optional(),
+      })
+      .optional(),
+    dmPolicy: z.enum(DM_POLICIES).optional(),
+    allowFrom: z.array(msTeamsAllowEntry).max(1000).optional(),
+    groupPolicy: z.enum(["open", "allowlist", "disabled"]).optional(),
+    groupAllowFrom: z.array(msTeamsAllowEntry).max(1000).optional(),
+    requireMention: z.boolean().optional(),
+    teams: z.record(z.string().max(512), msTeamsTeamPolicySchema).optional(),
+    textChunkLimit: z.number().int().min(100).max(28000).optional(),
+    apiRoot: z.url().max(2048).optional(),
+    tokenUrl: z.url().max(2048).optional(),
+    openIdMetadataUrl: z.url().max(2048).optional(),
+  })
+  .superRefine(refuseUnknownCredentials(new Set(["appPassword"])));
+export type MsTeamsConfig = z.infer<typeof msTeamsConfigSchema>;
+
+/**
+ * `channels.line` with OpenClaw's keys (`@openclaw/line`, SPEC channels-2 §3, §5): the channel
+ * access token and secret, the DM and group policies, listed groups. `apiRoot` is this service's
+ * seam for what the real plugin hard-codes (`https://api.line.me`), so tests and self-hosters can
+ * point at a fake. Keys of the real gateway's features not built here (`replyToMode`, `accounts`)
+ * are accepted and have no effect.
+ */
+export const lineConfigSchema = z
+  .looseObject({
+    enabled: z.boolean().optional(),
+    channelAccessToken: channelSecretSchema.optional(),
+    channelSecret: channelSecretSchema.optional(),
+    /** Replaces https://api.line.me for every Messaging API call (checked like every outbound URL). */
+    apiRoot: z.url().optional(),
+    /** Path under the tenant's base URL (default `/line/webhook`). */
+    webhookPath: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~\-/]{0,127}$/, "must be a path like /line/webhook")
+      .optional(),
+    dmPolicy: z.enum(DM_POLICIES).optional(),
+    allowFrom: z.array(allowEntry).max(1000).optional(),
+    groupPolicy: z.enum(["open", "allowlist", "disabled"]).optional(),
+    /** Senders admitted in any group or room (LINE's allowlist is sender-based, recorded). */
+    groupAllowFrom: z.array(allowEntry).max(1000).optional(),
+    groups: z
+      .record(
+        z.string().min(1).max(64),
+        z.looseObject({ requireMention: z.boolean().optional(), enabled: z.boolean().optional() }),
+      )
+      .optional(),
+  })
+  .superRefine(refuseUnknownCredentials(new Set(["channelAccessToken", "channelSecret"])));
+export type LineConfig = z.infer<typeof lineConfigSchema>;
+
+/**
  * The low-layer half of a chat platform's descriptor (src/channels/platform.ts holds the rest):
  * what config, secrets, the outbound guard and hooks need to know, kept here so these layers
  * read it without importing src/channels/. Every list below is derived from CHANNEL_CONFIGS.
@@ -196,8 +273,32 @@ export const whatsappChannelConfig = {
   credential: "accessToken",
 } as const satisfies ChannelConfigSpec;
 
+export const msTeamsChannelConfig = {
+  name: "msteams",
+  schema: msTeamsConfigSchema,
+  secrets: { appPassword: "MSTEAMS_APP_PASSWORD" },
+  outboundUrlKeys: ["apiRoot", "tokenUrl", "openIdMetadataUrl"],
+  hookChannel: true,
+  credential: "appPassword",
+} as const satisfies ChannelConfigSpec;
+
 /** The config halves of the registered platforms, in the order of src/channels/platforms.ts (a test checks it). */
-export const CHANNEL_CONFIGS = [telegramChannelConfig, slackChannelConfig, whatsappChannelConfig] as const;
+export const lineChannelConfig = {
+  name: "line",
+  schema: lineConfigSchema,
+  secrets: { channelAccessToken: "LINE_CHANNEL_ACCESS_TOKEN", channelSecret: "LINE_CHANNEL_SECRET" },
+  outboundUrlKeys: ["apiRoot"],
+  hookChannel: true,
+  credential: "channelAccessToken",
+} as const satisfies ChannelConfigSpec;
+
+export const CHANNEL_CONFIGS = [
+  telegramChannelConfig,
+  slackChannelConfig,
+  whatsappChannelConfig,
+  msTeamsChannelConfig,
+  lineChannelConfig,
+] as const;
 type ChannelConfigOf<N> = Extract<(typeof CHANNEL_CONFIGS)[number], { name: N }>;
 type ChannelName = (typeof CHANNEL_CONFIGS)[number]["name"];
 

@@ -90,7 +90,7 @@ describe("the platform registry", () => {
       senderLabel: "dummyUserId",
       mode: "webhook",
       pairing: true,
-      ingress: { defaultPath: "/dummychat", verification: "jwt", updateId: "id" },
+      ingress: { defaultPath: "/dummychat", verification: "jwt", updateId: "id", webhook: async () => null },
       inbound: () => ({}) as never,
       sender: async () => null,
     };
@@ -131,5 +131,15 @@ describe("the platform registry", () => {
       else expect(card).toMatchObject({ detailLabel: NOT_SERVED_DETAIL });
     }
     expect(meta.map((card) => card.id)).toEqual(expect.arrayContaining(["discord", "signal", "imessage", "nostr"]));
+    // A descriptor without `setup` (LINE, Teams here): the keys its schema requires, then its secrets.
+    const teams = (PLATFORMS as readonly ChatPlatform[]).find((platform) => platform.name === "msteams");
+    if (teams && !teams.setup) {
+      expect(setupFor(teams).fields.map((field) => [field.key, field.message])).toEqual([
+        ["appId", "Enter Microsoft Teams app id"],
+        ["appPassword", "Enter Microsoft Teams app password"],
+      ]);
+    }
+    const line = (PLATFORMS as readonly ChatPlatform[]).find((platform) => platform.name === "line");
+    if (line && !line.setup) expect(setupFor(line).fields[0]!.message).toBe("Enter LINE channel access token");
   });
 });

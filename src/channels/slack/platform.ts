@@ -6,6 +6,7 @@ import { DEFAULT_SLACK_WEBHOOK_PATH } from "./ingress";
 import { SLACK } from "./routing";
 import { slackSetup } from "./setup";
 import type { CachedSlackIdentity } from "./web-api";
+import { slackWebhook } from "./webhook";
 
 /** Slack (Events API over HTTP, v0 signature on the raw body). */
 export const slackPlatform = {
@@ -16,7 +17,12 @@ export const slackPlatform = {
   mode: "http",
   pairing: true,
   setup: slackSetup,
-  ingress: { defaultPath: DEFAULT_SLACK_WEBHOOK_PATH, verification: "raw-body-hmac", updateId: "event_id" },
+  ingress: {
+    defaultPath: DEFAULT_SLACK_WEBHOOK_PATH,
+    verification: "raw-body-hmac",
+    updateId: "event_id",
+    webhook: slackWebhook,
+  },
   inbound: (host) =>
     slackInbound({
       api: (config) => slackApiOf(config, host.resolve, host.outbound),

@@ -5,6 +5,7 @@ import { telegramInbound } from "./adapter";
 import { DEFAULT_WEBHOOK_PATH } from "./ingress";
 import { type BotIdentity, TELEGRAM } from "./routing";
 import { telegramSetup } from "./setup";
+import { telegramWebhook } from "./webhook";
 
 /** Telegram (Bot API webhook, secret header checked before the body). */
 export const telegramPlatform = {
@@ -15,7 +16,12 @@ export const telegramPlatform = {
   mode: "webhook",
   pairing: true,
   setup: telegramSetup,
-  ingress: { defaultPath: DEFAULT_WEBHOOK_PATH, verification: "header", updateId: "update_id" },
+  ingress: {
+    defaultPath: DEFAULT_WEBHOOK_PATH,
+    verification: "header",
+    updateId: "update_id",
+    webhook: telegramWebhook,
+  },
   inbound: (host) =>
     telegramInbound({
       bot: (config) => telegramBotOf(config, host.resolve, host.outbound),
