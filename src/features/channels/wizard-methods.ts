@@ -30,7 +30,7 @@ export const WIZARD_METHODS: MethodTable = {
       workspace: z.string().optional(),
       installDaemon: z.boolean().optional(),
       flow: z.enum(["setup", "channels"]).optional(),
-      channel: z.string().min(1).optional(),
+      channel: z.string().min(1).max(64).optional(),
     }),
     handle: ({ params, connection }) => startSetupWizard(holderOf(connection), params),
   }),
