@@ -3,6 +3,7 @@ import { DomainError } from "../domain/errors";
 import { redactCredentials } from "../secrets/redact-credentials";
 import { toBase64Url } from "../util/encoding";
 import { channelCredentials, channelSecretValue, telegramBotOf } from "./channel-registry";
+import { catalogueMeta } from "./control-ui-catalogue";
 import { PAIRING_PENDING_MAX, PAIRING_TTL_MS, type PairingRequest } from "./inbox-store";
 import type { ChatPlatform } from "./platform";
 import { PLATFORMS } from "./platforms";
@@ -208,7 +209,8 @@ export async function channelsStatus(ctx: TenantContext) {
     channelLabels: CHANNEL_LABELS,
     channelDetailLabels: {},
     channelSystemImages: {},
-    channelMeta: [],
+    // The page's cards: the served platforms, then its catalogue's others marked unserved.
+    channelMeta: catalogueMeta(PLATFORMS as readonly ChatPlatform[]),
     channels: byChannel((i) => ({
       configured: accounts[i]!.configured,
       running: accounts[i]!.running,

@@ -4,6 +4,7 @@ import type { TenantConfig } from "../protocol/config";
 import type { ChannelSender, InboundAdapter } from "./adapter";
 import type { InboundHost, SecretResolver } from "./channel-registry";
 import type { ConversationReferences } from "./conversation-reference-store";
+import type { PlatformSetup } from "./platform-setup";
 import type { WebhookHandler } from "./webhook";
 
 /**
@@ -45,6 +46,8 @@ export type ChatPlatform = {
   /** Whether unknown DM senders can be paired (dmPolicy "pairing"). */
   pairing: boolean;
   ingress: PlatformIngress;
+  /** What the Control UI's Channels › Set up asks (OpenClaw's `wizard.*`); absent: its secrets, then the URL to paste. */
+  setup?: PlatformSetup;
   /** The inbound adapter the inbox drives. */
   inbound(host: InboundHost): InboundAdapter;
   /**

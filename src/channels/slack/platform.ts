@@ -4,6 +4,7 @@ import type { ChatPlatform } from "../platform";
 import { slackInbound } from "./adapter";
 import { DEFAULT_SLACK_WEBHOOK_PATH } from "./ingress";
 import { SLACK } from "./routing";
+import { slackSetup } from "./setup";
 import type { CachedSlackIdentity } from "./web-api";
 import { slackWebhook } from "./webhook";
 
@@ -15,6 +16,7 @@ export const slackPlatform = {
   senderLabel: "slackUserId",
   mode: "http",
   pairing: true,
+  setup: slackSetup,
   ingress: {
     defaultPath: DEFAULT_SLACK_WEBHOOK_PATH,
     verification: "raw-body-hmac",

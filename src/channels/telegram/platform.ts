@@ -4,6 +4,7 @@ import type { ChatPlatform } from "../platform";
 import { telegramInbound } from "./adapter";
 import { DEFAULT_WEBHOOK_PATH } from "./ingress";
 import { type BotIdentity, TELEGRAM } from "./routing";
+import { telegramSetup } from "./setup";
 import { telegramWebhook } from "./webhook";
 
 /** Telegram (Bot API webhook, secret header checked before the body). */
@@ -14,6 +15,7 @@ export const telegramPlatform = {
   senderLabel: "telegramUserId",
   mode: "webhook",
   pairing: true,
+  setup: telegramSetup,
   ingress: {
     defaultPath: DEFAULT_WEBHOOK_PATH,
     verification: "header",

@@ -3,6 +3,7 @@ import type { ChatPlatform } from "../platform";
 import { whatsappApiOf, whatsappInbound } from "./adapter";
 import { DEFAULT_WHATSAPP_WEBHOOK_PATH } from "./ingress";
 import { WHATSAPP } from "./routing";
+import { whatsappSetup } from "./setup";
 import { whatsappWebhook } from "./webhook";
 
 /** The WhatsApp Cloud API (Meta's webhook: a GET subscription check, then HMAC-signed POSTs). */
@@ -13,6 +14,7 @@ export const whatsappPlatform = {
   senderLabel: "whatsappPhoneNumber",
   mode: "webhook",
   pairing: true,
+  setup: whatsappSetup,
   ingress: {
     defaultPath: DEFAULT_WHATSAPP_WEBHOOK_PATH,
     verificationGet: { defaultPath: DEFAULT_WHATSAPP_WEBHOOK_PATH },
