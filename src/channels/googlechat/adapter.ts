@@ -3,7 +3,7 @@ import type { OutboundPolicy } from "../../policy/outbound-url";
 import type { TenantConfig } from "../../protocol/config";
 import { guardedFetch } from "../../util/guarded-fetch";
 import type { ChannelSender, InboundAdapter } from "../adapter";
-import { channelSecretValue, type SecretResolver } from "../channel-registry";
+import { channelCredential, type SecretResolver } from "../channel-registry";
 import { CHAT_API_ROOT, ChatApi } from "./chat-api";
 import { parseGoogleChatEvent } from "./event";
 import { decideGoogleChat, googleChatPairingMessage } from "./routing";
@@ -31,7 +31,13 @@ export async function googleChatAppOf(
 ): Promise<GoogleChatApp | null> {
   const googlechat = config.channels?.googlechat;
   if (!googlechat || googlechat.enabled === false) return null;
-  const keyText = await channelSecretValue(googlechat.serviceAccount, resolve);
+  // The key signs assertions sent to the token endpoint: that is where a bound key may go.
+  const keyText = await channelCredential(
+    googlechat.serviceAccount,
+    resolve,
+    googlechat.tokenUrl ?? GOOGLE_TOKEN_URL,
+    outbound,
+  );
   const key = keyText ? serviceAccountKey(keyText) : null;
   if (!keyText || !key) return null;
   const guarded = (url: string, init: RequestInit) =>

@@ -5,7 +5,7 @@ import type { LineConfig } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import type { ChannelSender, InboundAdapter, InboundDecision } from "../adapter";
 import { PAIRING_KIND } from "../adapter";
-import { channelSecretValue, type SecretResolver } from "../channel-registry";
+import { channelCredential, type SecretResolver } from "../channel-registry";
 import { type LineEvent, lineEventSchema } from "./events";
 import { linePairingMessage, lineReplyParts } from "./format";
 import { LINE_API_ROOT, LineMessagingApi } from "./messaging-api";
@@ -28,9 +28,10 @@ export async function lineApiOf(
 ): Promise<LineMessagingApi | null> {
   const line = config.channels?.line;
   if (!line || line.enabled === false) return null;
-  const token = await channelSecretValue(line.channelAccessToken, resolve);
+  const apiRoot = line.apiRoot ?? LINE_API_ROOT;
+  const token = await channelCredential(line.channelAccessToken, resolve, apiRoot, outbound);
   if (!token) return null;
-  return new LineMessagingApi(token, line.apiRoot ?? LINE_API_ROOT, outbound);
+  return new LineMessagingApi(token, apiRoot, outbound);
 }
 
 /** Stored updates (`{ destination, event }`, ingress.ts) decided by routing.ts. */

@@ -4,10 +4,10 @@ import type { MsTeamsConfig } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import { msTeamsActivitySchema } from "../../protocol/msteams";
 import type { InboundAdapter } from "../adapter";
-import { channelSecretValue, type SecretResolver } from "../channel-registry";
+import { channelCredential, type SecretResolver } from "../channel-registry";
 import type { ConversationReferences } from "../conversation-reference-store";
 import { MSTEAMS, splitConversationId } from "./activity";
-import { MsTeamsConnector } from "./connector";
+import { defaultTokenUrl, MsTeamsConnector } from "./connector";
 import { msTeamsPairingMessage } from "./format";
 import { decideMsTeams } from "./routing";
 
@@ -20,7 +20,8 @@ export async function msTeamsConnectorOf(
 ): Promise<MsTeamsConnector | null> {
   const msteams = config.channels?.msteams;
   if (!msteams || msteams.enabled === false || !conversations) return null;
-  const appPassword = await channelSecretValue(msteams.appPassword, resolve);
+  const tokenUrl = msteams.tokenUrl ?? defaultTokenUrl(msteams.tenantId);
+  const appPassword = await channelCredential(msteams.appPassword, resolve, tokenUrl, outbound);
   if (!appPassword) return null;
   return new MsTeamsConnector(
     {
