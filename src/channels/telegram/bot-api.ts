@@ -79,6 +79,15 @@ export class TelegramBotApi {
     throw new Error(answer.ok ? "telegram getMe answered no bot id" : failure(answer));
   }
 
+  /** Where a file is downloaded from (`getFile`, then `<apiRoot>/file/bot<token>/<file_path>`); throws Telegram's refusal. */
+  async fileUrl(fileId: string): Promise<string> {
+    const answer = await this.call("getFile", { file_id: fileId });
+    const path = (answer.result as { file_path?: unknown } | undefined)?.file_path;
+    if (!answer.ok || typeof path !== "string")
+      throw new Error(answer.ok ? "telegram getFile answered no file_path" : failure(answer));
+    return `${this.apiRoot.replace(/\/+$/, "")}/file/bot${this.token}/${path}`;
+  }
+
   /** Typing and the 👀 reaction before a turn (best effort, as the real gateway). */
   async acknowledge(ack: ChannelAck): Promise<void> {
     const chatId = Number(ack.chatId);
