@@ -136,7 +136,7 @@ describe("Telegram media fetched into R2, the transcript and the model", () => {
 
   it("a failed download: OpenClaw's warning to the chat, then a turn saying the media is unavailable", async () => {
     const t = await mediaTenant("media-fail");
-    const { chatId } = await postMedia(t, { photo: photo(`fail-${crypto.randomUUID()}`) });
+    const { chatId, updateId } = await postMedia(t, { photo: photo(`fail-${crypto.randomUUID()}`) });
     const history = await answered(t);
     expect(history.filter((m) => m.role === "user").map((m) => m.content)).toEqual([
       "[media unavailable: download failed]",
@@ -145,7 +145,12 @@ describe("Telegram media fetched into R2, the transcript and the model", () => {
       () => sentTo(chatId),
       (list) => list.length >= 2,
     );
-    expect(sends.map((s) => s.text)).toContain("⚠️ Failed to download media. Please try again.");
+    // As OpenClaw sends it: plain text, a reply to the message.
+    expect(sends).toContainEqual({
+      chat_id: chatId,
+      text: "⚠️ Failed to download media. Please try again.",
+      reply_parameters: { message_id: updateId, allow_sending_without_reply: true },
+    });
     expect(sends.some((s) => String(s.text).startsWith("ECHO:"))).toBe(true);
     const [request] = await recorded<ModelRequest>(`/model/${t.id}`);
     expect(JSON.stringify(request!.body.messages)).toContain("[media unavailable: download failed]");

@@ -86,8 +86,8 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
         outbound: outboundPolicy(env),
         maxBytes: async (channel) =>
           mediaMaxBytes((await tenant().limits()).limits.mediaBytesPerFile.limit, await tenant().config(), channel),
-        warn: ({ idempotencyKey, turn, message }) =>
-          this.outbox.enqueue({ idempotencyKey, kind: MEDIA_WARNING_KIND, target: turn.replyTarget, message }),
+        warn: ({ idempotencyKey, target, message }) =>
+          this.outbox.enqueue({ idempotencyKey, kind: MEDIA_WARNING_KIND, target, message }),
         log: logWarning,
       },
       // An update's handling fails for many reasons; only a refused token says something of the account.

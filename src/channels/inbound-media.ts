@@ -58,6 +58,8 @@ export type MediaTurn = {
   captionText?: string;
   media?: MediaRef[];
   replyTarget: DeliveryTarget;
+  /** The platform's id of the message: the warning answers it (Telegram's `message_id`). */
+  messageId?: number | string;
 };
 
 export type MediaPorts = {
@@ -67,7 +69,7 @@ export type MediaPorts = {
   /** The tenant's `mediaBytesPerFile` in force for the channel (mediaMaxBytes). */
   maxBytes(channel: string): Promise<number>;
   /** Sends a warning to the turn's chat once (the inbox's outbox; the key makes a repeat a no-op). */
-  warn(input: { idempotencyKey: string; turn: MediaTurn; message: string }): void;
+  warn(input: { idempotencyKey: string; target: DeliveryTarget; message: string }): void;
   log(event: string, fields: Record<string, unknown>): void;
 };
 
@@ -103,7 +105,7 @@ export async function prepareMedia(
     const tooLarge = fetched.reason === "too_large";
     ports.warn({
       idempotencyKey: `media:${update.channel}:${update.updateId}:${index}`,
-      turn,
+      target: warningTarget(turn),
       message: tooLarge ? mediaTooLargeText(fetched.bytes, maxBytes) : MEDIA_FAILED_TEXT,
     });
     ports.log("channel.media_failed", {
@@ -121,6 +123,13 @@ export async function prepareMedia(
   const failed = lines.filter((line) => !line.startsWith("[media attached"));
   const transcriptText = media.length === 0 ? [...failed, said].filter((p) => p.trim() !== "").join("\n") : turn.text;
   return { modelText, media, transcriptText };
+}
+
+/** The turn's chat, answering its message when the platform numbers messages (Telegram). */
+function warningTarget(turn: MediaTurn): DeliveryTarget {
+  return typeof turn.messageId === "number"
+    ? { ...turn.replyTarget, replyToMessageId: turn.messageId }
+    : turn.replyTarget;
 }
 
 async function fetchRef(ports: MediaPorts, source: MediaSource, ref: MediaRef, key: string, maxBytes: number) {

@@ -1,6 +1,13 @@
 /** A channel delivery of a session's outbox ("posted to a channel"). */
 
-export type DeliveryTarget = { channel: string; to: string; accountId?: string; threadId?: string | number };
+export type DeliveryTarget = {
+  channel: string;
+  to: string;
+  accountId?: string;
+  threadId?: string | number;
+  /** The message this one answers (Telegram's `reply_parameters`: the media download warning). */
+  replyToMessageId?: number;
+};
 export type DeliveryStatus = "pending" | "delivered" | "dead" | "blocked";
 export type Delivery = {
   id: string;
