@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
+import { slackSignature } from "../src/channels/slack/signature";
 import { call, freshTenant, type TestTenant, until } from "./helpers";
 import { PEER_PNG_BASE64 } from "./peers/peer-files";
 
@@ -189,5 +190,72 @@ describe("Telegram media fetched into R2, the transcript and the model", () => {
     expect(listed.objects.map((o) => o.key)).not.toContain(
       `${t.id}/agent:main:main/media/inbound/telegram-${updateId}-0.bin`,
     );
+  }, 60_000);
+});
+
+describe("Slack file_share fetched into R2 and given to the model", () => {
+  const SLACK_SECRET = "slack-signing-secret-media-0123";
+
+  it("files.info + url_private with the bot token: the model gets the image, the history references it", async () => {
+    const t = await freshTenant("media-slack");
+    const put = await t.config({
+      agents: {
+        list: [
+          { id: "main", default: true, runner: { type: "openai", baseUrl: `${peer}/v1`, model: `record:${t.id}` } },
+        ],
+      },
+      channels: {
+        slack: {
+          enabled: true,
+          mode: "http",
+          botToken: "xoxb-media-fake",
+          signingSecret: SLACK_SECRET,
+          apiRoot: `${peer}/slack/api/`,
+          dmPolicy: "open",
+        },
+      },
+    });
+    expect(put.status, put.text).toBe(200);
+    const fileId = `png-${crypto.randomUUID()}`;
+    const event = {
+      type: "message",
+      subtype: "file_share",
+      channel: "D0MEDIA",
+      channel_type: "im",
+      user: "U0ALICE",
+      text: "look",
+      ts: "1795911800.000100",
+      files: [{ id: fileId, name: "pic.png", mimetype: "image/png", size: PEER_PNG.length }],
+    };
+    const body = JSON.stringify({ type: "event_callback", team_id: "T0TEST", event_id: `Ev${fileId}`, event });
+    const at = String(Math.floor(Date.now() / 1000));
+    const posted = await call(`${t.prefix}/slack/events`, {
+      method: "POST",
+      token: null,
+      headers: {
+        "content-type": "application/json",
+        "x-slack-request-timestamp": at,
+        "x-slack-signature": await slackSignature(SLACK_SECRET, at, body),
+      },
+      body,
+    });
+    expect(posted.status, posted.text).toBe(200);
+    const history = await answered(t);
+    const blocks = history.find((m) => m.role === "user")!.content as Array<Record<string, unknown>>;
+    expect(blocks[1]).toMatchObject({
+      type: "image",
+      mimeType: "image/png",
+      bytes: PEER_PNG.length,
+      fileName: "pic.png",
+    });
+    const [request] = await until(
+      () => recorded<ModelRequest>(`/model/${t.id}`),
+      (list) => list.length >= 1,
+    );
+    const parts = request!.body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+    expect(parts).toContainEqual({
+      type: "image_url",
+      image_url: { url: `data:image/png;base64,${PEER_PNG_BASE64}` },
+    });
   }, 60_000);
 });

@@ -93,6 +93,14 @@ export async function startPeers(): Promise<Peers> {
             },
           });
         if (method === "conversations.open") return json(res, 200, { ok: true, channel: { id: `D${form.users}` } });
+        // A file of the media tests: `url_private` on this peer (the bot token must come with its download).
+        if (method === "files.info") {
+          const id = String(form.file);
+          const url_private = `http://${req.headers.host}/slack/files/${id}`;
+          return json(res, 200, { ok: true, file: { id, name: "pic.png", mimetype: "image/png", url_private } });
+        }
+        if (method === "chat.postMessage")
+          recorded.push({ path: "/slack/chat.postMessage", body: form, signature: undefined, validSignature: null });
         return json(res, 200, { ok: true, ts: `${Date.now() / 1000}` });
       }
       // A Bot API that knows one bot and accepts every send (tests that need Telegram only to answer).
@@ -119,6 +127,11 @@ export async function startPeers(): Promise<Peers> {
       }
       // Bot API file downloads (`/telegram/file/bot<token>/files/<file_id>`), the file chosen by its id.
       if (url.pathname.startsWith("/telegram/file/bot")) return await telegramFile(url.pathname, res);
+      // Slack's url_private: only with a bot token (Slack answers a login page otherwise).
+      if (url.pathname.startsWith("/slack/files/")) {
+        if (!/^Bearer xoxb-/.test(req.headers.authorization ?? "")) return json(res, 403, { error: "no token" });
+        return await telegramFile(url.pathname, res);
+      }
       if (url.pathname.startsWith("/webhook/") || url.pathname.startsWith("/delivery/")) {
         const signature = req.headers["x-openclaw-signature"] as string | undefined;
         const expected = webhookSecret
@@ -320,6 +333,7 @@ const PEER_PNG = Buffer.from(PEER_PNG_BASE64, "base64");
  * `slow-<ms>-*`: the PNG after ms.
  */
 async function telegramFile(path: string, res: ServerResponse) {
+  // (Slack's url_private downloads are served by the same rules.)
   const fileId = path.split("/").pop() ?? "";
   if (fileId.startsWith("png-")) {
     res.writeHead(200, { "content-type": "image/png", "content-length": PEER_PNG.length });

@@ -1,8 +1,9 @@
 import { defaultAgentId } from "../../policy/agent-config";
 import { slackEnvelopeSchema } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
-import type { InboundAdapter } from "../adapter";
+import type { InboundAdapter, InboundDecision } from "../adapter";
 import { slackPairingMessage } from "./format";
+import { slackMediaRefs, slackMediaSource } from "./media-download";
 import { channelName, userName } from "./names";
 import { decideSlack } from "./routing";
 import type { CachedSlackIdentity, SlackWebApi } from "./web-api";
@@ -27,7 +28,7 @@ export function slackInbound(ports: SlackAdapterPorts): InboundAdapter {
         typeof event.channel === "string" && event.channel_type !== "im" && !event.channel.startsWith("D");
       const named = inChannel ? await channelName(api, event.channel!) : undefined;
       const sender = typeof event.user === "string" && !event.bot_id ? await userName(api, event.user) : undefined;
-      return decideSlack({
+      const decision = decideSlack({
         envelope: parsed.data,
         slack,
         config,
@@ -37,12 +38,26 @@ export function slackInbound(ports: SlackAdapterPorts): InboundAdapter {
         ...(named ? { channelName: named } : {}),
         ...(sender ? { senderName: sender } : {}),
       });
+      return withFiles(decision, event);
+    },
+    async mediaSource(config) {
+      const api = await ports.api(config);
+      return api ? slackMediaSource(api) : null;
     },
     async acknowledge(config, ack) {
       await (await ports.api(config))?.acknowledge(ack);
     },
     pairingMessage: slackPairingMessage,
   };
+}
+
+/** A turn of a file_share names its files (fetched by the inbox before the run) and its text. */
+function withFiles(decision: InboundDecision, event: { text?: string | undefined; ts?: string | undefined }) {
+  if (decision.action !== "turn") return decision;
+  const media = slackMediaRefs(event);
+  if (media.length === 0) return decision;
+  const turn = { ...decision.turn, media, captionText: event.text ?? "", ...(event.ts ? { messageId: event.ts } : {}) };
+  return { action: "turn" as const, turn };
 }
 
 /** The app's bot user, from `auth.test` once per token (the real gateway calls it on every event). */
