@@ -196,7 +196,7 @@ describe("Telegram media fetched into R2, the transcript and the model", () => {
 describe("Slack file_share fetched into R2 and given to the model", () => {
   const SLACK_SECRET = "slack-signing-secret-media-0123";
 
-  it("files.info + url_private with the bot token: the model gets the image, the history references it", async () => {
+  async function slackMediaTenant(): Promise<TestTenant> {
     const t = await freshTenant("media-slack");
     const put = await t.config({
       agents: {
@@ -216,7 +216,10 @@ describe("Slack file_share fetched into R2 and given to the model", () => {
       },
     });
     expect(put.status, put.text).toBe(200);
-    const fileId = `png-${crypto.randomUUID()}`;
+    return t;
+  }
+
+  async function shareFile(t: TestTenant, fileId: string) {
     const event = {
       type: "message",
       subtype: "file_share",
@@ -240,6 +243,11 @@ describe("Slack file_share fetched into R2 and given to the model", () => {
       body,
     });
     expect(posted.status, posted.text).toBe(200);
+  }
+
+  it("files.info + url_private with the bot token: the model gets the image, the history references it", async () => {
+    const t = await slackMediaTenant();
+    await shareFile(t, `png-${crypto.randomUUID()}`);
     const history = await answered(t);
     const blocks = history.find((m) => m.role === "user")!.content as Array<Record<string, unknown>>;
     expect(blocks[1]).toMatchObject({
@@ -257,5 +265,21 @@ describe("Slack file_share fetched into R2 and given to the model", () => {
       type: "image_url",
       image_url: { url: `data:image/png;base64,${PEER_PNG_BASE64}` },
     });
+  }, 60_000);
+
+  it("a url_private off Slack's hosts is not fetched with the bot token: the warning, then the turn goes on", async () => {
+    const t = await slackMediaTenant();
+    const fileId = `elsewhere-${crypto.randomUUID()}`;
+    await shareFile(t, fileId);
+    const history = await answered(t);
+    expect(history.filter((m) => m.role === "user").map((m) => m.content)).toEqual([
+      "[media unavailable: download failed]\nlook",
+    ]);
+    const posts = await until(
+      () => recorded<{ body: Record<string, string> }>("/slack/chat.postMessage"),
+      (list) => list.some((p) => p.body.text === "⚠️ Failed to download media. Please try again."),
+    );
+    expect(posts.length).toBeGreaterThan(0);
+    expect(await recorded(`/slack/files/png-${fileId}`)).toEqual([]);
   }, 60_000);
 });

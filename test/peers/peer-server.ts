@@ -96,7 +96,12 @@ export async function startPeers(): Promise<Peers> {
         // A file of the media tests: `url_private` on this peer (the bot token must come with its download).
         if (method === "files.info") {
           const id = String(form.file);
-          const url_private = `http://${req.headers.host}/slack/files/${id}`;
+          // `elsewhere-…` files claim a URL on another origin than the apiRoot's (this peer as
+          // `localhost`): the bot token must not go there.
+          const port = String(req.headers.host).split(":")[1];
+          const url_private = id.startsWith("elsewhere-")
+            ? `http://localhost:${port}/slack/files/png-${id}`
+            : `http://${req.headers.host}/slack/files/${id}`;
           return json(res, 200, { ok: true, file: { id, name: "pic.png", mimetype: "image/png", url_private } });
         }
         if (method === "chat.postMessage")
@@ -129,6 +134,12 @@ export async function startPeers(): Promise<Peers> {
       if (url.pathname.startsWith("/telegram/file/bot")) return await telegramFile(url.pathname, res);
       // Slack's url_private: only with a bot token (Slack answers a login page otherwise).
       if (url.pathname.startsWith("/slack/files/")) {
+        recorded.push({
+          path: url.pathname,
+          body: { authorization: req.headers.authorization ?? null },
+          signature: undefined,
+          validSignature: null,
+        });
         if (!/^Bearer xoxb-/.test(req.headers.authorization ?? "")) return json(res, 403, { error: "no token" });
         return await telegramFile(url.pathname, res);
       }
