@@ -1,6 +1,6 @@
-import { z } from "zod";
 import type { MediaRef, MediaSource } from "../inbound-media";
 import type { TelegramBotApi } from "./bot-api";
+import { type TelegramFile, telegramMediaSchema } from "./media-text";
 
 /**
  * The files of a Telegram message as the inbox fetches them (issue 46 item 2): the largest
@@ -9,45 +9,25 @@ import type { TelegramBotApi } from "./bot-api";
  * (the URL carries the token: the source names it for redaction).
  */
 
-const photoSize = z.looseObject({
-  file_id: z.string(),
-  width: z.number(),
-  height: z.number(),
-  file_size: z.number().optional(),
-});
-const file = z.looseObject({
-  file_id: z.string(),
-  mime_type: z.string().optional(),
-  file_name: z.string().optional(),
-  file_size: z.number().optional(),
-});
-const mediaSchema = z.looseObject({
-  photo: z.array(photoSize).optional(),
-  sticker: file.optional(),
-  document: file.optional(),
-  voice: file.optional(),
-  audio: file.optional(),
-  video: file.optional(),
-  video_note: file.optional(),
-  animation: file.optional(),
-});
-
 /** Telegram re-encodes photos as JPEG. */
 const PHOTO_MIME = "image/jpeg";
 /** A static sticker is WebP (animated ones are .tgs / .webm and say so in their path). */
 const STICKER_MIME = "image/webp";
 
 export function telegramMediaRefs(message: unknown): MediaRef[] {
-  const parsed = mediaSchema.safeParse(message);
+  const parsed = telegramMediaSchema.safeParse(message);
   if (!parsed.success) return [];
   const media = parsed.data;
   const refs: MediaRef[] = [];
   const largest = media.photo?.reduce((a, b) => (b.width * b.height > a.width * a.height ? b : a));
-  if (largest) refs.push(withSize({ kind: "image", fileId: largest.file_id, fallbackMimeType: PHOTO_MIME }, largest));
-  if (media.sticker) refs.push({ fallbackMimeType: STICKER_MIME, ...fileRef("sticker", media.sticker) });
+  if (largest?.file_id)
+    refs.push(withSize({ kind: "image", fileId: largest.file_id, fallbackMimeType: PHOTO_MIME }, largest));
+  const sticker = media.sticker && fileRef("sticker", media.sticker);
+  if (sticker) refs.push({ fallbackMimeType: STICKER_MIME, ...sticker });
   // The Bot API sends a GIF as both `animation` and `document`: one file for it.
   const document = media.animation ? undefined : media.document;
-  if (document) refs.push(fileRef("document", document));
+  const documentRef = document && fileRef("document", document);
+  if (documentRef) refs.push(documentRef);
   for (const [kind, f] of [
     ["audio", media.voice],
     ["audio", media.audio],
@@ -55,7 +35,8 @@ export function telegramMediaRefs(message: unknown): MediaRef[] {
     ["video", media.video_note],
     ["video", media.animation],
   ] as const) {
-    if (f) refs.push(fileRef(kind, f));
+    const ref = f && fileRef(kind, f);
+    if (ref) refs.push(ref);
   }
   return refs;
 }
@@ -65,7 +46,9 @@ export function telegramMediaSource(bot: TelegramBotApi): MediaSource {
   return { credentials: bot.credentials, locate: async (ref) => ({ url: await bot.fileUrl(ref.fileId) }) };
 }
 
-function fileRef(kind: MediaRef["kind"], f: z.infer<typeof file>): MediaRef {
+/** A file the message names by id; none without one. */
+function fileRef(kind: MediaRef["kind"], f: TelegramFile): MediaRef | undefined {
+  if (!f.file_id) return undefined;
   return withSize(
     {
       kind,
