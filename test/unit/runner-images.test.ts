@@ -1,5 +1,4 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunInput } from "../../src/model/run-types";
 import type { OutboundPolicy } from "../../src/policy/outbound-url";
@@ -22,7 +21,9 @@ let base = "";
 beforeAll(async () => {
   server = createServer((req, res) => {
     let raw = "";
-    req.on("data", (chunk) => (raw += chunk));
+    req.on("data", (chunk) => {
+      raw += String(chunk);
+    });
     req.on("end", () => {
       bodies.push({ path: req.url ?? "", body: JSON.parse(raw) });
       res.writeHead(200, { "content-type": "text/event-stream" });
@@ -41,8 +42,10 @@ beforeAll(async () => {
       res.end("data: [DONE]\n\n");
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  await new Promise<void>((resolve) => {
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
