@@ -3,6 +3,12 @@ import { guardedFetch } from "../util/guarded-fetch";
 
 /** A platform file download that takes longer is given up (the turn goes on without the file). */
 export const MEDIA_FETCH_TIMEOUT_MS = 60_000;
+/**
+ * A download without `content-length` is read into memory before it is stored (R2 needs a
+ * stream's length up front): at most this much, whatever the limit, so it stays far inside an
+ * isolate's 128 MB. Telegram's and Slack's file servers send the length.
+ */
+export const UNSIZED_MEDIA_MAX_BYTES = 32 * 1024 * 1024;
 
 export type FetchedMedia =
   | { ok: true; bytes: number; mimeType: string }
@@ -15,7 +21,7 @@ export type FetchedMedia =
  * limit, so a server that lies about or omits the length costs no more than the limit), and
  * idempotent (a key already stored is not fetched again: a repeat after a crash finds it). With
  * a `content-length` the body streams into the bucket; without one it is read bounded first
- * (R2 needs a stream's length up front).
+ * (R2 needs a stream's length up front), up to UNSIZED_MEDIA_MAX_BYTES.
  */
 export async function fetchIntoBucket(input: {
   bucket: R2Bucket;
@@ -46,9 +52,13 @@ export async function fetchIntoBucket(input: {
     await response.body.cancel().catch(() => undefined);
     return { ok: false, reason: "too_large", bytes: announced, error: "content-length over the limit" };
   }
-  const counted = countedBody(response.body, input.maxBytes);
+  const sized = Number.isFinite(announced);
+  const counted = countedBody(
+    response.body,
+    sized ? input.maxBytes : Math.min(input.maxBytes, UNSIZED_MEDIA_MAX_BYTES),
+  );
   try {
-    if (Number.isFinite(announced)) {
+    if (sized) {
       const fixed = new FixedLengthStream(announced);
       const [, stored] = await Promise.all([
         counted.stream.pipeTo(fixed.writable),
