@@ -7,6 +7,8 @@
 // the two sides alternating in rounds. The reply time is the fake's arrival stamp minus the POST's
 // start (same clock, 1 ms resolution). The real gateway is started here in a temp dir and stopped
 // at the end; BENCH_PEER=off skips it, BENCH_CHANNELS_SLACK=off skips Slack (both sides).
+// Microsoft Teams (this service only: no recording harness reaches the real gateway's Teams SDK):
+// an activity signed by the fake Bot Connector → its reply activity; BENCH_CHANNELS_MSTEAMS=off skips it.
 import { createHmac } from "node:crypto";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -82,6 +84,27 @@ function slackDm(text) {
 }
 
 const telegramHeaders = () => ({ "x-telegram-bot-api-secret-token": TG_SECRET });
+
+const MSTEAMS_APP_ID = "00000000-0000-4000-8000-00000000a11d";
+const MSTEAMS_DM = "a:bench-dm";
+/** A personal-chat message activity as the fake Bot Connector posts it (`serviceUrl` the fake's). */
+function msTeamsDm(serviceUrl) {
+  return (text) => ({
+    type: "message",
+    id: String(nextUpdateId++),
+    channelId: "msteams",
+    serviceUrl,
+    conversation: { id: MSTEAMS_DM, conversationType: "personal" },
+    from: { id: "29:bench", aadObjectId: "aad-bench", name: "Bench" },
+    recipient: { id: `28:${MSTEAMS_APP_ID}`, name: "OpenClaw" },
+    text,
+  });
+}
+/** The fake's Bot Framework token (an hour long: one serves the whole run). */
+async function msTeamsToken(fake) {
+  const res = await fetch(`${fake.url}/__sign`, { method: "POST", body: "{}" });
+  return (await res.json()).token;
+}
 function slackHeaders(body) {
   const at = Math.floor(Date.now() / 1000);
   const signature = `v0=${createHmac("sha256", SLACK_SIGNING_SECRET).update(`v0:${at}:${body}`).digest("hex")}`;
@@ -120,7 +143,7 @@ function channelDriver({ fake, build, headers, isReply }) {
       seen.push(...calls);
       const reply = calls.find(isReply);
       if (reply) {
-        const upToReply = seen.filter((c) => c.seq <= reply.seq).map((c) => c.method);
+        const upToReply = seen.filter((c) => c.seq <= reply.seq).map((c) => c.method ?? c.body?.type ?? c.kind);
         const accepted = res.headers.get("x-openclaw-delivery-accepted");
         return { answerMs, replyMs: reply.t - sentAt, calls: upToReply.join(" + "), accepted };
       }
@@ -149,6 +172,11 @@ export async function run(ctx) {
     stops.push(tg.stop);
     const slackFake = withSlack ? await startFakeApi(join(peers, "fake-slack.mjs"), { label: "fake Slack" }) : null;
     if (slackFake) stops.push(slackFake.stop);
+    const withTeams = process.env.BENCH_CHANNELS_MSTEAMS !== "off";
+    const teamsFake = withTeams
+      ? await startFakeApi(join(peers, "fake-msteams.mjs"), { label: "fake Bot Connector" })
+      : null;
+    if (teamsFake) stops.push(teamsFake.stop);
 
     // The real gateway starts (~1 min on a loaded machine) while this service's tenant is set up.
     let peerFailure = withPeer ? null : "BENCH_PEER=off";
@@ -198,6 +226,20 @@ export async function run(ctx) {
                   signingSecret: SLACK_SIGNING_SECRET,
                   webhookPath: "/slack/events",
                   apiRoot: `${slackFake.url}/api/`,
+                  dmPolicy: "open",
+                  allowFrom: ["*"],
+                },
+              }
+            : {}),
+          ...(teamsFake
+            ? {
+                msteams: {
+                  enabled: true,
+                  appId: MSTEAMS_APP_ID,
+                  appPassword: "fake-msteams-app-password",
+                  apiRoot: `${teamsFake.url}/`,
+                  tokenUrl: `${teamsFake.url}/botframework.com/oauth2/v2.0/token`,
+                  openIdMetadataUrl: `${teamsFake.url}/v1/.well-known/openidconfiguration`,
                   dmPolicy: "open",
                   allowFrom: ["*"],
                 },
@@ -265,6 +307,23 @@ export async function run(ctx) {
         service: `${baseUrl}/t/${TENANT}/slack/events`,
         real: gw?.slackUrl,
         realMissing: peerFailure ?? gw?.slackSkipped,
+      });
+    }
+
+    if (teamsFake) {
+      const bearer = `Bearer ${await msTeamsToken(teamsFake)}`;
+      channels.push({
+        name: "Teams activity → reply activity",
+        driver: channelDriver({
+          fake: teamsFake,
+          build: msTeamsDm(`${teamsFake.url}/`),
+          headers: () => ({ authorization: bearer }),
+          isReply: (c) =>
+            c.kind === "activity" && c.body?.type === "message" && c.conversationId === MSTEAMS_DM && c.status === 201,
+        }),
+        service: `${baseUrl}/t/${TENANT}/api/messages`,
+        realMissing:
+          "not recorded: the real gateway's Teams SDK sends with axios, which the loopback harness cannot redirect",
       });
     }
 

@@ -1,4 +1,4 @@
-import type { DeliveryTarget } from "../model/delivery";
+import type { DeliveryTarget, ReplyHint } from "../model/delivery";
 import type { RouteRowFields } from "../model/entry";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionSeed } from "../protocol/session";
@@ -32,6 +32,8 @@ export type ChannelTurn = {
   seed: SessionSeed;
   /** Where the turn's reply goes (the session's new deliveryContext). */
   replyTarget: DeliveryTarget;
+  /** The platform's one-time way to answer this update (LINE's reply token): the reply's delivery only, never the route. */
+  replyHint?: ReplyHint;
   senderId: string;
   /** The platform's own acknowledgement before the run (typing, a reaction), best effort. */
   ack: ChannelAck;
@@ -59,7 +61,13 @@ export type ChannelAck = {
 };
 
 /** A sender asking for access under dmPolicy `pairing`. */
-export type PairingAsk = { senderId: string; chatId: string; meta: Record<string, string> };
+export type PairingAsk = {
+  senderId: string;
+  chatId: string;
+  meta: Record<string, string>;
+  /** The platform's one-time way to answer the asking message (ChannelTurn.replyHint), for the code's delivery. */
+  replyHint?: ReplyHint;
+};
 
 export type InboundDecision =
   | { action: "ignore"; reason: string; history?: { chatKey: string; line: HistoryLine } }

@@ -10,6 +10,7 @@ import { tenantApi, tenantContext } from "../stubs";
 import { TIMER_SCHEMA } from "../timers/timer-schema";
 import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
 import { channelCredentials } from "./channel-registry";
+import { CONVERSATION_REFERENCE_SCHEMA, ConversationReferenceStore } from "./conversation-reference-store";
 import { GROUP_HISTORY_SCHEMA, GroupHistoryStore } from "./group-history-store";
 import { MEDIA_WARNING_KIND, mediaMaxBytes } from "./inbound-media";
 import { ChannelInbox } from "./inbox";
@@ -35,12 +36,21 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
   private readonly inbox: ChannelInbox;
   private readonly sendHealth: SendHealthStore;
   private readonly credentials: (channel: string) => Promise<string[]>;
+  private readonly conversations: ConversationReferenceStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    migrate(ctx.storage, [INBOX_SCHEMA, TIMER_SCHEMA, DELIVERY_SCHEMA, SEND_HEALTH_SCHEMA, GROUP_HISTORY_SCHEMA]);
+    migrate(ctx.storage, [
+      INBOX_SCHEMA,
+      TIMER_SCHEMA,
+      DELIVERY_SCHEMA,
+      SEND_HEALTH_SCHEMA,
+      GROUP_HISTORY_SCHEMA,
+      CONVERSATION_REFERENCE_SCHEMA,
+    ]);
     this.store = new InboxStore(ctx.storage.sql);
     this.sendHealth = new SendHealthStore(ctx.storage.sql);
+    this.conversations = new ConversationReferenceStore(ctx.storage.sql);
     this.timers = new Timers<InboxTimer>(ctx.storage);
     const tenantId = ctx.id.name ?? "";
     const tenant = () => tenantApi(env, tenantId);
@@ -53,7 +63,8 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       tenantConfig: async () => tenant().config(),
       signingSecret: async () => tenant().runnerSecret(),
       outbound: () => outboundPolicy(env),
-      channelSender: (channel, config) => channelSenderOf(channel, config, resolve, outboundPolicy(env)),
+      channelSender: (channel, config) =>
+        channelSenderOf(channel, config, resolve, outboundPolicy(env), this.conversations),
       channelSendResult: (channel, result) => this.recordSend(channel, result),
       emit: () => undefined,
       logContext: () => ({ tenant: tenantId }),
@@ -71,6 +82,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
           get: () => this.store.bot<T>(channel),
           save: (bot: T) => this.store.saveBot(channel, bot),
         }),
+        conversations: this.conversations,
       }),
       context: (config, origin) =>
         tenantContext(env, {
@@ -131,6 +143,10 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       ? result
       : { ok: false as const, error: redactCredentials(result.error, await this.credentials(channel).catch(() => [])) };
     this.sendHealth.record(channel, kept, Date.now());
+  }
+
+  conversationReference(channel: string, conversationId: string) {
+    return this.conversations.reference(channel, conversationId);
   }
 
   override async alarm(): Promise<void> {

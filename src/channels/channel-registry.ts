@@ -2,6 +2,7 @@ import type { OutboundPolicy } from "../policy/outbound-url";
 import { CHANNEL_SECRET_KEYS, type ChannelSecret } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ResolvedSecret } from "../protocol/secrets";
+import type { ConversationMemory } from "./conversation-reference-store";
 import { SLACK_API_ROOT, SlackWebApi } from "./slack/web-api";
 import { TELEGRAM_API_ROOT, TelegramBotApi } from "./telegram/bot-api";
 
@@ -62,4 +63,6 @@ export type InboundHost = {
   outbound: OutboundPolicy;
   /** The identity a channel's bot learned from its platform (getMe, auth.test), kept per channel. */
   identity<T>(channel: string): { get(): T | null; save(bot: T): void };
+  /** Where the platform reaches each conversation (Teams' serviceUrl), kept as activities arrive. */
+  conversations?: ConversationMemory;
 };

@@ -1,6 +1,7 @@
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { startChatCommandRun, startRun } from "../domain/runs";
+import type { ReplyHint } from "../model/delivery";
 import { logInfo, logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import { type ChannelTurn, type InboundAdapter, PAIRING_KIND, type PairingAsk } from "./adapter";
@@ -31,6 +32,7 @@ export type InboxPorts = {
     kind: string;
     target: { channel: string; to: string };
     message: string;
+    replyHint?: ReplyHint;
   }): void;
   /** Recent unmentioned group messages (src/channels/group-history-store.ts). */
   groupHistory?: GroupHistoryPort;
@@ -109,6 +111,7 @@ export class ChannelInbox {
           kind: PAIRING_KIND,
           target: { channel: update.channel, to: ask.chatId },
           message: adapter.pairingMessage(ask.senderId, code),
+          ...(ask.replyHint ? { replyHint: ask.replyHint } : {}),
         });
       }
       this.finish(update, "pairing");
@@ -136,6 +139,7 @@ export class ChannelInbox {
         provenance: { kind: "external_user" as const, sourceChannel: turn.replyTarget.channel },
         seed: turn.seed,
         replyTarget: turn.replyTarget,
+        ...(turn.replyHint ? { replyHint: turn.replyHint } : {}),
         ...(told.modelMessages ? { modelMessages: told.modelMessages } : {}),
         ...(files?.media.length ? { media: files.media } : {}),
         ...(turn.rowFields ? { routeFields: turn.rowFields } : {}),

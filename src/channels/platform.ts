@@ -3,6 +3,8 @@ import type { ChannelConfigSpec } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ChannelSender, InboundAdapter } from "./adapter";
 import type { InboundHost, SecretResolver } from "./channel-registry";
+import type { ConversationReferences } from "./conversation-reference-store";
+import type { WebhookHandler } from "./webhook";
 
 /**
  * How a platform's webhook tells a genuine request from a forged one, and when: `header` and
@@ -21,6 +23,8 @@ export type PlatformIngress = {
   verification: IngressVerification;
   /** What identifies one update across redeliveries (`update_id`, `event_id`, …): the dedupe key and run id derive from it. */
   updateId: string;
+  /** Verifies a request at the platform's path and names the updates it carries (src/channels/webhook.ts). */
+  webhook: WebhookHandler;
 };
 
 /**
@@ -43,6 +47,14 @@ export type ChatPlatform = {
   ingress: PlatformIngress;
   /** The inbound adapter the inbox drives. */
   inbound(host: InboundHost): InboundAdapter;
-  /** Who delivers replies for this tenant; null: the channel is not enabled or has no credentials. */
-  sender(config: TenantConfig, resolve: SecretResolver, outbound: OutboundPolicy): Promise<ChannelSender | null>;
+  /**
+   * Who delivers replies for this tenant; null: the channel is not enabled or has no credentials.
+   * `conversations`: where the platform reaches a conversation (Teams' serviceUrl), when it needs it.
+   */
+  sender(
+    config: TenantConfig,
+    resolve: SecretResolver,
+    outbound: OutboundPolicy,
+    conversations?: ConversationReferences,
+  ): Promise<ChannelSender | null>;
 };

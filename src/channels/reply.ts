@@ -8,6 +8,7 @@ type ReplyOutbox = {
     kind: string;
     target: NonNullable<RunRecord["input"]["replyTarget"]>;
     message: string;
+    replyHint?: NonNullable<RunRecord["input"]["replyHint"]>;
   }): unknown;
 };
 
@@ -21,5 +22,7 @@ export const CHANNEL_REPLY_KIND = "channel-reply";
 export function queueChannelReply(outbox: ReplyOutbox, run: RunRecord, text: string): void {
   const target = run.input.replyTarget;
   if (!target || text.trim() === "" || isSilentResult(text)) return;
-  outbox.enqueue({ idempotencyKey: `${run.runId}:reply`, kind: CHANNEL_REPLY_KIND, target, message: text });
+  // The run's reply hint (a platform's one-time reply token) goes to this delivery only.
+  const hint = run.input.replyHint ? { replyHint: run.input.replyHint } : {};
+  outbox.enqueue({ idempotencyKey: `${run.runId}:reply`, kind: CHANNEL_REPLY_KIND, target, message: text, ...hint });
 }

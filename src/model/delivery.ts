@@ -8,6 +8,13 @@ export type DeliveryTarget = {
   /** The message this one answers (Telegram's `reply_parameters`: the media download warning). */
   replyToMessageId?: number;
 };
+/**
+ * What a platform gave with an inbound update for answering it once, beside the reply's target
+ * (LINE's reply token): opaque here, read only by that platform's sender. It rides the turn →
+ * run → the run's reply delivery, never the session's route (a later reply must not reuse it).
+ * `atMs`: when the platform issued it (its sender decides how long it stays usable).
+ */
+export type ReplyHint = { value: string; atMs: number };
 export type DeliveryStatus = "pending" | "delivered" | "dead" | "blocked";
 export type Delivery = {
   id: string;
@@ -19,6 +26,8 @@ export type Delivery = {
   attempts: number;
   /** Parts already sent of a reply a channel splits (a retry resumes after them). */
   partsSent?: number;
+  /** The run's reply hint (ReplyHint), on the delivery of the run's reply only. */
+  replyHint?: ReplyHint;
   lastError?: string;
   deliveredTo?: string;
   createdAt: number;

@@ -1,6 +1,6 @@
 import type { RunnerConfig } from "../protocol/config";
 import type { InputProvenance, TranscriptMessage } from "../protocol/session";
-import type { DeliveryTarget } from "./delivery";
+import type { DeliveryTarget, ReplyHint } from "./delivery";
 import type { RouteRowFields } from "./entry";
 import type { InboundMedia } from "./inbound-media";
 
@@ -46,6 +46,8 @@ export type RunInput = {
    * user message is appended, and the reply is queued to it in the outbox in the same commit.
    */
   replyTarget?: DeliveryTarget;
+  /** The platform's one-time way to answer this turn (ReplyHint): its reply delivery carries it, the route does not. */
+  replyHint?: ReplyHint;
   /** A chat turn's row fields, set with its route (`withRoute`: rows follow the user). */
   routeFields?: RouteRowFields;
   /**

@@ -167,7 +167,10 @@ export function wireSession(
     signingSecret: async () => tenant().runnerSecret(),
     outbound: () => outboundPolicy(env),
     channelSender: (channel, config) =>
-      channelSenderOf(channel, config, async (name) => tenant().resolveSecret(name), outboundPolicy(env)),
+      channelSenderOf(channel, config, async (name) => tenant().resolveSecret(name), outboundPolicy(env), {
+        reference: async (name, id) =>
+          channelInboxApi(env, store.identity()?.tenantId ?? "").conversationReference(name, id),
+      }),
     channelSendResult: async (channel, result) =>
       channelInboxApi(env, store.identity()?.tenantId ?? "").recordSend(channel, result),
     emit,

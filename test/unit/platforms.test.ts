@@ -88,7 +88,7 @@ describe("the platform registry", () => {
       senderLabel: "dummyUserId",
       mode: "webhook",
       pairing: true,
-      ingress: { defaultPath: "/dummychat", verification: "jwt", updateId: "id" },
+      ingress: { defaultPath: "/dummychat", verification: "jwt", updateId: "id", webhook: async () => null },
       inbound: () => ({}) as never,
       sender: async () => null,
     };

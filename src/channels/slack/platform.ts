@@ -5,6 +5,7 @@ import { slackInbound } from "./adapter";
 import { DEFAULT_SLACK_WEBHOOK_PATH } from "./ingress";
 import { SLACK } from "./routing";
 import type { CachedSlackIdentity } from "./web-api";
+import { slackWebhook } from "./webhook";
 
 /** Slack (Events API over HTTP, v0 signature on the raw body). */
 export const slackPlatform = {
@@ -14,7 +15,12 @@ export const slackPlatform = {
   senderLabel: "slackUserId",
   mode: "http",
   pairing: true,
-  ingress: { defaultPath: DEFAULT_SLACK_WEBHOOK_PATH, verification: "raw-body-hmac", updateId: "event_id" },
+  ingress: {
+    defaultPath: DEFAULT_SLACK_WEBHOOK_PATH,
+    verification: "raw-body-hmac",
+    updateId: "event_id",
+    webhook: slackWebhook,
+  },
   inbound: (host) =>
     slackInbound({
       api: (config) => slackApiOf(config, host.resolve, host.outbound),

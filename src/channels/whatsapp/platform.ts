@@ -3,6 +3,7 @@ import type { ChatPlatform } from "../platform";
 import { whatsappApiOf, whatsappInbound } from "./adapter";
 import { DEFAULT_WHATSAPP_WEBHOOK_PATH } from "./ingress";
 import { WHATSAPP } from "./routing";
+import { whatsappWebhook } from "./webhook";
 
 /** The WhatsApp Cloud API (Meta's webhook: a GET subscription check, then HMAC-signed POSTs). */
 export const whatsappPlatform = {
@@ -17,6 +18,7 @@ export const whatsappPlatform = {
     verificationGet: { defaultPath: DEFAULT_WHATSAPP_WEBHOOK_PATH },
     verification: "raw-body-hmac",
     updateId: "messages[].id",
+    webhook: whatsappWebhook,
   },
   inbound: (host) => whatsappInbound({ api: (config) => whatsappApiOf(config, host.resolve, host.outbound) }),
   sender: async (config, resolve, outbound) => (await whatsappApiOf(config, resolve, outbound))?.sender() ?? null,
