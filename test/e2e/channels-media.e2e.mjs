@@ -1,17 +1,17 @@
 // A Telegram photo DM whose download is in flight when the whole server is killed (SIGKILL)
 // against a real `wrangler dev` (issue 46 item 2's proof): the fake Bot API
-// (test/peers/fake-telegram.mjs) serves `slow-<ms>-…` files after ms, a webhook runner here
-// answers `ECHO: <message>`. After the restart the inbox repeats the download into the same R2
+// (test/peers/fake-telegram.mjs) serves `slow-<ms>-…` files after ms, the e2e files' webhook
+// runner (echo-runner.mjs) answers `ECHO: <message>`. After the restart the inbox repeats the download into the same R2
 // key and starts the turn's one run: one turn, one reply, no download warning.
 // Run with `node --test test/e2e/channels-media.e2e.mjs`.
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
-import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
+import { startEchoRunner } from "./echo-runner.mjs";
+import { createTenantToken, httpJson, waitFor } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BOT_TOKEN = "123456789:TEST-fake-telegram-token";
@@ -29,25 +29,12 @@ let runner;
 const tenant = { id: `media-${crypto.randomUUID().slice(0, 8)}`, token: "" };
 const inTenant = (path) => `/t/${tenant.id}${path}`;
 
-/** A webhook runner: `ECHO: <message>`, keeping every message it was asked. */
-function startRunner() {
-  const seen = [];
-  const srv = createServer(async (req, res) => {
-    let body = "";
-    for await (const chunk of req) body += chunk;
-    const message = String(JSON.parse(body).input?.message ?? "");
-    seen.push(message);
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ reply: `ECHO: ${message}` }));
-  });
-  return listenLoopback(srv, { seen });
-}
-
 before(async () => {
   fake = await startFakeApi(join(HERE, "../peers/fake-telegram.mjs"), {
     env: { TG_TOKEN: BOT_TOKEN },
     label: "fake Telegram",
   });
-  runner = await startRunner();
+  runner = await startEchoRunner({ slowMs: 0, markdown: "" });
   server = await startServer();
   tenant.token = await createTenantToken(server.baseUrl, tenant.id);
   const config = await httpJson(server.baseUrl, "PUT", inTenant("/v1/config"), {
