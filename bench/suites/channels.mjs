@@ -1,4 +1,5 @@
-// Channels suite (issue 38's proof): an inbound Telegram update (and Slack event) → the reply's
+// Channels suite (issue 38's proof): an inbound Telegram update (a text DM and a photo DM, whose
+// file the fake serves: issue 46 item 2) and a Slack event → the reply's
 // `sendMessage` (`chat.postMessage`) arriving at the fake platform API, p50/p99, and the webhook's
 // own answer time, for this service and beside it the real OpenClaw gateway (node_modules/openclaw)
 // in webhook mode with the same fake (its own process) and the same mock model (answers at once).
@@ -48,6 +49,14 @@ function telegramDm(text) {
       text,
     },
   };
+}
+
+/** A photo DM (issue 46 item 2): the fake serves the file; the reply comes after getFile + download. */
+function telegramPhotoDm(text) {
+  const update = telegramDm(undefined);
+  const { text: _text, ...message } = update.message;
+  const photo = [{ file_id: `bench-${update.update_id}`, file_unique_id: `u${update.update_id}`, width: 1, height: 1 }];
+  return { ...update, message: { ...message, photo, caption: text } };
 }
 
 function slackDm(text) {
@@ -270,6 +279,22 @@ export async function run(ctx) {
         realMissing: peerFailure,
       },
     ];
+    channels.push({
+      name: "Telegram photo DM → sendMessage",
+      driver: channelDriver({
+        fake: tg,
+        build: telegramPhotoDm,
+        headers: telegramHeaders,
+        isReply: (c) =>
+          c.method === "sendMessage" &&
+          String(c.body?.chat_id) === String(DM_USER) &&
+          c.status === 200 &&
+          !String(c.body?.text).startsWith("⚠️"),
+      }),
+      service: `${baseUrl}/t/${TENANT}/telegram-webhook`,
+      real: gw?.webhookUrl,
+      realMissing: peerFailure,
+    });
     if (slackFake) {
       channels.push({
         name: "Slack event → chat.postMessage",

@@ -3,6 +3,7 @@ import type { RouteRowFields } from "../model/entry";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionSeed } from "../protocol/session";
 import type { HistoryLine, InboundEnvelope } from "./inbound-envelope";
+import type { MediaRef, MediaSource } from "./inbound-media";
 
 /**
  * What a chat platform plugs into the channels slice (docs/channels.md, "Adding a platform").
@@ -42,6 +43,12 @@ export type ChannelTurn = {
   historyKey?: string;
   /** Row fields the turn sets on its session, new or not (rows follow the user). */
   rowFields?: RouteRowFields;
+  /** Files the message carries, fetched into the bucket before the run (src/channels/inbound-media.ts). */
+  media?: MediaRef[];
+  /** The message's own text or caption, without the media descriptions `text` starts with. */
+  captionText?: string;
+  /** The platform's id of the message (a warning about it is sent as a reply to it). */
+  messageId?: number | string;
 };
 
 /** `reactToMessageId`: Telegram's message_id (a number), Slack's message ts (text). */
@@ -103,4 +110,6 @@ export type InboundAdapter = {
   acknowledge(config: TenantConfig, ack: ChannelAck): Promise<void>;
   /** The message that carries a pairing code (sent through the outbox as kind PAIRING_KIND). */
   pairingMessage(senderId: string, code: string): string;
+  /** Where a turn's files are downloaded from (Telegram's getFile); absent: the platform's files are described only. */
+  mediaSource?(config: TenantConfig): Promise<MediaSource | null>;
 };

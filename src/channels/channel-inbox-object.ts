@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { ChannelInboxApi } from "../contracts/channel-inbox-api";
 import { DELIVERY_SCHEMA, DeliveryStore } from "../delivery/delivery-store";
 import { Outbox } from "../delivery/outbox";
+import { logWarning } from "../observability/log";
 import { outboundPolicy } from "../policy/outbound-url";
 import { redactCredentials } from "../secrets/redact-credentials";
 import { migrate } from "../storage/migrations";
@@ -11,6 +12,7 @@ import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
 import { channelCredentials } from "./channel-registry";
 import { CONVERSATION_REFERENCE_SCHEMA, ConversationReferenceStore } from "./conversation-reference-store";
 import { GROUP_HISTORY_SCHEMA, GroupHistoryStore } from "./group-history-store";
+import { MEDIA_WARNING_KIND, mediaMaxBytes } from "./inbound-media";
 import { ChannelInbox } from "./inbox";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
 import { channelSenderOf, inboundAdapters } from "./platforms";
@@ -93,6 +95,16 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
           ...(origin ? { requestUrl: origin } : {}),
         }),
       enqueue: (input) => this.outbox.enqueue(input),
+      media: {
+        bucket: env.ATTACHMENTS,
+        tenantId,
+        outbound: outboundPolicy(env),
+        maxBytes: async (channel) =>
+          mediaMaxBytes((await tenant().limits()).limits.mediaBytesPerFile.limit, await tenant().config(), channel),
+        warn: ({ idempotencyKey, target, message }) =>
+          this.outbox.enqueue({ idempotencyKey, kind: MEDIA_WARNING_KIND, target, message }),
+        log: logWarning,
+      },
       // An update's handling fails for many reasons; only a refused token says something of the account.
       platformFailure: async (channel, error) =>
         isAuthFailure(channel, error) ? this.recordSend(channel, { ok: false, error }) : undefined,

@@ -7,6 +7,7 @@ import type { TenantConfig } from "../protocol/config";
 import { type ChannelTurn, type InboundAdapter, PAIRING_KIND, type PairingAsk } from "./adapter";
 import { channelCommand } from "./chat-command-turn";
 import type { GroupHistoryPort } from "./group-history-store";
+import { type MediaPorts, prepareMedia } from "./inbound-media";
 import { type InboxStore, type InboxUpdate, PAIRING_PENDING_MAX } from "./inbox-store";
 import { modelTurn } from "./turn-context";
 
@@ -35,6 +36,8 @@ export type InboxPorts = {
   }): void;
   /** Recent unmentioned group messages (src/channels/group-history-store.ts). */
   groupHistory?: GroupHistoryPort;
+  /** Where a turn's files are fetched to (the ATTACHMENTS bucket); absent: files are described only. */
+  media?: MediaPorts;
   /** A platform call of an update's handling failed (a refused bot token: getMe, auth.test), for the channel's status. */
   platformFailure?(channel: string, error: string): Promise<void>;
 };
@@ -122,19 +125,23 @@ export class ChannelInbox {
       await adapter.acknowledge(config, turn.ack);
     }
     const runId = turnRunId(update.channel, update.updateId);
-    const told = modelTurn(turn, this.ports.groupHistory);
+    // Files are fetched before the run (a repeat after a crash finds them stored: src/channels/inbound-media.ts).
+    const source = turn.media?.length && this.ports.media ? ((await adapter.mediaSource?.(config)) ?? null) : null;
+    const files = this.ports.media ? await prepareMedia(this.ports.media, source, turn, update) : null;
+    const told = modelTurn(files ? { ...turn, text: files.modelText } : turn, this.ports.groupHistory);
     try {
       const ctx = this.ports.context(config, update.origin);
       const request = {
         key: turn.sessionKey,
         runId,
-        message: turn.text,
+        message: files?.transcriptText ?? turn.text,
         origin: "agent" as const,
         provenance: { kind: "external_user" as const, sourceChannel: turn.replyTarget.channel },
         seed: turn.seed,
         replyTarget: turn.replyTarget,
         ...(turn.replyHint ? { replyHint: turn.replyHint } : {}),
         ...(told.modelMessages ? { modelMessages: told.modelMessages } : {}),
+        ...(files?.media.length ? { media: files.media } : {}),
         ...(turn.rowFields ? { routeFields: turn.rowFields } : {}),
       };
       // A command is a run with a fixed reply (same run id: answered once, through the outbox).

@@ -1,6 +1,7 @@
 import { hasScope } from "../auth/principal";
 import type { RunCallback, RunTap, StartResult } from "../contracts/session-api";
 import { agentIdOf } from "../keys/session-key";
+import { mediaBlock } from "../model/inbound-media";
 import { tooLargeMessage } from "../model/message-limits";
 import type { RunInput, RunSnapshot } from "../model/run-types";
 import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agent-config";
@@ -80,7 +81,10 @@ export async function startRecordedRun(
   });
   const userMessage: TranscriptMessage = {
     role: "user",
-    content: fields.message,
+    // A chat message's files are referenced after its text (src/model/inbound-media.ts).
+    content: fields.media?.length
+      ? [{ type: "text", text: fields.message }, ...fields.media.map(mediaBlock)]
+      : fields.message,
     provenance: fields.provenance ?? { kind: "external_user" },
     idempotencyKey: `${runId}:user`,
   };

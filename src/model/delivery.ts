@@ -1,6 +1,13 @@
 /** A channel delivery of a session's outbox ("posted to a channel"). */
 
-export type DeliveryTarget = { channel: string; to: string; accountId?: string; threadId?: string | number };
+export type DeliveryTarget = {
+  channel: string;
+  to: string;
+  accountId?: string;
+  threadId?: string | number;
+  /** The message this one answers (Telegram's `reply_parameters`: the media download warning). */
+  replyToMessageId?: number;
+};
 /**
  * What a platform gave with an inbound update for answering it once, beside the reply's target
  * (LINE's reply token): opaque here, read only by that platform's sender. It rides the turn →

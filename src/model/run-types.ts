@@ -2,6 +2,7 @@ import type { RunnerConfig } from "../protocol/config";
 import type { InputProvenance, TranscriptMessage } from "../protocol/session";
 import type { DeliveryTarget, ReplyHint } from "./delivery";
 import type { RouteRowFields } from "./entry";
+import type { InboundMedia } from "./inbound-media";
 
 /** Run states: queued → running → ok | error | timeout | aborted. */
 export type RunState = "queued" | "running" | "ok" | "error" | "timeout" | "aborted";
@@ -56,6 +57,11 @@ export type RunInput = {
    * turn's inbound envelope: the enveloped text, then the internal context; src/channels/inbound-envelope.ts).
    */
   modelMessages?: string[];
+  /**
+   * A chat message's files, stored in the ATTACHMENTS bucket (src/channels/inbound-media.ts): the
+   * user message references them, and a model that takes images gets those as image parts.
+   */
+  media?: InboundMedia[];
 };
 
 /** A client tool as the model is offered it. */

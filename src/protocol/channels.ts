@@ -69,6 +69,8 @@ export const telegramConfigSchema = z
     groups: z.record(z.string().min(1).max(64), policyGroupSchema).optional(),
     /** Characters per sendMessage (OpenClaw's default 4000, Telegram's limit 4096). */
     textChunkLimit: z.int().min(1).max(4096).optional(),
+    /** OpenClaw's inbound file cap in MB: lowers the tenant's `mediaBytesPerFile`, never raises it. */
+    mediaMaxMb: z.number().positive().max(2000).optional(),
   })
   .superRefine(refuseUnknownCredentials(new Set(["botToken", "webhookSecret"])));
 export type TelegramConfig = z.infer<typeof telegramConfigSchema>;

@@ -1,8 +1,9 @@
 import { defaultAgentId } from "../../policy/agent-config";
 import { slackEnvelopeSchema } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
-import type { InboundAdapter } from "../adapter";
+import type { InboundAdapter, InboundDecision } from "../adapter";
 import { slackPairingMessage } from "./format";
+import { slackMediaRefs, slackMediaSource } from "./media-download";
 import { channelName, userName } from "./names";
 import { decideSlack } from "./routing";
 import type { BotThreadsPort } from "./threads";
@@ -46,13 +47,26 @@ export function slackInbound(ports: SlackAdapterPorts): InboundAdapter {
       // The reply of a channel turn in a thread is the bot posting there: later replies follow it up.
       const replyThread = decision.action === "turn" ? decision.turn.replyTarget.threadId : undefined;
       if (inChannel && replyThread !== undefined) ports.threads?.note(event.channel!, String(replyThread), now);
-      return decision;
+      return withFiles(decision, event);
+    },
+    async mediaSource(config) {
+      const api = await ports.api(config);
+      return api ? slackMediaSource(api) : null;
     },
     async acknowledge(config, ack) {
       await (await ports.api(config))?.acknowledge(ack);
     },
     pairingMessage: slackPairingMessage,
   };
+}
+
+/** A turn of a file_share names its files (fetched by the inbox before the run) and its text. */
+function withFiles(decision: InboundDecision, event: { text?: string | undefined; ts?: string | undefined }) {
+  if (decision.action !== "turn") return decision;
+  const media = slackMediaRefs(event);
+  if (media.length === 0) return decision;
+  const turn = { ...decision.turn, media, captionText: event.text ?? "", ...(event.ts ? { messageId: event.ts } : {}) };
+  return { action: "turn" as const, turn };
 }
 
 /** The app's bot user, from `auth.test` once per token (the real gateway calls it on every event). */

@@ -70,6 +70,33 @@ export class SlackWebApi {
     }
   }
 
+  /**
+   * Where a shared file is downloaded from (`files.info`'s `url_private_download`, else
+   * `url_private`) and the bot token that reads it. The token goes only to Slack's own hosts
+   * (https `*.slack.com`) or the configured apiRoot's origin (a proxy, the test peer): a file
+   * URL elsewhere is refused, as the token would leak with it.
+   */
+  async fileDownload(fileId: string): Promise<{ url: string; headers: Record<string, string> }> {
+    const answer = await this.call("files.info", { file: fileId });
+    if (!answer.ok) throw new Error(`slack files.info answered ${answer.error ?? answer.status}`);
+    const file = answer.body.file as { url_private_download?: unknown; url_private?: unknown } | undefined;
+    const url = typeof file?.url_private_download === "string" ? file.url_private_download : file?.url_private;
+    if (typeof url !== "string") throw new Error("slack files.info answered no url_private");
+    if (!this.mayReceiveToken(url)) throw new Error("slack file URL is not on a Slack host");
+    return { url, headers: { authorization: `Bearer ${this.token}` } };
+  }
+
+  private mayReceiveToken(url: string): boolean {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return false;
+    }
+    if (parsed.origin === new URL(this.apiRoot).origin) return true;
+    return parsed.protocol === "https:" && (parsed.hostname === "slack.com" || parsed.hostname.endsWith(".slack.com"));
+  }
+
   /** A digest of the token, so a cached identity is dropped when the token changes. */
   async tokenDigest(): Promise<string> {
     const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(this.token));
