@@ -20,15 +20,18 @@ import { join } from "node:path";
 const TIMED = ["timers.e2e.mjs", "handshake-deadline.e2e.mjs", "gateway-hubs.e2e.mjs", "test/cli/"];
 const DEFAULT_CONCURRENCY = 3;
 /**
- * The longest files, longest first (seconds each took alone on the 2-core box, 2026-11-29: the
- * table `npm run test:e2e` prints at its end), started before the rest.
+ * The longest files, longest first (the seconds table `npm run test:e2e` prints at its end; a
+ * page per `wrangler dev`, a minute idle in a browser, SIGKILL cycles), started before the rest.
  */
 const LONGEST_FIRST = [
   "docs-examples.e2e.mjs",
-  "control-ui-console.e2e.mjs",
-  "automations.e2e.mjs",
-  "control-ui.e2e.mjs",
   "crash.e2e.mjs",
+  "control-ui-console.e2e.mjs",
+  "control-ui.e2e.mjs",
+  "channels-telegram.e2e.mjs",
+  "channels-slack.e2e.mjs",
+  "tool-loop.e2e.mjs",
+  "automations.e2e.mjs",
 ];
 
 const filesIn = (dir, suffix) =>
