@@ -202,7 +202,10 @@ test("run timeout, delivery retries, SSE keepalive, spawn archive and ticket exp
   assert.equal(new Set(peers.attempts.map((attempt) => attempt.key)).size, 1, "one delivery, retried");
   gaps.forEach((gap, i) => {
     const backoff = 1000 * 2 ** i;
-    assert.ok(gap >= backoff - STAMP_JITTER_MS && gap <= backoff + LATE_MS, `attempt ${i + 2} came ${gap} ms after the one before`);
+    assert.ok(
+      gap >= backoff - STAMP_JITTER_MS && gap <= backoff + LATE_MS,
+      `attempt ${i + 2} came ${gap} ms after the one before`,
+    );
   });
   const deliveries = await http("GET", inTenant(`/v1/sessions/${enc(parent)}/deliveries`));
   assert.equal(deliveries.status, 200, deliveries.text);
