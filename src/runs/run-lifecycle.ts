@@ -38,6 +38,8 @@ export type LifecycleHost = {
   /** The session's current transcript id (named in lifecycle events). */
   sessionId(): string | undefined;
   waitUntil(promise: Promise<unknown>): void;
+  /** The watchdog's period: WATCHDOG_MS, or the RUN_WATCHDOG_MS var (the e2e tests shorten it to see a crashed run resumed sooner). */
+  watchdogMs?: number;
   /**
    * A run's reply was committed (inside that transaction): what must commit with it is queued
    * here (a chat turn's reply to its chat, a hook run's delivery).
@@ -64,6 +66,10 @@ export class RunLifecycle {
   private readonly waiters = new Waiters<string, RunSnapshot | null>();
 
   constructor(private readonly host: LifecycleHost) {}
+
+  private get watchdogMs(): number {
+    return this.host.watchdogMs ?? WATCHDOG_MS;
+  }
 
   // ── Starting ────────────────────────────────────────────────────────────
 
@@ -171,7 +177,7 @@ export class RunLifecycle {
     runs.markRunning(next.runId, now);
     const timeoutMs = (next.input.timeoutSeconds ?? 0) * 1000;
     if (timeoutMs > 0) timers.set("run-timeout", next.runId, now + timeoutMs);
-    timers.set("run-watchdog", next.runId, now + WATCHDOG_MS);
+    timers.set("run-watchdog", next.runId, now + this.watchdogMs);
     this.host.updateEntry((entry) => ({
       ...entry,
       status: "running",
@@ -344,7 +350,7 @@ export class RunLifecycle {
       this.host.transcript.transaction(() => this.host.appendMessages(valid, (entry) => entry));
     }
     if (update.text !== undefined) this.host.events.text(runId, update.text);
-    this.host.timers.set("run-watchdog", runId, Date.now() + WATCHDOG_MS);
+    this.host.timers.set("run-watchdog", runId, Date.now() + this.watchdogMs);
   }
 
   /** A webhook host's callback: streamed text and messages, or the completion (idempotent). */
@@ -444,7 +450,7 @@ export class RunLifecycle {
     const run = runs.get(runId);
     if (run?.state !== "running") return;
     if (this.controllers.has(runId) || (run.deferred && now < runDeadline(run))) {
-      timers.set("run-watchdog", runId, now + WATCHDOG_MS);
+      timers.set("run-watchdog", runId, now + this.watchdogMs);
       return;
     }
     if (run.deferred) {
@@ -457,7 +463,7 @@ export class RunLifecycle {
     }
     this.host.transcript.transaction(() => {
       runs.markRunning(runId, now);
-      timers.set("run-watchdog", runId, now + WATCHDOG_MS);
+      timers.set("run-watchdog", runId, now + this.watchdogMs);
     });
     this.host.waitUntil(this.execute(runs.get(runId)!));
   }

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { startEchoRunner } from "./echo-runner.mjs";
-import { createTenantToken, httpJson, waitFor } from "./http-json.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, waitFor } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const AUDIENCE = "123456789012";
@@ -96,7 +96,7 @@ async function waitForMessages(what, match, count = 1, deadlineMs = 30_000) {
 async function crashAndRestart() {
   server.killNow();
   await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir });
+  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
 }
 
 before(async () => {
@@ -109,7 +109,7 @@ before(async () => {
     slowMs: SLOW_RUNNER_MS,
     markdown: "**bold** and `code` and [link](https://example.com)\n\n- item 1\n- item 2",
   });
-  server = await startServer();
+  server = await startServer({ vars: CRASH_TEST_VARS });
   tenant.token = await createTenantToken(server.baseUrl, tenant.id);
   const config = await http("PUT", inTenant("/v1/config"), {
     session: { dmScope: "main" },

@@ -11,7 +11,7 @@ import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { FAKE_LINE_BOT, FAKE_LINE_TOKEN, startFakeLine } from "../peers/fake-line.mjs";
-import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
 
 const CHANNEL_SECRET = "line-channel-secret-0123456789ab";
 const USER = "U1111111111111111111111111111aaaa";
@@ -128,13 +128,13 @@ async function fail(failure) {
 async function crashAndRestart() {
   server.killNow();
   await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir });
+  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
 }
 
 before(async () => {
   fake = await startFakeLine(0);
   runner = await startRunner();
-  server = await startServer();
+  server = await startServer({ vars: CRASH_TEST_VARS });
   tenant.token = await createTenantToken(server.baseUrl, tenant.id);
   const config = await http("PUT", inTenant("/v1/config"), {
     session: { dmScope: "main" },

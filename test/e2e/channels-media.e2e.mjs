@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { startEchoRunner } from "./echo-runner.mjs";
-import { createTenantToken, httpJson, waitFor } from "./http-json.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, waitFor } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BOT_TOKEN = "123456789:TEST-fake-telegram-token";
@@ -35,7 +35,7 @@ before(async () => {
     label: "fake Telegram",
   });
   runner = await startEchoRunner({ slowMs: 0, markdown: "" });
-  server = await startServer();
+  server = await startServer({ vars: CRASH_TEST_VARS });
   tenant.token = await createTenantToken(server.baseUrl, tenant.id);
   const config = await httpJson(server.baseUrl, "PUT", inTenant("/v1/config"), {
     authorization: `Bearer ${tenant.token}`,
@@ -78,7 +78,7 @@ test("SIGKILL during a media download: one turn, one reply, no warning", { timeo
   await waitFor("the download in flight", async () => ({ done: (await downloads()).length >= 1 }), 30_000);
   server.killNow();
   await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir });
+  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
 
   const replies = async () =>
     (await fake.calls()).filter(

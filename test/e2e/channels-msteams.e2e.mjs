@@ -12,7 +12,7 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
-import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const APP_ID = "00000000-0000-4000-8000-00000000a11d";
@@ -133,7 +133,7 @@ async function storedUpdates() {
 async function crashAndRestart() {
   server.killNow();
   await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir });
+  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
 }
 
 const teamsBlock = (fakeUrl, overrides = {}) => ({
@@ -153,7 +153,7 @@ const teamsBlock = (fakeUrl, overrides = {}) => ({
 before(async () => {
   fake = await startFakeApi(join(HERE, "../peers/fake-msteams.mjs"), { label: "fake Bot Connector" });
   runner = await startRunner();
-  server = await startServer();
+  server = await startServer({ vars: CRASH_TEST_VARS });
   tenant.token = await createTenantToken(server.baseUrl, tenant.id);
   const config = await http("PUT", inTenant("/v1/config"), {
     session: { dmScope: "main" },

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { startEchoRunner } from "./echo-runner.mjs";
-import { createTenantToken, httpJson, waitFor } from "./http-json.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, waitFor } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ACCESS_TOKEN = "EAAG-fake-whatsapp-access-token";
@@ -96,7 +96,7 @@ async function waitForSends(what, match, count = 1, deadlineMs = 30_000) {
 async function crashAndRestart() {
   server.killNow();
   await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir });
+  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
 }
 
 before(async () => {
@@ -108,7 +108,7 @@ before(async () => {
     slowMs: SLOW_RUNNER_MS,
     markdown: "# Done\n**bold** and *soft*\n- one\n[docs](https://example.com)",
   });
-  server = await startServer();
+  server = await startServer({ vars: CRASH_TEST_VARS });
   tenant.token = await createTenantToken(server.baseUrl, tenant.id);
   const config = await http("PUT", inTenant("/v1/config"), {
     session: { dmScope: "main" },
