@@ -193,6 +193,7 @@ export class SessionStore {
    * (an append and its run's start are one row written, not two: issue 48).
    */
   transaction<T>(fn: () => T): T {
+    const outer = { state: this.state, entryDirty: this.entryDirty };
     this.depth++;
     try {
       return this.storage.transactionSync(() => {
@@ -201,9 +202,11 @@ export class SessionStore {
         return result;
       });
     } catch (error) {
-      this.state = undefined;
       this.who = undefined;
-      this.entryDirty = false;
+      // A nested transaction rolls back to its start: the entry as the outer one had it stays
+      // (unwritten yet); the outermost rolls everything back: the entry is read again.
+      this.state = this.depth > 1 ? outer.state : undefined;
+      this.entryDirty = this.depth > 1 ? outer.entryDirty : false;
       throw error;
     } finally {
       this.depth--;
