@@ -40,6 +40,8 @@ export type ChannelTurn = {
   historyKey?: string;
   /** Row fields the turn sets on its session, new or not (rows follow the user). */
   rowFields?: RouteRowFields;
+  /** The message carries media: handled at once, never held for a burst (src/channels/debounce.ts). */
+  hasMedia?: boolean;
 };
 
 /** `reactToMessageId`: Telegram's message_id (a number), Slack's message ts (text). */

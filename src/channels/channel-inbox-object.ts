@@ -9,6 +9,7 @@ import { tenantApi, tenantContext } from "../stubs";
 import { TIMER_SCHEMA } from "../timers/timer-schema";
 import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
 import { channelCredentials } from "./channel-registry";
+import { DEBOUNCE_SCHEMA, DebounceStore } from "./debounce-store";
 import { GROUP_HISTORY_SCHEMA, GroupHistoryStore } from "./group-history-store";
 import { ChannelInbox } from "./inbox";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
@@ -36,7 +37,14 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    migrate(ctx.storage, [INBOX_SCHEMA, TIMER_SCHEMA, DELIVERY_SCHEMA, SEND_HEALTH_SCHEMA, GROUP_HISTORY_SCHEMA]);
+    migrate(ctx.storage, [
+      INBOX_SCHEMA,
+      TIMER_SCHEMA,
+      DELIVERY_SCHEMA,
+      SEND_HEALTH_SCHEMA,
+      GROUP_HISTORY_SCHEMA,
+      DEBOUNCE_SCHEMA,
+    ]);
     this.store = new InboxStore(ctx.storage.sql);
     this.sendHealth = new SendHealthStore(ctx.storage.sql);
     this.timers = new Timers<InboxTimer>(ctx.storage);
@@ -59,6 +67,8 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
     this.inbox = new ChannelInbox({
       store: this.store,
       groupHistory: new GroupHistoryStore(ctx.storage.sql),
+      bursts: new DebounceStore(ctx.storage.sql),
+      wakeAt: (at) => this.timers.set("channel-inbox", DRAIN, at),
       transaction: (fn) => ctx.storage.transactionSync(fn),
       tenantId,
       config: async () => tenant().config(),

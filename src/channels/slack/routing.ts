@@ -1,10 +1,11 @@
 import type { SlackConfig, SlackEnvelope, SlackMessageEvent } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundDecision } from "../adapter";
+import { withMedia } from "../debounce";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
 import { slackChannelRowFields, slackEnvelope } from "./context";
-import { slackTurnText } from "./media-text";
+import { slackMediaLines, slackTurnText } from "./media-text";
 
 /**
  * Who may talk to the Slack app and which session a message lands in, as the real gateway
@@ -63,9 +64,10 @@ export function decideSlack(input: SlackRoutingInput): InboundDecision {
   if (!event.user || !event.channel || !event.ts) return ignore("no sender, channel or ts");
   const text = slackTurnText(event);
   if (text.trim() === "") return ignore("no text");
-  if (isDirect(event)) return decideDirect(input, event, text);
+  const hasMedia = slackMediaLines(event).length > 0;
+  if (isDirect(event)) return withMedia(decideDirect(input, event, text), hasMedia);
   if (event.channel_type === "mpim") return ignore("group DMs are not served");
-  return decideChannel(input, event, text);
+  return withMedia(decideChannel(input, event, text), hasMedia);
 }
 
 function isDirect(event: SlackMessageEvent): boolean {
