@@ -47,6 +47,17 @@ export class DebounceStore {
     );
   }
 
+  /** When the burst's last held message arrived, if it has any. */
+  lastArrival(key: string): number | undefined {
+    return (
+      first<{ last: number | null }>(
+        this.sql,
+        "SELECT max(received_at) AS last FROM channel_bursts WHERE burst_key = ?",
+        key,
+      )?.last ?? undefined
+    );
+  }
+
   has(key: string): boolean {
     return first(this.sql, "SELECT 1 AS one FROM channel_bursts WHERE burst_key = ? LIMIT 1", key) !== undefined;
   }

@@ -29,9 +29,14 @@ export class InboxBursts {
    */
   async hold(update: InboxUpdate, turn: ChannelTurn, config: TenantConfig): Promise<boolean> {
     const key = debounceKey(update.channel, turn);
-    if (inboundDebounceMs(config, update.channel) > 0 && isDebounceable(turn)) {
+    const windowMs = inboundDebounceMs(config, update.channel);
+    if (windowMs > 0 && isDebounceable(turn)) {
+      // A burst whose window closed before this message arrived (its flush was late: a busy
+      // drain, a restart) is answered first; this message starts the next one.
+      const last = this.ports.bursts.lastArrival(key);
+      if (last !== undefined && burstDueAt(last, windowMs) < update.receivedAt) await this.flush(key, config);
       this.ports.transaction(() => {
-        this.ports.bursts.hold(key, update.channel, update.updateId, turn, Date.now());
+        this.ports.bursts.hold(key, update.channel, update.updateId, turn, update.receivedAt);
         this.ports.store.hold(update.channel, update.updateId);
       });
       return true;

@@ -53,6 +53,8 @@ export type InboxUpdate = {
   origin: string | null;
   attempts: number;
   acked: boolean;
+  /** When it was accepted (ms): a burst's window runs between its messages' arrivals. */
+  receivedAt: number;
 };
 
 export type PairingRequest = {
@@ -70,6 +72,7 @@ type UpdateRow = {
   origin: string | null;
   attempts: number;
   acked: number;
+  received_at: number;
 };
 function inboxUpdateOf(row: UpdateRow): InboxUpdate {
   return {
@@ -79,6 +82,7 @@ function inboxUpdateOf(row: UpdateRow): InboxUpdate {
     origin: row.origin,
     attempts: row.attempts,
     acked: row.acked === 1,
+    receivedAt: row.received_at,
   };
 }
 type PairingRow = {
@@ -122,7 +126,7 @@ export class InboxStore {
   nextPending(): InboxUpdate | null {
     const row = first<UpdateRow>(
       this.sql,
-      "SELECT channel, update_id, body, origin, attempts, acked FROM channel_updates WHERE state = 'pending' ORDER BY received_at, rowid LIMIT 1",
+      "SELECT channel, update_id, body, origin, attempts, acked, received_at FROM channel_updates WHERE state = 'pending' ORDER BY received_at, rowid LIMIT 1",
     );
     return row ? inboxUpdateOf(row) : null;
   }
@@ -131,7 +135,7 @@ export class InboxStore {
   update(channel: string, updateId: string): InboxUpdate | null {
     const row = first<UpdateRow>(
       this.sql,
-      "SELECT channel, update_id, body, origin, attempts, acked FROM channel_updates WHERE channel = ? AND update_id = ?",
+      "SELECT channel, update_id, body, origin, attempts, acked, received_at FROM channel_updates WHERE channel = ? AND update_id = ?",
       channel,
       updateId,
     );

@@ -12,7 +12,15 @@ class MemoryStore {
   pairings = new Map<string, { code: string; approved: boolean }>();
   accept(updateId: string, body = "{}") {
     if (this.updates.some((u) => u.updateId === updateId)) return false;
-    this.updates.push({ channel: "telegram", updateId, body, origin: null, attempts: 0, acked: false });
+    this.updates.push({
+      channel: "telegram",
+      updateId,
+      body,
+      origin: null,
+      attempts: 0,
+      acked: false,
+      receivedAt: Date.now(),
+    });
     return true;
   }
   nextPending() {
