@@ -83,6 +83,22 @@ function slackDm(text) {
   };
 }
 
+/** The tenant's agent: the `openai` runner on the mock model. */
+const mockAgents = (modelUrl) => ({
+  list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: modelUrl, model: "mock" } }],
+});
+
+/** `channels.telegram` at a fake Bot API, open to every sender. */
+const telegramConfig = (apiRoot) => ({
+  enabled: true,
+  botToken: BOT_TOKEN,
+  apiRoot,
+  webhookSecret: TG_SECRET,
+  webhookPath: "/telegram-webhook",
+  dmPolicy: "open",
+  allowFrom: ["*"],
+});
+
 const telegramHeaders = () => ({ "x-telegram-bot-api-secret-token": TG_SECRET });
 function slackHeaders(body) {
   const at = Math.floor(Date.now() / 1000);
@@ -180,17 +196,9 @@ export async function run(ctx) {
     await client.request("PUT", "/v1/config", {
       body: {
         session: { dmScope: "main" },
-        agents: { list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: mock.url, model: "mock" } }] },
+        agents: mockAgents(mock.url),
         channels: {
-          telegram: {
-            enabled: true,
-            botToken: BOT_TOKEN,
-            apiRoot: tg.url,
-            webhookSecret: TG_SECRET,
-            webhookPath: "/telegram-webhook",
-            dmPolicy: "open",
-            allowFrom: ["*"],
-          },
+          telegram: telegramConfig(tg.url),
           ...(slackFake
             ? {
                 slack: {
@@ -361,18 +369,8 @@ async function burst({ baseUrl, log, signal }, modelUrl, tg, chats, latencyMs) {
   await client.request("PUT", "/v1/config", {
     body: {
       session: { dmScope: "per-channel-peer" },
-      agents: { list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: modelUrl, model: "mock" } }] },
-      channels: {
-        telegram: {
-          enabled: true,
-          botToken: BOT_TOKEN,
-          apiRoot: tg.url,
-          webhookSecret: TG_SECRET,
-          webhookPath: "/telegram-webhook",
-          dmPolicy: "open",
-          allowFrom: ["*"],
-        },
-      },
+      agents: mockAgents(modelUrl),
+      channels: { telegram: telegramConfig(tg.url) },
     },
   });
   log(`burst: ${chats} DMs from ${chats} chats, ${BURST_IN_FLIGHT} in flight, Bot API answers after ${latencyMs} ms`);
