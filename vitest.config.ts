@@ -3,7 +3,6 @@ import { defineConfig } from "vitest/config";
 
 // Every test file here runs inside workerd with real Durable Objects and SQLite (pure modules are
 // tested in Node: vitest.unit.config.ts, test/unit/).
-// Storage is isolated per test file.
 const TEST_BINDINGS = {
   ADMIN_TOKEN: "test-admin-token",
   DEV_OPERATOR_TOKEN: "test-operator-token",
@@ -54,6 +53,12 @@ export default defineConfig({
     // Three files at once: most of a file's time is waiting on peers, timers and sockets, so on
     // the 2-core dev machine the tier takes 3.5 min instead of 6.5 (docs/testing.md).
     maxWorkers: 3,
+    // Each of the three workers keeps its workerd (and the worker's loaded modules) for every file
+    // it runs, instead of a fresh one per file: starting workerd and loading the worker was half
+    // the tier's time (2026-11-29: 1,292 s → 670 s at load 25; docs/testing.md). So storage outlives
+    // a file: a test names its own tenants and sessions (a random id), never counts what others
+    // left. `WORKERD_ISOLATE=1` gives every file a fresh workerd again (to rule a neighbour out).
+    isolate: process.env.WORKERD_ISOLATE === "1",
     globalSetup: ["test/peers/global-setup.ts"],
     // Loads the worker before a file's first test (test/warm-worker.ts).
     setupFiles: ["test/warm-worker.ts"],

@@ -7,6 +7,9 @@
 //   npm run fake -- line send "hello"   posts a signed DM event (X-Line-Signature) to /line/webhook, same
 //   npm run fake -- msteams [send "hello"]  the fake Bot Connector (test/peers/fake-msteams.mjs) on :18696;
 //                                          send: a personal-chat activity signed by the fake's key
+//   npm run fake -- googlechat [send "hello"]  the fake Google (Chat API, token endpoint, certificates,
+//                                          test/peers/fake-googlechat.mjs) on :18698; send: a DM event
+//                                          signed by the fake's key as Google signs it
 // Options: --port N (the fake's port), --base URL (the service; default $BASE, else
 // http://127.0.0.1:8787), --tenant ID (posts under /t/ID), --secret S (Telegram's webhookSecret /
 // Slack's signingSecret as configured), --from ID (the sender), --wait S (seconds for the answer).
@@ -99,9 +102,32 @@ const PLATFORMS = {
       dmPolicy: "pairing",
     }),
   },
+  googlechat: {
+    script: "test/peers/fake-googlechat.mjs",
+    port: 18698,
+    token: "",
+    audience: "123456789012",
+    secret: "",
+    from: "users/111000111",
+    apiRoot: (port) => `http://127.0.0.1:${port}`,
+    replyMethod: "a Chat API message",
+    // The fake makes its service account when it starts: the printed command reads it from there.
+    configBlock: (port, p) => ({
+      enabled: true,
+      serviceAccount: SERVICE_ACCOUNT_FROM_FAKE,
+      audienceType: "project-number",
+      audience: p.audience,
+      apiRoot: p.apiRoot(port),
+      tokenUrl: `http://127.0.0.1:${port}/token`,
+      certsUrl: `http://127.0.0.1:${port}/service_accounts/v1/metadata/x509/chat@system.gserviceaccount.com`,
+      dmPolicy: "pairing",
+    }),
+  },
 };
+/** Stands for the fake's service-account key in the printed PATCH: a shell substitution reads it from the fake. */
+const SERVICE_ACCOUNT_FROM_FAKE = "__SERVICE_ACCOUNT_FROM_FAKE__";
 
-const USAGE = `usage: npm run fake -- telegram|slack|line|msteams [send "text"] [--port N] [--base URL] [--tenant ID] [--secret S] [--from ID] [--wait S]`;
+const USAGE = `usage: npm run fake -- telegram|slack|line|msteams|googlechat [send "text"] [--port N] [--base URL] [--tenant ID] [--secret S] [--from ID] [--wait S]`;
 /** How long `send` waits for the bot's answer at the fake by default (a turn takes well under 1 s). */
 const DEFAULT_WAIT_SECONDS = 30;
 const POLL_INTERVAL_MS = 200;
@@ -139,11 +165,15 @@ function fail(message) {
 /** Starts the fake in the foreground and says how to point a tenant at it. */
 function serve() {
   const config = { channels: { [name]: platform.configBlock(port, platform) } };
+  const body = JSON.stringify(config).replace(
+    `"${SERVICE_ACCOUNT_FROM_FAKE}"`,
+    `'"$(curl -s http://127.0.0.1:${port}/__service-account)"'`,
+  );
   console.log(`Fake ${name} API on ${platform.apiRoot(port)} (Ctrl-C stops it)
   apiRoot   ${platform.apiRoot(port)}
-  ${credentialLines(name, platform)}
+  ${credentialLines(name, platform, port)}
 Add it to the tenant's config, keeping the rest (PATCH merges; PUT would replace the whole config):
-  curl -s -X PATCH "$BASE/v1/config" -H "$OP" -H 'content-type: application/merge-patch+json' -d '${JSON.stringify(config)}'
+  curl -s -X PATCH "$BASE/v1/config" -H "$OP" -H 'content-type: application/merge-patch+json' -d '${body}'
 Then, from another shell: npm run fake -- ${name} send "hello"`);
   const child = spawn(process.execPath, [join(ROOT, platform.script), String(port)], {
     stdio: "inherit",
@@ -167,6 +197,7 @@ async function send(text) {
   const before = await fakeCalls(fakeUrl, 0);
   const since = before ? Math.max(0, ...before.map((call) => call.seq)) : 0;
   if (name === "msteams") return msTeamsSend(`${base}${prefix}/api/messages`, fakeUrl, text, from, since);
+  if (name === "googlechat") return googleChatSend(`${base}${prefix}/googlechat`, fakeUrl, text, from, since);
   const request = platform.request
     ? platform.request(text, from, secret)
     : name === "telegram"
@@ -292,6 +323,20 @@ function lineEvent(text, from, secret) {
   return { headers: { "content-type": "application/json", "x-line-signature": signature }, body };
 }
 
+/** Has the fake (`/__send`) sign and post `payload` to the service as its platform would; stops on a refusal. */
+async function postThroughFake(fakeUrl, url, payload, fakeLabel, name) {
+  let res;
+  try {
+    res = await fetch(`${fakeUrl}/__send`, { method: "POST", body: JSON.stringify(payload) });
+  } catch (error) {
+    fail(`no ${fakeLabel} on ${fakeUrl} (${error.cause?.code ?? error.message}): start npm run fake -- ${name}`);
+  }
+  const answer = await res.json();
+  if (answer.error) fail(`${answer.error}: is npm run dev running, and BASE right?`);
+  console.log(`POST ${url} → ${answer.status}${answer.body ? ` ${answer.body}` : ""}`);
+  if (answer.status >= 300) fail(`the service answered ${answer.status}`);
+}
+
 /** Teams: the fake signs and posts the activity itself (its own key), then the bot's activities are read back. */
 async function msTeamsSend(url, fakeUrl, text, from, since) {
   const now = Date.now();
@@ -303,16 +348,7 @@ async function msTeamsSend(url, fakeUrl, text, from, since) {
     recipient: { id: `28:${PLATFORMS.msteams.appId}`, name: "OpenClaw" },
     text,
   };
-  let res;
-  try {
-    res = await fetch(`${fakeUrl}/__send`, { method: "POST", body: JSON.stringify({ url, activity }) });
-  } catch (error) {
-    fail(`no fake Bot Connector on ${fakeUrl} (${error.cause?.code ?? error.message}): start npm run fake -- msteams`);
-  }
-  const answer = await res.json();
-  if (answer.error) fail(`${answer.error}: is npm run dev running, and BASE right?`);
-  console.log(`POST ${url} → ${answer.status}${answer.body ? ` ${answer.body}` : ""}`);
-  if (answer.status >= 300) fail(`the service answered ${answer.status}`);
+  await postThroughFake(fakeUrl, url, { url, activity }, "fake Bot Connector", "msteams");
   const deadline = Date.now() + Number(options.wait ?? DEFAULT_WAIT_SECONDS) * 1000;
   while (Date.now() < deadline) {
     const replies = ((await fakeCalls(fakeUrl, since)) ?? []).filter((call) => call.kind === "activity");
@@ -326,8 +362,39 @@ async function msTeamsSend(url, fakeUrl, text, from, since) {
   fail("no reply activity at the fake in time (npm run dev's log says why)");
 }
 
+/** Google Chat: the fake signs and posts a DM event itself (its own key); the reply is read back from its log. */
+async function googleChatSend(url, fakeUrl, text, from, since) {
+  const now = Date.now();
+  const space = {
+    name: `spaces/DM${from.replace(/\D/g, "")}`,
+    type: "DM",
+    spaceType: "DIRECT_MESSAGE",
+    singleUserBotDm: true,
+  };
+  const user = { name: from, displayName: "Local", email: "local@example.com", type: "HUMAN" };
+  const message = { name: `${space.name}/messages/m${now}.m${now}`, sender: user, text, argumentText: text, space };
+  const event = { type: "MESSAGE", eventTime: new Date(now).toISOString(), space, message, user };
+  await postThroughFake(fakeUrl, url, { url, event }, "fake Google", "googlechat");
+  const deadline = Date.now() + Number(options.wait ?? DEFAULT_WAIT_SECONDS) * 1000;
+  while (Date.now() < deadline) {
+    const calls = ((await fakeCalls(fakeUrl, since)) ?? []).filter(
+      (call) => (call.kind === "create" || call.kind === "update") && call.status === 200,
+    );
+    // The answer is the placeholder's edit, or a created message that is not the placeholder (a pairing code).
+    if (calls.some((call) => call.kind === "update" || !/^_.* is typing\.\.\._$/.test(call.body.text))) {
+      for (const call of calls) console.log(`← ${call.method} ${call.path}: ${call.body.text}`);
+      return;
+    }
+    await new Promise((done) => setTimeout(done, POLL_INTERVAL_MS));
+  }
+  fail("no reply at the fake Chat API in time (npm run dev's log says why)");
+}
+
 /** What `serve` prints about the credentials the fake takes. */
-function credentialLines(name, p) {
+function credentialLines(name, p, port) {
+  if (name === "googlechat")
+    return `audience  ${p.audience}   (the project number the fake signs its events for)
+  serviceAccount  the key the fake made: curl -s ${p.apiRoot(port)}/__service-account`;
   if (name === "msteams")
     return `appId     ${p.appId}\n  appPassword  ${p.token}   (the fake's login takes only these; it signs activities with its own key)`;
   return `${p.tokenKey ?? "botToken"}  ${p.token}   (${name === "slack" ? "any token works here" : "the fake answers only this token"})

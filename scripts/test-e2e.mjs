@@ -1,29 +1,43 @@
-// The e2e tier (`npm run test:e2e`, the last step of `npm test`): test/cli and test/e2e under
-// `node --test`. Each file starts its own `wrangler dev` on a free port with its own state, so
-// files run side by side (E2E_CONCURRENCY, default 3: most of their time is waiting on timers,
-// sockets and a browser, not CPU). The files that measure wall-clock gaps and the dev launcher's
-// own tests run one at a time afterwards, so a neighbour's load cannot move their figures. Arguments narrow the run to files whose
-// path contains one of them (`npm run test:e2e -- hooks channels`).
-import { spawnSync } from "node:child_process";
+// The e2e tier (`npm run test:e2e`, the last step of `npm test`): test/cli and test/e2e, each file
+// its own `node --test` process against its own `wrangler dev` on a free port with its own state.
+// Most of a file's time is waiting on timers, sockets and a browser, not CPU, so files run side by
+// side: E2E_CONCURRENCY lanes (default 3), the longest files first, so the run does not end
+// waiting on one started last. The files whose assertions are wall-clock gaps (backoff, handshake
+// deadlines, idle eviction) and the dev launcher's own tests run in one more lane of their own,
+// one at a time, beside the others: their margins hold beside two or three neighbours (a lost
+// timer misses by its object's idle time or forever, far past them). E2E_TIMED_APART=1 runs them
+// after the others instead, alone. A file's output is printed when it ends, whole; at the end a
+// table of every file's seconds (what LONGEST_FIRST is ordered by). Arguments narrow the run to
+// files whose path contains one of them (`npm run test:e2e -- hooks channels`).
+import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
 /**
- * Run one at a time after the others: files whose assertions are timings (backoff gaps,
- * handshake deadlines, idle eviction), and test/cli, which starts `npm run dev` itself.
+ * The one-at-a-time lane: files whose assertions are timings (backoff gaps, handshake deadlines,
+ * idle eviction), and test/cli, which starts `npm run dev` itself.
  */
-const MEASURED_ALONE = ["timers.e2e.mjs", "handshake-deadline.e2e.mjs", "gateway-hubs.e2e.mjs", "test/cli/"];
+const TIMED = ["timers.e2e.mjs", "handshake-deadline.e2e.mjs", "gateway-hubs.e2e.mjs", "test/cli/"];
 const DEFAULT_CONCURRENCY = 3;
 /**
- * The longest files (a Control UI sweep with a minute idle, SIGKILL cycles, the browser suite)
- * start first, so the side-by-side group does not end waiting on one of them started last.
+ * The longest files, longest first (the seconds table `npm run test:e2e` prints at its end; a
+ * page per `wrangler dev`, a minute idle in a browser, SIGKILL cycles), started before the rest.
  */
 const LONGEST_FIRST = [
   "docs-examples.e2e.mjs",
-  "control-ui-console.e2e.mjs",
-  "automations.e2e.mjs",
-  "control-ui.e2e.mjs",
   "crash.e2e.mjs",
+  "control-ui-console.e2e.mjs",
+  "control-ui.e2e.mjs",
+  "channels-telegram.e2e.mjs",
+  "channels-slack.e2e.mjs",
+  "channels-whatsapp.e2e.mjs",
+  "channels-googlechat.e2e.mjs",
+  "channels-line.e2e.mjs",
+  "channels-msteams.e2e.mjs",
+  "channels-media.e2e.mjs",
+  "control-ui-truth.e2e.mjs",
+  "tool-loop.e2e.mjs",
+  "automations.e2e.mjs",
 ];
 
 const filesIn = (dir, suffix) =>
@@ -36,20 +50,67 @@ const wanted = process.argv.slice(2);
 const all = [...filesIn("test/cli", ".test.mjs"), ...filesIn("test/e2e", ".e2e.mjs")].filter(
   (path) => wanted.length === 0 || wanted.some((part) => path.includes(part)),
 );
-const alone = all.filter((path) => MEASURED_ALONE.some((name) => path.endsWith(name) || path.startsWith(name)));
+const isTimed = (path) => TIMED.some((name) => path.endsWith(name) || path.startsWith(name));
 const rank = (path) => {
   const index = LONGEST_FIRST.findIndex((name) => path.endsWith(name));
   return index === -1 ? LONGEST_FIRST.length : index;
 };
-const together = all.filter((path) => !alone.includes(path)).sort((a, b) => rank(a) - rank(b));
+const sideBySide = all.filter((path) => !isTimed(path)).sort((a, b) => rank(a) - rank(b));
+const timed = all.filter(isTimed);
 const concurrency = Number(process.env.E2E_CONCURRENCY) || DEFAULT_CONCURRENCY;
+const timedApart = process.env.E2E_TIMED_APART === "1";
 
-function run(files, perFile) {
-  if (files.length === 0) return 0;
-  const args = ["--test", `--test-concurrency=${perFile}`, ...files];
-  return spawnSync(process.execPath, args, { stdio: "inherit" }).status ?? 1;
+const startedAt = Date.now();
+const seconds = (ms) => (ms / 1000).toFixed(1);
+/** `{ file, ms, code }` per file, in the order they ended. */
+const results = [];
+
+/** One file in its own `node --test`; its output is held and printed whole when it ends. */
+function runFile(file) {
+  const began = Date.now();
+  console.log(`[e2e +${seconds(began - startedAt)} s] ${file} started`);
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ["--test", "--test-reporter=spec", file], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const output = [];
+    child.stdout.on("data", (chunk) => output.push(chunk));
+    child.stderr.on("data", (chunk) => output.push(chunk));
+    child.on("close", (code, signal) => {
+      const ms = Date.now() - began;
+      const status = code === 0 ? "passed" : `FAILED (exit ${code ?? signal})`;
+      process.stdout.write(
+        `\n[e2e +${seconds(Date.now() - startedAt)} s] ${file}: ${status} in ${seconds(ms)} s\n${Buffer.concat(output)}`,
+      );
+      results.push({ file, ms, code: code ?? 1 });
+      done();
+    });
+  });
 }
 
-const failedTogether = run(together, concurrency);
-const failedAlone = run(alone, 1);
-process.exit(failedTogether || failedAlone ? 1 : 0);
+/** Runs `files` in order over `lanes` lanes, each taking the next file when its own ends. */
+async function runLanes(files, lanes) {
+  const queue = [...files];
+  const lane = async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) await runFile(file);
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, files.length) }, lane));
+}
+
+if (timedApart) {
+  await runLanes(sideBySide, concurrency);
+  await runLanes(timed, 1);
+} else {
+  await Promise.all([runLanes(sideBySide, concurrency), runLanes(timed, 1)]);
+}
+
+const width = Math.max(0, ...results.map((row) => row.file.length));
+const table = [...results]
+  .sort((a, b) => b.ms - a.ms)
+  .map((row) => `  ${row.file.padEnd(width)}  ${seconds(row.ms).padStart(6)} s${row.code === 0 ? "" : "  FAILED"}`);
+const failed = results.filter((row) => row.code !== 0);
+console.log(
+  `\n[e2e] ${results.length} files in ${seconds(Date.now() - startedAt)} s (${concurrency} lanes side by side, the timed files ${timedApart ? "after them" : "in a lane of their own"}):\n${table.join("\n")}`,
+);
+if (failed.length > 0) console.log(`[e2e] failed: ${failed.map((row) => row.file).join(", ")}`);
+process.exit(failed.length > 0 ? 1 : 0);

@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
-import { slackSignature } from "../src/channels/slack/signature";
+import { HELP_TEXT, STOP_REPLY } from "../src/domain/chat-commands";
 import { call, freshTenant, type TestTenant, until } from "./helpers";
+import { postSlackEvent, slackPeerTenant } from "./slack-helpers";
 
 /**
  * Chat commands typed into Telegram run through the same layer as `chat.send` (issue 46, 1):
@@ -62,7 +63,7 @@ async function handled(t: TestTenant, count: number) {
   );
 }
 
-type Delivery = { status: string; message: string; target: { to: string } };
+type Delivery = { status: string; message: string; target: { to: string }; blocks?: Array<{ type: string }> };
 async function sentOf(t: TestTenant, key: string, count: number): Promise<Delivery[]> {
   return until(
     async () => {
@@ -94,8 +95,14 @@ describe("chat commands from Telegram", () => {
     const key = "agent:main:main";
     const sent = await sentOf(t, key, 2);
     expect(sent.map((d) => d.target.to)).toEqual(["telegram:555300", "telegram:555300"]);
-    expect(sent.map((d) => d.message.split("\n")[0]).sort()).toEqual(["Available commands:", `Session: ${key}`]);
-    expect(sent.find((d) => d.message.startsWith("Available"))!.message).toContain("/new — Start a new session.");
+    // OpenClaw's help text word for word, and its status card (test/unit/chat-command-texts.test.ts: the recording).
+    expect(sent.map((d) => d.message).filter((m) => m === HELP_TEXT)).toHaveLength(1);
+    const card = sent.find((d) => d.message.startsWith("🦞 OpenClaw "))!.message;
+    expect(card).toMatch(
+      /^🦞 OpenClaw \S+\nCurrent time: \w+day, .+ \(UTC\)\nReference UTC: \d{4}-\d\d-\d\d \d\d:\d\d UTC\n\n🧠 Model: /,
+    );
+    expect(card).toContain(`\n🧵 Session: ${key} • duration `);
+    expect(card).toContain("\n🎛️ Modes: think off · fast off");
     const before = await transcript(t, key);
     expect(before.messages.map((m) => textOf(m.content))).toContain("/status");
 
@@ -118,47 +125,74 @@ describe("chat commands from Telegram", () => {
     await handled(t, 3);
     const key = "agent:main:telegram:group:-100700";
     const sent = await sentOf(t, key, 1);
-    expect(sent.map((d) => [d.target.to, d.message.split("\n")[0]])).toEqual([["telegram:-100700", `Session: ${key}`]]);
+    expect(sent.map((d) => [d.target.to, d.message.split("\n")[0]!.slice(0, 11)])).toEqual([
+      ["telegram:-100700", "🦞 OpenClaw"],
+    ]);
+    expect(sent[0]!.message).toContain(`🧵 Session: ${key} • `);
     // Another bot's command is text for the model (as OpenClaw 2026.9.6 answers it in an open group).
     const other = await sentOf(t, "agent:main:telegram:group:-100701", 1);
-    expect(other[0]!.message).not.toMatch(/^Available commands:/);
+    expect(other[0]!.message).not.toBe(HELP_TEXT);
+  }, 60_000);
+});
+
+describe("/stop from a chat", () => {
+  it("stops the session's running run and answers OpenClaw's text, once; the stopped run posts nothing", async () => {
+    const t = await freshTenant("cmds-stop");
+    const put = await t.config({
+      // A model that never answers: the DM's run stays running until stopped.
+      agents: {
+        list: [
+          {
+            id: "main",
+            default: true,
+            runner: { type: "openai", baseUrl: `http://127.0.0.1:${inject("peerPort")}/v1`, model: "hang" },
+          },
+        ],
+      },
+      channels: {
+        telegram: {
+          enabled: true,
+          botToken: "42:fake",
+          webhookSecret: SECRET,
+          apiRoot: `http://127.0.0.1:${inject("peerPort")}/telegram`,
+          dmPolicy: "open",
+        },
+      },
+    });
+    expect(put.status, put.text).toBe(200);
+    const dm = { id: 555300, type: "private" };
+    const hello = update(dm, "a long question");
+    await post(t, hello);
+    const runId = `telegram:${hello.update_id}`;
+    await until(
+      async () => (await t.call(`/v1/runs/${encodeURIComponent(runId)}`)).data.run,
+      (run) => run?.status === "running",
+    );
+    const stop = update(dm, "/stop");
+    await post(t, stop);
+    await post(t, stop); // redelivered: one answer
+    await handled(t, 2);
+    const key = "agent:main:main";
+    const sent = await sentOf(t, key, 1);
+    expect(sent.map((d) => [d.target.to, d.message])).toEqual([["telegram:555300", STOP_REPLY]]);
+    const stopped = await until(
+      async () => (await t.call(`/v1/runs/${encodeURIComponent(runId)}`)).data.run,
+      (run) => run !== undefined && run.status !== "running",
+    );
+    expect(stopped.status).toBe("aborted");
+    // Nothing else was queued for the chat: the stopped run has no reply to post.
+    const all = (await t.call(`/v1/sessions/${encodeURIComponent(key)}/deliveries`)).data.deliveries as Delivery[];
+    expect(all.map((d) => d.message)).toEqual([STOP_REPLY]);
   }, 60_000);
 });
 
 describe("chat commands from Slack", () => {
   const SLACK_SECRET = "slack-signing-secret-commands-0123456789";
-  async function postSlack(t: TestTenant, event: Record<string, unknown>, eventId: string) {
-    const body = JSON.stringify({ type: "event_callback", team_id: "T0TEST", event_id: eventId, event });
-    const at = String(Math.floor(Date.now() / 1000));
-    const res = await call(`${t.prefix}/slack/events`, {
-      method: "POST",
-      token: null,
-      headers: {
-        "content-type": "application/json",
-        "x-slack-request-timestamp": at,
-        "x-slack-signature": await slackSignature(SLACK_SECRET, at, body),
-      },
-      body,
-    });
-    expect(res.status).toBe(200);
-  }
+  const postSlack = (t: TestTenant, event: Record<string, unknown>, eventId: string) =>
+    postSlackEvent(t, SLACK_SECRET, event, eventId);
 
   it("a DM's /new and a channel's `<@bot> /status` are answered without the model", async () => {
-    const t = await freshTenant("cmds-slack");
-    const put = await t.config({
-      channels: {
-        slack: {
-          enabled: true,
-          mode: "http",
-          botToken: "xoxb-cmds-0000-fake",
-          signingSecret: SLACK_SECRET,
-          apiRoot: `http://127.0.0.1:${inject("peerPort")}/slack/api/`,
-          dmPolicy: "open",
-          groupPolicy: "open",
-        },
-      },
-    });
-    expect(put.status, put.text).toBe(200);
+    const t = await slackPeerTenant("cmds-slack", SLACK_SECRET, { dmPolicy: "open", groupPolicy: "open" });
     const dm = { type: "message", channel: "D0ALICE", channel_type: "im", user: "U0ALICE" };
     await postSlack(t, { ...dm, text: "/new", ts: "1795705000.000100" }, "EvC1");
     const channel = { type: "message", channel: "C0OPEN", channel_type: "channel", user: "U0ALICE" };
@@ -167,6 +201,31 @@ describe("chat commands from Slack", () => {
     expect(sent.map((d) => [d.target.to, d.message])).toEqual([["user:U0ALICE", "✅ New session started."]]);
     const key = "agent:main:slack:channel:c0open";
     const status = await sentOf(t, key, 1);
-    expect(status.map((d) => [d.target.to, d.message.split("\n")[0]])).toEqual([["channel:C0OPEN", `Session: ${key}`]]);
+    expect(status.map((d) => d.target.to)).toEqual(["channel:C0OPEN"]);
+    // OpenClaw's Slack card: the table as fallback text, and Block Kit blocks in the delivery record
+    // and on the wire (one chat.postMessage with `blocks` and `mrkdwn: "false"`, as recorded).
+    expect(status[0]!.message).toContain(`\n\nSession status (table)\nItem\tValue\n🧠 Model\t`);
+    expect(status[0]!.message).toContain(`\n🧵 Session\t${key} • duration `);
+    const blockTypes = ["header", "context", "data_table"];
+    expect(status[0]!.blocks?.map((block) => block.type)).toEqual(blockTypes);
+    const posts = await until(
+      async () =>
+        (await (
+          await fetch(`http://127.0.0.1:${inject("peerPort")}/control/recorded?path=/slack/api/chat.postMessage`)
+        ).json()) as Array<{
+          body: Record<string, string>;
+        }>,
+      (all) => all.some((post) => post.body.text === status[0]!.message),
+    );
+    const post = posts.find((p) => p.body.text === status[0]!.message)!.body;
+    expect(post).toMatchObject({ channel: "C0OPEN", mrkdwn: "false", unfurl_links: "false" });
+    const blocks = JSON.parse(post.blocks!) as Array<{ type: string; rows?: unknown[][] }>;
+    expect(blocks.map((block) => block.type)).toEqual(blockTypes);
+    expect(blocks[2]!.rows![1]).toEqual([
+      { type: "raw_text", text: "🧠 Model" },
+      { type: "raw_text", text: expect.any(String) },
+    ]);
+    // The DM's `/new` is plain text: no blocks.
+    expect(sent[0]).not.toHaveProperty("blocks");
   }, 60_000);
 });

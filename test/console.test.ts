@@ -313,8 +313,8 @@ describe("slash commands in chat.send", () => {
     expect(await send(client, "main", "/name Quarterly plan")).toBe("✅ Session renamed to “Quarterly plan”.");
     expect((await describe()).label).toBe("Quarterly plan");
     expect(await send(client, "main", "/think high")).toBe("Thinking level set to high.");
-    expect(await send(client, "main", "/status")).toContain("Thinking: high");
-    expect(await send(client, "main", "/help")).toContain("/reset — Reset the current session.");
+    expect(await send(client, "main", "/status")).toContain("\n🎛️ Modes: think high · fast off");
+    expect(await send(client, "main", "/help")).toMatch(/^ℹ️ Help\n\nSession\n\/new {2}\| {2}\/reset/);
     expect(await send(client, "main", "/compact")).toBe("⚠️ /compact is not available on this gateway.");
     // Text that is no command still reaches the model.
     expect(await send(client, "main", "/etc/hosts is a file")).toBe("ECHO: /etc/hosts is a file");

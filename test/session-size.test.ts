@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { sessionObjectName } from "../src/stubs";
 import { freshTenant, user } from "./helpers";
 
-/** A session keeps the byte size of its messages as they are written (SessionStore.messageBytes). */
+/** A session keeps the byte size of its messages as they are written: each message row carries its transcript's bytes through it (SessionStore.messageBytes). */
 
 describe("a session's message bytes", () => {
   it("are counted as messages are written, over every transcript, equal to the bodies' UTF-8 bytes", async () => {
@@ -20,7 +20,11 @@ describe("a session's message bytes", () => {
     const sizes = await runInDurableObject(env.SESSIONS.getByName(sessionObjectName(t.id, key)), (_instance, state) => {
       const sql = state.storage.sql;
       return {
-        kept: sql.exec<{ n: number }>("SELECT sum(bytes) AS n FROM transcripts").one().n,
+        kept: sql
+          .exec<{ n: number }>(
+            "SELECT sum((SELECT bytes_through FROM messages m WHERE m.session_id = t.session_id ORDER BY seq DESC LIMIT 1)) AS n FROM transcripts t",
+          )
+          .one().n,
         transcripts: sql.exec<{ n: number }>("SELECT count(*) AS n FROM transcripts").one().n,
         measured: sql.exec<{ n: number }>("SELECT sum(length(CAST(body AS BLOB))) AS n FROM messages").one().n,
       };

@@ -3,6 +3,7 @@
 // no dev proxy hop), and bench-only workers (the runtime floor control bench/lib/floor-worker.mjs,
 // the hubs of bench/lib/hub-worker.mjs) the same way, each in its own workerd.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -172,8 +173,7 @@ export async function startServer({
       try {
         return await launch({
           label: "wrangler dev",
-          command: "npx",
-          args,
+          ...wranglerCommand(cwd, args),
           cwd,
           port,
           persistDir,
@@ -272,6 +272,17 @@ export async function startWorkerServer({
     readyTimeoutMs,
     log,
   });
+}
+
+/**
+ * `wrangler <args>` as the installed wrangler's own script under this Node, or through npx where
+ * `cwd` has none installed: npx costs another Node start (≈0.5 s CPU, 2–6 s on the loaded 2-core
+ * box) in front of every `wrangler dev`, and the e2e tier starts about a hundred of them.
+ */
+function wranglerCommand(cwd, args) {
+  const script = join(cwd ?? process.cwd(), "node_modules", "wrangler", "bin", "wrangler.js");
+  if (existsSync(script)) return { command: process.execPath, args: [script, ...args.slice(1)] };
+  return { command: "npx", args };
 }
 
 /** A free port, or the given one once the previous process has released it. */

@@ -1,4 +1,5 @@
-// Channels suite (issue 38's proof): an inbound Telegram update (and Slack event) → the reply's
+// Channels suite (issue 38's proof): an inbound Telegram update (a text DM and a photo DM, whose
+// file the fake serves: issue 46 item 2) and a Slack event → the reply's
 // `sendMessage` (`chat.postMessage`) arriving at the fake platform API, p50/p99, and the webhook's
 // own answer time, for this service and beside it the real OpenClaw gateway (node_modules/openclaw)
 // in webhook mode with the same fake (its own process) and the same mock model (answers at once).
@@ -6,6 +7,8 @@
 // the two sides alternating in rounds. The reply time is the fake's arrival stamp minus the POST's
 // start (same clock, 1 ms resolution). The real gateway is started here in a temp dir and stopped
 // at the end; BENCH_PEER=off skips it, BENCH_CHANNELS_SLACK=off skips Slack (both sides).
+// Microsoft Teams (this service only: no recording harness reaches the real gateway's Teams SDK):
+// an activity signed by the fake Bot Connector → its reply activity; BENCH_CHANNELS_MSTEAMS=off skips it.
 // Then the burst of issue 46 item 7 on this service (bench/lib/channel-burst.mjs): 400 DMs from
 // 400 chats, 40 POSTs in flight, one tenant (dmScope per-channel-peer: a session per chat).
 // BENCH_CHANNELS_BURST=off skips it; BENCH_CHANNELS_SEQUENTIAL=off skips the sequential DMs.
@@ -59,6 +62,14 @@ function telegramDm(text) {
   };
 }
 
+/** A photo DM (issue 46 item 2): the fake serves the file; the reply comes after getFile + download. */
+function telegramPhotoDm(text) {
+  const update = telegramDm(undefined);
+  const { text: _text, ...message } = update.message;
+  const photo = [{ file_id: `bench-${update.update_id}`, file_unique_id: `u${update.update_id}`, width: 1, height: 1 }];
+  return { ...update, message: { ...message, photo, caption: text } };
+}
+
 function slackDm(text) {
   const id = nextUpdateId++;
   const ts = `${Math.floor(Date.now() / 1000)}.${String(id % 1_000_000).padStart(6, "0")}`;
@@ -100,6 +111,27 @@ const telegramConfig = (apiRoot) => ({
 });
 
 const telegramHeaders = () => ({ "x-telegram-bot-api-secret-token": TG_SECRET });
+
+const MSTEAMS_APP_ID = "00000000-0000-4000-8000-00000000a11d";
+const MSTEAMS_DM = "a:bench-dm";
+/** A personal-chat message activity as the fake Bot Connector posts it (`serviceUrl` the fake's). */
+function msTeamsDm(serviceUrl) {
+  return (text) => ({
+    type: "message",
+    id: String(nextUpdateId++),
+    channelId: "msteams",
+    serviceUrl,
+    conversation: { id: MSTEAMS_DM, conversationType: "personal" },
+    from: { id: "29:bench", aadObjectId: "aad-bench", name: "Bench" },
+    recipient: { id: `28:${MSTEAMS_APP_ID}`, name: "OpenClaw" },
+    text,
+  });
+}
+/** The fake's Bot Framework token (an hour long: one serves the whole run). */
+async function msTeamsToken(fake) {
+  const res = await fetch(`${fake.url}/__sign`, { method: "POST", body: "{}" });
+  return (await res.json()).token;
+}
 function slackHeaders(body) {
   const at = Math.floor(Date.now() / 1000);
   const signature = `v0=${createHmac("sha256", SLACK_SIGNING_SECRET).update(`v0:${at}:${body}`).digest("hex")}`;
@@ -138,7 +170,7 @@ function channelDriver({ fake, build, headers, isReply }) {
       seen.push(...calls);
       const reply = calls.find(isReply);
       if (reply) {
-        const upToReply = seen.filter((c) => c.seq <= reply.seq).map((c) => c.method);
+        const upToReply = seen.filter((c) => c.seq <= reply.seq).map((c) => c.method ?? c.body?.type ?? c.kind);
         const accepted = res.headers.get("x-openclaw-delivery-accepted");
         return { answerMs, replyMs: reply.t - sentAt, calls: upToReply.join(" + "), accepted };
       }
@@ -167,6 +199,11 @@ export async function run(ctx) {
     stops.push(tg.stop);
     const slackFake = withSlack ? await startFakeApi(join(peers, "fake-slack.mjs"), { label: "fake Slack" }) : null;
     if (slackFake) stops.push(slackFake.stop);
+    const withTeams = process.env.BENCH_CHANNELS_MSTEAMS !== "off";
+    const teamsFake = withTeams
+      ? await startFakeApi(join(peers, "fake-msteams.mjs"), { label: "fake Bot Connector" })
+      : null;
+    if (teamsFake) stops.push(teamsFake.stop);
 
     // The real gateway starts (~1 min on a loaded machine) while this service's tenant is set up.
     let peerFailure = withPeer ? null : "BENCH_PEER=off";
@@ -213,6 +250,20 @@ export async function run(ctx) {
                 },
               }
             : {}),
+          ...(teamsFake
+            ? {
+                msteams: {
+                  enabled: true,
+                  appId: MSTEAMS_APP_ID,
+                  appPassword: "fake-msteams-app-password",
+                  apiRoot: `${teamsFake.url}/`,
+                  tokenUrl: `${teamsFake.url}/botframework.com/oauth2/v2.0/token`,
+                  openIdMetadataUrl: `${teamsFake.url}/v1/.well-known/openidconfiguration`,
+                  dmPolicy: "open",
+                  allowFrom: ["*"],
+                },
+              }
+            : {}),
         },
       },
     });
@@ -247,6 +298,22 @@ export async function run(ctx) {
         realMissing: peerFailure,
       },
     ];
+    channels.push({
+      name: "Telegram photo DM → sendMessage",
+      driver: channelDriver({
+        fake: tg,
+        build: telegramPhotoDm,
+        headers: telegramHeaders,
+        isReply: (c) =>
+          c.method === "sendMessage" &&
+          String(c.body?.chat_id) === String(DM_USER) &&
+          c.status === 200 &&
+          !String(c.body?.text).startsWith("⚠️"),
+      }),
+      service: `${baseUrl}/t/${TENANT}/telegram-webhook`,
+      real: gw?.webhookUrl,
+      realMissing: peerFailure,
+    });
     if (slackFake) {
       channels.push({
         name: "Slack event → chat.postMessage",
@@ -259,6 +326,23 @@ export async function run(ctx) {
         service: `${baseUrl}/t/${TENANT}/slack/events`,
         real: gw?.slackUrl,
         realMissing: peerFailure ?? gw?.slackSkipped,
+      });
+    }
+
+    if (teamsFake) {
+      const bearer = `Bearer ${await msTeamsToken(teamsFake)}`;
+      channels.push({
+        name: "Teams activity → reply activity",
+        driver: channelDriver({
+          fake: teamsFake,
+          build: msTeamsDm(`${teamsFake.url}/`),
+          headers: () => ({ authorization: bearer }),
+          isReply: (c) =>
+            c.kind === "activity" && c.body?.type === "message" && c.conversationId === MSTEAMS_DM && c.status === 201,
+        }),
+        service: `${baseUrl}/t/${TENANT}/api/messages`,
+        realMissing:
+          "not recorded: the real gateway's Teams SDK sends with axios, which the loopback harness cannot redirect",
       });
     }
 

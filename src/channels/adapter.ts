@@ -1,8 +1,9 @@
-import type { DeliveryTarget } from "../model/delivery";
+import type { DeliveryTarget, ReplyHint } from "../model/delivery";
 import type { RouteRowFields } from "../model/entry";
 import type { TenantConfig } from "../protocol/config";
 import type { SessionSeed } from "../protocol/session";
 import type { HistoryLine, InboundEnvelope } from "./inbound-envelope";
+import type { MediaRef, MediaSource } from "./inbound-media";
 
 /**
  * What a chat platform plugs into the channels slice (docs/channels.md, "Adding a platform").
@@ -31,6 +32,8 @@ export type ChannelTurn = {
   seed: SessionSeed;
   /** Where the turn's reply goes (the session's new deliveryContext). */
   replyTarget: DeliveryTarget;
+  /** The platform's one-time way to answer this update (LINE's reply token): the reply's delivery only, never the route. */
+  replyHint?: ReplyHint;
   senderId: string;
   /** The platform's own acknowledgement before the run (typing, a reaction), best effort. */
   ack: ChannelAck;
@@ -40,8 +43,12 @@ export type ChannelTurn = {
   historyKey?: string;
   /** Row fields the turn sets on its session, new or not (rows follow the user). */
   rowFields?: RouteRowFields;
-  /** The message carries media: handled at once, never held for a burst (src/channels/debounce.ts). */
-  hasMedia?: boolean;
+  /** Files the message carries, fetched into the bucket before the run (src/channels/inbound-media.ts). */
+  media?: MediaRef[];
+  /** The message's own text or caption, without the media descriptions `text` starts with. */
+  captionText?: string;
+  /** The platform's id of the message (a warning about it is sent as a reply to it). */
+  messageId?: number | string;
 };
 
 /** `reactToMessageId`: Telegram's message_id (a number), Slack's message ts (text). */
@@ -54,7 +61,13 @@ export type ChannelAck = {
 };
 
 /** A sender asking for access under dmPolicy `pairing`. */
-export type PairingAsk = { senderId: string; chatId: string; meta: Record<string, string> };
+export type PairingAsk = {
+  senderId: string;
+  chatId: string;
+  meta: Record<string, string>;
+  /** The platform's one-time way to answer the asking message (ChannelTurn.replyHint), for the code's delivery. */
+  replyHint?: ReplyHint;
+};
 
 export type InboundDecision =
   | { action: "ignore"; reason: string; history?: { chatKey: string; line: HistoryLine } }
@@ -80,7 +93,10 @@ export const PAIRING_KIND = "pairing";
  */
 export type ChannelSender = {
   readonly credentials: readonly string[];
-  send(delivery: { target: DeliveryTarget; message: string; kind: string }, fromPart: number): Promise<SendOutcome>;
+  send(
+    delivery: { target: DeliveryTarget; message: string; kind: string; blocks?: Record<string, unknown>[] },
+    fromPart: number,
+  ): Promise<SendOutcome>;
 };
 
 /** The inbound side of a platform, as the channel inbox drives it (src/channels/inbox.ts). */
@@ -94,4 +110,6 @@ export type InboundAdapter = {
   acknowledge(config: TenantConfig, ack: ChannelAck): Promise<void>;
   /** The message that carries a pairing code (sent through the outbox as kind PAIRING_KIND). */
   pairingMessage(senderId: string, code: string): string;
+  /** Where a turn's files are downloaded from (Telegram's getFile); absent: the platform's files are described only. */
+  mediaSource?(config: TenantConfig): Promise<MediaSource | null>;
 };

@@ -2,12 +2,13 @@ import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { redactCredentials } from "../secrets/redact-credentials";
 import { toBase64Url } from "../util/encoding";
-import { channelCredentials, channelSecretValue, telegramBotOf } from "./channel-registry";
+import { channelCredential, channelCredentials, telegramBotOf } from "./channel-registry";
+import { catalogueMeta } from "./control-ui-catalogue";
 import { PAIRING_PENDING_MAX, PAIRING_TTL_MS, type PairingRequest } from "./inbox-store";
 import type { ChatPlatform } from "./platform";
 import { PLATFORMS } from "./platforms";
 import { accountSendStatus } from "./send-health";
-import { ALLOWED_UPDATES } from "./telegram/bot-api";
+import { ALLOWED_UPDATES, TELEGRAM_API_ROOT } from "./telegram/bot-api";
 import { DEFAULT_WEBHOOK_PATH } from "./telegram/ingress";
 import { TELEGRAM } from "./telegram/routing";
 
@@ -56,7 +57,12 @@ export function telegramWebhookUrl(ctx: Pick<TenantContext, "tenantId" | "origin
 export async function setTelegramWebhook(ctx: TenantContext) {
   const bot = await telegramBotOf(ctx.config, resolver(ctx), ctx.outbound);
   if (!bot) throw new DomainError("invalid", "channels.telegram is not enabled or has no botToken");
-  const secret = await channelSecretValue(ctx.config.channels?.telegram?.webhookSecret, resolver(ctx));
+  const secret = await channelCredential(
+    ctx.config.channels?.telegram?.webhookSecret,
+    resolver(ctx),
+    ctx.config.channels?.telegram?.apiRoot ?? TELEGRAM_API_ROOT,
+    ctx.outbound,
+  );
   if (!secret) throw new DomainError("invalid", "channels.telegram.webhookSecret is required for webhook mode");
   const url = telegramWebhookUrl(ctx);
   const answer = await bot.call("setWebhook", { url, secret_token: secret, allowed_updates: ALLOWED_UPDATES });
@@ -208,7 +214,8 @@ export async function channelsStatus(ctx: TenantContext) {
     channelLabels: CHANNEL_LABELS,
     channelDetailLabels: {},
     channelSystemImages: {},
-    channelMeta: [],
+    // The page's cards: the served platforms, then its catalogue's others marked unserved.
+    channelMeta: catalogueMeta(PLATFORMS as readonly ChatPlatform[]),
     channels: byChannel((i) => ({
       configured: accounts[i]!.configured,
       running: accounts[i]!.running,

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { ChannelInboxApi } from "../contracts/channel-inbox-api";
 import { DELIVERY_SCHEMA, DeliveryStore } from "../delivery/delivery-store";
 import { Outbox } from "../delivery/outbox";
+import { logWarning } from "../observability/log";
 import { outboundPolicy } from "../policy/outbound-url";
 import { redactCredentials } from "../secrets/redact-credentials";
 import { migrate } from "../storage/migrations";
@@ -9,13 +10,16 @@ import { tenantApi, tenantContext } from "../stubs";
 import { TIMER_SCHEMA } from "../timers/timer-schema";
 import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
 import { channelCredentials } from "./channel-registry";
+import { CONVERSATION_REFERENCE_SCHEMA, ConversationReferenceStore } from "./conversation-reference-store";
 import { DEBOUNCE_SCHEMA, DebounceStore } from "./debounce-store";
 import { GROUP_HISTORY_SCHEMA, GroupHistoryStore } from "./group-history-store";
+import { MEDIA_WARNING_KIND, mediaMaxBytes } from "./inbound-media";
 import { ChannelInbox } from "./inbox";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
 import { channelSenderOf, inboundAdapters } from "./platforms";
 import { type ChannelSendResult, isAuthFailure } from "./send-health";
 import { SEND_HEALTH_SCHEMA, SendHealthStore } from "./send-health-store";
+import { BOT_THREADS_SCHEMA, BotThreadsStore } from "./slack/bot-threads-store";
 
 type InboxTimer = "channel-inbox" | "delivery";
 /** The one timer ref of the drain (every accepted update sets it due now). */
@@ -34,6 +38,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
   private readonly inbox: ChannelInbox;
   private readonly sendHealth: SendHealthStore;
   private readonly credentials: (channel: string) => Promise<string[]>;
+  private readonly conversations: ConversationReferenceStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -43,10 +48,13 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       DELIVERY_SCHEMA,
       SEND_HEALTH_SCHEMA,
       GROUP_HISTORY_SCHEMA,
+      CONVERSATION_REFERENCE_SCHEMA,
+      BOT_THREADS_SCHEMA,
       DEBOUNCE_SCHEMA,
     ]);
     this.store = new InboxStore(ctx.storage.sql);
     this.sendHealth = new SendHealthStore(ctx.storage.sql);
+    this.conversations = new ConversationReferenceStore(ctx.storage.sql);
     this.timers = new Timers<InboxTimer>(ctx.storage);
     const tenantId = ctx.id.name ?? "";
     const tenant = () => tenantApi(env, tenantId);
@@ -59,7 +67,8 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       tenantConfig: async () => tenant().config(),
       signingSecret: async () => tenant().runnerSecret(),
       outbound: () => outboundPolicy(env),
-      channelSender: (channel, config) => channelSenderOf(channel, config, resolve, outboundPolicy(env)),
+      channelSender: (channel, config) =>
+        channelSenderOf(channel, config, resolve, outboundPolicy(env), this.conversations),
       channelSendResult: (channel, result) => this.recordSend(channel, result),
       emit: () => undefined,
       logContext: () => ({ tenant: tenantId }),
@@ -79,6 +88,8 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
           get: () => this.store.bot<T>(channel),
           save: (bot: T) => this.store.saveBot(channel, bot),
         }),
+        conversations: this.conversations,
+        botThreads: new BotThreadsStore(ctx.storage.sql),
       }),
       context: (config, origin) =>
         tenantContext(env, {
@@ -88,6 +99,16 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
           ...(origin ? { requestUrl: origin } : {}),
         }),
       enqueue: (input) => this.outbox.enqueue(input),
+      media: {
+        bucket: env.ATTACHMENTS,
+        tenantId,
+        outbound: outboundPolicy(env),
+        maxBytes: async (channel) =>
+          mediaMaxBytes((await tenant().limits()).limits.mediaBytesPerFile.limit, await tenant().config(), channel),
+        warn: ({ idempotencyKey, target, message }) =>
+          this.outbox.enqueue({ idempotencyKey, kind: MEDIA_WARNING_KIND, target, message }),
+        log: logWarning,
+      },
       // An update's handling fails for many reasons; only a refused token says something of the account.
       platformFailure: async (channel, error) =>
         isAuthFailure(channel, error) ? this.recordSend(channel, { ok: false, error }) : undefined,
@@ -129,6 +150,10 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       ? result
       : { ok: false as const, error: redactCredentials(result.error, await this.credentials(channel).catch(() => [])) };
     this.sendHealth.record(channel, kept, Date.now());
+  }
+
+  conversationReference(channel: string, conversationId: string) {
+    return this.conversations.reference(channel, conversationId);
   }
 
   override async alarm(): Promise<void> {

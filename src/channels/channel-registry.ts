@@ -1,7 +1,11 @@
+import { DomainError } from "../domain/errors";
 import type { OutboundPolicy } from "../policy/outbound-url";
 import { CHANNEL_SECRET_KEYS, type ChannelSecret } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ResolvedSecret } from "../protocol/secrets";
+import { boundKeyTransportRefusal } from "../secrets/key-transport";
+import type { ConversationMemory } from "./conversation-reference-store";
+import type { BotThreadsPort } from "./slack/threads";
 import { SLACK_API_ROOT, SlackWebApi } from "./slack/web-api";
 import { TELEGRAM_API_ROOT, TelegramBotApi } from "./telegram/bot-api";
 
@@ -16,6 +20,35 @@ export async function channelSecretValue(
   if (secret === undefined) return null;
   if (typeof secret === "string") return secret;
   return (await resolve(secret.id))?.value ?? null;
+}
+
+/**
+ * A channel credential the service sends to `destination` (the platform's API root, or the
+ * token endpoint it is exchanged at): its value, held to its store entry's `allowedHosts` as a
+ * runner's key is (docs/secrets.md): an entry bound to hosts goes only to one of them, over
+ * https to port 443. A refusal throws (the send fails with it, in the delivery and the log);
+ * nothing is sent.
+ */
+export async function channelCredential(
+  secret: ChannelSecret | undefined,
+  resolve: SecretResolver,
+  destination: string,
+  outbound: OutboundPolicy,
+): Promise<string | null> {
+  if (secret === undefined || typeof secret === "string") return secret ?? null;
+  const resolved = await resolve(secret.id);
+  if (!resolved) return null;
+  if (resolved.allowedHosts.length === 0) return resolved.value;
+  const url = new URL(destination);
+  const host = url.hostname.toLowerCase();
+  if (!resolved.allowedHosts.includes(host))
+    throw new DomainError(
+      "invalid",
+      `Secret "${secret.id}" is not allowed for host "${host}" (its allowedHosts: ${resolved.allowedHosts.join(", ")})`,
+    );
+  const refusal = boundKeyTransportRefusal(url, outbound.allowLoopback);
+  if (refusal) throw new DomainError("invalid", `Secret "${secret.id}" is bound to its allowedHosts: ${refusal}`);
+  return resolved.value;
 }
 
 /** The values of a channel's credentials (bot token, webhook or signing secret): what its platform's answers are redacted of. */
@@ -38,9 +71,10 @@ export async function telegramBotOf(
 ): Promise<TelegramBotApi | null> {
   const telegram = config.channels?.telegram;
   if (!telegram || telegram.enabled === false) return null;
-  const token = await channelSecretValue(telegram.botToken, resolve);
+  const apiRoot = telegram.apiRoot ?? TELEGRAM_API_ROOT;
+  const token = await channelCredential(telegram.botToken, resolve, apiRoot, outbound);
   if (!token) return null;
-  return new TelegramBotApi(token, telegram.apiRoot ?? TELEGRAM_API_ROOT, outbound, telegram.textChunkLimit);
+  return new TelegramBotApi(token, apiRoot, outbound, telegram.textChunkLimit);
 }
 
 /** The tenant's Slack app (HTTP mode), when the channel is enabled and has a bot token. */
@@ -51,9 +85,10 @@ export async function slackApiOf(
 ): Promise<SlackWebApi | null> {
   const slack = config.channels?.slack;
   if (!slack || slack.enabled === false) return null;
-  const token = await channelSecretValue(slack.botToken, resolve);
+  const apiRoot = slack.apiRoot ?? SLACK_API_ROOT;
+  const token = await channelCredential(slack.botToken, resolve, apiRoot, outbound);
   if (!token) return null;
-  return new SlackWebApi(token, slack.apiRoot ?? SLACK_API_ROOT, outbound, slack.textChunkLimit);
+  return new SlackWebApi(token, apiRoot, outbound, slack.textChunkLimit);
 }
 
 /** What the platforms' inbound sides need from the inbox: secrets, the outbound policy, a cache of the bot's identity. */
@@ -62,4 +97,8 @@ export type InboundHost = {
   outbound: OutboundPolicy;
   /** The identity a channel's bot learned from its platform (getMe, auth.test), kept per channel. */
   identity<T>(channel: string): { get(): T | null; save(bot: T): void };
+  /** Where the platform reaches each conversation (Teams' serviceUrl), kept as activities arrive. */
+  conversations?: ConversationMemory;
+  /** The Slack threads the bot posted in (thread follow-ups without a mention; slack/threads.ts). */
+  botThreads?: BotThreadsPort;
 };

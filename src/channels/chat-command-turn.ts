@@ -7,8 +7,8 @@ import { type ChatCommand, parseChatCommand } from "../domain/chat-commands";
  * list of what exists. Only the addressing is the platform's.
  */
 
-/** Commands not run from chats yet (they need the owner's scope or a run to stop): text for the model. */
-const NOT_FROM_CHATS = new Set(["stop", "send"]);
+/** Commands not run from chats (`/send` needs the owner's scope): text for the model. */
+const NOT_FROM_CHATS = new Set(["send"]);
 
 /** The command a channel turn's text is, or null; leading mentions of the bot (Slack's `<@U…>`) are not part of it. */
 export function channelCommand(text: string): ChatCommand | null {

@@ -1,6 +1,6 @@
 import { parseChatCommand } from "../domain/chat-commands";
 import { INBOUND_DEBOUNCE_MAX_MS, type TenantConfig } from "../protocol/config";
-import type { ChannelTurn, InboundDecision } from "./adapter";
+import type { ChannelTurn } from "./adapter";
 
 /**
  * Inbound debounce (OpenClaw's `messages.inbound`, issue 46 item 5): text messages of one
@@ -29,7 +29,7 @@ export function inboundDebounceMs(config: Pick<TenantConfig, "messages">, channe
  * media is handled at once), never a control command (it stays standalone), never a button press.
  */
 export function isDebounceable(turn: ChannelTurn): boolean {
-  if (turn.text.trim() === "" || turn.hasMedia || turn.ack.callbackQueryId !== undefined) return false;
+  if (turn.text.trim() === "" || (turn.media?.length ?? 0) > 0 || turn.ack.callbackQueryId !== undefined) return false;
   return parseChatCommand(turn.text) === null;
 }
 
@@ -57,9 +57,4 @@ export function mergedTurn(turns: readonly ChannelTurn[]): ChannelTurn {
     .filter((text) => text !== "")
     .join("\n");
   return { ...last, text };
-}
-
-/** Marks a decided turn as carrying media (never held), for the platforms' routing. */
-export function withMedia(decision: InboundDecision, hasMedia: boolean): InboundDecision {
-  return hasMedia && decision.action === "turn" ? { ...decision, turn: { ...decision.turn, hasMedia } } : decision;
 }

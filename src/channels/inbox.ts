@@ -1,12 +1,14 @@
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { startChatCommandRun, startRun } from "../domain/runs";
+import type { ReplyHint } from "../model/delivery";
 import { logInfo, logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import { type ChannelTurn, type InboundAdapter, PAIRING_KIND, type PairingAsk } from "./adapter";
 import { channelCommand } from "./chat-command-turn";
 import type { DebounceStore } from "./debounce-store";
 import type { GroupHistoryPort } from "./group-history-store";
+import { type MediaPorts, prepareMedia } from "./inbound-media";
 import { InboxBursts } from "./inbox-bursts";
 import { type InboxStore, type InboxUpdate, PAIRING_PENDING_MAX } from "./inbox-store";
 import { modelTurn } from "./turn-context";
@@ -32,6 +34,7 @@ export type InboxPorts = {
     kind: string;
     target: { channel: string; to: string };
     message: string;
+    replyHint?: ReplyHint;
   }): void;
   /** Recent unmentioned group messages (src/channels/group-history-store.ts). */
   groupHistory?: GroupHistoryPort;
@@ -39,6 +42,8 @@ export type InboxPorts = {
   bursts: DebounceStore;
   /** Wakes the drain at this time (a held burst's window end); the object's one alarm. */
   wakeAt?(at: number): void;
+  /** Where a turn's files are fetched to (the ATTACHMENTS bucket); absent: files are described only. */
+  media?: MediaPorts;
   /** A platform call of an update's handling failed (a refused bot token: getMe, auth.test), for the channel's status. */
   platformFailure?(channel: string, error: string): Promise<void>;
 };
@@ -135,6 +140,7 @@ export class ChannelInbox {
           kind: PAIRING_KIND,
           target: { channel: update.channel, to: ask.chatId },
           message: adapter.pairingMessage(ask.senderId, code),
+          ...(ask.replyHint ? { replyHint: ask.replyHint } : {}),
         });
       }
       this.finish(update, "pairing");
@@ -152,18 +158,23 @@ export class ChannelInbox {
       await adapter.acknowledge(config, turn.ack);
     }
     const runId = turnRunId(update.channel, update.updateId);
-    const told = modelTurn(turn, this.ports.groupHistory);
+    // Files are fetched before the run (a repeat after a crash finds them stored: src/channels/inbound-media.ts).
+    const source = turn.media?.length && this.ports.media ? ((await adapter.mediaSource?.(config)) ?? null) : null;
+    const files = this.ports.media ? await prepareMedia(this.ports.media, source, turn, update) : null;
+    const told = modelTurn(files ? { ...turn, text: files.modelText } : turn, this.ports.groupHistory);
     try {
       const ctx = this.ports.context(config, update.origin);
       const request = {
         key: turn.sessionKey,
         runId,
-        message: turn.text,
+        message: files?.transcriptText ?? turn.text,
         origin: "agent" as const,
         provenance: { kind: "external_user" as const, sourceChannel: turn.replyTarget.channel },
         seed: turn.seed,
         replyTarget: turn.replyTarget,
+        ...(turn.replyHint ? { replyHint: turn.replyHint } : {}),
         ...(told.modelMessages ? { modelMessages: told.modelMessages } : {}),
+        ...(files?.media.length ? { media: files.media } : {}),
         ...(turn.rowFields ? { routeFields: turn.rowFields } : {}),
       };
       // A command is a run with a fixed reply (same run id: answered once, through the outbox).

@@ -3,6 +3,9 @@ import type { ChannelConfigSpec } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ChannelSender, InboundAdapter } from "./adapter";
 import type { InboundHost, SecretResolver } from "./channel-registry";
+import type { ConversationReferences } from "./conversation-reference-store";
+import type { PlatformSetup } from "./platform-setup";
+import type { WebhookHandler } from "./webhook";
 
 /**
  * How a platform's webhook tells a genuine request from a forged one, and when: `header` and
@@ -21,6 +24,8 @@ export type PlatformIngress = {
   verification: IngressVerification;
   /** What identifies one update across redeliveries (`update_id`, `event_id`, …): the dedupe key and run id derive from it. */
   updateId: string;
+  /** Verifies a request at the platform's path and names the updates it carries (src/channels/webhook.ts). */
+  webhook: WebhookHandler;
 };
 
 /**
@@ -41,8 +46,18 @@ export type ChatPlatform = {
   /** Whether unknown DM senders can be paired (dmPolicy "pairing"). */
   pairing: boolean;
   ingress: PlatformIngress;
+  /** What the Control UI's Channels › Set up asks (OpenClaw's `wizard.*`); absent: its secrets, then the URL to paste. */
+  setup?: PlatformSetup;
   /** The inbound adapter the inbox drives. */
   inbound(host: InboundHost): InboundAdapter;
-  /** Who delivers replies for this tenant; null: the channel is not enabled or has no credentials. */
-  sender(config: TenantConfig, resolve: SecretResolver, outbound: OutboundPolicy): Promise<ChannelSender | null>;
+  /**
+   * Who delivers replies for this tenant; null: the channel is not enabled or has no credentials.
+   * `conversations`: where the platform reaches a conversation (Teams' serviceUrl), when it needs it.
+   */
+  sender(
+    config: TenantConfig,
+    resolve: SecretResolver,
+    outbound: OutboundPolicy,
+    conversations?: ConversationReferences,
+  ): Promise<ChannelSender | null>;
 };

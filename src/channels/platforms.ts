@@ -2,6 +2,10 @@ import type { OutboundPolicy } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 import type { ChannelSender, InboundAdapter } from "./adapter";
 import type { InboundHost, SecretResolver } from "./channel-registry";
+import type { ConversationReferences } from "./conversation-reference-store";
+import { googleChatPlatform } from "./googlechat/platform";
+import { linePlatform } from "./line/platform";
+import { msTeamsPlatform } from "./msteams/platform";
 import type { ChatPlatform } from "./platform";
 import { slackPlatform } from "./slack/platform";
 import { telegramPlatform } from "./telegram/platform";
@@ -11,7 +15,14 @@ import { whatsappPlatform } from "./whatsapp/platform";
  * The chat platforms this service serves: the one list every per-platform place reads (a new
  * platform is one more entry here, its folder, and its config half in CHANNEL_CONFIGS).
  */
-export const PLATFORMS = [telegramPlatform, slackPlatform, whatsappPlatform] as const;
+export const PLATFORMS = [
+  telegramPlatform,
+  slackPlatform,
+  whatsappPlatform,
+  msTeamsPlatform,
+  linePlatform,
+  googleChatPlatform,
+] as const;
 
 /** The channels of this service by name. */
 export const CHANNEL_NAMES = PLATFORMS.map((platform) => platform.name);
@@ -27,8 +38,9 @@ export async function channelSenderOf(
   config: TenantConfig,
   resolve: SecretResolver,
   outbound: OutboundPolicy,
+  conversations?: ConversationReferences,
 ): Promise<ChannelSender | null> {
-  return (await platformOf(channel)?.sender(config, resolve, outbound)) ?? null;
+  return (await platformOf(channel)?.sender(config, resolve, outbound, conversations)) ?? null;
 }
 
 /** The inbound adapters by channel name: the inbox drives these. */

@@ -1,15 +1,9 @@
+import type { DeliveryInput } from "../model/delivery";
 import type { RunRecord } from "../model/run-types";
 import { isSilentResult } from "../spawn/announce";
 
 /** The outbox as a chat turn's reply needs it. */
-type ReplyOutbox = {
-  enqueue(input: {
-    idempotencyKey: string;
-    kind: string;
-    target: NonNullable<RunRecord["input"]["replyTarget"]>;
-    message: string;
-  }): unknown;
-};
+type ReplyOutbox = { enqueue(input: DeliveryInput): unknown };
 
 /** The delivery kind of a chat turn's reply (as the outbox lists it). */
 export const CHANNEL_REPLY_KIND = "channel-reply";
@@ -21,5 +15,16 @@ export const CHANNEL_REPLY_KIND = "channel-reply";
 export function queueChannelReply(outbox: ReplyOutbox, run: RunRecord, text: string): void {
   const target = run.input.replyTarget;
   if (!target || text.trim() === "" || isSilentResult(text)) return;
-  outbox.enqueue({ idempotencyKey: `${run.runId}:reply`, kind: CHANNEL_REPLY_KIND, target, message: text });
+  // The run's reply hint (a platform's one-time reply token) goes to this delivery only; blocks
+  // go to Slack only. Both are the delivery's, so a retry posts the same message.
+  const hint = run.input.replyHint ? { replyHint: run.input.replyHint } : {};
+  const blocks = target.channel === "slack" ? run.input.replyBlocks : undefined;
+  outbox.enqueue({
+    idempotencyKey: `${run.runId}:reply`,
+    kind: CHANNEL_REPLY_KIND,
+    target,
+    message: text,
+    ...hint,
+    ...(blocks ? { blocks } : {}),
+  });
 }

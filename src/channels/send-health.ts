@@ -42,11 +42,29 @@ export function withSendResult(health: SendHealth, channel: string, result: Chan
     : { ...health, lastFailure: failure };
 }
 
+/** A success after a success this recent is kept in memory only: `lastOutboundAt` is shown to the minute at worst. */
+export const SENT_AT_WRITE_EVERY_MS = 60_000;
+
+/**
+ * Whether `next` must be written over `stored` (issue 48: a row written per send only to move
+ * `lastSentAt` a few seconds). A change of failures is always written; a success only when the
+ * stored one is older than SENT_AT_WRITE_EVERY_MS. The newest health stays in memory meanwhile,
+ * so a crash can only lose that last minute's `lastSentAt`.
+ */
+export function sendHealthWorthWriting(stored: SendHealth, next: SendHealth): boolean {
+  const failuresOf = (h: SendHealth) => JSON.stringify([h.lastAuthFailure ?? null, h.lastFailure ?? null]);
+  if (failuresOf(stored) !== failuresOf(next)) return true;
+  if (next.lastSentAt === undefined) return false;
+  return stored.lastSentAt === undefined || next.lastSentAt - stored.lastSentAt >= SENT_AT_WRITE_EVERY_MS;
+}
+
 const FIXES: Record<string, string> = {
   telegram:
     "Set channels.telegram.botToken to the token @BotFather gave the bot (PUT /v1/config, or the Control UI's Config page).",
   slack:
     "Set channels.slack.botToken to the app's Bot User OAuth Token (xoxb-…, PUT /v1/config, or the Control UI's Config page) and reinstall the app if it was revoked.",
+  msteams:
+    "Set channels.msteams.appId and appPassword to the Azure bot's Microsoft App ID and a current client secret (PATCH /v1/config), and tenantId for a single-tenant bot.",
 };
 
 /** An account's `lastError` (the auth failure first) and its status issues, auth first. */

@@ -14,4 +14,6 @@ export interface ChannelInboxApi {
   ): Awaitable<{ pending: number; handled: number; pairingPending: number; sendHealth: SendHealth }>;
   /** A channel send's result, from any of the tenant's outboxes (channels.status shows the last failure). */
   recordSend(channel: string, result: ChannelSendResult): Awaitable<void>;
+  /** Where the platform reaches a conversation (Teams' serviceUrl), as its inbox last saw it; null: unknown. */
+  conversationReference(channel: string, conversationId: string): Awaitable<string | null>;
 }

@@ -2,7 +2,7 @@ import { signatureHeader } from "../auth/webhook-signature";
 import type { ChannelSender, SendOutcome } from "../channels/adapter";
 import type { ChannelSendResult } from "../channels/send-health";
 import type { LiveEvent } from "../contracts/tenant-api";
-import type { Delivery, DeliveryTarget } from "../model/delivery";
+import type { Delivery, DeliveryInput } from "../model/delivery";
 import { logWarning } from "../observability/log";
 import type { OutboundPolicy } from "../policy/outbound-url";
 import { sendBlocked } from "../policy/send-policy";
@@ -50,10 +50,7 @@ export class Outbox {
   constructor(private readonly ports: OutboxPorts) {}
 
   /** Queues a delivery (once per idempotency key); its timer, due now, is written in the same turn. */
-  enqueue(
-    input: { idempotencyKey: string; kind: string; target: DeliveryTarget; message: string },
-    now = Date.now(),
-  ): Delivery {
+  enqueue(input: DeliveryInput, now = Date.now()): Delivery {
     const delivery = this.ports.store.enqueue(input, now);
     if (delivery.status === "pending") this.ports.timers.set("delivery", delivery.id, now);
     return delivery;

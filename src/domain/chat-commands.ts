@@ -1,5 +1,7 @@
 import { runnerOf } from "../policy/agent-config";
 import { agentModelRef, agentModels, modelProblem, primaryModel } from "../policy/agent-models";
+import { SERVER_VERSION } from "../protocol/server-version";
+import { type SlackBlock, statusCardSlack, statusCardText } from "../render/status-card";
 import type { TenantContext } from "./context";
 import { sessionRef } from "./keys";
 import { patchSession } from "./session-index";
@@ -121,16 +123,49 @@ export function chatCommandEntries() {
   }));
 }
 
-/** What running a command does: the reply, and a reset to do first. */
-export type CommandOutcome = { reply: string; resetFirst?: "new" | "reset" };
+/** What running a command does: the reply (with Slack blocks beside it), and a reset to do first. */
+export type CommandOutcome = { reply: string; replyBlocks?: SlackBlock[]; resetFirst?: "new" | "reset" };
 
-/** Runs a command (not /stop or /send) for the session `key`; the caller appends the reply. */
+/**
+ * OpenClaw 2026.9.6's `/help` reply, word for word (recorded from Telegram; its `&lt;…&gt;` there
+ * is the HTML parse mode's escaping). It lists OpenClaw's commands, some of which are answered
+ * here as not available (docs/channels.md, "Chat commands").
+ */
+export const HELP_TEXT = [
+  "ℹ️ Help",
+  "",
+  "Session",
+  "/new  |  /reset  |  /compact [instructions]  |  /stop",
+  "",
+  "Options",
+  "/think <level|default>  |  /model   |  /fast status|auto|on|off|default  |  /verbose on|off|full  |  /trace on|off|raw",
+  "",
+  "Status",
+  "/status  |  /tasks  |  /whoami  |  /context",
+  "",
+  "Skills",
+  "/skill  [input]",
+  "",
+  "More: /commands for full list, /tools for available capabilities",
+].join("\n");
+
+/** OpenClaw's answer to `/stop` in a chat (its `formatAbortReplyText` without sub-agents), whether a run was running or not. */
+export const STOP_REPLY = "⚙️ Agent was aborted.";
+
+/**
+ * Runs a command (not /send; `/stop` only as a chat's, whose runs the caller stops first: from
+ * `chat.send` it is handled before) for the session `key`; the caller appends the reply.
+ */
 export async function runChatCommand(
   ctx: TenantContext<"index">,
   key: string,
   command: ChatCommand,
+  /** The chat the reply goes to (`slack` gets the status card as blocks), if any. */
+  channel?: string,
 ): Promise<CommandOutcome> {
   switch (command.name) {
+    case "stop":
+      return { reply: STOP_REPLY };
     case "reset":
       return { reply: "✅ Session reset.", resetFirst: "reset" };
     case "new":
@@ -151,24 +186,10 @@ export async function runChatCommand(
     }
     case "model":
       return { reply: await modelCommand(ctx, key, command.args) };
-    case "status": {
-      const { entry, model } = await sessionModel(ctx, key);
-      const tokens = (entry?.inputTokens ?? 0) + (entry?.outputTokens ?? 0);
-      return {
-        reply: [
-          `Session: ${key}`,
-          `Model: ${model}`,
-          `Messages: ${entry?.messageCount ?? 0} · Tokens: ${tokens}`,
-          `Thinking: ${entry?.thinkingLevel ?? "off"}`,
-        ].join("\n"),
-      };
-    }
+    case "status":
+      return statusReply(ctx, key, channel);
     case "help":
-      return {
-        reply: `Available commands:\n${Object.entries(CHAT_COMMANDS)
-          .map(([name, info]) => `/${name} — ${info.description}`)
-          .join("\n")}`,
-      };
+      return { reply: HELP_TEXT };
     default:
       return { reply: `⚠️ /${command.name} is not available on this gateway.` };
   }
@@ -190,6 +211,31 @@ async function modelCommand(ctx: TenantContext<"index">, key: string, args: stri
   const label = slash > 0 ? args : primaryModel({ provider: runnerOf(ctx.config, agentId).type, model: args });
   await patchSession(ctx, key, { model: label });
   return `Model set to ${label} for this session only; configured default unchanged.`;
+}
+
+/** OpenClaw's status card for the session: text, or on Slack its table text with Block Kit blocks. */
+async function statusReply(ctx: TenantContext<never>, key: string, channel?: string): Promise<CommandOutcome> {
+  const { entry, model } = await sessionModel(ctx, key);
+  const now = Date.now();
+  const facts = {
+    version: SERVER_VERSION,
+    model,
+    sessionKey: key,
+    inputTokens: entry?.inputTokens ?? 0,
+    outputTokens: entry?.outputTokens ?? 0,
+    costUsd: entry?.estimatedCostUsd ?? 0,
+    createdAt: entry?.createdAt ?? now,
+    updatedAt: entry?.updatedAt ?? now,
+    thinkingLevel: entry?.thinkingLevel ?? "off",
+    fastMode: entry?.fastMode ?? false,
+    ...(entry?.groupActivation ? { activation: entry.groupActivation } : {}),
+    now,
+  };
+  if (channel === "slack") {
+    const card = statusCardSlack(facts);
+    return { reply: card.text, replyBlocks: card.blocks };
+  }
+  return { reply: statusCardText(facts) };
 }
 
 /** The session's entry and the model its runs use (the session's choice, else its agent's). */

@@ -1,6 +1,7 @@
 import { hasScope } from "../auth/principal";
 import type { RunCallback, RunTap, StartResult } from "../contracts/session-api";
 import { agentIdOf } from "../keys/session-key";
+import { mediaBlock } from "../model/inbound-media";
 import { tooLargeMessage } from "../model/message-limits";
 import type { RunInput, RunSnapshot } from "../model/run-types";
 import { defaultAgentId, isKnownAgent, runnerOf } from "../policy/agent-config";
@@ -80,7 +81,10 @@ export async function startRecordedRun(
   });
   const userMessage: TranscriptMessage = {
     role: "user",
-    content: fields.message,
+    // A chat message's files are referenced after its text (src/model/inbound-media.ts).
+    content: fields.media?.length
+      ? [{ type: "text", text: fields.message }, ...fields.media.map(mediaBlock)]
+      : fields.message,
     provenance: fields.provenance ?? { kind: "external_user" },
     idempotencyKey: `${runId}:user`,
   };
@@ -187,12 +191,16 @@ export async function startChatCommandRun(
   command: ChatCommand,
   request: RunRequest,
 ): Promise<StartedRun> {
-  const outcome = await runChatCommand(ctx, request.key, command);
+  // A chat's `/stop` stops the session's runs first (its own run, on a repeat, is already done).
+  if (command.name === "stop")
+    await ctx.sessions(request.key).stopRuns("stop", await ctx.tenant.recentRunIds(request.key));
+  const outcome = await runChatCommand(ctx, request.key, command, request.replyTarget?.channel);
   const firstTurn = outcome.resetFirst && command.args ? command.args : undefined;
   return startRun(ctx, {
     ...request,
     message: firstTurn ?? request.message,
     ...(firstTurn === undefined ? { fixedReply: outcome.reply, ignoreSendPolicy: true } : {}),
+    ...(firstTurn === undefined && outcome.replyBlocks ? { replyBlocks: outcome.replyBlocks } : {}),
     ...(outcome.resetFirst ? { resetFirst: outcome.resetFirst } : {}),
   });
 }

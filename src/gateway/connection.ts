@@ -1,4 +1,5 @@
 import { hasScope } from "../auth/principal";
+import type { SetupWizardState } from "../channels/setup-wizard";
 import type { OperatorScope } from "../protocol/http";
 
 /**
@@ -31,6 +32,8 @@ export type ConnectionState = {
   messageKeys?: string[];
   /** Requests refused for missing scopes; too many closes the socket (1008). */
   refusals?: number;
+  /** The Channels › Set up wizard in progress on this connection (`wizard.*`), if any. */
+  wizard?: SetupWizardState;
   /** The seq of the last event frame sent (persisted shortly after it changes). */
   seq?: number;
 };

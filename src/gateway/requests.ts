@@ -89,6 +89,7 @@ export class Requests {
           state,
           setSessionsSubscription: (on) => connections.update(connection, { ...connection.state, sessions: on }),
           setMessageSubscription: (key, on) => this.setMessageSubscription(connection, key, on),
+          setWizard: (wizard) => connections.update(connection, { ...connection.state, wizard }),
         },
       });
       // A subscription holds from its answer on: in a hub object, once the tenant object knows it.

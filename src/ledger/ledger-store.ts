@@ -49,6 +49,16 @@ export const LEDGER_SCHEMAS: Schema[] = [
           PRIMARY KEY (date, session_key, tool)
         )`,
       },
+      // Billing (issue 48): AUTOINCREMENT writes its counter row (sqlite_sequence) with every
+      // line. A plain rowid key keeps ids increasing as long as the newest line is never
+      // deleted, which log() guarantees: one row written per line, not two.
+      {
+        name: "logs without autoincrement",
+        sql: `CREATE TABLE logs_by_id (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, line TEXT NOT NULL);
+          INSERT INTO logs_by_id (id, at, line) SELECT id, at, line FROM logs;
+          DROP TABLE logs;
+          ALTER TABLE logs_by_id RENAME TO logs`,
+      },
     ],
   },
 ];
@@ -181,9 +191,10 @@ export class LedgerStore {
 
   log(line: TenantLogLine, now: number): void {
     this.sql.exec("INSERT INTO logs (at, line) VALUES (?, ?)", now, JSON.stringify(line));
-    // Trimmed as it grows: old lines and lines past the cap go.
+    // Trimmed as it grows: old lines and lines past the cap go, never the newest (its id is
+    // where the next one continues: a tail cursor never sees an id twice).
     this.sql.exec(
-      "DELETE FROM logs WHERE at < ? OR id <= (SELECT max(id) FROM logs) - ?",
+      "DELETE FROM logs WHERE (at < ?1 OR id <= (SELECT max(id) FROM logs) - ?2) AND id < (SELECT max(id) FROM logs)",
       now - LOG_RETENTION_MS,
       LOG_MAX_LINES,
     );
@@ -232,6 +243,7 @@ export class LedgerStore {
     };
   }
 
+  /** Everything goes (the tenant is deleted): log ids start over, as no tail of it outlives it. */
   clear(): void {
     this.sql.exec("DELETE FROM usage_daily");
     this.sql.exec("DELETE FROM usage_tools");

@@ -1,7 +1,8 @@
 import type { RunnerConfig } from "../protocol/config";
 import type { InputProvenance, TranscriptMessage } from "../protocol/session";
-import type { DeliveryTarget } from "./delivery";
+import type { DeliveryTarget, ReplyHint } from "./delivery";
 import type { RouteRowFields } from "./entry";
+import type { InboundMedia } from "./inbound-media";
 
 /** Run states: queued → running → ok | error | timeout | aborted. */
 export type RunState = "queued" | "running" | "ok" | "error" | "timeout" | "aborted";
@@ -25,6 +26,8 @@ export type RunInput = {
   lane?: string;
   /** A reply fixed in advance (chat commands such as /send): no runner is called. */
   fixedReply?: string;
+  /** Slack Block Kit blocks posted with a fixed reply to a Slack chat (OpenClaw's `/status` card; the reply is their fallback text). */
+  replyBlocks?: Record<string, unknown>[];
   /** Who started it: chat.send and agent differ in their events and dedupe keys. */
   origin: "chat.send" | "agent" | "ingest" | "tool";
   /** Public base (`https://host/t/<tenant>`) webhook hosts call back to. */
@@ -45,6 +48,8 @@ export type RunInput = {
    * user message is appended, and the reply is queued to it in the outbox in the same commit.
    */
   replyTarget?: DeliveryTarget;
+  /** The platform's one-time way to answer this turn (ReplyHint): its reply delivery carries it, the route does not. */
+  replyHint?: ReplyHint;
   /** A chat turn's row fields, set with its route (`withRoute`: rows follow the user). */
   routeFields?: RouteRowFields;
   /**
@@ -52,6 +57,11 @@ export type RunInput = {
    * turn's inbound envelope: the enveloped text, then the internal context; src/channels/inbound-envelope.ts).
    */
   modelMessages?: string[];
+  /**
+   * A chat message's files, stored in the ATTACHMENTS bucket (src/channels/inbound-media.ts): the
+   * user message references them, and a model that takes images gets those as image parts.
+   */
+  media?: InboundMedia[];
 };
 
 /** A client tool as the model is offered it. */

@@ -19,6 +19,7 @@ export const LIMIT_NAMES = [
   "sessions",
   "transcriptBytesPerSession",
   "transcriptBytesPerTenant",
+  "mediaBytesPerFile",
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 export type Limits = Record<LimitName, number>;
@@ -46,6 +47,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   // One session object stops at 10 GB; runs, journals and indexes need room too.
   transcriptBytesPerSession: 8 * 1024 ** 3,
   transcriptBytesPerTenant: 1024 ** 4,
+  // OpenClaw's channels.telegram.mediaMaxMb default (100 MB): a chat file larger is not downloaded.
+  mediaBytesPerFile: 100 * 1024 ** 2,
 });
 
 /** The wrangler var that sets each limit's deployment default. */
@@ -64,6 +67,7 @@ export const LIMIT_VARS: Readonly<Record<LimitName, string>> = Object.freeze({
   sessions: "LIMIT_SESSIONS",
   transcriptBytesPerSession: "LIMIT_TRANSCRIPT_BYTES_PER_SESSION",
   transcriptBytesPerTenant: "LIMIT_TRANSCRIPT_BYTES_PER_TENANT",
+  mediaBytesPerFile: "LIMIT_MEDIA_BYTES_PER_FILE",
 });
 
 /** Floors, not ceilings: the stricter value is the larger one, so a tenant may only raise them. */

@@ -69,6 +69,8 @@ export const telegramConfigSchema = z
     groups: z.record(z.string().min(1).max(64), policyGroupSchema).optional(),
     /** Characters per sendMessage (OpenClaw's default 4000, Telegram's limit 4096). */
     textChunkLimit: z.int().min(1).max(4096).optional(),
+    /** OpenClaw's inbound file cap in MB: lowers the tenant's `mediaBytesPerFile`, never raises it. */
+    mediaMaxMb: z.number().positive().max(2000).optional(),
   })
   .superRefine(refuseUnknownCredentials(new Set(["botToken", "webhookSecret"])));
 export type TelegramConfig = z.infer<typeof telegramConfigSchema>;
@@ -146,6 +148,83 @@ export const whatsappConfigSchema = z
 export type WhatsappConfig = z.infer<typeof whatsappConfigSchema>;
 
 /**
+ * `channels.msteams` with OpenClaw's keys (`@openclaw/msteams`, docs/channels/msteams): the
+ * Azure bot's `appId`, `appPassword` and `tenantId`, `dmPolicy`/`allowFrom`, `groupPolicy`, per
+ * team and channel `requireMention`, `webhook.path` (default `/api/messages`; `webhook.port`
+ * steers OpenClaw's own listener, no effect here); plus the replaceable endpoints of this
+ * service (`tokenUrl`, `openIdMetadataUrl`, and `apiRoot`: a Bot Connector serviceUrl trusted
+ * besides Microsoft's own hosts, for fakes and sovereign clouds), each an outbound URL under
+ * the guard.
+ */
+const msTeamsAllowEntry = z.string().min(1).max(256);
+const msTeamsChannelPolicySchema = z.looseObject({ requireMention: z.boolean().optional() });
+const msTeamsTeamPolicySchema = z.looseObject({
+  requireMention: z.boolean().optional(),
+  channels: z.record(z.string().max(512), msTeamsChannelPolicySchema).optional(),
+});
+export const msTeamsConfigSchema = z
+  .looseObject({
+    enabled: z.boolean().optional(),
+    appId: z.string().min(1).max(256),
+    appPassword: channelSecretSchema.optional(),
+    tenantId: z.string().min(1).max(256).optional(),
+    webhook: z
+      .looseObject({
+        path: z
+          .string()
+          .regex(/^\/[A-Za-z0-9._~\-/]{0,127}$/, "must be a path like /api/messages")
+          .optional(),
+      })
+      .optional(),
+    dmPolicy: z.enum(DM_POLICIES).optional(),
+    allowFrom: z.array(msTeamsAllowEntry).max(1000).optional(),
+    groupPolicy: z.enum(["open", "allowlist", "disabled"]).optional(),
+    groupAllowFrom: z.array(msTeamsAllowEntry).max(1000).optional(),
+    requireMention: z.boolean().optional(),
+    teams: z.record(z.string().max(512), msTeamsTeamPolicySchema).optional(),
+    textChunkLimit: z.number().int().min(100).max(28000).optional(),
+    apiRoot: z.url().max(2048).optional(),
+    tokenUrl: z.url().max(2048).optional(),
+    openIdMetadataUrl: z.url().max(2048).optional(),
+  })
+  .superRefine(refuseUnknownCredentials(new Set(["appPassword"])));
+export type MsTeamsConfig = z.infer<typeof msTeamsConfigSchema>;
+
+/**
+ * `channels.line` with OpenClaw's keys (`@openclaw/line`, SPEC channels-2 §3, §5): the channel
+ * access token and secret, the DM and group policies, listed groups. `apiRoot` is this service's
+ * seam for what the real plugin hard-codes (`https://api.line.me`), so tests and self-hosters can
+ * point at a fake. Keys of the real gateway's features not built here (`replyToMode`, `accounts`)
+ * are accepted and have no effect.
+ */
+export const lineConfigSchema = z
+  .looseObject({
+    enabled: z.boolean().optional(),
+    channelAccessToken: channelSecretSchema.optional(),
+    channelSecret: channelSecretSchema.optional(),
+    /** Replaces https://api.line.me for every Messaging API call (checked like every outbound URL). */
+    apiRoot: z.url().optional(),
+    /** Path under the tenant's base URL (default `/line/webhook`). */
+    webhookPath: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~\-/]{0,127}$/, "must be a path like /line/webhook")
+      .optional(),
+    dmPolicy: z.enum(DM_POLICIES).optional(),
+    allowFrom: z.array(allowEntry).max(1000).optional(),
+    groupPolicy: z.enum(["open", "allowlist", "disabled"]).optional(),
+    /** Senders admitted in any group or room (LINE's allowlist is sender-based, recorded). */
+    groupAllowFrom: z.array(allowEntry).max(1000).optional(),
+    groups: z
+      .record(
+        z.string().min(1).max(64),
+        z.looseObject({ requireMention: z.boolean().optional(), enabled: z.boolean().optional() }),
+      )
+      .optional(),
+  })
+  .superRefine(refuseUnknownCredentials(new Set(["channelAccessToken", "channelSecret"])));
+export type LineConfig = z.infer<typeof lineConfigSchema>;
+
+/**
  * The low-layer half of a chat platform's descriptor (src/channels/platform.ts holds the rest):
  * what config, secrets, the outbound guard and hooks need to know, kept here so these layers
  * read it without importing src/channels/. Every list below is derived from CHANNEL_CONFIGS.
@@ -196,8 +275,121 @@ export const whatsappChannelConfig = {
   credential: "accessToken",
 } as const satisfies ChannelConfigSpec;
 
+export const msTeamsChannelConfig = {
+  name: "msteams",
+  schema: msTeamsConfigSchema,
+  secrets: { appPassword: "MSTEAMS_APP_PASSWORD" },
+  outboundUrlKeys: ["apiRoot", "tokenUrl", "openIdMetadataUrl"],
+  hookChannel: true,
+  credential: "appPassword",
+} as const satisfies ChannelConfigSpec;
+
+export const lineChannelConfig = {
+  name: "line",
+  schema: lineConfigSchema,
+  secrets: { channelAccessToken: "LINE_CHANNEL_ACCESS_TOKEN", channelSecret: "LINE_CHANNEL_SECRET" },
+  outboundUrlKeys: ["apiRoot"],
+  hookChannel: true,
+  credential: "channelAccessToken",
+} as const satisfies ChannelConfigSpec;
+
+/** The fields of a service-account JSON key this service reads (the rest of the file is kept, unread). */
+const googleChatServiceAccountKeySchema = z.looseObject({
+  client_email: z.string().min(3).max(320),
+  private_key: z.string().min(100).max(12_000),
+  private_key_id: z.string().max(128).optional(),
+});
+
+/** Whether a plain `serviceAccount` value is a JSON key file's text with the fields the token exchange needs. */
+function isServiceAccountJson(text: string): boolean {
+  try {
+    return googleChatServiceAccountKeySchema.safeParse(JSON.parse(text)).success;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The Chat app's service account: the JSON key file's text, or the parsed object (kept as its
+ * text), or a store SecretRef. It is a secret: moved into the store when written, never returned.
+ */
+const googleChatServiceAccountSchema = z.union([
+  z
+    .string()
+    .min(1)
+    .max(16_384)
+    .refine(isServiceAccountJson, "must be the service account's JSON key (with client_email and private_key)"),
+  storeSecretRefSchema,
+  googleChatServiceAccountKeySchema.transform((key) => JSON.stringify(key)),
+]);
+
+/** A space's entry under `channels.googlechat.groups.<spaces/…>` (OpenClaw's keys). */
+const googleChatSpaceSchema = z.looseObject({
+  requireMention: z.boolean().optional(),
+  enabled: z.boolean().optional(),
+  /** Users (`users/<id>`) who may talk to the app in this space; else `groupAllowFrom`. */
+  users: z.array(z.string().min(1).max(256)).max(1000).optional(),
+});
+
+/**
+ * `channels.googlechat`: a Chat app over its HTTP endpoint (OpenClaw's keys). `apiRoot`,
+ * `tokenUrl` and `certsUrl` are this service's keys for the Google URLs the real gateway holds
+ * as constants (Chat API, OAuth token endpoint, Chat's signing certificates).
+ */
+export const googlechatConfigSchema = z
+  .looseObject({
+    enabled: z.boolean().optional(),
+    serviceAccount: googleChatServiceAccountSchema.optional(),
+    serviceAccountFile: z
+      .never({
+        error: "a file path cannot be read here: paste the JSON key as serviceAccount (kept in the secret store)",
+      })
+      .optional(),
+    /** How the webhook's Bearer token is checked: `project-number` (Chat's own token) or `app-url` (a Google ID token). */
+    audienceType: z.enum(["project-number", "app-url"]).optional(),
+    /** The project number (`project-number`) or the endpoint's URL (`app-url`) the token is addressed to. */
+    audience: z.string().min(1).max(2048).optional(),
+    /** The app's own user (`users/<id>`): a USER_MENTION of it is a mention. */
+    botUser: z.string().min(1).max(256).optional(),
+    webhookPath: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~\-/]{0,127}$/, "must be a path like /googlechat")
+      .optional(),
+    dmPolicy: z.enum(DM_POLICIES).optional(),
+    allowFrom: z.array(z.string().min(1).max(256)).max(1000).optional(),
+    groupPolicy: z.enum(["open", "allowlist", "disabled"]).optional(),
+    groupAllowFrom: z.array(z.string().min(1).max(256)).max(1000).optional(),
+    groups: z.record(z.string().min(1).max(128), googleChatSpaceSchema).optional(),
+    /** The default of every space's requireMention (OpenClaw: true). */
+    requireMention: z.boolean().optional(),
+    /** Replaces https://chat.googleapis.com (checked like every outbound URL). */
+    apiRoot: z.url().optional(),
+    /** Replaces https://oauth2.googleapis.com/token (checked like every outbound URL). */
+    tokenUrl: z.url().optional(),
+    /** Replaces Google's certificate map for Chat's tokens (checked like every outbound URL). */
+    certsUrl: z.url().optional(),
+  })
+  .superRefine(refuseUnknownCredentials(new Set(["serviceAccount"])));
+export type GooglechatConfig = z.infer<typeof googlechatConfigSchema>;
+
+export const googlechatChannelConfig = {
+  name: "googlechat",
+  schema: googlechatConfigSchema,
+  secrets: { serviceAccount: "GOOGLECHAT_SERVICE_ACCOUNT" },
+  outboundUrlKeys: ["apiRoot", "tokenUrl", "certsUrl"],
+  hookChannel: true,
+  credential: "serviceAccount",
+} as const satisfies ChannelConfigSpec;
+
 /** The config halves of the registered platforms, in the order of src/channels/platforms.ts (a test checks it). */
-export const CHANNEL_CONFIGS = [telegramChannelConfig, slackChannelConfig, whatsappChannelConfig] as const;
+export const CHANNEL_CONFIGS = [
+  telegramChannelConfig,
+  slackChannelConfig,
+  whatsappChannelConfig,
+  msTeamsChannelConfig,
+  lineChannelConfig,
+  googlechatChannelConfig,
+] as const;
 type ChannelConfigOf<N> = Extract<(typeof CHANNEL_CONFIGS)[number], { name: N }>;
 type ChannelName = (typeof CHANNEL_CONFIGS)[number]["name"];
 

@@ -449,6 +449,7 @@ export const tenantConfigSchema = z.strictObject({
       sessions: z.int().min(1).optional(),
       transcriptBytesPerSession: z.int().min(1).optional(),
       transcriptBytesPerTenant: z.int().min(1).optional(),
+      mediaBytesPerFile: z.int().min(1).optional(),
     })
     .optional(),
 });

@@ -1,40 +1,10 @@
 import { z } from "zod";
-import { channelSecretSchema, DM_POLICIES } from "./channels";
 
 /**
- * `channels.msteams` with OpenClaw's keys (`@openclaw/msteams`, docs/channels/msteams): the
- * Azure bot's `appId`, `appPassword` and `tenantId`, `dmPolicy`/`allowFrom`, `groupPolicy`, and
- * per team and channel `requireMention`; plus the replaceable endpoints of this service (token,
- * OpenID metadata, and `apiRoot`: a Bot Connector serviceUrl trusted besides Microsoft's own
- * hosts, for fakes and sovereign clouds), each an outbound URL under the guard. And the
- * Bot Framework activity as the Bot Connector posts it: only the fields read here are typed,
- * everything else (and every unknown activity type) passes through.
+ * The Bot Framework activity as the Bot Connector posts it (`channels.msteams` itself is in
+ * ./channels.ts): only the fields read here are typed, everything else (and every unknown
+ * activity type) passes through.
  */
-
-const allowEntry = z.string().min(1).max(256);
-const channelPolicySchema = z.looseObject({ requireMention: z.boolean().optional() });
-const teamPolicySchema = z.looseObject({
-  requireMention: z.boolean().optional(),
-  channels: z.record(z.string().max(512), channelPolicySchema).optional(),
-});
-
-export const msTeamsConfigSchema = z.looseObject({
-  enabled: z.boolean().optional(),
-  appId: z.string().min(1).max(256),
-  appPassword: channelSecretSchema,
-  tenantId: z.string().min(1).max(256).optional(),
-  dmPolicy: z.enum(DM_POLICIES).optional(),
-  allowFrom: z.array(allowEntry).max(1000).optional(),
-  groupPolicy: z.enum(["open", "allowlist", "disabled"]).optional(),
-  groupAllowFrom: z.array(allowEntry).max(1000).optional(),
-  requireMention: z.boolean().optional(),
-  teams: z.record(z.string().max(512), teamPolicySchema).optional(),
-  textChunkLimit: z.number().int().min(100).max(28000).optional(),
-  apiRoot: z.url().max(2048).optional(),
-  tokenUrl: z.url().max(2048).optional(),
-  openIdMetadataUrl: z.url().max(2048).optional(),
-});
-export type MsTeamsConfig = z.infer<typeof msTeamsConfigSchema>;
 
 const accountSchema = z.looseObject({
   id: z.string().max(512),

@@ -13,6 +13,8 @@ export type MethodCall<P> = {
     state: ConnectionState;
     setSessionsSubscription(on: boolean): void;
     setMessageSubscription(key: string, on: boolean): void;
+    /** Keeps (or drops) the connection's setup wizard in its attachment. */
+    setWizard(wizard: ConnectionState["wizard"]): void;
   };
 };
 

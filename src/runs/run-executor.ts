@@ -12,8 +12,10 @@ import { urlSecrets } from "../secrets/url-secrets";
 import { withModelSlot } from "./model-slot";
 import { anthropicRunner } from "./runners/anthropic";
 import { echoRunner } from "./runners/echo";
+import { modelImages } from "./runners/image-parts";
 import { openaiRunner } from "./runners/openai";
 import {
+  type ContextImage,
   type ContextMessage,
   type ModelToolCall,
   type Runner,
@@ -246,7 +248,7 @@ export class RunExecutor {
     });
     const context = modelContext(page.messages, withTools);
     if (run.userSeq === undefined) context.push({ role: "user", content: run.input.message });
-    return withModelMessages(context, run.input.modelMessages);
+    return withModelMessages(context, run.input.modelMessages, modelImages(run.input.media));
   }
 }
 
@@ -304,8 +306,17 @@ function fixedReplyRunner(text: string): Runner {
  * The run's own user message (the context's last) as the model gets it: a chat turn's
  * envelope instead of the bare text the transcript keeps (OpenClaw's split, docs/channels.md).
  */
-function withModelMessages(context: ContextMessage[], modelMessages: string[] | undefined): ContextMessage[] {
+function withModelMessages(
+  context: ContextMessage[],
+  modelMessages: string[] | undefined,
+  images: ContextImage[],
+): ContextMessage[] {
   const last = context[context.length - 1];
-  if (!modelMessages?.length || last?.role !== "user") return context;
-  return [...context.slice(0, -1), ...modelMessages.map((content) => ({ role: "user" as const, content }))];
+  if (last?.role !== "user" || (!modelMessages?.length && images.length === 0)) return context;
+  const said = modelMessages?.length ? modelMessages : [last.content];
+  // The images go with the message that carries the user's text (the first).
+  return [
+    ...context.slice(0, -1),
+    ...said.map((content, i) => ({ role: "user" as const, content, ...(i === 0 && images.length ? { images } : {}) })),
+  ];
 }

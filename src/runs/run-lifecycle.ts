@@ -38,6 +38,8 @@ export type LifecycleHost = {
   /** The session's current transcript id (named in lifecycle events). */
   sessionId(): string | undefined;
   waitUntil(promise: Promise<unknown>): void;
+  /** The watchdog's period: WATCHDOG_MS, or the RUN_WATCHDOG_MS var (the e2e tests shorten it to see a crashed run resumed sooner). */
+  watchdogMs?: number;
   /**
    * A run's reply was committed (inside that transaction): what must commit with it is queued
    * here (a chat turn's reply to its chat, a hook run's delivery).
@@ -65,6 +67,10 @@ export class RunLifecycle {
 
   constructor(private readonly host: LifecycleHost) {}
 
+  private get watchdogMs(): number {
+    return this.host.watchdogMs ?? WATCHDOG_MS;
+  }
+
   // ── Starting ────────────────────────────────────────────────────────────
 
   start(request: EngineStart, now = Date.now()): StartResult {
@@ -90,14 +96,16 @@ export class RunLifecycle {
       return { runId: request.runId, status: "started", queued: true };
     }
     let userSeq: number | undefined;
-    this.host.transcript.transaction(() => {
+    let queued = false;
+    const next = this.host.transcript.transaction(() => {
       // Runs held before this one go first: the transcript keeps the order of admission.
       for (const heldRunId of this.heldRunIds()) this.releaseNow(heldRunId);
       if (request.userMessage) userSeq = this.appendUserMessage(request.userMessage, request.input);
       runs.insert(request.runId, input, now, userSeq);
+      queued = runs.active() !== undefined;
+      return this.markNextRunning(now);
     });
-    const queued = runs.active() !== undefined;
-    this.pump();
+    if (next) this.launch(next, now);
     return { runId: request.runId, status: "started", ...(userSeq !== undefined ? { userSeq } : {}), queued };
   }
 
@@ -105,9 +113,12 @@ export class RunLifecycle {
    * Lets a held run go: its user message is appended now and it runs in its turn. Nothing
    * when it was already released, or ended (an abort came first: nothing was appended).
    */
-  release(runId: string): void {
-    this.host.transcript.transaction(() => this.releaseNow(runId));
-    this.pump();
+  release(runId: string, now = Date.now()): void {
+    const next = this.host.transcript.transaction(() => {
+      this.releaseNow(runId);
+      return this.markNextRunning(now);
+    });
+    if (next) this.launch(next, now);
   }
 
   /** Appends a held run's user message and lifts the hold (inside the caller's transaction). */
@@ -149,25 +160,37 @@ export class RunLifecycle {
 
   /** Starts the next queued run when none is running. */
   pump(now = Date.now()): void {
+    const next = this.host.transcript.transaction(() => this.markNextRunning(now));
+    if (next) this.launch(next, now);
+  }
+
+  /**
+   * Marks the next queued run running (inside the caller's transaction, so the entry written by
+   * an append just before and its `running` status are one write); the run to launch, if any.
+   */
+  private markNextRunning(now: number): RunRecord | undefined {
     const { runs, timers } = this.host;
-    if (runs.active()) return;
+    if (runs.active()) return undefined;
     const next = runs.nextQueued();
     // A held run keeps its place: the runs behind it wait for its release (FIFO).
-    if (!next || timers.has("run-release", next.runId)) return;
-    this.host.transcript.transaction(() => {
-      runs.markRunning(next.runId, now);
-      const timeoutMs = (next.input.timeoutSeconds ?? 0) * 1000;
-      if (timeoutMs > 0) timers.set("run-timeout", next.runId, now + timeoutMs);
-      timers.set("run-watchdog", next.runId, now + WATCHDOG_MS);
-      this.host.updateEntry((entry) => ({
-        ...entry,
-        status: "running",
-        startedAt: now,
-        updatedAt: Math.max(now, entry.updatedAt),
-      }));
-    });
+    if (!next || timers.has("run-release", next.runId)) return undefined;
+    runs.markRunning(next.runId, now);
+    const timeoutMs = (next.input.timeoutSeconds ?? 0) * 1000;
+    if (timeoutMs > 0) timers.set("run-timeout", next.runId, now + timeoutMs);
+    timers.set("run-watchdog", next.runId, now + this.watchdogMs);
+    this.host.updateEntry((entry) => ({
+      ...entry,
+      status: "running",
+      startedAt: now,
+      updatedAt: Math.max(now, entry.updatedAt),
+    }));
+    return next;
+  }
+
+  /** Runs a run marked running (after its transaction committed). */
+  private launch(next: RunRecord, now: number): void {
     this.host.events.started(next.runId, now, this.context(next));
-    this.host.waitUntil(this.execute(runs.get(next.runId)!));
+    this.host.waitUntil(this.execute(this.host.runs.get(next.runId)!));
   }
 
   private async execute(run: RunRecord): Promise<void> {
@@ -327,7 +350,7 @@ export class RunLifecycle {
       this.host.transcript.transaction(() => this.host.appendMessages(valid, (entry) => entry));
     }
     if (update.text !== undefined) this.host.events.text(runId, update.text);
-    this.host.timers.set("run-watchdog", runId, Date.now() + WATCHDOG_MS);
+    this.host.timers.set("run-watchdog", runId, Date.now() + this.watchdogMs);
   }
 
   /** A webhook host's callback: streamed text and messages, or the completion (idempotent). */
@@ -427,7 +450,7 @@ export class RunLifecycle {
     const run = runs.get(runId);
     if (run?.state !== "running") return;
     if (this.controllers.has(runId) || (run.deferred && now < runDeadline(run))) {
-      timers.set("run-watchdog", runId, now + WATCHDOG_MS);
+      timers.set("run-watchdog", runId, now + this.watchdogMs);
       return;
     }
     if (run.deferred) {
@@ -440,7 +463,7 @@ export class RunLifecycle {
     }
     this.host.transcript.transaction(() => {
       runs.markRunning(runId, now);
-      timers.set("run-watchdog", runId, now + WATCHDOG_MS);
+      timers.set("run-watchdog", runId, now + this.watchdogMs);
     });
     this.host.waitUntil(this.execute(runs.get(runId)!));
   }

@@ -50,6 +50,38 @@ export const RUN_SCHEMA: Schema = {
         DROP INDEX IF EXISTS runs_by_reply_seq;
         CREATE INDEX runs_by_reply_seq ON runs (reply_seq) WHERE reply_seq IS NOT NULL`,
     },
+    // Billing (issue 48): keyed by run_id itself (no rowid, no separate key index), a new run is
+    // one row fewer written.
+    {
+      name: "runs keyed by run_id",
+      sql: `CREATE TABLE runs_by_id (
+          run_id TEXT PRIMARY KEY,
+          seq INTEGER NOT NULL,
+          state TEXT NOT NULL,
+          input TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          started_at INTEGER,
+          ended_at INTEGER,
+          stop_reason TEXT,
+          error TEXT,
+          usage TEXT,
+          reply TEXT,
+          user_seq INTEGER,
+          reply_seq INTEGER,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          deferred INTEGER NOT NULL DEFAULT 0,
+          client_tool_calls TEXT
+        ) WITHOUT ROWID;
+        INSERT INTO runs_by_id (run_id, seq, state, input, created_at, started_at, ended_at, stop_reason, error,
+            usage, reply, user_seq, reply_seq, attempts, deferred, client_tool_calls)
+          SELECT run_id, seq, state, input, created_at, started_at, ended_at, stop_reason, error,
+            usage, reply, user_seq, reply_seq, attempts, deferred, client_tool_calls FROM runs;
+        DROP TABLE runs;
+        ALTER TABLE runs_by_id RENAME TO runs;
+        CREATE INDEX runs_unfinished ON runs (seq) WHERE ended_at IS NULL;
+        CREATE INDEX runs_by_user_seq ON runs (user_seq) WHERE user_seq IS NOT NULL;
+        CREATE INDEX runs_by_reply_seq ON runs (reply_seq) WHERE reply_seq IS NOT NULL`,
+    },
   ],
 };
 

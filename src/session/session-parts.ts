@@ -13,13 +13,14 @@ import { outboundPolicy } from "../policy/outbound-url";
 import { RunAdmission } from "../runs/run-admission";
 import { RunEvents } from "../runs/run-events";
 import { RunExecutor } from "../runs/run-executor";
-import { RunLifecycle } from "../runs/run-lifecycle";
+import { RunLifecycle, WATCHDOG_MS } from "../runs/run-lifecycle";
 import { runContext } from "../runs/run-payloads";
 import { RunTaps } from "../runs/run-taps";
 import { SpawnDriver } from "../spawn/spawn-driver";
 import { channelInboxApi, ledgerApi, sessionApi, tenantApi } from "../stubs";
 import { type TimerHandlers, Timers } from "../timers/timers";
 import { sessionToolbox } from "../tools/session-toolbox";
+import { positiveVar } from "../util/deployment-var";
 import { Waiters } from "../util/waiters";
 import { Followers } from "./followers";
 import { COLD_WINDOW_MS } from "./publish-window";
@@ -135,6 +136,7 @@ export function wireSession(
     updateEntry: (update) => transcript.updateEntry(update),
     sessionId: () => transcript.entry()?.sessionId,
     waitUntil: (promise) => ctx.waitUntil(promise),
+    watchdogMs: positiveVar((env as Env & { RUN_WATCHDOG_MS?: string }).RUN_WATCHDOG_MS, WATCHDOG_MS),
     onReply: (run, text) => {
       queueChannelReply(outbox, run, text);
       queueHookReply(outbox, run, text);
@@ -167,7 +169,10 @@ export function wireSession(
     signingSecret: async () => tenant().runnerSecret(),
     outbound: () => outboundPolicy(env),
     channelSender: (channel, config) =>
-      channelSenderOf(channel, config, async (name) => tenant().resolveSecret(name), outboundPolicy(env)),
+      channelSenderOf(channel, config, async (name) => tenant().resolveSecret(name), outboundPolicy(env), {
+        reference: async (name, id) =>
+          channelInboxApi(env, store.identity()?.tenantId ?? "").conversationReference(name, id),
+      }),
     channelSendResult: async (channel, result) =>
       channelInboxApi(env, store.identity()?.tenantId ?? "").recordSend(channel, result),
     emit,

@@ -61,6 +61,29 @@ export const SESSION_SCHEMA: Schema = {
       sql: `UPDATE transcripts SET bytes = (
         SELECT coalesce(sum(length(CAST(body AS BLOB))), 0) FROM messages WHERE messages.session_id = transcripts.session_id)`,
     },
+    // A message is one row written, not three (issue 48): keyed by its position (no rowid and no
+    // separate unique index), and carrying its transcript's UTF-8 bytes through itself, so the
+    // object's size is read from each transcript's last message instead of a counter row
+    // rewritten per message (`transcripts.bytes` is no longer kept).
+    {
+      name: "messages keyed by position, with bytes through",
+      sql: `CREATE TABLE messages_by_position (
+          session_id TEXT NOT NULL,
+          seq INTEGER NOT NULL,
+          id TEXT NOT NULL,
+          role TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          body TEXT NOT NULL,
+          bytes_through INTEGER NOT NULL,
+          PRIMARY KEY (session_id, seq)
+        ) WITHOUT ROWID;
+        INSERT INTO messages_by_position (session_id, seq, id, role, created_at, body, bytes_through)
+          SELECT session_id, seq, id, role, created_at, body,
+            sum(length(CAST(body AS BLOB))) OVER (PARTITION BY session_id ORDER BY seq)
+          FROM messages;
+        DROP TABLE messages;
+        ALTER TABLE messages_by_position RENAME TO messages`,
+    },
   ],
 };
 
@@ -159,20 +182,38 @@ export class SessionStore {
     await this.storage.deleteAlarm();
     await this.storage.deleteAll();
     this.state = undefined;
+    this.entryDirty = false;
     this.who = undefined;
     migrate(this.storage, SESSION_OBJECT_SCHEMAS);
   }
 
-  /** Runs `fn` atomically; a throw rolls the writes back and drops the in-memory copies. */
+  /**
+   * Runs `fn` atomically; a throw rolls the writes back and drops the in-memory copies. The
+   * entry is written once, when the outermost transaction ends, however often it changed inside
+   * (an append and its run's start are one row written, not two: issue 48).
+   */
   transaction<T>(fn: () => T): T {
+    this.depth++;
     try {
-      return this.storage.transactionSync(fn);
+      return this.storage.transactionSync(() => {
+        const result = fn();
+        if (this.depth === 1) this.writeEntry();
+        return result;
+      });
     } catch (error) {
       this.state = undefined;
       this.who = undefined;
+      this.entryDirty = false;
       throw error;
+    } finally {
+      this.depth--;
     }
   }
+
+  /** How deep in transaction() the caller is (0: outside). */
+  private depth = 0;
+  /** The in-memory entry has changes not written yet (only inside a transaction). */
+  private entryDirty = false;
 
   // The entry row is read on every append and publish; it is kept in memory (undefined =
   // not read yet, null = no entry) and updated with every write.
@@ -212,17 +253,34 @@ export class SessionStore {
     return this.state ?? undefined;
   }
 
-  /** Stores the entry and returns its new version (bumped on every change). */
+  /**
+   * Stores the entry and returns its new version (bumped on every change). Inside a
+   * transaction the write waits for its end (transaction()); readers see the new entry at once.
+   */
   saveEntry(entry: SessionEntry): number {
-    const row = first<EntryVersionRow>(
-      this.sql,
-      `INSERT INTO entry (id, json, version) VALUES (1, ?, 1)
-       ON CONFLICT(id) DO UPDATE SET json = excluded.json, version = entry.version + 1
-       RETURNING ${ENTRY_VERSION_COLUMNS}`,
-      JSON.stringify(entry),
-    )!;
-    this.state = entryState(entry, row);
-    return row.version;
+    const current = this.loadEntry();
+    this.state = {
+      indexedVersion: current?.indexedVersion ?? 0,
+      publishedSessionId: current?.publishedSessionId ?? null,
+      publishedSeq: current?.publishedSeq ?? 0,
+      entry,
+      version: (current?.version ?? 0) + 1,
+    };
+    this.entryDirty = true;
+    if (this.depth === 0) this.writeEntry();
+    return this.state.version;
+  }
+
+  /** Writes the in-memory entry when it changed since the last write. */
+  private writeEntry(): void {
+    if (!this.entryDirty || !this.state) return;
+    this.entryDirty = false;
+    this.sql.exec(
+      `INSERT INTO entry (id, json, version) VALUES (1, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET json = excluded.json, version = excluded.version`,
+      JSON.stringify(this.state.entry),
+      this.state.version,
+    );
   }
 
   /**
@@ -248,6 +306,7 @@ export class SessionStore {
 
   /** Records what the tenant acknowledged: the entry version and the last message seq. */
   markPublished(version: number, sessionId: string, seq: number): void {
+    this.writeEntry();
     this.sql.exec(
       "UPDATE entry SET indexed_version = max(indexed_version, ?), published_session_id = ?, published_seq = ? WHERE id = 1",
       version,
@@ -298,8 +357,12 @@ export class SessionStore {
   }
 
   insertMessage(sessionId: string, record: Omit<MessageRecord, "json">, body: string): void {
+    // The body is bound once and measured in SQL; the bytes through the previous message come
+    // from its row (messages are appended in seq order).
     this.sql.exec(
-      "INSERT INTO messages (session_id, seq, id, role, created_at, body) VALUES (?, ?, ?, ?, ?, ?)",
+      `INSERT INTO messages (session_id, seq, id, role, created_at, body, bytes_through)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, length(CAST(?6 AS BLOB)) + coalesce(
+         (SELECT bytes_through FROM messages WHERE session_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT 1), 0))`,
       sessionId,
       record.seq,
       record.id,
@@ -307,17 +370,17 @@ export class SessionStore {
       record.createdAt,
       body,
     );
-    // The row just written is measured in SQL (its body is not bound or encoded again).
-    this.sql.exec(
-      `UPDATE transcripts SET bytes = bytes + (SELECT length(CAST(body AS BLOB)) FROM messages WHERE pos = last_insert_rowid())
-       WHERE session_id = ?`,
-      sessionId,
-    );
   }
 
-  /** The UTF-8 bytes of every message body this object holds (all its transcripts): a few rows read. */
+  /** The UTF-8 bytes of every message body this object holds (all its transcripts): a row or two read per transcript. */
   messageBytes(): number {
-    return first<{ n: number }>(this.sql, "SELECT coalesce(sum(bytes), 0) AS n FROM transcripts")?.n ?? 0;
+    return (
+      first<{ n: number }>(
+        this.sql,
+        `SELECT coalesce(sum((SELECT bytes_through FROM messages m WHERE m.session_id = t.session_id
+           ORDER BY seq DESC LIMIT 1)), 0) AS n FROM transcripts t`,
+      )?.n ?? 0
+    );
   }
 
   /** Newest messages before `cursorSeq`, returned oldest first. */

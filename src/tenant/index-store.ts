@@ -73,6 +73,25 @@ export const INDEX_SCHEMAS: Schema[] = [
           DROP INDEX IF EXISTS sessions_by_spawner;
           CREATE INDEX sessions_by_spawner ON sessions (spawned_by, updated_at DESC) WHERE spawned_by IS NOT NULL`,
       },
+      // Billing (issue 48): a session's message bytes and its fan-out high-water mark change on
+      // the same update; one row per session holds both (one row written per update, not two).
+      // message_bytes keeps only the tenant's total (key '').
+      {
+        name: "session progress",
+        sql: `CREATE TABLE session_progress (
+            key TEXT PRIMARY KEY,
+            bytes INTEGER NOT NULL DEFAULT 0,
+            delivered_session_id TEXT,
+            delivered_seq INTEGER NOT NULL DEFAULT 0
+          ) WITHOUT ROWID;
+          INSERT INTO session_progress (key, bytes, delivered_session_id, delivered_seq)
+            SELECT k.key, coalesce(b.bytes, 0), d.session_id, coalesce(d.seq, 0)
+            FROM (SELECT key FROM message_bytes WHERE key != '' UNION SELECT key FROM delivered) k
+            LEFT JOIN message_bytes b ON b.key = k.key
+            LEFT JOIN delivered d ON d.key = k.key;
+          DELETE FROM message_bytes WHERE key != '';
+          DROP TABLE delivered`,
+      },
     ],
   },
   {
@@ -265,24 +284,43 @@ export class IndexStore {
     return this.transcript(sessionId, this.sql)?.deleted === 1;
   }
 
-  /** Messages of this update not fanned out before; records the new high-water mark. */
-  claimUndelivered<M extends { seq: number }>(key: string, sessionId: string, messages: M[]): M[] {
-    if (messages.length === 0) return messages;
-    const row = first<{ session_id: string; seq: number }>(
+  /**
+   * What a session's update changes here, in one row: its message bytes (the tenant's total
+   * moves by the difference) when `messageBytes` is given, and the messages not fanned out
+   * before when `messages` is (the high-water mark moves to the last). Returns those messages.
+   */
+  recordProgress<M extends { seq: number }>(
+    key: string,
+    sessionId: string,
+    messageBytes: number | undefined,
+    messages: M[] | undefined,
+  ): M[] {
+    if (key === "") return messages ?? [];
+    const row = first<{ bytes: number; delivered_session_id: string | null; delivered_seq: number }>(
       this.sql,
-      "SELECT session_id, seq FROM delivered WHERE key = ?",
+      "SELECT bytes, delivered_session_id, delivered_seq FROM session_progress WHERE key = ?",
       key,
     );
-    const after = row && row.session_id === sessionId ? row.seq : 0;
-    const fresh = messages.filter((m) => m.seq > after);
-    if (fresh.length > 0) {
-      this.sql.exec(
-        "INSERT INTO delivered (key, session_id, seq) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET session_id = excluded.session_id, seq = excluded.seq",
-        key,
-        sessionId,
-        fresh.at(-1)!.seq,
-      );
-    }
+    const before = {
+      bytes: row?.bytes ?? 0,
+      sessionId: row?.delivered_session_id ?? null,
+      seq: row?.delivered_seq ?? 0,
+    };
+    const after = before.sessionId === sessionId ? before.seq : 0;
+    const fresh = messages?.filter((m) => m.seq > after) ?? [];
+    const bytes = messageBytes ?? before.bytes;
+    const delivered = fresh.length > 0 ? { sessionId, seq: fresh.at(-1)!.seq } : before;
+    if (bytes === before.bytes && delivered === before) return fresh;
+    this.sql.exec(
+      `INSERT INTO session_progress (key, bytes, delivered_session_id, delivered_seq) VALUES (?, ?, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET bytes = excluded.bytes, delivered_session_id = excluded.delivered_session_id,
+         delivered_seq = excluded.delivered_seq`,
+      key,
+      bytes,
+      delivered.sessionId,
+      delivered.seq,
+    );
+    if (bytes !== before.bytes) this.addToMessageBytesTotal(bytes - before.bytes);
     return fresh;
   }
 
@@ -294,18 +332,6 @@ export class IndexStore {
 
   runKey(runId: string): string | undefined {
     return first<{ key: string }>(this.sql, "SELECT key FROM runs_index WHERE run_id = ?", runId)?.key;
-  }
-
-  /** A session's message bytes from its update: the tenant's total moves by the difference. */
-  recordMessageBytes(key: string, bytes: number): void {
-    const before = first<{ bytes: number }>(this.sql, "SELECT bytes FROM message_bytes WHERE key = ?", key)?.bytes ?? 0;
-    if (bytes === before || key === "") return;
-    this.sql.exec(
-      "INSERT INTO message_bytes (key, bytes) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET bytes = excluded.bytes",
-      key,
-      bytes,
-    );
-    this.addToMessageBytesTotal(bytes - before);
   }
 
   /** The message bytes of all the tenant's sessions, as their last updates said. */
@@ -321,9 +347,11 @@ export class IndexStore {
   }
 
   removeSession(key: string): boolean {
-    const removed = first<{ bytes: number }>(this.sql, "DELETE FROM message_bytes WHERE key = ? RETURNING bytes", key);
-    if (removed && key !== "") this.addToMessageBytesTotal(-removed.bytes);
-    this.sql.exec("DELETE FROM delivered WHERE key = ?", key);
+    const removed =
+      key === ""
+        ? null
+        : first<{ bytes: number }>(this.sql, "DELETE FROM session_progress WHERE key = ? RETURNING bytes", key);
+    if (removed) this.addToMessageBytesTotal(-removed.bytes);
     this.sql.exec("UPDATE session_ids SET deleted = 1 WHERE key = ?", key);
     return this.sql.exec("DELETE FROM sessions WHERE key = ?", key).rowsWritten > 0;
   }

@@ -50,12 +50,10 @@ export class SessionDirectory {
     if (this.storeRow(update) === "deleted") return audience;
     // A handed-off row is held to keep SQLite off the inject's answer; its bytes are counted when
     // the session's retry alarm sends the same update again, acknowledged (a second or two later).
-    if (update.messageBytes !== undefined && !update.handedOff)
-      index.recordMessageBytes(update.key, update.messageBytes);
     // A handed-off message was never sent before (the session hands over only a fresh one).
     const messages = update.handedOff
       ? update.messages
-      : index.claimUndelivered(update.key, update.sessionId, update.messages);
+      : index.recordProgress(update.key, update.sessionId, update.messageBytes, update.messages);
     fanout.deliver({ ...update, messages }, () => update.row ?? index.session(update.key) ?? null);
     return audience;
   }

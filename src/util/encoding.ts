@@ -10,6 +10,16 @@ export function toBase64Url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+/** Standard base64 (with padding), built in slices so megabytes of bytes stay cheap. */
+export function toBase64(bytes: Uint8Array): string {
+  const SLICE = 0x8000;
+  let binary = "";
+  for (let at = 0; at < bytes.length; at += SLICE) {
+    binary += String.fromCharCode(...bytes.subarray(at, at + SLICE));
+  }
+  return btoa(binary);
+}
+
 /** Decodes base64url (padding optional); null for anything that is not. */
 export function fromBase64Url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text)) return null;

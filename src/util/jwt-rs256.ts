@@ -64,14 +64,32 @@ export async function verifyRs256Jwt(
   certsByKid: Readonly<Record<string, string>>,
   expect: JwtExpectations,
 ): Promise<JwtVerification> {
+  return verifyRs256JwtWith(
+    token,
+    async (kid) => {
+      const pem = kid === undefined ? undefined : certsByKid[kid];
+      return pem === undefined ? null : importCertificateKey(pem);
+    },
+    expect,
+  );
+}
+
+/**
+ * Verifies an RS256 token whose key `keyFor` finds by the header's `kid` (null: no such key;
+ * a key set published as JWKS, as the Bot Framework's, or a certificate map). `keyFor` may
+ * throw (keys unreachable): the caller tells that apart from a refusal.
+ */
+export async function verifyRs256JwtWith(
+  token: string,
+  keyFor: (kid: string | undefined) => Promise<CryptoKey | null>,
+  expect: JwtExpectations,
+): Promise<JwtVerification> {
   const decoded = decodeJwt(token);
   if (!decoded) return { ok: false, reason: "malformed" };
   const { header, claims } = decoded;
   if (header.alg !== "RS256") return { ok: false, reason: "unsupported algorithm" };
   const kid = typeof header.kid === "string" ? header.kid : undefined;
-  const pem = kid === undefined ? undefined : certsByKid[kid];
-  if (pem === undefined) return { ok: false, reason: "unknown key" };
-  const key = await importCertificateKey(pem);
+  const key = await keyFor(kid);
   if (!key) return { ok: false, reason: "unknown key" };
   const signedBytes = new TextEncoder().encode(decoded.signedPart);
   if (!(await crypto.subtle.verify(RS256, key, decoded.signature, signedBytes))) {
@@ -90,6 +108,16 @@ export async function verifyRs256Jwt(
   if (typeof claims.nbf === "number" && claims.nbf - skew > now) return { ok: false, reason: "not yet valid" };
   if (typeof claims.iat === "number" && claims.iat - skew > now) return { ok: false, reason: "not yet valid" };
   return kid === undefined ? { ok: true, claims } : { ok: true, claims, kid };
+}
+
+/** The public key of an RSA JWK (a JWKS entry), or null when WebCrypto cannot use it. */
+export async function importRsaJwk(jwk: JsonWebKey): Promise<CryptoKey | null> {
+  if (jwk.kty !== "RSA" || !jwk.n || !jwk.e) return null;
+  try {
+    return await crypto.subtle.importKey("jwk", { kty: "RSA", n: jwk.n, e: jwk.e }, RS256, false, ["verify"]);
+  } catch {
+    return null;
+  }
 }
 
 /** Signs `claims` as an RS256 JWT with a PKCS#8 PEM private key (`-----BEGIN PRIVATE KEY-----`). */

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { connectGateway } from "./gateway-rpc.mjs";
-import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BOT_TOKEN = "123456789:TEST-fake-telegram-token";
@@ -137,13 +137,13 @@ async function sessionRow(key) {
 async function crashAndRestart() {
   server.killNow();
   await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir });
+  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
 }
 
 before(async () => {
   fake = await startFakeTelegram();
   runner = await startRunner();
-  server = await startServer();
+  server = await startServer({ vars: CRASH_TEST_VARS });
   tenant.token = await createTenantToken(server.baseUrl, tenant.id);
   const config = await http("PUT", inTenant("/v1/config"), {
     gateway: { tools: { allow: ["sessions_send", "sessions_spawn"] } },

@@ -7,13 +7,13 @@
 // Run with `node --test test/e2e/channels-whatsapp.e2e.mjs`.
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
-import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
+import { startEchoRunner } from "./echo-runner.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, waitFor } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ACCESS_TOKEN = "EAAG-fake-whatsapp-access-token";
@@ -35,25 +35,6 @@ const inTenant = (path) => `/t/${tenant.id}${path}`;
 
 function http(method, path, body) {
   return httpJson(server.baseUrl, method, path, { authorization: `Bearer ${tenant.token}`, body, timeoutMs: 20_000 });
-}
-
-/** A webhook runner: `ECHO: <message>`; messages with "slow" take SLOW_RUNNER_MS; "LONG" answers 9,000 characters. */
-function startRunner() {
-  const seen = [];
-  const srv = createServer(async (req, res) => {
-    let body = "";
-    for await (const chunk of req) body += chunk;
-    const message = String(JSON.parse(body).input?.message ?? "");
-    seen.push(message);
-    if (message.includes("slow")) await sleep(SLOW_RUNNER_MS);
-    const reply = message.includes("LONG")
-      ? Array.from({ length: 150 }, (_, i) => `line ${String(i).padStart(4, "0")} ${"x".repeat(50)}`).join("\n")
-      : message.includes("MARKDOWN")
-        ? "# Done\n**bold** and *soft*\n- one\n[docs](https://example.com)"
-        : `ECHO: ${message}`;
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ reply }));
-  });
-  return listenLoopback(srv, { seen });
 }
 
 let nextMessage = 1;
@@ -115,7 +96,7 @@ async function waitForSends(what, match, count = 1, deadlineMs = 30_000) {
 async function crashAndRestart() {
   server.killNow();
   await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir });
+  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
 }
 
 before(async () => {
@@ -123,8 +104,11 @@ before(async () => {
     env: { WA_TOKEN: ACCESS_TOKEN },
     label: "fake WhatsApp",
   });
-  runner = await startRunner();
-  server = await startServer();
+  runner = await startEchoRunner({
+    slowMs: SLOW_RUNNER_MS,
+    markdown: "# Done\n**bold** and *soft*\n- one\n[docs](https://example.com)",
+  });
+  server = await startServer({ vars: CRASH_TEST_VARS });
   tenant.token = await createTenantToken(server.baseUrl, tenant.id);
   const config = await http("PUT", inTenant("/v1/config"), {
     session: { dmScope: "main" },

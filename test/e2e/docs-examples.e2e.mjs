@@ -29,6 +29,8 @@ const MARKER = /^<!--\s*docs-test:\s*(skip|refusal)\b\s*(?:[—–-]\s*)?(.*?)\s
 const FAKES = [
   { name: "telegram", ready: "[tg] fake Bot API on", docsPort: 18691 },
   { name: "slack", ready: "[slack] fake Web API on", docsPort: 18693 },
+  { name: "line", ready: "listening", docsPort: 18695 },
+  { name: "googlechat", ready: "[googlechat] fake Google", docsPort: 18698 },
 ];
 
 /**

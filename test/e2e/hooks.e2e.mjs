@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
-import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
 
 const RUNNER_DELAY_MS = 2_000;
 const HOOK_TOKEN = "e2e-hook-token-0123456789abcdef";
@@ -70,12 +70,12 @@ async function callHook() {
 async function crashAndRestart() {
   server.killNow();
   await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir });
+  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
 }
 
 before(async () => {
   peers = await startPeers();
-  server = await startServer();
+  server = await startServer({ vars: CRASH_TEST_VARS });
   tenant.token = await createTenantToken(server.baseUrl, tenant.id);
   const config = await http("PUT", inTenant("/v1/config"), {
     body: {

@@ -62,3 +62,10 @@ export function listenLoopback(server, extra = {}) {
     ),
   );
 }
+
+/**
+ * wrangler vars of the e2e files that SIGKILL a server mid-run: the run watchdog (60 s in a
+ * deployment) checks every 5 s, so a run cut off by the kill is resumed seconds after the restart
+ * instead of a minute (the rule proven is the same: resumed once, never twice, never lost).
+ */
+export const CRASH_TEST_VARS = { RUN_WATCHDOG_MS: "5000" };

@@ -11,7 +11,7 @@ import { after, before, test } from "node:test";
 import { GatewayConn, gatewayUrl } from "../../bench/lib/gateway.mjs";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { startToolMockModel } from "../peers/tool-mock-model.mjs";
-import { httpJson } from "./http-json.mjs";
+import { CRASH_TEST_VARS, httpJson } from "./http-json.mjs";
 
 const TOKEN = "Bearer dev-operator-token";
 const RUN_WAIT_MS = 40_000;
@@ -46,7 +46,7 @@ async function configure() {
 
 before(async () => {
   mock = await startToolMockModel();
-  server = await startServer();
+  server = await startServer({ vars: CRASH_TEST_VARS });
   await configure();
   conn = await GatewayConn.open(gatewayUrl(server.baseUrl));
 });
@@ -290,7 +290,7 @@ test("SIGKILL mid-loop: loops finish, each target got one message, each spawn ma
     conn.terminate();
     server.killNow();
     await server.exited;
-    server = await startServer({ port: server.port, persistDir: server.persistDir });
+    server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
     conn = await GatewayConn.open(gatewayUrl(server.baseUrl));
   }
   // Every loop finishes (resumed by its watchdog after the restart).

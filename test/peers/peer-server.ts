@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import { PEER_PNG_BASE64 } from "./peer-files";
 
 /** How long the peer keeps an idle keep-alive connection open (ms). */
 const PEER_KEEP_ALIVE_MS = 120_000;
@@ -92,6 +93,23 @@ export async function startPeers(): Promise<Peers> {
             },
           });
         if (method === "conversations.open") return json(res, 200, { ok: true, channel: { id: `D${form.users}` } });
+        // A file of the media tests: `url_private` on this peer (the bot token must come with its download).
+        if (method === "files.info") {
+          const id = String(form.file);
+          // `elsewhere-…` files claim a URL on another origin than the apiRoot's (this peer as
+          // `localhost`): the bot token must not go there.
+          const port = String(req.headers.host).split(":")[1];
+          const url_private = id.startsWith("elsewhere-")
+            ? `http://localhost:${port}/slack/files/png-${id}`
+            : `http://${req.headers.host}/slack/files/${id}`;
+          return json(res, 200, { ok: true, file: { id, name: "pic.png", mimetype: "image/png", url_private } });
+        }
+        // The media tests read posts under this shorter path.
+        if (method === "chat.postMessage")
+          recorded.push({ path: "/slack/chat.postMessage", body: form, signature: undefined, validSignature: null });
+        // Posts and reactions are recorded (`/control/recorded?path=/slack/api/chat.postMessage`) with their form.
+        if (method === "chat.postMessage" || method === "reactions.add")
+          recorded.push({ path: url.pathname, body: form, signature: undefined, validSignature: null });
         return json(res, 200, { ok: true, ts: `${Date.now() / 1000}` });
       }
       // A Bot API that knows one bot and accepts every send (tests that need Telegram only to answer).
@@ -99,7 +117,38 @@ export async function startPeers(): Promise<Peers> {
         const method = url.pathname.split("/").pop();
         if (method === "getMe")
           return json(res, 200, { ok: true, result: { id: 42, is_bot: true, username: "peer_bot" } });
+        // Kept for the tests that check what was registered (the setup wizard's last step).
+        if (method === "setWebhook")
+          recorded.push({ path: url.pathname, body: JSON.parse(body), signature: undefined, validSignature: null });
+        // Kept for the media tests (`/control/recorded?path=/telegram/<method>`).
+        if (method === "getFile" || method === "sendMessage")
+          recorded.push({
+            path: `/telegram/${method}`,
+            body: JSON.parse(body || "{}"),
+            signature: undefined,
+            validSignature: null,
+          });
+        if (method === "getFile") {
+          const fileId = String(JSON.parse(body || "{}").file_id ?? "");
+          return json(res, 200, {
+            ok: true,
+            result: { file_id: fileId, file_unique_id: `u${fileId}`, file_path: `files/${fileId}` },
+          });
+        }
         return json(res, 200, { ok: true, result: { message_id: 1, date: 0, chat: { id: 0, type: "private" } } });
+      }
+      // Bot API file downloads (`/telegram/file/bot<token>/files/<file_id>`), the file chosen by its id.
+      if (url.pathname.startsWith("/telegram/file/bot")) return await telegramFile(url.pathname, res);
+      // Slack's url_private: only with a bot token (Slack answers a login page otherwise).
+      if (url.pathname.startsWith("/slack/files/")) {
+        recorded.push({
+          path: url.pathname,
+          body: { authorization: req.headers.authorization ?? null },
+          signature: undefined,
+          validSignature: null,
+        });
+        if (!/^Bearer xoxb-/.test(req.headers.authorization ?? "")) return json(res, 403, { error: "no token" });
+        return await telegramFile(url.pathname, res);
       }
       if (url.pathname.startsWith("/webhook/") || url.pathname.startsWith("/delivery/")) {
         const signature = req.headers["x-openclaw-signature"] as string | undefined;
@@ -198,7 +247,11 @@ async function chatCompletions(
   scripts: Map<string, Script>,
   authorization: string | undefined,
 ) {
-  const last = [...(request.messages ?? [])].reverse().find((m) => m.role === "user")?.content ?? "";
+  const lastContent: unknown = [...(request.messages ?? [])].reverse().find((m) => m.role === "user")?.content ?? "";
+  // A message with image parts: its text parts (the echo answers the text).
+  const last = Array.isArray(lastContent)
+    ? lastContent.map((part: { text?: string }) => part.text ?? "").join("")
+    : String(lastContent);
   const model = request.model ?? "echo";
   if (model.startsWith("scripted:")) {
     const script = scripts.get(model.slice("scripted:".length));
@@ -289,6 +342,39 @@ function webhook(path: string, body: any, res: ServerResponse) {
     return json(res, 401, { error: `refused ${decodeURIComponent(path.slice("/webhook/echo-path/".length))}` });
   if (path.startsWith("/delivery/")) return json(res, 200, { ok: true });
   return json(res, 404, { error: "no such webhook" });
+}
+
+const PEER_PNG = Buffer.from(PEER_PNG_BASE64, "base64");
+
+/**
+ * `png-*`: the PNG; `fail-*`: 404; `chunked-<n>-*`: n bytes without content-length;
+ * `slow-<ms>-*`: the PNG after ms.
+ */
+async function telegramFile(path: string, res: ServerResponse) {
+  // (Slack's url_private downloads are served by the same rules.)
+  const fileId = path.split("/").pop() ?? "";
+  if (fileId.startsWith("png-")) {
+    res.writeHead(200, { "content-type": "image/png", "content-length": PEER_PNG.length });
+    return res.end(PEER_PNG);
+  }
+  const chunked = /^chunked-(\d+)-/.exec(fileId);
+  if (chunked) {
+    res.writeHead(200, { "content-type": "application/octet-stream" });
+    const total = Number(chunked[1]);
+    for (let sent = 0; sent < total; sent += 1024) {
+      if (res.destroyed) return;
+      res.write(Buffer.alloc(Math.min(1024, total - sent), 7));
+      await sleep(1);
+    }
+    return res.end();
+  }
+  const slow = /^slow-(\d+)-/.exec(fileId);
+  if (slow) {
+    await sleep(Number(slow[1]));
+    res.writeHead(200, { "content-type": "image/png", "content-length": PEER_PNG.length });
+    return res.end(PEER_PNG);
+  }
+  return json(res, 404, { ok: false, error_code: 404, description: "Not Found" });
 }
 
 function json(res: ServerResponse, status: number, value: unknown) {

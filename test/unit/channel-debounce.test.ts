@@ -52,7 +52,13 @@ describe("inbound debounce (OpenClaw's messages.inbound)", () => {
     expect(isDebounceable(turn("/new hello"))).toBe(false);
     expect(isDebounceable(turn("/stop"))).toBe(false);
     expect(isDebounceable(turn("/notacommand here"))).toBe(true);
-    expect(isDebounceable(turn("[media: photo 1×1 image/jpeg]\nlook", { hasMedia: true }))).toBe(false);
+    expect(
+      isDebounceable(
+        turn("[media: photo 1×1 image/jpeg]\nlook", {
+          media: [{ kind: "photo", fileId: "f" }] as unknown as ChannelTurn["media"],
+        }),
+      ),
+    ).toBe(false);
     expect(isDebounceable(turn("callback_data: btn:yes", { ack: { chatId: "501", callbackQueryId: "q" } }))).toBe(
       false,
     );

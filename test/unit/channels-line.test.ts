@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { lineInbound, lineSender } from "../../src/channels/line/adapter";
-import { type LineConfig, lineConfigSchema } from "../../src/channels/line/config";
 import { type LineEvent, lineUpdateId, parseLineWebhook } from "../../src/channels/line/events";
 import {
   LINE_CHUNK_CHARS,
@@ -13,6 +12,7 @@ import { LineMessagingApi, parseLineTarget } from "../../src/channels/line/messa
 import { decideLine } from "../../src/channels/line/routing";
 import { LINE_REPLY_TOKEN_TTL_MS, planLineCalls } from "../../src/channels/line/send-plan";
 import { lineSignature, verifyLineSignature } from "../../src/channels/line/signature";
+import { type LineConfig, lineConfigSchema } from "../../src/protocol/channels";
 import type { TenantConfig } from "../../src/protocol/config";
 // @ts-expect-error: a plain .mjs peer without types
 import { FAKE_LINE_TOKEN, startFakeLine } from "../peers/fake-line.mjs";

@@ -2,18 +2,23 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  CONVERSATION_REFERENCE_SCHEMA,
+  ConversationReferenceStore,
+} from "../../src/channels/conversation-reference-store";
 import { messageText, splitConversationId } from "../../src/channels/msteams/activity";
 import { msTeamsInbound } from "../../src/channels/msteams/adapter";
-import { checkClaims, TOKEN_CLOCK_SKEW_MS } from "../../src/channels/msteams/bot-token";
-import { type ConversationReferences, MsTeamsConnector } from "../../src/channels/msteams/connector";
-import { MSTEAMS_CONVERSATIONS_SCHEMA, MsTeamsConversationStore } from "../../src/channels/msteams/conversation-store";
+import { TOKEN_CLOCK_SKEW_MS } from "../../src/channels/msteams/bot-token";
+import { type ConversationReferences, conversationIdOf, MsTeamsConnector } from "../../src/channels/msteams/connector";
 import { msTeamsPairingMessage } from "../../src/channels/msteams/format";
 import { checkMsTeamsAuthorization, msTeamsActivityVerdict } from "../../src/channels/msteams/ingress";
 import { decideMsTeams, type MsTeamsRoutingInput } from "../../src/channels/msteams/routing";
 import { checkServiceUrl } from "../../src/channels/msteams/service-url";
 import { forgetBotFrameworkKeys } from "../../src/channels/msteams/signing-keys";
+import { isAuthFailure } from "../../src/channels/send-health";
 import type { OutboundPolicy } from "../../src/policy/outbound-url";
-import type { MsTeamsActivity, MsTeamsConfig } from "../../src/protocol/msteams";
+import type { MsTeamsConfig } from "../../src/protocol/channels";
+import type { MsTeamsActivity } from "../../src/protocol/msteams";
 import { migrate } from "../../src/storage/migrations";
 import { toBase64Url } from "../../src/util/encoding";
 import { MemoryStorage } from "./support/memory-storage";
@@ -71,7 +76,10 @@ describe("Bot Framework token (signed by the fake Bot Connector's own key, fetch
       endorsements: ["msteams"],
     });
     expect(await authorize(null)).toMatchObject({ ok: false, status: 401, reason: "no bearer token" });
-    expect(await authorize(`Bearer ${await signed({}, true)}`)).toMatchObject({ ok: false, reason: "bad signature" });
+    expect(await authorize(`Bearer ${await signed({}, true)}`)).toMatchObject({
+      ok: false,
+      reason: "invalid signature",
+    });
     expect(await authorize(`Bearer ${await signed({ aud: "someone-else" })}`)).toMatchObject({
       ok: false,
       reason: "wrong audience",
@@ -83,7 +91,7 @@ describe("Bot Framework token (signed by the fake Bot Connector's own key, fetch
     const hourAgo = Math.floor(Date.now() / 1000) - 3600;
     expect(await authorize(`Bearer ${await signed({ exp: hourAgo })}`)).toMatchObject({
       ok: false,
-      reason: "token expired",
+      reason: "expired",
     });
   });
 
@@ -121,7 +129,7 @@ describe("Bot Framework token (signed by the fake Bot Connector's own key, fetch
       /^[^.]+/,
       toBase64Url(new TextEncoder().encode('{"alg":"RS256","kid":"other"}')),
     );
-    expect(await authorize(`Bearer ${unknownKid}`, now + 2000)).toMatchObject({ reason: "unknown signing key" });
+    expect(await authorize(`Bearer ${unknownKid}`, now + 2000)).toMatchObject({ reason: "unknown key" });
     expect(await keyFetches()).toBe(1);
     await authorize(`Bearer ${unknownKid}`, now + 6 * 60 * 1000);
     expect(await keyFetches()).toBe(2);
@@ -129,17 +137,15 @@ describe("Bot Framework token (signed by the fake Bot Connector's own key, fetch
 
   it("refuses an unsigned (alg none) token whatever its claims", async () => {
     const part = (value: object) => toBase64Url(new TextEncoder().encode(JSON.stringify(value)));
-    const token = `${part({ alg: "none", kid: "fake-msteams-key" })}.${part({ iss: "https://api.botframework.com", aud: APP_ID, exp: 9e9 })}.`;
-    expect(await authorize(`Bearer ${token}`)).toMatchObject({ ok: false, reason: "algorithm none not accepted" });
+    const token = `${part({ alg: "none", kid: "fake-msteams-key" })}.${part({ iss: "https://api.botframework.com", aud: APP_ID, exp: 9e9 })}.c2ln`;
+    expect(await authorize(`Bearer ${token}`)).toMatchObject({ ok: false, reason: "unsupported algorithm" });
   });
 
-  it("allows the SDKs' 5-minute clock skew on expiry and not-before, and no more", () => {
-    const claims = { iss: "https://api.botframework.com", aud: APP_ID, exp: 1000, nbf: 900 };
-    expect(checkClaims(claims, APP_ID, 1000_000 + TOKEN_CLOCK_SKEW_MS - 1).ok).toBe(true);
-    expect(checkClaims(claims, APP_ID, 1000_000 + TOKEN_CLOCK_SKEW_MS + 1)).toMatchObject({ reason: "token expired" });
-    expect(checkClaims(claims, APP_ID, 900_000 - TOKEN_CLOCK_SKEW_MS - 1)).toMatchObject({
-      reason: "token not yet valid",
-    });
+  it("allows the SDKs' 5-minute clock skew on expiry and not-before, and no more", async () => {
+    const token = `Bearer ${await signed({ exp: 1000, nbf: 900 })}`;
+    expect((await authorize(token, 1000_000 + TOKEN_CLOCK_SKEW_MS - 1000)).ok).toBe(true);
+    expect(await authorize(token, 1000_000 + TOKEN_CLOCK_SKEW_MS + 1000)).toMatchObject({ reason: "expired" });
+    expect(await authorize(token, 900_000 - TOKEN_CLOCK_SKEW_MS - 1000)).toMatchObject({ reason: "not yet valid" });
   });
 });
 
@@ -396,12 +402,32 @@ describe("sending through the fake Bot Connector", () => {
     expect((await calls()).filter((call) => call.kind === "activity").map((call) => call.status)).toEqual([500, 201]);
   });
 
+  it("a refused app password is an auth failure channels.status names (msteams answered 401), without the password", async () => {
+    const outcome = await connector(undefined, "not-the-password")
+      .sender()
+      .send({ target: target(), message: "hi", kind: "channel-reply" }, 0);
+    expect(outcome).toMatchObject({
+      partsSent: 0,
+      error: expect.stringMatching(/^msteams answered 401: token endpoint/),
+    });
+    expect(isAuthFailure("msteams", outcome.error!)).toBe(true);
+    expect(outcome.error).not.toContain("not-the-password");
+  });
+
   it("sends nothing, not even a token request, to a serviceUrl that is not a Bot Connector", async () => {
     const outcome = await connector(() => "https://attacker.example/")
       .sender()
       .send({ target: target(), message: "hi", kind: "channel-reply" }, 0);
     expect(outcome).toMatchObject({ partsSent: 0, error: "serviceUrl host attacker.example is not a Bot Connector" });
     expect(await calls()).toEqual([]);
+  });
+
+  it("names a conversation as a session's route, OpenClaw's `conversation:` target or its id; a user is no conversation", () => {
+    expect(conversationIdOf("msteams:conversation:19:General@thread.tacv2")).toBe("19:General@thread.tacv2");
+    expect(conversationIdOf("conversation:a:1DM")).toBe("a:1DM");
+    expect(conversationIdOf("a:1DM")).toBe("a:1DM");
+    expect(conversationIdOf("user:AAD-Alice")).toBeNull();
+    expect(conversationIdOf("+15551234567")).toBeNull();
   });
 
   it("sends the typing activity to the conversation", async () => {
@@ -446,13 +472,24 @@ describe("the inbound adapter", () => {
 describe("conversation references (the serviceUrl a reply goes to)", () => {
   it("keeps each conversation's latest serviceUrl, an older activity not overwriting a newer one", async () => {
     const storage = new MemoryStorage();
-    migrate(storage.asStorage, [MSTEAMS_CONVERSATIONS_SCHEMA]);
-    const store = new MsTeamsConversationStore(storage.sql);
-    expect(await store.serviceUrl("a:1DM")).toBeNull();
-    store.remember("a:1DM", "https://smba.trafficmanager.net/amer/", 2);
-    store.remember("a:1DM", "https://smba.trafficmanager.net/emea/", 1);
-    expect(await store.serviceUrl("a:1DM")).toBe("https://smba.trafficmanager.net/amer/");
-    store.remember("a:1DM", "https://smba.trafficmanager.net/emea/", 3);
-    expect(await store.serviceUrl("a:1DM")).toBe("https://smba.trafficmanager.net/emea/");
+    migrate(storage.asStorage, [CONVERSATION_REFERENCE_SCHEMA]);
+    const store = new ConversationReferenceStore(storage.sql);
+    expect(await store.reference("msteams", "a:1DM")).toBeNull();
+    store.remember("msteams", "a:1DM", "https://smba.trafficmanager.net/amer/", 2);
+    store.remember("msteams", "a:1DM", "https://smba.trafficmanager.net/emea/", 1);
+    expect(await store.reference("msteams", "a:1DM")).toBe("https://smba.trafficmanager.net/amer/");
+    store.remember("msteams", "a:1DM", "https://smba.trafficmanager.net/emea/", 3);
+    expect(await store.reference("msteams", "a:1DM")).toBe("https://smba.trafficmanager.net/emea/");
+    expect(await store.reference("other", "a:1DM")).toBeNull();
+  });
+
+  it("is bounded: past its limit the least recently seen conversation is forgotten", async () => {
+    const storage = new MemoryStorage();
+    migrate(storage.asStorage, [CONVERSATION_REFERENCE_SCHEMA]);
+    const store = new ConversationReferenceStore(storage.sql, Date.now, 3);
+    for (let i = 1; i <= 4; i++) store.remember("msteams", `c${i}`, `https://smba.trafficmanager.net/${i}/`, i);
+    expect(await store.reference("msteams", "c1")).toBeNull();
+    expect(await store.reference("msteams", "c4")).toBe("https://smba.trafficmanager.net/4/");
+    expect(storage.sql.exec("SELECT COUNT(*) AS n FROM channel_conversation_references").one().n).toBe(3);
   });
 });

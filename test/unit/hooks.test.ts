@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatLongUtc, hookPrompt, systemEventLine } from "../../src/hooks/hook-prompt";
+import { hookPrompt, systemEventLine } from "../../src/hooks/hook-prompt";
 import {
   agentHookRequest,
   applyMapping,
@@ -8,6 +8,7 @@ import {
   presentedHookToken,
 } from "../../src/hooks/hook-request";
 import { renderTemplate, valueAt } from "../../src/hooks/hook-templates";
+import { formatLongUtc } from "../../src/util/utc-text";
 
 /** The hooks' pure rules: templates, the prompt wrapper, request and session-key checks. */
 

@@ -1,6 +1,13 @@
 import { createVerify } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { decodeJwt, importCertificateKey, signRs256Jwt, verifyRs256Jwt } from "../../src/util/jwt-rs256";
+import {
+  decodeJwt,
+  importCertificateKey,
+  importRsaJwk,
+  signRs256Jwt,
+  verifyRs256Jwt,
+  verifyRs256JwtWith,
+} from "../../src/util/jwt-rs256";
 import { b64url, makeKeyAndCert, referenceToken } from "./support/rs256-fixture";
 
 const NOW_S = 1_795_884_736;
@@ -25,6 +32,25 @@ describe("verifyRs256Jwt", () => {
       expect_,
     );
     expect(result).toEqual({ ok: true, claims, kid: "k1" });
+  });
+
+  it("verifies with a key set published as JWKS (the Bot Framework's) through the same rules", async () => {
+    const rsa = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" };
+    const params = { ...rsa, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) };
+    const pair = (await crypto.subtle.generateKey(params, true, ["sign", "verify"])) as CryptoKeyPair;
+    const jwk = (await crypto.subtle.exportKey("jwk", pair.publicKey)) as JsonWebKey;
+    const signedPart = `${b64url({ alg: "RS256", kid: "k1" })}.${b64url(claims)}`;
+    const signature = await crypto.subtle.sign(rsa, pair.privateKey, new TextEncoder().encode(signedPart));
+    const token = `${signedPart}.${Buffer.from(signature).toString("base64url")}`;
+    const keyFor = async (kid: string | undefined) => (kid === "k1" ? importRsaJwk(jwk) : null);
+    expect(await verifyRs256JwtWith(token, keyFor, expect_)).toEqual({ ok: true, claims, kid: "k1" });
+    const forged = referenceToken(claims, other.privateKeyPem);
+    expect(await verifyRs256JwtWith(forged, keyFor, expect_)).toEqual({ ok: false, reason: "invalid signature" });
+    expect(await importRsaJwk({ kty: "EC", crv: "P-256", x: "AA", y: "AA" })).toBeNull();
+    const unreachable = async () => {
+      throw new Error("keys unreachable");
+    };
+    await expect(verifyRs256JwtWith(token, unreachable, expect_)).rejects.toThrow("keys unreachable");
   });
 
   it("extracts a public key WebCrypto can import from an openssl certificate", async () => {

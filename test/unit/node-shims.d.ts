@@ -49,3 +49,17 @@ declare module "node:net" {
     listen(port: number, host: string, ready: () => void): { address(): unknown; close(done: () => void): void };
   };
 }
+declare module "node:http" {
+  export type IncomingMessage = { url?: string; on(event: "data" | "end", listener: (chunk?: unknown) => void): void };
+  export type ServerResponse = {
+    writeHead(status: number, headers: Record<string, string>): void;
+    write(data: string): void;
+    end(data?: string): void;
+  };
+  export type Server = {
+    listen(port: number, host: string, ready: () => void): Server;
+    address(): unknown;
+    close(done: () => void): void;
+  };
+  export function createServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Server;
+}

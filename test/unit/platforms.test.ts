@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { adminLabels, PAIRING_CHANNELS } from "../../src/channels/channel-admin";
 import type { InboundHost } from "../../src/channels/channel-registry";
+import { catalogueMeta, NOT_SERVED_DETAIL } from "../../src/channels/control-ui-catalogue";
 import type { ChatPlatform } from "../../src/channels/platform";
 import { CHANNEL_NAMES, inboundAdapters, PLATFORMS } from "../../src/channels/platforms";
+import { setupFor } from "../../src/channels/setup-steps";
 import { HOOK_CHANNELS } from "../../src/hooks/hook-request";
 import { configOutboundRefusal } from "../../src/policy/outbound-url";
 import {
@@ -88,7 +90,7 @@ describe("the platform registry", () => {
       senderLabel: "dummyUserId",
       mode: "webhook",
       pairing: true,
-      ingress: { defaultPath: "/dummychat", verification: "jwt", updateId: "id" },
+      ingress: { defaultPath: "/dummychat", verification: "jwt", updateId: "id", webhook: async () => null },
       inbound: () => ({}) as never,
       sender: async () => null,
     };
@@ -104,5 +106,40 @@ describe("the platform registry", () => {
     const labels = adminLabels([...PLATFORMS, dummy]);
     expect(labels.channelLabels.dummychat).toBe("Dummy Chat");
     expect(labels.pairingChannels).toContain("dummychat");
+    // Channels › Set up for free: its secrets asked, its URL to paste; its card listed as served.
+    const setup = setupFor(dummy);
+    expect(setup.fields.map((field) => field.key)).toEqual(["apiToken"]);
+    expect(setup.webhook.kind).toBe("paste");
+    const meta = catalogueMeta([...PLATFORMS, dummy]);
+    expect(meta.find((card) => card.id === "dummychat")).toEqual({ id: "dummychat", label: "Dummy Chat" });
+  });
+
+  it("every served platform has Set up steps, and the Control UI's other catalogue cards are marked unserved", () => {
+    for (const platform of PLATFORMS as readonly ChatPlatform[]) {
+      const setup = setupFor(platform);
+      expect(setup.fields.length, platform.name).toBeGreaterThan(0);
+      // Each field is a key of the platform's config block.
+      for (const field of setup.fields)
+        expect(platform.config.schema.safeParse({ [field.key]: 1 }).success, `${platform.name}.${field.key}`).toBe(
+          false,
+        );
+    }
+    const meta = catalogueMeta(PLATFORMS as readonly ChatPlatform[]);
+    const served = new Set<string>(CHANNEL_NAMES);
+    for (const card of meta) {
+      if (served.has(card.id)) expect(card).not.toHaveProperty("detailLabel");
+      else expect(card).toMatchObject({ detailLabel: NOT_SERVED_DETAIL });
+    }
+    expect(meta.map((card) => card.id)).toEqual(expect.arrayContaining(["discord", "signal", "imessage", "nostr"]));
+    // A descriptor without `setup` (LINE, Teams here): the keys its schema requires, then its secrets.
+    const teams = (PLATFORMS as readonly ChatPlatform[]).find((platform) => platform.name === "msteams");
+    if (teams && !teams.setup) {
+      expect(setupFor(teams).fields.map((field) => [field.key, field.message])).toEqual([
+        ["appId", "Enter Microsoft Teams app id"],
+        ["appPassword", "Enter Microsoft Teams app password"],
+      ]);
+    }
+    const line = (PLATFORMS as readonly ChatPlatform[]).find((platform) => platform.name === "line");
+    if (line && !line.setup) expect(setupFor(line).fields[0]!.message).toBe("Enter LINE channel access token");
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { LiveEvent } from "../../src/contracts/tenant-api";
+import { WATCHDOG_MS } from "../../src/runs/run-lifecycle";
 import type { RunnerOutcome } from "../../src/runs/runners/runner";
 import { deferred, reply, sessionWorld, settle } from "./support/session-world";
 
@@ -160,6 +161,22 @@ describe("run lifecycle over in-memory ports", () => {
     expect(after.attempts).toEqual(["r1"]);
     expect(after.messages().filter((m) => m.role === "assistant")).toHaveLength(1);
     expect(after.store.runs.get("r1")?.attempts).toBe(2);
+  });
+
+  it("arms the watchdog at its period, WATCHDOG_MS or the deployment's RUN_WATCHDOG_MS", async () => {
+    const hang = async () => new Promise<RunnerOutcome>(() => {});
+    for (const [watchdogMs, expected] of [
+      [undefined, WATCHDOG_MS],
+      [5_000, 5_000],
+    ] as const) {
+      const { session } = sessionWorld(hang, { watchdogMs });
+      const startedAt = Date.now();
+      session.start("r1", "question");
+      await settle();
+      const due = session.timers.nextDue() ?? 0;
+      expect(due - startedAt).toBeGreaterThanOrEqual(expected);
+      expect(due - startedAt).toBeLessThan(expected + 1_000);
+    }
   });
 
   it("gives a run up as `error` once it was interrupted three times, and starts the run queued behind it", async () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { accountSendStatus, isAuthFailure, type SendHealth, withSendResult } from "../../src/channels/send-health";
+import {
+  accountSendStatus,
+  isAuthFailure,
+  SENT_AT_WRITE_EVERY_MS,
+  type SendHealth,
+  sendHealthWorthWriting,
+  withSendResult,
+} from "../../src/channels/send-health";
 
 // What channels.status says of a channel account from the outbox's send results (OpenClaw's
 // `lastError` and `statusIssues`): auth failures recognised per platform and shown first.
@@ -37,5 +44,18 @@ describe("channel send health", () => {
       lastOutboundAt: T0 + 2000,
       issues: [],
     });
+  });
+});
+
+describe("sendHealthWorthWriting (a row per send only when it tells something new)", () => {
+  it("writes a change of failures at once, a success only a minute after the stored one", () => {
+    const at = 1_800_000_000_000;
+    expect(sendHealthWorthWriting({}, { lastSentAt: at })).toBe(true);
+    expect(sendHealthWorthWriting({ lastSentAt: at }, { lastSentAt: at + 5_000 })).toBe(false);
+    expect(sendHealthWorthWriting({ lastSentAt: at }, { lastSentAt: at + SENT_AT_WRITE_EVERY_MS })).toBe(true);
+    const failed = { lastSentAt: at, lastFailure: { error: "telegram answered 500", at: at + 1 } };
+    expect(sendHealthWorthWriting({ lastSentAt: at }, failed)).toBe(true);
+    // A success after a failure clears it: written, whatever the time.
+    expect(sendHealthWorthWriting(failed, { lastSentAt: at + 2 })).toBe(true);
   });
 });

@@ -72,10 +72,11 @@ describe("addressed commands", () => {
     expect(channelCommand("/status@other_bot")).toBeNull();
   });
 
-  it("a Slack mention before the command is not part of it; /stop and /send stay text", () => {
+  it("a Slack mention before the command is not part of it; /stop is a command, /send stays text", () => {
     expect(channelCommand("<@U0BOT> /status")).toEqual({ name: "status", args: "" });
     expect(channelCommand("/new hello there")).toEqual({ name: "new", args: "hello there" });
-    expect(channelCommand("/stop")).toBeNull();
+    expect(channelCommand("/stop")).toEqual({ name: "stop", args: "" });
+    expect(channelCommand("/send on")).toBeNull();
     expect(channelCommand("/sendx")).toBeNull();
   });
 });

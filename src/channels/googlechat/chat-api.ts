@@ -42,20 +42,36 @@ export class ChatApi {
     await this.call("PATCH", `${this.apiRoot}/v1/${messageName}?updateMask=text`, { text });
   }
 
-  private async call(method: string, url: string, payload: unknown): Promise<Record<string, unknown>> {
+  /** One call, its status and JSON body answered as they came (a network failure throws). */
+  async request(
+    method: "POST" | "PATCH",
+    url: string,
+    payload: unknown,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
     const response = await this.fetchApi(url, {
       method,
       headers: { authorization: `Bearer ${await this.accessToken()}`, "content-type": "application/json" },
       body: JSON.stringify(payload),
     });
     const text = await response.text();
-    if (!response.ok) throw new Error(`Chat API ${method} answered ${response.status}`);
     try {
       const parsed: unknown = JSON.parse(text);
-      return parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
+      const body = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
+      return { status: response.status, body };
     } catch {
-      return {};
+      return { status: response.status, body: {} };
     }
+  }
+
+  /** The API's URL of a space's messages, or of one message (`spaces/…/messages/…`). */
+  url(resource: string, query = ""): string {
+    return `${this.apiRoot.replace(/\/+$/, "")}/v1/${resource}${query}`;
+  }
+
+  private async call(method: "POST" | "PATCH", url: string, payload: unknown): Promise<Record<string, unknown>> {
+    const answer = await this.request(method, url, payload);
+    if (answer.status < 200 || answer.status > 299) throw new Error(`Chat API ${method} answered ${answer.status}`);
+    return answer.body;
   }
 }
 

@@ -1,8 +1,8 @@
 import type { DM_POLICIES } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundDecision } from "../adapter";
-import { directRefusal, ignore, replyTurn } from "../inbound-decision";
-import { directSessionKey, groupSessionKey } from "../session-route";
+import { directTurn, ignore, replyTurn } from "../inbound-decision";
+import { groupSessionKey } from "../session-route";
 import type { GoogleChatEvent } from "./event";
 
 /**
@@ -63,12 +63,24 @@ export function decideGoogleChat(input: GoogleChatRoutingInput): InboundDecision
   const text = message.argumentText ?? message.text ?? "";
   if (text.trim() === "") return ignore("no text");
   const direct = space.type === "DM" || space.spaceType === "DIRECT_MESSAGE" || space.singleUserBotDm === true;
-  const ctx = { input, spaceName: space.name, senderId: sender.name, text: message.text ?? text };
+  const ctx = {
+    input,
+    spaceName: space.name,
+    senderId: sender.name,
+    text: message.text ?? text,
+    messageName: message.name,
+  };
   if (direct) return decideDirect(ctx, sender.displayName, sender.email);
   return decideSpace(ctx, space.displayName, message.annotations ?? []);
 }
 
-type Context = { input: GoogleChatRoutingInput; spaceName: string; senderId: string; text: string };
+type Context = {
+  input: GoogleChatRoutingInput;
+  spaceName: string;
+  senderId: string;
+  text: string;
+  messageName: string;
+};
 
 function listed(list: readonly string[] | undefined, senderId: string): boolean {
   if (!list) return false;
@@ -78,8 +90,9 @@ function listed(list: readonly string[] | undefined, senderId: string): boolean 
 
 function decideDirect(ctx: Context, displayName?: string, email?: string): InboundDecision {
   const { input, senderId, spaceName } = ctx;
-  const sender = { listed: listed(input.access.allowFrom, senderId), approved: input.approved.has(senderId) };
-  const refused = directRefusal(input.access.dmPolicy, sender, () => ({
+  return directTurn({
+    policy: input.access.dmPolicy,
+    sender: { listed: listed(input.access.allowFrom, senderId), approved: input.approved.has(senderId) },
     senderId,
     chatId: spaceName,
     meta: {
@@ -87,24 +100,15 @@ function decideDirect(ctx: Context, displayName?: string, email?: string): Inbou
       ...(email ? { email } : {}),
       accountId: GOOGLECHAT_ACCOUNT,
     },
-  }));
-  if (refused) return refused;
-  const sessionKey = directSessionKey({
     config: input.config,
     agentId: input.agentId,
     channel: GOOGLECHAT,
     accountId: GOOGLECHAT_ACCOUNT,
-    peerId: senderId,
-  });
-  // The route is the DM space, not the user (recorded deliveryContext.to).
-  const replyTarget = { channel: GOOGLECHAT, to: `${GOOGLECHAT}:${spaceName}`, accountId: GOOGLECHAT_ACCOUNT };
-  return replyTurn({
-    sessionKey,
+    // The route is the DM space, not the user (recorded deliveryContext.to).
+    to: `${GOOGLECHAT}:${spaceName}`,
     text: ctx.text,
-    senderId,
-    chatType: "direct",
-    replyTarget,
-    ack: { chatId: spaceName },
+    // The acknowledgement is the typing placeholder, named after this message (sender.ts).
+    ack: { chatId: spaceName, reactToMessageId: ctx.messageName },
   });
 }
 
@@ -139,6 +143,6 @@ function decideSpace(
     chatType: "channel",
     ...(displayName !== undefined ? { displayName } : {}),
     replyTarget,
-    ack: { chatId: spaceName },
+    ack: { chatId: spaceName, reactToMessageId: ctx.messageName },
   });
 }

@@ -1,8 +1,8 @@
+import type { LineConfig } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundDecision } from "../adapter";
 import { directTurn, ignore, replyTurn } from "../inbound-decision";
 import { groupSessionKey } from "../session-route";
-import type { LineConfig } from "./config";
 import type { LineEvent } from "./events";
 
 /**

@@ -1,20 +1,47 @@
 import { defaultAgentId } from "../../policy/agent-config";
+import type { OutboundPolicy } from "../../policy/outbound-url";
+import type { MsTeamsConfig } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
-import { type MsTeamsConfig, msTeamsActivitySchema } from "../../protocol/msteams";
+import { msTeamsActivitySchema } from "../../protocol/msteams";
 import type { InboundAdapter } from "../adapter";
-import { splitConversationId } from "./activity";
-import type { MsTeamsConnector } from "./connector";
+import { channelCredential, type SecretResolver } from "../channel-registry";
+import type { ConversationReferences } from "../conversation-reference-store";
+import { MSTEAMS, splitConversationId } from "./activity";
+import { defaultTokenUrl, MsTeamsConnector } from "./connector";
 import { msTeamsPairingMessage } from "./format";
 import { decideMsTeams } from "./routing";
 
-/**
- * What the Teams adapter needs from its host: the tenant's `channels.msteams` (until the config
- * schema carries it, the host reads it) and the tenant's Bot Connector client (secrets resolved).
- */
+/** The tenant's Bot Connector client, when Teams is enabled and has its app password. */
+export async function msTeamsConnectorOf(
+  config: TenantConfig,
+  resolve: SecretResolver,
+  outbound: OutboundPolicy,
+  conversations: ConversationReferences | undefined,
+): Promise<MsTeamsConnector | null> {
+  const msteams = config.channels?.msteams;
+  if (!msteams || msteams.enabled === false || !conversations) return null;
+  const tokenUrl = msteams.tokenUrl ?? defaultTokenUrl(msteams.tenantId);
+  const appPassword = await channelCredential(msteams.appPassword, resolve, tokenUrl, outbound);
+  if (!appPassword) return null;
+  return new MsTeamsConnector(
+    {
+      appId: msteams.appId,
+      appPassword,
+      ...(msteams.tenantId ? { tenantId: msteams.tenantId } : {}),
+      ...(msteams.tokenUrl ? { tokenUrl: msteams.tokenUrl } : {}),
+      ...(msteams.apiRoot ? { apiRoot: msteams.apiRoot } : {}),
+    },
+    { serviceUrl: (conversationId) => conversations.reference(MSTEAMS, conversationId) },
+    outbound,
+    msteams.textChunkLimit,
+  );
+}
+
+/** What the Teams adapter needs from its host: the tenant's block, its Bot Connector client, the conversation memory. */
 export type MsTeamsAdapterPorts = {
   msteams(config: TenantConfig): MsTeamsConfig | undefined;
   connector(config: TenantConfig): Promise<MsTeamsConnector | null>;
-  /** Keeps the conversation's Bot Connector for its replies (conversation-store.ts). */
+  /** Keeps the conversation's Bot Connector for its replies (conversation-reference-store.ts). */
   remember(conversationId: string, serviceUrl: string): void;
 };
 

@@ -1,4 +1,4 @@
-import { fromBase64Url } from "../../util/encoding";
+import { importRsaJwk, type JwtRefusal, verifyRs256JwtWith } from "../../util/jwt-rs256";
 
 /**
  * The Bot Framework's JWT on an inbound activity (`Authorization: Bearer …`), checked as the
@@ -18,7 +18,7 @@ export type BotTokenClaims = { iss: string; aud: string; exp: number; nbf?: numb
 /** A public key of the published set, as JWKS lists it (Teams keys carry `endorsements`). */
 export type BotFrameworkJwk = JsonWebKey & { kid?: string; endorsements?: string[] };
 
-export type BotTokenVerdict = { ok: true; claims: BotTokenClaims } | { ok: false; reason: string };
+export type BotTokenVerdict = { ok: true; claims: BotTokenClaims } | { ok: false; reason: JwtRefusal };
 
 /** Reads `Bearer <jwt>` from an Authorization header value; null when absent or not a bearer. */
 export function bearerToken(header: string | null): string | null {
@@ -27,8 +27,10 @@ export function bearerToken(header: string | null): string | null {
 }
 
 /**
- * Verifies the token's signature and claims. `keyFor` finds the signing key by `kid` (null: no
- * such key, after any refresh the caller chooses to make).
+ * Verifies the token's signature and claims with the shared RS256 verifier
+ * (src/util/jwt-rs256.ts, as Google Chat's). `keyFor` finds the signing key by `kid` (null: no
+ * such key, after any refresh the caller chooses to make; it throws when the keys are
+ * unreachable).
  */
 export async function verifyBotToken(input: {
   token: string;
@@ -36,46 +38,21 @@ export async function verifyBotToken(input: {
   nowMs: number;
   keyFor: (kid: string) => Promise<BotFrameworkJwk | null>;
 }): Promise<BotTokenVerdict> {
-  const parts = input.token.split(".");
-  if (parts.length !== 3) return { ok: false, reason: "not a JWT" };
-  const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
-  const header = decodeJson(headerPart);
-  const claims = decodeJson(payloadPart);
-  if (!header || !claims) return { ok: false, reason: "unreadable token" };
-  if (header.alg !== "RS256") return { ok: false, reason: `algorithm ${String(header.alg)} not accepted` };
-  if (typeof header.kid !== "string") return { ok: false, reason: "no key id" };
-  const jwk = await input.keyFor(header.kid);
-  if (!jwk) return { ok: false, reason: "unknown signing key" };
-  const signature = fromBase64Url(signaturePart);
-  if (!signature) return { ok: false, reason: "unreadable signature" };
-  let valid = false;
-  try {
-    const key = await crypto.subtle.importKey(
-      "jwk",
-      { kty: jwk.kty, n: jwk.n, e: jwk.e },
-      { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
-      false,
-      ["verify"],
-    );
-    const signed = new TextEncoder().encode(`${headerPart}.${payloadPart}`);
-    valid = await crypto.subtle.verify("RSASSA-PKCS1-v1_5", key, signature, signed);
-  } catch {
-    return { ok: false, reason: "unusable signing key" };
-  }
-  if (!valid) return { ok: false, reason: "bad signature" };
-  return checkClaims(claims, input.appId, input.nowMs);
-}
-
-/** The claims' rules, once the signature holds. Pure. */
-export function checkClaims(claims: Record<string, unknown>, appId: string, nowMs: number): BotTokenVerdict {
-  if (claims.iss !== BOT_FRAMEWORK_ISSUER) return { ok: false, reason: "wrong issuer" };
-  const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-  if (!audiences.includes(appId)) return { ok: false, reason: "wrong audience" };
-  if (typeof claims.exp !== "number") return { ok: false, reason: "no expiry" };
-  if (claims.exp * 1000 + TOKEN_CLOCK_SKEW_MS < nowMs) return { ok: false, reason: "token expired" };
-  if (typeof claims.nbf === "number" && claims.nbf * 1000 - TOKEN_CLOCK_SKEW_MS > nowMs)
-    return { ok: false, reason: "token not yet valid" };
-  return { ok: true, claims: claims as BotTokenClaims };
+  const verdict = await verifyRs256JwtWith(
+    input.token,
+    async (kid) => {
+      if (kid === undefined) return null;
+      const jwk = await input.keyFor(kid);
+      return jwk ? importRsaJwk(jwk) : null;
+    },
+    {
+      audiences: [input.appId],
+      issuers: [BOT_FRAMEWORK_ISSUER],
+      nowSeconds: Math.floor(input.nowMs / 1000),
+      skewSeconds: TOKEN_CLOCK_SKEW_MS / 1000,
+    },
+  );
+  return verdict.ok ? { ok: true, claims: verdict.claims as BotTokenClaims } : verdict;
 }
 
 /**
@@ -94,16 +71,5 @@ function normalizeServiceUrl(value: string): string {
     return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`.toLowerCase();
   } catch {
     return value;
-  }
-}
-
-function decodeJson(part: string): Record<string, unknown> | null {
-  const bytes = fromBase64Url(part);
-  if (!bytes) return null;
-  try {
-    const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
   }
 }

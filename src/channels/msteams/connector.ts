@@ -77,9 +77,8 @@ export class MsTeamsConnector {
   }
 
   private async post(target: DeliveryTarget, parts: string[], fromPart: number): Promise<SendOutcome> {
-    const prefix = `${MSTEAMS}:conversation:`;
-    if (!target.to.startsWith(prefix)) return { partsSent: fromPart, error: `not a Teams target: ${target.to}` };
-    const conversationId = target.to.slice(prefix.length);
+    const conversationId = conversationIdOf(target.to);
+    if (!conversationId) return { partsSent: fromPart, error: `not a Teams conversation: ${target.to}` };
     const root = target.threadId !== undefined ? String(target.threadId) : undefined;
     const url = await this.activitiesUrl(conversationId, root);
     if (typeof url !== "string") return { partsSent: fromPart, error: url.error };
@@ -120,7 +119,8 @@ export class MsTeamsConnector {
       );
       if (response.ok) return null;
       if (response.status === 401) tokens.delete(this.tokenKey());
-      return `Bot Connector answered ${response.status}: ${(await response.text()).slice(0, 300)}`;
+      // `msteams answered <status>`: the form channels.status reads an auth failure from (send-health.ts).
+      return `${MSTEAMS} answered ${response.status}: Bot Connector: ${(await response.text()).slice(0, 300)}`;
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
     }
@@ -150,11 +150,26 @@ export class MsTeamsConnector {
       { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body },
       this.policy,
     );
-    if (!response.ok) throw new Error(`token endpoint answered ${response.status}`);
+    if (!response.ok) {
+      const refusal = (await response.text()).slice(0, 300);
+      // A 400/401 here is the app id or password refused: an auth failure in channels.status.
+      const status = response.status === 400 ? 401 : response.status;
+      throw new Error(`${MSTEAMS} answered ${status}: token endpoint: ${refusal}`);
+    }
     const answer = (await response.json()) as { access_token?: unknown; expires_in?: unknown };
     if (typeof answer.access_token !== "string") throw new Error("token endpoint gave no access_token");
     const lifetimeMs = (typeof answer.expires_in === "number" ? answer.expires_in : 3600) * 1000;
     tokens.set(key, { token: answer.access_token, expiresAtMs: this.now() + lifetimeMs });
     return answer.access_token;
   }
+}
+
+/**
+ * The conversation a target names: `msteams:conversation:<id>` (a session's route),
+ * `conversation:<id>` (OpenClaw's target form, as hooks and announces name it) or the id itself
+ * (`19:…`, `a:…`); null for another form (`user:<id>` needs a conversation first: not built).
+ */
+export function conversationIdOf(to: string): string | null {
+  const id = to.replace(new RegExp(`^${MSTEAMS}:`), "").replace(/^conversation:/, "");
+  return /^[0-9a-z]+:\S/i.test(id) && !/^user:/i.test(id) ? id : null;
 }

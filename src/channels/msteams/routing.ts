@@ -1,8 +1,9 @@
+import type { MsTeamsConfig } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
-import type { MsTeamsActivity, MsTeamsConfig } from "../../protocol/msteams";
+import type { MsTeamsActivity } from "../../protocol/msteams";
 import type { InboundDecision } from "../adapter";
-import { directRefusal, ignore, replyTurn } from "../inbound-decision";
-import { directSessionKey, groupSessionKey } from "../session-route";
+import { directTurn, ignore, replyTurn } from "../inbound-decision";
+import { groupSessionKey } from "../session-route";
 import { conversationKind, MSTEAMS, mentionsBot, messageText, senderIdOf, splitConversationId } from "./activity";
 
 /**
@@ -50,28 +51,19 @@ export function decideMsTeams(input: MsTeamsRoutingInput): InboundDecision {
 function decideDirect(input: MsTeamsRoutingInput, senderId: string, text: string): InboundDecision {
   const { activity, msteams } = input;
   const conversationId = splitConversationId(activity.conversation!.id).conversationId;
-  const sender = { listed: listed(msteams.allowFrom, activity), approved: input.approved.has(senderId) };
-  const refused = directRefusal(msteams.dmPolicy, sender, () => ({
+  return directTurn({
+    policy: msteams.dmPolicy,
+    sender: { listed: listed(msteams.allowFrom, activity), approved: input.approved.has(senderId) },
     senderId,
     chatId: conversationId,
     meta: { ...(activity.from?.name ? { name: activity.from.name } : {}), accountId: DEFAULT_ACCOUNT },
-  }));
-  if (refused) return refused;
-  const sessionKey = directSessionKey({
     config: input.config,
     agentId: input.agentId,
     channel: MSTEAMS,
     accountId: DEFAULT_ACCOUNT,
-    peerId: senderId,
-  });
-  return replyTurn({
-    sessionKey,
+    to: conversationTarget(conversationId),
     text,
-    senderId,
-    chatType: "direct",
     displayName: activity.from?.name ?? senderId,
-    replyTarget: { channel: MSTEAMS, to: conversationTarget(conversationId), accountId: DEFAULT_ACCOUNT },
-    ack: { chatId: conversationId },
   });
 }
 

@@ -4,7 +4,9 @@ import type { ChatPlatform } from "../platform";
 import { slackInbound } from "./adapter";
 import { DEFAULT_SLACK_WEBHOOK_PATH } from "./ingress";
 import { SLACK } from "./routing";
+import { slackSetup } from "./setup";
 import type { CachedSlackIdentity } from "./web-api";
+import { slackWebhook } from "./webhook";
 
 /** Slack (Events API over HTTP, v0 signature on the raw body). */
 export const slackPlatform = {
@@ -14,11 +16,18 @@ export const slackPlatform = {
   senderLabel: "slackUserId",
   mode: "http",
   pairing: true,
-  ingress: { defaultPath: DEFAULT_SLACK_WEBHOOK_PATH, verification: "raw-body-hmac", updateId: "event_id" },
+  setup: slackSetup,
+  ingress: {
+    defaultPath: DEFAULT_SLACK_WEBHOOK_PATH,
+    verification: "raw-body-hmac",
+    updateId: "event_id",
+    webhook: slackWebhook,
+  },
   inbound: (host) =>
     slackInbound({
       api: (config) => slackApiOf(config, host.resolve, host.outbound),
       identity: host.identity<CachedSlackIdentity>(SLACK),
+      ...(host.botThreads ? { threads: host.botThreads } : {}),
     }),
   sender: async (config, resolve, outbound) => (await slackApiOf(config, resolve, outbound))?.sender() ?? null,
 } as const satisfies ChatPlatform;

@@ -1,11 +1,11 @@
 import type { SlackConfig, SlackEnvelope, SlackMessageEvent } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundDecision } from "../adapter";
-import { withMedia } from "../debounce";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
 import { slackChannelRowFields, slackEnvelope } from "./context";
-import { slackMediaLines, slackTurnText } from "./media-text";
+import { slackTurnText } from "./media-text";
+import { isThreadFollowUp } from "./threads";
 
 /**
  * Who may talk to the Slack app and which session a message lands in, as the real gateway
@@ -35,6 +35,8 @@ export type SlackRoutingInput = {
   channelName?: string;
   /** The sender's display name (`users.info`), when known: the envelope names the sender. */
   senderName?: string;
+  /** Whether the bot posted in the thread the message replies in (slack/threads.ts). */
+  botPostedInThread?: boolean;
 };
 
 /**
@@ -64,10 +66,9 @@ export function decideSlack(input: SlackRoutingInput): InboundDecision {
   if (!event.user || !event.channel || !event.ts) return ignore("no sender, channel or ts");
   const text = slackTurnText(event);
   if (text.trim() === "") return ignore("no text");
-  const hasMedia = slackMediaLines(event).length > 0;
-  if (isDirect(event)) return withMedia(decideDirect(input, event, text), hasMedia);
+  if (isDirect(event)) return decideDirect(input, event, text);
   if (event.channel_type === "mpim") return ignore("group DMs are not served");
-  return withMedia(decideChannel(input, event, text), hasMedia);
+  return decideChannel(input, event, text);
 }
 
 function isDirect(event: SlackMessageEvent): boolean {
@@ -122,8 +123,17 @@ function decideChannel(input: SlackRoutingInput, event: SlackMessageEvent, text:
     return ignore("sender not allowed in channel");
   const requireMention = entry?.requireMention ?? slack.requireMention ?? true;
   const mentioned = event.type === "app_mention" || text.includes(`<@${input.bot.userId}>`);
-  if (requireMention && !mentioned) return ignore("no mention");
   const threadTs = event.thread_ts && event.thread_ts !== event.ts ? event.thread_ts : undefined;
+  // A reply in one of the bot's threads addresses it without a new mention (OpenClaw's implicit mention).
+  const followUp =
+    !mentioned &&
+    isThreadFollowUp({
+      ...(threadTs ? { threadTs } : {}),
+      ...(typeof event.parent_user_id === "string" ? { parentUserId: event.parent_user_id } : {}),
+      botUserId: input.bot.userId,
+      botPostedInThread: input.botPostedInThread === true,
+    });
+  if (requireMention && !mentioned && !followUp) return ignore("no mention");
   const sessionKey = groupSessionKey({
     agentId: input.agentId,
     channel: SLACK,
@@ -143,8 +153,8 @@ function decideChannel(input: SlackRoutingInput, event: SlackMessageEvent, text:
     senderId: event.user!,
     chatType: "channel",
     replyTarget,
-    // The 👀 reaction answers a mention, required or not (OpenClaw's "group-mentions" scope, recorded).
-    ack: { chatId: channelId, ...(mentioned ? { reactToMessageId: event.ts! } : {}) },
+    // The 👀 reaction answers a mention, required or not, explicit or a thread follow-up (OpenClaw's "group-mentions" scope).
+    ack: { chatId: channelId, ...(mentioned || followUp ? { reactToMessageId: event.ts! } : {}) },
     context: {
       envelope: envelopeOf(input, event, text, false, mentioned),
       rowFields: input.channelName ? slackChannelRowFields(channelId, input.channelName, input.bot, SLACK_ACCOUNT) : {},

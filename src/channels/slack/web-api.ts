@@ -70,6 +70,33 @@ export class SlackWebApi {
     }
   }
 
+  /**
+   * Where a shared file is downloaded from (`files.info`'s `url_private_download`, else
+   * `url_private`) and the bot token that reads it. The token goes only to Slack's own hosts
+   * (https `*.slack.com`) or the configured apiRoot's origin (a proxy, the test peer): a file
+   * URL elsewhere is refused, as the token would leak with it.
+   */
+  async fileDownload(fileId: string): Promise<{ url: string; headers: Record<string, string> }> {
+    const answer = await this.call("files.info", { file: fileId });
+    if (!answer.ok) throw new Error(`slack files.info answered ${answer.error ?? answer.status}`);
+    const file = answer.body.file as { url_private_download?: unknown; url_private?: unknown } | undefined;
+    const url = typeof file?.url_private_download === "string" ? file.url_private_download : file?.url_private;
+    if (typeof url !== "string") throw new Error("slack files.info answered no url_private");
+    if (!this.mayReceiveToken(url)) throw new Error("slack file URL is not on a Slack host");
+    return { url, headers: { authorization: `Bearer ${this.token}` } };
+  }
+
+  private mayReceiveToken(url: string): boolean {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return false;
+    }
+    if (parsed.origin === new URL(this.apiRoot).origin) return true;
+    return parsed.protocol === "https:" && (parsed.hostname === "slack.com" || parsed.hostname.endsWith(".slack.com"));
+  }
+
   /** A digest of the token, so a cached identity is dropped when the token changes. */
   async tokenDigest(): Promise<string> {
     const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(this.token));
@@ -116,16 +143,24 @@ export class SlackWebApi {
       send: (delivery, fromPart) =>
         delivery.kind === PAIRING_KIND
           ? this.post(delivery.target, [delivery.message], fromPart)
-          : this.post(
-              delivery.target,
-              chunkText(delivery.message, this.chunkChars).map(markdownToSlackMrkdwn),
-              fromPart,
-            ),
+          : delivery.blocks
+            ? // A Block Kit message (the status card) is one post: its text is the fallback, sent as is.
+              this.post(delivery.target, [delivery.message], fromPart, delivery.blocks)
+            : this.post(
+                delivery.target,
+                chunkText(delivery.message, this.chunkChars).map(markdownToSlackMrkdwn),
+                fromPart,
+              ),
     };
   }
 
   /** Posts `parts` from `fromPart` on, in order; stops at the first failure and says how many are out. */
-  private async post(target: DeliveryTarget, parts: string[], fromPart: number): Promise<SendOutcome> {
+  private async post(
+    target: DeliveryTarget,
+    parts: string[],
+    fromPart: number,
+    blocks?: Record<string, unknown>[],
+  ): Promise<SendOutcome> {
     const route = parseSlackTarget(target);
     if (!route) return { partsSent: fromPart, error: `not a Slack target: ${target.to}` };
     const channel = route.channel ?? (await this.openDirect(route.user!));
@@ -135,6 +170,7 @@ export class SlackWebApi {
         channel,
         text: parts[part]!,
         ...(route.threadTs ? { thread_ts: route.threadTs } : {}),
+        ...(blocks ? { blocks: JSON.stringify(blocks), mrkdwn: "false" } : {}),
         unfurl_links: "false",
       });
       if (!answer.ok)

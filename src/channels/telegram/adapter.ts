@@ -1,9 +1,10 @@
 import { defaultAgentId } from "../../policy/agent-config";
-import { telegramUpdateSchema } from "../../protocol/channels";
+import { type TelegramMessage, telegramUpdateSchema } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
-import type { InboundAdapter } from "../adapter";
+import type { InboundAdapter, InboundDecision } from "../adapter";
 import type { TelegramBotApi } from "./bot-api";
 import { pairingMessage } from "./format";
+import { telegramMediaRefs, telegramMediaSource } from "./media-download";
 import { type BotIdentity, decideTelegram } from "./routing";
 
 /** What the Telegram adapter needs from its host: the tenant's bot, and a place to remember its identity. */
@@ -21,7 +22,7 @@ export function telegramInbound(ports: TelegramAdapterPorts): InboundAdapter {
       if (!telegram || !bot) return null;
       const parsed = telegramUpdateSchema.safeParse(JSON.parse(body));
       if (!parsed.success) return { action: "ignore", reason: "not an update" };
-      return decideTelegram({
+      const decision = decideTelegram({
         update: parsed.data,
         telegram,
         config,
@@ -29,12 +30,26 @@ export function telegramInbound(ports: TelegramAdapterPorts): InboundAdapter {
         bot: await identityOf(bot, ports.identity),
         approved,
       });
+      return withMedia(decision, parsed.data.message);
+    },
+    async mediaSource(config) {
+      const bot = await ports.bot(config);
+      return bot ? telegramMediaSource(bot) : null;
     },
     async acknowledge(config, ack) {
       await (await ports.bot(config))?.acknowledge(ack);
     },
     pairingMessage,
   };
+}
+
+/** A turn of a message with files names them (fetched by the inbox before the run), its caption and its id. */
+function withMedia(decision: InboundDecision, message: TelegramMessage | undefined): InboundDecision {
+  if (decision.action !== "turn" || !message) return decision;
+  const media = telegramMediaRefs(message);
+  if (media.length === 0) return decision;
+  const captionText = message.caption ?? message.text ?? "";
+  return { action: "turn", turn: { ...decision.turn, media, captionText, messageId: message.message_id } };
 }
 
 /** The bot's id and username (mentions are matched against them), from getMe once per token. */

@@ -2,6 +2,7 @@ import type { DeliveryTarget } from "../../model/delivery";
 import type { OutboundPolicy } from "../../policy/outbound-url";
 import { guardedFetch } from "../../util/guarded-fetch";
 import { type ChannelAck, type ChannelSender, PAIRING_KIND, type SendOutcome } from "../adapter";
+import { MEDIA_WARNING_KIND } from "../inbound-media";
 import { chunkText, htmlToPlainText, markdownToTelegramHtml, TELEGRAM_CHUNK_CHARS } from "./format";
 import { type BotIdentity, GENERAL_TOPIC_ID } from "./routing";
 
@@ -79,6 +80,15 @@ export class TelegramBotApi {
     throw new Error(answer.ok ? "telegram getMe answered no bot id" : failure(answer));
   }
 
+  /** Where a file is downloaded from (`getFile`, then `<apiRoot>/file/bot<token>/<file_path>`); throws Telegram's refusal. */
+  async fileUrl(fileId: string): Promise<string> {
+    const answer = await this.call("getFile", { file_id: fileId });
+    const path = (answer.result as { file_path?: unknown } | undefined)?.file_path;
+    if (!answer.ok || typeof path !== "string")
+      throw new Error(answer.ok ? "telegram getFile answered no file_path" : failure(answer));
+    return `${this.apiRoot.replace(/\/+$/, "")}/file/bot${this.token}/${path}`;
+  }
+
   /** Typing and the 👀 reaction before a turn (best effort, as the real gateway). */
   async acknowledge(ack: ChannelAck): Promise<void> {
     const chatId = Number(ack.chatId);
@@ -118,12 +128,30 @@ export class TelegramBotApi {
     return {
       credentials: this.credentials,
       send: async (delivery, fromPart) => {
+        if (delivery.kind === MEDIA_WARNING_KIND) return this.sendWarning(delivery.target, delivery.message);
         if (delivery.kind !== PAIRING_KIND) return this.sendReply(delivery.target, delivery.message, fromPart);
         const route = parseTelegramTarget(delivery.target);
         if (!route) return { partsSent: 0, error: `not a Telegram target: ${delivery.target.to}` };
         return this.sendHtml(route.chatId, delivery.message);
       },
     };
+  }
+
+  /** A warning about a message, as OpenClaw sends it: plain text, a reply to that message (it may be gone). */
+  async sendWarning(target: DeliveryTarget, text: string): Promise<SendOutcome> {
+    const route = parseTelegramTarget(target);
+    if (!route) return { partsSent: 0, error: `not a Telegram target: ${target.to}` };
+    const answer = await this.call("sendMessage", {
+      chat_id: Number(route.chatId),
+      text,
+      ...(route.threadId !== undefined && route.threadId !== GENERAL_TOPIC_ID
+        ? { message_thread_id: route.threadId }
+        : {}),
+      ...(target.replyToMessageId !== undefined
+        ? { reply_parameters: { message_id: target.replyToMessageId, allow_sending_without_reply: true } }
+        : {}),
+    });
+    return answer.ok ? { partsSent: 1 } : { partsSent: 0, error: failure(answer), ...retryAfter(answer) };
   }
 
   /**

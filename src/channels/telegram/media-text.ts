@@ -8,16 +8,23 @@ import { z } from "zod";
  * caption was dropped as "no text". Pure: the message comes in, text goes out.
  */
 
-const photoSize = z.looseObject({ width: z.number(), height: z.number(), file_size: z.number().optional() });
+const photoSize = z.looseObject({
+  file_id: z.string().optional(),
+  width: z.number(),
+  height: z.number(),
+  file_size: z.number().optional(),
+});
 const file = z.looseObject({
+  file_id: z.string().optional(),
+  file_size: z.number().optional(),
   mime_type: z.string().optional(),
   file_name: z.string().optional(),
   duration: z.number().optional(),
   width: z.number().optional(),
   height: z.number().optional(),
 });
-/** The media fields of a Bot API `Message` this service reads (all optional; unknown keys kept). */
-const telegramMediaSchema = z.looseObject({
+/** The media fields of a Bot API `Message` this service reads (all optional; unknown keys kept); media-download.ts reads the file ids. */
+export const telegramMediaSchema = z.looseObject({
   photo: z.array(photoSize).optional(),
   document: file.optional(),
   voice: file.optional(),
@@ -25,8 +32,9 @@ const telegramMediaSchema = z.looseObject({
   video: file.optional(),
   video_note: file.optional(),
   animation: file.optional(),
-  sticker: z.looseObject({ emoji: z.string().optional() }).optional(),
+  sticker: file.extend({ emoji: z.string().optional() }).optional(),
 });
+export type TelegramFile = z.infer<typeof file>;
 
 /** Telegram sends photos as JPEG (the Bot API re-encodes them). */
 const PHOTO_MIME = "image/jpeg";

@@ -4,6 +4,8 @@ import type { ChatPlatform } from "../platform";
 import { telegramInbound } from "./adapter";
 import { DEFAULT_WEBHOOK_PATH } from "./ingress";
 import { type BotIdentity, TELEGRAM } from "./routing";
+import { telegramSetup } from "./setup";
+import { telegramWebhook } from "./webhook";
 
 /** Telegram (Bot API webhook, secret header checked before the body). */
 export const telegramPlatform = {
@@ -13,7 +15,13 @@ export const telegramPlatform = {
   senderLabel: "telegramUserId",
   mode: "webhook",
   pairing: true,
-  ingress: { defaultPath: DEFAULT_WEBHOOK_PATH, verification: "header", updateId: "update_id" },
+  setup: telegramSetup,
+  ingress: {
+    defaultPath: DEFAULT_WEBHOOK_PATH,
+    verification: "header",
+    updateId: "update_id",
+    webhook: telegramWebhook,
+  },
   inbound: (host) =>
     telegramInbound({
       bot: (config) => telegramBotOf(config, host.resolve, host.outbound),

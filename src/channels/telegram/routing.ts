@@ -2,11 +2,10 @@ import type { TelegramConfig, TelegramMessage, TelegramUpdate } from "../../prot
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundDecision } from "../adapter";
 import { addressedCommand } from "../chat-command-turn";
-import { withMedia } from "../debounce";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
 import { telegramEnvelope, telegramRowFields } from "./context";
-import { telegramMediaLines, telegramTurnText } from "./media-text";
+import { telegramTurnText } from "./media-text";
 
 /**
  * Who may talk to the Telegram bot and which session a message lands in, as the real gateway
@@ -42,7 +41,7 @@ export function decideTelegram(input: RoutingInput): InboundDecision {
   }
   const message = input.update.message;
   if (!message) return ignore("not a new message (edits and other updates are not turns)");
-  return withMedia(decideMessage(input, message, false), telegramMediaLines(message).length > 0);
+  return decideMessage(input, message, false);
 }
 
 function decideMessage(input: RoutingInput, message: TelegramMessage, buttonPressed: boolean): InboundDecision {

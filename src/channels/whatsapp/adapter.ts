@@ -2,7 +2,7 @@ import { defaultAgentId } from "../../policy/agent-config";
 import type { OutboundPolicy } from "../../policy/outbound-url";
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundAdapter } from "../adapter";
-import { channelSecretValue, type SecretResolver } from "../channel-registry";
+import { channelCredential, type SecretResolver } from "../channel-registry";
 import type { WhatsappInbound } from "./events";
 import { whatsappPairingMessage } from "./format";
 import { WHATSAPP_API_ROOT, WhatsappCloudApi } from "./graph-api";
@@ -16,15 +16,10 @@ export async function whatsappApiOf(
 ): Promise<WhatsappCloudApi | null> {
   const whatsapp = config.channels?.whatsapp;
   if (!whatsapp || whatsapp.enabled === false || !whatsapp.phoneNumberId) return null;
-  const token = await channelSecretValue(whatsapp.accessToken, resolve);
+  const apiRoot = whatsapp.apiRoot ?? WHATSAPP_API_ROOT;
+  const token = await channelCredential(whatsapp.accessToken, resolve, apiRoot, outbound);
   if (!token) return null;
-  return new WhatsappCloudApi(
-    token,
-    whatsapp.phoneNumberId,
-    whatsapp.apiRoot ?? WHATSAPP_API_ROOT,
-    outbound,
-    whatsapp.textChunkLimit,
-  );
+  return new WhatsappCloudApi(token, whatsapp.phoneNumberId, apiRoot, outbound, whatsapp.textChunkLimit);
 }
 
 /** WhatsApp's inbound side: one stored message decided by routing.ts; the read receipt as the acknowledgement. */

@@ -4,6 +4,7 @@ import { defineMethod, openParams } from "../../registry/method";
 import type { Slice } from "../../registry/slice";
 import { CHANNEL_OPERATIONS } from "./channel-operations";
 import { channelIngress, channelRoutes } from "./channel-routes";
+import { WIZARD_METHODS } from "./wizard-methods";
 
 /**
  * Chat platform channels (src/channels/): their webhooks, their `/v1/channels` routes and the
@@ -35,6 +36,8 @@ export const channelsSlice: Slice = {
       }),
       handle: ({ ctx, params }) => controlUiPairingApprove(ctx, params),
     }),
+    // Channels › Set up (OpenClaw's wizard.*, the channels flow).
+    ...WIZARD_METHODS,
   },
   // Chat platforms' webhooks (docs/channels.md) are authenticated by their own secret, not a bearer token.
   routes: { ingress: channelIngress, tenant: [channelRoutes] },

@@ -1,6 +1,7 @@
 import type { RunUsage } from "../../model/run-types";
 import { upstreamDetail } from "../../model/upstream-failure";
 import { parseToolArguments } from "../tool-loop/tool-calls";
+import { loadedImages, loadImages } from "./image-parts";
 import { postModelStream } from "./model-stream";
 import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
 import { runnerCredential } from "./runner-keys";
@@ -37,7 +38,7 @@ export const anthropicRunner: Runner = async (request) => {
     model: config.model,
     max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
     ...(system ? { system } : {}),
-    messages: wireMessages(request.context),
+    messages: wireMessages(request.context, await loadImages(request, request.context)),
     ...(request.tools?.length
       ? {
           tools: request.tools.map((tool) => ({
@@ -141,7 +142,7 @@ export const anthropicRunner: Runner = async (request) => {
  * `tool_result` blocks of a user turn; consecutive turns of one role are merged (the API wants
  * them alternating).
  */
-function wireMessages(context: ContextMessage[]): WireMessage[] {
+function wireMessages(context: ContextMessage[], images: ReadonlyMap<string, string>): WireMessage[] {
   const messages: WireMessage[] = [];
   const push = (role: WireMessage["role"], blocks: unknown[]) => {
     if (blocks.length === 0) return;
@@ -170,8 +171,13 @@ function wireMessages(context: ContextMessage[]): WireMessage[] {
           input: call.arguments,
         })),
       ]);
-    } else if (message.content !== "") {
-      push("user", [{ type: "text", text: message.content }]);
+    } else if (message.role === "user") {
+      // A chat message's images as base64 `image` blocks before its text (Anthropic's vision input).
+      const attached = loadedImages(message, images).map((image) => ({
+        type: "image",
+        source: { type: "base64", media_type: image.mimeType, data: image.data },
+      }));
+      push("user", [...attached, ...(message.content !== "" ? [{ type: "text", text: message.content }] : [])]);
     }
   }
   return messages;

@@ -1,5 +1,6 @@
 import type { RunUsage } from "../../model/run-types";
 import { parseToolArguments, sanitizeToolCallId } from "../tool-loop/tool-calls";
+import { loadedImages, loadImages } from "./image-parts";
 import { postModelStream } from "./model-stream";
 import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
 import { runnerCredential } from "./runner-keys";
@@ -15,7 +16,8 @@ export const openaiRunner: Runner = async (request) => {
   if (config.type !== "openai") throw new RunnerError("openai runner misconfigured");
   const messages: unknown[] = [];
   if (request.input.extraSystemPrompt) messages.push({ role: "system", content: request.input.extraSystemPrompt });
-  messages.push(...request.context.map(wireMessage));
+  const images = await loadImages(request, request.context);
+  messages.push(...request.context.map((message) => wireMessage(message, images)));
   const tools = request.tools?.length
     ? {
         tools: request.tools.map((tool) => ({
@@ -106,7 +108,21 @@ export const openaiRunner: Runner = async (request) => {
 };
 
 /** A context message in Chat Completions' shape (tool call ids alphanumeric, as OpenClaw sends them). */
-function wireMessage(message: ContextMessage): unknown {
+function wireMessage(message: ContextMessage, images: ReadonlyMap<string, string>): unknown {
+  const attached = message.role === "user" ? loadedImages(message, images) : [];
+  if (attached.length > 0) {
+    // OpenAI's vision input: the text part, then each image as a data URL.
+    return {
+      role: "user",
+      content: [
+        { type: "text", text: message.content },
+        ...attached.map((image) => ({
+          type: "image_url",
+          image_url: { url: `data:${image.mimeType};base64,${image.data}` },
+        })),
+      ],
+    };
+  }
   if (message.role === "tool") {
     return { role: "tool", content: message.content, tool_call_id: sanitizeToolCallId(message.toolCallId) };
   }

@@ -17,9 +17,13 @@ export type ToolSpec = { name: string; description: string; parameters: Record<s
  * `tool` message per call with the result's text.
  */
 export type ContextMessage =
-  | { role: "system" | "user"; content: string }
+  | { role: "system"; content: string }
+  | { role: "user"; content: string; images?: ContextImage[] }
   | { role: "assistant"; content: string; toolCalls?: ModelToolCall[] }
   | { role: "tool"; toolCallId: string; toolName: string; content: string; isError?: boolean };
+
+/** An image of the run's own chat message, stored in the ATTACHMENTS bucket (read with `readAttachment`). */
+export type ContextImage = { key: string; mimeType: string };
 
 export type RunnerRequest = {
   runId: string;

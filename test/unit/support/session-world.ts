@@ -33,6 +33,8 @@ type Extras = {
   onSettled?: (runId: string, session: SessionInstance) => void;
   /** Handlers of the timer kinds the lifecycle does not own. */
   handlers?: (session: SessionInstance) => Partial<TimerHandlers>;
+  /** The watchdog's period (the RUN_WATCHDOG_MS var), else the lifecycle's default. */
+  watchdogMs?: number;
 };
 
 type Shared = Extras & {
@@ -84,6 +86,7 @@ function instance(shared: Shared) {
     updateEntry: (update) => transcript.updateEntry(update),
     sessionId: () => transcript.entry()?.sessionId,
     waitUntil: (promise) => void background.push(promise),
+    watchdogMs: shared.watchdogMs,
     onSettled: (runId) => {
       shared.settled.push(runId);
       shared.onSettled?.(runId, self);
