@@ -10,17 +10,20 @@ import type { ChannelTurn } from "./adapter";
  */
 
 /**
- * The window when the tenant sets none. OpenClaw's code default is 0, yet the real gateway
- * 2026.9.6 answered two DMs 50 ms apart once (`quick one\nquick two`): its queue folds a
- * message that arrives while the first is being handled into that turn. A short window gives
- * the same outcome here without delaying a lone message much.
+ * The window when the tenant sets none, on the platforms in DEBOUNCED_BY_DEFAULT. OpenClaw's
+ * code default is 0, yet the real gateway 2026.9.6 answered two Telegram DMs 50 ms apart once
+ * (`quick one\nquick two`): its queue folds a message that arrives while the first is handled
+ * into that turn. A short window gives the same outcome here without delaying a lone message much.
  */
 export const DEFAULT_INBOUND_DEBOUNCE_MS = 300;
+/** Platforms with the default window (Telegram: recorded; Slack alike); the others 0 unless configured. */
+const DEBOUNCED_BY_DEFAULT: ReadonlySet<string> = new Set(["telegram", "slack"]);
 
-/** The window for a channel: `byChannel[channel]`, else `debounceMs`, else the default (as OpenClaw resolves it). */
+/** The window for a channel: `byChannel[channel]`, else `debounceMs` (as OpenClaw resolves it), else this service's default. */
 export function inboundDebounceMs(config: Pick<TenantConfig, "messages">, channel: string): number {
   const inbound = config.messages?.inbound;
-  const chosen = inbound?.byChannel?.[channel] ?? inbound?.debounceMs ?? DEFAULT_INBOUND_DEBOUNCE_MS;
+  const fallback = DEBOUNCED_BY_DEFAULT.has(channel) ? DEFAULT_INBOUND_DEBOUNCE_MS : 0;
+  const chosen = inbound?.byChannel?.[channel] ?? inbound?.debounceMs ?? fallback;
   return Math.min(INBOUND_DEBOUNCE_MAX_MS, Math.max(0, Math.trunc(chosen)));
 }
 

@@ -23,6 +23,9 @@ const turn = (text: string, over: Partial<ChannelTurn> = {}): ChannelTurn => ({
 describe("inbound debounce (OpenClaw's messages.inbound)", () => {
   it("takes byChannel over debounceMs over the default, bounded by the ceiling", () => {
     expect(inboundDebounceMs({}, "telegram")).toBe(DEFAULT_INBOUND_DEBOUNCE_MS);
+    expect(inboundDebounceMs({}, "slack")).toBe(DEFAULT_INBOUND_DEBOUNCE_MS);
+    expect(inboundDebounceMs({}, "whatsapp")).toBe(0);
+    expect(inboundDebounceMs({ messages: { inbound: { debounceMs: 800 } } }, "line")).toBe(800);
     expect(inboundDebounceMs({ messages: { inbound: { debounceMs: 1500 } } }, "telegram")).toBe(1500);
     const both = { messages: { inbound: { debounceMs: 1500, byChannel: { slack: 0 } } } };
     expect(inboundDebounceMs(both, "slack")).toBe(0);
