@@ -9,11 +9,15 @@
 // at the end; BENCH_PEER=off skips it, BENCH_CHANNELS_SLACK=off skips Slack (both sides).
 // Microsoft Teams (this service only: no recording harness reaches the real gateway's Teams SDK):
 // an activity signed by the fake Bot Connector → its reply activity; BENCH_CHANNELS_MSTEAMS=off skips it.
+// Then the burst of issue 46 item 7 on this service (bench/lib/channel-burst.mjs): 400 DMs from
+// 400 chats, 40 POSTs in flight, one tenant (dmScope per-channel-peer: a session per chat).
+// BENCH_CHANNELS_BURST=off skips it; BENCH_CHANNELS_SEQUENTIAL=off skips the sequential DMs.
 import { createHmac } from "node:crypto";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { startToolMockModel } from "../../test/peers/tool-mock-model.mjs";
 import { benchTenant } from "../lib/bench-tenant.mjs";
+import { telegramBurst } from "../lib/channel-burst.mjs";
 import { startFakeApi, startRealGateway } from "../lib/channel-peers.mjs";
 import { fmt, summarize } from "../lib/measure.mjs";
 
@@ -31,6 +35,13 @@ const SLACK_DM = { channel: "D0ALICE", user: "U0ALICE", team: "T0TEST", bot: "U0
 const REPLY_TIMEOUT_MS = 30_000;
 const POLL_MS = 5;
 const WARMUPS = 3;
+const BURST_TENANT = `bench-burst-${Date.now().toString(36)}`;
+const BURST_CHATS = 400;
+const BURST_IN_FLIGHT = 40;
+/** The burst's fake Bot API answers after this (BENCH_TG_LATENCY_MS overrides; 0 = at once). */
+const BURST_API_LATENCY_MS = 100;
+/** The burst's bound: every reply must arrive within this. */
+const BURST_DEADLINE_MS = 180_000;
 /** The whole real-gateway start (plugin install aside) including its setWebhook. */
 const PEER_START_TIMEOUT_MS = 180_000;
 
@@ -82,6 +93,22 @@ function slackDm(text) {
     },
   };
 }
+
+/** The tenant's agent: the `openai` runner on the mock model. */
+const mockAgents = (modelUrl) => ({
+  list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: modelUrl, model: "mock" } }],
+});
+
+/** `channels.telegram` at a fake Bot API, open to every sender. */
+const telegramConfig = (apiRoot) => ({
+  enabled: true,
+  botToken: BOT_TOKEN,
+  apiRoot,
+  webhookSecret: TG_SECRET,
+  webhookPath: "/telegram-webhook",
+  dmPolicy: "open",
+  allowFrom: ["*"],
+});
 
 const telegramHeaders = () => ({ "x-telegram-bot-api-secret-token": TG_SECRET });
 
@@ -206,17 +233,9 @@ export async function run(ctx) {
     await client.request("PUT", "/v1/config", {
       body: {
         session: { dmScope: "main" },
-        agents: { list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: mock.url, model: "mock" } }] },
+        agents: mockAgents(mock.url),
         channels: {
-          telegram: {
-            enabled: true,
-            botToken: BOT_TOKEN,
-            apiRoot: tg.url,
-            webhookSecret: TG_SECRET,
-            webhookPath: "/telegram-webhook",
-            dmPolicy: "open",
-            allowFrom: ["*"],
-          },
+          telegram: telegramConfig(tg.url),
           ...(slackFake
             ? {
                 slack: {
@@ -327,7 +346,7 @@ export async function run(ctx) {
       });
     }
 
-    for (const channel of channels) {
+    for (const channel of process.env.BENCH_CHANNELS_SEQUENTIAL === "off" ? [] : channels) {
       const sides = [
         { label: "this service", url: channel.service, answer: [], reply: [], errors: 0, note: "" },
         ...(channel.real
@@ -403,8 +422,65 @@ export async function run(ctx) {
         });
       }
     }
+    if (process.env.BENCH_CHANNELS_BURST !== "off") rows.push(...(await burstRows(ctx, mock.url, peers)));
     return rows;
   } finally {
     for (const stop of stops) await stop().catch(() => {});
   }
+}
+
+/**
+ * The 400-DM burst against this service, on a tenant of its own, with a fake Bot API of its own
+ * that answers after BURST_API_LATENCY_MS (Telegram's round trip is not 1 ms: an inbox that
+ * awaits each turn's typing call one at a time pays it once per update).
+ */
+async function burstRows({ baseUrl, log, signal, quick }, modelUrl, peers) {
+  const chats = quick ? BURST_CHATS / 10 : BURST_CHATS;
+  const latencyMs = Number(process.env.BENCH_TG_LATENCY_MS ?? BURST_API_LATENCY_MS);
+  const tg = await startFakeApi(join(peers, "fake-telegram.mjs"), {
+    env: { TG_TOKEN: BOT_TOKEN, TG_LATENCY_MS: String(latencyMs) },
+    label: "fake Telegram (burst)",
+  });
+  try {
+    return await burst({ baseUrl, log, signal }, modelUrl, tg, chats, latencyMs);
+  } finally {
+    await tg.stop();
+  }
+}
+
+async function burst({ baseUrl, log, signal }, modelUrl, tg, chats, latencyMs) {
+  const { client } = await benchTenant(baseUrl, signal, BURST_TENANT, ["operator.admin"]);
+  await client.request("PUT", "/v1/config", {
+    body: {
+      session: { dmScope: "per-channel-peer" },
+      agents: mockAgents(modelUrl),
+      channels: { telegram: telegramConfig(tg.url) },
+    },
+  });
+  log(`burst: ${chats} DMs from ${chats} chats, ${BURST_IN_FLIGHT} in flight, Bot API answers after ${latencyMs} ms`);
+  const burst = await telegramBurst({
+    url: `${baseUrl}/t/${BURST_TENANT}/telegram-webhook`,
+    secret: TG_SECRET,
+    fake: tg,
+    chats,
+    inFlight: BURST_IN_FLIGHT,
+    firstChat: 610_000,
+    deadlineMs: BURST_DEADLINE_MS,
+    signal,
+  });
+  const line = `burst: ${burst.replied}/${burst.posted} replied (${burst.extraReplies} extra), acked in ${fmt(burst.ackedSeconds)} s, all replies in ${fmt(burst.allRepliesSeconds)} s; update → reply p50 ${fmt(burst.reply.p50)} / p99 ${fmt(burst.reply.p99)} ms`;
+  log(line);
+  const name = `Telegram ${chats}-DM burst (${chats} chats, ${BURST_IN_FLIGHT} in flight, Bot API ${latencyMs} ms)`;
+  const errors = burst.postErrors + (burst.posted - burst.replied) + burst.extraReplies;
+  return [
+    {
+      name: `${name}, all replies`,
+      value: burst.allRepliesSeconds,
+      unit: "s",
+      note: `${burst.replied}/${burst.posted} replied, ${burst.extraReplies} twice; every POST acknowledged in ${fmt(burst.ackedSeconds)} s`,
+      errors,
+    },
+    { name: `${name}, update → reply p50`, value: burst.reply.p50, unit: "ms", note: `n=${burst.reply.n}` },
+    { name: `${name}, update → reply p99`, value: burst.reply.p99, unit: "ms", note: `max ${fmt(burst.reply.max)} ms` },
+  ];
 }

@@ -11,6 +11,7 @@ import { TIMER_SCHEMA } from "../timers/timer-schema";
 import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
 import { channelCredentials } from "./channel-registry";
 import { CONVERSATION_REFERENCE_SCHEMA, ConversationReferenceStore } from "./conversation-reference-store";
+import { DEBOUNCE_SCHEMA, DebounceStore } from "./debounce-store";
 import { GROUP_HISTORY_SCHEMA, GroupHistoryStore } from "./group-history-store";
 import { MEDIA_WARNING_KIND, mediaMaxBytes } from "./inbound-media";
 import { ChannelInbox } from "./inbox";
@@ -49,6 +50,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       GROUP_HISTORY_SCHEMA,
       CONVERSATION_REFERENCE_SCHEMA,
       BOT_THREADS_SCHEMA,
+      DEBOUNCE_SCHEMA,
     ]);
     this.store = new InboxStore(ctx.storage.sql);
     this.sendHealth = new SendHealthStore(ctx.storage.sql);
@@ -74,6 +76,8 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
     this.inbox = new ChannelInbox({
       store: this.store,
       groupHistory: new GroupHistoryStore(ctx.storage.sql),
+      bursts: new DebounceStore(ctx.storage.sql),
+      wakeAt: (at) => this.timers.set("channel-inbox", DRAIN, at),
       transaction: (fn) => ctx.storage.transactionSync(fn),
       tenantId,
       config: async () => tenant().config(),

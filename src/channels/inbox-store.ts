@@ -53,6 +53,8 @@ export type InboxUpdate = {
   origin: string | null;
   attempts: number;
   acked: boolean;
+  /** When it was accepted (ms): a burst's window runs between its messages' arrivals. */
+  receivedAt: number;
 };
 
 export type PairingRequest = {
@@ -70,7 +72,19 @@ type UpdateRow = {
   origin: string | null;
   attempts: number;
   acked: number;
+  received_at: number;
 };
+function inboxUpdateOf(row: UpdateRow): InboxUpdate {
+  return {
+    channel: row.channel,
+    updateId: row.update_id,
+    body: row.body,
+    origin: row.origin,
+    attempts: row.attempts,
+    acked: row.acked === 1,
+    receivedAt: row.received_at,
+  };
+}
 type PairingRow = {
   sender_id: string;
   code: string;
@@ -112,18 +126,25 @@ export class InboxStore {
   nextPending(): InboxUpdate | null {
     const row = first<UpdateRow>(
       this.sql,
-      "SELECT channel, update_id, body, origin, attempts, acked FROM channel_updates WHERE state = 'pending' ORDER BY received_at, rowid LIMIT 1",
+      "SELECT channel, update_id, body, origin, attempts, acked, received_at FROM channel_updates WHERE state = 'pending' ORDER BY received_at, rowid LIMIT 1",
     );
-    return row
-      ? {
-          channel: row.channel,
-          updateId: row.update_id,
-          body: row.body,
-          origin: row.origin,
-          attempts: row.attempts,
-          acked: row.acked === 1,
-        }
-      : null;
+    return row ? inboxUpdateOf(row) : null;
+  }
+
+  /** One update, whatever its state (a held burst's member). */
+  update(channel: string, updateId: string): InboxUpdate | null {
+    const row = first<UpdateRow>(
+      this.sql,
+      "SELECT channel, update_id, body, origin, attempts, acked, received_at FROM channel_updates WHERE channel = ? AND update_id = ?",
+      channel,
+      updateId,
+    );
+    return row ? inboxUpdateOf(row) : null;
+  }
+
+  /** Held for a burst (src/channels/debounce-store.ts): no longer pending, not handled yet. */
+  hold(channel: string, updateId: string): void {
+    this.sql.exec("UPDATE channel_updates SET state = 'held' WHERE channel = ? AND update_id = ?", channel, updateId);
   }
 
   hasPending(): boolean {
@@ -164,7 +185,7 @@ export class InboxStore {
       channel,
     );
     const of = (state: string) => rows.find((r) => r.state === state)?.n ?? 0;
-    return { pending: of("pending"), handled: of("done") };
+    return { pending: of("pending") + of("held"), handled: of("done") };
   }
 
   // ── Pairing ─────────────────────────────────────────────────────────────

@@ -6,8 +6,10 @@ import { logInfo, logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import { type ChannelTurn, type InboundAdapter, PAIRING_KIND, type PairingAsk } from "./adapter";
 import { channelCommand } from "./chat-command-turn";
+import type { DebounceStore } from "./debounce-store";
 import type { GroupHistoryPort } from "./group-history-store";
 import { type MediaPorts, prepareMedia } from "./inbound-media";
+import { InboxBursts } from "./inbox-bursts";
 import { type InboxStore, type InboxUpdate, PAIRING_PENDING_MAX } from "./inbox-store";
 import { modelTurn } from "./turn-context";
 
@@ -36,6 +38,10 @@ export type InboxPorts = {
   }): void;
   /** Recent unmentioned group messages (src/channels/group-history-store.ts). */
   groupHistory?: GroupHistoryPort;
+  /** Bursts held for their debounce window (src/channels/debounce-store.ts). */
+  bursts: DebounceStore;
+  /** Wakes the drain at this time (a held burst's window end); the object's one alarm. */
+  wakeAt?(at: number): void;
   /** Where a turn's files are fetched to (the ATTACHMENTS bucket); absent: files are described only. */
   media?: MediaPorts;
   /** A platform call of an update's handling failed (a refused bot token: getMe, auth.test), for the channel's status. */
@@ -50,25 +56,47 @@ export type InboxPorts = {
  * acknowledgement is recorded before it is sent.
  */
 export class ChannelInbox {
-  constructor(private readonly ports: InboxPorts) {}
+  private readonly bursts: InboxBursts;
+
+  constructor(private readonly ports: InboxPorts) {
+    this.bursts = new InboxBursts(ports, (updates, turn, config) =>
+      this.attempt(updates, () => this.turn(updates, turn, config)),
+    );
+  }
 
   /** Handles every pending update; throws (the timer retries) when one failed for a passing reason. */
   async drain(): Promise<void> {
-    for (let update = this.ports.store.nextPending(); update; update = this.ports.store.nextPending()) {
-      try {
-        await this.handle(update);
-      } catch (error) {
-        this.ports.store.countAttempt(update.channel, update.updateId);
-        await this.ports.platformFailure?.(update.channel, (error as Error).message).catch(() => undefined);
-        if (update.attempts + 1 < MAX_UPDATE_ATTEMPTS) throw error;
-        logWarning("channel.update_failed", {
-          tenant: this.ports.tenantId,
-          channel: update.channel,
-          update: update.updateId,
-          error: (error as Error).message,
-        });
-        this.finish(update, `failed: ${(error as Error).message}`);
+    for (;;) {
+      for (let update = this.ports.store.nextPending(); update; update = this.ports.store.nextPending()) {
+        const current = update;
+        await this.attempt([current], () => this.handle(current));
       }
+      const nextBurstAt = await this.bursts.flushDue(this.ports.config, Date.now());
+      // Checked and scheduled in one synchronous step: an update accepted meanwhile is drained now.
+      if (this.ports.store.hasPending()) continue;
+      if (nextBurstAt !== undefined) this.ports.wakeAt?.(nextBurstAt);
+      return;
+    }
+  }
+
+  /** Runs an update's (or a burst's) handling; a failure is retried, up to MAX_UPDATE_ATTEMPTS. */
+  private async attempt(updates: InboxUpdate[], work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      const update = updates[0]!;
+      this.ports.store.countAttempt(update.channel, update.updateId);
+      await this.ports.platformFailure?.(update.channel, (error as Error).message).catch(() => undefined);
+      if (update.attempts + 1 < MAX_UPDATE_ATTEMPTS) throw error;
+      logWarning("channel.update_failed", {
+        tenant: this.ports.tenantId,
+        channel: update.channel,
+        update: update.updateId,
+        error: (error as Error).message,
+      });
+      this.ports.transaction(() => {
+        for (const failed of updates) this.finish(failed, `failed: ${(error as Error).message}`);
+      });
     }
   }
 
@@ -87,7 +115,8 @@ export class ChannelInbox {
       });
     }
     if (decision.action === "pairing") return this.pairing(update, decision.ask, adapter);
-    await this.turn(update, decision.turn, config, adapter);
+    if (await this.bursts.hold(update, decision.turn, config)) return;
+    await this.turn([update], decision.turn, config);
   }
 
   /**
@@ -118,7 +147,11 @@ export class ChannelInbox {
     });
   }
 
-  private async turn(update: InboxUpdate, turn: ChannelTurn, config: TenantConfig, adapter: InboundAdapter) {
+  /** The turn of one update, or of a burst's updates (one run, its id derived from the first update). */
+  private async turn(updates: InboxUpdate[], turn: ChannelTurn, config: TenantConfig) {
+    const update = updates[0]!;
+    const adapter = this.ports.adapters[update.channel];
+    if (!adapter) return this.finishAll(updates, "ignored: unknown channel");
     if (!update.acked) {
       // Recorded before it is sent: a crash repeats the turn's start, never the typing.
       this.ports.store.markAcked(update.channel, update.updateId);
@@ -156,17 +189,24 @@ export class ChannelInbox {
       });
       this.ports.transaction(() => {
         told.consumed();
-        this.finish(update, `turn ${runId}`);
+        for (const member of updates) this.finish(member, `turn ${runId}`);
       });
     } catch (error) {
       // Refusals (send policy, size) end the update; anything else is retried.
-      if (error instanceof DomainError) return this.finish(update, `refused: ${error.message}`);
+      if (error instanceof DomainError) return this.finishAll(updates, `refused: ${error.message}`);
       throw error;
     }
   }
 
+  private finishAll(updates: InboxUpdate[], outcome: string): void {
+    this.ports.transaction(() => {
+      for (const update of updates) this.finish(update, outcome);
+    });
+  }
+
   private finish(update: InboxUpdate, outcome: string): void {
     this.ports.store.finish(update.channel, update.updateId, outcome, Date.now());
+    this.ports.bursts.release([update]);
   }
 }
 

@@ -262,6 +262,13 @@ export const ABSENT_FEATURE_REFUSALS = {
 const featureOff = (message: string) =>
   z.strictObject({ enabled: z.literal(false, { error: message }) }, { error: message });
 
+/** The longest inbound debounce window a tenant may set: a held chat message waits at most this. */
+export const INBOUND_DEBOUNCE_MAX_MS = 10_000;
+const inboundDebounceMs = z
+  .int()
+  .min(0)
+  .max(INBOUND_DEBOUNCE_MAX_MS, { error: `debounce windows are at most ${INBOUND_DEBOUNCE_MAX_MS} ms here` });
+
 export const tenantConfigSchema = z.strictObject({
   session: z
     .strictObject({
@@ -391,6 +398,21 @@ export const tenantConfigSchema = z.strictObject({
   acp: z.strictObject({ allowedAgents: z.array(z.string().min(1)).optional() }).optional(),
   /** Chat apps the tenant's agent answers on (OpenClaw's `channels.*`, docs/channels.md). */
   channels: channelsConfigSchema.optional(),
+  /**
+   * OpenClaw's `messages.inbound`: the debounce window of a chat's text burst (docs/channels.md
+   * "Bursts"), global and per channel, bounded by the service's ceiling.
+   */
+  messages: z
+    .strictObject({
+      inbound: z
+        .strictObject({
+          debounceMs: inboundDebounceMs.optional(),
+          byChannel: z.record(z.string().min(1).max(64), inboundDebounceMs).optional(),
+        })
+        .optional(),
+    })
+    .optional(),
+
   /** Where "posted to a channel" deliveries go (this service's extension). */
   delivery: z
     .strictObject({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { InboundAdapter, InboundDecision } from "../../src/channels/adapter";
+import type { DebounceStore } from "../../src/channels/debounce-store";
 import { ChannelInbox, MAX_UPDATE_ATTEMPTS, turnRunId } from "../../src/channels/inbox";
 import { type InboxStore, type InboxUpdate, PAIRING_PENDING_MAX } from "../../src/channels/inbox-store";
 import { telegramUpdateVerdict } from "../../src/channels/telegram/ingress";
@@ -11,12 +12,23 @@ class MemoryStore {
   pairings = new Map<string, { code: string; approved: boolean }>();
   accept(updateId: string, body = "{}") {
     if (this.updates.some((u) => u.updateId === updateId)) return false;
-    this.updates.push({ channel: "telegram", updateId, body, origin: null, attempts: 0, acked: false });
+    this.updates.push({
+      channel: "telegram",
+      updateId,
+      body,
+      origin: null,
+      attempts: 0,
+      acked: false,
+      receivedAt: Date.now(),
+    });
     return true;
   }
   nextPending() {
     const next = this.updates.find((u) => !u.done);
     return next ? { ...next } : null;
+  }
+  hasPending() {
+    return this.updates.some((u) => !u.done);
   }
   countAttempt(_c: string, id: string) {
     this.updates.find((u) => u.updateId === id)!.attempts++;
@@ -74,8 +86,10 @@ function harness(decisions: Record<string, InboundDecision>) {
     store: store as unknown as InboxStore,
     transaction: (fn) => fn(),
     tenantId: "t",
-    config: async () => ({}),
+    // No debounce window here: each update is its own turn (bursts: test/unit/channel-debounce.test.ts).
+    config: async () => ({ messages: { inbound: { debounceMs: 0 } } }),
     adapters: { telegram: adapter },
+    bursts: { bursts: () => [], has: () => false, release: () => undefined } as unknown as DebounceStore,
     context: () => context,
     enqueue: (input) => void queued.push(input),
   });
