@@ -1,4 +1,5 @@
 import type { Schema } from "../storage/migrations";
+import { boundRecentRows } from "../storage/recent-rows";
 import { first } from "../storage/sql";
 import { BOT_MESSAGE_TTL_MS, BOT_MESSAGES_MAX, type BotMessagesPort } from "./bot-messages";
 
@@ -46,11 +47,7 @@ export class BotMessagesStore implements BotMessagesPort {
         now,
       );
     }
-    // Bounded in age, then in rows (the oldest past the cap go).
-    this.sql.exec("DELETE FROM bot_messages WHERE sent_at <= ?", now - BOT_MESSAGE_TTL_MS);
-    this.sql.exec(
-      "DELETE FROM bot_messages WHERE rowid IN (SELECT rowid FROM bot_messages ORDER BY sent_at DESC LIMIT -1 OFFSET ?)",
-      this.maxRows,
-    );
+    const bounds = { table: "bot_messages", atColumn: "sent_at", cutoff: now - BOT_MESSAGE_TTL_MS };
+    boundRecentRows(this.sql, { ...bounds, maxRows: this.maxRows });
   }
 }
