@@ -79,8 +79,15 @@ export type InboundDecision =
  * to wait that long before the next call (Telegram's `429` `parameters.retry_after`, Slack's
  * `Retry-After`); the outbox retries no sooner. `final`: the platform said retrying cannot help
  * (WhatsApp's closed 24-hour window), so the delivery ends dead now with the error.
+ * `sentMessageIds`: the platform's ids of the messages sent (LINE's `sentMessages[].id`; bot-messages.ts).
  */
-export type SendOutcome = { partsSent: number; error?: string; retryAfterMs?: number; final?: boolean };
+export type SendOutcome = {
+  partsSent: number;
+  error?: string;
+  retryAfterMs?: number;
+  final?: boolean;
+  sentMessageIds?: string[];
+};
 
 /** The delivery kind of a pairing code message (sent as the platform's prepared text, not as Markdown). */
 export const PAIRING_KIND = "pairing";

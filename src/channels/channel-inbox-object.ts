@@ -9,6 +9,7 @@ import { migrate } from "../storage/migrations";
 import { tenantApi, tenantContext } from "../stubs";
 import { TIMER_SCHEMA } from "../timers/timer-schema";
 import { type TimerKind, type TimerPort, Timers } from "../timers/timers";
+import { BOT_MESSAGES_SCHEMA, BotMessagesStore } from "./bot-messages-store";
 import { channelCredentials } from "./channel-registry";
 import { CONVERSATION_REFERENCE_SCHEMA, ConversationReferenceStore } from "./conversation-reference-store";
 import { DEBOUNCE_SCHEMA, DebounceStore } from "./debounce-store";
@@ -39,6 +40,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
   private readonly sendHealth: SendHealthStore;
   private readonly credentials: (channel: string) => Promise<string[]>;
   private readonly conversations: ConversationReferenceStore;
+  private readonly botMessages: BotMessagesStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -51,10 +53,12 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       CONVERSATION_REFERENCE_SCHEMA,
       BOT_THREADS_SCHEMA,
       DEBOUNCE_SCHEMA,
+      BOT_MESSAGES_SCHEMA,
     ]);
     this.store = new InboxStore(ctx.storage.sql);
     this.sendHealth = new SendHealthStore(ctx.storage.sql);
     this.conversations = new ConversationReferenceStore(ctx.storage.sql);
+    this.botMessages = new BotMessagesStore(ctx.storage.sql);
     this.timers = new Timers<InboxTimer>(ctx.storage);
     const tenantId = ctx.id.name ?? "";
     const tenant = () => tenantApi(env, tenantId);
@@ -90,6 +94,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
         }),
         conversations: this.conversations,
         botThreads: new BotThreadsStore(ctx.storage.sql),
+        botMessages: this.botMessages,
       }),
       context: (config, origin) =>
         tenantContext(env, {
@@ -150,6 +155,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       ? result
       : { ok: false as const, error: redactCredentials(result.error, await this.credentials(channel).catch(() => [])) };
     this.sendHealth.record(channel, kept, Date.now());
+    if (result.ok && result.sentMessageIds) this.botMessages.note(channel, result.sentMessageIds, Date.now());
   }
 
   conversationReference(channel: string, conversationId: string) {

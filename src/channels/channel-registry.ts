@@ -4,6 +4,7 @@ import { CHANNEL_SECRET_KEYS, type ChannelSecret } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ResolvedSecret } from "../protocol/secrets";
 import { boundKeyTransportRefusal } from "../secrets/key-transport";
+import type { BotMessagesPort } from "./bot-messages";
 import type { ConversationMemory } from "./conversation-reference-store";
 import type { BotThreadsPort } from "./slack/threads";
 import { SLACK_API_ROOT, SlackWebApi } from "./slack/web-api";
@@ -101,4 +102,6 @@ export type InboundHost = {
   conversations?: ConversationMemory;
   /** The Slack threads the bot posted in (thread follow-ups without a mention; slack/threads.ts). */
   botThreads?: BotThreadsPort;
+  /** The bot's recent messages per channel (a quote of one is a mention; bot-messages.ts). */
+  botMessages?: BotMessagesPort;
 };

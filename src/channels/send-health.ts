@@ -7,7 +7,8 @@
  */
 
 /** One send's result as the outbox reports it (error texts as the senders word them). */
-export type ChannelSendResult = { ok: true } | { ok: false; error: string };
+/** `sentMessageIds`: the ids of the bot's messages the send produced, when the platform names them. */
+export type ChannelSendResult = { ok: true; sentMessageIds?: string[] } | { ok: false; error: string };
 
 export type SendFailure = { error: string; at: number };
 export type SendHealth = { lastSentAt?: number; lastAuthFailure?: SendFailure; lastFailure?: SendFailure };

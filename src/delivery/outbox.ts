@@ -83,7 +83,7 @@ export class Outbox {
         // A platform's wait (retry_after) counts from its answer, not from when the attempt began.
         const answeredAt = now + (Date.now() - sendStarted);
         const failure = outcome.error === undefined ? null : { text: outcome.error, credentials: sender.credentials };
-        await this.reportSend(delivery.target.channel, failure);
+        await this.reportSend(delivery.target.channel, failure, outcome.sentMessageIds);
         if (!failure) return this.finish(id, { status: "delivered", deliveredTo: delivery.target.channel }, now);
         this.ports.store.recordPartsSent(id, outcome.partsSent);
         return this.failed(config, delivery, failure, answeredAt, outcome);
@@ -104,8 +104,11 @@ export class Outbox {
   }
 
   /** Best effort: a status that cannot be written must not fail or repeat the delivery. */
-  private async reportSend(channel: string, failure: SendFailure | null): Promise<void> {
-    const result: ChannelSendResult = failure === null ? { ok: true } : { ok: false, error: redacted(failure) };
+  private async reportSend(channel: string, failure: SendFailure | null, sentMessageIds?: string[]): Promise<void> {
+    const result: ChannelSendResult =
+      failure === null
+        ? { ok: true, ...(sentMessageIds?.length ? { sentMessageIds } : {}) }
+        : { ok: false, error: redacted(failure) };
     await this.ports.channelSendResult?.(channel, result).catch((error: unknown) => {
       console.error("outbox: recording a channel send result failed", error);
     });

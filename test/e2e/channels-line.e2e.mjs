@@ -274,6 +274,35 @@ test("groups: a sender in groupAllowFrom is answered when mentioned, silence wit
   );
 });
 
+test("a quote of the bot's own message answers in a group that requires a mention; a quote of another does not", async () => {
+  await post([textEvent("quote first", { from: MEMBER, group: GROUP, mention: true })]);
+  const [reply] = await waitForSends("the reply to quote", "ECHO: quote first");
+  // LINE's id of that reply (the fake's sentMessages[].id); it is remembered before the delivery is marked delivered.
+  const botMessageId = `${reply.call.seq}${reply.call.body.messages.findIndex((m) => m.text === reply.text)}`;
+  const key = `agent:main:line:group:${GROUP.toLowerCase()}`;
+  await waitFor(
+    "the reply delivered",
+    async () => {
+      const rows = await http("GET", inTenant(`/v1/sessions/${encodeURIComponent(key)}/deliveries`));
+      const sent = (rows.json.deliveries ?? []).filter(
+        (d) => d.status === "delivered" && /quote first/.test(d.message),
+      );
+      return { done: sent.length > 0 };
+    },
+    30_000,
+  );
+  const quoting = (text, quotedMessageId) => {
+    const event = textEvent(text, { from: MEMBER, group: GROUP });
+    return { ...event, message: { ...event.message, quotedMessageId } };
+  };
+  const memberMessage = textEvent("a member's line", { from: MEMBER, group: GROUP });
+  await post([memberMessage]);
+  await post([quoting("quoting the member", memberMessage.message.id)]);
+  await post([quoting("quoting the bot", botMessageId)]);
+  await waitForSends("the answer to the quote", "ECHO: quoting the bot");
+  assert.ok(!runner.seen.some((m) => /quoting the member|a member's line/.test(m)), "no run for the others");
+});
+
 test("replies: Markdown flattened as recorded, 12,000 characters in one reply of three messages", async () => {
   await post([textEvent("MARKDOWN please")]);
   await waitForSends("markdown", "bold and code and link (https://example.com)\n\n• item 1\n• item 2");

@@ -24,6 +24,9 @@ const OPEN = "C2222222222222222222222222222open";
 const MENT = "C3333333333333333333333333333ment";
 const OTHER = "C5555555555555555555555555555othr";
 
+/** One message sent, and LINE's id for it. */
+const sentOne = { partsSent: 1, sentMessageIds: [expect.any(String)] };
+
 function messageEvent(text: string, source: LineEvent["source"], extra: Partial<LineEvent["message"]> = {}): LineEvent {
   return {
     type: "message",
@@ -143,6 +146,23 @@ describe("LINE routing", () => {
     });
     expect(quote).toMatchObject({ action: "turn", turn: { replyTarget: { to: "line:room:R9" } } });
   });
+
+  it("a quote of one of the bot's messages is a mention where one is required; a quote of another message is not", () => {
+    const inMentionGroup = { type: "group" as const, groupId: MENT, userId: ALICE };
+    const botMessageIds = new Set(["bot-7"]);
+    const quoteOfBot = decideLine({
+      ...base,
+      event: messageEvent("and then?", inMentionGroup, { quotedMessageId: "bot-7" }),
+      botMessageIds,
+    });
+    expect(quoteOfBot).toMatchObject({ action: "turn", turn: { replyTarget: { to: `line:group:${MENT}` } } });
+    const quoteOfOther = decideLine({
+      ...base,
+      event: messageEvent("and then?", inMentionGroup, { quotedMessageId: "member-3" }),
+      botMessageIds,
+    });
+    expect(quoteOfOther).toEqual({ action: "ignore", reason: "no mention" });
+  });
 });
 
 describe("LINE formatting", () => {
@@ -202,7 +222,7 @@ describe("the LINE sender against the fake Messaging API", () => {
   const calls = async () =>
     (
       (await (await fetch(`${root}/__calls`)).json()) as {
-        calls: { path: string; status: number; body: any; retryKey: string | null }[];
+        calls: { seq: number; path: string; status: number; body: any; retryKey: string | null }[];
       }
     ).calls;
   const target = { channel: "line", to: `line:${ALICE}` };
@@ -212,8 +232,12 @@ describe("the LINE sender against the fake Messaging API", () => {
     const api = new LineMessagingApi(FAKE_LINE_TOKEN, root, policy);
     const parts = lineReplyParts("x".repeat(30_000));
     expect(parts).toHaveLength(6);
-    expect(await api.send({ id: "d1", target, parts, replyToken: fresh() }, 0)).toEqual({ partsSent: 6 });
+    const outcome = await api.send({ id: "d1", target, parts, replyToken: fresh() }, 0);
     const sent = await calls();
+    // LINE's ids of the six messages (the fake's `sentMessages[].id`): a quote of one is a mention.
+    const answered = sent.flatMap((c) => c.body.messages.map((_: unknown, i: number) => `${c.seq}${i}`));
+    expect(answered).toHaveLength(6);
+    expect(outcome).toEqual({ partsSent: 6, sentMessageIds: answered });
     expect(sent.map((c) => [c.path, c.body.messages.length, c.status])).toEqual([
       ["/v2/bot/message/reply", 5, 200],
       ["/v2/bot/message/push", 1, 200],
@@ -224,12 +248,12 @@ describe("the LINE sender against the fake Messaging API", () => {
     const api = new LineMessagingApi(FAKE_LINE_TOKEN, root, policy);
     const expired = fresh();
     await fetch(`${root}/__expire`, { method: "POST", body: JSON.stringify({ replyToken: expired.token }) });
-    expect(await api.send({ id: "d2", target, parts: ["hi"], replyToken: expired }, 0)).toEqual({ partsSent: 1 });
+    expect(await api.send({ id: "d2", target, parts: ["hi"], replyToken: expired }, 0)).toEqual(sentOne);
     await fetch(`${root}/__fail`, {
       method: "POST",
       body: JSON.stringify({ path: "/v2/bot/message/reply", status: 500 }),
     });
-    expect(await api.send({ id: "d3", target, parts: ["hi"], replyToken: fresh() }, 0)).toEqual({ partsSent: 1 });
+    expect(await api.send({ id: "d3", target, parts: ["hi"], replyToken: fresh() }, 0)).toEqual(sentOne);
     expect((await calls()).map((c) => [c.path, c.status])).toEqual([
       ["/v2/bot/message/reply", 400],
       ["/v2/bot/message/push", 200],
@@ -247,8 +271,8 @@ describe("the LINE sender against the fake Messaging API", () => {
     const first = await api.send({ id: "d4", target, parts: ["a"] }, 0);
     expect(first.partsSent).toBe(0);
     expect(first.error).toMatch(/^line answered 500/);
-    expect(await api.send({ id: "d4", target, parts: ["a"] }, 0)).toEqual({ partsSent: 1 });
-    expect(await api.send({ id: "d4", target, parts: ["a"] }, 0)).toEqual({ partsSent: 1 });
+    expect(await api.send({ id: "d4", target, parts: ["a"] }, 0)).toEqual(sentOne);
+    expect(await api.send({ id: "d4", target, parts: ["a"] }, 0)).toEqual({ partsSent: 1 }); // LINE's 409 names no messages: none new are remembered.
     const pushes = (await calls()).filter((c) => c.path === "/v2/bot/message/push");
     expect(pushes.map((c) => c.status)).toEqual([500, 200, 409]);
     expect(new Set(pushes.map((c) => c.retryKey)).size).toBe(1);
@@ -324,8 +348,8 @@ describe("the LINE adapter against the fake Messaging API", () => {
     const target = { channel: "line", to: `line:${ALICE}` };
     const pairing = linePairingMessage(ALICE, "ABCD2345");
     const delivery = { idempotencyKey: "run-1:reply", target, kind: "channel-reply", message: "**hi**" };
-    expect(await sender.send({ target, kind: "pairing", message: pairing }, 0)).toEqual({ partsSent: 1 });
-    expect(await sender.send(delivery, 0)).toEqual({ partsSent: 1 });
+    expect(await sender.send({ target, kind: "pairing", message: pairing }, 0)).toEqual(sentOne);
+    expect(await sender.send(delivery, 0)).toEqual(sentOne);
     const sent = await calls();
     expect(sent.map((c) => c.path)).toEqual([
       "/v2/bot/chat/loading/start",
@@ -336,6 +360,34 @@ describe("the LINE adapter against the fake Messaging API", () => {
     expect(sent[1]!.retryKey).toBeNull();
     expect(sent[2]!.body.messages[0].text).toBe("hi");
     expect(sent[2]!.retryKey).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("asks the host's bot messages whether a quoted message is the bot's (LINE's ids, under the channel line)", async () => {
+    const asked: Array<[string, string]> = [];
+    const botMessages = {
+      has: (channel: string, id: string) => {
+        asked.push([channel, id]);
+        return channel === "line" && id === "bot-9";
+      },
+      note: () => undefined,
+    };
+    const line = { groupAllowFrom: [ALICE], groups: { [MENT]: { requireMention: true } } };
+    const inbound = lineInbound({ line: () => line, api: async () => api, botMessages });
+    const quoting = (quotedMessageId: string) =>
+      JSON.stringify({
+        destination: "Ubot",
+        event: messageEvent("re", { type: "group", groupId: MENT, userId: ALICE }, { quotedMessageId }),
+      });
+    const approved = new Set<string>();
+    expect(await inbound.decide({ body: quoting("bot-9"), config, approved })).toMatchObject({ action: "turn" });
+    expect(await inbound.decide({ body: quoting("other-1"), config, approved })).toEqual({
+      action: "ignore",
+      reason: "no mention",
+    });
+    expect(asked).toEqual([
+      ["line", "bot-9"],
+      ["line", "other-1"],
+    ]);
   });
 });
 

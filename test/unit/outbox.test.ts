@@ -309,4 +309,19 @@ describe("Outbox over in-memory ports", () => {
       ["slack", { ok: true }],
     ]);
   });
+
+  it("reports the ids the platform gave the bot's messages with a successful send (a quote of one is a mention)", async () => {
+    const reported: unknown[] = [];
+    const { outbox, store, queue } = outboxWith({}, null, {
+      channelSender: async () => ({
+        credentials: [],
+        send: async () => ({ partsSent: 2, sentMessageIds: ["5001", "5002"] }),
+      }),
+      channelSendResult: async (channel, result) => void reported.push([channel, result]),
+    });
+    const { id } = queue();
+    await outbox.attempt(id, T0);
+    expect(store.get(id)).toMatchObject({ status: "delivered" });
+    expect(reported).toEqual([["slack", { ok: true, sentMessageIds: ["5001", "5002"] }]]);
+  });
 });

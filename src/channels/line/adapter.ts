@@ -5,11 +5,12 @@ import type { LineConfig } from "../../protocol/channels";
 import type { TenantConfig } from "../../protocol/config";
 import type { ChannelSender, InboundAdapter, InboundDecision } from "../adapter";
 import { PAIRING_KIND } from "../adapter";
+import type { BotMessagesPort } from "../bot-messages";
 import { channelCredential, type SecretResolver } from "../channel-registry";
 import { type LineEvent, lineEventSchema } from "./events";
 import { linePairingMessage, lineReplyParts } from "./format";
 import { LINE_API_ROOT, LineMessagingApi } from "./messaging-api";
-import { decideLine } from "./routing";
+import { decideLine, LINE } from "./routing";
 
 /**
  * LINE's inbound side and sender, as the channel inbox and the outbox drive them. The host gives
@@ -18,6 +19,8 @@ import { decideLine } from "./routing";
 export type LineAdapterPorts = {
   line(config: TenantConfig): LineConfig | undefined;
   api(config: TenantConfig): Promise<LineMessagingApi | null>;
+  /** The bot's recent messages (a quote of one is a mention); without it only `isSelf` mentions count. */
+  botMessages?: BotMessagesPort;
 };
 
 /** The tenant's LINE channel, when it is enabled and has its channel access token. */
@@ -42,7 +45,16 @@ export function lineInbound(ports: LineAdapterPorts): InboundAdapter {
       if (!line || !(await ports.api(config))) return null;
       const parsed = lineEventSchema.safeParse((JSON.parse(body) as { event?: unknown }).event);
       if (!parsed.success) return { action: "ignore", reason: "not a LINE event" };
-      const decision = decideLine({ event: parsed.data, line, config, agentId: defaultAgentId(config), approved });
+      const botMessages = ports.botMessages;
+      const now = Date.now();
+      const decision = decideLine({
+        event: parsed.data,
+        line,
+        config,
+        agentId: defaultAgentId(config),
+        approved,
+        ...(botMessages ? { botMessageIds: { has: (id: string) => botMessages.has(LINE, id, now) } } : {}),
+      });
       return withReplyToken(decision, parsed.data);
     },
     async acknowledge(config, ack) {

@@ -72,6 +72,7 @@ export class LineMessagingApi {
    * Sends `parts` from `fromPart` on (text messages, already flattened): the reply token first,
    * then pushes; a refused or failed reply falls back to a push of the same messages at once,
    * so an expired token or a LINE error never loses the reply. Stops at the first failed push.
+   * Returns the ids LINE gave the messages sent (`sentMessages[].id`): a quote of one is a mention.
    */
   async send(
     delivery: { id?: string; target: DeliveryTarget; parts: string[]; replyToken?: LineReplyToken },
@@ -86,6 +87,7 @@ export class LineMessagingApi {
       ...(delivery.replyToken ? { replyToken: delivery.replyToken } : {}),
       nowMs,
     });
+    const sentMessageIds: string[] = [];
     for (const call of calls) {
       const messages = delivery.parts.slice(call.from, call.to).map((text) => ({ type: "text", text }));
       if (call.kind === "reply") {
@@ -93,16 +95,30 @@ export class LineMessagingApi {
           replyToken: delivery.replyToken!.token,
           messages,
         });
-        if (reply.ok) continue;
+        if (reply.ok) {
+          sentMessageIds.push(...sentIds(reply));
+          continue;
+        }
       }
       // Without a delivery id there is no stable key, and a shared one could swallow another reply.
       const retryKey = delivery.id ? await uuidFrom(`line-push:${delivery.id}:${call.from}`) : undefined;
       const push = await this.call("POST", "/v2/bot/message/push", { to, messages }, retryKey);
       // 409: LINE already accepted a push with this retry key (a resend after a crash).
       if (!push.ok && push.status !== 409) return { partsSent: call.from, error: failure(push) };
+      sentMessageIds.push(...sentIds(push));
     }
-    return { partsSent: delivery.parts.length };
+    return { partsSent: delivery.parts.length, ...(sentMessageIds.length ? { sentMessageIds } : {}) };
   }
+}
+
+/** The ids in a reply's or push's answer (`{ sentMessages: [{ id, quoteToken }] }`); none on a 409. */
+function sentIds(answer: LineAnswer): string[] {
+  const sent = answer.body.sentMessages;
+  if (!Array.isArray(sent)) return [];
+  return sent.flatMap((message: unknown) => {
+    const id = (message as { id?: unknown } | null)?.id;
+    return typeof id === "string" && id ? [id] : [];
+  });
 }
 
 function failure(answer: LineAnswer): string {

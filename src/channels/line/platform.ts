@@ -23,6 +23,7 @@ export const linePlatform = {
     lineInbound({
       line: (config) => config.channels?.line,
       api: (config) => lineApiOf(config, host.resolve, host.outbound),
+      ...(host.botMessages ? { botMessages: host.botMessages } : {}),
     }),
   sender: async (config, resolve, outbound) => {
     const api = await lineApiOf(config, resolve, outbound);

@@ -24,7 +24,7 @@ export type LineRoutingInput = {
   /** Senders approved through pairing (LINE user ids). */
   approved: ReadonlySet<string>;
   /** Ids of messages the bot sent, when known (a quote of one is a mention). */
-  botMessageIds?: ReadonlySet<string>;
+  botMessageIds?: Pick<ReadonlySet<string>, "has">;
 };
 
 export function decideLine(input: LineRoutingInput): InboundDecision {
@@ -92,7 +92,7 @@ function decideGroup(
 }
 
 /** A mention of the bot: a mentionee marked `isSelf`, or a quote of one of the bot's messages. */
-export function mentionsBot(event: LineEvent, botMessageIds?: ReadonlySet<string>): boolean {
+export function mentionsBot(event: LineEvent, botMessageIds?: Pick<ReadonlySet<string>, "has">): boolean {
   const message = event.message;
   if (message?.mention?.mentionees?.some((mentionee) => mentionee.isSelf === true)) return true;
   return message?.quotedMessageId !== undefined && (botMessageIds?.has(message.quotedMessageId) ?? false);

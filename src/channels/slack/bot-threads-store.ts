@@ -1,4 +1,5 @@
 import type { Schema } from "../../storage/migrations";
+import { boundRecentRows } from "../../storage/recent-rows";
 import { first } from "../../storage/sql";
 import { BOT_THREAD_TTL_MS, BOT_THREADS_MAX, type BotThreadsPort } from "./threads";
 
@@ -46,11 +47,7 @@ export class BotThreadsStore implements BotThreadsPort {
       now,
     );
     // Bounded in age and rows: expired threads go, then the oldest past the cap.
-    this.sql.exec("DELETE FROM slack_bot_threads WHERE posted_at <= ?", now - BOT_THREAD_TTL_MS);
-    this.sql.exec(
-      `DELETE FROM slack_bot_threads WHERE rowid IN
-        (SELECT rowid FROM slack_bot_threads ORDER BY posted_at DESC LIMIT -1 OFFSET ?)`,
-      this.maxRows,
-    );
+    const bounds = { table: "slack_bot_threads", atColumn: "posted_at", cutoff: now - BOT_THREAD_TTL_MS };
+    boundRecentRows(this.sql, { ...bounds, maxRows: this.maxRows });
   }
 }
