@@ -9,9 +9,9 @@ import { randomUUID } from "node:crypto";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { startToolMockModel } from "../../test/peers/tool-mock-model.mjs";
 import { benchTenant } from "../lib/bench-tenant.mjs";
 import { startFakeApi } from "../lib/channel-peers.mjs";
-import { startToolMockModel } from "../../test/peers/tool-mock-model.mjs";
 import { closeAll, GatewayConn, gatewayUrl, messageText } from "../lib/gateway.mjs";
 import { Turns } from "./runs.mjs";
 
@@ -320,18 +320,20 @@ export async function run(ctx) {
   }
   const slow = ctx.quick ? 3 : 10;
   const mock = await startToolMockModel();
+  // The tenant's agents on the tool-calling mock, one socket, a first turn in `sessionKey`.
+  const onToolModel = (sessionKey) => async (tenant, id) => {
+    await useToolModel(tenant, mock);
+    const conn = await tenantGateway(id, tenant.token);
+    await sendTurn(conn, sessionKey, "warm");
+    return { conn, close: () => closeAll([conn]) };
+  };
   try {
     log(`tool-loop turn, two tool calls ×${slow} (scripted mock model)`);
     results.push(
       await measure(ctx, "tool-loop turn, two tool calls", {
         n: slow,
         workerRequestsPerOp: 0,
-        setup: async (tenant, id) => {
-          await useToolModel(tenant, mock);
-          const conn = await tenantGateway(id, tenant.token);
-          await sendTurn(conn, "agent:main:loop", "warm");
-          return { conn, close: () => closeAll([conn]) };
-        },
+        setup: onToolModel("agent:main:loop"),
         // Two rounds, one call each (three model calls), in a session that keeps growing.
         op: async (_t, state, i) => {
           const { final } = await sendTurn(
@@ -348,12 +350,7 @@ export async function run(ctx) {
       await measure(ctx, "spawn to its announce", {
         n: slow,
         workerRequestsPerOp: 0,
-        setup: async (tenant, id) => {
-          await useToolModel(tenant, mock);
-          const conn = await tenantGateway(id, tenant.token);
-          await sendTurn(conn, "agent:main:parent", "warm");
-          return { conn, close: () => closeAll([conn]) };
-        },
+        setup: onToolModel("agent:main:parent"),
         // The parent's run (sessions_spawn, then its final), the child's run, the announce's run in the parent.
         op: async (_t, state, i) => {
           const runId = randomUUID();
