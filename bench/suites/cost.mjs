@@ -3,14 +3,16 @@
 // rows, handed to the tenant's ledger), read back through GET /v1/admin/tenants/<id>/usage,
 // then dollars at Cloudflare's published prices (src/ledger/cloudflare-prices.ts) and a
 // tenant-month at three activity levels beside a container per tenant.
-// Each workload runs in a tenant of its own, so its units are its own.
+// Each workload runs in a tenant of its own, so its units are its own. The tool-loop and spawn
+// workloads run on the scripted tool-calling mock model (test/peers/tool-mock-model.mjs).
 import { randomUUID } from "node:crypto";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { startToolMockModel } from "../../test/peers/tool-mock-model.mjs";
 import { benchTenant } from "../lib/bench-tenant.mjs";
 import { startFakeApi } from "../lib/channel-peers.mjs";
-import { closeAll, GatewayConn, gatewayUrl } from "../lib/gateway.mjs";
+import { closeAll, GatewayConn, gatewayUrl, messageText } from "../lib/gateway.mjs";
 import { Turns } from "./runs.mjs";
 
 export const description =
@@ -40,6 +42,11 @@ const BOT_TOKEN = "123456789:TEST-fake-telegram-token";
 const TG_SECRET = "tg-webhook-secret-0123456789";
 const DM_USER = 424242;
 let nextUpdateId = Date.now() % 1_000_000_000;
+
+/** How long a tool-loop turn, a spawn's round trip or a cron run may take before the bench fails. */
+const RUN_TIMEOUT_MS = 30_000;
+/** Sockets subscribed to the session's messages in the chat.inject workload. */
+const FOLLOWERS = 10;
 
 const UNIT_KEYS = ["requests", "websocketMessages", "activeMs", "rowsRead", "rowsWritten"];
 
@@ -145,6 +152,47 @@ function rowsOf(result) {
       note: `incl. ${workerRequestsPerOp} Worker request(s) per op`,
     },
   ];
+}
+
+/**
+ * Resolves with the chat event that ends a run in a session (`session`: its key, or a test of the
+ * key), `runId`'s or any but `exceptRunId`; rejects when that run ended in error or aborted.
+ */
+async function runEnd(conn, session, { runId, exceptRunId } = {}) {
+  const sessionMatches = typeof session === "function" ? session : (key) => key === session;
+  const frame = await conn.waitForEvent(
+    (f) =>
+      f.event === "chat" &&
+      sessionMatches(f.payload?.sessionKey) &&
+      (runId === undefined || f.payload.runId === runId) &&
+      (exceptRunId === undefined || f.payload.runId !== exceptRunId) &&
+      ["final", "error", "aborted"].includes(f.payload.state),
+    RUN_TIMEOUT_MS,
+  );
+  if (frame.payload.state !== "final")
+    throw new Error(`run in ${frame.payload.sessionKey} ended ${frame.payload.state}`);
+  return frame.payload;
+}
+
+/** One chat.send turn whose run ends in `sessionKey`; resolves with the run's final chat payload. */
+async function sendTurn(conn, sessionKey, message, runId = randomUUID()) {
+  const end = runEnd(conn, sessionKey, { runId });
+  end.catch(() => {}); // observed below
+  const res = await conn.request("chat.send", { sessionKey, message, idempotencyKey: runId }, RUN_TIMEOUT_MS);
+  if (!res.ok) throw new Error(`chat.send refused: ${JSON.stringify(res.error).slice(0, 200)}`);
+  return { runId, final: await end };
+}
+
+/** The tenant's agents on the scripted tool-calling mock model (test/peers/tool-mock-model.mjs). */
+async function useToolModel(tenant, mock) {
+  await tenant.client.request("PUT", "/v1/config", {
+    body: {
+      agents: {
+        defaults: { subagents: { maxSpawnDepth: 2 } },
+        list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: mock.url, model: "mock" } }],
+      },
+    },
+  });
 }
 
 export async function run(ctx) {
@@ -270,6 +318,112 @@ export async function run(ctx) {
   } finally {
     await tg.stop();
   }
+  const slow = ctx.quick ? 3 : 10;
+  const mock = await startToolMockModel();
+  // The tenant's agents on the tool-calling mock, one socket, a first turn in `sessionKey`.
+  const onToolModel = (sessionKey) => async (tenant, id) => {
+    await useToolModel(tenant, mock);
+    const conn = await tenantGateway(id, tenant.token);
+    await sendTurn(conn, sessionKey, "warm");
+    return { conn, close: () => closeAll([conn]) };
+  };
+  try {
+    log(`tool-loop turn, two tool calls ×${slow} (scripted mock model)`);
+    results.push(
+      await measure(ctx, "tool-loop turn, two tool calls", {
+        n: slow,
+        workerRequestsPerOp: 0,
+        setup: onToolModel("agent:main:loop"),
+        // Two rounds, one call each (three model calls), in a session that keeps growing.
+        op: async (_t, state, i) => {
+          const { final } = await sendTurn(
+            state.conn,
+            "agent:main:loop",
+            `CALL sessions_list {"limit":1} THEN CALL session_status {} FINAL(loop ${i} done)`,
+          );
+          if (messageText(final.message) !== `loop ${i} done`) throw new Error("the tool loop did not finish");
+        },
+      }),
+    );
+    log(`spawn to its announce ×${slow} (scripted mock model)`);
+    results.push(
+      await measure(ctx, "spawn to its announce", {
+        n: slow,
+        workerRequestsPerOp: 0,
+        setup: onToolModel("agent:main:parent"),
+        // The parent's run (sessions_spawn, then its final), the child's run, the announce's run in the parent.
+        op: async (_t, state, i) => {
+          const runId = randomUUID();
+          // Listening before the send: the announce may end right behind the parent's own run.
+          const announced = runEnd(state.conn, "agent:main:parent", { exceptRunId: runId });
+          announced.catch(() => {});
+          await sendTurn(state.conn, "agent:main:parent", `CALL sessions_spawn {"task":"child task ${i}"}`, runId);
+          await announced;
+        },
+      }),
+    );
+  } finally {
+    await mock.close();
+  }
+  log(`chat.inject with ${FOLLOWERS} followers ×${n}`);
+  results.push(
+    await measure(ctx, `chat.inject, ${FOLLOWERS} followers`, {
+      n,
+      workerRequestsPerOp: 0,
+      setup: async (tenant, id) => {
+        const key = "agent:main:followed";
+        const sender = await tenantGateway(id, tenant.token);
+        await sender.call("chat.inject", { sessionKey: key, message: "first" });
+        const followers = [];
+        for (let i = 0; i < FOLLOWERS; i++) {
+          const conn = await tenantGateway(id, tenant.token);
+          followers.push(conn);
+          const sub = await conn.request("sessions.messages.subscribe", { key });
+          if (!sub.ok) throw new Error(`subscribe failed: ${JSON.stringify(sub.error)}`);
+        }
+        return { key, sender, followers, close: () => closeAll([sender, ...followers]) };
+      },
+      op: async (_t, state, i) => {
+        const text = `inject ${i} ${randomUUID()}`;
+        const delivered = Promise.all(
+          state.followers.map((conn) =>
+            conn.waitForEvent((f) => f.event === "session.message" && messageText(f.payload?.message) === text),
+          ),
+        );
+        delivered.catch(() => {});
+        await state.sender.call("chat.inject", { sessionKey: state.key, message: text });
+        await delivered;
+      },
+    }),
+  );
+  log(`cron run ×${slow} (an at job due now, echo runner)`);
+  results.push(
+    await measure(ctx, "cron run (job due now)", {
+      n: slow,
+      workerRequestsPerOp: 0,
+      setup: async (tenant, id) => {
+        const conn = await tenantGateway(id, tenant.token);
+        return { conn, close: () => closeAll([conn]) };
+      },
+      // cron.add of a one-shot due at once; the scheduler's alarm runs it in agent:main:cron:<jobId>.
+      op: async (_t, state, i) => {
+        const ran = runEnd(state.conn, (key) => key?.startsWith("agent:main:cron:"));
+        ran.catch(() => {});
+        const job = await state.conn.call("cron.add", {
+          name: `cost ${i}`,
+          agentId: "main",
+          sessionTarget: "isolated",
+          wakeMode: "now",
+          delivery: { mode: "none" },
+          schedule: { kind: "at", at: new Date().toISOString() },
+          payload: { kind: "agentTurn", message: `cron ${i}` },
+        });
+        const final = await ran;
+        if (final.sessionKey !== `agent:main:cron:${job.id}`)
+          throw new Error(`ran ${final.sessionKey}, not job ${job.id}`);
+      },
+    }),
+  );
   const idleSeconds = ctx.quick ? 15 : 60;
   log(`idle tenant with a connected Control UI socket for ${idleSeconds} s`);
   const idle = await measure(ctx, "idle tenant, one socket", {
