@@ -9,6 +9,8 @@
 // at the end; BENCH_PEER=off skips it, BENCH_CHANNELS_SLACK=off skips Slack (both sides).
 // Microsoft Teams (this service only: no recording harness reaches the real gateway's Teams SDK):
 // an activity signed by the fake Bot Connector → its reply activity; BENCH_CHANNELS_MSTEAMS=off skips it.
+// WhatsApp Cloud API, LINE and Google Chat (this service only: no OpenClaw plugin or harness for
+// them here): bench/lib/served-channels.mjs, BENCH_CHANNELS_WHATSAPP / _LINE / _GOOGLECHAT=off.
 import { createHmac } from "node:crypto";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -16,9 +18,10 @@ import { startToolMockModel } from "../../test/peers/tool-mock-model.mjs";
 import { benchTenant } from "../lib/bench-tenant.mjs";
 import { startFakeApi, startRealGateway } from "../lib/channel-peers.mjs";
 import { fmt, summarize } from "../lib/measure.mjs";
+import { REAL_GATEWAY_MISSING, servedOnlyPlatforms } from "../lib/served-channels.mjs";
 
 export const description =
-  "channels: Telegram update → sendMessage (and Slack event → chat.postMessage) at the fake, beside the real gateway in webhook mode";
+  "channels: Telegram update → sendMessage (and Slack event → chat.postMessage) at the fake, beside the real gateway in webhook mode; Teams, WhatsApp, LINE, Google Chat for this service";
 
 const TENANT = `bench-channels-${Date.now().toString(36)}`;
 const BOT_TOKEN = "123456789:TEST-fake-telegram-token";
@@ -113,9 +116,10 @@ function slackHeaders(body) {
 
 /**
  * A channel's measurement loop against one fake: POST `build(text)` to a target's URL, wait for
- * the reply call (`isReply(call)`) at the fake after everything seen so far.
+ * the reply call (`isReply(call)`) at the fake after everything seen so far; `callName` names a
+ * call in the row's note.
  */
-function channelDriver({ fake, build, headers, isReply }) {
+function channelDriver({ fake, build, headers, isReply, callName = (c) => c.method ?? c.body?.type ?? c.kind }) {
   let cursor = 0;
   const sync = async () => {
     for (const c of await fake.calls(cursor)) cursor = Math.max(cursor, c.seq);
@@ -143,7 +147,7 @@ function channelDriver({ fake, build, headers, isReply }) {
       seen.push(...calls);
       const reply = calls.find(isReply);
       if (reply) {
-        const upToReply = seen.filter((c) => c.seq <= reply.seq).map((c) => c.method ?? c.body?.type ?? c.kind);
+        const upToReply = seen.filter((c) => c.seq <= reply.seq).map(callName);
         const accepted = res.headers.get("x-openclaw-delivery-accepted");
         return { answerMs, replyMs: reply.t - sentAt, calls: upToReply.join(" + "), accepted };
       }
@@ -177,6 +181,14 @@ export async function run(ctx) {
       ? await startFakeApi(join(peers, "fake-msteams.mjs"), { label: "fake Bot Connector" })
       : null;
     if (teamsFake) stops.push(teamsFake.stop);
+    const served = [];
+    for (const platform of servedOnlyPlatforms()) {
+      const fake = await platform.start(peers);
+      stops.push(fake.stop);
+      served.push({ platform, fake });
+    }
+    const servedConfig = {};
+    for (const { platform, fake } of served) Object.assign(servedConfig, await platform.config(fake));
 
     // The real gateway starts (~1 min on a loaded machine) while this service's tenant is set up.
     let peerFailure = withPeer ? null : "BENCH_PEER=off";
@@ -245,6 +257,7 @@ export async function run(ctx) {
                 },
               }
             : {}),
+          ...servedConfig,
         },
       },
     });
@@ -324,6 +337,16 @@ export async function run(ctx) {
         service: `${baseUrl}/t/${TENANT}/api/messages`,
         realMissing:
           "not recorded: the real gateway's Teams SDK sends with axios, which the loopback harness cannot redirect",
+      });
+    }
+
+    for (const { platform, fake } of served) {
+      const { name, path, ...driver } = await platform.channel(fake);
+      channels.push({
+        name,
+        driver: channelDriver({ fake, ...driver }),
+        service: `${baseUrl}/t/${TENANT}${path}`,
+        realMissing: REAL_GATEWAY_MISSING,
       });
     }
 
