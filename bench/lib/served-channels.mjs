@@ -7,6 +7,7 @@
 import { createHmac } from "node:crypto";
 import { join } from "node:path";
 import { FAKE_LINE_BOT, FAKE_LINE_TOKEN, startFakeLine } from "../../test/peers/fake-line.mjs";
+import { whatsappTextWebhook } from "../../test/peers/whatsapp-webhook.mjs";
 import { startFakeApi } from "./channel-peers.mjs";
 
 const WA_ACCESS_TOKEN = "EAAG-fake-whatsapp-access-token";
@@ -60,34 +61,8 @@ const whatsapp = {
   channel: async () => ({
     name: "WhatsApp message → Graph API text",
     path: "/whatsapp/webhook",
-    /** One text message in Meta's webhook shape. */
-    build: (text) => ({
-      object: "whatsapp_business_account",
-      entry: [
-        {
-          id: "WABA-1",
-          changes: [
-            {
-              field: "messages",
-              value: {
-                messaging_product: "whatsapp",
-                metadata: { display_phone_number: "15550001111", phone_number_id: WA_PHONE_NUMBER_ID },
-                contacts: [{ profile: { name: "Bench" }, wa_id: WA_USER }],
-                messages: [
-                  {
-                    from: WA_USER,
-                    id: `wamid.BENCH${nextId++}`,
-                    timestamp: String(Math.floor(Date.now() / 1000)),
-                    type: "text",
-                    text: { body: text },
-                  },
-                ],
-              },
-            },
-          ],
-        },
-      ],
-    }),
+    build: (text) =>
+      whatsappTextWebhook({ phoneNumberId: WA_PHONE_NUMBER_ID, from: WA_USER, id: `wamid.BENCH${nextId++}`, text }),
     headers: (body) => ({ "x-hub-signature-256": `sha256=${hmacSha256(WA_APP_SECRET, body, "hex")}` }),
     isReply: (c) => c.method === "text" && c.body?.to === WA_USER && c.status === 200,
   }),
