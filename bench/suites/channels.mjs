@@ -12,6 +12,8 @@
 // Then the burst of issue 46 item 7 on this service (bench/lib/channel-burst.mjs): 400 DMs from
 // 400 chats, 40 POSTs in flight, one tenant (dmScope per-channel-peer: a session per chat).
 // BENCH_CHANNELS_BURST=off skips it; BENCH_CHANNELS_SEQUENTIAL=off skips the sequential DMs.
+// WhatsApp Cloud API, LINE and Google Chat (this service only: no OpenClaw plugin or harness for
+// them here): bench/lib/served-channels.mjs, BENCH_CHANNELS_WHATSAPP / _LINE / _GOOGLECHAT=off.
 import { createHmac } from "node:crypto";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -20,9 +22,10 @@ import { benchTenant } from "../lib/bench-tenant.mjs";
 import { telegramBurst } from "../lib/channel-burst.mjs";
 import { startFakeApi, startRealGateway } from "../lib/channel-peers.mjs";
 import { fmt, summarize } from "../lib/measure.mjs";
+import { REAL_GATEWAY_MISSING, servedOnlyPlatforms } from "../lib/served-channels.mjs";
 
 export const description =
-  "channels: Telegram update → sendMessage (and Slack event → chat.postMessage) at the fake, beside the real gateway in webhook mode";
+  "channels: Telegram update → sendMessage (and Slack event → chat.postMessage) at the fake, beside the real gateway in webhook mode; Teams, WhatsApp, LINE, Google Chat for this service";
 
 const TENANT = `bench-channels-${Date.now().toString(36)}`;
 const BOT_TOKEN = "123456789:TEST-fake-telegram-token";
@@ -140,9 +143,10 @@ function slackHeaders(body) {
 
 /**
  * A channel's measurement loop against one fake: POST `build(text)` to a target's URL, wait for
- * the reply call (`isReply(call)`) at the fake after everything seen so far.
+ * the reply call (`isReply(call)`) at the fake after everything seen so far; `callName` names a
+ * call in the row's note.
  */
-function channelDriver({ fake, build, headers, isReply }) {
+function channelDriver({ fake, build, headers, isReply, callName = (c) => c.method ?? c.body?.type ?? c.kind }) {
   let cursor = 0;
   const sync = async () => {
     for (const c of await fake.calls(cursor)) cursor = Math.max(cursor, c.seq);
@@ -170,7 +174,7 @@ function channelDriver({ fake, build, headers, isReply }) {
       seen.push(...calls);
       const reply = calls.find(isReply);
       if (reply) {
-        const upToReply = seen.filter((c) => c.seq <= reply.seq).map((c) => c.method ?? c.body?.type ?? c.kind);
+        const upToReply = seen.filter((c) => c.seq <= reply.seq).map(callName);
         const accepted = res.headers.get("x-openclaw-delivery-accepted");
         return { answerMs, replyMs: reply.t - sentAt, calls: upToReply.join(" + "), accepted };
       }
@@ -204,6 +208,14 @@ export async function run(ctx) {
       ? await startFakeApi(join(peers, "fake-msteams.mjs"), { label: "fake Bot Connector" })
       : null;
     if (teamsFake) stops.push(teamsFake.stop);
+    const served = [];
+    for (const platform of servedOnlyPlatforms()) {
+      const fake = await platform.start(peers);
+      stops.push(fake.stop);
+      served.push({ platform, fake });
+    }
+    const servedConfig = {};
+    for (const { platform, fake } of served) Object.assign(servedConfig, await platform.config(fake));
 
     // The real gateway starts (~1 min on a loaded machine) while this service's tenant is set up.
     let peerFailure = withPeer ? null : "BENCH_PEER=off";
@@ -264,6 +276,7 @@ export async function run(ctx) {
                 },
               }
             : {}),
+          ...servedConfig,
         },
       },
     });
@@ -343,6 +356,16 @@ export async function run(ctx) {
         service: `${baseUrl}/t/${TENANT}/api/messages`,
         realMissing:
           "not recorded: the real gateway's Teams SDK sends with axios, which the loopback harness cannot redirect",
+      });
+    }
+
+    for (const { platform, fake } of served) {
+      const { name, path, ...driver } = await platform.channel(fake);
+      channels.push({
+        name,
+        driver: channelDriver({ fake, ...driver }),
+        service: `${baseUrl}/t/${TENANT}${path}`,
+        realMissing: REAL_GATEWAY_MISSING,
       });
     }
 

@@ -12,6 +12,7 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { whatsappTextWebhook } from "../peers/whatsapp-webhook.mjs";
 import { startEchoRunner } from "./echo-runner.mjs";
 import { CRASH_TEST_VARS, createTenantToken, httpJson, waitFor } from "./http-json.mjs";
 
@@ -40,27 +41,7 @@ function http(method, path, body) {
 let nextMessage = 1;
 /** A webhook body of one text message from `from` (Meta's shape). */
 function textMessage(text, { from = USER, id = `wamid.IN${nextMessage++}` } = {}) {
-  return {
-    object: "whatsapp_business_account",
-    entry: [
-      {
-        id: "WABA-1",
-        changes: [
-          {
-            field: "messages",
-            value: {
-              messaging_product: "whatsapp",
-              metadata: { display_phone_number: "15550001111", phone_number_id: PHONE_NUMBER_ID },
-              contacts: [{ profile: { name: "Ana" }, wa_id: from }],
-              messages: [
-                { from, id, timestamp: String(Math.floor(Date.now() / 1000)), type: "text", text: { body: text } },
-              ],
-            },
-          },
-        ],
-      },
-    ],
-  };
+  return whatsappTextWebhook({ phoneNumberId: PHONE_NUMBER_ID, from, id, text });
 }
 
 async function post(payload, { secret = APP_SECRET, raw } = {}) {
