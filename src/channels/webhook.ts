@@ -28,6 +28,8 @@ export type WebhookRequest = {
   text(): Promise<string | typeof BODY_TOO_LARGE>;
   /** Cancels the body unread: a request refused on its headers is answered without waiting for its upload. */
   discard(): void;
+  /** Whether the body was cut off (discarded, or read past the limit): the connection cannot carry another request. */
+  readonly bodyRefused: boolean;
 };
 
 /** One update to commit: its id is the dedupe key and the root of its run id. */
@@ -45,15 +47,38 @@ export type WebhookHandler = (request: WebhookRequest, context: WebhookContext) 
 /** The request seen through WebhookRequest, its body read bounded. */
 export function webhookRequestOf(raw: Request, path: string): WebhookRequest {
   const url = new URL(raw.url);
+  let refused = false;
   return {
     method: raw.method,
     path,
     headers: raw.headers,
     query: (name) => url.searchParams.get(name),
     announcesTooLarge: () => announcesTooLarge(raw.headers, MAX_UPDATE_BYTES),
-    text: () => readBoundedText(raw, MAX_UPDATE_BYTES, "discard"),
-    discard: () => discardBody(raw),
+    text: async () => {
+      const body = await readBoundedText(raw, MAX_UPDATE_BYTES, "discard");
+      if (body === BODY_TOO_LARGE) refused = true;
+      return body;
+    },
+    discard: () => {
+      refused = true;
+      discardBody(raw);
+    },
+    get bodyRefused() {
+      return refused;
+    },
   };
+}
+
+/**
+ * The answer as sent: a request whose body was cut off is answered with `connection: close`, so
+ * the client does not send its next request on a connection the unread upload left unusable
+ * (seen as "Network connection lost" on the next request of a keep-alive client).
+ */
+export function closingIfRefused(request: WebhookRequest, response: Response): Response {
+  if (!request.bodyRefused || response.headers.get("connection") === "close") return response;
+  const closing = new Response(response.body, response);
+  closing.headers.set("connection", "close");
+  return closing;
 }
 
 /** Whether a platform's config block serves `path`: present, not disabled, at its `webhookPath` or the default. */

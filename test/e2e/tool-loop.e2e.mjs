@@ -195,7 +195,10 @@ test("a three-step chain", async () => {
 test("sessions_spawn: the child runs with the sub-agent's tools, its announce comes back", async () => {
   const done = await turn("agent:main:parent", 'CALL sessions_spawn {"task":"CALL session_status {}","label":"kid"}');
   assert.equal(done.status, "ok");
-  const result = (await lastTurn("agent:main:parent")).find((m) => m.role === "toolResult");
+  // The whole history: the child's announce may already have started the parent's next turn.
+  const result = (await history("agent:main:parent")).find(
+    (m) => m.role === "toolResult" && m.toolName === "sessions_spawn",
+  );
   assert.equal(result.details.status, "accepted");
   const child = result.details.childSessionKey;
   let childMessages = [];

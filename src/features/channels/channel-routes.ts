@@ -2,7 +2,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { channelsStatus, pairingApprove, pairingList, setTelegramWebhook } from "../../channels/channel-admin";
 import { PLATFORMS } from "../../channels/platforms";
-import { webhookRequestOf } from "../../channels/webhook";
+import { closingIfRefused, webhookRequestOf } from "../../channels/webhook";
 import { type AppEnv, requireScope } from "../../http/context";
 import { readJson } from "../../http/request";
 import { outboundPolicy, serviceOrigin } from "../../policy/outbound-url";
@@ -54,7 +54,7 @@ export const channelIngress: MiddlewareHandler<AppEnv> = async (c, next) => {
       const origin = serviceOrigin(c.env, c.req.url);
       for (const update of answer.updates) await inbox.accept(platform.name, update.updateId, update.body, origin);
     }
-    return answer.response;
+    return closingIfRefused(request, answer.response);
   }
   return next();
 };
