@@ -222,6 +222,16 @@ test("crashes mid-flow lose nothing and do nothing twice", { timeout: 180_000 },
       if (pending.length > 0) return { done: false, why: `${pending.length} deliveries ${pending[0].status}` };
       const expected = flows.sends.length + flows.spawns.length;
       if (rows.length < expected) return { done: false, why: `${rows.length} of ${expected} deliveries exist` };
+      // A flow between two steps has no open run: its announce may still be on its way. Every
+      // delivery received must be listed (its row is written before it is sent), so wait for it;
+      // a row that never shows up fails here, naming its key.
+      for (const { target } of flows.sends) {
+        const announced = (await history(target)).some((m) => textOf(m) === `announce from ${target}`);
+        if (!announced) return { done: false, why: `${target}: its flow has not announced yet` };
+      }
+      const listed = new Set(rows.map((d) => d.idempotencyKey));
+      const unlisted = [...peers.received.keys()].filter((key) => !listed.has(key));
+      if (unlisted.length > 0) return { done: false, why: `received ${unlisted[0]} has no delivery row (yet)` };
       return { done: true };
     },
     QUIET_DEADLINE_MS,
