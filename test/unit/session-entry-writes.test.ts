@@ -19,7 +19,7 @@ function world() {
   }) as SqlStorage["exec"];
   const store = new SessionStore(storage.asStorage);
   new Transcript(store, () => {}).ensureEntry(REF, undefined, 1_000);
-  const stored = () => JSON.parse(storage.db.prepare("SELECT json FROM entry").get()!.json as string);
+  const stored = () => JSON.parse((storage.db.prepare("SELECT json FROM entry").all()[0] as { json: string }).json);
   return { store, stored, writes: () => entryWrites };
 }
 
