@@ -147,7 +147,7 @@ export async function startServer({
   logLevel = "warn",
 } = {}) {
   if (!RUNTIMES.includes(runtime)) throw new Error(`unknown runtime ${runtime} (one of ${RUNTIMES.join(", ")})`);
-  const port = await takePort(givenPort, portWaitMs);
+  let port = await takePort(givenPort, portWaitMs);
   if (runtime === "wrangler") {
     const persistDir = givenPersistDir ?? (await mkdtemp(join(tmpdir(), "oc-bench-state-")));
     const ownedDirs = givenPersistDir === undefined ? [persistDir] : [];
@@ -168,8 +168,11 @@ export async function startServer({
       ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ];
     // Two wrangler devs starting at the same moment can race for one of wrangler's own internal
-    // ports ("Address already in use"): the loser is started again.
+    // ports, or for the free port picked for this one ("Address already in use"): the loser is
+    // started again, on a newly picked port unless the caller named one.
+    const portIndex = args.indexOf("--port") + 1;
     for (let attempt = 1; ; attempt++) {
+      args[portIndex] = String(port);
       try {
         return await launch({
           label: "wrangler dev",
@@ -187,6 +190,7 @@ export async function startServer({
         log(`wrangler dev lost a race for an internal port (attempt ${attempt}); starting it again`);
         await sleep(500 + Math.random() * 1500);
         await mkdir(persistDir, { recursive: true }); // the failed start removed a dir it owned
+        if (givenPort === undefined) port = await freePort();
       }
     }
   }
