@@ -16,7 +16,7 @@ import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
 import { connectGateway } from "./gateway-rpc.mjs";
-import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
 
 const RUNNER_DELAY_MS = 500;
 /** The receiver holds each delivery this long before answering, so a kill can land mid-attempt. */
@@ -76,13 +76,12 @@ const enc = encodeURIComponent;
 async function crashAndRestart() {
   server.killNow();
   await server.exited;
-  // The production watchdog period (60 s), as this file was proven with (docs/testing.md).
-  server = await startServer({ port: server.port, persistDir: server.persistDir });
+  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
 }
 
 before(async () => {
   peers = await startPeers();
-  server = await startServer();
+  server = await startServer({ vars: CRASH_TEST_VARS });
   tenant.token = await createTenantToken(server.baseUrl, tenant.id);
   const config = await http("PUT", inTenant("/v1/config"), {
     body: {
