@@ -16,11 +16,10 @@
 // Run with `node --test test/e2e/control-ui-truth.e2e.mjs`.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
 import { startToolMockModel } from "../peers/tool-mock-model.mjs";
 import { chromiumMissing, openControlUi, pageHasText, waitForDeep, waitForText } from "./browser.mjs";
 import { connectGateway } from "./gateway-rpc.mjs";
@@ -41,7 +40,6 @@ let chromium;
 let page;
 let recorder;
 let ui;
-let restartedStateDir;
 
 const api = (method, path, body) => httpJson(server.baseUrl, method, path, { authorization: `Bearer ${TOKEN}`, body });
 
@@ -139,8 +137,6 @@ describe("the Control UI tells the truth about this service", { skip: skip ?? fa
     await chromium?.close();
     await server?.stop();
     await mock?.close();
-    // A restarted server does not own the state dir it was handed.
-    if (restartedStateDir) await rm(restartedStateDir, { recursive: true, force: true });
   });
 
   test("Agents › Tools, Usage after a tool run, the slash menu", async () => {
@@ -366,10 +362,7 @@ describe("the Control UI tells the truth about this service", { skip: skip ?? fa
       before.close();
       const stoppedAt = Date.now();
       // SIGKILL (the state dir stays), then the same port and state: every object starts afresh.
-      server.killNow();
-      await server.exited;
-      restartedStateDir = server.persistDir;
-      server = await startServer({ port: server.port, persistDir: server.persistDir, readyTimeoutMs: 60_000 });
+      server = await killAndRestart(server, { readyTimeoutMs: 60_000 });
       const restartMs = Date.now() - stoppedAt;
       const since = Date.now();
       await page.goto(`${server.baseUrl}/settings/connection`, { waitUntil: "domcontentloaded" });
