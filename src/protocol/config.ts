@@ -80,7 +80,7 @@ function isOrigin(value: string): boolean {
   }
 }
 
-/** How an agent's replies are produced: one declaration per runner (./runner-specs/, docs/runs.md "Runners"). */
+/** How an agent's replies are produced: one declaration per runner (./runner-specs/, docs/runs.md, agent runs). */
 export { runnerConfigSchema };
 
 export const agentConfigSchema = z.strictObject({

@@ -32,7 +32,7 @@ const runnerVariants = z.discriminatedUnion(
 export type RunnerConfig = z.infer<typeof runnerVariants>;
 export type RunnerType = RunnerConfig["type"];
 
-/** How an agent's replies are produced (this service's extension, see docs/runs.md "Runners"). */
+/** How an agent's replies are produced (this service's extension, see docs/runs.md, agent runs). */
 export const runnerConfigSchema = runnerVariants.superRefine((runner, ctx) => {
   const facts = runnerFacts(runner);
   if (facts.apiKey && facts.apiKeySecret) {
