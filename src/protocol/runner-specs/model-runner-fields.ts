@@ -1,9 +1,12 @@
 import { z } from "zod";
-import { deploymentKeyNameSchema, storeSecretRefSchema } from "../secrets";
-import type { RunnerFacts } from "./runner-declaration";
+import { deploymentKeyNameSchema, type StoreSecretRef, storeSecretRefSchema } from "../secrets";
+import type { ModelCost, RunnerFacts } from "./runner-declaration";
 
-/** A model's price in USD per million tokens (OpenClaw's model `cost`): usage reports cost with it. */
-export const modelCostSchema = z.strictObject({ input: z.number().min(0), output: z.number().min(0) });
+/** The config shape of a model's price (ModelCost). */
+export const modelCostSchema = z.strictObject({
+  input: z.number().min(0),
+  output: z.number().min(0),
+}) satisfies z.ZodType<ModelCost>;
 
 /** The fields the model runners (`openai`, `anthropic`) take alike. */
 export const modelRunnerFields = {
@@ -21,10 +24,10 @@ export const modelRunnerFields = {
 type ModelRunnerConfig = {
   model: string;
   apiKeySecret?: string | undefined;
-  apiKey?: z.infer<typeof storeSecretRefSchema> | undefined;
+  apiKey?: StoreSecretRef | undefined;
   maxContextMessages?: number | undefined;
   maxTokens?: number | undefined;
-  cost?: z.infer<typeof modelCostSchema> | undefined;
+  cost?: ModelCost | undefined;
 };
 
 /** The facts every model runner reads alike from those fields: it calls a model with a key, priced, with tools. */
