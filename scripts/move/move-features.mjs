@@ -26,7 +26,9 @@ const startedAt = Date.now();
 const git = (...gitArgs) => execFileSync("git", gitArgs, { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20 });
 
 if (!dryRun && git("status", "--porcelain").trim() !== "") {
-  console.error("move-features: the working tree is not clean; commit or stash first (the move must be its own change)");
+  console.error(
+    "move-features: the working tree is not clean; commit or stash first (the move must be its own change)",
+  );
   process.exit(1);
 }
 
@@ -38,7 +40,8 @@ const trackedSet = new Set(tracked);
 /** `[from, to]` with folders ending in "/", longest `from` first so a file entry beats its folder. */
 const entries = MOVES.map(([from, to]) => [from, to]).sort((a, b) => b[0].length - a[0].length);
 for (const [from, to] of entries)
-  if (from.endsWith("/") !== to.endsWith("/")) throw new Error(`feature-map: ${from} → ${to}: a folder maps to a folder`);
+  if (from.endsWith("/") !== to.endsWith("/"))
+    throw new Error(`feature-map: ${from} → ${to}: a folder maps to a folder`);
 
 /** old path → new path, for the files that move in this run. */
 const moves = new Map();
@@ -48,6 +51,13 @@ for (const file of tracked) {
   const [from, to] = entry;
   const target = from.endsWith("/") ? to + file.slice(from.length) : to;
   if (target !== file) moves.set(file, target);
+}
+// An entry that names nothing now: done by an earlier run (its destination exists), or a path gone.
+for (const [from, to] of entries) {
+  const matches = (file, path) => (path.endsWith("/") ? file.startsWith(path) : file === path);
+  if (tracked.some((file) => matches(file, from))) continue;
+  const done = tracked.some((file) => matches(file, to));
+  console.log(`${done ? "already moved" : "not found, skipped"}: ${from} → ${to}`);
 }
 const problems = [];
 const destinations = new Map();
@@ -73,7 +83,8 @@ for (const [from, to] of entries) {
 // 2. The rewrites, computed against the old tree before anything moves.
 const CODE = /\.(?:ts|mts|cts|mjs|js|cjs)$/;
 const TEXT = /\.(?:ts|mts|cts|mjs|js|cjs|json|jsonc|md|toml|yaml|yml|html|css|sql|txt)$/;
-const SCANNED = /^(?:src|test|bench|scripts|docs|public-src)\/|^[^/]+$/;
+/** Where paths are rewritten: the code, its docs and the root's configs (not this script's own mapping). */
+const SCANNED = /^(?!scripts\/move\/)(?:src|test|bench|scripts|docs)\/|^[^/]+$/;
 /** A relative specifier in a code file: group 1 the quote, group 2 the path, group 3 a `?query`. */
 const RELATIVE_STRING = /(["'`])(\.\.?\/[^"'`?\s]*)(\?[^"'`\s]*)?\1/g;
 /** A repository path in any text, maybe behind `./` or `../` steps (docs links). */
@@ -111,9 +122,11 @@ function rewriteSpecifier(importer, specifier) {
 function movedRepoPath(path) {
   const clean = path.replace(/\/$/, "");
   if (moves.has(clean)) return moves.get(clean);
-  for (const suffix of [".ts", ".mjs"]) if (moves.has(clean + suffix)) return moves.get(clean + suffix).slice(0, -suffix.length);
+  for (const suffix of [".ts", ".mjs"])
+    if (moves.has(clean + suffix)) return moves.get(clean + suffix).slice(0, -suffix.length);
   const folder = `${clean}/`;
-  if (folderMoves.has(folder)) return path.endsWith("/") ? folderMoves.get(folder) : folderMoves.get(folder).slice(0, -1);
+  if (folderMoves.has(folder))
+    return path.endsWith("/") ? folderMoves.get(folder) : folderMoves.get(folder).slice(0, -1);
   return undefined;
 }
 
@@ -137,7 +150,9 @@ function rewriteText(file, text) {
     const moved = movedRepoPath(`src/${path}`);
     return moved?.startsWith("src/") ? `\`${moved.slice(4)}\`` : whole;
   });
-  for (const edit of TEXT_EDITS) if (edit.file === newPath(file) || edit.file === file) out = out.split(edit.from).join(edit.to);
+  for (const edit of TEXT_EDITS)
+    if (edit.file === "*" || edit.file === newPath(file) || edit.file === file)
+      out = out.split(edit.from).join(edit.to);
   return out;
 }
 
@@ -187,7 +202,10 @@ if (gone.length + added.length > 0) {
   if (existsSync(layerScript)) {
     const text = readFileSync(layerScript, "utf8");
     const stale = gone.filter((entry) => text.includes(`"${entry}"`));
-    if (stale.length > 0) console.log(`scripts/check-layers.mjs still names ${stale.join(", ")} (harmless if only listed; place new entries)`);
+    if (stale.length > 0)
+      console.log(
+        `scripts/check-layers.mjs still names ${stale.join(", ")} (harmless if only listed; place new entries)`,
+      );
   }
 }
 const movedCount = moves.size;
