@@ -256,6 +256,56 @@ export const TEST_MOVES = [
 
 export const MOVES = [...SOURCE_MOVES, ...TEST_MOVES];
 
+/** The workerd areas a file's name may start with (`gateway-…`), or the area its prefix means. */
+const AREA_PREFIXES = {
+  auth: "auth",
+  automations: "automations",
+  automation: "automations",
+  cron: "automations",
+  channels: "channels",
+  channel: "channels",
+  telegram: "channels",
+  slack: "channels",
+  config: "config",
+  console: "console",
+  gateway: "gateway",
+  hooks: "hooks",
+  hook: "hooks",
+  admin: "http",
+  mcp: "mcp",
+  oauth: "mcp",
+  metering: "metering",
+  usage: "usage",
+  openai: "openai",
+  pending: "pending",
+  run: "runs",
+  runs: "runs",
+  runner: "runs",
+  secret: "secrets",
+  secrets: "secrets",
+  session: "session",
+  sessions: "sessions",
+  tenant: "tenant",
+  timers: "timers",
+  tool: "tools",
+  tools: "tools",
+};
+
+/**
+ * Where a file no entry names goes, or undefined (it stays). A workerd file added at test/'s root
+ * after this mapping was written must move, or the tier's glob (test/workerd/**) would skip it:
+ * it goes to the area its name starts with, else to test/workerd/unsorted/ (printed: place it).
+ */
+export function fallbackMove(file) {
+  const workerdFile = /^test\/([^/]+\.test\.ts)$/.exec(file);
+  if (!workerdFile) return undefined;
+  const name = workerdFile[1];
+  const prefix = Object.keys(AREA_PREFIXES)
+    .filter((word) => name.startsWith(`${word}-`) || name.startsWith(`${word}.`))
+    .sort((a, b) => b.length - a.length)[0];
+  return `test/workerd/${prefix ? AREA_PREFIXES[prefix] : "unsorted"}/${name}`;
+}
+
 /**
  * Literal edits after the move (globs and lists no path rewrite can see), applied where present:
  * `file` is the file's path after the move, or "*" for every text file the move scans.

@@ -16,7 +16,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, posix, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MOVES, TEXT_EDITS } from "./feature-map.mjs";
+import { fallbackMove, MOVES, TEXT_EDITS } from "./feature-map.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const args = new Set(process.argv.slice(2));
@@ -47,7 +47,15 @@ for (const [from, to] of entries)
 const moves = new Map();
 for (const file of tracked) {
   const entry = entries.find(([from]) => (from.endsWith("/") ? file.startsWith(from) : file === from));
-  if (!entry) continue;
+  if (!entry) {
+    const fallback = fallbackMove(file);
+    if (fallback === undefined) continue;
+    console.log(
+      `not in the mapping, by its name: ${file} → ${fallback}${fallback.includes("/unsorted/") ? " (place it)" : ""}`,
+    );
+    moves.set(file, fallback);
+    continue;
+  }
   const [from, to] = entry;
   const target = from.endsWith("/") ? to + file.slice(from.length) : to;
   if (target !== file) moves.set(file, target);
