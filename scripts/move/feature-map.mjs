@@ -291,19 +291,27 @@ const AREA_PREFIXES = {
   tools: "tools",
 };
 
+/** The area a test file's name starts with, or undefined. */
+const areaOfName = (name) => {
+  const prefix = Object.keys(AREA_PREFIXES)
+    .filter((word) => name.startsWith(`${word}-`) || name.startsWith(`${word}.`))
+    .sort((a, b) => b.length - a.length)[0];
+  return prefix && AREA_PREFIXES[prefix];
+};
+
 /**
  * Where a file no entry names goes, or undefined (it stays). A workerd file added at test/'s root
  * after this mapping was written must move, or the tier's glob (test/workerd/**) would skip it:
  * it goes to the area its name starts with, else to test/workerd/unsorted/ (printed: place it).
+ * A Node test at test/unit/'s root runs wherever it is (test/unit/**): it moves only when its name
+ * says its area.
  */
 export function fallbackMove(file) {
   const workerdFile = /^test\/([^/]+\.test\.ts)$/.exec(file);
-  if (!workerdFile) return undefined;
-  const name = workerdFile[1];
-  const prefix = Object.keys(AREA_PREFIXES)
-    .filter((word) => name.startsWith(`${word}-`) || name.startsWith(`${word}.`))
-    .sort((a, b) => b.length - a.length)[0];
-  return `test/workerd/${prefix ? AREA_PREFIXES[prefix] : "unsorted"}/${name}`;
+  if (workerdFile) return `test/workerd/${areaOfName(workerdFile[1]) ?? "unsorted"}/${workerdFile[1]}`;
+  const unitFile = /^test\/unit\/([^/]+\.test\.ts)$/.exec(file);
+  const area = unitFile && areaOfName(unitFile[1]);
+  return area ? `test/unit/${area}/${unitFile[1]}` : undefined;
 }
 
 /**
