@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { signatureHeader } from "../../auth/webhook-signature";
-import { upstreamFailureDetail } from "../../model/upstream-failure";
+import { guardedFetch } from "../../policy/guarded-fetch";
 import type { TranscriptMessage } from "../../protocol/session";
 import type { WebhookRunRequest } from "../../protocol/webhooks";
-import { guardedFetch } from "../../util/guarded-fetch";
 import { type ModelToolCall, type Runner, RunnerError } from "./runner";
+import { upstreamFailureDetail } from "./upstream-failure";
 
 /**
  * The tenant's own agent host. It answers 200 with `{ reply, toolMessages?, usage? }`, or 202
