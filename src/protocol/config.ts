@@ -95,7 +95,7 @@ const modelRunnerFields = {
   maxContextMessages: z.int().min(1).max(500).optional(),
 };
 
-/** How an agent's replies are produced (this service's extension, see README "Runners"). */
+/** How an agent's replies are produced (this service's extension: docs/runs.md, "Agent runs"). */
 export const runnerConfigSchema = z
   .discriminatedUnion("type", [
     z.strictObject({ type: z.literal("echo") }),
