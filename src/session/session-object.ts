@@ -52,7 +52,6 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   /** Its modules, wired to each other (session-parts.ts). */
   private readonly parts: SessionParts;
 
-  /** `routes`: where a run's reply goes besides the transcript, handed in where the worker exports the class (src/index.ts). */
   constructor(ctx: DurableObjectState, env: Env, routes: ReplyRoutes) {
     super(ctx, env);
     this.parts = wireSession(ctx, env, this, routes);
