@@ -31,7 +31,7 @@ const LAYERS = [
   { name: "engines", entries: ["runs", "flows", "spawn", "delivery", "timers", "pending"] },
   // Tokens, secrets, the ledger and the meters, the directory, display projections, the object stubs.
   { name: "services", entries: ["auth", "secrets", "ledger", "metering", "directory", "render", "stubs.ts"] },
-  // Pure decisions and the records they judge.
+  // Pure decisions and the records they judge (and guarded-fetch.ts, the fetch that applies the outbound one).
   { name: "rules", entries: ["policy", "model"] },
   // Shapes, keys, RPC contracts, SQL helpers, log lines, small helpers: they import no other entry.
   { name: "base", entries: ["keys", "protocol", "contracts", "storage", "observability", "util"] },
