@@ -4,6 +4,7 @@ import type { ChannelSendResult } from "../channels/send-health";
 import type { LiveEvent } from "../contracts/tenant-api";
 import type { Delivery, DeliveryInput } from "../model/delivery";
 import { logWarning } from "../observability/log";
+import { guardedFetch } from "../policy/guarded-fetch";
 import type { OutboundPolicy } from "../policy/outbound-url";
 import { sendBlocked } from "../policy/send-policy";
 import type { TenantConfig } from "../protocol/config";
@@ -12,7 +13,6 @@ import type { DeliveryWebhookBody } from "../protocol/webhooks";
 import { redactCredentials } from "../secrets/redact-credentials";
 import { urlForDisplay, urlSecrets } from "../secrets/url-secrets";
 import type { TimerPort } from "../timers/timers";
-import { guardedFetch } from "../util/guarded-fetch";
 import type { DeliveryStore } from "./delivery-store";
 import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
 

@@ -1,11 +1,8 @@
-import { channelSenderOf } from "../channels/platforms";
-import { queueChannelReply } from "../channels/reply";
 import type { SessionRef } from "../contracts/session-api";
 import type { LiveEvent } from "../contracts/tenant-api";
 import { Outbox } from "../delivery/outbox";
 import { remoteRefusal } from "../domain/errors";
 import { A2aFlowDriver, announceToChannel } from "../flows/a2a-flow";
-import { queueHookReply } from "../hooks/hook-delivery";
 import { installLedgerLogSink } from "../ledger/log-sink";
 import { reportUsage, usageEventOf } from "../ledger/usage-event";
 import { PendingClaim } from "../pending/pending-sessions";
@@ -25,6 +22,7 @@ import { Waiters } from "../util/waiters";
 import { Followers } from "./followers";
 import { COLD_WINDOW_MS } from "./publish-window";
 import { Publisher } from "./publisher";
+import type { ReplyRoutes } from "./reply-routes";
 import { SessionStore } from "./session-store";
 import { spawnHost } from "./spawn-host";
 import { Transcript } from "./transcript";
@@ -70,6 +68,8 @@ export function wireSession(
     reset(ref: SessionRef, reason: "new" | "reset"): Promise<unknown>;
     delete(ref: SessionRef): Promise<boolean>;
   },
+  /** Where a run's reply goes besides the transcript, handed in by the worker (src/index.ts). */
+  routes: ReplyRoutes,
 ): SessionParts {
   installLedgerLogSink(env);
   const store = new SessionStore(ctx.storage);
@@ -138,8 +138,7 @@ export function wireSession(
     waitUntil: (promise) => ctx.waitUntil(promise),
     watchdogMs: positiveVar((env as Env & { RUN_WATCHDOG_MS?: string }).RUN_WATCHDOG_MS, WATCHDOG_MS),
     onReply: (run, text) => {
-      queueChannelReply(outbox, run, text);
-      queueHookReply(outbox, run, text);
+      for (const queueReply of routes.queueReply) queueReply(outbox, run, text);
     },
     onSettled: (runId) => {
       if (!spawns.settled(runId)) flows.runSettled(runId);
@@ -169,7 +168,7 @@ export function wireSession(
     signingSecret: async () => tenant().runnerSecret(),
     outbound: () => outboundPolicy(env),
     channelSender: (channel, config) =>
-      channelSenderOf(channel, config, async (name) => tenant().resolveSecret(name), outboundPolicy(env), {
+      routes.channelSender(channel, config, async (name) => tenant().resolveSecret(name), outboundPolicy(env), {
         reference: async (name, id) =>
           channelInboxApi(env, store.identity()?.tenantId ?? "").conversationReference(name, id),
       }),

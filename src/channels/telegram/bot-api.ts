@@ -1,6 +1,6 @@
 import type { DeliveryTarget } from "../../model/delivery";
+import { guardedFetch } from "../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../policy/outbound-url";
-import { guardedFetch } from "../../util/guarded-fetch";
 import { type ChannelAck, type ChannelSender, PAIRING_KIND, type SendOutcome } from "../adapter";
 import { MEDIA_WARNING_KIND } from "../inbound-media";
 import { chunkText, htmlToPlainText, markdownToTelegramHtml, TELEGRAM_CHUNK_CHARS } from "./format";

@@ -1,11 +1,11 @@
 import type { RunUsage } from "../../model/run-types";
-import { upstreamDetail } from "../../model/upstream-failure";
 import { ANTHROPIC_DEFAULT_BASE_URL } from "../../protocol/runner-specs/anthropic-declaration";
 import { parseToolArguments } from "../tool-loop/tool-calls";
 import { loadedImages, loadImages } from "./image-parts";
 import { postModelStream } from "./model-stream";
 import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
 import { runnerCredential } from "./runner-keys";
+import { upstreamDetail } from "./upstream-failure";
 
 /** The Messages API version this wire module speaks. */
 const ANTHROPIC_VERSION = "2023-06-01";

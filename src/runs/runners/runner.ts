@@ -102,7 +102,10 @@ export class RunnerError extends Error {
   }
 }
 
-/** Plain text of a transcript message's content (text blocks joined). */
+/**
+ * Plain text of a transcript message's content (every block's `text` joined). Not openai/prompt.ts
+ * `openAiContentText`, which reads the text parts of an OpenAI request's message.
+ */
 export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";

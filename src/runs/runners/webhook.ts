@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { signatureHeader } from "../../auth/webhook-signature";
-import { upstreamFailureDetail } from "../../model/upstream-failure";
+import { guardedFetch } from "../../policy/guarded-fetch";
 import type { RunnerConfig } from "../../protocol/config";
 import type { TranscriptMessage } from "../../protocol/session";
 import type { WebhookRunRequest } from "../../protocol/webhooks";
-import { guardedFetch } from "../../util/guarded-fetch";
 import { type ModelToolCall, type Runner, RunnerError, type RunnerPorts } from "./runner";
 import { runnerCredential } from "./runner-keys";
+import { upstreamFailureDetail } from "./upstream-failure";
 
 /**
  * The tenant's own agent host. It answers 200 with `{ reply, toolMessages?, usage? }`, or 202

@@ -1,4 +1,4 @@
-import { checkOutboundUrl, HOP_HEADER, type OutboundPolicy } from "../policy/outbound-url";
+import { checkOutboundUrl, HOP_HEADER, type OutboundPolicy } from "./outbound-url";
 
 /** A request to a URL the outbound policy refuses; its message says which host and why. */
 export class OutboundRefusedError extends Error {
