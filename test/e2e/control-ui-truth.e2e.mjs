@@ -19,6 +19,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
 import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
 import { startToolMockModel } from "../peers/tool-mock-model.mjs";
 import { chromiumMissing, openControlUi, pageHasText, waitForDeep, waitForText } from "./browser.mjs";
@@ -111,6 +112,23 @@ async function waitForSwitches(titles) {
   }
   throw new Error(`no enabled switches ${titles.join(", ")} within ${UI_STEP_MS} ms (at ${page.url()})`);
 }
+
+/**
+ * Reads `read()` until it equals `expected` (a page shows a default or a refused change for a
+ * moment before the gateway's answer), then asserts it: a UI that never shows it fails here.
+ */
+async function eventually(read, expected, message) {
+  const deadline = Date.now() + UI_STEP_MS;
+  let value = await read();
+  while (!isDeepStrictEqual(value, expected) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    value = await read();
+  }
+  assert.deepEqual(value, expected, message);
+}
+
+/** The titled switches come to read `expected`. */
+const expectSwitches = (expected) => eventually(() => waitForSwitches(Object.keys(expected)), expected);
 
 describe("the Control UI tells the truth about this service", { skip: skip ?? false }, () => {
   before(async () => {
@@ -226,17 +244,16 @@ describe("the Control UI tells the truth about this service", { skip: skip ?? fa
     await ui.step("labs", async () => {
       await ui.openRoute("/settings/labs");
       await waitForText(page, "Tool Search for all models", UI_STEP_MS);
-      const switches = await waitForSwitches(["Code Mode", "Tool Search for all models"]);
-      assert.deepEqual(switches, { "Code Mode": false, "Tool Search for all models": false });
+      await expectSwitches({ "Code Mode": false, "Tool Search for all models": false });
       // Turning Tool Search on is refused, saying why.
       await (await switchOf("Tool Search for all models")).click();
       await waitForText(page, "Tool Search is not available on this service", UI_STEP_MS);
-      assert.deepEqual(await waitForSwitches(["Tool Search for all models"]), { "Tool Search for all models": false });
+      await expectSwitches({ "Tool Search for all models": false });
     });
     await ui.step("privacy-security", async () => {
       await ui.openRoute("/settings/security");
       await waitForText(page, "Browser enabled", UI_STEP_MS);
-      assert.deepEqual(await waitForSwitches(["Browser enabled"]), { "Browser enabled": false });
+      await expectSwitches({ "Browser enabled": false });
       await waitForText(page, "deny", UI_STEP_MS);
       assert.equal(await pageHasText(page, "allowlist"), false);
     });
@@ -244,18 +261,18 @@ describe("the Control UI tells the truth about this service", { skip: skip ?? fa
       await ui.openRoute("/skills/workshop");
       await waitForText(page, "Self-learning", UI_STEP_MS);
       const toggle = await waitForDeep(page, '[aria-label="Toggle autonomous self-learning"]', UI_STEP_MS);
-      const on = await toggle.evaluate((el) => el.checked ?? el.getAttribute("aria-checked") === "true");
-      assert.equal(on, false, "self-learning is off");
+      const on = () => toggle.evaluate((el) => el.checked ?? el.getAttribute("aria-checked") === "true");
+      await eventually(on, false, "self-learning is off");
     });
     await ui.step("updates", async () => {
       await ui.openRoute("/settings/updates");
       await waitForText(page, "Check for updates", UI_STEP_MS);
-      assert.deepEqual(await waitForSwitches(["Check for updates"]), { "Check for updates": false });
+      await expectSwitches({ "Check for updates": false });
     });
     await ui.step("security-gateway-auth", async () => {
       await ui.openRoute("/settings/security");
       await waitForText(page, "Gateway auth", UI_STEP_MS);
-      assert.equal(await rowText("Gateway auth"), "Gateway auth token");
+      await eventually(() => rowText("Gateway auth"), "Gateway auth token");
     });
     await ui.step("cloud-workers", async () => {
       await ui.openRoute("/settings/cloud-workers");
