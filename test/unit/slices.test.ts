@@ -85,6 +85,7 @@ describe("feature slices", () => {
   it("type a method's params from its schema", () => {
     const echo = defineMethod({
       scope: "operator.read",
+      roles: [],
       params: z.object({ text: z.string() }),
       handle: ({ params }) => params.text.toUpperCase(),
     });
