@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { missingMutationTarget } from "../../src/gateway/session-target";
 import { GATEWAY_METHODS as METHODS } from "../../src/slices";
@@ -29,7 +28,7 @@ async function openclawPolicy(): Promise<OpenclawPolicy> {
       return [name!, as ?? name!] as const;
     }),
   );
-  const module = (await import(pathToFileURL(join(dist, file)).href)) as Record<string, unknown>;
+  const module = (await import(`file://${join(dist, file)}`)) as Record<string, unknown>;
   const pick = <F>(name: string) => {
     const fn = module[alias.get(name) ?? name];
     if (typeof fn !== "function") throw new Error(`openclaw's ${name} is not exported by ${file}`);
