@@ -45,7 +45,7 @@ export async function invokeTool(ctx: TenantContext, raw: InvokeRequest): Promis
 }
 
 /** Whether this caller may call `name` over HTTP (what tools/invoke serves and MCP lists). */
-export function toolAvailable(ctx: TenantContext, name: string): boolean {
+export function toolAvailable(ctx: TenantContext<never>, name: string): boolean {
   // The HTTP deny list guards operator tokens; an agent's own calls (run tokens) are its tools.
   if (ctx.principal.kind !== "run") return availableOverHttp(ctx.config, name);
   const tool = toolSpec(name);

@@ -51,7 +51,7 @@ export function assertNoRoutingParams(args: unknown): void {
  * attachments) is checked before anything is created.
  */
 export async function sessionsSpawn(
-  ctx: TenantContext,
+  ctx: TenantContext<"index" | "runs">,
   requester: Requester,
   args: Args,
   call: ToolCall = {},
@@ -260,4 +260,9 @@ function accepted(
   });
 }
 
-export const sessionsSpawnTool = defineTool(sessionsSpawnDeclaration, sessionsSpawn, assertNoRoutingParams);
+export const sessionsSpawnTool = defineTool(
+  sessionsSpawnDeclaration,
+  ["index", "runs"],
+  sessionsSpawn,
+  assertNoRoutingParams,
+);
