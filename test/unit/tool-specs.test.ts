@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import type { TenantContext } from "../../src/domain/context";
 import { agentsListDeclaration } from "../../src/protocol/tool-specs/agents-list-declaration";
 import { MODEL_OFFERED_DECLARATIONS, TOOL_DECLARATIONS } from "../../src/protocol/tool-specs/tool-declarations";
 import { TOOL_SPECS } from "../../src/tools/catalog";
+import { runTool } from "../../src/tools/invoke";
 import { jsonResult } from "../../src/tools/result";
 import { defineTool } from "../../src/tools/tool-spec";
 
@@ -90,5 +92,36 @@ describe("tool specs", () => {
       return jsonResult({});
     });
     expect(tool.roles).toEqual(["index"]);
+  });
+
+  it("hand a run the tenant port of its declared roles only, at run time as well", async () => {
+    const calls: string[] = [];
+    const tenant = {
+      session: async (key: string) => {
+        calls.push(`session ${key}`);
+        return null;
+      },
+      revokeToken: async () => {
+        calls.push("revokeToken");
+        return true;
+      },
+      recordRunStart: async () => {
+        calls.push("recordRunStart");
+        return { owner: "main" };
+      },
+    };
+    const probe = defineTool(agentsListDeclaration, ["index"], async (ctx) => {
+      await ctx.tenant.session("agent:main:main");
+      const port = ctx.tenant as unknown as Record<string, unknown>;
+      return jsonResult({
+        session: typeof port.session,
+        revokeToken: typeof port.revokeToken,
+        run: typeof port.recordRunStart,
+      });
+    });
+    const requester = { key: "agent:main:main", agentId: "main", sandboxed: false, spawnDepth: 0, isSubagent: false };
+    const result = await runTool(probe, { tenant } as unknown as TenantContext, requester, {}, {});
+    expect(result.details).toEqual({ session: "function", revokeToken: "undefined", run: "undefined" });
+    expect(calls).toEqual(["session agent:main:main"]);
   });
 });
