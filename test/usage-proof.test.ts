@@ -86,6 +86,11 @@ async function countRows(stub: DurableObjectStub, objectClass: string) {
   });
 }
 
+/** An object's database size in bytes, read by the test (`databaseSize`: what Cloudflare bills as stored). */
+function storedBytes(stub: DurableObjectStub): Promise<number> {
+  return runInDurableObject(stub, (_object: unknown, state: DurableObjectState) => state.storage.sql.databaseSize);
+}
+
 /** The test's own count so far for a class. */
 function counted(objectClass: string): Tally {
   const { tally, cursors } = tallyOf(objectClass);
@@ -128,7 +133,7 @@ async function quiet() {
 
 const KEY = "agent:main:billed-day";
 
-/** A scripted slice of a day: turns on the echo runner, appends, history pages, a list, a patch. */
+/** A scripted slice of a day: turns on the echo runner, appends (one long), history pages, a list, a patch. */
 async function scriptedDay(t: TestTenant) {
   for (let i = 0; i < 3; i++) {
     const res = await t.append(KEY, user(`turn ${i}`, { run: true }));
@@ -137,6 +142,8 @@ async function scriptedDay(t: TestTenant) {
     expect(run.data.run.status).toBe("ok");
   }
   for (let i = 0; i < 2; i++) expect((await t.append(KEY, user(`note ${i}`))).status).toBe(201);
+  // A long message: the session's database grows by pages (stored bytes to count).
+  expect((await t.append(KEY, user(`long ${"x".repeat(60_000)}`))).status).toBe(201);
   for (let i = 0; i < 2; i++)
     expect((await t.call(`/sessions/${encodeURIComponent(KEY)}/history?limit=50`)).status).toBe(200);
   expect((await t.list("?limit=50")).status).toBe(200);
@@ -144,7 +151,7 @@ async function scriptedDay(t: TestTenant) {
 }
 
 describe("the usage endpoint equals what the objects did", () => {
-  it("a scripted day's requests and SQLite rows on the session and tenant objects, by the bench's arithmetic on the endpoint, are exactly the test's own count", async () => {
+  it("a scripted day's requests, SQLite rows and stored bytes on the session and tenant objects, by the bench's arithmetic on the endpoint, are exactly the test's own count", async () => {
     const t = await freshTenant("usage-proof");
     // The objects exist before the count starts (a new object's tables are rows counted from its constructor).
     const warm = await t.append(KEY, user("warm", { run: true }));
@@ -161,7 +168,10 @@ describe("the usage endpoint equals what the objects did", () => {
     await quiet();
     const second = await endpoint(t.id);
     await quiet();
+    const sessionStub = env.SESSIONS.getByName(sessionObjectName(t.id, KEY));
+    const tenantStub = env.TENANTS.getByName(t.id);
     const countedBefore = { session: counted("SessionObject"), tenant: counted("TenantObject") };
+    const sizeBefore = { session: await storedBytes(sessionStub), tenant: await storedBytes(tenantStub) };
     const startedAt = performance.now();
     await scriptedDay(t);
     await quiet();
@@ -170,12 +180,21 @@ describe("the usage endpoint equals what the objects did", () => {
       session: minus(counted("SessionObject"), countedBefore.session),
       tenant: minus(counted("TenantObject"), countedBefore.tenant),
     };
+    const sizeAfter = { session: await storedBytes(sessionStub), tenant: await storedBytes(tenantStub) };
     const after = await endpoint(t.id);
     const bench = unitsPerOp(first, second, after, 1);
-    console.log(`scripted day, counted by the test: ${JSON.stringify(work)}; the bench: ${JSON.stringify(bench)}`);
+    console.log(
+      `scripted day, counted by the test: ${JSON.stringify(work)}, bytes ${JSON.stringify(sizeAfter)} − ${JSON.stringify(sizeBefore)}; the bench: ${JSON.stringify(bench)}`,
+    );
     expect(work.session.requests).toBeGreaterThan(10);
     expect(work.session.rowsWritten).toBeGreaterThan(10);
     expect({ session: pick(bench.SessionObject), tenant: pick(bench.TenantObject) }).toEqual(work);
+    // Stored bytes: the databases' growth as the test reads their size.
+    expect(sizeAfter.session).toBeGreaterThan(sizeBefore.session);
+    expect({ session: bench.SessionObject!.storedBytes, tenant: bench.TenantObject!.storedBytes }).toEqual({
+      session: sizeAfter.session - sizeBefore.session,
+      tenant: sizeAfter.tenant - sizeBefore.tenant,
+    });
     // Duration has no independent count here: the session was active for part of the work's wall time.
     expect(bench.SessionObject!.activeMs).toBeGreaterThan(0);
     expect(bench.SessionObject!.activeMs).toBeLessThanOrEqual(elapsedMs);

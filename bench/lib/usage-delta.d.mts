@@ -5,6 +5,7 @@ export type Units = {
   activeMs: number;
   rowsRead: number;
   rowsWritten: number;
+  storedBytes: number;
 };
 export type UnitsByClass = Record<string, Units>;
 export declare const UNIT_KEYS: ReadonlyArray<keyof Units>;

@@ -3,7 +3,7 @@
 // workload's units per operation with the cost of the snapshots' own reads taken out. Shared
 // with test/usage-proof.test.ts, which holds it to what the objects did, counted independently.
 
-export const UNIT_KEYS = ["requests", "websocketMessages", "activeMs", "rowsRead", "rowsWritten"];
+export const UNIT_KEYS = ["requests", "websocketMessages", "activeMs", "rowsRead", "rowsWritten", "storedBytes"];
 
 const zero = () => Object.fromEntries(UNIT_KEYS.map((k) => [k, 0]));
 
@@ -13,7 +13,7 @@ export function unitsByClass(body) {
   for (const day of body.days) {
     for (const [cls, units] of Object.entries(day.objects)) {
       objects[cls] ??= zero();
-      for (const k of UNIT_KEYS) objects[cls][k] += units[k];
+      for (const k of UNIT_KEYS) objects[cls][k] += units[k] ?? 0;
     }
   }
   return objects;
@@ -38,7 +38,13 @@ export function unitsPerOp(first, second, after, n) {
   const raw = minusUnits(after, second);
   const perOp = {};
   for (const [cls, units] of Object.entries(raw)) {
-    perOp[cls] = Object.fromEntries(UNIT_KEYS.map((k) => [k, Math.max(0, units[k] - (readCost[cls]?.[k] ?? 0)) / n]));
+    // Stored bytes may shrink (a deletion, a compaction): only the counts are floored at 0.
+    perOp[cls] = Object.fromEntries(
+      UNIT_KEYS.map((k) => {
+        const net = units[k] - (readCost[cls]?.[k] ?? 0);
+        return [k, (k === "storedBytes" ? net : Math.max(0, net)) / n];
+      }),
+    );
   }
   return perOp;
 }

@@ -13,6 +13,7 @@ import { startToolMockModel } from "../../test/peers/tool-mock-model.mjs";
 import { benchTenant } from "../lib/bench-tenant.mjs";
 import { startFakeApi } from "../lib/channel-peers.mjs";
 import { closeAll, GatewayConn, gatewayUrl, messageText } from "../lib/gateway.mjs";
+import { workerdCpuMs } from "../lib/process-cpu.mjs";
 import { UNIT_KEYS, unitsByClass, unitsPerOp } from "../lib/usage-delta.mjs";
 import { Turns } from "./runs.mjs";
 
@@ -87,16 +88,21 @@ async function measure(ctx, name, { setup, op, n, workerRequestsPerOp }) {
   const state = setup ? await setup(tenant, id) : {};
   const first = await settledUnits(tenant.admin, id, ctx.signal);
   const second = await settledUnits(tenant.admin, id, ctx.signal);
+  const cpuBefore = workerdCpuMs(ctx.server?.pid);
   for (let i = 0; i < n; i++) await op(tenant, state, i);
+  // The work's tail (hand-offs, a retry alarm) inside the CPU window, the usage read outside it.
+  await sleep(SETTLE_MS, undefined, { signal: ctx.signal });
+  const cpuAfter = workerdCpuMs(ctx.server?.pid);
   const after = await settledUnits(tenant.admin, id, ctx.signal);
   // The snapshots' own cost (a usage read: the tenant object, the ledger) taken out.
   const perOp = unitsPerOp(first, second, after, n);
   await state.close?.();
-  return { name, perOp, total: sum(perOp), workerRequestsPerOp };
+  const cpuMsPerOp = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / n;
+  return { name, perOp, total: sum(perOp), workerRequestsPerOp, cpuMsPerOp };
 }
 
 function rowsOf(result) {
-  const { name, perOp, total, workerRequestsPerOp } = result;
+  const { name, perOp, total, workerRequestsPerOp, cpuMsPerOp } = result;
   const byClass = Object.entries(perOp)
     .filter(([, u]) => u.requests + u.rowsWritten + u.rowsRead > 0)
     .map(
@@ -118,11 +124,27 @@ function rowsOf(result) {
       note: `rows read ${total.rowsRead.toFixed(1)}`,
     },
     {
+      name: `${name}: stored bytes`,
+      value: total.storedBytes,
+      unit: "bytes/op",
+      note: "growth of the objects' SQLite databases (databaseSize, whole 4 KiB pages)",
+    },
+    {
       name: `${name}: active time`,
       value: total.activeMs,
       unit: "ms/op",
       note: "object wall time while active (GB-s at 128 MB)",
     },
+    ...(cpuMsPerOp === null
+      ? []
+      : [
+          {
+            name: `${name}: workerd CPU`,
+            value: cpuMsPerOp,
+            unit: "ms/op",
+            note: "user+system time of the workerd processes (the Worker, every object, the runtime; 2 s of idle tail included): an upper bound on billed Worker CPU",
+          },
+        ]),
     {
       name: `${name}: $ per 1,000`,
       value: dollars(total, workerRequestsPerOp) * 1000,

@@ -86,10 +86,13 @@ export function serviceUsageCard(
         .map(([name, units]) => ({ name, amount: estimateUsd(units) }))
         .sort((a, b) => b.amount - a.amount || a.name.localeCompare(b.name)),
     },
+    // The page shows dollars to the cent; a tenant's month is often less, so the summary carries them exactly.
     summary:
-      `${units.requests.toLocaleString("en")} object requests, ${units.websocketMessages.toLocaleString("en")} WebSocket messages, ` +
+      `$${usage.totals.estimateUsd.toFixed(6)} from ${units.requests.toLocaleString("en")} object requests, ` +
+      `${units.websocketMessages.toLocaleString("en")} WebSocket messages, ` +
       `${units.rowsWritten.toLocaleString("en")} SQLite rows written, ${units.rowsRead.toLocaleString("en")} read, ` +
-      `${(units.activeMs / 1000).toFixed(1)} s active; Worker requests not included`,
+      `${(units.activeMs / 1000).toFixed(1)} s active; ${(units.storedBytes / 1024).toFixed(0)} KiB stored since metering ` +
+      "began (billed per GB-month, not in the estimate); Worker requests not included",
   };
 }
 
