@@ -1,12 +1,7 @@
+import type { ObjectUnits } from "../../src/contracts/ledger-api";
+
 /** Types of usage-delta.mjs (the cost bench's arithmetic, also used by test/usage-proof.test.ts). */
-export type Units = {
-  requests: number;
-  websocketMessages: number;
-  activeMs: number;
-  rowsRead: number;
-  rowsWritten: number;
-  storedBytes: number;
-};
+export type Units = ObjectUnits;
 export type UnitsByClass = Record<string, Units>;
 export declare const UNIT_KEYS: ReadonlyArray<keyof Units>;
 export declare function unitsByClass(body: { days: { objects: UnitsByClass }[] }): UnitsByClass;
