@@ -22,6 +22,7 @@ export const usageSlice: Slice = {
     // The Control UI's Usage page: the tenant's service bill as its provider card (domain/service-usage-card.ts).
     "usage.status": defineMethod({
       scope: "operator.read",
+      roles: ["runs"],
       params: openParams,
       handle: ({ ctx }) => serviceUsageStatus(ctx),
     }),
