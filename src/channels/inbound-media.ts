@@ -1,5 +1,6 @@
 import type { DeliveryTarget } from "../model/delivery";
 import type { InboundMedia, MediaKind } from "../model/inbound-media";
+import type { BoundCredential } from "../policy/bound-credential";
 import type { OutboundPolicy } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 import { redactCredentials } from "../secrets/redact-credentials";
@@ -33,6 +34,8 @@ export type MediaRef = {
 export type MediaSource = {
   /** Every secret the URL or headers carry: redacted from any error kept or logged. */
   readonly credentials: readonly string[];
+  /** The bound credentials its downloads attach: each download is held to their hosts (guardedFetch). */
+  readonly carries: readonly BoundCredential[];
   locate(ref: MediaRef): Promise<{ url: string; headers?: Record<string, string> }>;
 };
 
@@ -143,6 +146,7 @@ async function fetchRef(ports: MediaPorts, source: MediaSource, ref: MediaRef, k
       url: located.url,
       headers: located.headers ?? {},
       outbound: ports.outbound,
+      carries: source.carries,
       maxBytes,
       mimeType: ref.mimeType,
       fallbackMimeType: ref.fallbackMimeType,
