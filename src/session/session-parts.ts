@@ -1,5 +1,7 @@
+import { chatTypingSender } from "../channels/chat-typing";
 import { channelSenderOf } from "../channels/platforms";
 import { queueChannelReply } from "../channels/reply";
+import { TypingKeepAlive } from "../channels/typing-keepalive";
 import type { SessionRef } from "../contracts/session-api";
 import type { LiveEvent } from "../contracts/tenant-api";
 import { Outbox } from "../delivery/outbox";
@@ -89,8 +91,19 @@ export function wireSession(
     publishInBackground(ctx, publisher, timers);
   };
   const runTaps = new RunTaps();
+  // A chat turn's run keeps its chat showing typing until it ends (channels/typing-keepalive.ts).
+  const typing = new TypingKeepAlive({
+    replyTargetOf: (runId) => store.runs.get(runId)?.input.replyTarget,
+    typing: chatTypingSender(
+      async () => tenant().config(),
+      async (name) => tenant().resolveSecret(name),
+      outboundPolicy(env),
+    ),
+    waitUntil: (promise) => ctx.waitUntil(promise),
+  });
   const emit = (event: Omit<LiveEvent, "afterSeq">) => {
     runTaps.offer(event);
+    typing.offer(event);
     const afterSeq = transcript.entry()?.messageCount ?? 0;
     ctx.waitUntil(publisher.emit({ ...event, afterSeq }).catch(() => timers.arm()));
   };

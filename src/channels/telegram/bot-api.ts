@@ -103,11 +103,7 @@ export class TelegramBotApi {
     const chatId = Number(ack.chatId);
     if (ack.callbackQueryId !== undefined)
       await this.call("answerCallbackQuery", { callback_query_id: ack.callbackQueryId });
-    await this.call("sendChatAction", {
-      chat_id: chatId,
-      action: "typing",
-      ...(ack.typingThreadId !== undefined ? { message_thread_id: ack.typingThreadId } : {}),
-    });
+    await this.typing(chatId, ack.typingThreadId);
     if (ack.reactToMessageId !== undefined) {
       await this.call("setMessageReaction", {
         chat_id: chatId,
@@ -115,6 +111,15 @@ export class TelegramBotApi {
         reaction: [{ type: "emoji", emoji: "👀" }],
       });
     }
+  }
+
+  /** `sendChatAction typing` (`chat_id` a number, as recorded), in a topic when it has one. */
+  async typing(chatId: number, threadId: number | undefined): Promise<BotApiAnswer> {
+    return this.call("sendChatAction", {
+      chat_id: chatId,
+      action: "typing",
+      ...(threadId !== undefined ? { message_thread_id: threadId } : {}),
+    });
   }
 
   /** A prepared HTML message (the pairing code): `chat_id` as a number, as recorded. */
