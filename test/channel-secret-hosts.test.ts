@@ -85,6 +85,7 @@ describe("a Slack bot token bound to hosts, on a file download", () => {
       tenantId: `bound-slack-${crypto.randomUUID().slice(0, 8)}`,
       outbound,
       maxBytes: async () => 1_000_000,
+      tenantBytesLeft: async () => 1_000_000,
       warn: ({ message }) => warnings.push(message),
       log: (_event, fields) => logged.push(fields),
     };
