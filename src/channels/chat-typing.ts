@@ -1,26 +1,69 @@
+import type { DeliveryTarget } from "../model/delivery";
 import type { OutboundPolicy } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 import { type SecretResolver, telegramBotOf } from "./channel-registry";
-import { parseTelegramTarget } from "./telegram/bot-api";
+import { type DraftChat, PROGRESS_DRAFT_HTML } from "./progress-draft";
+import { parseTelegramTarget, type TelegramBotApi } from "./telegram/bot-api";
+import { GENERAL_TOPIC_ID } from "./telegram/routing";
 import type { TypingSender } from "./typing-keepalive";
 
 /**
- * The typing indicator of each platform that has one a bot may show, for a run's reply target:
- * Telegram's `sendChatAction typing` (in the target's topic). Slack shows bots no typing (the 👀
+ * What a chat shows while a run works, per platform that has it: Telegram's `sendChatAction
+ * typing` (in the target's topic) and its progress draft. Slack shows bots no typing (the 👀
  * reaction stands for it); the other platforms' acknowledgements are one-off.
  */
-export function chatTypingSender(
-  config: () => Promise<TenantConfig>,
-  resolve: SecretResolver,
-  outbound: OutboundPolicy,
-): TypingSender {
+
+type ConfigPorts = { config: () => Promise<TenantConfig>; resolve: SecretResolver; outbound: OutboundPolicy };
+
+/** The Telegram bot and chat of a run's reply target; null off Telegram or without a bot. */
+async function telegramChatOf(ports: ConfigPorts, target: DeliveryTarget) {
+  if (target.channel !== "telegram") return null;
+  const chat = parseTelegramTarget(target);
+  if (!chat) return null;
+  const config = await ports.config();
+  const bot = await telegramBotOf(config, ports.resolve, ports.outbound);
+  return bot ? { bot, config, chatId: Number(chat.chatId), threadId: chat.threadId } : null;
+}
+
+export function chatTypingSender(ports: ConfigPorts): TypingSender {
   return async (target) => {
-    if (target.channel !== "telegram") return null;
-    const chat = parseTelegramTarget(target);
-    const bot = chat ? await telegramBotOf(await config(), resolve, outbound) : null;
-    if (!chat || !bot) return null;
+    const chat = await telegramChatOf(ports, target);
+    if (!chat) return null;
     return async () => {
-      await bot.typing(Number(chat.chatId), chat.threadId);
+      await chat.bot.typing(chat.chatId, chat.threadId);
     };
+  };
+}
+
+/**
+ * Telegram's progress draft in the reply's chat (topic as the reply: the General topic's is
+ * omitted), unless `channels.telegram.streaming` turns it off (OpenClaw's key; `"progress"`
+ * is its default).
+ */
+export function chatDraftOpener(ports: ConfigPorts): (target: DeliveryTarget) => Promise<DraftChat | null> {
+  return async (target) => {
+    const chat = await telegramChatOf(ports, target);
+    const streaming = (chat?.config.channels?.telegram as { streaming?: unknown } | undefined)?.streaming;
+    if (!chat || (streaming !== undefined && streaming !== "progress")) return null;
+    return telegramDraft(chat.bot, chat.chatId, chat.threadId);
+  };
+}
+
+function telegramDraft(bot: TelegramBotApi, chatId: number, threadId: number | undefined): DraftChat {
+  const thread = threadId !== undefined && threadId !== GENERAL_TOPIC_ID ? { message_thread_id: threadId } : {};
+  return {
+    show: async () => {
+      const answer = await bot.call("sendMessage", {
+        chat_id: chatId,
+        text: PROGRESS_DRAFT_HTML,
+        parse_mode: "HTML",
+        ...thread,
+      });
+      const messageId = (answer.result as { message_id?: unknown } | undefined)?.message_id;
+      return answer.ok && typeof messageId === "number" ? messageId : null;
+    },
+    remove: async (messageId) => {
+      await bot.call("deleteMessage", { chat_id: chatId, message_id: messageId });
+    },
   };
 }

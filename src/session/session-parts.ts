@@ -1,5 +1,6 @@
-import { chatTypingSender } from "../channels/chat-typing";
+import { chatDraftOpener, chatTypingSender } from "../channels/chat-typing";
 import { channelSenderOf } from "../channels/platforms";
+import { ProgressDrafts } from "../channels/progress-draft";
 import { queueChannelReply } from "../channels/reply";
 import { TypingKeepAlive } from "../channels/typing-keepalive";
 import type { SessionRef } from "../contracts/session-api";
@@ -91,19 +92,32 @@ export function wireSession(
     publishInBackground(ctx, publisher, timers);
   };
   const runTaps = new RunTaps();
-  // A chat turn's run keeps its chat showing typing until it ends (channels/typing-keepalive.ts).
+  // What a chat turn's chat shows while its run works: typing, and Telegram's progress draft.
+  const chatPorts = {
+    config: async () => tenant().config(),
+    resolve: async (name: string) => tenant().resolveSecret(name),
+    outbound: outboundPolicy(env),
+  };
+  const replyTargetOf = (runId: string) => store.runs.get(runId)?.input.replyTarget;
   const typing = new TypingKeepAlive({
-    replyTargetOf: (runId) => store.runs.get(runId)?.input.replyTarget,
-    typing: chatTypingSender(
-      async () => tenant().config(),
-      async (name) => tenant().resolveSecret(name),
-      outboundPolicy(env),
-    ),
+    replyTargetOf,
+    typing: chatTypingSender(chatPorts),
+    waitUntil: (promise) => ctx.waitUntil(promise),
+  });
+  const drafts = new ProgressDrafts({
+    replyTargetOf,
+    draftChat: chatDraftOpener(chatPorts),
+    replyDelivery: (runId) => {
+      const reply = store.deliveries.byKey(`${runId}:reply`);
+      return !reply ? "none" : reply.status === "pending" ? "pending" : "settled";
+    },
+    runOfDelivery: (deliveryId) => store.deliveries.get(deliveryId)?.idempotencyKey.replace(/:reply$/, ""),
     waitUntil: (promise) => ctx.waitUntil(promise),
   });
   const emit = (event: Omit<LiveEvent, "afterSeq">) => {
     runTaps.offer(event);
     typing.offer(event);
+    drafts.offer(event);
     const afterSeq = transcript.entry()?.messageCount ?? 0;
     ctx.waitUntil(publisher.emit({ ...event, afterSeq }).catch(() => timers.arm()));
   };

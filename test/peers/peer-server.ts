@@ -124,7 +124,7 @@ export async function startPeers(): Promise<Peers> {
         if (method === "setWebhook")
           recorded.push({ path: url.pathname, body: JSON.parse(body), signature: undefined, validSignature: null });
         // Kept for the media tests (`/control/recorded?path=/telegram/<method>`).
-        if (method === "getFile" || method === "sendMessage")
+        if (method === "getFile" || method === "sendMessage" || method === "deleteMessage")
           recorded.push({
             path: `/telegram/${method}`,
             body: JSON.parse(body || "{}"),
