@@ -62,7 +62,7 @@ const timedApart = process.env.E2E_TIMED_APART === "1";
 
 const startedAt = Date.now();
 const seconds = (ms) => (ms / 1000).toFixed(1);
-/** `{ file, ms, code }` per file, in the order they ended. */
+/** `{ file, ms, code, output }` per file, in the order they ended. */
 const results = [];
 
 /** One file in its own `node --test`; its output is held and printed whole when it ends. */
@@ -82,10 +82,22 @@ function runFile(file) {
       process.stdout.write(
         `\n[e2e +${seconds(Date.now() - startedAt)} s] ${file}: ${status} in ${seconds(ms)} s\n${Buffer.concat(output)}`,
       );
-      results.push({ file, ms, code: code ?? 1 });
+      results.push({ file, ms, code: code ?? 1, output: Buffer.concat(output).toString() });
       done();
     });
   });
+}
+
+/**
+ * The spec reporter's closing "failing tests" section (each failure with its error and stack),
+ * or the output's last lines when the file died before reporting (a crash in `before`, a kill).
+ */
+function failureRecap(output, maxChars = 6_000) {
+  const at = output.lastIndexOf("✖ failing tests:");
+  const recap = at >= 0 ? output.slice(at) : output.split("\n").slice(-60).join("\n");
+  return recap.length > maxChars
+    ? `${recap.slice(0, maxChars)}\n… (${recap.length - maxChars} more characters above in the log)`
+    : recap;
 }
 
 /** Runs `files` in order over `lanes` lanes, each taking the next file when its own ends. */
@@ -112,5 +124,9 @@ const failed = results.filter((row) => row.code !== 0);
 console.log(
   `\n[e2e] ${results.length} files in ${seconds(Date.now() - startedAt)} s (${concurrency} lanes side by side, the timed files ${timedApart ? "after them" : "in a lane of their own"}):\n${table.join("\n")}`,
 );
-if (failed.length > 0) console.log(`[e2e] failed: ${failed.map((row) => row.file).join(", ")}`);
+if (failed.length > 0) {
+  // Repeated last, so a log cut to its end (CI shows the tail) still says what failed and why.
+  for (const row of failed) console.log(`\n[e2e] ${row.file} failed:\n${failureRecap(row.output)}`);
+  console.log(`[e2e] failed: ${failed.map((row) => row.file).join(", ")}`);
+}
 process.exit(failed.length > 0 ? 1 : 0);

@@ -6,7 +6,7 @@ import { HubLink } from "./gateway/hub-link";
 import { InterestReporter } from "./gateway/interest-reporter";
 import { installLedgerLogSink } from "./ledger/log-sink";
 import { logInfo } from "./observability/log";
-import { GATEWAY_METHODS } from "./slices";
+import type { MethodTable } from "./registry/method";
 import { parseHubObjectName, tenantApi, tenantPorts } from "./stubs";
 
 /**
@@ -14,8 +14,8 @@ import { parseHubObjectName, tenantApi, tenantPorts } from "./stubs";
  * held as many as it may (src/gateway/hub-routing.ts). The same GatewayHub as in the tenant
  * object, whose tenant port is now the tenant object's stub; events come from the tenant
  * object in order (`deliver`), and the hub reports what its connections would receive.
- * Beside src/index.ts rather than in gateway/: it hands the hub the slices' method table, and
- * gateway/ imports no feature.
+ * Beside src/index.ts rather than in gateway/: it is a Durable Object class, handed the slices'
+ * method table where the worker exports it (gateway/ imports no feature).
  */
 export class GatewayHubObject extends DurableObject<Env> implements HubApi {
   private readonly hub: GatewayHub;
@@ -24,7 +24,8 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
   private readonly reporter: InterestReporter;
   private readonly link: HubLink;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  /** `methods`: the gateway's method table (src/slices.ts), handed in where the worker exports the class (src/index.ts). */
+  constructor(ctx: DurableObjectState, env: Env, methods: MethodTable) {
     super(ctx, env);
     installLedgerLogSink(env);
     const { tenantId, hub } = parseHubObjectName(ctx.id.name);
@@ -42,7 +43,7 @@ export class GatewayHubObject extends DurableObject<Env> implements HubApi {
       env,
       config: () => this.link.currentConfig(),
       authenticate: async (token) => this.tenant.authenticateGateway(token),
-      methods: GATEWAY_METHODS,
+      methods,
       tenant: this.tenant,
       ports: (tenantId, origin) => tenantPorts(env, tenantId, origin),
       connectionsChanged: () => this.reporter.changed(),

@@ -1,13 +1,19 @@
 import { createApp } from "./app";
 import { ChannelInboxObject as ChannelInbox } from "./channels/channel-inbox-object";
+import { chatActivity } from "./channels/chat-typing";
+import { channelSenderOf } from "./channels/platforms";
+import { queueChannelReply } from "./channels/reply";
 import { SchedulerObject as Scheduler } from "./cron/scheduler-object";
 import { GatewayHubObject as GatewayHub } from "./gateway-hub-object";
+import { queueHookReply } from "./hooks/hook-delivery";
 import { LedgerObject as Ledger } from "./ledger/ledger-object";
 import { installLedgerLogSink } from "./ledger/log-sink";
 import { meteredObject, type SinkFor } from "./metering/metered-object";
 import { ledgerSink, tenantOfObject } from "./metering/units-sinks";
 import { unitsStoreOf } from "./metering/units-store";
+import type { ReplyRoutes } from "./session/reply-routes";
 import { SessionObject as Session } from "./session/session-object";
+import { GATEWAY_METHODS } from "./slices";
 import { ledgerApi } from "./stubs";
 import { TenantObject as Tenant } from "./tenant/tenant-object";
 
@@ -28,12 +34,38 @@ const inOwnStore: SinkFor = (ctx) => {
   return (date, _objectClass, burst) => units.addOwn(date, burst);
 };
 
+/*
+ * What the objects need from above them is handed in here, where they are assembled, so no object
+ * imports a feature (docs/architecture.md, "The dependency rule"): the session object gets the doors
+ * a run's reply leaves by (chats, hooks), the tenant and hub objects the gateway's method table.
+ */
+const REPLY_ROUTES: ReplyRoutes = {
+  queueReply: [queueChannelReply, queueHookReply],
+  channelSender: channelSenderOf,
+  chatActivity,
+};
+class WiredSession extends Session {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env, REPLY_ROUTES);
+  }
+}
+class WiredTenant extends Tenant {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env, GATEWAY_METHODS);
+  }
+}
+class WiredGatewayHub extends GatewayHub {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env, GATEWAY_METHODS);
+  }
+}
+
 // Each class is also exported as a type of its name, for the bindings' generated types.
-export const SessionObject = meteredObject(Session, "SessionObject", toLedger);
+export const SessionObject = meteredObject(WiredSession, "SessionObject", toLedger);
 export type SessionObject = Session;
-export const TenantObject = meteredObject(Tenant, "TenantObject", toLedger);
+export const TenantObject = meteredObject(WiredTenant, "TenantObject", toLedger);
 export type TenantObject = Tenant;
-export const GatewayHubObject = meteredObject(GatewayHub, "GatewayHubObject", toLedger);
+export const GatewayHubObject = meteredObject(WiredGatewayHub, "GatewayHubObject", toLedger);
 export type GatewayHubObject = GatewayHub;
 export const SchedulerObject = meteredObject(Scheduler, "SchedulerObject", toLedger);
 export type SchedulerObject = Scheduler;

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { GATEWAY_METHODS } from "../src/slices";
 import { createTenant, issueToken } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
 
@@ -100,7 +101,12 @@ describe("params validation in OpenClaw's words", () => {
     await createTenant(tenant);
     const writer = await issueToken(tenant, ["operator.read", "operator.write"]);
     const client = await connect({ path: `/t/${tenant}`, token: writer.token });
-    for (const method of ["chat.abort", "sessions.patch", "sessions.abort"]) {
+    // Every method declaring the session it changes (defineMethod's mutatesSession) that a writer may call.
+    const mutations = Object.entries(GATEWAY_METHODS)
+      .filter(([, method]) => method.mutatesSession && method.scope !== "operator.admin")
+      .map(([name]) => name);
+    expect(mutations).toEqual(expect.arrayContaining(["chat.send", "chat.abort", "sessions.patch", "sessions.abort"]));
+    for (const method of mutations) {
       expect((await client.request(method, {})).error.details).toEqual({
         code: "SESSION_MUTATION_TARGET_REQUIRED",
         method,

@@ -6,7 +6,7 @@ import { freshTenant, type TestTenant, user } from "./helpers";
 
 /**
  * Generated hostile POST /tools/invoke bodies: the service answers 200 or a 4xx with the
- * error envelope (never 5xx), and the read tools never write to the registry.
+ * error envelope (never 5xx), and the read tools never write to the session index.
  */
 
 const jsonish = fc.oneof(
@@ -111,8 +111,8 @@ async function seed(t: TestTenant) {
   await t.append("global", user("g"));
 }
 
-/** Row and sessionId counts of the tenant's registry. */
-function registryCounts(t: TestTenant) {
+/** Row and sessionId counts of the tenant's session index. */
+function indexCounts(t: TestTenant) {
   return runInDurableObject(env.TENANTS.getByName(t.id), (_instance, state) => ({
     sessions: state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM sessions").one().n,
     ids: state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM session_ids").one().n,
@@ -174,11 +174,11 @@ describe("hostile tool arguments", () => {
     );
   });
 
-  it("never writes to the registry from sessions_list, sessions_history, agents_list or session_status without model", async () => {
+  it("never writes to the session index from sessions_list, sessions_history, agents_list or session_status without model", async () => {
     const t = await freshTenant("readonly");
     await seed(t);
     await t.config({ tools: { sessions: { visibility: "agent" } } });
-    const before = await registryCounts(t);
+    const before = await indexCounts(t);
     const readArgs = toolArgs.map(({ model: _model, ...rest }) => rest);
     await fc.assert(
       fc.asyncProperty(
@@ -192,6 +192,6 @@ describe("hostile tool arguments", () => {
       ),
       { numRuns: 150 },
     );
-    expect(await registryCounts(t)).toEqual(before);
+    expect(await indexCounts(t)).toEqual(before);
   });
 });

@@ -9,7 +9,7 @@ import { tenantPorts } from "../src/stubs";
 import { ADMIN, call, DEV, freshTenant, issueToken, type TestTenant, user } from "./helpers";
 
 /**
- * The session registry (TenantObject's index) behind GET /v1/sessions (OpenClaw's
+ * The session index (TenantObject's) behind GET /v1/sessions (OpenClaw's
  * sessions.list) and PATCH /v1/sessions/{key} (sessions.patch). Every test owns a tenant.
  */
 
@@ -30,7 +30,7 @@ async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, time
   return value;
 }
 
-/** A registry row as a session object would publish it. */
+/** A session index row as a session object would publish it. */
 function indexRow(key: string, fields: Partial<SessionRow> = {}): SessionRow {
   const agentId = /^agent:([^:]+):/.exec(key)?.[1] ?? "main";
   return {

@@ -128,7 +128,8 @@ export async function bundleWorker({ cwd, log = () => {} }) {
  * To restart a server with its state, pass the previous `port` and `persistDir`: a given
  * `persistDir` belongs to the caller and is kept by stop(); a given `port` is waited for
  * (up to `portWaitMs`) until the previous process has released it.
- * Returns `{ baseUrl, port, persistDir, pid, runtime, bundle, logTail(), exited, isRunning(), stop() }`.
+ * Returns `{ baseUrl, port, persistDir, pid, runtime, bundle, logTail(), exited, isRunning(), stop() }`
+ * (`killAndRestart` below crashes one and starts it again on its state).
  * On any failure the process group is killed before the error is thrown.
  */
 export async function startServer({
@@ -222,6 +223,20 @@ export async function startServer({
     readyTimeoutMs,
     log,
   });
+}
+
+/**
+ * A crash and a start again: SIGKILLs `server`'s whole process group (no shutdown; its state
+ * dir stays), then starts the service on the same port and state dir with `options` (pass the
+ * first start's `vars` again). A state dir the killed server owned is handed to the new one once
+ * it is up, so the new server's stop() removes it (a failed start never removes the state).
+ */
+export async function killAndRestart(server, options = {}) {
+  server.killNow();
+  await server.exited;
+  const restarted = await startServer({ ...options, port: server.port, persistDir: server.persistDir });
+  if (server.ownsPersistDir()) restarted.adoptDir(server.persistDir);
+  return restarted;
 }
 
 /**
@@ -372,6 +387,12 @@ async function launch({ label, command, args, cwd, port, persistDir, removeDirs,
         running.delete(server);
       })();
       return stopping;
+    },
+    /** Whether stop() removes the state dir (this server made it, or was handed it). */
+    ownsPersistDir: () => removeDirs.includes(persistDir),
+    /** Hands `dir` to this server: its stop() removes it. */
+    adoptDir(dir) {
+      if (!removeDirs.includes(dir)) removeDirs.push(dir);
     },
     /** Synchronous last resort for process 'exit'. */
     killNow() {

@@ -88,19 +88,19 @@ export async function setTelegramWebhook(ctx: TenantContext) {
 }
 
 /** `openclaw pairing list <channel> --json`: `{ channel, requests: [{ id, code, createdAt, lastSeenAt, meta }] }`. */
-export async function pairingList(ctx: TenantContext, channel: string) {
+export async function pairingList(ctx: TenantContext<never>, channel: string) {
   return { channel, requests: await ctx.channelInbox.pairingList(known(channel)) };
 }
 
 /** `openclaw pairing approve <channel> <code>`: the sender may talk from now on (nothing is sent to them). */
-export async function pairingApprove(ctx: TenantContext, channel: string, code: string) {
+export async function pairingApprove(ctx: TenantContext<never>, channel: string, code: string) {
   const senderId = await ctx.channelInbox.pairingApprove(known(channel), code);
   if (!senderId) throw new DomainError("not_found", `No pending pairing request found for code: ${code}`);
   return { ok: true, channel, id: senderId, message: `Approved ${channel} sender ${senderId}.` };
 }
 
 /** The tenant's channel accounts that take DM pairing (configured, enabled, dmPolicy pairing). */
-function pairingAccounts(ctx: TenantContext, channel?: string) {
+function pairingAccounts(ctx: TenantContext<never>, channel?: string) {
   return PAIRING_CHANNELS.filter((name) => {
     const block = ctx.config.channels?.[name];
     return (
@@ -127,7 +127,7 @@ async function requestIdOf(channel: string, request: PairingRequest): Promise<st
 }
 
 /** `channels.pairing.list` as the Control UI's Channels page reads it. */
-export async function controlUiPairingList(ctx: TenantContext, params: { channel?: string | undefined }) {
+export async function controlUiPairingList(ctx: TenantContext<never>, params: { channel?: string | undefined }) {
   const accounts = pairingAccounts(ctx, params.channel);
   const requests = [];
   for (const account of accounts) {
@@ -158,7 +158,7 @@ export async function controlUiPairingList(ctx: TenantContext, params: { channel
 
 /** `channels.pairing.approve {channel, accountId, requestId}` (the Control UI's approve button). */
 export async function controlUiPairingApprove(
-  ctx: TenantContext,
+  ctx: TenantContext<never>,
   params: { channel: string; accountId: string; requestId: string },
 ) {
   if (pairingAccounts(ctx, params.channel).length === 0 || params.accountId !== ACCOUNT_ID)
@@ -178,7 +178,7 @@ export async function controlUiPairingApprove(
 }
 
 /** One channel's account as `channels.status` lists it. */
-async function channelAccount(ctx: TenantContext, channel: (typeof PAIRING_CHANNELS)[number]) {
+async function channelAccount(ctx: TenantContext<never>, channel: (typeof PAIRING_CHANNELS)[number]) {
   const block = ctx.config.channels?.[channel] as Record<string, unknown> | undefined;
   const credential = PLATFORMS.find((platform) => platform.name === channel)!.config.credential;
   const configured = Boolean(block?.[credential]);
@@ -201,7 +201,7 @@ async function channelAccount(ctx: TenantContext, channel: (typeof PAIRING_CHANN
 }
 
 /** `channels.status` as the Control UI's Channels page reads it (OpenClaw's shape). */
-export async function channelsStatus(ctx: TenantContext) {
+export async function channelsStatus(ctx: TenantContext<never>) {
   // Telegram is always listed (bundled with OpenClaw); Slack once configured (a plugin there).
   const listed = PAIRING_CHANNELS.filter((channel) => channel === TELEGRAM || ctx.config.channels?.[channel]);
   const found = await Promise.all(listed.map((channel) => channelAccount(ctx, channel)));

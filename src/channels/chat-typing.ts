@@ -1,11 +1,12 @@
+import type { LiveEvent } from "../contracts/tenant-api";
 import type { DeliveryTarget } from "../model/delivery";
 import type { OutboundPolicy } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 import { type SecretResolver, telegramBotOf } from "./channel-registry";
-import { type DraftChat, PROGRESS_DRAFT_HTML } from "./progress-draft";
+import { type DraftChat, PROGRESS_DRAFT_HTML, type ProgressDraftPorts, ProgressDrafts } from "./progress-draft";
 import { parseTelegramTarget, type TelegramBotApi } from "./telegram/bot-api";
 import { GENERAL_TOPIC_ID } from "./telegram/routing";
-import type { TypingSender } from "./typing-keepalive";
+import { TypingKeepAlive, type TypingSender } from "./typing-keepalive";
 
 /**
  * What a chat shows while a run works, per platform that has it: Telegram's `sendChatAction
@@ -14,6 +15,27 @@ import type { TypingSender } from "./typing-keepalive";
  */
 
 type ConfigPorts = { config: () => Promise<TenantConfig>; resolve: SecretResolver; outbound: OutboundPolicy };
+
+/** What a session object hands the chat activity: its tenant's config and secrets, its runs and reply deliveries. */
+export type ChatActivityPorts = ConfigPorts & Omit<ProgressDraftPorts, "draftChat">;
+
+/** Watches a session's live events: each sees every event (a run's start, tool calls, end, its reply delivered). */
+export type LiveEventWatcher = { offer(event: Omit<LiveEvent, "afterSeq">): void };
+
+/**
+ * The watchers a session object runs for its chat turns (handed to it as a reply route, so
+ * session/ imports no channel): typing kept alive, and Telegram's progress draft.
+ */
+export function chatActivity(ports: ChatActivityPorts): LiveEventWatcher[] {
+  return [
+    new TypingKeepAlive({
+      replyTargetOf: ports.replyTargetOf,
+      typing: chatTypingSender(ports),
+      waitUntil: ports.waitUntil,
+    }),
+    new ProgressDrafts({ ...ports, draftChat: chatDraftOpener(ports) }),
+  ];
+}
 
 /** The Telegram bot and chat of a run's reply target; null off Telegram or without a bot. */
 async function telegramChatOf(ports: ConfigPorts, target: DeliveryTarget) {

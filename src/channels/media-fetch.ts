@@ -1,6 +1,6 @@
 import type { BoundCredential } from "../policy/bound-credential";
+import { guardedFetch } from "../policy/guarded-fetch";
 import type { OutboundPolicy } from "../policy/outbound-url";
-import { guardedFetch } from "../util/guarded-fetch";
 
 /** A platform file download that takes longer is given up (the turn goes on without the file). */
 export const MEDIA_FETCH_TIMEOUT_MS = 60_000;

@@ -4,6 +4,7 @@ import type { ChannelSendResult } from "../channels/send-health";
 import type { LiveEvent } from "../contracts/tenant-api";
 import type { Delivery, DeliveryInput } from "../model/delivery";
 import { logWarning } from "../observability/log";
+import { guardedFetch } from "../policy/guarded-fetch";
 import type { OutboundPolicy } from "../policy/outbound-url";
 import { sendBlocked } from "../policy/send-policy";
 import type { TenantConfig } from "../protocol/config";
@@ -12,7 +13,6 @@ import type { DeliveryWebhookBody } from "../protocol/webhooks";
 import { redactCredentials } from "../secrets/redact-credentials";
 import { urlForDisplay, urlSecrets } from "../secrets/url-secrets";
 import type { TimerPort } from "../timers/timers";
-import { guardedFetch } from "../util/guarded-fetch";
 import type { DeliveryStore } from "./delivery-store";
 import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
 
@@ -67,6 +67,8 @@ export class Outbox {
   /** One attempt; reschedules itself on failure. */
   async attempt(id: string, now = Date.now()): Promise<void> {
     if (this.inFlight.has(id)) return;
+    // `now` is when the attempt began (a test's clock); wall time elapsed is added to it.
+    const begun = Date.now();
     const delivery = this.ports.store.get(id);
     if (delivery?.status !== "pending") return;
     this.inFlight.add(id);
@@ -78,10 +80,10 @@ export class Outbox {
       const sender = await this.ports.channelSender?.(delivery.target.channel, config);
       const url = config.delivery?.webhookUrl;
       if (sender) {
-        const sendStarted = Date.now();
         const outcome = await sender.send(delivery, delivery.partsSent ?? 0);
-        // A platform's wait (retry_after) counts from its answer, not from when the attempt began.
-        const answeredAt = now + (Date.now() - sendStarted);
+        // A platform's wait (retry_after) counts from its answer: the config and sender lookups
+        // and the send itself have passed since `now` (left out, a retry came before the wait).
+        const answeredAt = now + (Date.now() - begun);
         const failure = outcome.error === undefined ? null : { text: outcome.error, credentials: sender.credentials };
         await this.reportSend(delivery.target.channel, failure, outcome.sentMessageIds);
         if (!failure) return this.finish(id, { status: "delivered", deliveredTo: delivery.target.channel }, now);

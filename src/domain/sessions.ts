@@ -197,7 +197,7 @@ export async function transcriptPages(
   return { sessionId, pages: pages() };
 }
 
-/** Resolves a sessionId (current or archived by a reset) to its key via the registry. */
+/** Resolves a sessionId (current or archived by a reset) to its key via the session index. */
 export async function keyForSessionId(
   ctx: TenantContext<"index">,
   sessionId: string,

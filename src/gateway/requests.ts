@@ -56,7 +56,7 @@ export class Requests {
     if (definition.scope && !hasScope({ kind: "operator", scopes: state.scopes ?? [] }, definition.scope)) {
       return this.refuse(connection, id, definition.scope);
     }
-    const target = missingMutationTarget(method, params, state.scopes?.includes("operator.admin") ?? false);
+    const target = missingMutationTarget(method, definition, params, state.scopes?.includes("operator.admin") ?? false);
     if (target) {
       const error = gatewayError("INVALID_REQUEST", "session mutation target is unavailable", target);
       return void safeSend(ws, errorFrame(id, error));
@@ -68,7 +68,7 @@ export class Requests {
     }
     inflight.add(id);
     this.inflight.set(state.connId, inflight);
-    const heldRunId = definition.runIdOf?.(parsed.data);
+    const heldRunId = definition.startsRun?.runIdOf(parsed.data);
     if (heldRunId) fanout.hold(heldRunId);
     let deferring = definition.answerFirst === true;
     if (deferring) connections.defer(connection);
@@ -121,7 +121,7 @@ export class Requests {
         const refusal = refusalError(error.message, Number(error.details?.retryAfterMs ?? 1000));
         // The chat shows a run's `chat` error ("Error: …"); the error frame alone marks the
         // message "Not sent" with the reason in a tooltip only.
-        const chatRun = definition.chatRunOf?.(parsed.data);
+        const chatRun = definition.startsRun?.chatRunOf?.(parsed.data);
         if (chatRun) {
           const payload = { ...chatRun, seq: 1, state: "error", errorMessage: refusal.message };
           connections.sendEvent(connection, "chat", JSON.stringify(payload));

@@ -1,5 +1,6 @@
 import type { LedgerApi, UsageEvent } from "../contracts/ledger-api";
 import type { RunRecord } from "../model/run-types";
+import { runnerFacts } from "../protocol/runner-specs/runner-declarations";
 
 /**
  * The service's own floor under a run's output tokens: one per this many characters of reply.
@@ -24,10 +25,10 @@ export function usageEventOf(
   const ended = run.state === "ok" || run.state === "error" || run.state === "timeout";
   if (!ended || run.input.fixedReply !== undefined || run.startedAt === undefined) return null;
   const runner = run.input.runner;
-  const priced = runner.type === "openai" || runner.type === "anthropic";
-  const model = (priced ? runner.model : undefined) ?? runner.type;
+  const facts = runnerFacts(runner);
+  const model = facts.model ?? runner.type;
   // USD per million tokens (OpenClaw's model cost).
-  const price = priced ? runner.cost : undefined;
+  const price = facts.cost;
   const input = tokens(run.usage?.input);
   const output = Math.max(tokens(run.usage?.output), Math.ceil((run.reply?.length ?? 0) / REPLY_CHARS_PER_TOKEN_FLOOR));
   return {

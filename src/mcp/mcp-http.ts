@@ -18,6 +18,7 @@ import { OAUTH_SCOPES, protectedResourceMetadataUrl } from "../oauth/oauth-provi
 import { serviceOrigin } from "../policy/outbound-url";
 import { describeZodError } from "../protocol/describe";
 import { TENANT_ID_PATTERN } from "../protocol/http";
+import { TOOL_DECLARATIONS } from "../protocol/tool-specs/tool-declarations";
 import { tenantContext } from "../stubs";
 import { BODY_TOO_LARGE, readBoundedBody } from "../util/bounded-body";
 import { createMcpServer } from "./mcp-server";
@@ -32,8 +33,8 @@ export const mcpRoutes = new Hono<AppEnv>();
 
 /** JSON-RPC messages one POST may batch (protocol 2025-06-18 and later send one). */
 export const MAX_BATCH_MESSAGES = 16;
-/** Tools that may wait long: their answers stream as SSE when the client accepts it. */
-const WAITING_TOOLS = ["sessions_wait", "sessions_send"];
+/** Tools that may wait long (declared `waits`): their answers stream as SSE when the client accepts it. */
+const WAITING_TOOLS = new Set(TOOL_DECLARATIONS.filter((tool) => tool.waits).map((tool) => tool.name));
 /** The requester session an operator acts as (default: the main session), as body.sessionKey on /tools/invoke. */
 export const SESSION_KEY_HEADER = "x-openclaw-session-key";
 
@@ -178,7 +179,7 @@ async function readMessages(c: Context<AppEnv>): Promise<Messages | Response> {
 function mayWait(message: JSONRPCMessage): boolean {
   if (!("method" in message) || message.method !== "tools/call") return false;
   const name = (message.params as { name?: unknown } | undefined)?.name;
-  return typeof name === "string" && WAITING_TOOLS.includes(name.trim());
+  return typeof name === "string" && WAITING_TOOLS.has(name.trim());
 }
 
 function idOf(item: unknown): string | number | null {

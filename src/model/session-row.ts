@@ -2,7 +2,7 @@ import { classifySessionKind, isCronRunKey, type MainAliasConfig, type SessionKi
 import type { SessionEntry } from "../protocol/session";
 
 /**
- * The session row that lists, events and the registry carry: OpenClaw's gateway row
+ * The session row that lists, events and the session index carry: OpenClaw's gateway row
  * (`buildGatewaySessionRow`) for the entry fields this service has.
  */
 export type SessionRow = Omit<SessionEntry, "createdAt"> & {

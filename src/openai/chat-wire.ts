@@ -1,6 +1,6 @@
 import type { RunSnapshot, RunUsage } from "../model/run-types";
-import { parseUpstreamFailure } from "../model/upstream-failure";
 import { isSilentReply } from "../runs/deltas";
+import { parseUpstreamFailure } from "../runs/runners/upstream-failure";
 import type { ClientToolCall } from "./client-tools";
 import { argumentChunks } from "./client-tools";
 import { OpenAiError } from "./errors";

@@ -27,7 +27,7 @@ export function chatTurn(messages: readonly unknown[] | null | undefined): Agent
   for (const raw of messages ?? []) {
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) continue;
     const message = raw as Record<string, unknown>;
-    const text = contentText(message.content);
+    const text = openAiContentText(message.content);
     switch (message.role) {
       case "system":
       case "developer":
@@ -76,7 +76,7 @@ export function responsesTurn(input: string | readonly ResponseInputItem[], inst
       for (const part of parts) {
         if (part.type === "input_image" || part.type === "input_file") files.push(fileBlock(part));
       }
-      const text = contentText(item.content);
+      const text = openAiContentText(item.content);
       if (item.role === "system" || item.role === "developer") {
         if (text.trim()) system.push(text.trim());
       } else if (text.trim()) {
@@ -123,8 +123,12 @@ function withSystem(message: string, system: string[]): AgentTurn {
   return system.length > 0 ? { message, extraSystemPrompt: system.join("\n\n") } : { message };
 }
 
-/** A string, or the `text` / `input_text` / `output_text` parts joined with newlines. */
-export function contentText(content: unknown): string {
+/**
+ * An OpenAI message's content as text: a string, or its `text` / `input_text` / `output_text`
+ * parts joined with newlines (other parts are not text: images and files are read apart). Not
+ * runs/runners/runner.ts `contentText`, which reads a transcript message's blocks.
+ */
+function openAiContentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   const texts: string[] = [];

@@ -1,5 +1,6 @@
 import { normalizeAgentId } from "../keys/session-key";
 import type { RunnerConfig, TenantConfig } from "../protocol/config";
+import { runnerDeclarationOf, runnerFacts } from "../protocol/runner-specs/runner-declarations";
 import { agentModel, defaultAgentId, findAgent, runnerOf } from "./agent-config";
 
 /**
@@ -26,43 +27,42 @@ export type ModelEntry = {
 export function agentModelRef(config: TenantConfig, agentId: string): ModelRef {
   const runner = runnerOf(config, agentId);
   const configured = agentModel(config, agentId);
-  return { provider: runner.type, model: runnerModel(runner) ?? configured ?? runner.type };
-}
-
-function runnerModel(runner: RunnerConfig): string | undefined {
-  return runner.type === "openai" || runner.type === "anthropic" ? runner.model : undefined;
+  return { provider: runner.type, model: runnerFacts(runner).model ?? configured ?? runner.type };
 }
 
 /**
- * The runner a session's run uses: an openai runner asks for the model the session chose
- * (`sessions.patch` `model`, which the Control UI's model picker sets, as `provider/model` or a
- * bare id) when it is one of that provider's and, when `offered` is given, still one the runner
- * offers; other runners have no model to choose.
+ * The runner a session's run uses: a runner that takes a session's choice (`sessionModel` of its
+ * declaration: openai) asks for the model the session chose (`sessions.patch` `model`, which the
+ * Control UI's model picker sets, as `provider/model` or a bare id) when it is one of that
+ * provider's and, when `offered` is given, still one the runner offers; other runners have no
+ * model to choose.
  */
 export function runnerWithSessionModel(
   runner: RunnerConfig,
   session: { model?: string | undefined; modelProvider?: string | undefined } | null,
   offered?: readonly string[],
 ): RunnerConfig {
-  if (runner.type !== "openai" || !session?.model) return runner;
+  const choice = runnerFacts(runner).sessionModel;
+  if (!choice || !session?.model) return runner;
   const slash = session.model.indexOf("/");
   const provider = slash > 0 ? session.model.slice(0, slash) : session.modelProvider;
   const model = slash > 0 ? session.model.slice(slash + 1) : session.model;
   if ((provider && provider !== runner.type) || !model) return runner;
   if (offered && !offered.includes(model)) return runner;
-  return { ...runner, model };
+  return choice.withModel(model);
 }
 
 /**
- * The models a session of `agentId` can run with: its runner's own model and, for an openai
- * runner (the one runner that sends a session's choice), the models the tenant's other openai
- * runners at the same endpoint are configured with. What the model picker offers for the agent.
+ * The models a session of `agentId` can run with: its runner's own model and, for a runner that
+ * sends a session's choice (openai), the models the tenant's other runners of its type at the
+ * same endpoint are configured with. What the model picker offers for the agent.
  */
 export function agentModels(config: TenantConfig, agentId: string): ModelEntry[] {
   const runner = runnerOf(config, agentId);
   const own = agentModelRef(config, agentId);
+  const endpoint = runnerFacts(runner).sessionModel?.endpoint;
   const sameEndpoint = (other: RunnerConfig) =>
-    runner.type === "openai" && other.type === "openai" && other.baseUrl === runner.baseUrl;
+    endpoint !== undefined && other.type === runner.type && runnerFacts(other).sessionModel?.endpoint === endpoint;
   const refs = [
     own,
     ...agentIds(config)
@@ -132,8 +132,6 @@ function distinctEntries(refs: ModelRef[]): ModelEntry[] {
   return [...seen.values()];
 }
 
-const PROVIDER_NAMES: Record<string, string> = { openai: "OpenAI", anthropic: "Anthropic" };
-
 type RunnerCredential = {
   provider: string;
   authProvider: string;
@@ -154,14 +152,14 @@ export function runnerCredentials(config: TenantConfig, agentIdsAsked: string[])
   const providers = new Map<string, RunnerCredential>();
   for (const agentId of agentIdsAsked) {
     const runner = runnerOf(config, agentId);
-    if (runner.type !== "openai" && runner.type !== "anthropic") continue;
-    const apiKey = runner.apiKey
+    const facts = runnerFacts(runner);
+    const apiKey = facts.apiKey
       ? { source: "config" as const }
-      : runner.apiKeySecret
-        ? { source: "env" as const, envVar: runner.apiKeySecret }
+      : facts.apiKeySecret
+        ? { source: "env" as const, envVar: facts.apiKeySecret }
         : null;
     if (!apiKey || providers.has(runner.type)) continue;
-    const displayName = PROVIDER_NAMES[runner.type] ?? runner.type;
+    const displayName = runnerDeclarationOf(runner)?.label ?? runner.type;
     providers.set(runner.type, {
       provider: runner.type,
       authProvider: runner.type,

@@ -1,5 +1,6 @@
 import { CHANNEL_OUTBOUND_URL_KEYS } from "../protocol/channels";
 import type { RunnerConfig, TenantConfig } from "../protocol/config";
+import { runnerFacts } from "../protocol/runner-specs/runner-declarations";
 
 /**
  * Where the service may send a request that tenant config points at (runners, webhook runners,
@@ -217,8 +218,7 @@ export function configOutboundRefusal(
 ): { path: string; reason: string } | null {
   const urls: Array<[string, string | undefined]> = [];
   const runnerUrls = (path: string, runner: RunnerConfig | undefined) => {
-    if (runner?.type === "openai" || runner?.type === "anthropic") urls.push([`${path}.baseUrl`, runner.baseUrl]);
-    if (runner?.type === "webhook") urls.push([`${path}.url`, runner.url]);
+    for (const { field, url } of runner ? runnerFacts(runner).urls : []) urls.push([`${path}.${field}`, url]);
   };
   runnerUrls("agents.defaults.runner", config.agents?.defaults?.runner);
   for (const [i, agent] of (config.agents?.list ?? []).entries()) runnerUrls(`agents.list.${i}.runner`, agent.runner);

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { isRefusedAgentId, isValidAgentId } from "../keys/session-key";
 import { channelsConfigSchema } from "./channels";
-import { deploymentKeyNameSchema, storeSecretRefSchema } from "./secrets";
+import { type RunnerConfig, runnerConfigSchema } from "./runner-specs/runner-declarations";
+import { storeSecretRefSchema } from "./secrets";
 
 /**
  * Tenant configuration, spelled with OpenClaw's own key names so a tenant can paste the
@@ -79,57 +80,8 @@ function isOrigin(value: string): boolean {
   }
 }
 
-/** A model's price in USD per million tokens (OpenClaw's model `cost`): usage reports cost with it. */
-const modelCostSchema = z.strictObject({ input: z.number().min(0), output: z.number().min(0) });
-
-/** The fields both model runners (`openai`, `anthropic`) take alike. */
-const modelRunnerFields = {
-  model: z.string().min(1),
-  /**
-   * Name of the deployment secret holding the API key (never the key itself): a MODEL_KEY_*
-   * name the operator granted this tenant, sent only to the hosts it is bound to (docs/secrets.md).
-   */
-  apiKeySecret: deploymentKeyNameSchema.optional(),
-  /** The tenant's own key: a SecretRef to its secret store (OpenClaw's `apiKey` form). */
-  apiKey: storeSecretRefSchema.optional(),
-  maxContextMessages: z.int().min(1).max(500).optional(),
-};
-
-/** How an agent's replies are produced (this service's extension, see README "Runners"). */
-export const runnerConfigSchema = z
-  .discriminatedUnion("type", [
-    z.strictObject({ type: z.literal("echo") }),
-    z.strictObject({
-      type: z.literal("openai"),
-      baseUrl: z.url(),
-      ...modelRunnerFields,
-      /** The model's output cap per call (sent as `max_completion_tokens`). */
-      maxTokens: z.int().min(1).max(1_000_000).optional(),
-      cost: modelCostSchema.optional(),
-    }),
-    z.strictObject({
-      type: z.literal("anthropic"),
-      /** Default https://api.anthropic.com/v1; any Messages-API-compatible endpoint. */
-      baseUrl: z.url().optional(),
-      ...modelRunnerFields,
-      /** The model's output cap per call (`max_tokens`, which the Messages API requires; default 4096). */
-      maxTokens: z.int().min(1).max(1_000_000).optional(),
-      cost: modelCostSchema.optional(),
-    }),
-    z.strictObject({
-      type: z.literal("webhook"),
-      url: z.url(),
-      /** Offer the session tools to the host: it may answer with `toolCalls` for this service to run. */
-      tools: z.boolean().optional(),
-      /** Signs run requests with this store secret instead of the tenant's runner secret. */
-      secret: storeSecretRefSchema.optional(),
-    }),
-  ])
-  .superRefine((runner, ctx) => {
-    if ((runner.type === "openai" || runner.type === "anthropic") && runner.apiKey && runner.apiKeySecret) {
-      ctx.addIssue({ code: "custom", path: ["apiKey"], message: "set apiKey or apiKeySecret, not both" });
-    }
-  });
+/** How an agent's replies are produced: one declaration per runner (./runner-specs/, docs/runs.md, agent runs). */
+export { runnerConfigSchema };
 
 export const agentConfigSchema = z.strictObject({
   id: agentIdString,
@@ -458,7 +410,7 @@ export const tenantConfigSchema = z.strictObject({
 export type TenantConfig = z.infer<typeof tenantConfigSchema>;
 export type SendPolicyConfig = z.infer<typeof sendPolicyConfigSchema>;
 export type AgentConfig = z.infer<typeof agentConfigSchema>;
-export type RunnerConfig = z.infer<typeof runnerConfigSchema>;
+export type { RunnerConfig };
 
 /** `PATCH /v1/config`'s query: list paths replaced whole rather than merged by `id` (as config.patch's). */
 export const configPatchQuerySchema = z.strictObject({

@@ -102,43 +102,39 @@ export const cronRemoveParamsSchema = z.object(jobRef);
 export const cronGetParamsSchema = z.object(jobRef);
 export const cronRunParamsSchema = z.object({ ...jobRef, mode: z.enum(["due", "force", "if-enabled"]).optional() });
 
-export const cronListParamsSchema = z
-  .object({
-    includeDisabled: z.boolean().optional(),
-    limit: z.int().min(1).max(200).optional(),
-    offset: z.int().min(0).optional(),
-    query: z.string().optional(),
-    enabled: z.enum(["all", "enabled", "disabled"]).optional(),
-    scheduleKind: z.enum(["all", "at", "every", "cron", "on-exit", "stream"]).optional(),
-    lastRunStatus: z.enum(["all", "ok", "error", "skipped", "unknown"]).optional(),
-    sortBy: z.enum(["nextRunAtMs", "updatedAtMs", "name"]).optional(),
-    sortDir: z.enum(["asc", "desc"]).optional(),
-    agentId: nonEmpty.optional(),
-  })
-  .nullish();
-export type CronListParams = NonNullable<z.infer<typeof cronListParamsSchema>>;
+export const cronListParamsSchema = z.object({
+  includeDisabled: z.boolean().optional(),
+  limit: z.int().min(1).max(200).optional(),
+  offset: z.int().min(0).optional(),
+  query: z.string().optional(),
+  enabled: z.enum(["all", "enabled", "disabled"]).optional(),
+  scheduleKind: z.enum(["all", "at", "every", "cron", "on-exit", "stream"]).optional(),
+  lastRunStatus: z.enum(["all", "ok", "error", "skipped", "unknown"]).optional(),
+  sortBy: z.enum(["nextRunAtMs", "updatedAtMs", "name"]).optional(),
+  sortDir: z.enum(["asc", "desc"]).optional(),
+  agentId: nonEmpty.optional(),
+});
+export type CronListParams = z.infer<typeof cronListParamsSchema>;
 
-export const cronRunsParamsSchema = z
-  .object({
-    agentId: nonEmpty.optional(),
-    scope: z.enum(["job", "all"]).optional(),
-    ...jobRef,
-    runId: nonEmpty.optional(),
-    limit: z.int().min(1).max(200).optional(),
-    offset: z.int().min(0).optional(),
-    statuses: z
-      .array(z.enum(["ok", "error", "skipped"]))
-      .min(1)
-      .max(3)
-      .optional(),
-    status: z.enum(["all", "ok", "error", "skipped"]).optional(),
-    query: z.string().optional(),
-    sortDir: z.enum(["asc", "desc"]).optional(),
-  })
-  .nullish();
-export type CronRunsParams = NonNullable<z.infer<typeof cronRunsParamsSchema>>;
+export const cronRunsParamsSchema = z.object({
+  agentId: nonEmpty.optional(),
+  scope: z.enum(["job", "all"]).optional(),
+  ...jobRef,
+  runId: nonEmpty.optional(),
+  limit: z.int().min(1).max(200).optional(),
+  offset: z.int().min(0).optional(),
+  statuses: z
+    .array(z.enum(["ok", "error", "skipped"]))
+    .min(1)
+    .max(3)
+    .optional(),
+  status: z.enum(["all", "ok", "error", "skipped"]).optional(),
+  query: z.string().optional(),
+  sortDir: z.enum(["asc", "desc"]).optional(),
+});
+export type CronRunsParams = z.infer<typeof cronRunsParamsSchema>;
 
-export const cronStatusParamsSchema = z.looseObject({}).nullish();
+export const cronStatusParamsSchema = z.object({});
 
 export type CronRunStatus = "ok" | "error" | "skipped";
 

@@ -120,7 +120,7 @@ const sessionKey = z.string().trim().min(1).max(512);
 export const methodParamSchemas = {
   /** The real gateway does not validate health params. */
   health: z.unknown(),
-  "sessions.unsubscribe": z.looseObject({}).optional(),
+  "sessions.unsubscribe": z.object({}),
   "sessions.messages.subscribe": z.object({
     key,
     agentId: z.string().optional(),
@@ -158,14 +158,12 @@ export const methodParamSchemas = {
     fork: z.boolean().optional(),
   }),
   /** The real gateway does not validate sessions.get params; the handler reads them leniently. */
-  "sessions.get": z
-    .looseObject({
-      key: z.unknown().optional(),
-      sessionKey: z.unknown().optional(),
-      limit: z.unknown().optional(),
-      agentId: z.unknown().optional(),
-    })
-    .optional(),
+  "sessions.get": z.looseObject({
+    key: z.unknown().optional(),
+    sessionKey: z.unknown().optional(),
+    limit: z.unknown().optional(),
+    agentId: z.unknown().optional(),
+  }),
   "chat.history": z.object({
     sessionKey,
     cursor: z.string().optional(),
@@ -181,7 +179,7 @@ export const methodParamSchemas = {
     message: z.string(),
     label: z.string().max(100).optional(),
   }),
-  "agents.list": z.looseObject({}).optional(),
+  "agents.list": z.object({}),
   "chat.send": z.object({
     sessionKey: z.string().trim().min(1).max(512),
     sessionId: z.string().optional(),

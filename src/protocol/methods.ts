@@ -46,3 +46,12 @@ export const sessionsResolveParamsSchema = z.object({
   allowMissing: z.boolean().optional(),
 });
 export type SessionsResolveParams = z.infer<typeof sessionsResolveParamsSchema>;
+
+/**
+ * The agent a console method is about (`models.list`, `skills.status`, `webSearch.status`, …):
+ * its id, or a session key whose agent it is; the Control UI's other properties are ignored.
+ */
+export const agentParamsSchema = z.object({
+  agentId: z.string().max(64).optional(),
+  sessionKey: z.string().optional(),
+});

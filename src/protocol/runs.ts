@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RUNNER_TYPES } from "./runner-specs/runner-declarations";
 
 /** Runs over HTTP: what `GET /v1/runs/{runId}` and `GET /v1/sessions/{key}/runs` answer. */
 
@@ -21,9 +22,7 @@ export const runViewSchema = z
     status: z.enum(RUN_STATES).describe("queued → running → ok | error | timeout | aborted."),
     done: z.boolean().describe("True once the run reached a terminal status."),
     origin: z.enum(["chat.send", "agent", "ingest", "tool"]).describe("What started the run."),
-    runner: z
-      .enum(["echo", "openai", "anthropic", "webhook", "fixed"])
-      .describe("Which runner produced (or produces) the reply."),
+    runner: z.enum([...RUNNER_TYPES, "fixed"]).describe("Which runner produced (or produces) the reply."),
     message: z.string().describe("The message the run answers."),
     createdAt: z.number().describe("Epoch ms when the run was queued."),
     startedAt: z.number().optional(),

@@ -34,7 +34,7 @@ const allowedHostSchema = z
     },
   );
 
-export const secretsStoreListParamsSchema = z.object({}).nullish();
+export const secretsStoreListParamsSchema = z.object({});
 
 export const secretsStoreSetParamsSchema = z.object({
   name: secretNameSchema,

@@ -6,7 +6,7 @@ const EARLY_ABORT_TTL_MS = 60_000;
 /**
  * Aborts of runs that are not stored yet. OpenClaw aborts a run right after `chat.send`,
  * before it started; here a start is on its way while the session object awaits (a reset,
- * the registry), or an abort by run id can even arrive before the start itself. The start
+ * the session index), or an abort by run id can even arrive before the start itself. The start
  * consults this and records the run as aborted instead of running it. Memory only: a start
  * in progress does not survive eviction either.
  */

@@ -72,7 +72,7 @@ export class RunAdmission {
     try {
       if (request.resetFirst && fresh) await host.reset(ref, request.resetFirst);
       const created = host.transcript.transaction(() => host.ensureEntry(ref, seed, now));
-      // A new session reaches the registry before its run starts, so the run's events follow its creation.
+      // A new session reaches the session index before its run starts, so the run's events follow its creation.
       if (created) await host.publish("create");
     } finally {
       if (fresh) abortedWith = this.earlyAborts.finish(request.runId);

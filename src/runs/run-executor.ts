@@ -4,16 +4,14 @@ import { logWarning } from "../observability/log";
 import { findAgent } from "../policy/agent-config";
 import { type OutboundEnv, outboundPolicy } from "../policy/outbound-url";
 import type { RunnerConfig, TenantConfig } from "../protocol/config";
+import { runnerDeclarationOf, runnerFacts } from "../protocol/runner-specs/runner-declarations";
 import type { DeploymentKeyGrant, ResolvedSecret } from "../protocol/secrets";
 import type { SessionEntry, TranscriptMessage } from "../protocol/session";
 import { type DeploymentKey, type DeploymentKeyEnv, deploymentKeyHosts } from "../secrets/deployment-keys";
 import { redactCredentials } from "../secrets/redact-credentials";
 import { urlSecrets } from "../secrets/url-secrets";
 import { withModelSlot } from "./model-slot";
-import { anthropicRunner } from "./runners/anthropic";
-import { echoRunner } from "./runners/echo";
 import { modelImages } from "./runners/image-parts";
-import { openaiRunner } from "./runners/openai";
 import {
   type ContextImage,
   type ContextMessage,
@@ -24,8 +22,7 @@ import {
   type RunnerRequest,
   type ToolSpec,
 } from "./runners/runner";
-import { runnerCredential } from "./runners/runner-keys";
-import { webhookRunner } from "./runners/webhook";
+import { runnerFor } from "./runners/runners";
 import { modelContext } from "./tool-loop/model-context";
 import type { ToolJournal } from "./tool-loop/tool-journal";
 import { runToolLoop, type ToolLoopEvents, type ToolOutcome } from "./tool-loop/tool-loop";
@@ -92,8 +89,7 @@ export class RunExecutor {
    */
   async execute(run: RunRecord, controls: ExecuteControls): Promise<RunnerOutcome> {
     const runner = run.input.runner;
-    const url = runner.type === "webhook" ? runner.url : runner.type === "echo" ? undefined : runner.baseUrl;
-    const credentials = new Set<string>(url ? urlSecrets(url) : []);
+    const credentials = new Set<string>(runnerFacts(runner).urls.flatMap(({ url }) => (url ? urlSecrets(url) : [])));
     try {
       return await this.attempt(run, controls, credentials);
     } catch (error) {
@@ -174,35 +170,16 @@ export class RunExecutor {
 
   private runnerOf(run: RunRecord, credentials: Set<string>): Runner {
     if (run.input.fixedReply !== undefined) return fixedReplyRunner(run.input.fixedReply);
-    switch (run.input.runner.type) {
-      case "echo":
-        return echoRunner;
-      case "openai":
-        return openaiRunner;
-      case "anthropic":
-        return anthropicRunner;
-      case "webhook": {
-        const config = run.input.runner;
-        const tenantId = run.input.tenantId;
-        // A store secret named in config signs instead of the tenant's generated runner secret.
-        const signingSecret = async () => {
-          const secret =
-            (await runnerCredential(
-              {
-                deploymentKey: (name) => this.deploymentKey(tenantId, name),
-                storeSecret: (id) => this.deps.storeSecret(tenantId, id),
-                credentials,
-                outbound: outboundPolicy(this.deps.env),
-              },
-              { ref: config.secret, field: "secret" },
-              config.url,
-            )) ?? (await this.deps.runnerSecret(tenantId));
-          credentials.add(secret);
-          return secret;
-        };
-        return webhookRunner(signingSecret);
-      }
-    }
+    const { tenantId } = run.input;
+    return runnerFor(run.input.runner, {
+      keys: {
+        deploymentKey: (name) => this.deploymentKey(tenantId, name),
+        storeSecret: (id) => this.deps.storeSecret(tenantId, id),
+        credentials,
+        outbound: outboundPolicy(this.deps.env),
+      },
+      runnerSecret: () => this.deps.runnerSecret(tenantId),
+    });
   }
 
   /** What runner-keys.ts needs to decide on a deployment key: the tenant's grant now, the key's hosts, its value. */
@@ -217,7 +194,7 @@ export class RunExecutor {
   }
 
   private async webhookExtras(run: RunRecord): Promise<{ runToken?: string; callbackBase?: string }> {
-    if (run.input.runner.type !== "webhook") return {};
+    if (!runnerDeclarationOf(run.input.runner)?.callsBack) return {};
     const secret = this.deps.env.RUN_TOKEN_SECRET;
     if (!secret) {
       // The operator's to fix (GET /v1/admin/health names it); the tenant's run error names nothing of the deployment.
@@ -260,22 +237,16 @@ export function runDeadline(run: RunRecord): number {
 }
 
 function contextLimit(config: RunnerConfig): number {
-  return (config.type === "openai" || config.type === "anthropic") && config.maxContextMessages
-    ? config.maxContextMessages
-    : CONTEXT_MESSAGES;
+  return runnerFacts(config).maxContextMessages ?? CONTEXT_MESSAGES;
 }
 
 function maxTokensOf(config: RunnerConfig): number | undefined {
-  return config.type === "openai" || config.type === "anthropic" ? config.maxTokens : undefined;
+  return runnerFacts(config).maxTokens;
 }
 
-/** Model runners run the tool loop; a webhook host only when it asked for tools; fixed replies never. */
+/** Runs the tool loop when its runner says so (model runners; a webhook host that asked); fixed replies never. */
 function offersTools(run: RunRecord): boolean {
-  if (run.input.fixedReply !== undefined) return false;
-  const runner = run.input.runner;
-  return (
-    runner.type === "openai" || runner.type === "anthropic" || (runner.type === "webhook" && runner.tools === true)
-  );
+  return run.input.fixedReply === undefined && runnerFacts(run.input.runner).offersTools;
 }
 
 /** A client tool as the model is offered it (the caller's schema, or any object). */

@@ -1,5 +1,6 @@
 import type { LiveEvent } from "../contracts/tenant-api";
 import type { RunRecord } from "../model/run-types";
+import { runnerFacts } from "../protocol/runner-specs/runner-declarations";
 import type { TranscriptMessage } from "../protocol/session";
 import { isSilentReply } from "./deltas";
 
@@ -23,11 +24,7 @@ export function runContext(run: RunRecord, sessionId: string | undefined): RunCo
   return {
     agentId: run.input.agentId,
     ...(sessionId ? { sessionId } : {}),
-    ...(runner?.type === "openai" || runner?.type === "anthropic"
-      ? { provider: runner.type, model: runner.model }
-      : runner
-        ? { provider: runner.type, model: runner.type }
-        : {}),
+    ...(runner ? { provider: runner.type, model: runnerFacts(runner).model ?? runner.type } : {}),
     ...(run.startedAt !== undefined ? { startedAt: run.startedAt } : {}),
   };
 }

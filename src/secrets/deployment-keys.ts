@@ -1,4 +1,5 @@
 import type { TenantConfig } from "../protocol/config";
+import { runnerFacts } from "../protocol/runner-specs/runner-declarations";
 import type { DeploymentKeyGrant } from "../protocol/secrets";
 
 /**
@@ -76,9 +77,10 @@ export function deploymentKeyRefusal(name: string, host: string, key: Deployment
 /** Every deployment key a config's runners name (agents.defaults and each listed agent), once each. */
 export function deploymentKeyNames(config: TenantConfig): string[] {
   const runners = [config.agents?.defaults?.runner, ...(config.agents?.list ?? []).map((agent) => agent.runner)];
-  const names = runners.flatMap((runner) =>
-    (runner?.type === "openai" || runner?.type === "anthropic") && runner.apiKeySecret ? [runner.apiKeySecret] : [],
-  );
+  const names = runners.flatMap((runner) => {
+    const name = runner ? runnerFacts(runner).apiKeySecret : undefined;
+    return name ? [name] : [];
+  });
   return [...new Set(names)];
 }
 

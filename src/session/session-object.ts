@@ -36,6 +36,7 @@ import { type AbortReason, injectedChatEvent } from "../runs/run-payloads";
 import { acceptAnnounce } from "../spawn/announce-inbox";
 import { deleteAttachments, sessionAttachmentPrefix } from "../spawn/spawn-attachments";
 import { tenantApi } from "../stubs";
+import type { ReplyRoutes } from "./reply-routes";
 import { recoverSession, runAlarm, type SessionParts, wireSession } from "./session-parts";
 import { startSpawnChild } from "./spawn-start";
 
@@ -51,9 +52,9 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   /** Its modules, wired to each other (session-parts.ts). */
   private readonly parts: SessionParts;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, env: Env, routes: ReplyRoutes) {
     super(ctx, env);
-    this.parts = wireSession(ctx, env, this);
+    this.parts = wireSession(ctx, env, this, routes);
     recoverSession(ctx, this.parts);
   }
 

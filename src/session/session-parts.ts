@@ -1,14 +1,8 @@
-import { chatDraftOpener, chatTypingSender } from "../channels/chat-typing";
-import { channelSenderOf } from "../channels/platforms";
-import { ProgressDrafts } from "../channels/progress-draft";
-import { queueChannelReply } from "../channels/reply";
-import { TypingKeepAlive } from "../channels/typing-keepalive";
 import type { SessionRef } from "../contracts/session-api";
 import type { LiveEvent } from "../contracts/tenant-api";
 import { Outbox } from "../delivery/outbox";
 import { remoteRefusal } from "../domain/errors";
 import { A2aFlowDriver, announceToChannel } from "../flows/a2a-flow";
-import { queueHookReply } from "../hooks/hook-delivery";
 import { installLedgerLogSink } from "../ledger/log-sink";
 import { reportUsage, usageEventOf } from "../ledger/usage-event";
 import { PendingClaim } from "../pending/pending-sessions";
@@ -28,6 +22,7 @@ import { Waiters } from "../util/waiters";
 import { Followers } from "./followers";
 import { COLD_WINDOW_MS } from "./publish-window";
 import { Publisher } from "./publisher";
+import type { ReplyRoutes } from "./reply-routes";
 import { SessionStore } from "./session-store";
 import { spawnHost } from "./spawn-host";
 import { Transcript } from "./transcript";
@@ -73,6 +68,8 @@ export function wireSession(
     reset(ref: SessionRef, reason: "new" | "reset"): Promise<unknown>;
     delete(ref: SessionRef): Promise<boolean>;
   },
+  /** Where a run's reply goes besides the transcript, handed in by the worker (src/index.ts). */
+  routes: ReplyRoutes,
 ): SessionParts {
   installLedgerLogSink(env);
   const store = new SessionStore(ctx.storage);
@@ -92,21 +89,12 @@ export function wireSession(
     publishInBackground(ctx, publisher, timers);
   };
   const runTaps = new RunTaps();
-  // What a chat turn's chat shows while its run works: typing, and Telegram's progress draft.
-  const chatPorts = {
+  // What a chat turn's chat shows while its run works (typing, a progress draft): the worker's.
+  const chatActivity = routes.chatActivity({
     config: async () => tenant().config(),
     resolve: async (name: string) => tenant().resolveSecret(name),
     outbound: outboundPolicy(env),
-  };
-  const replyTargetOf = (runId: string) => store.runs.get(runId)?.input.replyTarget;
-  const typing = new TypingKeepAlive({
-    replyTargetOf,
-    typing: chatTypingSender(chatPorts),
-    waitUntil: (promise) => ctx.waitUntil(promise),
-  });
-  const drafts = new ProgressDrafts({
-    replyTargetOf,
-    draftChat: chatDraftOpener(chatPorts),
+    replyTargetOf: (runId) => store.runs.get(runId)?.input.replyTarget,
     replyDelivery: (runId) => {
       const reply = store.deliveries.byKey(`${runId}:reply`);
       return !reply ? "none" : reply.status === "pending" ? "pending" : "settled";
@@ -116,8 +104,7 @@ export function wireSession(
   });
   const emit = (event: Omit<LiveEvent, "afterSeq">) => {
     runTaps.offer(event);
-    typing.offer(event);
-    drafts.offer(event);
+    for (const watcher of chatActivity) watcher.offer(event);
     const afterSeq = transcript.entry()?.messageCount ?? 0;
     ctx.waitUntil(publisher.emit({ ...event, afterSeq }).catch(() => timers.arm()));
   };
@@ -165,8 +152,7 @@ export function wireSession(
     waitUntil: (promise) => ctx.waitUntil(promise),
     watchdogMs: positiveVar((env as Env & { RUN_WATCHDOG_MS?: string }).RUN_WATCHDOG_MS, WATCHDOG_MS),
     onReply: (run, text) => {
-      queueChannelReply(outbox, run, text);
-      queueHookReply(outbox, run, text);
+      for (const queueReply of routes.queueReply) queueReply(outbox, run, text);
     },
     onSettled: (runId) => {
       if (!spawns.settled(runId)) flows.runSettled(runId);
@@ -196,7 +182,7 @@ export function wireSession(
     signingSecret: async () => tenant().runnerSecret(),
     outbound: () => outboundPolicy(env),
     channelSender: (channel, config) =>
-      channelSenderOf(channel, config, async (name) => tenant().resolveSecret(name), outboundPolicy(env), {
+      routes.channelSender(channel, config, async (name) => tenant().resolveSecret(name), outboundPolicy(env), {
         reference: async (name, id) =>
           channelInboxApi(env, store.identity()?.tenantId ?? "").conversationReference(name, id),
       }),

@@ -264,7 +264,7 @@ export class Transcript {
     }).messages;
   }
 
-  /** The row and its version, for rebuilding the registry. */
+  /** The row and its version, for rebuilding the session index. */
   indexSnapshot(): IndexSnapshot | null {
     const state = this.store.loadEntry();
     return state ? { row: toSessionRow(state.entry), version: state.version } : null;

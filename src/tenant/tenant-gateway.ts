@@ -16,7 +16,6 @@ import {
 import type { SessionRow } from "../model/session-row";
 import type { Refusal } from "../policy/limit-rules";
 import { errorBody } from "../protocol/http";
-import { GATEWAY_METHODS } from "../slices";
 import { hubApi } from "../stubs";
 import { HubStore } from "./hub-store";
 import { inProcessTenantPorts } from "./in-process-ports";
@@ -35,8 +34,11 @@ export class TenantGateway {
   private readonly preauthLimits: PreauthLimits;
 
   constructor(
-    /** The tenant object itself is the hub's tenant and its in-process ports' (tenant/in-process-ports.ts). */
-    host: Omit<HubHost, "methods" | "ports" | "tenant"> & { tenant: TenantApi },
+    /**
+     * The tenant object itself is the hub's tenant and its in-process ports' (tenant/in-process-ports.ts);
+     * `methods`, the gateway's method table, is handed to the object where the worker exports it (src/index.ts).
+     */
+    host: Omit<HubHost, "ports" | "tenant"> & { tenant: TenantApi },
     /** Refuses a new socket of a tenant that has `sockets` already (its limit), else null. */
     private readonly socketRefusal: (sockets: number) => Refusal | null,
   ) {
@@ -45,7 +47,6 @@ export class TenantGateway {
     this.tenantId = host.ctx.id.name ?? "";
     this.hub = new GatewayHub({
       ...host,
-      methods: GATEWAY_METHODS,
       ports: (tenantId, origin) => inProcessTenantPorts(host.env, host.tenant, tenantId, origin),
     });
     this.relay = new HubRelay(

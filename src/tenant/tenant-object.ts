@@ -19,6 +19,7 @@ import type { OperatorScope } from "../protocol/http";
 import type { DeploymentKeyGrantChange, SecretWrite } from "../protocol/secrets";
 import type { SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
+import type { MethodTable } from "../registry/method";
 import { TenantSecrets } from "../secrets/tenant-secrets";
 import { ledgerApi } from "../stubs";
 import { writeConfig } from "./config-write";
@@ -34,11 +35,9 @@ import { openTenantDatabase, TenantStore } from "./tenant-store";
 import { TokenStore } from "./token-store";
 
 /**
- * One tenant: its record, tokens and config, the session index (the registry), and the
- * tenant's gateway WebSockets (src/gateway/hub.ts). Wiring and RPC methods that delegate:
- * access in tenant-access.ts, the index in session-directory.ts, run ids and limits in
- * tenant-run-methods.ts (run-index.ts, tenant-limits.ts),
- * SQL in the stores, the gateway protocol and event rendering in src/gateway/.
+ * One tenant: record, tokens, config, the session index and the gateway's WebSockets (gateway/hub.ts;
+ * its method table handed in by src/index.ts). RPC methods delegate: access to tenant-access.ts, the
+ * index to session-directory.ts, run ids and limits to tenant-run-methods.ts; SQL lives in the stores.
  */
 export class TenantObject extends TenantRunMethods implements TenantApi {
   private readonly tenantStore: TenantStore;
@@ -53,7 +52,7 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
   private readonly gateway: TenantGateway;
   private readonly deletion: TenantDeletion;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, env: Env, methods: MethodTable) {
     super(ctx, env);
     installLedgerLogSink(env);
     openTenantDatabase(ctx.storage);
@@ -87,6 +86,7 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
       {
         ctx,
         env,
+        methods,
         config: () => tenantStore.config(),
         authenticate: (token) => this.access.authenticateBearer(token),
         tenant: this,

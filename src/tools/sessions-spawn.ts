@@ -7,6 +7,7 @@ import { isValidAgentId, normalizeAgentId } from "../keys/session-key";
 import { tooLargeMessage } from "../model/message-limits";
 import { findAgent, runnerOf, spawnAllowlist } from "../policy/agent-config";
 import { isSandboxedSession } from "../policy/sandbox";
+import { runnerDeclarationOf } from "../protocol/runner-specs/runner-declarations";
 import {
   SPAWN_ROUTING_PARAMS,
   type sessionsSpawnArgsSchema,
@@ -107,7 +108,8 @@ export async function sessionsSpawn(
         `ACP harness "${targetAgent}" is not allowed (acp.allowedAgents: ${allowed.length ? allowed.join(", ") : "none configured"})`,
       );
     }
-    if (runner.type !== "webhook") return failed(`ACP harness "${targetAgent}" needs a webhook runner in agents.list`);
+    if (!runnerDeclarationOf(runner)?.acpHarness)
+      return failed(`ACP harness "${targetAgent}" needs a webhook runner in agents.list`);
   } else if (targetAgent !== requester.agentId) {
     const { allowAny, allowed } = spawnAllowlist(ctx.config, requester.agentId);
     if (!allowAny && !allowed.includes(targetAgent)) {

@@ -27,6 +27,6 @@ export function defineTool<S extends z.ZodType>(
   run: ToolRun<S>,
   screen?: ToolSpec<S>["screen"],
 ): ToolSpec {
-  // The run takes its own arguments; the registry holds them all as the common type.
+  // The run takes its own arguments; the list (TOOL_SPECS) holds them all as the common type.
   return { ...declaration, run, ...(screen ? { screen } : {}) } as ToolSpec;
 }

@@ -5,7 +5,7 @@
 // job runs once and deletes itself. Run with `node --test test/e2e/`.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
 import { connectGateway } from "./gateway-rpc.mjs";
 import { createTenantToken, httpJson, waitFor } from "./http-json.mjs";
 
@@ -84,9 +84,7 @@ test("an every job runs on its cadence across a SIGKILL, stops when disabled; an
   const beforeKill = await runsOf(job.id);
   // Right after a run: the next due time is ~EVERY_MS away. Kill everything, restart on the same state.
   const killedAt = Date.now();
-  server.killNow();
-  await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir });
+  server = await killAndRestart(server);
   const downMs = Date.now() - killedAt;
   console.log(`server down for ${downMs} ms (interval ${EVERY_MS} ms)`);
 

@@ -80,6 +80,23 @@ export async function recordFrames(page) {
         .filter((f) => f.at >= since && f.dir === "in" && f.frame?.type === "res" && f.frame.ok === false)
         .map((f) => ({ method: methods.get(f.frame.id), error: f.frame.error }));
     },
+    /**
+     * Resolves once the page is quiet: every request since `since` answered and no frame for
+     * `quietMs` (a page's first calls come in a burst after it renders), or after `maxMs`.
+     */
+    async settled(since, { quietMs = 1_000, maxMs = 5_000 } = {}) {
+      const deadline = Date.now() + maxMs;
+      while (Date.now() < deadline) {
+        const recent = frames.filter((f) => f.at >= since);
+        const answered = new Set(
+          recent.filter((f) => f.dir === "in" && f.frame?.type === "res").map((f) => f.frame.id),
+        );
+        const open = this.requests(since).some((r) => !answered.has(r.id));
+        const lastAt = Math.max(since, ...recent.map((f) => f.at));
+        if (!open && Date.now() - lastAt >= quietMs) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
     helloOk() {
       return frames.find((f) => f.dir === "in" && f.frame?.type === "res" && f.frame.payload?.type === "hello-ok")
         ?.frame.payload;

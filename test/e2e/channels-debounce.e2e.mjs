@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
 import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -69,9 +69,7 @@ async function sendsTo(chatId) {
 }
 
 async function crashAndRestart() {
-  server.killNow();
-  await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir });
+  server = await killAndRestart(server);
 }
 
 before(async () => {

@@ -10,9 +10,9 @@ import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
 import { startEchoRunner } from "./echo-runner.mjs";
-import { CRASH_TEST_VARS, createTenantToken, httpJson, waitFor } from "./http-json.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, waitFor, waitForCount } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const AUDIENCE = "123456789012";
@@ -80,23 +80,11 @@ async function messagesWith(match) {
   return messages.filter((m) => (typeof match === "function" ? match(m.text) : m.text === match));
 }
 
-async function waitForMessages(what, match, count = 1, deadlineMs = 30_000) {
-  return (
-    await waitFor(
-      what,
-      async () => {
-        const found = await messagesWith(match);
-        return { done: found.length >= count, found };
-      },
-      deadlineMs,
-    )
-  ).found;
-}
+const waitForMessages = (what, match, count, deadlineMs) =>
+  waitForCount(what, () => messagesWith(match), count, deadlineMs);
 
 async function crashAndRestart() {
-  server.killNow();
-  await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
+  server = await killAndRestart(server, { vars: CRASH_TEST_VARS });
 }
 
 before(async () => {

@@ -9,9 +9,9 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
 import { FAKE_LINE_BOT, FAKE_LINE_TOKEN, startFakeLine } from "../peers/fake-line.mjs";
-import { CRASH_TEST_VARS, createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, listenLoopback, waitFor, waitForCount } from "./http-json.mjs";
 
 const CHANNEL_SECRET = "line-channel-secret-0123456789ab";
 const USER = "U1111111111111111111111111111aaaa";
@@ -108,27 +108,14 @@ async function sends(match) {
   );
 }
 
-async function waitForSends(what, match, count = 1, deadlineMs = 30_000) {
-  return (
-    await waitFor(
-      what,
-      async () => {
-        const found = await sends(match);
-        return { done: found.length >= count, found };
-      },
-      deadlineMs,
-    )
-  ).found;
-}
+const waitForSends = (what, match, count, deadlineMs) => waitForCount(what, () => sends(match), count, deadlineMs);
 
 async function fail(failure) {
   await fetch(`${fakeUrl()}/__fail`, { method: "POST", body: JSON.stringify(failure) });
 }
 
 async function crashAndRestart() {
-  server.killNow();
-  await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
+  server = await killAndRestart(server, { vars: CRASH_TEST_VARS });
 }
 
 before(async () => {

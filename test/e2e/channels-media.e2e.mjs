@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
 import { startEchoRunner } from "./echo-runner.mjs";
 import { CRASH_TEST_VARS, createTenantToken, httpJson, waitFor } from "./http-json.mjs";
 
@@ -76,9 +76,7 @@ test("SIGKILL during a media download: one turn, one reply, no warning", { timeo
   assert.equal(res.status, 200, await res.text());
   const downloads = async () => (await fake.calls()).filter((c) => c.method === "FILE" && c.path.endsWith(fileId));
   await waitFor("the download in flight", async () => ({ done: (await downloads()).length >= 1 }), 30_000);
-  server.killNow();
-  await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
+  server = await killAndRestart(server, { vars: CRASH_TEST_VARS });
 
   const replies = async () =>
     (await fake.calls()).filter(

@@ -11,8 +11,8 @@ import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
-import { CRASH_TEST_VARS, createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
+import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, listenLoopback, waitFor, waitForCount } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const APP_ID = "00000000-0000-4000-8000-00000000a11d";
@@ -109,13 +109,7 @@ async function replies(match) {
   );
 }
 
-async function waitForReplies(what, match, count = 1, deadlineMs = 30_000) {
-  const check = async () => {
-    const found = await replies(match);
-    return { done: found.length >= count, found };
-  };
-  return (await waitFor(what, check, deadlineMs)).found;
-}
+const waitForReplies = (what, match, count, deadlineMs) => waitForCount(what, () => replies(match), count, deadlineMs);
 
 /** Each reply in `texts` arrives, and after a quiet spell it is still there exactly once. */
 async function expectExactlyOnce(texts, deadlineMs = 30_000) {
@@ -131,9 +125,7 @@ async function storedUpdates() {
 }
 
 async function crashAndRestart() {
-  server.killNow();
-  await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
+  server = await killAndRestart(server, { vars: CRASH_TEST_VARS });
 }
 
 const teamsBlock = (fakeUrl, overrides = {}) => ({

@@ -14,9 +14,9 @@ import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
 import { connectGateway } from "./gateway-rpc.mjs";
-import { CRASH_TEST_VARS, createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, listenLoopback, waitFor, waitForCount } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BOT_TOKEN = "xoxb-test-0000-fake";
@@ -137,18 +137,7 @@ async function posts(match) {
   );
 }
 
-async function waitForPosts(what, match, count = 1, deadlineMs = 30_000) {
-  return (
-    await waitFor(
-      what,
-      async () => {
-        const found = await posts(match);
-        return { done: found.length >= count, found };
-      },
-      deadlineMs,
-    )
-  ).found;
-}
+const waitForPosts = (what, match, count, deadlineMs) => waitForCount(what, () => posts(match), count, deadlineMs);
 
 async function sessionRow(key) {
   const res = await http("GET", inTenant(`/v1/sessions?limit=200`));
@@ -157,9 +146,7 @@ async function sessionRow(key) {
 }
 
 async function crashAndRestart() {
-  server.killNow();
-  await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
+  server = await killAndRestart(server, { vars: CRASH_TEST_VARS });
 }
 
 const SLACK_CONFIG = () => ({

@@ -11,9 +11,9 @@ import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
 import { connectGateway } from "./gateway-rpc.mjs";
-import { CRASH_TEST_VARS, createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, listenLoopback, waitFor, waitForCount } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BOT_TOKEN = "123456789:TEST-fake-telegram-token";
@@ -118,18 +118,7 @@ async function sends(match) {
   return calls.filter((c) => c.status === 200 && (typeof match === "function" ? match(c.body) : c.body.text === match));
 }
 
-async function waitForSends(what, match, count = 1, deadlineMs = 30_000) {
-  return (
-    await waitFor(
-      what,
-      async () => {
-        const found = await sends(match);
-        return { done: found.length >= count, found };
-      },
-      deadlineMs,
-    )
-  ).found;
-}
+const waitForSends = (what, match, count, deadlineMs) => waitForCount(what, () => sends(match), count, deadlineMs);
 
 async function sessionRow(key) {
   const res = await http("GET", inTenant(`/v1/sessions?limit=200`));
@@ -138,9 +127,7 @@ async function sessionRow(key) {
 }
 
 async function crashAndRestart() {
-  server.killNow();
-  await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
+  server = await killAndRestart(server, { vars: CRASH_TEST_VARS });
 }
 
 before(async () => {

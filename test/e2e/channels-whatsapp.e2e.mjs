@@ -11,10 +11,10 @@ import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startFakeApi } from "../../bench/lib/channel-peers.mjs";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
 import { whatsappTextWebhook } from "../peers/whatsapp-webhook.mjs";
 import { startEchoRunner } from "./echo-runner.mjs";
-import { CRASH_TEST_VARS, createTenantToken, httpJson, waitFor } from "./http-json.mjs";
+import { CRASH_TEST_VARS, createTenantToken, httpJson, waitFor, waitForCount } from "./http-json.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ACCESS_TOKEN = "EAAG-fake-whatsapp-access-token";
@@ -61,23 +61,10 @@ async function sends(match) {
   return calls.filter((c) => (typeof match === "function" ? match(c.body.text.body) : c.body.text.body === match));
 }
 
-async function waitForSends(what, match, count = 1, deadlineMs = 30_000) {
-  return (
-    await waitFor(
-      what,
-      async () => {
-        const found = await sends(match);
-        return { done: found.length >= count, found };
-      },
-      deadlineMs,
-    )
-  ).found;
-}
+const waitForSends = (what, match, count, deadlineMs) => waitForCount(what, () => sends(match), count, deadlineMs);
 
 async function crashAndRestart() {
-  server.killNow();
-  await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
+  server = await killAndRestart(server, { vars: CRASH_TEST_VARS });
 }
 
 before(async () => {

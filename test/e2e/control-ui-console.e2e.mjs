@@ -21,7 +21,8 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const SHOTS_DIR = join(REPO_ROOT, "test-results", "control-ui-console");
 const TOKEN = "dev-operator-token";
 const UI_STEP_MS = 30_000;
-const DWELL_MS = 2_500;
+/** The most a sweep waits on one page for its calls to be answered and go quiet. */
+const DWELL_MS_MAX = 5_000;
 const IDLE_MS = 60_000;
 const MAX_CALLS_PER_MINUTE = 12;
 
@@ -212,7 +213,7 @@ describe("the Control UI as the tenant's console", { skip: skip ?? false }, () =
     for (const route of routes) {
       const since = Date.now();
       await ui.openRoute(route);
-      await new Promise((r) => setTimeout(r, DWELL_MS));
+      await recorder.settled(since, { maxMs: DWELL_MS_MAX });
       const unknown = recorder.failures(since).filter((f) => /unknown method/.test(f.error?.message ?? ""));
       if (unknown.length > 0 || (await pageHasText(page, "unknown method"))) {
         problems.push(`${route}: ${unknown.map((f) => f.method).join(", ") || "text on the page"}`);

@@ -16,11 +16,11 @@
 // Run with `node --test test/e2e/control-ui-truth.e2e.mjs`.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { isDeepStrictEqual } from "node:util";
+import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
 import { startToolMockModel } from "../peers/tool-mock-model.mjs";
 import { chromiumMissing, openControlUi, pageHasText, waitForDeep, waitForText } from "./browser.mjs";
 import { connectGateway } from "./gateway-rpc.mjs";
@@ -41,7 +41,6 @@ let chromium;
 let page;
 let recorder;
 let ui;
-let restartedStateDir;
 
 const api = (method, path, body) => httpJson(server.baseUrl, method, path, { authorization: `Bearer ${TOKEN}`, body });
 
@@ -114,6 +113,23 @@ async function waitForSwitches(titles) {
   throw new Error(`no enabled switches ${titles.join(", ")} within ${UI_STEP_MS} ms (at ${page.url()})`);
 }
 
+/**
+ * Reads `read()` until it equals `expected` (a page shows a default or a refused change for a
+ * moment before the gateway's answer), then asserts it: a UI that never shows it fails here.
+ */
+async function eventually(read, expected, message) {
+  const deadline = Date.now() + UI_STEP_MS;
+  let value = await read();
+  while (!isDeepStrictEqual(value, expected) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    value = await read();
+  }
+  assert.deepEqual(value, expected, message);
+}
+
+/** The titled switches come to read `expected`. */
+const expectSwitches = (expected) => eventually(() => waitForSwitches(Object.keys(expected)), expected);
+
 describe("the Control UI tells the truth about this service", { skip: skip ?? false }, () => {
   before(async () => {
     mkdirSync(SHOTS_DIR, { recursive: true });
@@ -139,8 +155,6 @@ describe("the Control UI tells the truth about this service", { skip: skip ?? fa
     await chromium?.close();
     await server?.stop();
     await mock?.close();
-    // A restarted server does not own the state dir it was handed.
-    if (restartedStateDir) await rm(restartedStateDir, { recursive: true, force: true });
   });
 
   test("Agents › Tools, Usage after a tool run, the slash menu", async () => {
@@ -230,17 +244,16 @@ describe("the Control UI tells the truth about this service", { skip: skip ?? fa
     await ui.step("labs", async () => {
       await ui.openRoute("/settings/labs");
       await waitForText(page, "Tool Search for all models", UI_STEP_MS);
-      const switches = await waitForSwitches(["Code Mode", "Tool Search for all models"]);
-      assert.deepEqual(switches, { "Code Mode": false, "Tool Search for all models": false });
+      await expectSwitches({ "Code Mode": false, "Tool Search for all models": false });
       // Turning Tool Search on is refused, saying why.
       await (await switchOf("Tool Search for all models")).click();
       await waitForText(page, "Tool Search is not available on this service", UI_STEP_MS);
-      assert.deepEqual(await waitForSwitches(["Tool Search for all models"]), { "Tool Search for all models": false });
+      await expectSwitches({ "Tool Search for all models": false });
     });
     await ui.step("privacy-security", async () => {
       await ui.openRoute("/settings/security");
       await waitForText(page, "Browser enabled", UI_STEP_MS);
-      assert.deepEqual(await waitForSwitches(["Browser enabled"]), { "Browser enabled": false });
+      await expectSwitches({ "Browser enabled": false });
       await waitForText(page, "deny", UI_STEP_MS);
       assert.equal(await pageHasText(page, "allowlist"), false);
     });
@@ -248,18 +261,18 @@ describe("the Control UI tells the truth about this service", { skip: skip ?? fa
       await ui.openRoute("/skills/workshop");
       await waitForText(page, "Self-learning", UI_STEP_MS);
       const toggle = await waitForDeep(page, '[aria-label="Toggle autonomous self-learning"]', UI_STEP_MS);
-      const on = await toggle.evaluate((el) => el.checked ?? el.getAttribute("aria-checked") === "true");
-      assert.equal(on, false, "self-learning is off");
+      const on = () => toggle.evaluate((el) => el.checked ?? el.getAttribute("aria-checked") === "true");
+      await eventually(on, false, "self-learning is off");
     });
     await ui.step("updates", async () => {
       await ui.openRoute("/settings/updates");
       await waitForText(page, "Check for updates", UI_STEP_MS);
-      assert.deepEqual(await waitForSwitches(["Check for updates"]), { "Check for updates": false });
+      await expectSwitches({ "Check for updates": false });
     });
     await ui.step("security-gateway-auth", async () => {
       await ui.openRoute("/settings/security");
       await waitForText(page, "Gateway auth", UI_STEP_MS);
-      assert.equal(await rowText("Gateway auth"), "Gateway auth token");
+      await eventually(() => rowText("Gateway auth"), "Gateway auth token");
     });
     await ui.step("cloud-workers", async () => {
       await ui.openRoute("/settings/cloud-workers");
@@ -366,10 +379,7 @@ describe("the Control UI tells the truth about this service", { skip: skip ?? fa
       before.close();
       const stoppedAt = Date.now();
       // SIGKILL (the state dir stays), then the same port and state: every object starts afresh.
-      server.killNow();
-      await server.exited;
-      restartedStateDir = server.persistDir;
-      server = await startServer({ port: server.port, persistDir: server.persistDir, readyTimeoutMs: 60_000 });
+      server = await killAndRestart(server, { readyTimeoutMs: 60_000 });
       const restartMs = Date.now() - stoppedAt;
       const since = Date.now();
       await page.goto(`${server.baseUrl}/settings/connection`, { waitUntil: "domcontentloaded" });

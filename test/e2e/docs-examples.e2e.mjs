@@ -99,6 +99,8 @@ before(async () => {
 
 after(async () => {
   for (const fake of fakes) fake.stop();
+  // Started ahead for a page that did not need it (no block to run) or never ran.
+  await (await nextServer?.catch(() => undefined))?.stop();
   killAllServersNow();
   if (workDir) {
     // The link first and alone (unlinked, never followed), then the scratch directory.
@@ -115,6 +117,18 @@ after(async () => {
   console.log(`docs examples: ${run} blocks run, ${skipped} skipped\n${lines.join("\n")}`);
 });
 
+/** The next page's server, started while this page runs: a start is seconds of waiting. */
+let nextServer;
+
+/** A fresh server for this page (the one started ahead if any); starts the next page's ahead. */
+function takeServer(another) {
+  const server = nextServer ?? startServer({ cwd: ROOT });
+  nextServer = another ? startServer({ cwd: ROOT }) : undefined;
+  // Awaited by the next page; a start that fails is reported there, not as an unhandled rejection.
+  nextServer?.catch(() => {});
+  return server;
+}
+
 for (const page of pages) {
   test(`${page} pastes in order`, { timeout: 20 * 60_000 }, async () => {
     const blocks = shellBlocks(await readFile(join(ROOT, page), "utf8"));
@@ -124,7 +138,7 @@ for (const page of pages) {
     assert.equal(installs, undefined, `${page}, line ${installs?.line}: npm install in a block not marked skip`);
     tally.push({ page, run: toRun.length, skipped: blocks.filter((block) => block.skip) });
     if (toRun.length === 0) return;
-    const server = await startServer({ cwd: ROOT });
+    const server = await takeServer(page !== pages.at(-1));
     const shell = startShell(server.baseUrl);
     try {
       // The README defines them itself, in order; every other page is written after them.

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
 import { CRASH_TEST_VARS, createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
 
 const RUNNER_DELAY_MS = 2_000;
@@ -68,9 +68,7 @@ async function callHook() {
 }
 
 async function crashAndRestart() {
-  server.killNow();
-  await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
+  server = await killAndRestart(server, { vars: CRASH_TEST_VARS });
 }
 
 before(async () => {

@@ -37,6 +37,15 @@ export async function waitFor(what, check, deadlineMs) {
   throw new Error(`${what}: not reached within ${deadlineMs / 1000} s (${JSON.stringify(last)?.slice(0, 400)})`);
 }
 
+/** Waits until `find()` answers at least `count` items (calls at a fake, rows); answers them. */
+export async function waitForCount(what, find, count = 1, deadlineMs = 30_000) {
+  const check = async () => {
+    const found = await find();
+    return { done: found.length >= count, count: found.length, found };
+  };
+  return (await waitFor(what, check, deadlineMs)).found;
+}
+
 /** Creates tenant `id` with the admin token and answers an operator token with every scope. */
 export async function createTenantToken(baseUrl, id, adminToken = "dev-admin-token") {
   const authorization = `Bearer ${adminToken}`;

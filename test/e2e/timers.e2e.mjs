@@ -16,7 +16,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
 import { connectGateway } from "./gateway-rpc.mjs";
 import { createTenantToken, httpJson, listenLoopback, waitFor } from "./http-json.mjs";
 
@@ -225,9 +225,7 @@ test("run timeout, delivery retries, SSE keepalive, spawn archive and ticket exp
     },
     5_000,
   );
-  server.killNow();
-  await server.exited;
-  server = await startServer({ port: server.port, persistDir: server.persistDir });
+  server = await killAndRestart(server);
   // A gateway socket that stays idle: the tenant object hibernates and its alarm sends the tick.
   const watcher = await connectGateway(`${server.baseUrl.replace(/^http/, "ws")}/t/${tenant.id}`, tenant.token);
   const watchedFrom = Date.now();

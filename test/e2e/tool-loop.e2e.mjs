@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { GatewayConn, gatewayUrl } from "../../bench/lib/gateway.mjs";
-import { killAllServersNow, startServer } from "../../bench/lib/server.mjs";
+import { killAllServersNow, killAndRestart, startServer } from "../../bench/lib/server.mjs";
 import { startToolMockModel } from "../peers/tool-mock-model.mjs";
 import { CRASH_TEST_VARS, httpJson } from "./http-json.mjs";
 
@@ -291,9 +291,7 @@ test("SIGKILL mid-loop: loops finish, each target got one message, each spawn ma
     }
     await sleep(waves[wave]);
     conn.terminate();
-    server.killNow();
-    await server.exited;
-    server = await startServer({ port: server.port, persistDir: server.persistDir, vars: CRASH_TEST_VARS });
+    server = await killAndRestart(server, { vars: CRASH_TEST_VARS });
     conn = await GatewayConn.open(gatewayUrl(server.baseUrl));
   }
   // Every loop finishes (resumed by its watchdog after the restart).

@@ -4,12 +4,21 @@ declare module "node:fs" {
   export function readdirSync(path: string): string[];
   export function readFileSync(path: string, encoding: "utf8"): string;
   export function mkdtempSync(prefix: string): string;
+  export function mkdirSync(path: string, options?: { recursive: true }): void;
+  export function writeFileSync(path: string, data: string): void;
+  export function rmSync(path: string, options: { recursive: true; force: true }): void;
+  export function statSync(path: string): { isDirectory(): boolean };
 }
 declare module "node:os" {
   export function tmpdir(): string;
 }
 declare module "node:child_process" {
   export function execFileSync(file: string, args: string[], options?: { stdio?: "ignore" }): unknown;
+  export function spawnSync(
+    command: string,
+    args: string[],
+    options: { cwd: string; encoding: "utf8" },
+  ): { status: number | null; stdout: string; stderr: string };
 }
 declare module "node:crypto" {
   export function createSign(algorithm: string): {
@@ -21,6 +30,7 @@ declare module "node:crypto" {
 }
 declare module "node:path" {
   export function join(...parts: string[]): string;
+  export function dirname(path: string): string;
 }
 declare const process: { cwd(): string; execPath: string };
 declare module "node:sqlite" {

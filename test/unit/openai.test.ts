@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { upstreamFailureText } from "../../src/model/upstream-failure";
 import { runFailure } from "../../src/openai/chat-wire";
 import { chatToolSpec, responsesToolSpec, unmetToolChoice } from "../../src/openai/client-tools";
 import { OpenAiError, schemaMessage } from "../../src/openai/errors";
@@ -8,6 +7,7 @@ import { derivedKeyPrefixes, isReservedSessionKey, openAiSessionKey } from "../.
 import { chatTurn, responsesTurn } from "../../src/openai/prompt";
 import type { TenantConfig } from "../../src/protocol/config";
 import { chatCompletionRequestSchema, responsesRequestSchema } from "../../src/protocol/openai-schemas";
+import { upstreamFailureText } from "../../src/runs/runners/upstream-failure";
 
 const single: TenantConfig = {};
 const multi: TenantConfig = { agents: { list: [{ id: "main", default: true }, { id: "research" }] } };

@@ -25,7 +25,7 @@ const host: InboundHost = {
 };
 
 /** Every per-platform list is derived from PLATFORMS: a registered platform missing from one fails here. */
-describe("the platform registry", () => {
+describe("the platform list", () => {
   const names = PLATFORMS.map((platform) => platform.name);
 
   it("the config halves are the registered platforms, in order", () => {

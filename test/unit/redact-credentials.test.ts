@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UPSTREAM_DETAIL_MAX_CHARS, upstreamFailureDetail } from "../../src/model/upstream-failure";
+import { UPSTREAM_DETAIL_MAX_CHARS, upstreamFailureDetail } from "../../src/runs/runners/upstream-failure";
 import { REDACTED, redactCredentials } from "../../src/secrets/redact-credentials";
 
 const KEY = "sk-proj-AbCdEf0123456789/xYz+Qr_wxyz";

@@ -85,9 +85,32 @@ describe("feature slices", () => {
   it("type a method's params from its schema", () => {
     const echo = defineMethod({
       scope: "operator.read",
+      roles: [],
       params: z.object({ text: z.string() }),
       handle: ({ params }) => params.text.toUpperCase(),
     });
     expect(echo.params.parse({ text: "hi" })).toEqual({ text: "hi" });
+  });
+
+  it("give a handler only the tenant roles its method declares (the rest fail to typecheck)", () => {
+    const listing = defineMethod({
+      scope: "operator.read",
+      roles: ["index"],
+      params: z.object({ tokenId: z.string() }),
+      handle: async ({ ctx, params }) => {
+        await ctx.tenant.agentIds();
+        // @ts-expect-error revokeToken is the access role's, which this method did not declare.
+        await ctx.tenant.revokeToken(params.tokenId);
+      },
+    });
+    expect(listing.roles).toEqual(["index"]);
+    const none = defineMethod({
+      scope: null,
+      roles: [],
+      params: z.object({}),
+      // @ts-expect-error a method declaring no role reaches no tenant method.
+      handle: ({ ctx }) => ctx.tenant.agentIds(),
+    });
+    expect(none.roles).toEqual([]);
   });
 });

@@ -23,7 +23,7 @@ function zodRequired(schema: z.ZodType): string[] {
 }
 
 describe("tool specs", () => {
-  it("are one list: unique names, the registry's specs in the declarations' order", () => {
+  it("are one list: unique names, TOOL_SPECS in the declarations' order", () => {
     const names = TOOL_DECLARATIONS.map((tool) => tool.name);
     expect(new Set(names).size).toBe(names.length);
     expect(TOOL_SPECS.map((tool) => tool.name)).toEqual(names);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { UPSTREAM_DETAIL_MAX_CHARS, upstreamDetail } from "../../src/model/upstream-failure";
 import { anthropicRunner } from "../../src/runs/runners/anthropic";
 import type { RunnerRequest } from "../../src/runs/runners/runner";
+import { UPSTREAM_DETAIL_MAX_CHARS, upstreamDetail } from "../../src/runs/runners/upstream-failure";
 
 // One rule for every text an upstream sends about a failure: redacted, then cut to 200
 // characters (the OpenAI refusal's rule, now also the Anthropic stream's `error` event).

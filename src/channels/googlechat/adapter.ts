@@ -1,7 +1,7 @@
 import { defaultAgentId } from "../../policy/agent-config";
+import { guardedFetch } from "../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../policy/outbound-url";
 import type { TenantConfig } from "../../protocol/config";
-import { guardedFetch } from "../../util/guarded-fetch";
 import type { ChannelSender, InboundAdapter } from "../adapter";
 import { channelCredential, type SecretResolver } from "../channel-registry";
 import { CHAT_API_ROOT, ChatApi } from "./chat-api";

@@ -2,7 +2,7 @@
  * Google's signing certificates for Chat's webhook tokens: a `{kid: PEM}` map fetched from
  * Google (or a replaceable URL) and kept as long as its `Cache-Control: max-age` says, 10 min
  * when it says nothing (the gateway's own cache time). The fetch is injected so the caller puts
- * it under the outbound guard (util/guarded-fetch.ts).
+ * it under the outbound guard (policy/guarded-fetch.ts).
  */
 
 export const GOOGLE_CHAT_CERTS_URL =

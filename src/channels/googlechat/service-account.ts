@@ -4,7 +4,7 @@ import { signRs256Jwt } from "../../util/jwt-rs256";
  * The app's access token for the Chat API: a JWT-bearer assertion signed with the service
  * account's key (SPEC channels-2 §4.2), exchanged at the token endpoint (replaceable) and kept
  * until shortly before it expires. The fetch is injected so the caller puts it under the
- * outbound guard (util/guarded-fetch.ts).
+ * outbound guard (policy/guarded-fetch.ts).
  */
 
 export const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";

@@ -1,5 +1,5 @@
+import { guardedFetch } from "../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../policy/outbound-url";
-import { guardedFetch } from "../../util/guarded-fetch";
 import { BODY_TOO_LARGE, plainAnswer, servesPath, type WebhookAnswer, type WebhookHandler } from "../webhook";
 import { CertificateCache, GOOGLE_CHAT_CERTS_URL, GOOGLE_OIDC_CERTS_URL } from "./certificates";
 import { checkGoogleChatBody, checkGoogleChatToken, DEFAULT_GOOGLECHAT_WEBHOOK_PATH } from "./ingress";

@@ -1,7 +1,7 @@
 import type { DeliveryTarget } from "../../model/delivery";
+import { guardedFetch } from "../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../policy/outbound-url";
 import { uuidFrom } from "../../util/encoding";
-import { guardedFetch } from "../../util/guarded-fetch";
 import type { SendOutcome } from "../adapter";
 import { type LineReplyToken, planLineCalls } from "./send-plan";
 

@@ -1,5 +1,5 @@
+import { guardedFetch } from "../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../policy/outbound-url";
-import { guardedFetch } from "../../util/guarded-fetch";
 import type { BotFrameworkJwk } from "./bot-token";
 
 /**

@@ -1,8 +1,8 @@
 import type { DeliveryTarget } from "../../model/delivery";
 import { type BoundCredential, unboundCredential } from "../../policy/bound-credential";
+import { guardedFetch } from "../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../policy/outbound-url";
 import { toHex } from "../../util/encoding";
-import { guardedFetch } from "../../util/guarded-fetch";
 import { type ChannelAck, type ChannelSender, PAIRING_KIND, type SendOutcome } from "../adapter";
 import { chunkText } from "../telegram/format";
 import { markdownToSlackMrkdwn, SLACK_CHUNK_CHARS } from "./format";

@@ -1,7 +1,7 @@
 import type { DeliveryTarget } from "../../model/delivery";
 import { type BoundCredential, unboundCredential } from "../../policy/bound-credential";
+import { guardedFetch } from "../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../policy/outbound-url";
-import { guardedFetch } from "../../util/guarded-fetch";
 import { type ChannelAck, type ChannelSender, PAIRING_KIND, type SendOutcome } from "../adapter";
 import { MEDIA_WARNING_KIND } from "../inbound-media";
 import { chunkText, htmlToPlainText, markdownToTelegramHtml, TELEGRAM_CHUNK_CHARS } from "./format";

@@ -1,6 +1,6 @@
 import type { DeliveryTarget } from "../../model/delivery";
+import { guardedFetch } from "../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../policy/outbound-url";
-import { guardedFetch } from "../../util/guarded-fetch";
 import type { ChannelSender, SendOutcome } from "../adapter";
 import { chunkText } from "../telegram/format";
 import { markdownToWhatsapp, WHATSAPP_CHUNK_CHARS } from "./format";

@@ -17,17 +17,20 @@ export const channelsSlice: Slice = {
   methods: {
     "channels.status": defineMethod({
       scope: "operator.read",
+      roles: [],
       params: openParams,
       handle: ({ ctx }) => channelsStatus(ctx),
     }),
     "channels.pairing.list": defineMethod({
       scope: "operator.admin",
-      params: z.looseObject({ channel: z.string().optional(), accountId: z.string().optional() }).nullish(),
-      handle: ({ ctx, params }) => controlUiPairingList(ctx, { channel: params?.channel }),
+      roles: [],
+      params: z.object({ channel: z.string().optional(), accountId: z.string().optional() }),
+      handle: ({ ctx, params }) => controlUiPairingList(ctx, { channel: params.channel }),
     }),
     "channels.pairing.approve": defineMethod({
       scope: "operator.admin",
-      params: z.looseObject({
+      roles: [],
+      params: z.object({
         channel: z.string().min(1),
         accountId: z.string().min(1),
         requestId: z.string().min(1),

@@ -25,6 +25,7 @@ function holderOf(connection: MethodCall<unknown>["connection"]): SetupWizardHol
 export const WIZARD_METHODS: MethodTable = {
   "wizard.start": defineMethod({
     scope: "operator.admin",
+    roles: [],
     params: z.strictObject({
       mode: z.enum(["local", "remote"]).optional(),
       workspace: z.string().optional(),
@@ -36,6 +37,7 @@ export const WIZARD_METHODS: MethodTable = {
   }),
   "wizard.next": defineMethod({
     scope: "operator.admin",
+    roles: ["config", "secrets"],
     params: z.strictObject({
       sessionId,
       answer: z.strictObject({ stepId: z.string().min(1), value: z.unknown().optional() }).optional(),
@@ -44,11 +46,13 @@ export const WIZARD_METHODS: MethodTable = {
   }),
   "wizard.cancel": defineMethod({
     scope: "operator.admin",
+    roles: [],
     params: z.strictObject({ sessionId, closeInput: z.boolean().optional() }),
     handle: ({ params, connection }) => cancelSetupWizard(holderOf(connection), params),
   }),
   "wizard.status": defineMethod({
     scope: "operator.admin",
+    roles: [],
     params: z.strictObject({ sessionId }),
     handle: ({ params, connection }) => setupWizardStatus(holderOf(connection), params),
   }),

@@ -23,7 +23,7 @@ import { configRoutes } from "./config-routes";
  * change operator.admin. The rules are in domain/tenant-config.ts.
  */
 
-const write = z.looseObject({
+const write = z.object({
   raw: z.string().optional(),
   baseHash: z.string().optional(),
   replacePaths: z.array(z.string()).optional(),
@@ -39,46 +39,64 @@ const agentFields = {
 export const configSlice: Slice = {
   name: "config",
   methods: {
-    "config.get": defineMethod({ scope: "operator.read", params: openParams, handle: ({ ctx }) => getConfig(ctx) }),
-    "config.schema": defineMethod({ scope: "operator.read", params: openParams, handle: () => configSchema() }),
+    "config.get": defineMethod({
+      scope: "operator.read",
+      roles: [],
+      params: openParams,
+      handle: ({ ctx }) => getConfig(ctx),
+    }),
+    "config.schema": defineMethod({
+      scope: "operator.read",
+      roles: [],
+      params: openParams,
+      handle: () => configSchema(),
+    }),
     "config.schema.lookup": defineMethod({
       scope: "operator.read",
-      params: z.looseObject({ path: z.string().max(512) }),
+      roles: [],
+      params: z.object({ path: z.string().max(512) }),
       handle: ({ params }) => lookupConfigSchema(params.path),
     }),
     "config.set": defineMethod({
       scope: "operator.admin",
+      roles: ["config", "secrets"],
       params: write,
       handle: ({ ctx, params }) => setConfig(ctx, params),
     }),
     "config.patch": defineMethod({
       scope: "operator.admin",
+      roles: ["config", "secrets"],
       params: write,
       handle: ({ ctx, params }) => patchConfig(ctx, params),
     }),
     "agents.list": defineMethod({
       scope: "operator.read",
+      roles: ["index"],
       params: methodParamSchemas["agents.list"],
       handle: ({ ctx }) => listAgents(ctx),
     }),
     "agents.create": defineMethod({
       scope: "operator.admin",
-      params: z.looseObject({ ...agentFields, name: z.string().trim().min(1).max(200) }),
+      roles: ["config", "secrets"],
+      params: z.object({ ...agentFields, name: z.string().trim().min(1).max(200) }),
       handle: ({ ctx, params }) => createAgent(ctx, params),
     }),
     "agents.update": defineMethod({
       scope: "operator.admin",
-      params: z.looseObject({ ...agentFields, agentId: z.string().min(1).max(64) }),
+      roles: ["config", "secrets"],
+      params: z.object({ ...agentFields, agentId: z.string().min(1).max(64) }),
       handle: ({ ctx, params }) => updateAgent(ctx, params.agentId, params),
     }),
     "agents.delete": defineMethod({
       scope: "operator.admin",
-      params: z.looseObject({ agentId: z.string().min(1).max(64), deleteFiles: z.boolean().optional() }),
+      roles: ["config", "secrets"],
+      params: z.object({ agentId: z.string().min(1).max(64), deleteFiles: z.boolean().optional() }),
       handle: ({ ctx, params }) => deleteAgent(ctx, params.agentId),
     }),
     /** This service's own: the tenant's limits in force and their use (as `GET /v1/limits`). */
     "limits.get": defineMethod({
       scope: "operator.read",
+      roles: ["runs"],
       params: openParams,
       handle: ({ ctx }) => tenantLimitsView(ctx),
     }),

@@ -16,7 +16,7 @@ import { SEARCH_LIMIT_MAX, searchSessions } from "../../domain/search";
 import { parseAgentSessionKey } from "../../keys/session-key";
 import { defaultAgentId } from "../../policy/agent-config";
 import { agentIdentity, agentIds, agentModels, runnerCredentials, tenantModels } from "../../policy/agent-models";
-import { sessionsListParamsSchema } from "../../protocol/methods";
+import { agentParamsSchema, sessionsListParamsSchema } from "../../protocol/methods";
 import { defineMethod } from "../../registry/method";
 import type { Slice } from "../../registry/slice";
 
@@ -28,26 +28,19 @@ import type { Slice } from "../../registry/slice";
  * validated.
  */
 
-const agentParams = z
-  .object({ agentId: z.string().min(1).max(64).optional(), sessionKey: z.string().optional() })
-  .nullish();
-
 /** The agent a request is about: its agentId, else the session key's agent, else the default. */
-function agentOf(
-  ctx: TenantContext,
-  params: { agentId?: string | undefined; sessionKey?: string | undefined } | null | undefined,
-) {
-  if (params?.agentId) return agentIdParam(params.agentId);
-  const parsed = params?.sessionKey ? parseAgentSessionKey(params.sessionKey) : null;
+function agentOf(ctx: TenantContext<never>, params: { agentId?: string | undefined; sessionKey?: string | undefined }) {
+  if (params.agentId) return agentIdParam(params.agentId);
+  const parsed = params.sessionKey ? parseAgentSessionKey(params.sessionKey) : null;
   return parsed?.agentId ?? defaultAgentId(ctx.config);
 }
 
 /** The models a picker may offer: for an agent (or a session's agent), only its runner's. */
 function modelsAnswer(
-  ctx: TenantContext,
-  params: { agentId?: string | undefined; sessionKey?: string | undefined } | null | undefined,
+  ctx: TenantContext<never>,
+  params: { agentId?: string | undefined; sessionKey?: string | undefined },
 ) {
-  if (!params?.agentId && !params?.sessionKey) return { models: tenantModels(ctx.config) };
+  if (!params.agentId && !params.sessionKey) return { models: tenantModels(ctx.config) };
   return { models: agentModels(ctx.config, agentOf(ctx, params)) };
 }
 
@@ -56,6 +49,7 @@ export const consoleSlice: Slice = {
   methods: {
     "chat.startup": defineMethod({
       scope: "operator.read",
+      roles: ["index"],
       params: z.object({
         sessionKey: z.string().trim().min(1).max(512),
         limit: z.int().min(1).max(1000).optional(),
@@ -65,75 +59,79 @@ export const consoleSlice: Slice = {
     }),
     "agent.identity.get": defineMethod({
       scope: "operator.read",
-      params: agentParams,
+      roles: [],
+      params: agentParamsSchema,
       handle: ({ ctx, params }) => agentIdentity(ctx.config, agentOf(ctx, params)),
     }),
     "models.list": defineMethod({
       scope: "operator.read",
-      params: agentParams,
+      roles: [],
+      params: agentParamsSchema,
       handle: ({ ctx, params }) => modelsAnswer(ctx, params),
     }),
     "chat.metadata": defineMethod({
       scope: "operator.read",
-      params: agentParams,
+      roles: [],
+      params: agentParamsSchema,
       // The slash commands chat.send runs (domain/chat-commands.ts).
       handle: ({ ctx, params }) => ({ ...modelsAnswer(ctx, params), commands: chatCommandEntries() }),
     }),
     // The tools a model is offered here (policy/tool-offer.ts), not OpenClaw's own catalog.
     "tools.catalog": defineMethod({
       scope: "operator.read",
-      params: z
-        .looseObject({ agentId: z.string().max(64).optional(), includePlugins: z.boolean().optional() })
-        .nullish(),
-      handle: ({ ctx, params }) => agentToolsCatalog(ctx, params ?? {}),
+      roles: ["index"],
+      params: z.object({ agentId: z.string().max(64).optional(), includePlugins: z.boolean().optional() }),
+      handle: ({ ctx, params }) => agentToolsCatalog(ctx, params),
     }),
     "tools.effective": defineMethod({
       scope: "operator.read",
-      params: z.looseObject({ agentId: z.string().max(64).optional(), sessionKey: z.string().trim().min(1).max(512) }),
+      roles: ["index"],
+      params: z.object({ agentId: z.string().max(64).optional(), sessionKey: z.string().trim().min(1).max(512) }),
       handle: ({ ctx, params }) => agentToolsEffective(ctx, params),
     }),
     "commands.list": defineMethod({
       scope: "operator.read",
-      params: z
-        .looseObject({
-          agentId: z.string().max(64).optional(),
-          sessionKey: z.string().max(512).optional(),
-          provider: z.string().max(64).optional(),
-          scope: z.enum(["text", "native", "both"]).optional(),
-          includeArgs: z.boolean().optional(),
-        })
-        .nullish(),
-      handle: ({ ctx, params }) => agentCommands(ctx, params ?? {}),
+      roles: ["index"],
+      params: z.object({
+        agentId: z.string().max(64).optional(),
+        sessionKey: z.string().max(512).optional(),
+        provider: z.string().max(64).optional(),
+        scope: z.enum(["text", "native", "both"]).optional(),
+        includeArgs: z.boolean().optional(),
+      }),
+      handle: ({ ctx, params }) => agentCommands(ctx, params),
     }),
     // The runners' API keys as OpenClaw's static API-key credentials (the Models page's "Credentials").
     "models.authStatus": defineMethod({
       scope: "operator.read",
-      params: agentParams,
+      roles: [],
+      params: agentParamsSchema,
       handle: ({ ctx, params }) => ({
         ts: Date.now(),
-        providers: runnerCredentials(ctx.config, params?.agentId ? [agentOf(ctx, params)] : agentIds(ctx.config)),
+        providers: runnerCredentials(ctx.config, params.agentId ? [agentOf(ctx, params)] : agentIds(ctx.config)),
         providerCapabilities: [],
       }),
     }),
     "skills.status": defineMethod({
       scope: "operator.read",
-      params: agentParams,
+      roles: [],
+      params: agentParamsSchema,
       handle: ({ ctx, params }) => ({ agentId: agentOf(ctx, params), skills: [] }),
     }),
     "logs.tail": defineMethod({
       scope: "operator.read",
-      params: z
-        .looseObject({
-          cursor: z.int().min(0).optional(),
-          limit: z.int().min(1).max(LOG_TAIL_MAX_LINES).optional(),
-          maxBytes: z.int().min(1).max(LOG_TAIL_MAX_BYTES).optional(),
-        })
-        .nullish(),
-      handle: ({ ctx, params }) => tailLogs(ctx, params ?? {}),
+      roles: ["index"],
+      params: z.object({
+        cursor: z.int().min(0).optional(),
+        limit: z.int().min(1).max(LOG_TAIL_MAX_LINES).optional(),
+        maxBytes: z.int().min(1).max(LOG_TAIL_MAX_BYTES).optional(),
+      }),
+      handle: ({ ctx, params }) => tailLogs(ctx, params),
     }),
     "sessions.search": defineMethod({
       scope: "operator.read",
-      params: z.looseObject({
+      roles: ["index", "runs"],
+      params: z.object({
         query: z.string().max(512),
         limit: z.int().min(1).max(SEARCH_LIMIT_MAX).optional(),
         // The UI's sessions.list filters minus paging (OpenClaw's scope), unknown ones ignored.
@@ -148,15 +146,14 @@ export const consoleSlice: Slice = {
     }),
     "sessions.usage": defineMethod({
       scope: "operator.read",
-      params: z
-        .looseObject({
-          startDate: z.string().optional(),
-          endDate: z.string().optional(),
-          agentId: z.string().min(1).max(64).optional(),
-          limit: z.int().min(1).max(USAGE_SESSIONS_MAX).optional(),
-        })
-        .nullish(),
-      handle: ({ ctx, params }) => sessionsUsage(ctx, params ?? {}),
+      roles: ["index"],
+      params: z.object({
+        startDate: z.string().optional(),
+        endDate: z.string().optional(),
+        agentId: z.string().min(1).max(64).optional(),
+        limit: z.int().min(1).max(USAGE_SESSIONS_MAX).optional(),
+      }),
+      handle: ({ ctx, params }) => sessionsUsage(ctx, params),
     }),
   },
 };

@@ -4,6 +4,7 @@ import { defaultAgentId } from "../../policy/agent-config";
 import { agentModelRef } from "../../policy/agent-models";
 import { methodParamSchemas } from "../../protocol/gateway";
 import type { OperatorScope } from "../../protocol/http";
+import { agentParamsSchema } from "../../protocol/methods";
 import { SERVER_VERSION } from "../../protocol/server-version";
 import { defineMethod, emptyAnswer, openParams } from "../../registry/method";
 import type { Slice } from "../../registry/slice";
@@ -18,12 +19,12 @@ import type { Slice } from "../../registry/slice";
 
 const READ: OperatorScope = "operator.read";
 const ADMIN: OperatorScope = "operator.admin";
-const agentParams = z.looseObject({ agentId: z.string().max(64).optional() }).nullish();
 
 /** A feature the Control UI offers that this service does not have: any call is refused, saying so. */
 const notAvailable = (scope: OperatorScope, message: string) =>
   defineMethod({
     scope,
+    roles: [],
     params: openParams,
     handle: () => {
       throw new DomainError("invalid", message);
@@ -60,12 +61,14 @@ export const hostSlice: Slice = {
   methods: {
     health: defineMethod({
       scope: null,
+      roles: [],
       params: methodParamSchemas.health,
       handle: () => ({ ok: true, status: "live", ts: Date.now() }),
     }),
     // No host machine: the service runs on Cloudflare's edge, with no lanes or heartbeat of its own.
     "system.info": defineMethod({
       scope: READ,
+      roles: [],
       params: openParams,
       handle: ({ ctx }) => ({
         machineName: "Cloudflare Workers",
@@ -93,6 +96,7 @@ export const hostSlice: Slice = {
     "last-heartbeat": emptyAnswer(() => null),
     status: defineMethod({
       scope: READ,
+      roles: [],
       params: openParams,
       handle: ({ ctx }) => ({
         runtimeVersion: SERVER_VERSION,
@@ -137,9 +141,10 @@ export const hostSlice: Slice = {
     })),
     "webSearch.status": defineMethod({
       scope: READ,
-      params: agentParams,
+      roles: [],
+      params: agentParamsSchema,
       handle: ({ ctx, params }) => {
-        const agentId = params?.agentId ?? defaultAgentId(ctx.config);
+        const agentId = params.agentId ?? defaultAgentId(ctx.config);
         const ref = agentModelRef(ctx.config, agentId);
         return {
           enabled: false,
@@ -159,11 +164,12 @@ export const hostSlice: Slice = {
     }),
     "tools.github.status": defineMethod({
       scope: READ,
-      params: z.looseObject({ agentId: z.string().max(64).optional(), selectedScope: z.string().optional() }).nullish(),
+      roles: [],
+      params: z.object({ agentId: z.string().max(64).optional(), selectedScope: z.string().optional() }),
       handle: ({ ctx, params }) => {
-        const scope = params?.selectedScope ?? "system";
+        const scope = params.selectedScope ?? "system";
         return {
-          agentId: params?.agentId ?? defaultAgentId(ctx.config),
+          agentId: params.agentId ?? defaultAgentId(ctx.config),
           selectedScope: scope,
           selected: { scope, configured: false, identity: NO_GITHUB_IDENTITY },
           effective: NO_GITHUB_IDENTITY,
@@ -183,20 +189,22 @@ export const hostSlice: Slice = {
     // No agent memory here.
     "doctor.memory.status": defineMethod({
       scope: READ,
-      params: agentParams,
+      roles: [],
+      params: agentParamsSchema,
       // OpenClaw's answer when no memory search manager exists (the Memory page then says so
       // instead of waiting: a dreaming block without its phases kept it on "Waking memory…").
       handle: ({ ctx, params }) => ({
-        agentId: params?.agentId ?? defaultAgentId(ctx.config),
+        agentId: params.agentId ?? defaultAgentId(ctx.config),
         searchRuntimeRegistered: false,
         embedding: { ok: false, error: "agent memory is not available on this service" },
       }),
     }),
     "migrations.memory.plan": defineMethod({
       scope: ADMIN,
-      params: agentParams,
+      roles: [],
+      params: agentParamsSchema,
       handle: ({ ctx, params }) => ({
-        agentId: params?.agentId ?? defaultAgentId(ctx.config),
+        agentId: params.agentId ?? defaultAgentId(ctx.config),
         workspace: "",
         providers: [],
       }),
@@ -224,9 +232,10 @@ export const hostSlice: Slice = {
     // shows the refusal ("Could not load advertised profiles: …") instead of an empty catalog.
     "environments.list": defineMethod({
       scope: READ,
-      params: z.looseObject({ projection: z.string().max(64).optional() }).nullish(),
+      roles: [],
+      params: z.object({ projection: z.string().max(64).optional() }),
       handle: ({ params }) => {
-        if (params?.projection === "profiles") throw new DomainError("invalid", CLOUD_WORKERS_UNAVAILABLE);
+        if (params.projection === "profiles") throw new DomainError("invalid", CLOUD_WORKERS_UNAVAILABLE);
         return { environments: [] };
       },
     }),

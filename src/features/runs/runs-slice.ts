@@ -17,9 +17,13 @@ export const runsSlice: Slice = {
   methods: {
     "chat.send": defineMethod({
       scope: "operator.write",
+      roles: ["index", "runs"],
       params: methodParamSchemas["chat.send"],
-      runIdOf: (params) => params.idempotencyKey,
-      chatRunOf: (params) => ({ runId: params.idempotencyKey, sessionKey: params.sessionKey }),
+      mutatesSession: "sessionKey",
+      startsRun: {
+        runIdOf: (params) => params.idempotencyKey,
+        chatRunOf: (params) => ({ runId: params.idempotencyKey, sessionKey: params.sessionKey }),
+      },
       handle: async ({ ctx, params }) => {
         const { payload, gate } = await chatSend(gatedRunStarts(ctx), params);
         if (!gate) return payload;
@@ -30,8 +34,9 @@ export const runsSlice: Slice = {
     }),
     agent: defineMethod({
       scope: "operator.write",
+      roles: ["index", "runs"],
       params: methodParamSchemas.agent,
-      runIdOf: (params) => params.idempotencyKey,
+      startsRun: { runIdOf: (params) => params.idempotencyKey },
       handle: async ({ ctx, params }) => {
         const started = await agentRun(ctx, params);
         if (started.status === "in_flight") return { runId: started.runId, status: "in_flight" };
@@ -54,16 +59,21 @@ export const runsSlice: Slice = {
     }),
     "agent.wait": defineMethod({
       scope: "operator.write",
+      roles: ["runs"],
       params: methodParamSchemas["agent.wait"],
       handle: async ({ ctx, params }) => waitPayload(await agentWait(ctx, params.runId, params.timeoutMs ?? 30_000)),
     }),
     "chat.abort": defineMethod({
       scope: "operator.write",
+      roles: ["runs"],
+      mutatesSession: "sessionKey",
       params: methodParamSchemas["chat.abort"],
       handle: ({ ctx, params }) => chatAbort(ctx, params),
     }),
     "sessions.abort": defineMethod({
       scope: "operator.write",
+      roles: ["runs"],
+      mutatesSession: "key",
       params: methodParamSchemas["sessions.abort"],
       handle: ({ ctx, params }) => sessionsAbort(ctx, params),
     }),
@@ -89,7 +99,7 @@ function afterReceivedFrames(then: () => void): Promise<void> {
 const AGENT_FINAL_MAX_WAIT_MS = 15 * 60_000;
 
 async function agentFinal(
-  ctx: TenantContext,
+  ctx: TenantContext<"runs">,
   runId: string,
 ): Promise<{ ok: true; payload: unknown } | { ok: false; payload: unknown; message: string }> {
   const snapshot = await agentWait(ctx, runId, AGENT_FINAL_MAX_WAIT_MS);

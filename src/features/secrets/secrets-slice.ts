@@ -14,16 +14,19 @@ export const secretsSlice: Slice = {
   methods: {
     "secrets.store.list": defineMethod({
       scope: "operator.admin",
+      roles: ["secrets"],
       params: secretsStoreListParamsSchema,
       handle: ({ ctx }) => listSecrets(ctx),
     }),
     "secrets.store.set": defineMethod({
       scope: "operator.admin",
+      roles: ["secrets"],
       params: secretsStoreSetParamsSchema,
       handle: ({ ctx, params }) => setSecret(ctx, params),
     }),
     "secrets.store.delete": defineMethod({
       scope: "operator.admin",
+      roles: ["secrets"],
       params: secretsStoreDeleteParamsSchema,
       handle: async ({ ctx, params }) => {
         const { deleted: _deleted, ...answer } = await deleteSecret(ctx, params.name);

@@ -27,22 +27,25 @@ export const sessionsSlice: Slice = {
   methods: {
     "sessions.list": defineMethod({
       scope: "operator.read",
-      params: sessionsListParamsSchema.optional(),
-      handle: ({ ctx, params }) => listSessions(ctx, params ?? {}),
+      roles: ["index"],
+      params: sessionsListParamsSchema,
+      handle: ({ ctx, params }) => listSessions(ctx, params),
     }),
     "sessions.subscribe": defineMethod({
       scope: "operator.read",
+      roles: ["index"],
       // The real gateway validates sessions.subscribe with the sessions.list schema.
-      params: sessionsListParamsSchema.optional(),
+      params: sessionsListParamsSchema,
       handle: async ({ ctx, params, rawParams, connection }) => {
         connection.setSessionsSubscription(true);
         // With any list params the answer carries that list (the subscriber's initial state).
         if (!hasProperties(rawParams)) return { subscribed: true };
-        return { subscribed: true, list: await listSessions(ctx, params ?? {}) };
+        return { subscribed: true, list: await listSessions(ctx, params) };
       },
     }),
     "sessions.unsubscribe": defineMethod({
       scope: "operator.read",
+      roles: [],
       params: methodParamSchemas["sessions.unsubscribe"],
       handle: ({ connection }) => {
         connection.setSessionsSubscription(false);
@@ -51,6 +54,7 @@ export const sessionsSlice: Slice = {
     }),
     "sessions.messages.subscribe": defineMethod({
       scope: "operator.read",
+      roles: [],
       params: methodParamSchemas["sessions.messages.subscribe"],
       handle: ({ ctx, params, connection }) => {
         const key = canonicalKey(ctx, params.key, params.agentId ? agentIdParam(params.agentId) : undefined);
@@ -70,6 +74,7 @@ export const sessionsSlice: Slice = {
     }),
     "sessions.messages.unsubscribe": defineMethod({
       scope: "operator.read",
+      roles: [],
       params: methodParamSchemas["sessions.messages.unsubscribe"],
       handle: ({ ctx, params, connection }) => {
         const key = canonicalKey(ctx, params.key, params.agentId ? agentIdParam(params.agentId) : undefined);
@@ -79,27 +84,33 @@ export const sessionsSlice: Slice = {
     }),
     "sessions.resolve": defineMethod({
       scope: "operator.read",
+      roles: ["index"],
       params: sessionsResolveParamsSchema,
       handle: ({ ctx, params }) => resolveSessionReference(ctx, params),
     }),
     "sessions.describe": defineMethod({
       scope: "operator.read",
+      roles: ["index"],
       params: methodParamSchemas["sessions.describe"],
       handle: ({ ctx, params }) => describeSession(ctx, params),
     }),
     "sessions.get": defineMethod({
       scope: "operator.read",
+      roles: ["index"],
       params: methodParamSchemas["sessions.get"],
-      handle: ({ ctx, params }) => sessionMessages(ctx, params ?? {}),
+      handle: ({ ctx, params }) => sessionMessages(ctx, params),
     }),
     "sessions.preview": defineMethod({
       scope: "operator.read",
+      roles: [],
       params: methodParamSchemas["sessions.preview"],
       handle: ({ ctx, params }) => sessionsPreview(ctx, params),
     }),
     "sessions.patch": defineMethod({
       scope: "operator.write",
+      roles: ["index"],
       answerFirst: true,
+      mutatesSession: "key",
       params: methodParamSchemas["sessions.patch"],
       handle: ({ ctx, params }) => {
         const { key, unread, expectedMarkedUnreadAt, pinned, archived, expectedSessionId, agentId, ...patch } = params;
@@ -109,7 +120,9 @@ export const sessionsSlice: Slice = {
     }),
     "sessions.reset": defineMethod({
       scope: "operator.admin",
+      roles: ["index"],
       answerFirst: true,
+      mutatesSession: "key",
       params: methodParamSchemas["sessions.reset"],
       handle: async ({ ctx, params }) => {
         const entry = await resetSession(ctx, params.key, params.reason ?? "reset");
@@ -118,7 +131,9 @@ export const sessionsSlice: Slice = {
     }),
     "sessions.delete": defineMethod({
       scope: "operator.write",
+      roles: ["index"],
       answerFirst: true,
+      mutatesSession: "key",
       params: methodParamSchemas["sessions.delete"],
       handle: async ({ ctx, params }) => {
         const { key, deleted } = await deleteSession(ctx, params.key);
@@ -127,17 +142,21 @@ export const sessionsSlice: Slice = {
     }),
     "sessions.create": defineMethod({
       scope: "operator.write",
+      roles: ["index", "runs"],
       answerFirst: true,
       params: methodParamSchemas["sessions.create"],
       handle: ({ ctx, params }) => sessionsCreate(ctx, params),
     }),
     "chat.history": defineMethod({
       scope: "operator.read",
+      roles: ["index"],
       params: methodParamSchemas["chat.history"],
       handle: ({ ctx, params }) => chatHistory(ctx, params),
     }),
     "chat.inject": defineMethod({
       scope: "operator.admin",
+      roles: [],
+      mutatesSession: "sessionKey",
       params: methodParamSchemas["chat.inject"],
       handle: ({ ctx, params }) => chatInject(ctx, params),
     }),

@@ -15,6 +15,7 @@ import {
 } from "../../domain/tenant-admin";
 import { adminTenantUsage, allTenantsUsage } from "../../domain/tenant-usage";
 import { revokeToken } from "../../domain/token-revocation";
+import { revokeGrantsApprovedBy } from "../../oauth/oauth-provider";
 import { adminListQuerySchema, limitOverrideSchema } from "../../protocol/admin";
 import { createTenantBodySchema, errorBody, issueTokenBodySchema, TENANT_ID_PATTERN } from "../../protocol/http";
 import { deploymentKeyNameSchema } from "../../protocol/secrets";
@@ -91,7 +92,7 @@ adminRoutes.post("/tenants/:id/tokens", async (c) => {
 adminRoutes.delete("/tenants/:id/tokens/:tokenId", async (c) => {
   const id = tenantIdParam(c.req.param("id"));
   const tokenId = c.req.param("tokenId");
-  const revoked = await revokeToken(c.env, id, tokenId);
+  const revoked = await revokeToken(c.env, id, tokenId, revokeGrantsApprovedBy);
   if (!revoked) throw notFound(`Token not found: ${tokenId}`);
   return c.json({ ok: true, tokenId, revoked: true });
 });

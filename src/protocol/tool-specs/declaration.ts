@@ -25,6 +25,8 @@ export type ToolDeclaration<S extends z.ZodType = z.ZodType> = {
   sessionTool: boolean;
   /** In OpenClaw's default HTTP deny list: served over HTTP only when `gateway.tools.allow` names it. */
   httpDenied: boolean;
+  /** May wait long for its answer (a reply, new messages): MCP streams it as SSE when the client accepts that. */
+  waits?: true;
   /** The detail after the label on an activity row (`Session History <key>`), from the call's arguments. */
   meta?: (args: Record<string, unknown>) => string | undefined;
   /** How OpenClaw offers the tool to a model; absent for this service's own tools (never offered). */

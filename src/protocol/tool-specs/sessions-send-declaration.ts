@@ -27,6 +27,7 @@ export const sessionsSendDeclaration = defineDeclaration({
   label: "Session Send",
   sessionTool: true,
   httpDenied: true,
+  waits: true,
   meta: (args) => {
     const target = metaText(args.sessionKey) ?? metaText(args.label);
     const timeout = metaText(args.timeoutSeconds);

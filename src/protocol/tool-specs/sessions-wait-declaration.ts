@@ -29,4 +29,5 @@ export const sessionsWaitDeclaration = defineDeclaration({
   label: "Session Wait",
   sessionTool: true,
   httpDenied: false,
+  waits: true,
 });

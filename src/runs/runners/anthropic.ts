@@ -1,14 +1,14 @@
 import type { RunUsage } from "../../model/run-types";
-import { upstreamDetail } from "../../model/upstream-failure";
+import { ANTHROPIC_DEFAULT_BASE_URL } from "../../protocol/runner-specs/anthropic-declaration";
 import { parseToolArguments } from "../tool-loop/tool-calls";
 import { loadedImages, loadImages } from "./image-parts";
 import { postModelStream } from "./model-stream";
 import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
 import { runnerCredential } from "./runner-keys";
+import { upstreamDetail } from "./upstream-failure";
 
 /** The Messages API version this wire module speaks. */
 const ANTHROPIC_VERSION = "2023-06-01";
-const DEFAULT_BASE_URL = "https://api.anthropic.com/v1";
 /** `max_tokens` is required by the Messages API; OpenClaw's default model cap. */
 const DEFAULT_MAX_TOKENS = 4096;
 
@@ -190,5 +190,5 @@ function anthropicId(id: string): string {
 }
 
 function messagesEndpoint(baseUrl: string | undefined): string {
-  return `${(baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "")}/messages`;
+  return `${(baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, "")}/messages`;
 }

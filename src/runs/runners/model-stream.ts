@@ -1,6 +1,6 @@
-import { upstreamFailureDetail, upstreamFailureText } from "../../model/upstream-failure";
-import { guardedFetch } from "../../util/guarded-fetch";
+import { guardedFetch } from "../../policy/guarded-fetch";
 import { RunnerError, type RunnerRequest } from "./runner";
+import { upstreamFailureDetail, upstreamFailureText } from "./upstream-failure";
 
 /**
  * POSTs a model's streamed request (a JSON body) through the outbound guard and answers the

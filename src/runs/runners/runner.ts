@@ -86,6 +86,14 @@ export type RunnerOutcome = RunnerReply | { kind: "deferred" };
 
 export type Runner = (request: RunnerRequest) => Promise<RunnerOutcome>;
 
+/** What a runner may need beyond its request when it is made for an attempt. */
+export type RunnerPorts = {
+  /** Resolves a key its config names (runner-keys.ts), under the deployment's outbound policy. */
+  keys: Pick<RunnerRequest, "deploymentKey" | "storeSecret" | "credentials" | "outbound">;
+  /** The tenant's generated runner secret (signs webhook requests unless the config names a secret). */
+  runnerSecret(): Promise<string>;
+};
+
 /** A runner failure with a message fit for the run's `error` and the chat error event. */
 export class RunnerError extends Error {
   constructor(message: string) {
@@ -94,7 +102,10 @@ export class RunnerError extends Error {
   }
 }
 
-/** Plain text of a transcript message's content (text blocks joined). */
+/**
+ * Plain text of a transcript message's content (every block's `text` joined). Not openai/prompt.ts
+ * `openAiContentText`, which reads the text parts of an OpenAI request's message.
+ */
 export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";

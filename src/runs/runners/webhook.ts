@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { signatureHeader } from "../../auth/webhook-signature";
-import { upstreamFailureDetail } from "../../model/upstream-failure";
+import { guardedFetch } from "../../policy/guarded-fetch";
+import type { RunnerConfig } from "../../protocol/config";
 import type { TranscriptMessage } from "../../protocol/session";
 import type { WebhookRunRequest } from "../../protocol/webhooks";
-import { guardedFetch } from "../../util/guarded-fetch";
-import { type ModelToolCall, type Runner, RunnerError } from "./runner";
+import { type ModelToolCall, type Runner, RunnerError, type RunnerPorts } from "./runner";
+import { runnerCredential } from "./runner-keys";
+import { upstreamFailureDetail } from "./upstream-failure";
 
 /**
  * The tenant's own agent host. It answers 200 with `{ reply, toolMessages?, usage? }`, or 202
@@ -95,6 +97,20 @@ export function webhookRunner(runnerSecret: () => Promise<string>): Runner {
       provider: "webhook",
       api: "webhook",
     };
+  };
+}
+
+/** Signs with the store secret the config names, else with the tenant's generated runner secret. */
+export function webhookSigningSecret(
+  config: Extract<RunnerConfig, { type: "webhook" }>,
+  ports: RunnerPorts,
+): () => Promise<string> {
+  return async () => {
+    const secret =
+      (await runnerCredential(ports.keys, { ref: config.secret, field: "secret" }, config.url)) ??
+      (await ports.runnerSecret());
+    ports.keys.credentials.add(secret);
+    return secret;
   };
 }
 

@@ -4,7 +4,7 @@
  * status OpenClaw maps it to. One home for the format, so the two cannot drift apart.
  */
 
-import { redactCredentials } from "../secrets/redact-credentials";
+import { redactCredentials } from "../../secrets/redact-credentials";
 
 const PREFIX = "model endpoint answered ";
 /** Characters of an upstream's refusal kept in the error (enough for its message, not a page). */

@@ -1,5 +1,5 @@
-import { type BoundCredential, boundCredentialRefusal } from "../policy/bound-credential";
-import { checkOutboundUrl, HOP_HEADER, type OutboundPolicy } from "../policy/outbound-url";
+import { type BoundCredential, boundCredentialRefusal } from "./bound-credential";
+import { checkOutboundUrl, HOP_HEADER, type OutboundPolicy } from "./outbound-url";
 
 /** A request to a URL the outbound policy refuses; its message says which host and why. */
 export class OutboundRefusedError extends Error {

@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { modelCostSchema, modelRunnerFacts, modelRunnerFields } from "./model-runner-fields";
+import { defineRunnerDeclaration } from "./runner-declaration";
+
+/** Any OpenAI-compatible chat completions endpoint; the one runner that sends a session's model choice. */
+export const openaiDeclaration = defineRunnerDeclaration({
+  type: "openai",
+  label: "OpenAI",
+  schema: z.strictObject({
+    type: z.literal("openai"),
+    baseUrl: z.url(),
+    ...modelRunnerFields,
+    /** The model's output cap per call (sent as `max_completion_tokens`). */
+    maxTokens: z.int().min(1).max(1_000_000).optional(),
+    cost: modelCostSchema.optional(),
+  }),
+  callsBack: false,
+  acpHarness: false,
+  facts: (config) => ({
+    ...modelRunnerFacts(config, config.baseUrl),
+    // The models of the tenant's other openai runners at the same endpoint are offered too.
+    sessionModel: { endpoint: config.baseUrl, withModel: (model) => ({ ...config, model }) },
+  }),
+});
