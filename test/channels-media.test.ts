@@ -3,6 +3,7 @@ import { describe, expect, inject, it } from "vitest";
 import { slackSignature } from "../src/channels/slack/signature";
 import { call, freshTenant, type TestTenant, until } from "./helpers";
 import { PEER_PNG_BASE64 } from "./peers/peer-files";
+import { peerTelegramChannel, postTelegramDm } from "./telegram-helpers";
 
 /**
  * A Telegram message's files (issue 46 item 2): fetched with getFile + the file URL into the
@@ -32,13 +33,7 @@ async function mediaTenant(
       list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: `${peer}/v1`, model: `record:${t.id}` } }],
     },
     channels: {
-      telegram: {
-        enabled: true,
-        botToken: "123456:fake",
-        webhookSecret: SECRET,
-        apiRoot: `${peer}/telegram`,
-        dmPolicy: "open",
-      },
+      telegram: peerTelegramChannel(SECRET),
     },
     ...(Object.keys(limits).length ? { limits } : {}),
     ...extra,
@@ -51,22 +46,7 @@ async function mediaTenant(
 async function postMedia(t: TestTenant, media: Record<string, unknown>) {
   const updateId = nextUpdateId++;
   const chatId = 600_000 + (updateId % 100_000);
-  const posted = await call(`${t.prefix}/telegram-webhook`, {
-    method: "POST",
-    token: null,
-    headers: { "x-telegram-bot-api-secret-token": SECRET },
-    json: {
-      update_id: updateId,
-      message: {
-        message_id: updateId,
-        from: { id: chatId, is_bot: false, first_name: `User${chatId}` },
-        chat: { id: chatId, type: "private", first_name: `User${chatId}` },
-        date: Math.floor(Date.now() / 1000),
-        ...media,
-      },
-    },
-  });
-  expect(posted.status, posted.text).toBe(200);
+  await postTelegramDm(t, SECRET, { updateId, chatId }, media);
   return { chatId, updateId };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
-import { call, freshTenant, type TestTenant, until } from "./helpers";
+import { freshTenant, type TestTenant, until } from "./helpers";
+import { peerTelegramChannel, postTelegramDm } from "./telegram-helpers";
 
 /**
  * Telegram's progress draft (OpenClaw's default `streaming: "progress"`, ../shared/peer/channels/
@@ -23,14 +24,7 @@ async function progressTenant(label: string, telegram: Record<string, unknown> =
   const put = await t.config({
     agents: { list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: toolModel, model: "mock" } }] },
     channels: {
-      telegram: {
-        enabled: true,
-        botToken: "123456:fake",
-        webhookSecret: SECRET,
-        apiRoot: `${peer}/telegram`,
-        dmPolicy: "open",
-        ...telegram,
-      },
+      telegram: peerTelegramChannel(SECRET, telegram),
     },
   });
   expect(put.status, put.text).toBe(200);
@@ -45,22 +39,7 @@ async function progressTenant(label: string, telegram: Record<string, unknown> =
 async function dm(t: TestTenant, text: string, senderName = "Progress"): Promise<number> {
   const updateId = nextUpdateId++;
   const chatId = 610_000 + (updateId % 100_000);
-  const posted = await call(`${t.prefix}/telegram-webhook`, {
-    method: "POST",
-    token: null,
-    headers: { "x-telegram-bot-api-secret-token": SECRET },
-    json: {
-      update_id: updateId,
-      message: {
-        message_id: updateId,
-        from: { id: chatId, is_bot: false, first_name: senderName },
-        chat: { id: chatId, type: "private", first_name: senderName },
-        date: Math.floor(Date.now() / 1000),
-        text,
-      },
-    },
-  });
-  expect(posted.status, posted.text).toBe(200);
+  await postTelegramDm(t, SECRET, { updateId, chatId, name: senderName }, { text });
   return chatId;
 }
 

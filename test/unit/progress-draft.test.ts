@@ -38,27 +38,24 @@ function drafts(reply: "pending" | "settled" | "none") {
   return { subject, calls, settle: () => Promise.all(pending) };
 }
 
+/** Offers `events` in order to a fresh ProgressDrafts (the reply owed as `reply`); the draft's calls once settled. */
+async function callsAfter(reply: "pending" | "settled" | "none", events: Event[]): Promise<string[]> {
+  const { subject, calls, settle } = drafts(reply);
+  for (const event of events) subject.offer(event);
+  await settle();
+  return calls;
+}
+
 describe("ProgressDrafts", () => {
   it("shows the draft once per run and removes it when the reply is delivered, not at the run's end", async () => {
-    const { subject, calls, settle } = drafts("pending");
-    subject.offer(toolStart("tg1"));
-    subject.offer(toolStart("tg1"));
-    subject.offer(runEnd("tg1"));
-    await settle();
-    expect(calls).toEqual(["show"]);
-    subject.offer(delivery("d-tg1", "pending"));
-    subject.offer(delivery("d-tg1", "delivered"));
-    subject.offer(delivery("d-tg1", "delivered"));
-    await settle();
-    expect(calls).toEqual(["show", "remove 7"]);
+    const opened = [toolStart("tg1"), toolStart("tg1"), runEnd("tg1")];
+    expect(await callsAfter("pending", opened)).toEqual(["show"]);
+    const delivered = [delivery("d-tg1", "pending"), delivery("d-tg1", "delivered"), delivery("d-tg1", "delivered")];
+    expect(await callsAfter("pending", [...opened, ...delivered])).toEqual(["show", "remove 7"]);
   });
 
   it("removes it at the end of a run that owes no reply; shows none for a run without a chat", async () => {
-    const { subject, calls, settle } = drafts("none");
-    subject.offer(toolStart("tg2"));
-    subject.offer(toolStart("webchat"));
-    subject.offer(runEnd("tg2"));
-    await settle();
-    expect(calls).toEqual(["show", "remove 7"]);
+    const events = [toolStart("tg2"), toolStart("webchat"), runEnd("tg2")];
+    expect(await callsAfter("none", events)).toEqual(["show", "remove 7"]);
   });
 });
