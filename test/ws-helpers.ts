@@ -60,9 +60,9 @@ export class GatewayClient {
     this.ws.send(typeof frame === "string" ? frame : JSON.stringify(frame));
   }
 
-  async request(method: string, params?: unknown, id = `r${++this.nextId}`): Promise<any> {
+  async request(method: string, params?: unknown, id = `r${++this.nextId}`, timeoutMs?: number): Promise<any> {
     this.send({ type: "req", id, method, ...(params !== undefined ? { params } : {}) });
-    return this.waitFor((f) => f.type === "res" && f.id === id);
+    return this.waitFor((f) => f.type === "res" && f.id === id, timeoutMs);
   }
 
   async waitFor(match: (frame: any) => boolean, timeoutMs = 5000): Promise<any> {
