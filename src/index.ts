@@ -1,5 +1,6 @@
 import { createApp } from "./app";
 import { ChannelInboxObject as ChannelInbox } from "./channels/channel-inbox-object";
+import { chatActivity } from "./channels/chat-typing";
 import { channelSenderOf } from "./channels/platforms";
 import { queueChannelReply } from "./channels/reply";
 import { SchedulerObject as Scheduler } from "./cron/scheduler-object";
@@ -38,7 +39,11 @@ const inOwnStore: SinkFor = (ctx) => {
  * imports a feature (docs/architecture.md, "The dependency rule"): the session object gets the doors
  * a run's reply leaves by (chats, hooks), the tenant and hub objects the gateway's method table.
  */
-const REPLY_ROUTES: ReplyRoutes = { queueReply: [queueChannelReply, queueHookReply], channelSender: channelSenderOf };
+const REPLY_ROUTES: ReplyRoutes = {
+  queueReply: [queueChannelReply, queueHookReply],
+  channelSender: channelSenderOf,
+  chatActivity,
+};
 class WiredSession extends Session {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env, REPLY_ROUTES);

@@ -10,7 +10,7 @@ import { runsSlice } from "./features/runs/runs-slice";
 import { secretsSlice } from "./features/secrets/secrets-slice";
 import { sessionsSlice } from "./features/sessions/sessions-slice";
 import { usageSlice } from "./features/usage/usage-slice";
-import { composeMethods, composeTools, type Slice } from "./registry/slice";
+import { composeMethods, type Slice } from "./registry/slice";
 
 /**
  * Every feature slice (src/features/), in mount order: the gateway's method table, the HTTP app
@@ -33,6 +33,3 @@ export const SLICES: readonly Slice[] = [
 
 /** The gateway's methods, handed to each gateway hub (a name registered twice throws here, at load). */
 export const GATEWAY_METHODS = composeMethods(SLICES);
-
-/** The agent tools the slices register (a name registered twice throws here, at load). */
-export const SLICE_TOOLS = composeTools(SLICES);

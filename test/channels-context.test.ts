@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { slackSignature } from "../src/channels/slack/signature";
 import { call, freshTenant, type TestTenant, until } from "./helpers";
+import { peerTelegramChannel } from "./telegram-helpers";
 
 /**
  * What the model is told about a Telegram turn, and the row the turn leaves (issue 46, 3 and 6):
@@ -20,15 +21,7 @@ async function contextTenant(label: string, channels: Record<string, unknown> = 
       list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: `${peer}/v1`, model: `record:${t.id}` } }],
     },
     channels: {
-      telegram: {
-        enabled: true,
-        botToken: "123456:fake",
-        webhookSecret: SECRET,
-        apiRoot: `${peer}/telegram`,
-        dmPolicy: "open",
-        groupPolicy: "open",
-        groups: { "*": { requireMention: true } },
-      },
+      telegram: peerTelegramChannel(SECRET, { groupPolicy: "open", groups: { "*": { requireMention: true } } }),
       ...channels,
     },
   });

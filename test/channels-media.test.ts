@@ -3,6 +3,7 @@ import { describe, expect, inject, it } from "vitest";
 import { slackSignature } from "../src/channels/slack/signature";
 import { call, freshTenant, type TestTenant, until } from "./helpers";
 import { PEER_PNG_BASE64 } from "./peers/peer-files";
+import { peerTelegramChannel, postTelegramDm } from "./telegram-helpers";
 
 /**
  * A Telegram message's files (issue 46 item 2): fetched with getFile + the file URL into the
@@ -32,13 +33,7 @@ async function mediaTenant(
       list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: `${peer}/v1`, model: `record:${t.id}` } }],
     },
     channels: {
-      telegram: {
-        enabled: true,
-        botToken: "123456:fake",
-        webhookSecret: SECRET,
-        apiRoot: `${peer}/telegram`,
-        dmPolicy: "open",
-      },
+      telegram: peerTelegramChannel(SECRET),
     },
     ...(Object.keys(limits).length ? { limits } : {}),
     ...extra,
@@ -51,22 +46,7 @@ async function mediaTenant(
 async function postMedia(t: TestTenant, media: Record<string, unknown>) {
   const updateId = nextUpdateId++;
   const chatId = 600_000 + (updateId % 100_000);
-  const posted = await call(`${t.prefix}/telegram-webhook`, {
-    method: "POST",
-    token: null,
-    headers: { "x-telegram-bot-api-secret-token": SECRET },
-    json: {
-      update_id: updateId,
-      message: {
-        message_id: updateId,
-        from: { id: chatId, is_bot: false, first_name: `User${chatId}` },
-        chat: { id: chatId, type: "private", first_name: `User${chatId}` },
-        date: Math.floor(Date.now() / 1000),
-        ...media,
-      },
-    },
-  });
-  expect(posted.status, posted.text).toBe(200);
+  await postTelegramDm(t, SECRET, { updateId, chatId }, media);
   return { chatId, updateId };
 }
 
@@ -174,6 +154,46 @@ describe("Telegram media fetched into R2, the transcript and the model", () => {
     const gets = await recorded<{ body: { file_id: string } }>("/telegram/getFile");
     expect(gets.some((g) => g.body.file_id === bigId)).toBe(false);
   }, 60_000);
+
+  it("past the tenant's mediaBytesPerTenant: refused with OpenClaw's warning, nothing stored; deleting a session frees its bytes", async () => {
+    // Room for one photo and a half: the second photo does not fit, whatever its own size.
+    const limit = Math.floor(PEER_PNG.length * 1.5);
+    const t = await mediaTenant(
+      "media-tenant-full",
+      { mediaBytesPerTenant: limit },
+      {
+        session: { dmScope: "per-channel-peer" },
+      },
+    );
+    const sessionOf = (chatId: number) => `agent:main:telegram:direct:${chatId}`;
+    const first = await postMedia(t, { photo: photo(`png-${crypto.randomUUID()}`, PEER_PNG.length) });
+    await answered(t, sessionOf(first.chatId));
+    expect((await env.ATTACHMENTS.list({ prefix: `${t.id}/` })).objects.map((o) => o.size)).toEqual([PEER_PNG.length]);
+
+    const second = await postMedia(t, { photo: photo(`png-${crypto.randomUUID()}`, PEER_PNG.length) });
+    const history = await answered(t, sessionOf(second.chatId));
+    expect(history.filter((m) => m.role === "user").map((m) => m.content)).toEqual([
+      "[media unavailable: media storage full]",
+    ]);
+    const sends = await until(
+      () => sentTo(second.chatId),
+      (list) => list.length >= 2,
+    );
+    expect(sends).toContainEqual({
+      chat_id: second.chatId,
+      text: "⚠️ Failed to download media. Please try again.",
+      reply_parameters: { message_id: second.updateId, allow_sending_without_reply: true },
+    });
+    expect((await env.ATTACHMENTS.list({ prefix: `${t.id}/${sessionOf(second.chatId)}/` })).objects).toEqual([]);
+
+    // The first session's deletion deletes its file: the tenant's total goes down, a photo fits again.
+    const deleted = await t.call(`/v1/sessions/${encodeURIComponent(sessionOf(first.chatId))}`, { method: "DELETE" });
+    expect(deleted.status, deleted.text).toBe(200);
+    const third = await postMedia(t, { photo: photo(`png-${crypto.randomUUID()}`, PEER_PNG.length) });
+    const stored = await answered(t, sessionOf(third.chatId));
+    const blocks = stored.find((m) => m.role === "user")!.content as Array<Record<string, unknown>>;
+    expect(blocks[1]).toMatchObject({ type: "image", bytes: PEER_PNG.length });
+  }, 90_000);
 
   it("a download past the limit without content-length is cut at the limit, nothing stored", async () => {
     const t = await mediaTenant("media-chunked", { mediaBytesPerFile: 4096 });

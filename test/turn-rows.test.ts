@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { freshTenant, type TestTenant, user } from "./helpers";
+import { GatewayClient } from "./ws-helpers";
 
 /**
  * What a turn writes (issue 48: rows written are ~97% of a turn's dollars). The session's and
@@ -55,5 +56,31 @@ describe("rows written per turn", () => {
     console.log(`rows written per turn: session ${session}, tenant ${tenant}`);
     expect(session).toBeLessThanOrEqual(13);
     expect(tenant).toBeLessThanOrEqual(6);
+  });
+
+  it("a gateway chat.send turn (admitted held, released once answered) writes at most 15 session rows: the hold's fallback is the run's watchdog timer, re-armed at the start (16 before)", async () => {
+    const t = await freshTenant("rows-held");
+    const client = await GatewayClient.connect({ path: t.prefix, token: t.token });
+    try {
+      const send = async (text: string) => {
+        const runId = crypto.randomUUID();
+        const res = await client.request("chat.send", {
+          sessionKey: "agent:main:held",
+          message: text,
+          idempotencyKey: runId,
+        });
+        expect(res.ok, JSON.stringify(res.error)).toBe(true);
+        await client.waitFor((f) => f.event === "chat" && f.payload.runId === runId && f.payload.state === "final");
+      };
+      await send("warm");
+      const before = await settled(t.id);
+      await send("measured");
+      const after = await settled(t.id);
+      const session = after.session - before.session;
+      console.log(`rows written per gateway turn: session ${session}, tenant ${after.tenant - before.tenant}`);
+      expect(session).toBeLessThanOrEqual(15);
+    } finally {
+      client.close();
+    }
   });
 });

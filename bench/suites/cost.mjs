@@ -13,6 +13,8 @@ import { startToolMockModel } from "../../test/peers/tool-mock-model.mjs";
 import { benchTenant } from "../lib/bench-tenant.mjs";
 import { startFakeApi } from "../lib/channel-peers.mjs";
 import { closeAll, GatewayConn, gatewayUrl, messageText } from "../lib/gateway.mjs";
+import { workerdCpuMs } from "../lib/process-cpu.mjs";
+import { UNIT_KEYS, unitsByClass, unitsPerOp } from "../lib/usage-delta.mjs";
 import { Turns } from "./runs.mjs";
 
 export const description =
@@ -48,8 +50,6 @@ const RUN_TIMEOUT_MS = 30_000;
 /** Sockets subscribed to the session's messages in the chat.inject workload. */
 const FOLLOWERS = 10;
 
-const UNIT_KEYS = ["requests", "websocketMessages", "activeMs", "rowsRead", "rowsWritten"];
-
 function dollars(units, workerRequests = 0) {
   const requests = units.requests + units.websocketMessages / 20;
   return (
@@ -69,23 +69,7 @@ function dollars(units, workerRequests = 0) {
  */
 async function settledUnits(admin, tenantId, signal) {
   await sleep(SETTLE_MS, undefined, { signal });
-  const body = JSON.parse((await admin.get(`/v1/admin/tenants/${tenantId}/usage`)).text);
-  const objects = {};
-  for (const day of body.days) {
-    for (const [cls, units] of Object.entries(day.objects)) {
-      objects[cls] ??= Object.fromEntries(UNIT_KEYS.map((k) => [k, 0]));
-      for (const k of UNIT_KEYS) objects[cls][k] += units[k];
-    }
-  }
-  return objects;
-}
-
-function minus(after, before) {
-  const out = {};
-  for (const cls of new Set([...Object.keys(after), ...Object.keys(before)])) {
-    out[cls] = Object.fromEntries(UNIT_KEYS.map((k) => [k, (after[cls]?.[k] ?? 0) - (before[cls]?.[k] ?? 0)]));
-  }
-  return out;
+  return unitsByClass(JSON.parse((await admin.get(`/v1/admin/tenants/${tenantId}/usage`)).text));
 }
 
 function sum(byClass) {
@@ -104,21 +88,21 @@ async function measure(ctx, name, { setup, op, n, workerRequestsPerOp }) {
   const state = setup ? await setup(tenant, id) : {};
   const first = await settledUnits(tenant.admin, id, ctx.signal);
   const second = await settledUnits(tenant.admin, id, ctx.signal);
-  // What the snapshots themselves cost (a usage read: the tenant object, the ledger).
-  const readCost = minus(second, first);
+  const cpuBefore = workerdCpuMs(ctx.server?.pid);
   for (let i = 0; i < n; i++) await op(tenant, state, i);
+  // The work's tail (hand-offs, a retry alarm) inside the CPU window, the usage read outside it.
+  await sleep(SETTLE_MS, undefined, { signal: ctx.signal });
+  const cpuAfter = workerdCpuMs(ctx.server?.pid);
   const after = await settledUnits(tenant.admin, id, ctx.signal);
-  const raw = minus(after, second);
-  const perOp = {};
-  for (const [cls, units] of Object.entries(raw)) {
-    perOp[cls] = Object.fromEntries(UNIT_KEYS.map((k) => [k, Math.max(0, units[k] - (readCost[cls]?.[k] ?? 0)) / n]));
-  }
+  // The snapshots' own cost (a usage read: the tenant object, the ledger) taken out.
+  const perOp = unitsPerOp(first, second, after, n);
   await state.close?.();
-  return { name, perOp, total: sum(perOp), workerRequestsPerOp };
+  const cpuMsPerOp = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / n;
+  return { name, perOp, total: sum(perOp), workerRequestsPerOp, cpuMsPerOp };
 }
 
 function rowsOf(result) {
-  const { name, perOp, total, workerRequestsPerOp } = result;
+  const { name, perOp, total, workerRequestsPerOp, cpuMsPerOp } = result;
   const byClass = Object.entries(perOp)
     .filter(([, u]) => u.requests + u.rowsWritten + u.rowsRead > 0)
     .map(
@@ -140,11 +124,27 @@ function rowsOf(result) {
       note: `rows read ${total.rowsRead.toFixed(1)}`,
     },
     {
+      name: `${name}: stored bytes`,
+      value: total.storedBytes,
+      unit: "bytes/op",
+      note: "growth of the objects' SQLite databases (databaseSize, whole 4 KiB pages)",
+    },
+    {
       name: `${name}: active time`,
       value: total.activeMs,
       unit: "ms/op",
       note: "object wall time while active (GB-s at 128 MB)",
     },
+    ...(cpuMsPerOp === null
+      ? []
+      : [
+          {
+            name: `${name}: workerd CPU`,
+            value: cpuMsPerOp,
+            unit: "ms/op",
+            note: "user+system time of the workerd processes (the Worker, every object, the runtime; 2 s of idle tail included): an upper bound on billed Worker CPU",
+          },
+        ]),
     {
       name: `${name}: $ per 1,000`,
       value: dollars(total, workerRequestsPerOp) * 1000,

@@ -17,6 +17,7 @@ import { GROUP_HISTORY_SCHEMA, GroupHistoryStore } from "./group-history-store";
 import { MEDIA_WARNING_KIND, mediaMaxBytes } from "./inbound-media";
 import { ChannelInbox } from "./inbox";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
+import { mediaBytesLeft } from "./media-quota";
 import { channelSenderOf, inboundAdapters } from "./platforms";
 import { type ChannelSendResult, isAuthFailure } from "./send-health";
 import { SEND_HEALTH_SCHEMA, SendHealthStore } from "./send-health-store";
@@ -110,6 +111,8 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
         outbound: outboundPolicy(env),
         maxBytes: async (channel) =>
           mediaMaxBytes((await tenant().limits()).limits.mediaBytesPerFile.limit, await tenant().config(), channel),
+        tenantBytesLeft: async () =>
+          mediaBytesLeft(env.ATTACHMENTS, tenantId, (await tenant().limits()).limits.mediaBytesPerTenant.limit),
         warn: ({ idempotencyKey, target, message }) =>
           this.outbox.enqueue({ idempotencyKey, kind: MEDIA_WARNING_KIND, target, message }),
         log: logWarning,

@@ -1,9 +1,9 @@
 import { DomainError } from "../domain/errors";
+import { type BoundCredential, boundCredentialRefusal, unboundCredential } from "../policy/bound-credential";
 import type { OutboundPolicy } from "../policy/outbound-url";
 import { CHANNEL_SECRET_KEYS, type ChannelSecret } from "../protocol/channels";
 import type { TenantConfig } from "../protocol/config";
 import type { ResolvedSecret } from "../protocol/secrets";
-import { boundKeyTransportRefusal } from "../secrets/key-transport";
 import type { BotMessagesPort } from "./bot-messages";
 import type { ConversationMemory } from "./conversation-reference-store";
 import type { BotThreadsPort } from "./slack/threads";
@@ -24,6 +24,22 @@ export async function channelSecretValue(
 }
 
 /**
+ * A channel credential as its sender holds it: the value with its store entry's `allowedHosts`
+ * (docs/secrets.md; a plain config value is bound to no host). The sender names it on every
+ * request that attaches it, and `guardedFetch` holds each such request to those hosts, so a
+ * URL the platform hands back (Slack's `url_private`) is checked as the API root is.
+ */
+export async function channelBoundCredential(
+  secret: ChannelSecret | undefined,
+  resolve: SecretResolver,
+): Promise<BoundCredential | null> {
+  if (secret === undefined) return null;
+  if (typeof secret === "string") return unboundCredential(secret);
+  const resolved = await resolve(secret.id);
+  return resolved ? { value: resolved.value, secretId: secret.id, allowedHosts: resolved.allowedHosts } : null;
+}
+
+/**
  * A channel credential the service sends to `destination` (the platform's API root, or the
  * token endpoint it is exchanged at): its value, held to its store entry's `allowedHosts` as a
  * runner's key is (docs/secrets.md): an entry bound to hosts goes only to one of them, over
@@ -36,20 +52,20 @@ export async function channelCredential(
   destination: string,
   outbound: OutboundPolicy,
 ): Promise<string | null> {
-  if (secret === undefined || typeof secret === "string") return secret ?? null;
-  const resolved = await resolve(secret.id);
-  if (!resolved) return null;
-  if (resolved.allowedHosts.length === 0) return resolved.value;
-  const url = new URL(destination);
-  const host = url.hostname.toLowerCase();
-  if (!resolved.allowedHosts.includes(host))
-    throw new DomainError(
-      "invalid",
-      `Secret "${secret.id}" is not allowed for host "${host}" (its allowedHosts: ${resolved.allowedHosts.join(", ")})`,
-    );
-  const refusal = boundKeyTransportRefusal(url, outbound.allowLoopback);
-  if (refusal) throw new DomainError("invalid", `Secret "${secret.id}" is bound to its allowedHosts: ${refusal}`);
-  return resolved.value;
+  return (await boundChannelCredential(secret, resolve, destination, outbound))?.value ?? null;
+}
+
+/** channelBoundCredential, refused at once (a clear error before any request) when `destination` is outside its hosts. */
+async function boundChannelCredential(
+  secret: ChannelSecret | undefined,
+  resolve: SecretResolver,
+  destination: string,
+  outbound: OutboundPolicy,
+): Promise<BoundCredential | null> {
+  const credential = await channelBoundCredential(secret, resolve);
+  const refusal = credential && boundCredentialRefusal(credential, new URL(destination), outbound.allowLoopback);
+  if (refusal) throw new DomainError("invalid", refusal);
+  return credential;
 }
 
 /** The values of a channel's credentials (bot token, webhook or signing secret): what its platform's answers are redacted of. */
@@ -73,7 +89,7 @@ export async function telegramBotOf(
   const telegram = config.channels?.telegram;
   if (!telegram || telegram.enabled === false) return null;
   const apiRoot = telegram.apiRoot ?? TELEGRAM_API_ROOT;
-  const token = await channelCredential(telegram.botToken, resolve, apiRoot, outbound);
+  const token = await boundChannelCredential(telegram.botToken, resolve, apiRoot, outbound);
   if (!token) return null;
   return new TelegramBotApi(token, apiRoot, outbound, telegram.textChunkLimit);
 }
@@ -87,7 +103,7 @@ export async function slackApiOf(
   const slack = config.channels?.slack;
   if (!slack || slack.enabled === false) return null;
   const apiRoot = slack.apiRoot ?? SLACK_API_ROOT;
-  const token = await channelCredential(slack.botToken, resolve, apiRoot, outbound);
+  const token = await boundChannelCredential(slack.botToken, resolve, apiRoot, outbound);
   if (!token) return null;
   return new SlackWebApi(token, apiRoot, outbound, slack.textChunkLimit);
 }

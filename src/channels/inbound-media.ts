@@ -1,5 +1,6 @@
 import type { DeliveryTarget } from "../model/delivery";
 import type { InboundMedia, MediaKind } from "../model/inbound-media";
+import type { BoundCredential } from "../policy/bound-credential";
 import type { OutboundPolicy } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 import { redactCredentials } from "../secrets/redact-credentials";
@@ -33,6 +34,8 @@ export type MediaRef = {
 export type MediaSource = {
   /** Every secret the URL or headers carry: redacted from any error kept or logged. */
   readonly credentials: readonly string[];
+  /** The bound credentials its downloads attach: each download is held to their hosts (guardedFetch). */
+  readonly carries: readonly BoundCredential[];
   locate(ref: MediaRef): Promise<{ url: string; headers?: Record<string, string> }>;
 };
 
@@ -44,6 +47,8 @@ export const MEDIA_WARNING_KIND = "media-warning";
 export const MEDIA_UNAVAILABLE_TEXT = "[media unavailable: download failed]";
 /** What the turn says in place of a file over the size limit. */
 export const MEDIA_TOO_LARGE_TEXT = "[media unavailable: file too large]";
+/** What the turn says in place of a file refused because the tenant's stored media reached `mediaBytesPerTenant`. */
+export const MEDIA_STORAGE_FULL_TEXT = "[media unavailable: media storage full]";
 
 /** The chat's message when a file is over the limit: what it was and what the limit is. */
 export function mediaTooLargeText(bytes: number | undefined, maxBytes: number): string {
@@ -68,6 +73,11 @@ export type MediaPorts = {
   outbound: OutboundPolicy;
   /** The tenant's `mediaBytesPerFile` in force for the channel (mediaMaxBytes). */
   maxBytes(channel: string): Promise<number>;
+  /**
+   * What the tenant may still store under its `mediaBytesPerTenant` (media-quota.ts): a file
+   * past it is refused as a failed download (OpenClaw's warning; it has no text of its own).
+   */
+  tenantBytesLeft(): Promise<number>;
   /** Sends a warning to the turn's chat once (the inbox's outbox; the key makes a repeat a no-op). */
   warn(input: { idempotencyKey: string; target: DeliveryTarget; message: string }): void;
   log(event: string, fields: Record<string, unknown>): void;
@@ -85,12 +95,16 @@ export async function prepareMedia(
   const refs = turn.media ?? [];
   if (refs.length === 0 || !source || !ports.bucket) return null;
   const maxBytes = await ports.maxBytes(update.channel);
+  let tenantLeft = await ports.tenantBytesLeft();
   const media: InboundMedia[] = [];
   const lines: string[] = [];
   for (const [index, ref] of refs.entries()) {
     const key = mediaKey(ports.tenantId, turn.sessionKey, update, index, ref);
-    const fetched = await fetchRef(ports, source, ref, key, maxBytes);
+    // The tenant's room bounds this file's download as its own limit does (a stored repeat is found, not fetched).
+    const fileMax = Math.min(maxBytes, tenantLeft);
+    const fetched = await fetchRef(ports, source, ref, key, maxBytes, fileMax);
     if (fetched.ok) {
+      tenantLeft = Math.max(0, tenantLeft - fetched.bytes);
       const stored: InboundMedia = {
         key,
         kind: ref.kind,
@@ -102,7 +116,12 @@ export async function prepareMedia(
       lines.push(attachedLine(stored));
       continue;
     }
-    const tooLarge = fetched.reason === "too_large";
+    // Over the tenant's room but within the file limit: the tenant's storage is what refused it.
+    const storageFull =
+      fetched.reason === "too_large" &&
+      fileMax < maxBytes &&
+      !(fetched.bytes !== undefined && fetched.bytes > maxBytes);
+    const tooLarge = fetched.reason === "too_large" && !storageFull;
     ports.warn({
       idempotencyKey: `media:${update.channel}:${update.updateId}:${index}`,
       target: warningTarget(turn),
@@ -112,10 +131,11 @@ export async function prepareMedia(
       tenant: ports.tenantId,
       channel: update.channel,
       update: update.updateId,
-      reason: fetched.reason,
+      reason: storageFull ? "tenant_media_full" : fetched.reason,
+      ...(storageFull ? { tenantBytesLeft: tenantLeft } : {}),
       error: redactCredentials(fetched.error, source.credentials),
     });
-    lines.push(tooLarge ? MEDIA_TOO_LARGE_TEXT : MEDIA_UNAVAILABLE_TEXT);
+    lines.push(storageFull ? MEDIA_STORAGE_FULL_TEXT : tooLarge ? MEDIA_TOO_LARGE_TEXT : MEDIA_UNAVAILABLE_TEXT);
   }
   const said = turn.captionText ?? "";
   const modelText = [...lines, said].filter((part) => part.trim() !== "").join("\n");
@@ -132,7 +152,15 @@ function warningTarget(turn: MediaTurn): DeliveryTarget {
     : turn.replyTarget;
 }
 
-async function fetchRef(ports: MediaPorts, source: MediaSource, ref: MediaRef, key: string, maxBytes: number) {
+/** One file: refused at once when its announced size is over the file limit, else fetched under `fetchMax`. */
+async function fetchRef(
+  ports: MediaPorts,
+  source: MediaSource,
+  ref: MediaRef,
+  key: string,
+  maxBytes: number,
+  fetchMax: number,
+) {
   if (ref.announcedBytes !== undefined && ref.announcedBytes > maxBytes)
     return { ok: false as const, reason: "too_large" as const, bytes: ref.announcedBytes, error: "announced size" };
   try {
@@ -143,7 +171,8 @@ async function fetchRef(ports: MediaPorts, source: MediaSource, ref: MediaRef, k
       url: located.url,
       headers: located.headers ?? {},
       outbound: ports.outbound,
-      maxBytes,
+      carries: source.carries,
+      maxBytes: fetchMax,
       mimeType: ref.mimeType,
       fallbackMimeType: ref.fallbackMimeType,
     });

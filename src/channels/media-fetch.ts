@@ -1,3 +1,4 @@
+import type { BoundCredential } from "../policy/bound-credential";
 import { guardedFetch } from "../policy/guarded-fetch";
 import type { OutboundPolicy } from "../policy/outbound-url";
 
@@ -29,6 +30,8 @@ export async function fetchIntoBucket(input: {
   url: string;
   headers: Record<string, string>;
   outbound: OutboundPolicy;
+  /** The credentials the URL or headers attach: held to their store entries' hosts by guardedFetch. */
+  carries?: readonly BoundCredential[];
   maxBytes: number;
   /** The platform's word for the type (a document's mime_type): it wins over the download's header. */
   mimeType: string | undefined;
@@ -41,6 +44,7 @@ export async function fetchIntoBucket(input: {
     input.url,
     { headers: input.headers, signal: AbortSignal.timeout(MEDIA_FETCH_TIMEOUT_MS) },
     input.outbound,
+    input.carries,
   );
   if (!response.ok || !response.body) {
     await response.body?.cancel().catch(() => undefined);

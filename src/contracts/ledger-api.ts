@@ -14,6 +14,11 @@ export type ObjectUnits = {
   activeMs: number;
   rowsRead: number;
   rowsWritten: number;
+  /**
+   * Bytes the objects' SQLite databases grew by (negative when they shrank): summed over every
+   * day since metering began, what the tenant's objects store. Absent in rows kept before it was counted.
+   */
+  storedBytes: number;
 };
 
 /** One UTC day's units of one object class (or `Worker`) of a tenant. */

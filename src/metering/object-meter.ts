@@ -6,7 +6,9 @@ import { NO_UNITS, type ObjectUnits, utcDay } from "./object-units";
  * turn) is one hand-off, and nothing is left in memory when the runtime evicts or hibernates
  * the object. Counting costs no row and no request; the hand-off is one RPC to the ledger
  * (which counts it too). SQL rows come from the statements' own cursors (`rowsRead`,
- * `rowsWritten`: what Cloudflare bills), read when the units are taken.
+ * `rowsWritten`: what Cloudflare bills), read when the units are taken, and so does the change
+ * of the database's size since the last take (stored bytes, counted from the constructor on, so a
+ * new object's tables are in its first burst).
  */
 
 /** What the meter does with a finished burst's units (the ledger RPC, or the ledger's own store). */
@@ -19,6 +21,9 @@ export class ObjectMeter {
   private cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
   private inFlight = 0;
   private activeSince = 0;
+  private sql: SqlStorage | null = null;
+  /** The database size when the units were last taken (bytes). */
+  private sizeTaken = 0;
 
   constructor(
     readonly objectClass: string,
@@ -34,6 +39,8 @@ export class ObjectMeter {
   countRows(sql: SqlStorage): void {
     const exec = sql.exec;
     const meter = this;
+    this.sql = sql;
+    this.sizeTaken = databaseBytes(sql);
     sql.exec = function countedExec(this: SqlStorage, ...args: Parameters<SqlStorage["exec"]>) {
       const cursor = exec.apply(this, args);
       meter.cursors.push(cursor);
@@ -67,7 +74,17 @@ export class ObjectMeter {
       units.rowsWritten += cursor.rowsWritten;
     }
     this.cursors = [];
+    if (this.sql) {
+      const size = databaseBytes(this.sql);
+      units.storedBytes += size - this.sizeTaken;
+      this.sizeTaken = size;
+    }
     this.units = { ...NO_UNITS };
     return units;
   }
+}
+
+/** The database's size in bytes (pages × page size: what Cloudflare bills as stored; no row is read). */
+function databaseBytes(sql: SqlStorage): number {
+  return sql.databaseSize;
 }

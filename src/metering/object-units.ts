@@ -5,7 +5,7 @@ export type { ObjectUnits };
 /**
  * Arithmetic of what a Durable Object bills (Cloudflare's Durable Objects pricing): requests (every RPC method
  * call, fetch and alarm), incoming WebSocket messages (billed 20:1 as requests), wall time while
- * active (GB-s at 128 MB), SQLite rows read and written. Summed per tenant, object class and
+ * active (GB-s at 128 MB), SQLite rows read and written, and the bytes stored (GB-month). Summed per tenant, object class and
  * UTC day. Pure.
  */
 
@@ -15,6 +15,7 @@ export const NO_UNITS: Readonly<ObjectUnits> = {
   activeMs: 0,
   rowsRead: 0,
   rowsWritten: 0,
+  storedBytes: 0,
 };
 
 export const UNIT_NAMES = Object.keys(NO_UNITS) as ReadonlyArray<keyof ObjectUnits>;
@@ -26,6 +27,8 @@ export function addUnits(a: Readonly<ObjectUnits>, b: Readonly<ObjectUnits>): Ob
     activeMs: a.activeMs + b.activeMs,
     rowsRead: a.rowsRead + b.rowsRead,
     rowsWritten: a.rowsWritten + b.rowsWritten,
+    // Rows kept before the bytes were counted have none.
+    storedBytes: (a.storedBytes ?? 0) + (b.storedBytes ?? 0),
   };
 }
 

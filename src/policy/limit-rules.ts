@@ -20,6 +20,7 @@ export const LIMIT_NAMES = [
   "transcriptBytesPerSession",
   "transcriptBytesPerTenant",
   "mediaBytesPerFile",
+  "mediaBytesPerTenant",
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 export type Limits = Record<LimitName, number>;
@@ -49,6 +50,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   transcriptBytesPerTenant: 1024 ** 4,
   // OpenClaw's channels.telegram.mediaMaxMb default (100 MB): a chat file larger is not downloaded.
   mediaBytesPerFile: 100 * 1024 ** 2,
+  // Chat files kept in R2 (ATTACHMENTS) across the tenant's sessions: 10 GiB is ~$0.15 a month.
+  mediaBytesPerTenant: 10 * 1024 ** 3,
 });
 
 /** The wrangler var that sets each limit's deployment default. */
@@ -68,6 +71,7 @@ export const LIMIT_VARS: Readonly<Record<LimitName, string>> = Object.freeze({
   transcriptBytesPerSession: "LIMIT_TRANSCRIPT_BYTES_PER_SESSION",
   transcriptBytesPerTenant: "LIMIT_TRANSCRIPT_BYTES_PER_TENANT",
   mediaBytesPerFile: "LIMIT_MEDIA_BYTES_PER_FILE",
+  mediaBytesPerTenant: "LIMIT_MEDIA_BYTES_PER_TENANT",
 });
 
 /** Floors, not ceilings: the stricter value is the larger one, so a tenant may only raise them. */

@@ -5,8 +5,9 @@ import { storeSecretRefSchema } from "./secrets";
  * `channels.*` of a tenant's config, with OpenClaw's key names (openclaw 2026.9.6,
  * `channels.telegram`), so the block of a pasted `openclaw.json` is accepted. Keys that only
  * steer the real gateway's own listener or features not built here (`webhookHost`,
- * `webhookPort`, `streaming`, `replyToMode`, …) are accepted and have no effect
- * (docs/channels.md); unknown keys holding credentials are refused.
+ * `webhookPort`, `replyToMode`, …) are accepted and have no effect (docs/channels.md; Telegram's
+ * `streaming` only turns the progress draft off when it is not `"progress"`); unknown keys
+ * holding credentials are refused.
  */
 
 /** A token or secret: the value itself (moved into the secret store when written) or a store SecretRef. */

@@ -402,6 +402,7 @@ export const tenantConfigSchema = z.strictObject({
       transcriptBytesPerSession: z.int().min(1).optional(),
       transcriptBytesPerTenant: z.int().min(1).optional(),
       mediaBytesPerFile: z.int().min(1).optional(),
+      mediaBytesPerTenant: z.int().min(1).optional(),
     })
     .optional(),
 });

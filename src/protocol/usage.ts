@@ -23,6 +23,11 @@ const unitsSchema = z
     activeMs: z.number().describe("Wall time the objects were active (billed as GB-s at 128 MB)."),
     rowsRead: z.number().describe("SQLite rows read."),
     rowsWritten: z.number().describe("SQLite rows written."),
+    storedBytes: z
+      .number()
+      .describe(
+        "Bytes the objects' SQLite databases grew by (negative: shrank); summed over all days, what they store.",
+      ),
   })
   .meta({ id: "BillableUnits" });
 

@@ -1,7 +1,6 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/context";
 import type { Operation } from "../http/openapi/operations";
-import type { ToolSpec } from "../tools/tool-spec";
 import type { MethodTable } from "./method";
 
 /** Where a slice's HTTP routes mount in the app (src/http/core-app.ts composes them in this order). */
@@ -26,11 +25,6 @@ export type Slice = {
   routes?: SliceRoutes;
   /** The OpenAPI operations of its routes. */
   openApi?: readonly Operation[];
-  /**
-   * The agent tools it brings (ToolSpecs). The readers below the slices (MCP, `/tools/invoke`, the
-   * tool loop) take them from `TOOL_SPECS` in tools/catalog.ts, which the sessions slice registers.
-   */
-  tools?: readonly ToolSpec[];
 };
 
 /** Each key once: a second registration of the same name throws, naming both slices. */
@@ -78,16 +72,4 @@ export function checkRoutes(slices: readonly Slice[]): void {
     );
     for (const key of keys) claim(owners, "route", key, slice.name);
   }
-}
-
-/** Every slice's tools, each name once. */
-export function composeTools(slices: readonly Slice[]): ToolSpec[] {
-  const owners = new Map<string, string>();
-  const tools: ToolSpec[] = [];
-  for (const slice of slices)
-    for (const tool of slice.tools ?? []) {
-      claim(owners, "tool", tool.name, slice.name);
-      tools.push(tool);
-    }
-  return tools;
 }

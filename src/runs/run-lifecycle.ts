@@ -64,6 +64,11 @@ const MAX_RUN_ATTEMPTS = 3;
 export class RunLifecycle {
   private readonly controllers = new Map<string, AbortController>();
   private readonly waiters = new Waiters<string, RunSnapshot | null>();
+  /**
+   * Held runs released in the transaction under way whose timer is kept for the start that
+   * follows (markNextRunning turns it into the watchdog: one row updated, not one cleared and one set).
+   */
+  private readonly releasing = new Set<string>();
 
   constructor(private readonly host: LifecycleHost) {}
 
@@ -91,7 +96,9 @@ export class RunLifecycle {
       const held = request.userMessage && heldForm(request.userMessage, input.message);
       this.host.transcript.transaction(() => {
         runs.insert(request.runId, { ...input, ...(held ? { heldUserMessage: held } : {}) }, now, undefined);
-        this.host.timers.set("run-release", request.runId, now + RUN_RELEASE_FALLBACK_MS);
+        // The hold's fallback is the run's watchdog timer, due sooner: a queued run with a
+        // watchdog is a held one, and its start re-arms the same row (issue 48: a row fewer).
+        this.host.timers.set("run-watchdog", request.runId, now + RUN_RELEASE_FALLBACK_MS);
       });
       return { runId: request.runId, status: "started", queued: true };
     }
@@ -125,8 +132,12 @@ export class RunLifecycle {
   private releaseNow(runId: string): void {
     const { runs, timers } = this.host;
     const run = runs.get(runId);
-    if (run?.state !== "queued" || !timers.has("run-release", runId)) return;
-    timers.clear("run-release", runId);
+    if (run?.state !== "queued" || !this.isHeld(runId)) return;
+    // A hold made before the watchdog carried it (an object updated meanwhile) has its own row.
+    if (timers.has("run-release", runId)) timers.clear("run-release", runId);
+    // Started right after (nothing runs, it is next): markNextRunning re-arms the row; else it goes.
+    if (runs.active() === undefined && runs.nextQueued()?.runId === runId) this.releasing.add(runId);
+    else timers.clear("run-watchdog", runId);
     const held = run.input.heldUserMessage;
     if (held) {
       const message = held.content === undefined ? { ...held, content: run.input.message } : held;
@@ -142,13 +153,19 @@ export class RunLifecycle {
   /** Runs admitted with a hold and not released yet, oldest first. */
   private heldRunIds(): string[] {
     const { runs, timers } = this.host;
-    const held = timers.refs("run-release");
+    const held = new Set([...timers.refs("run-watchdog"), ...timers.refs("run-release")]);
     return held.size === 0
       ? []
       : runs
           .unfinished()
-          .filter((run) => held.has(run.runId))
+          .filter((run) => run.state === "queued" && held.has(run.runId) && !this.releasing.has(run.runId))
           .map((run) => run.runId);
+  }
+
+  /** A queued run with a timer is held (its watchdog, or the release timer of an older hold). */
+  private isHeld(runId: string): boolean {
+    const { timers } = this.host;
+    return !this.releasing.has(runId) && (timers.has("run-watchdog", runId) || timers.has("run-release", runId));
   }
 
   private appendUserMessage(message: TranscriptMessage, input: Pick<RunInput, "replyTarget" | "routeFields">): number {
@@ -170,10 +187,12 @@ export class RunLifecycle {
    */
   private markNextRunning(now: number): RunRecord | undefined {
     const { runs, timers } = this.host;
+    const released = new Set(this.releasing);
+    this.releasing.clear();
     if (runs.active()) return undefined;
     const next = runs.nextQueued();
     // A held run keeps its place: the runs behind it wait for its release (FIFO).
-    if (!next || timers.has("run-release", next.runId)) return undefined;
+    if (!next || (!released.has(next.runId) && this.isHeld(next.runId))) return undefined;
     runs.markRunning(next.runId, now);
     const timeoutMs = (next.input.timeoutSeconds ?? 0) * 1000;
     if (timeoutMs > 0) timers.set("run-timeout", next.runId, now + timeoutMs);
@@ -448,6 +467,11 @@ export class RunLifecycle {
   watchdog(runId: string, now = Date.now()): void {
     const { runs, timers } = this.host;
     const run = runs.get(runId);
+    // A held run whose release never came (its caller died): it starts by itself.
+    if (run?.state === "queued") {
+      this.release(runId, now);
+      return;
+    }
     if (run?.state !== "running") return;
     if (this.controllers.has(runId) || (run.deferred && now < runDeadline(run))) {
       timers.set("run-watchdog", runId, now + this.watchdogMs);

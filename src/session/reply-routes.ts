@@ -1,3 +1,4 @@
+import type { chatActivity } from "../channels/chat-typing";
 import type { channelSenderOf } from "../channels/platforms";
 import type { Outbox } from "../delivery/outbox";
 import type { RunRecord } from "../model/run-types";
@@ -16,4 +17,6 @@ export type ReplyRoutes = {
   queueReply: ReadonlyArray<(outbox: Outbox, run: RunRecord, text: string) => void>;
   /** Who delivers to a chat platform for the tenant (null: not a configured channel): the outbox's `channelSender`. */
   channelSender: typeof channelSenderOf;
+  /** What a chat shows while a turn's run works (typing kept alive, a progress draft), fed the session's live events. */
+  chatActivity: typeof chatActivity;
 };

@@ -93,8 +93,22 @@ export function wireSession(
     publishInBackground(ctx, publisher, timers);
   };
   const runTaps = new RunTaps();
+  // What a chat turn's chat shows while its run works (typing, a progress draft): the worker's.
+  const chatActivity = routes.chatActivity({
+    config: async () => tenant().config(),
+    resolve: async (name: string) => tenant().resolveSecret(name),
+    outbound: outboundPolicy(env),
+    replyTargetOf: (runId) => stores.runs.get(runId)?.input.replyTarget,
+    replyDelivery: (runId) => {
+      const reply = stores.deliveries.byKey(`${runId}:reply`);
+      return !reply ? "none" : reply.status === "pending" ? "pending" : "settled";
+    },
+    runOfDelivery: (deliveryId) => stores.deliveries.get(deliveryId)?.idempotencyKey.replace(/:reply$/, ""),
+    waitUntil: (promise) => ctx.waitUntil(promise),
+  });
   const emit = (event: Omit<LiveEvent, "afterSeq">) => {
     runTaps.offer(event);
+    for (const watcher of chatActivity) watcher.offer(event);
     const afterSeq = transcript.entry()?.messageCount ?? 0;
     ctx.waitUntil(publisher.emit({ ...event, afterSeq }).catch(() => timers.arm()));
   };

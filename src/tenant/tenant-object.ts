@@ -1,7 +1,9 @@
+import { DurableObject } from "cloudflare:workers";
 import type { HubInterest } from "../contracts/hub-api";
 import type { PatchOptions, SessionRef } from "../contracts/session-api";
 import type {
   ClaimIntent,
+  ContinuedRun,
   IssuedToken,
   ListFilter,
   ListPage,
@@ -14,6 +16,8 @@ import { installLedgerLogSink } from "../ledger/log-sink";
 import type { SessionRow } from "../model/session-row";
 import { PendingSessions } from "../pending/pending-sessions";
 import { PendingSessionStore } from "../pending/pending-store";
+import type { FlowStep } from "../policy/flow-steps";
+import type { Meter } from "../policy/limit-rules";
 import type { TenantConfig } from "../protocol/config";
 import type { OperatorScope } from "../protocol/http";
 import type { DeploymentKeyGrantChange, SecretWrite } from "../protocol/secrets";
@@ -25,21 +29,22 @@ import { ledgerApi } from "../stubs";
 import { writeConfig } from "./config-write";
 import { IndexStore } from "./index-store";
 import { RunIndex } from "./run-index";
+import { TenantRunsRole } from "./runs-role";
 import { SessionDirectory } from "./session-directory";
 import { endFollowsIn, TenantAccessControl } from "./tenant-access";
 import { TenantDeletion } from "./tenant-deletion";
 import { TenantGateway } from "./tenant-gateway";
 import { TenantLimits } from "./tenant-limits";
-import { TenantRunMethods } from "./tenant-run-methods";
 import { openTenantDatabase, TenantStore } from "./tenant-store";
 import { TokenStore } from "./token-store";
 
 /**
  * One tenant: record, tokens, config, the session index and the gateway's WebSockets (gateway/hub.ts;
- * its method table handed in by src/index.ts). RPC methods delegate: access to tenant-access.ts, the
- * index to session-directory.ts, run ids and limits to tenant-run-methods.ts; SQL lives in the stores.
+ * its method table handed in by src/index.ts). Wiring and RPC methods that delegate: access to
+ * tenant-access.ts, the index to session-directory.ts, run ids and limits to its runs role
+ * (runs-role.ts over run-index.ts and tenant-limits.ts); SQL lives in the stores.
  */
-export class TenantObject extends TenantRunMethods implements TenantApi {
+export class TenantObject extends DurableObject<Env> implements TenantApi {
   private readonly tenantStore: TenantStore;
   private readonly tokens: TokenStore;
   private readonly index: IndexStore;
@@ -47,8 +52,8 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
   private readonly secrets: TenantSecrets;
   private readonly access: TenantAccessControl;
   private readonly directory: SessionDirectory;
-  protected readonly runs: RunIndex;
-  protected readonly quota: TenantLimits;
+  private readonly runs: TenantRunsRole;
+  private readonly quota: TenantLimits;
   private readonly gateway: TenantGateway;
   private readonly deletion: TenantDeletion;
 
@@ -64,7 +69,6 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
     const admitNew = () => this.quota.admitSession();
     this.pending = new PendingSessions(pendingStore, this.index, () => tenantStore.tenantId(), admitNew);
     this.secrets = new TenantSecrets(ctx.storage.sql, env, () => ctx.id.name);
-    this.runs = new RunIndex(this.index.runs);
     this.quota = new TenantLimits(
       env as unknown as Record<string, unknown>,
       tenantStore,
@@ -75,6 +79,7 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
       () => this.index.sessions.sessionCount() + pendingStore.placeholders(),
       () => this.index.progress.messageBytesTotal(),
     );
+    this.runs = new TenantRunsRole(new RunIndex(this.index.runs), this.quota);
     this.access = new TenantAccessControl({
       env,
       tenantStore,
@@ -296,5 +301,50 @@ export class TenantObject extends TenantRunMethods implements TenantApi {
 
   rebuildIndex(): Promise<{ sessions: number }> {
     return this.directory.rebuild();
+  }
+
+  // The runs role (runs-role.ts): run ids, run admission, model slots, meters.
+  recordRunStart(runId: string, key: string) {
+    return this.runs.recordRunStart(runId, key);
+  }
+
+  recordFlowStep(runId: string, key: string, step: FlowStep) {
+    return this.runs.recordFlowStep(runId, key, step);
+  }
+
+  recordAnnounceRun(runId: string, key: string) {
+    return this.runs.recordAnnounceRun(runId, key);
+  }
+
+  admitCompletion(runId: string, key: string, continues?: ContinuedRun) {
+    return this.runs.admitCompletion(runId, key, continues);
+  }
+
+  acquireModelSlot(runId: string) {
+    return this.runs.acquireModelSlot(runId);
+  }
+
+  limits(override?: Record<string, unknown> | null) {
+    return this.runs.limits(override);
+  }
+
+  transcriptLimits() {
+    return this.runs.transcriptLimits();
+  }
+
+  runKey(runId: string) {
+    return this.runs.runKey(runId);
+  }
+
+  waitForRunKey(runId: string, timeoutMs: number) {
+    return this.runs.waitForRunKey(runId, timeoutMs);
+  }
+
+  recentRunIds(key: string) {
+    return this.runs.recentRunIds(key);
+  }
+
+  admit(meter: Meter, want?: number) {
+    return this.runs.admit(meter, want);
   }
 }

@@ -7,7 +7,7 @@ import { jsonResult, type ToolResult } from "./result";
 import { defineTool } from "./tool-spec";
 
 /** `agents_list`: the requester first, then the agents it may spawn, sorted. */
-export function agentsList(ctx: TenantContext, requester: Requester): ToolResult {
+export function agentsList(ctx: TenantContext<never>, requester: Requester): ToolResult {
   const configured = new Map((ctx.config.agents?.list ?? []).map((a) => [normalizeAgentId(a.id), a]));
   const { allowAny, allowed } = spawnAllowlist(ctx.config, requester.agentId);
   const targets = allowAny ? [...configured.keys()] : allowed;
@@ -19,4 +19,4 @@ export function agentsList(ctx: TenantContext, requester: Requester): ToolResult
   return jsonResult({ requester: requester.agentId, allowAny, agents });
 }
 
-export const agentsListTool = defineTool(agentsListDeclaration, agentsList);
+export const agentsListTool = defineTool(agentsListDeclaration, [], agentsList);

@@ -1,4 +1,5 @@
 import type { TenantConfig } from "../protocol/config";
+import { TOOL_DECLARATIONS, type ToolName } from "../protocol/tool-specs/tool-declarations";
 import { agentsListTool } from "./agents-list";
 import { sessionStatusTool } from "./session-status";
 import { sessionsHistoryTool } from "./sessions-history";
@@ -9,18 +10,26 @@ import { sessionsWaitTool } from "./sessions-wait";
 import type { ToolSpec } from "./tool-spec";
 
 /**
- * Every tool this service implements, in the order MCP lists them (the same tools and order
- * as protocol/tool-specs' TOOL_DECLARATIONS, which a unit test holds).
+ * Each declared tool's spec by its name: a tool in TOOL_DECLARATIONS without its spec here (or
+ * a spec under another tool's name) fails typecheck, so the list of tools is written once.
  */
-export const TOOL_SPECS: ToolSpec[] = [
-  sessionsListTool,
-  sessionsHistoryTool,
-  sessionStatusTool,
-  agentsListTool,
-  sessionsSendTool,
-  sessionsSpawnTool,
-  sessionsWaitTool,
-];
+const SPEC_OF: { readonly [Name in ToolName]: ToolSpec & { name: Name } } = {
+  sessions_list: sessionsListTool,
+  sessions_history: sessionsHistoryTool,
+  session_status: sessionStatusTool,
+  agents_list: agentsListTool,
+  sessions_send: sessionsSendTool,
+  sessions_spawn: sessionsSpawnTool,
+  sessions_wait: sessionsWaitTool,
+};
+
+/**
+ * Every tool this service implements, in the order MCP lists them (TOOL_DECLARATIONS'): what
+ * every door reads (/tools/invoke, MCP, a run's tool loop, the OpenAPI document).
+ */
+export const TOOL_SPECS: readonly ToolSpec[] = TOOL_DECLARATIONS.map(
+  (declaration) => SPEC_OF[declaration.name as ToolName],
+);
 
 const BY_NAME = new Map(TOOL_SPECS.map((tool) => [tool.name, tool]));
 

@@ -1,9 +1,11 @@
 import { z } from "zod";
 import type { TenantContext } from "../domain/context";
+import { portOfRoles } from "../domain/tenant-roles";
 import { describeZodError } from "../protocol/describe";
 import { availableOverHttp, toolSpec } from "./catalog";
-import { requesterFor } from "./requester";
-import { ToolInputError, type ToolResult } from "./result";
+import { type Requester, requesterFor } from "./requester";
+import { type ToolCall, ToolInputError, type ToolResult } from "./result";
+import type { ToolSpec } from "./tool-spec";
 
 export class ToolNotAvailableError extends Error {
   constructor(name: string) {
@@ -41,11 +43,22 @@ export async function invokeTool(ctx: TenantContext, raw: InvokeRequest): Promis
   const parsed = tool.args.safeParse(args);
   if (!parsed.success) throw new ToolInputError(describeZodError(parsed.error));
   const requester = await requesterFor(ctx, request.sessionKey);
-  return tool.run(ctx, requester, parsed.data, raw.idempotencyKey ? { idempotencyKey: raw.idempotencyKey } : {});
+  return runTool(tool, ctx, requester, parsed.data, raw.idempotencyKey ? { idempotencyKey: raw.idempotencyKey } : {});
+}
+
+/** A tool's run over a context whose tenant port has the roles the tool declared, and no other. */
+export function runTool(
+  tool: ToolSpec,
+  ctx: TenantContext,
+  requester: Requester,
+  args: unknown,
+  call: ToolCall,
+): Promise<ToolResult> | ToolResult {
+  return tool.run({ ...ctx, tenant: portOfRoles(ctx.tenant, tool.roles) }, requester, args, call);
 }
 
 /** Whether this caller may call `name` over HTTP (what tools/invoke serves and MCP lists). */
-export function toolAvailable(ctx: TenantContext, name: string): boolean {
+export function toolAvailable(ctx: TenantContext<never>, name: string): boolean {
   // The HTTP deny list guards operator tokens; an agent's own calls (run tokens) are its tools.
   if (ctx.principal.kind !== "run") return availableOverHttp(ctx.config, name);
   const tool = toolSpec(name);

@@ -22,7 +22,7 @@ export type Requester = {
  * The session a tool call acts as: a run token's own session (nothing in the body can
  * change it), or for an operator token `body.sessionKey`.
  */
-export async function requesterFor(ctx: TenantContext, rawKey: string | undefined): Promise<Requester> {
+export async function requesterFor(ctx: TenantContext<"index">, rawKey: string | undefined): Promise<Requester> {
   if (ctx.principal.kind === "run") {
     const claims = ctx.principal.claims;
     return {
@@ -41,7 +41,7 @@ export async function requesterFor(ctx: TenantContext, rawKey: string | undefine
  * For an operator token the requester is `body.sessionKey` (absent or "main" = the main
  * session). Its recorded entry (if any) supplies sandboxing and spawn depth.
  */
-export async function operatorRequester(ctx: TenantContext, rawKey: string | undefined): Promise<Requester> {
+export async function operatorRequester(ctx: TenantContext<"index">, rawKey: string | undefined): Promise<Requester> {
   const key = rawKey === undefined || rawKey.trim() === "" ? mainKeyOf(ctx) : canonicalKey(ctx, rawKey);
   const agentId = agentIdOf(key, defaultAgentId(ctx.config));
   const row = await ctx.tenant.session(key);

@@ -16,7 +16,11 @@ import { accessPolicy, checkTarget, resolveReference } from "./visible-targets";
 type Args = z.infer<typeof sessionStatusArgsSchema>;
 
 /** `session_status`: a status card for a visible session; `model` sets (or `default` clears) its override. */
-export async function sessionStatus(ctx: TenantContext, requester: Requester, args: Args): Promise<ToolResult> {
+export async function sessionStatus(
+  ctx: TenantContext<"index">,
+  requester: Requester,
+  args: Args,
+): Promise<ToolResult> {
   const policy = accessPolicy(ctx, requester);
   const resolved = await resolveReference(ctx, requester, policy, args.sessionKey ?? "current");
   // session_status throws its errors as tool errors (unlike the other session tools).
@@ -55,4 +59,4 @@ function statusCard(key: string, entry: SessionEntry | null, fallbackModel: stri
   return lines.join("\n");
 }
 
-export const sessionStatusTool = defineTool(sessionStatusDeclaration, sessionStatus);
+export const sessionStatusTool = defineTool(sessionStatusDeclaration, ["index"], sessionStatus);

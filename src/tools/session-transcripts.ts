@@ -20,7 +20,7 @@ const PAGE_MAX_BYTES = 2 * 1024 * 1024;
 export type TranscriptSummary = { key: string; label?: string; displayName?: string; updatedAt?: number };
 
 /** The sessions the requester may list, newest first (at most sessions_list's clamp). */
-export async function listTranscripts(ctx: TenantContext, requester: Requester): Promise<TranscriptSummary[]> {
+export async function listTranscripts(ctx: TenantContext<"index">, requester: Requester): Promise<TranscriptSummary[]> {
   if (!toolAvailable(ctx, sessionsListTool.name)) return [];
   const result = await sessionsList(ctx, requester, { limit: SESSIONS_LIST_MAX_LIMIT });
   return (result.details as { sessions: Array<TranscriptSummary & Record<string, unknown>> }).sessions.map((row) => ({
@@ -42,7 +42,7 @@ export type TranscriptPage = {
 
 /** The newest messages before `beforeSeq` (all of them when absent) of a visible session, chat.history-sanitized. */
 export async function readTranscript(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   requester: Requester,
   input: { sessionKey: string; beforeSeq?: number; limit?: number },
 ): Promise<TranscriptPage | Denied | null> {

@@ -19,7 +19,11 @@ const MAX_LIMIT = 1000;
 type Args = z.infer<typeof sessionsHistoryArgsSchema>;
 
 /** `sessions_history`: one visible session's transcript, sanitized for a model to read. */
-export async function sessionsHistory(ctx: TenantContext, requester: Requester, args: Args): Promise<ToolResult> {
+export async function sessionsHistory(
+  ctx: TenantContext<"index">,
+  requester: Requester,
+  args: Args,
+): Promise<ToolResult> {
   const target = await visibleTarget(ctx, requester, args.sessionKey, { mustExist: true });
   if ("refusal" in target) return jsonResult(target.refusal);
   const { key, display } = target;
@@ -39,4 +43,4 @@ export async function sessionsHistory(ctx: TenantContext, requester: Requester, 
   return jsonResult({ sessionKey: display, ...sanitized });
 }
 
-export const sessionsHistoryTool = defineTool(sessionsHistoryDeclaration, sessionsHistory);
+export const sessionsHistoryTool = defineTool(sessionsHistoryDeclaration, ["index"], sessionsHistory);

@@ -23,7 +23,7 @@ const MESSAGE_FETCH_CONCURRENCY = 8;
 type Args = z.infer<typeof sessionsListArgsSchema>;
 
 /** `sessions_list`: the sessions this requester may see, newest first, in OpenClaw's row shape. */
-export async function sessionsList(ctx: TenantContext, requester: Requester, args: Args): Promise<ToolResult> {
+export async function sessionsList(ctx: TenantContext<"index">, requester: Requester, args: Args): Promise<ToolResult> {
   const kinds = (args.kinds ?? [])
     .map((k) => k.trim().toLowerCase())
     .filter((k) => (KINDS as readonly string[]).includes(k));
@@ -57,7 +57,7 @@ export async function sessionsList(ctx: TenantContext, requester: Requester, arg
 
 type ToolRow = Record<string, unknown> & { key: string };
 
-function toolRow(ctx: TenantContext, requester: Requester, row: SessionRow): ToolRow {
+function toolRow(ctx: TenantContext<"index">, requester: Requester, row: SessionRow): ToolRow {
   const cfg = ctx.config.session;
   // "main" means the requester's own main session (as sessions_history reads it), so only
   // that key is shown as "main"; another agent's main session keeps its full key.
@@ -113,12 +113,17 @@ function toolRow(ctx: TenantContext, requester: Requester, row: SessionRow): Too
 }
 
 /** Where `GET /v1/transcripts/…` serves this transcript as JSONL (tenant-qualified). */
-export function transcriptPath(ctx: TenantContext, row: Pick<SessionRow, "agentId" | "sessionId">): string {
+export function transcriptPath(ctx: TenantContext<never>, row: Pick<SessionRow, "agentId" | "sessionId">): string {
   return `/t/${ctx.tenantId}/v1/transcripts/${row.agentId}/${row.sessionId}.jsonl`;
 }
 
 /** The last N non-tool messages of each row, fetched from the session objects in parallel. */
-async function attachMessages(ctx: TenantContext, rows: SessionRow[], out: ToolRow[], limit: number): Promise<void> {
+async function attachMessages(
+  ctx: TenantContext<never>,
+  rows: SessionRow[],
+  out: ToolRow[],
+  limit: number,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < rows.length; i = next++) {
@@ -136,4 +141,4 @@ async function attachMessages(ctx: TenantContext, rows: SessionRow[], out: ToolR
   await Promise.all(Array.from({ length: Math.min(MESSAGE_FETCH_CONCURRENCY, rows.length) }, worker));
 }
 
-export const sessionsListTool = defineTool(sessionsListDeclaration, sessionsList);
+export const sessionsListTool = defineTool(sessionsListDeclaration, ["index"], sessionsList);

@@ -44,7 +44,7 @@ const MAX_TIMEOUT_SECONDS = 600;
  * object, so a timed-out wait never loses the reply or the announce.
  */
 export async function sessionsSend(
-  ctx: TenantContext,
+  ctx: TenantContext<"index" | "runs">,
   requester: Requester,
   args: Args,
   call: ToolCall = {},
@@ -198,7 +198,7 @@ function endedOutcome(started: StartAnswer): { status: string; reply?: string; e
 
 /** Label lookup (+ agentId), with the cross-agent and sandbox rules OpenClaw applies first. */
 async function byLabel(
-  ctx: TenantContext,
+  ctx: TenantContext<"index" | "runs">,
   requester: Requester,
   policy: AccessPolicy,
   label: string,
@@ -233,7 +233,7 @@ async function byLabel(
  * Whether a send may create its missing target (OpenClaw: the aliases `main`, `current`,
  * `global`, `unknown`, and a configured agent's main key as written).
  */
-function mayCreateTarget(ctx: TenantContext, input: string, key: string): boolean {
+function mayCreateTarget(ctx: TenantContext<never>, input: string, key: string): boolean {
   const raw = input.trim();
   if (["main", "current", "global", "unknown"].includes(raw)) return true;
   const agentId = agentIdOf(key, defaultAgentId(ctx.config));
@@ -253,4 +253,4 @@ function channelOf(row: SessionRow | null): string | undefined {
   return channel === "unknown" ? undefined : channel;
 }
 
-export const sessionsSendTool = defineTool(sessionsSendDeclaration, sessionsSend);
+export const sessionsSendTool = defineTool(sessionsSendDeclaration, ["index", "runs"], sessionsSend);

@@ -52,7 +52,7 @@ export function assertNoRoutingParams(args: unknown): void {
  * attachments) is checked before anything is created.
  */
 export async function sessionsSpawn(
-  ctx: TenantContext,
+  ctx: TenantContext<"index" | "runs">,
   requester: Requester,
   args: Args,
   call: ToolCall = {},
@@ -262,4 +262,9 @@ function accepted(
   });
 }
 
-export const sessionsSpawnTool = defineTool(sessionsSpawnDeclaration, sessionsSpawn, assertNoRoutingParams);
+export const sessionsSpawnTool = defineTool(
+  sessionsSpawnDeclaration,
+  ["index", "runs"],
+  sessionsSpawn,
+  assertNoRoutingParams,
+);

@@ -23,7 +23,7 @@ type Args = z.infer<typeof sessionsWaitArgsSchema>;
  * `timeoutSeconds` for one to arrive. Pass `nextAfterSeq` back to follow the session.
  * It follows the session's current transcript (after a reset seqs start again at 1).
  */
-export async function sessionsWait(ctx: TenantContext, requester: Requester, args: Args): Promise<ToolResult> {
+export async function sessionsWait(ctx: TenantContext<"index">, requester: Requester, args: Args): Promise<ToolResult> {
   const target = await visibleTarget(ctx, requester, args.sessionKey);
   if ("refusal" in target) return jsonResult(target.refusal);
   const { key, display } = target;
@@ -72,4 +72,4 @@ export async function sessionsWait(ctx: TenantContext, requester: Requester, arg
   });
 }
 
-export const sessionsWaitTool = defineTool(sessionsWaitDeclaration, sessionsWait);
+export const sessionsWaitTool = defineTool(sessionsWaitDeclaration, ["index"], sessionsWait);

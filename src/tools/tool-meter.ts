@@ -11,7 +11,7 @@ const KNOWN_LIMITS_MAX = 1_000;
  * Counts one tool call against the tenant's `toolsPerMinute` limit (every transport calls this
  * once per call), from this isolate's lease when it has one (src/tools/meter-lease.ts).
  */
-export async function admitToolCall(ctx: TenantContext): Promise<Admission> {
+export async function admitToolCall(ctx: TenantContext<"runs">): Promise<Admission> {
   const known = knownToolLimits.get(ctx.tenantId) ?? 1;
   let perMinute = known;
   const take = async (want: number) => {

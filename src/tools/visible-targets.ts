@@ -28,7 +28,7 @@ export type AccessPolicy = { visibility: SessionVisibility; restrictToSpawned: b
 
 export type Denied = { status: "forbidden" | "error"; error: string };
 
-export function accessPolicy(ctx: TenantContext, requester: Requester): AccessPolicy {
+export function accessPolicy(ctx: TenantContext<never>, requester: Requester): AccessPolicy {
   return resolveVisibility({
     ...(ctx.config.tools?.sessions?.visibility ? { configured: ctx.config.tools.sessions.visibility } : {}),
     sandboxed: requester.sandboxed,
@@ -39,7 +39,11 @@ export function accessPolicy(ctx: TenantContext, requester: Requester): AccessPo
 }
 
 /** Which sessions a list may return, as SQL-ready scope. */
-export async function listScope(ctx: TenantContext, requester: Requester, policy: AccessPolicy): Promise<ListScope> {
+export async function listScope(
+  ctx: TenantContext<"index">,
+  requester: Requester,
+  policy: AccessPolicy,
+): Promise<ListScope> {
   switch (policy.visibility) {
     case "self":
       return { kind: "self", key: requester.key };
@@ -62,7 +66,7 @@ export async function listScope(ctx: TenantContext, requester: Requester, policy
 
 /** Checks one target key against the requester's visibility; null when allowed. */
 export async function checkTarget(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   requester: Requester,
   policy: AccessPolicy,
   targetKey: string,
@@ -96,7 +100,7 @@ export async function checkTarget(
  * resolved from a sessionId, that id too (it may name a transcript from before a reset).
  */
 export async function resolveReference(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   requester: Requester,
   policy: AccessPolicy,
   input: string,
@@ -134,7 +138,7 @@ export async function resolveReference(
  * gateway's `sessions.resolve` first); a sessionId was found by its owner, so it exists.
  */
 export async function visibleTarget(
-  ctx: TenantContext,
+  ctx: TenantContext<"index">,
   requester: Requester,
   reference: string,
   options: { mustExist?: boolean } = {},

@@ -23,6 +23,8 @@ const MENTION_GROUP = -1001111111111;
 const OPEN_GROUP = -1002222222222;
 const FORUM_GROUP = -1003333333333;
 const SLOW_RUNNER_MS = 2500;
+/** A "lingering" turn's run: long enough for two typing repeats (every 5 s) before its reply. */
+const LINGERING_RUNNER_MS = 12_000;
 const HOOK_TOKEN = "hook-token-0123456789";
 
 process.once("exit", killAllServersNow);
@@ -53,7 +55,7 @@ async function startFakeTelegram() {
   };
 }
 
-/** A webhook runner: `ECHO: <message>`; messages with "slow" take SLOW_RUNNER_MS. */
+/** A webhook runner: `ECHO: <message>`; messages with "slow" take SLOW_RUNNER_MS, "lingering" LINGERING_RUNNER_MS. */
 function startRunner() {
   const seen = [];
   const srv = createServer(async (req, res) => {
@@ -63,6 +65,7 @@ function startRunner() {
     const message = String(run.input?.message ?? "");
     seen.push(message);
     if (message.includes("slow")) await sleep(SLOW_RUNNER_MS);
+    if (message.includes("lingering")) await sleep(LINGERING_RUNNER_MS);
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ reply: `ECHO: ${message}` }));
   });
   return listenLoopback(srv, { seen });
@@ -312,6 +315,40 @@ test("forum topic: its own session, replies carry message_thread_id", async () =
   assert.ok(row, "topic session");
   assert.equal(row.lastThreadId, 42);
   assert.equal(row.deliveryContext.threadId, 42);
+});
+
+test("typing is kept alive while a long run works (every ~5 s, in its topic) and stops with the reply", async (t) => {
+  const inTopic = (c) => c.body.chat_id === FORUM_GROUP && c.body.message_thread_id === 43;
+  await post(
+    groupMessage(FORUM_GROUP, "lingering question", {
+      message_thread_id: 43,
+      is_topic_message: true,
+      chat: { id: FORUM_GROUP, type: "supergroup", is_forum: true },
+    }),
+  );
+  const [reply] = await waitForSends("the lingering reply", "ECHO: lingering question", 1, 60_000);
+  // Anything sent after the reply would arrive within one more interval: wait past it.
+  await sleep(7_000);
+  const typing = (await fake.calls("sendChatAction")).filter(inTopic);
+  assert.ok(
+    typing.every((c) => c.body.action === "typing"),
+    JSON.stringify(typing),
+  );
+  const before = typing.filter((c) => c.t <= reply.t);
+  // The turn's acknowledgement, then a repeat at ~5 s and ~10 s of a 12 s run (OpenClaw: every ~4–5 s).
+  assert.ok(before.length >= 3, `typing before the reply: ${before.length}`);
+  const gaps = before.slice(1).map((c, i) => c.t - before[i].t);
+  t.diagnostic(`typing before the reply: ${before.length}, gaps ${gaps.join(", ")} ms`);
+  // Paced, not a flood; generous for a loaded machine (the interval is 5 s).
+  assert.ok(
+    gaps.every((gap) => gap >= 3_000 && gap <= 9_000),
+    `gaps between repeats: ${gaps.join(", ")} ms`,
+  );
+  assert.deepEqual(
+    typing.filter((c) => c.t > reply.t),
+    [],
+    "no typing after the reply",
+  );
 });
 
 test("replies: Markdown as Telegram HTML, 4000-character parts, plain text after a parse error", async () => {

@@ -1,7 +1,8 @@
 // Acceptance test: the real OpenClaw Control UI in headless Chromium as a hosted tenant's
 // console, against a real `wrangler dev` of this service: the agent renamed in Settings ›
 // Agents; the runner switched in Settings › Advanced › Raw (config.set over its hash) and used
-// by the next run; the Usage page showing the tokens of runs just made; the Logs page showing
+// by the next run; the Usage page showing the tokens of runs just made and the tenant's service
+// bill (usage.status); the Logs page showing
 // the line of a failed run; transcript search finding a message; `/reset` and `/new` typed in
 // the chat; then a sweep of every navigation and settings page: no `unknown method` anywhere,
 // and no method called more than 12 times in a minute while a chat sits open.
@@ -139,6 +140,18 @@ describe("the Control UI as the tenant's console", { skip: skip ?? false }, () =
       const total = answer.payload.totals.totalTokens;
       assert.ok(total >= 42, `tokens in the usage answer: ${total}`);
       await waitForText(page, total.toLocaleString("en-US"), UI_STEP_MS);
+      // The tenant's service bill as the page's provider card (usage.status), as GET /v1/usage reports it.
+      const { answer: status } = await ui.answerOf("usage.status", since);
+      assert.equal(status.ok, true, JSON.stringify(status.error));
+      const [card] = status.payload.providers;
+      const own = await api("GET", "/v1/usage");
+      assert.ok(
+        card.billing[0].amount > 0 && card.billing[0].amount <= own.json.totals.estimateUsd,
+        JSON.stringify(card),
+      );
+      await waitForText(page, "This service (Cloudflare Workers)", UI_STEP_MS);
+      await waitForText(page, card.summary, UI_STEP_MS);
+      await ui.shot("usage-service-card");
     });
     await ui.step("logs", async () => {
       await ui.openRoute("/logs");

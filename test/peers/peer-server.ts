@@ -99,9 +99,12 @@ export async function startPeers(): Promise<Peers> {
           // `elsewhere-…` files claim a URL on another origin than the apiRoot's (this peer as
           // `localhost`): the bot token must not go there.
           const port = String(req.headers.host).split(":")[1];
+          // `slackhost-…` files are on Slack's own file host (a token bound elsewhere must not go there).
           const url_private = id.startsWith("elsewhere-")
             ? `http://localhost:${port}/slack/files/png-${id}`
-            : `http://${req.headers.host}/slack/files/${id}`;
+            : id.startsWith("slackhost-")
+              ? `https://files.slack.com/files-pri/T0TEST-${id}/pic.png`
+              : `http://${req.headers.host}/slack/files/${id}`;
           return json(res, 200, { ok: true, file: { id, name: "pic.png", mimetype: "image/png", url_private } });
         }
         // The media tests read posts under this shorter path.
@@ -121,7 +124,7 @@ export async function startPeers(): Promise<Peers> {
         if (method === "setWebhook")
           recorded.push({ path: url.pathname, body: JSON.parse(body), signature: undefined, validSignature: null });
         // Kept for the media tests (`/control/recorded?path=/telegram/<method>`).
-        if (method === "getFile" || method === "sendMessage")
+        if (method === "getFile" || method === "sendMessage" || method === "deleteMessage")
           recorded.push({
             path: `/telegram/${method}`,
             body: JSON.parse(body || "{}"),

@@ -217,4 +217,23 @@ describe("run lifecycle over in-memory ports", () => {
     expect(await session.lifecycle.wait("r1", 5_000)).toMatchObject({ status: "ok", reply: "held reply" });
     expect(session.messages().map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
   });
+
+  it("a hold is one timer row, the run's watchdog: released, the same row is re-armed for the run; a hold an older version recorded (a run-release row) still releases", async () => {
+    const world = sessionWorld(async () => reply("done"));
+    const { session } = world;
+    expect(session.start("r1", "held", { hold: true })).toMatchObject({ queued: true });
+    expect([...session.timers.refs("run-watchdog")]).toEqual(["r1"]);
+    expect(session.timers.refs("run-release").size).toBe(0);
+    session.lifecycle.release("r1");
+    expect(await session.lifecycle.wait("r1", 5_000)).toMatchObject({ status: "ok", reply: "done" });
+    // The older form: the hold's own release timer, no watchdog; its alarm releases it.
+    expect(session.start("r2", "held before", { hold: true })).toMatchObject({ queued: true });
+    session.timers.clear("run-watchdog", "r2");
+    session.timers.set("run-release", "r2", Date.now() + 3_000);
+    await settle();
+    expect(session.attempts).toEqual(["r1"]);
+    await session.alarm(Date.now() + 3_000);
+    expect(await session.lifecycle.wait("r2", 5_000)).toMatchObject({ status: "ok", reply: "done" });
+    expect(session.timers.refs("run-release").size).toBe(0);
+  });
 });

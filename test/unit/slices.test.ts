@@ -4,10 +4,8 @@ import { z } from "zod";
 import type { AppEnv } from "../../src/http/context";
 import { OPERATIONS as CORE_OPERATIONS, type Operation } from "../../src/http/openapi/operations";
 import { defineMethod, emptyAnswer } from "../../src/registry/method";
-import { checkRoutes, composeMethods, composeOperations, composeTools, type Slice } from "../../src/registry/slice";
-import { GATEWAY_METHODS, SLICE_TOOLS, SLICES } from "../../src/slices";
-import { TOOL_SPECS } from "../../src/tools/catalog";
-import type { ToolSpec } from "../../src/tools/tool-spec";
+import { checkRoutes, composeMethods, composeOperations, type Slice } from "../../src/registry/slice";
+import { GATEWAY_METHODS, SLICES } from "../../src/slices";
 
 const ping = emptyAnswer(() => ({ pong: true }));
 
@@ -47,17 +45,6 @@ describe("feature slices", () => {
     expect(() => composeMethods([a, b])).toThrow(
       "gateway method ping is registered twice: by the alpha and beta slices",
     );
-  });
-
-  it("register every session tool through the sessions slice, and refuse a tool registered twice", () => {
-    expect(SLICE_TOOLS.map((tool) => tool.name)).toEqual(TOOL_SPECS.map((tool) => tool.name));
-    const [echo] = TOOL_SPECS as [ToolSpec];
-    expect(() =>
-      composeTools([
-        { name: "alpha", tools: [echo] },
-        { name: "beta", tools: [echo] },
-      ]),
-    ).toThrow(`tool ${echo.name} is registered twice: by the alpha and beta slices`);
   });
 
   it("refuse a route two slices register, but not a route's several handlers in one slice", () => {

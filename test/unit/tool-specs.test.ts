@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import type { TenantContext } from "../../src/domain/context";
+import { agentsListDeclaration } from "../../src/protocol/tool-specs/agents-list-declaration";
 import { MODEL_OFFERED_DECLARATIONS, TOOL_DECLARATIONS } from "../../src/protocol/tool-specs/tool-declarations";
 import { TOOL_SPECS } from "../../src/tools/catalog";
+import { runTool } from "../../src/tools/invoke";
+import { jsonResult } from "../../src/tools/result";
+import { defineTool } from "../../src/tools/tool-spec";
 
 type JsonSchema = { type?: string; required?: string[]; properties?: Record<string, JsonSchema>; enum?: unknown[] };
 
@@ -66,5 +71,57 @@ describe("tool specs", () => {
       expect(() => tool.meta?.({})).not.toThrow();
       expect(() => tool.meta?.({ sessionKey: { nested: true }, task: 5, label: null })).not.toThrow();
     }
+  });
+
+  it("declare the tenant roles their runs use, and a run gets no other role (typecheck)", () => {
+    expect(Object.fromEntries(TOOL_SPECS.map((tool) => [tool.name, tool.roles]))).toEqual({
+      sessions_list: ["index"],
+      sessions_history: ["index"],
+      session_status: ["index"],
+      agents_list: [],
+      sessions_send: ["index", "runs"],
+      sessions_spawn: ["index", "runs"],
+      sessions_wait: ["index"],
+    });
+    const tool = defineTool(agentsListDeclaration, ["index"], async (ctx) => {
+      await ctx.tenant.session("main");
+      // @ts-expect-error a tool declaring the index role cannot revoke a token (the access role's)
+      await ctx.tenant.revokeToken("token-id");
+      // @ts-expect-error nor record a run start (the runs role's)
+      await ctx.tenant.recordRunStart("run-id", "main");
+      return jsonResult({});
+    });
+    expect(tool.roles).toEqual(["index"]);
+  });
+
+  it("hand a run the tenant port of its declared roles only, at run time as well", async () => {
+    const calls: string[] = [];
+    const tenant = {
+      session: async (key: string) => {
+        calls.push(`session ${key}`);
+        return null;
+      },
+      revokeToken: async () => {
+        calls.push("revokeToken");
+        return true;
+      },
+      recordRunStart: async () => {
+        calls.push("recordRunStart");
+        return { owner: "main" };
+      },
+    };
+    const probe = defineTool(agentsListDeclaration, ["index"], async (ctx) => {
+      await ctx.tenant.session("agent:main:main");
+      const port = ctx.tenant as unknown as Record<string, unknown>;
+      return jsonResult({
+        session: typeof port.session,
+        revokeToken: typeof port.revokeToken,
+        run: typeof port.recordRunStart,
+      });
+    });
+    const requester = { key: "agent:main:main", agentId: "main", sandboxed: false, spawnDepth: 0, isSubagent: false };
+    const result = await runTool(probe, { tenant } as unknown as TenantContext, requester, {}, {});
+    expect(result.details).toEqual({ session: "function", revokeToken: "undefined", run: "undefined" });
+    expect(calls).toEqual(["session agent:main:main"]);
   });
 });

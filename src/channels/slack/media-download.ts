@@ -38,7 +38,11 @@ export function slackMediaRefs(event: unknown): MediaRef[] {
 
 /** The app's files, located by `files.info`. */
 export function slackMediaSource(api: SlackWebApi): MediaSource {
-  return { credentials: api.credentials, locate: (ref) => api.fileDownload(ref.fileId) };
+  return {
+    credentials: api.credentials,
+    carries: [api.boundCredential],
+    locate: (ref) => api.fileDownload(ref.fileId),
+  };
 }
 
 function kindOf(mime: string | undefined): MediaKind {

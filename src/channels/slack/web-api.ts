@@ -1,4 +1,5 @@
 import type { DeliveryTarget } from "../../model/delivery";
+import { type BoundCredential, unboundCredential } from "../../policy/bound-credential";
 import { guardedFetch } from "../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../policy/outbound-url";
 import { toHex } from "../../util/encoding";
@@ -31,12 +32,19 @@ export type CachedSlackIdentity = SlackBotIdentity & { tokenDigest: string };
  * tenant config). No retries here: the outbox retries deliveries.
  */
 export class SlackWebApi {
+  /** The token with its store entry's hosts: every request that attaches it names it to guardedFetch. */
+  private readonly credential: BoundCredential;
+  private readonly token: string;
+
   constructor(
-    private readonly token: string,
+    token: string | BoundCredential,
     private readonly apiRoot: string,
     private readonly outbound: OutboundPolicy,
     private readonly chunkChars = SLACK_CHUNK_CHARS,
-  ) {}
+  ) {
+    this.credential = typeof token === "string" ? unboundCredential(token) : token;
+    this.token = this.credential.value;
+  }
 
   async call(method: string, params: Record<string, string> = {}): Promise<SlackAnswer> {
     const url = `${this.apiRoot.replace(/\/*$/, "/")}${method}`;
@@ -53,6 +61,7 @@ export class SlackWebApi {
           body: new URLSearchParams(params).toString(),
         },
         this.outbound,
+        [this.credential],
       );
       const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
       const ok = response.ok && body.ok === true;
@@ -129,6 +138,11 @@ export class SlackWebApi {
   async acknowledge(ack: ChannelAck): Promise<void> {
     if (ack.reactToMessageId === undefined) return;
     await this.call("reactions.add", { channel: ack.chatId, timestamp: String(ack.reactToMessageId), name: "eyes" });
+  }
+
+  /** The token with its store entry's hosts, for a request made elsewhere (a file download). */
+  get boundCredential(): BoundCredential {
+    return this.credential;
   }
 
   /** What every call carries: the bot token, as the Bearer header. */

@@ -1,4 +1,5 @@
 import type { DeliveryTarget } from "../../model/delivery";
+import { type BoundCredential, unboundCredential } from "../../policy/bound-credential";
 import { guardedFetch } from "../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../policy/outbound-url";
 import { type ChannelAck, type ChannelSender, PAIRING_KIND, type SendOutcome } from "../adapter";
@@ -29,12 +30,19 @@ export type BotApiAnswer = {
  * outbound guard (apiRoot is tenant config). No retries here: the outbox retries deliveries.
  */
 export class TelegramBotApi {
+  /** The token with its store entry's hosts: every request that attaches it names it to guardedFetch. */
+  private readonly credential: BoundCredential;
+  private readonly token: string;
+
   constructor(
-    private readonly token: string,
+    token: string | BoundCredential,
     private readonly apiRoot: string,
     private readonly outbound: OutboundPolicy,
     private readonly chunkChars = TELEGRAM_CHUNK_CHARS,
-  ) {}
+  ) {
+    this.credential = typeof token === "string" ? unboundCredential(token) : token;
+    this.token = this.credential.value;
+  }
 
   /** The bot's user id (the token's numeric prefix). */
   get botId(): number {
@@ -52,6 +60,7 @@ export class TelegramBotApi {
           ...(body ? { headers: { "content-type": "application/json" }, body: JSON.stringify(body) } : {}),
         },
         this.outbound,
+        [this.credential],
       );
       const answer = (await response.json().catch(() => ({}))) as {
         ok?: boolean;
@@ -94,11 +103,7 @@ export class TelegramBotApi {
     const chatId = Number(ack.chatId);
     if (ack.callbackQueryId !== undefined)
       await this.call("answerCallbackQuery", { callback_query_id: ack.callbackQueryId });
-    await this.call("sendChatAction", {
-      chat_id: chatId,
-      action: "typing",
-      ...(ack.typingThreadId !== undefined ? { message_thread_id: ack.typingThreadId } : {}),
-    });
+    await this.typing(chatId, ack.typingThreadId);
     if (ack.reactToMessageId !== undefined) {
       await this.call("setMessageReaction", {
         chat_id: chatId,
@@ -108,10 +113,24 @@ export class TelegramBotApi {
     }
   }
 
+  /** `sendChatAction typing` (`chat_id` a number, as recorded), in a topic when it has one. */
+  async typing(chatId: number, threadId: number | undefined): Promise<BotApiAnswer> {
+    return this.call("sendChatAction", {
+      chat_id: chatId,
+      action: "typing",
+      ...(threadId !== undefined ? { message_thread_id: threadId } : {}),
+    });
+  }
+
   /** A prepared HTML message (the pairing code): `chat_id` as a number, as recorded. */
   async sendHtml(chatId: string, html: string): Promise<SendOutcome> {
     const answer = await this.call("sendMessage", { chat_id: Number(chatId), text: html, parse_mode: "HTML" });
     return answer.ok ? { partsSent: 1 } : { partsSent: 0, error: failure(answer), ...retryAfter(answer) };
+  }
+
+  /** The token with its store entry's hosts, for a request made elsewhere (a file download). */
+  get boundCredential(): BoundCredential {
+    return this.credential;
   }
 
   /**

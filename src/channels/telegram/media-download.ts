@@ -43,7 +43,11 @@ export function telegramMediaRefs(message: unknown): MediaRef[] {
 
 /** The bot's files, located by `getFile`. */
 export function telegramMediaSource(bot: TelegramBotApi): MediaSource {
-  return { credentials: bot.credentials, locate: async (ref) => ({ url: await bot.fileUrl(ref.fileId) }) };
+  return {
+    credentials: bot.credentials,
+    carries: [bot.boundCredential],
+    locate: async (ref) => ({ url: await bot.fileUrl(ref.fileId) }),
+  };
 }
 
 /** A file the message names by id; none without one. */

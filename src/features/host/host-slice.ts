@@ -245,7 +245,6 @@ export const hostSlice: Slice = {
     "plugins.catalog.browse": emptyAnswer(() => ({ items: [] })),
     "skills.library.list": emptyAnswer(() => ({ entries: [], multipleProfiles: false, canManageWorkspace: false })),
     "artifacts.list": emptyAnswer(() => ({ artifacts: [] })),
-    "usage.status": emptyAnswer(() => ({ updatedAt: Date.now(), providers: [], refreshing: false })),
     "system-presence": emptyAnswer(() => []),
   },
 };

@@ -10,7 +10,6 @@ import { methodParamSchemas } from "../../protocol/gateway";
 import { sessionsListParamsSchema, sessionsResolveParamsSchema } from "../../protocol/methods";
 import { defineMethod } from "../../registry/method";
 import type { Slice } from "../../registry/slice";
-import { TOOL_SPECS } from "../../tools/catalog";
 import { SESSION_OPERATIONS } from "./session-operations";
 import { sessionRoutes } from "./session-routes";
 import { streamTicketRoutes } from "./stream-ticket-routes";
@@ -23,7 +22,6 @@ import { transferRoutes } from "./transfer-routes";
  */
 export const sessionsSlice: Slice = {
   name: "sessions",
-  tools: TOOL_SPECS,
   methods: {
     "sessions.list": defineMethod({
       scope: "operator.read",

@@ -1,8 +1,10 @@
 import { Hono } from "hono";
+import { serviceUsageStatus } from "../../domain/service-usage-card";
 import { ledgerUsage, usageRange } from "../../domain/tenant-usage";
 import { type AppEnv, requireScope } from "../../http/context";
 import { parseQuery } from "../../http/request";
 import { tenantUsageSchema, usageRangeSchema } from "../../protocol/usage";
+import { defineMethod, openParams } from "../../registry/method";
 import type { Slice } from "../../registry/slice";
 
 /** The tenant's own usage: what its objects billed and its runs used, per day (the operator's view, read by the tenant). */
@@ -16,6 +18,15 @@ usageRoutes.get("/v1/usage", requireScope("operator.read"), async (c) => {
 export const usageSlice: Slice = {
   name: "usage",
   routes: { tenant: [usageRoutes] },
+  methods: {
+    // The Control UI's Usage page: the tenant's service bill as its provider card (domain/service-usage-card.ts).
+    "usage.status": defineMethod({
+      scope: "operator.read",
+      roles: ["runs"],
+      params: openParams,
+      handle: ({ ctx }) => serviceUsageStatus(ctx),
+    }),
+  },
   openApi: [
     {
       method: "get",

@@ -58,7 +58,10 @@ export type ModelOffer = {
   subagentRemoved: "always" | "at-depth-cap";
 };
 
-export const defineDeclaration = <S extends z.ZodType>(declaration: ToolDeclaration<S>) => declaration;
+/** A declaration, its name kept as a literal (the tool names' type: tool-declarations.ts `ToolName`). */
+export const defineDeclaration = <S extends z.ZodType, const Name extends string>(
+  declaration: ToolDeclaration<S> & { name: Name },
+) => declaration;
 
 /** An argument as activity-row text: strings and numbers only. */
 export function metaText(value: unknown): string | undefined {

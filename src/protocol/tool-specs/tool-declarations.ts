@@ -10,10 +10,11 @@ import { sessionsWaitDeclaration } from "./sessions-wait-declaration";
 export type { ModelOffer, ToolDeclaration, ToolSection } from "./declaration";
 
 /**
- * Every session tool this service has, in the order MCP lists them. tools/catalog.ts pairs
- * each with its run (TOOL_SPECS); the pure policies and renderers read this list.
+ * Every session tool this service has, in the order MCP lists them: the one list of tools.
+ * tools/catalog.ts pairs each with its run by name (TOOL_SPECS, in this order; the compiler
+ * refuses a tool without its run); the pure policies and renderers read this list.
  */
-export const TOOL_DECLARATIONS: readonly ToolDeclaration[] = [
+const DECLARATIONS = [
   sessionsListDeclaration,
   sessionsHistoryDeclaration,
   sessionStatusDeclaration,
@@ -21,7 +22,11 @@ export const TOOL_DECLARATIONS: readonly ToolDeclaration[] = [
   sessionsSendDeclaration,
   sessionsSpawnDeclaration,
   sessionsWaitDeclaration,
-];
+] as const;
+export const TOOL_DECLARATIONS: readonly ToolDeclaration[] = DECLARATIONS;
+
+/** The name of a tool of this service. */
+export type ToolName = (typeof DECLARATIONS)[number]["name"];
 
 /** The tools a model can be offered, in OpenClaw's order. */
 export const MODEL_OFFERED_DECLARATIONS = TOOL_DECLARATIONS.filter(

@@ -1,5 +1,10 @@
-import { DurableObject } from "cloudflare:workers";
-import type { CompletionAdmission, ContinuedRun, FlowStepAnswer, RunStartAnswer } from "../contracts/tenant-api";
+import type {
+  CompletionAdmission,
+  ContinuedRun,
+  FlowStepAnswer,
+  RunStartAnswer,
+  TenantRunsApi,
+} from "../contracts/tenant-api";
 import type { FlowStep } from "../policy/flow-steps";
 import type { LimitsState, Meter, TranscriptLimits } from "../policy/limit-rules";
 import type { RunIndex } from "./run-index";
@@ -7,13 +12,15 @@ import type { ModelSlot } from "./run-quota";
 import type { TenantLimits } from "./tenant-limits";
 
 /**
- * The tenant object's RPC methods about runs and limits (run ids, run admission, model slots,
- * meters), apart from its registry and gateway methods; TenantObject extends it and makes the
- * two modules they delegate to.
+ * The tenant object's runs role (contracts/tenant-api.ts `TenantRunsApi`): run ids, run
+ * admission, model slots and meters, over the run index and the tenant's limits. The object
+ * answers its RPC methods of this role here (tenant-object.ts).
  */
-export abstract class TenantRunMethods extends DurableObject<Env> {
-  protected abstract readonly runs: RunIndex;
-  protected abstract readonly quota: TenantLimits;
+export class TenantRunsRole implements TenantRunsApi {
+  constructor(
+    private readonly runs: RunIndex,
+    private readonly quota: TenantLimits,
+  ) {}
 
   recordAnnounceRun(runId: string, key: string): string {
     return this.runs.record(runId, key, false);
