@@ -1,8 +1,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { LIST_SEARCH_SCAN_ROWS } from "../src/tenant/index-store";
 import { LIST_TOTAL_COUNT_ROWS } from "../src/tenant/session-directory";
+import { LIST_SEARCH_SCAN_ROWS } from "../src/tenant/sessions-list-store";
 import { freshTenant, type TestTenant, until, user } from "./helpers";
 import { GatewayClient } from "./ws-helpers";
 

@@ -19,10 +19,10 @@ export type ClaimedEntry = { entry: SessionEntry; version: number };
 
 /** What the tenant side needs of the session index. */
 export type PendingIndex = {
-  hasSession(key: string): boolean;
-  isDeleted(sessionId: string): boolean;
-  dropSessions(keys: string[]): void;
-  retireSessionId(sessionId: string): void;
+  /** Its `sessions` table. */
+  sessions: { hasSession(key: string): boolean; dropSessions(keys: string[]): void };
+  /** Its `session_ids` table. */
+  sessionIds: { isDeleted(sessionId: string): boolean; retireSessionId(sessionId: string): void };
 };
 
 /** The tenant side: pending entries, their claims, and their retirement once adopted. */
@@ -49,7 +49,7 @@ export class PendingSessions {
     // Keys whose object cannot learn its own name stay with the object (see objectKnowsItsName).
     if (!objectKnowsItsName(ref.tenantId, ref.key)) return null;
     const pending = this.store.get(ref.key);
-    if (pending ? pending.claimed : this.index.hasSession(ref.key)) return null;
+    if (pending ? pending.claimed : this.index.sessions.hasSession(ref.key)) return null;
     const refused = pending ? null : this.admitNew();
     if (refused) return { refused };
     const entry = patchedEntry(pending?.entry ?? newEntry(ref, undefined, now), patch, options.parentSessionKey, now);
@@ -73,7 +73,7 @@ export class PendingSessions {
    * run there (one call less for a new key); undefined when the key's session is published.
    */
   claimBeforeStart(key: string): ClaimedEntry | SessionRefused | null | undefined {
-    if (!this.store.get(key) && this.index.hasSession(key)) return undefined;
+    if (!this.store.get(key) && this.index.sessions.hasSession(key)) return undefined;
     return this.claim(key, "write");
   }
 
@@ -82,7 +82,7 @@ export class PendingSessions {
    * create the session (every door's first write passes here): refused over `sessions`.
    */
   claim(key: string, intent: ClaimIntent): ClaimedEntry | SessionRefused | null {
-    if (intent === "write" && !this.store.get(key) && !this.index.hasSession(key)) {
+    if (intent === "write" && !this.store.get(key) && !this.index.sessions.hasSession(key)) {
       const refused = this.admitNew();
       if (refused) return { refused };
     }
@@ -95,14 +95,14 @@ export class PendingSessions {
     // One primary-key read on the publish path; the table is empty but for unused sessions.
     const pending = this.store.get(key);
     // A late update of a deleted transcript must not retire a newer pending entry of the key.
-    if (!pending || this.index.isDeleted(sessionId)) return;
+    if (!pending || this.index.sessionIds.isDeleted(sessionId)) return;
     this.store.remove(key);
     // An object that never claimed the entry made its own (a create racing the first message
     // through another transport): the object's wins. A claimed one may since have been reset.
     if (pending.entry && !pending.claimed && pending.entry.sessionId !== sessionId) {
       logWarning("session.create_conflict", { tenant: this.tenantId(), session: key });
-      this.index.dropSessions([key]);
-      this.index.retireSessionId(pending.entry.sessionId);
+      this.index.sessions.dropSessions([key]);
+      this.index.sessionIds.retireSessionId(pending.entry.sessionId);
     }
   }
 

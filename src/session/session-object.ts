@@ -76,7 +76,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     // Ordered before the message, as OpenClaw sends it; the caller answers after both. No hand-off
     // while a run may publish (its update could reach the tenant before this answer).
     const event = { ...injectedChatEvent(ref.agentId, appended.messageId, message), afterSeq: appended.seq - 1 };
-    const update = handOff && !this.parts.store.runs.active() ? this.parts.publisher.handOff(event) : null;
+    const update = handOff && !this.parts.stores.runs.active() ? this.parts.publisher.handOff(event) : null;
     if (update) return { ...result, update };
     return this.parts.publisher.emit(event, true).then(() => result);
   }
@@ -245,11 +245,11 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
 
   /** The outbox of this session, newest first. */
   deliveries(limit = 100): Delivery[] {
-    return this.parts.store.deliveries.list(limit);
+    return this.parts.stores.deliveries.list(limit);
   }
 
   flow(id: string): Flow | null {
-    return this.parts.store.flows.get(id) ?? null;
+    return this.parts.stores.flows.get(id) ?? null;
   }
 
   // ── Sub-agents (sessions_spawn) ─────────────────────────────────────────

@@ -23,7 +23,8 @@ import { Followers } from "./followers";
 import { COLD_WINDOW_MS } from "./publish-window";
 import { Publisher } from "./publisher";
 import type { ReplyRoutes } from "./reply-routes";
-import { SessionStore } from "./session-store";
+import { openSessionDatabase, type SessionDatabase } from "./session-database";
+import type { SessionStore } from "./session-store";
 import { spawnHost } from "./spawn-host";
 import { Transcript } from "./transcript";
 import { TranscriptQuota } from "./transcript-quota";
@@ -37,6 +38,8 @@ const PUBLISH_RETRY_MS = COLD_WINDOW_MS + 1_000;
 /** The collaborators of one session object, wired to each other. */
 export type SessionParts = {
   store: SessionStore;
+  /** The engines' stores over the same database (runs, deliveries, flows, spawns, tool journal). */
+  stores: SessionDatabase;
   timers: Timers;
   transcript: Transcript;
   publisher: Publisher;
@@ -72,7 +75,8 @@ export function wireSession(
   routes: ReplyRoutes,
 ): SessionParts {
   installLedgerLogSink(env);
-  const store = new SessionStore(ctx.storage);
+  const stores = openSessionDatabase(ctx.storage);
+  const store = stores.session;
   const tenant = (tenantId = store.identity()?.tenantId ?? "") => tenantApi(env, tenantId);
   const publisher = new Publisher(store, async (tenantId, update) => tenantApi(env, tenantId).publish(update));
   const timers = new Timers(ctx.storage, () => (publisher.hasPending() ? Date.now() + PUBLISH_RETRY_MS : undefined));
@@ -94,12 +98,12 @@ export function wireSession(
     config: async () => tenant().config(),
     resolve: async (name: string) => tenant().resolveSecret(name),
     outbound: outboundPolicy(env),
-    replyTargetOf: (runId) => store.runs.get(runId)?.input.replyTarget,
+    replyTargetOf: (runId) => stores.runs.get(runId)?.input.replyTarget,
     replyDelivery: (runId) => {
-      const reply = store.deliveries.byKey(`${runId}:reply`);
+      const reply = stores.deliveries.byKey(`${runId}:reply`);
       return !reply ? "none" : reply.status === "pending" ? "pending" : "settled";
     },
-    runOfDelivery: (deliveryId) => store.deliveries.get(deliveryId)?.idempotencyKey.replace(/:reply$/, ""),
+    runOfDelivery: (deliveryId) => stores.deliveries.get(deliveryId)?.idempotencyKey.replace(/:reply$/, ""),
     waitUntil: (promise) => ctx.waitUntil(promise),
   });
   const emit = (event: Omit<LiveEvent, "afterSeq">) => {
@@ -129,16 +133,16 @@ export function wireSession(
   );
   const runs = new RunLifecycle({
     transcript: store,
-    runs: store.runs,
+    runs: stores.runs,
     timers,
     events: new RunEvents(emit, (runId) => {
-      const run = store.runs.get(runId);
+      const run = stores.runs.get(runId);
       return run ? runContext(run, transcript.entry()?.sessionId) : undefined;
     }),
     executor: new RunExecutor({
       env,
       transcript: store,
-      journal: store.toolJournal,
+      journal: stores.toolJournal,
       toolbox: (run, entry, config) => sessionToolbox(env, run, entry, config),
       runnerSecret: async (tenantId) => tenant(tenantId).runnerSecret(),
       storeSecret: async (tenantId, id) => tenant(tenantId).resolveSecret(id),
@@ -156,15 +160,15 @@ export function wireSession(
     },
     onSettled: (runId) => {
       if (!spawns.settled(runId)) flows.runSettled(runId);
-      const run = store.runs.get(runId);
+      const run = stores.runs.get(runId);
       if (!run) return;
-      const event = usageEventOf(run, transcript.entry()?.sessionId, store.toolJournal.callsByTool(runId));
+      const event = usageEventOf(run, transcript.entry()?.sessionId, stores.toolJournal.callsByTool(runId));
       reportUsage(ledgerApi(env, run.input.tenantId), event, (promise) => ctx.waitUntil(promise));
     },
   });
   const admission = new RunAdmission({
     transcript: store,
-    runs: store.runs,
+    runs: stores.runs,
     lifecycle: runs,
     entry: () => transcript.entry(),
     ensureEntry: (ref, seed, now) => transcript.ensureEntry(ref, seed, now),
@@ -174,7 +178,7 @@ export function wireSession(
     startFlow: (ref, run, flow, now) => flows.startPrimary(ref, run, flow, now),
   });
   const outbox = new Outbox({
-    store: store.deliveries,
+    store: stores.deliveries,
     timers,
     logContext: () => ({ tenant: store.identity()?.tenantId, session: store.identity()?.sessionKey }),
     entry: () => transcript.entry(),
@@ -191,7 +195,7 @@ export function wireSession(
     emit,
   });
   const flows = new A2aFlowDriver({
-    store: store.flows,
+    store: stores.flows,
     timers,
     runs,
     session: (tenantId, key) => sessionApi(env, tenantId, key),
@@ -200,7 +204,16 @@ export function wireSession(
     waitUntil: (promise) => ctx.waitUntil(promise),
   });
   const spawns = new SpawnDriver(
-    spawnHost({ env, store, timers, transcript, runs, publisher, deleteSession: (ref) => self.delete(ref) }),
+    spawnHost({
+      env,
+      store,
+      spawnStore: stores.spawns,
+      timers,
+      transcript,
+      runs,
+      publisher,
+      deleteSession: (ref) => self.delete(ref),
+    }),
   );
   const timerHandlers: TimerHandlers = {
     "run-release": (runId) => runs.release(runId),
@@ -213,6 +226,7 @@ export function wireSession(
   };
   return {
     store,
+    stores,
     timers,
     transcript,
     publisher,

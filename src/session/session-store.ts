@@ -1,18 +1,13 @@
 import type { Page, PageQuery } from "../contracts/session-api";
-import { DELIVERY_SCHEMA, DeliveryStore } from "../delivery/delivery-store";
-import { FLOW_SCHEMA, FlowStore } from "../flows/flow-store";
 import type { MessageRecord } from "../model/message-record";
 import type { SessionEntry } from "../protocol/session";
-import { RUN_SCHEMA, RunStore } from "../runs/run-store";
-import { TOOL_JOURNAL_SCHEMA, ToolJournal } from "../runs/tool-loop/tool-journal";
-import { SPAWN_SCHEMA, SpawnStore } from "../spawn/spawn-store";
-import { type LegacyLayout, migrate, type Schema } from "../storage/migrations";
+import type { RunStore } from "../runs/run-store";
+import type { Schema } from "../storage/migrations";
 import { all, first } from "../storage/sql";
-import { TIMER_SCHEMA } from "../timers/timer-schema";
 
 /**
- * The SQL of a session's entry and transcript; it also opens the object's database (every
- * module's schema) and holds the other modules' stores. The transcript is append-only and
+ * The SQL of a session's entry and transcript (its own tables; the object's database and the
+ * engines' stores are opened in session-database.ts). The transcript is append-only and
  * keyed by (session_id, seq); every read is a bounded page over that index, never a full scan.
  */
 
@@ -87,41 +82,6 @@ export const SESSION_SCHEMA: Schema = {
   ],
 };
 
-/** Every module a session object's database holds, in the order a new object creates them. */
-export const SESSION_OBJECT_SCHEMAS = [
-  SESSION_SCHEMA,
-  RUN_SCHEMA,
-  TIMER_SCHEMA,
-  DELIVERY_SCHEMA,
-  FLOW_SCHEMA,
-  SPAWN_SCHEMA,
-  TOOL_JOURNAL_SCHEMA,
-];
-
-/**
- * The single-counter list session objects used before per-module migrations (17 statements),
- * position by position. Frozen: it describes databases that already exist.
- */
-const LEGACY_SESSION_LAYOUT: LegacyLayout = [
-  ["session", "create meta"],
-  ["session", "create entry"],
-  ["session", "create messages"],
-  ["session", "create transcripts"],
-  ["session", "create idempotency"],
-  ["session", "add entry.published_session_id"],
-  ["session", "add entry.published_seq"],
-  ["runs", "create runs"],
-  ["runs", "index runs_by_state"],
-  ["timers", "create timers"],
-  ["timers", "index timers_by_due"],
-  ["runs", "add runs.deferred"],
-  ["delivery", "create deliveries"],
-  ["delivery", "index deliveries_by_created"],
-  ["flows", "create flows"],
-  ["flows", "index flows_by_state"],
-  ["spawn", "create spawns"],
-];
-
 export type EntryState = {
   entry: SessionEntry;
   version: number;
@@ -157,21 +117,17 @@ type MessageRow = { seq: number; id: string; role: string; created_at: number; b
 
 export class SessionStore {
   private readonly sql: SqlStorage;
-  /** Runs and timers, the delivery outbox and agent-to-agent flows share this database. */
-  readonly runs: RunStore;
-  readonly deliveries: DeliveryStore;
-  readonly flows: FlowStore;
-  readonly spawns: SpawnStore;
-  readonly toolJournal: ToolJournal;
 
-  constructor(private readonly storage: DurableObjectStorage) {
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly database: {
+      /** Creates every module's schema anew in an emptied database (after wipe). */
+      recreateSchemas(): void;
+      /** The runs of a transcript's messages, for each message's `__openclaw` fields. */
+      runs: Pick<RunStore, "forMessages">;
+    },
+  ) {
     this.sql = storage.sql;
-    migrate(storage, SESSION_OBJECT_SCHEMAS, LEGACY_SESSION_LAYOUT);
-    this.runs = new RunStore(this.sql, () => this.identity()?.sessionKey ?? "");
-    this.deliveries = new DeliveryStore(this.sql);
-    this.flows = new FlowStore(this.sql);
-    this.spawns = new SpawnStore(this.sql);
-    this.toolJournal = new ToolJournal(this.sql);
   }
 
   /**
@@ -184,7 +140,7 @@ export class SessionStore {
     this.state = undefined;
     this.entryDirty = false;
     this.who = undefined;
-    migrate(this.storage, SESSION_OBJECT_SCHEMAS);
+    this.database.recreateSchemas();
   }
 
   /**
@@ -427,7 +383,12 @@ export class SessionStore {
     const meta = new Map<number, RunMeta>();
     if (window) {
       const seqs = rows.map((row) => row.seq);
-      const runs = this.runs.forMessages(Math.min(...seqs), Math.max(...seqs), window.started_at, window.ended_at);
+      const runs = this.database.runs.forMessages(
+        Math.min(...seqs),
+        Math.max(...seqs),
+        window.started_at,
+        window.ended_at,
+      );
       for (const run of runs) {
         if (run.userSeq !== null) meta.set(run.userSeq, { idempotencyKey: `${run.runId}:user` });
         if (run.replySeq !== null) meta.set(run.replySeq, { runId: run.runId });

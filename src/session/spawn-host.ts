@@ -2,6 +2,7 @@ import type { SessionRef } from "../contracts/session-api";
 import type { RunLifecycle } from "../runs/run-lifecycle";
 import { deleteAttachments, sessionAttachmentPrefix } from "../spawn/spawn-attachments";
 import type { SpawnPorts } from "../spawn/spawn-driver";
+import type { SpawnStore } from "../spawn/spawn-store";
 import { sessionApi } from "../stubs";
 import type { Timers } from "../timers/timers";
 import type { Publisher } from "./publisher";
@@ -19,6 +20,7 @@ const SPAWN_RESULT_READ_MAX_BYTES = 2 * 1024 * 1024;
 export function spawnHost(parts: {
   env: Env;
   store: SessionStore;
+  spawnStore: SpawnStore;
   timers: Timers;
   transcript: Transcript;
   runs: RunLifecycle;
@@ -28,7 +30,7 @@ export function spawnHost(parts: {
 }): SpawnPorts {
   const { env, store, transcript } = parts;
   return {
-    store: store.spawns,
+    store: parts.spawnStore,
     timers: parts.timers,
     entry: () => transcript.entry(),
     snapshot: (runId) => parts.runs.snapshot(runId),

@@ -14,7 +14,7 @@ class RunRefused extends Error {
  * task past the tenant's bytes per session) undoes the commit: no child without its run.
  */
 export function startSpawnChild(
-  parts: Pick<SessionParts, "store" | "transcript" | "runs">,
+  parts: Pick<SessionParts, "store" | "stores" | "transcript" | "runs">,
   ref: SessionRef,
   lineage: SpawnLineage,
   request: StartRun,
@@ -24,7 +24,7 @@ export function startSpawnChild(
   try {
     return parts.store.transaction(() => {
       parts.transcript.recordLineage(ref, lineage, now);
-      parts.store.spawns.insert(request.runId, spec, now);
+      parts.stores.spawns.insert(request.runId, spec, now);
       const started = parts.runs.start({ ...request, tenantId: ref.tenantId, agentId: ref.agentId }, now);
       if (started.status === "too_large") throw new RunRefused(started);
       return started;

@@ -1,5 +1,7 @@
 import type { IndexColumns, SessionRow } from "../model/session-row";
-import { type IndexStore, isNewer } from "./index-store";
+import type { IndexStore } from "./index-store";
+import type { SessionIdsStore } from "./session-ids-store";
+import { isNewer } from "./sessions-store";
 
 type HeldRow = { row: SessionRow; version: number; columns: IndexColumns };
 
@@ -21,7 +23,9 @@ export class HeldIndexRows {
   private writeTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
-    private readonly store: Pick<IndexStore, "beforeEachStatement" | "transcriptAsWritten" | "upsertSession">,
+    private readonly store: Pick<IndexStore, "beforeEachStatement" | "upsertSession"> & {
+      sessionIds: Pick<SessionIdsStore, "transcriptAsWritten">;
+    },
   ) {
     store.beforeEachStatement(() => this.write());
   }
@@ -31,7 +35,7 @@ export class HeldIndexRows {
    * is upserted now (recording it), and one of a deleted session is dropped.
    */
   hold(row: SessionRow, version: number, columns: IndexColumns): "stored" | "stale" | "deleted" | "held" {
-    const known = this.store.transcriptAsWritten(row.sessionId);
+    const known = this.store.sessionIds.transcriptAsWritten(row.sessionId);
     if (known?.deleted) return "deleted";
     if (!known) return this.store.upsertSession(row, version, columns);
     const held = this.held.get(row.key);

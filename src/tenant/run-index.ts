@@ -1,6 +1,6 @@
 import { Waiters } from "../util/waiters";
-import type { IndexStore } from "./index-store";
 import { RecentRuns } from "./recent-runs";
+import type { RunsIndexStore } from "./runs-index-store";
 
 /**
  * Which session each run belongs to (agent.wait and callbacks carry only the runId), with
@@ -10,7 +10,7 @@ export class RunIndex {
   private readonly waiters = new Waiters<string, boolean>();
   private readonly recent = new RecentRuns();
 
-  constructor(private readonly index: IndexStore) {}
+  constructor(private readonly index: RunsIndexStore) {}
 
   record(runId: string, key: string, abortable: boolean): string {
     const now = Date.now();

@@ -53,8 +53,8 @@ export class SessionDirectory {
     // A handed-off message was never sent before (the session hands over only a fresh one).
     const messages = update.handedOff
       ? update.messages
-      : index.recordProgress(update.key, update.sessionId, update.messageBytes, update.messages);
-    fanout.deliver({ ...update, messages }, () => update.row ?? index.session(update.key) ?? null);
+      : index.progress.recordProgress(update.key, update.sessionId, update.messageBytes, update.messages);
+    fanout.deliver({ ...update, messages }, () => update.row ?? index.sessions.session(update.key) ?? null);
     return audience;
   }
 
@@ -62,7 +62,7 @@ export class SessionDirectory {
   private storeRow(update: SessionUpdate): "stored" | "stale" | "deleted" | "held" | "unchanged" {
     const { index } = this.deps;
     const { heldRows } = this;
-    if (!update.row) return index.isDeleted(update.sessionId) ? "deleted" : "unchanged";
+    if (!update.row) return index.sessionIds.isDeleted(update.sessionId) ? "deleted" : "unchanged";
     const columns = this.columns(update.row);
     return update.handedOff
       ? heldRows.hold(update.row, update.version, columns)
@@ -82,7 +82,7 @@ export class SessionDirectory {
   }
 
   remove(key: string, at: number): boolean {
-    const row = this.deps.index.session(key);
+    const row = this.deps.index.sessions.session(key);
     this.deps.pending.remove(key);
     const removed = this.deps.index.removeSession(key);
     // Nothing deleted, nothing to tell.
@@ -92,15 +92,15 @@ export class SessionDirectory {
 
   /** A session's index row; `withChildren` adds `childSessions` as a list row has them. */
   row(key: string, withChildren: boolean): SessionRow | null {
-    const row = this.deps.index.session(key);
+    const row = this.deps.index.sessions.session(key);
     if (!row) return null;
-    const kids = withChildren ? this.deps.index.childrenOf([key]).get(key) : undefined;
+    const kids = withChildren ? this.deps.index.sessions.childrenOf([key]).get(key) : undefined;
     return kids ? { ...row, childSessions: kids } : row;
   }
 
   /** The first rows, newest first, each with `childSessions` (its spawn-tree children). */
   list(filter: ListFilter): SessionRow[] {
-    return this.withChildren(this.deps.index.list({ ...filter, now: Date.now() }));
+    return this.withChildren(this.deps.index.listing.list({ ...filter, now: Date.now() }));
   }
 
   /**
@@ -113,7 +113,7 @@ export class SessionDirectory {
     const now = Date.now();
     const offset = Math.max(0, Math.floor(filter.offset ?? 0));
     const after = offset > 0 ? this.cursors.get(filter, offset) : undefined;
-    const found = index.listPage({ ...filter, now }, after ? { after } : { skip: offset }, filter.limit);
+    const found = index.listing.listPage({ ...filter, now }, after ? { after } : { skip: offset }, filter.limit);
     if (found.more && found.last) this.cursors.set(filter, offset + found.rows.length, found.last);
     const total = found.scanLimited
       ? undefined
@@ -130,13 +130,13 @@ export class SessionDirectory {
 
   /** `before` rows plus those after `after` (all of them when `after` is undefined: a page past the end). */
   private restCount(filter: ListFilter, now: number, after: ListPosition | undefined, before: number) {
-    const rest = this.deps.index.countFrom({ ...filter, now }, after, LIST_TOTAL_COUNT_ROWS);
+    const rest = this.deps.index.listing.countFrom({ ...filter, now }, after, LIST_TOTAL_COUNT_ROWS);
     if (rest === undefined) return undefined;
     return after ? before + rest : rest;
   }
 
   private withChildren(rows: SessionRow[]): SessionRow[] {
-    const children = this.deps.index.childrenOf(rows.map((r) => r.key));
+    const children = this.deps.index.sessions.childrenOf(rows.map((r) => r.key));
     return rows.map((row) => {
       const kids = children.get(row.key);
       return kids ? { ...row, childSessions: kids } : row;
@@ -151,7 +151,7 @@ export class SessionDirectory {
     const { index, pending, env } = this.deps;
     const tenantId = this.deps.tenantStore.tenantId();
     if (!tenantId) return { sessions: 0 };
-    const keys = index.allKeys();
+    const keys = index.sessionIds.allKeys();
     // Rows are replaced one by one while lists keep answering.
     const live = new Set<string>();
     const queue = [...keys];
@@ -165,7 +165,7 @@ export class SessionDirectory {
       }
     };
     await Promise.all(Array.from({ length: Math.min(REINDEX_CONCURRENCY, keys.length) }, worker));
-    index.dropSessions(keys.filter((key) => !live.has(key)));
+    index.sessions.dropSessions(keys.filter((key) => !live.has(key)));
     return { sessions: live.size };
   }
 

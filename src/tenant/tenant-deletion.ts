@@ -25,7 +25,7 @@ export class TenantDeletion {
     const deletingSince = tenantStore.markDeleting(Date.now());
     await gateway.closeAll(1008, "tenant deleted");
     await access.revokeAll();
-    const { keys, total } = index.liveKeys(batch);
+    const { keys, total } = index.sessionIds.liveKeys(batch);
     return { deletingSince, keys, remaining: total };
   }
 

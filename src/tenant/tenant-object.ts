@@ -76,10 +76,10 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
       async (day) => ledgerApi(env, ctx.id.name ?? "").tokensOn(day),
       (promise) => ctx.waitUntil(promise),
       () => this.gateway.sockets(),
-      () => this.index.sessionCount() + pendingStore.placeholders(),
-      () => this.index.messageBytesTotal(),
+      () => this.index.sessions.sessionCount() + pendingStore.placeholders(),
+      () => this.index.progress.messageBytesTotal(),
     );
-    this.runs = new TenantRunsRole(new RunIndex(this.index), this.quota);
+    this.runs = new TenantRunsRole(new RunIndex(this.index.runs), this.quota);
     this.access = new TenantAccessControl({
       env,
       tenantStore,
@@ -198,7 +198,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     const record = this.tenantStore.record();
     if (!record) return null;
     const { tenantId: _id, ...rest } = record;
-    return { ...rest, sessions: this.index.liveKeys(0).total, tokens: this.tokens.tokenCount() };
+    return { ...rest, sessions: this.index.sessionIds.liveKeys(0).total, tokens: this.tokens.tokenCount() };
   }
 
   /** A step of deleting the tenant (src/tenant/tenant-deletion.ts): the next session keys to delete. */
@@ -268,7 +268,7 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   }
 
   keyForSessionId(sessionId: string): { key: string; agentId: string } | null {
-    return this.index.keyForSessionId(sessionId) ?? null;
+    return this.index.sessionIds.keyForSessionId(sessionId) ?? null;
   }
 
   listSessions(filter: ListFilter): SessionRow[] {
@@ -280,23 +280,23 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
   }
 
   claimSessionId(sessionId: string, key: string, agentId: string): string | null {
-    return this.index.claimSessionId(sessionId, key, agentId) ?? null;
+    return this.index.sessionIds.claimSessionId(sessionId, key, agentId) ?? null;
   }
 
   sessionKeysAfter(afterKey: string, limit: number): string[] {
-    return this.index.keysAfter(afterKey, limit);
+    return this.index.sessions.keysAfter(afterKey, limit);
   }
 
   keysWithLabel(label: string, agentId?: string): string[] {
-    return this.index.keysWithLabel(label, agentId);
+    return this.index.sessions.keysWithLabel(label, agentId);
   }
 
   agentIds(): string[] {
-    return this.index.agentIds();
+    return this.index.sessions.agentIds();
   }
 
   countActiveChildren(key: string): number {
-    return this.index.countActiveChildren(key);
+    return this.index.sessions.countActiveChildren(key);
   }
 
   rebuildIndex(): Promise<{ sessions: number }> {

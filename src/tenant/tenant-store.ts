@@ -6,7 +6,7 @@ import { SECRET_STORE_SCHEMAS } from "../secrets/secret-store";
 import { type LegacyLayout, migrate, type Schema } from "../storage/migrations";
 import { first } from "../storage/sql";
 import { HUB_SCHEMAS } from "./hub-store";
-import { INDEX_SCHEMAS } from "./index-store";
+import { INDEX_SCHEMAS } from "./index-schemas";
 import { TOKEN_SCHEMAS } from "./token-store";
 
 const RECORD_SCHEMAS: Schema[] = [

@@ -27,7 +27,7 @@ function target(replies: Record<string, string>, options: { hangPrimary?: boolea
     let driver = drivers.get(session);
     if (!driver) {
       driver = new A2aFlowDriver({
-        store: session.store.flows,
+        store: session.stores.flows,
         timers: session.timers,
         runs: session.lifecycle,
         session: () => requester as unknown as SessionApi,
@@ -102,7 +102,7 @@ describe("sessions_send flow over the session's run lifecycle", () => {
     expect(w.requesterRuns).toEqual(["f1:turn:1"]);
     expect(w.world.session.attempts).toEqual(["f1", "f1:announce"]);
     expect(w.announced).toEqual(["Build is green."]);
-    expect(w.world.session.store.flows.get("f1")).toMatchObject({ state: "done", outcome: "announced" });
+    expect(w.world.session.stores.flows.get("f1")).toMatchObject({ state: "done", outcome: "announced" });
     expect(w.world.session.timers.has("flow", "f1")).toBe(false);
   });
 
@@ -114,7 +114,7 @@ describe("sessions_send flow over the session's run lifecycle", () => {
     await w.world.session.alarm(Date.now() + 5_000);
     await w.idle();
     expect(w.world.session.lifecycle.snapshot("f1")?.status).toBe("timeout");
-    expect(w.world.session.store.flows.get("f1")).toMatchObject({ state: "done", outcome: "no-reply" });
+    expect(w.world.session.stores.flows.get("f1")).toMatchObject({ state: "done", outcome: "no-reply" });
     expect(w.requesterRuns).toEqual([]);
     expect(w.announced).toEqual([]);
     expect(w.world.session.attempts).toEqual(["f1"]);
@@ -125,7 +125,7 @@ describe("sessions_send flow over the session's run lifecycle", () => {
     w.startPrimary();
     await w.world.session.lifecycle.wait("f1", 5_000);
     await w.idle();
-    expect(w.world.session.store.flows.get("f1")?.state).toBe("primary");
+    expect(w.world.session.stores.flows.get("f1")?.state).toBe("primary");
     const after = w.restart();
     after.recover();
     // The run's end cleared every timer about its id, the flow's too; the restart re-arms it.
@@ -135,6 +135,6 @@ describe("sessions_send flow over the session's run lifecycle", () => {
     await w.idle();
     expect(w.announced).toEqual(["Build is green."]);
     expect(w.requesterRuns).toEqual(["f1:turn:1"]);
-    expect(after.store.flows.get("f1")).toMatchObject({ state: "done", outcome: "announced" });
+    expect(after.stores.flows.get("f1")).toMatchObject({ state: "done", outcome: "announced" });
   });
 });

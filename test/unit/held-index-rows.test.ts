@@ -19,7 +19,7 @@ function fakeStore(transcripts: Record<string, { deleted: number }>) {
     beforeEachStatement: (next: () => void) => {
       hook = next;
     },
-    transcriptAsWritten: (sessionId: string) => transcripts[sessionId],
+    sessionIds: { transcriptAsWritten: (sessionId: string) => transcripts[sessionId] },
     upsertSession: (r: SessionRow, version: number) => {
       written.push({ key: r.key, updatedAt: r.updatedAt, version });
       return "stored" as const;

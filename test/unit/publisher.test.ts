@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { LiveEvent, SessionUpdate } from "../../src/contracts/session-update";
 import { type PublishAnswer, Publisher } from "../../src/session/publisher";
-import { SessionStore } from "../../src/session/session-store";
+import { openSessionDatabase } from "../../src/session/session-database";
 import { Transcript } from "../../src/session/transcript";
 import { MemoryStorage } from "./support/memory-storage";
 import { REF, settle } from "./support/session-world";
@@ -22,7 +22,7 @@ type Tenant = {
 
 function session() {
   const storage = new MemoryStorage();
-  const store = new SessionStore(storage.asStorage);
+  const store = openSessionDatabase(storage.asStorage).session;
   const transcript = new Transcript(store, () => {});
   transcript.ensureEntry(REF, undefined, Date.now());
   const tenant: Tenant = { updates: [], answers: [], begun: 0 };

@@ -11,7 +11,7 @@ import { deferred, REF, reply, type SessionInstance, sessionWorld, settle } from
 function admit(session: SessionInstance, reset: () => Promise<unknown> = async () => undefined) {
   return new RunAdmission({
     transcript: session.store,
-    runs: session.store.runs,
+    runs: session.stores.runs,
     lifecycle: session.lifecycle,
     entry: () => session.transcript.entry(),
     ensureEntry: (ref, seed, now) => session.transcript.ensureEntry(ref, seed, now),
@@ -46,7 +46,7 @@ describe("run admission over in-memory ports", () => {
     await settle();
     expect(world.session.attempts).toEqual([]);
     expect(world.session.messages()).toEqual([]);
-    expect(world.session.store.runs.get("r1")?.state).toBe("aborted");
+    expect(world.session.stores.runs.get("r1")?.state).toBe("aborted");
   });
 
   it("aborts a run whose abort arrived before its start (the tenant had recorded it), and runs the next one", async () => {

@@ -53,7 +53,7 @@ describe("run lifecycle over in-memory ports", () => {
     ]);
     expect(world.settled).toEqual(["r1"]);
     expect(session.timers.nextDue()).toBeUndefined();
-    expect(session.store.runs.get("r1")).toMatchObject({ state: "ok", attempts: 1, replySeq: 2, userSeq: 1 });
+    expect(session.stores.runs.get("r1")).toMatchObject({ state: "ok", attempts: 1, replySeq: 2, userSeq: 1 });
   });
 
   it("admits runs behind a running one in order and starts each only when the slot frees", async () => {
@@ -69,13 +69,13 @@ describe("run lifecycle over in-memory ports", () => {
     expect(session.start("r3", "three")).toMatchObject({ queued: true });
     await settle();
     expect(session.attempts).toEqual(["r1"]);
-    expect(session.store.runs.get("r2")?.state).toBe("queued");
+    expect(session.stores.runs.get("r2")?.state).toBe("queued");
 
     calls.get("r1")!.resolve(reply("first"));
     await session.lifecycle.wait("r1", 5_000);
     await settle();
     expect(session.attempts).toEqual(["r1", "r2"]);
-    expect(session.store.runs.get("r3")?.state).toBe("queued");
+    expect(session.stores.runs.get("r3")?.state).toBe("queued");
     calls.get("r2")!.resolve(reply("second"));
     await session.lifecycle.wait("r2", 5_000);
     await settle();
@@ -125,7 +125,7 @@ describe("run lifecycle over in-memory ports", () => {
       "lifecycle:end",
       "chat:aborted",
     ]);
-    expect(session.store.runs.get("r1")).toMatchObject({ state: "aborted", stopReason: "rpc" });
+    expect(session.stores.runs.get("r1")).toMatchObject({ state: "aborted", stopReason: "rpc" });
   });
 
   it("ends a run at its timeout timer as `timeout`, keeping what it streamed", async () => {
@@ -152,7 +152,7 @@ describe("run lifecycle over in-memory ports", () => {
     );
     world.session.start("r1", "question");
     await settle();
-    expect(world.session.store.runs.get("r1")).toMatchObject({ state: "running", attempts: 1 });
+    expect(world.session.stores.runs.get("r1")).toMatchObject({ state: "running", attempts: 1 });
 
     const after = world.restart();
     after.recover();
@@ -160,7 +160,7 @@ describe("run lifecycle over in-memory ports", () => {
     expect(await after.lifecycle.wait("r1", 5_000)).toMatchObject({ status: "ok", reply: "answer on attempt 2" });
     expect(after.attempts).toEqual(["r1"]);
     expect(after.messages().filter((m) => m.role === "assistant")).toHaveLength(1);
-    expect(after.store.runs.get("r1")?.attempts).toBe(2);
+    expect(after.stores.runs.get("r1")?.attempts).toBe(2);
   });
 
   it("arms the watchdog at its period, WATCHDOG_MS or the deployment's RUN_WATCHDOG_MS", async () => {
@@ -197,7 +197,7 @@ describe("run lifecycle over in-memory ports", () => {
       status: "error",
       error: "run interrupted 3 times; giving up",
     });
-    expect(session.store.runs.get("r1")?.attempts).toBe(3);
+    expect(session.stores.runs.get("r1")?.attempts).toBe(3);
     expect(await session.lifecycle.wait("r2", 5_000)).toMatchObject({ status: "ok", reply: "the next one" });
   });
 

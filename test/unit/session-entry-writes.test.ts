@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SessionStore } from "../../src/session/session-store";
+import { openSessionDatabase } from "../../src/session/session-database";
 import { Transcript } from "../../src/session/transcript";
 import { MemoryStorage } from "./support/memory-storage";
 import { REF } from "./support/session-world";
@@ -17,7 +17,7 @@ function world() {
     if (/INTO entry/.test(query)) entryWrites++;
     return exec(query, ...binds);
   }) as SqlStorage["exec"];
-  const store = new SessionStore(storage.asStorage);
+  const store = openSessionDatabase(storage.asStorage).session;
   new Transcript(store, () => {}).ensureEntry(REF, undefined, 1_000);
   const stored = () => JSON.parse((storage.db.prepare("SELECT json FROM entry").all()[0] as { json: string }).json);
   return { store, stored, writes: () => entryWrites };

@@ -38,7 +38,7 @@ function child(model: ModelScript, options: { requesterGone?: boolean; sendHangs
   let hang = options.sendHangsOnce ?? false;
   const driverOf = (session: SessionInstance) =>
     new SpawnDriver({
-      store: session.store.spawns,
+      store: session.stores.spawns,
       timers: session.timers,
       entry: () => session.transcript.entry(),
       snapshot: (runId) => session.lifecycle.snapshot(runId),
@@ -75,7 +75,7 @@ function child(model: ModelScript, options: { requesterGone?: boolean; sendHangs
 
 /** Starts the child's run with its spawn record, as sessions_spawn does. */
 function spawn(session: SessionInstance, runId: string, overrides: Partial<SpawnSpec> = {}, timeoutSeconds?: number) {
-  session.store.spawns.insert(runId, spec(overrides), Date.now());
+  session.stores.spawns.insert(runId, spec(overrides), Date.now());
   session.start(runId, "find the answer", {
     input: { message: "find the answer", origin: "tool", ...(timeoutSeconds ? { timeoutSeconds } : {}) },
   });
@@ -99,14 +99,14 @@ describe("spawn driver over in-memory ports", () => {
     expect(announce).toMatchObject({ runId: "c1:announce", deliver: true, runner: { type: "echo" } });
     expect(announce.text).toContain("the answer is 42");
     expect(announce.channelText).toContain('A background task "research" just completed successfully.');
-    expect(session.store.spawns.get("c1")).toMatchObject({ state: "announced", outcome: "ok" });
+    expect(session.stores.spawns.get("c1")).toMatchObject({ state: "announced", outcome: "ok" });
     expect(did).toEqual(["drop attachments"]);
-    const archiveAt = session.store.spawns.get("c1")!.updatedAt + 60 * 60_000;
+    const archiveAt = session.stores.spawns.get("c1")!.updatedAt + 60 * 60_000;
     expect(session.timers.has("spawn-archive", "c1")).toBe(true);
     expect(session.timers.nextDue()).toBe(archiveAt);
     await session.alarm(archiveAt);
     expect(did).toEqual(["drop attachments", "archive"]);
-    expect(session.store.spawns.get("c1")?.state).toBe("archived");
+    expect(session.stores.spawns.get("c1")?.state).toBe("archived");
   });
 
   it("announces a failed child with its error, and deletes it afterwards with cleanup `delete`", async () => {
@@ -120,7 +120,7 @@ describe("spawn driver over in-memory ports", () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]!.announce.channelText).toContain("just failed: model exploded.");
     expect(sent[0]!.announce.text).toContain("the sub-agent session is deleted after this announce");
-    expect(session.store.spawns.get("c1")).toMatchObject({ state: "announced", outcome: "error" });
+    expect(session.stores.spawns.get("c1")).toMatchObject({ state: "announced", outcome: "error" });
     expect(did).toEqual(["delete"]);
   });
 
@@ -136,7 +136,7 @@ describe("spawn driver over in-memory ports", () => {
     // The fallback is told to deliver even though the requester (a sub-agent) would not have.
     expect(sent[0]!.announce).toMatchObject({ runId: "c1:announce", deliver: true });
     expect(sent[0]!.announce.text).toContain("the run hit its runTimeoutSeconds");
-    expect(session.store.spawns.get("c1")?.outcome).toBe("timeout");
+    expect(session.stores.spawns.get("c1")?.outcome).toBe("timeout");
   });
 
   it("repeats the announce with the same run id after the object died while sending it", async () => {
@@ -146,13 +146,13 @@ describe("spawn driver over in-memory ports", () => {
     void world.session.alarm();
     await settle();
     expect(sent).toHaveLength(0);
-    expect(world.session.store.spawns.get("c1")?.state).toBe("running");
+    expect(world.session.stores.spawns.get("c1")?.state).toBe("running");
 
     const after = world.restart();
     after.recover();
     driverOf(after).reconcile();
     await after.alarm();
     expect(sent.map((s) => s.announce.runId)).toEqual(["c1:announce"]);
-    expect(after.store.spawns.get("c1")?.state).toBe("announced");
+    expect(after.stores.spawns.get("c1")?.state).toBe("announced");
   });
 });

@@ -6,7 +6,7 @@ import type { ExecuteControls } from "../../../src/runs/run-executor";
 import { type EngineStart, RunLifecycle } from "../../../src/runs/run-lifecycle";
 import { runContext } from "../../../src/runs/run-payloads";
 import type { RunnerOutcome } from "../../../src/runs/runners/runner";
-import { SessionStore } from "../../../src/session/session-store";
+import { openSessionDatabase } from "../../../src/session/session-database";
 import { Transcript } from "../../../src/session/transcript";
 import { type TimerHandlers, Timers } from "../../../src/timers/timers";
 import { MemoryStorage } from "./memory-storage";
@@ -59,7 +59,8 @@ export function sessionWorld(model: ModelScript, extras: Extras = {}) {
 
 function instance(shared: Shared) {
   const { storage } = shared;
-  const store = new SessionStore(storage.asStorage);
+  const stores = openSessionDatabase(storage.asStorage);
+  const store = stores.session;
   const timers = new Timers(storage.asStorage);
   const transcript = new Transcript(store, () => {});
   const background: Promise<unknown>[] = [];
@@ -67,12 +68,12 @@ function instance(shared: Shared) {
   const attempts: string[] = [];
   const lifecycle = new RunLifecycle({
     transcript: store,
-    runs: store.runs,
+    runs: stores.runs,
     timers,
     events: new RunEvents(
       (event) => shared.events.push(event),
       (runId) => {
-        const run = store.runs.get(runId);
+        const run = stores.runs.get(runId);
         return run ? runContext(run, transcript.entry()?.sessionId) : undefined;
       },
     ),
@@ -104,6 +105,7 @@ function instance(shared: Shared) {
   transcript.ensureEntry(REF, undefined, Date.now());
   const self = {
     store,
+    stores,
     timers,
     transcript,
     lifecycle,
