@@ -5,6 +5,7 @@ import { type SlackBlock, statusCardSlack, statusCardText } from "../render/stat
 import type { TenantContext } from "./context";
 import { sessionRef } from "./keys";
 import { patchSession } from "./session-index";
+import { type CommandSpeaker, whoamiText } from "./whoami";
 
 /**
  * Slash commands typed into `chat.send`, as the real gateway runs them, for those this service
@@ -39,6 +40,12 @@ export const CHAT_COMMANDS: Record<string, CommandInfo> = {
     acceptsArgs: true,
   },
   send: { description: "Set send policy.", category: "management", acceptsArgs: true },
+  whoami: {
+    description: "Show your sender id.",
+    category: "status",
+    acceptsArgs: false,
+    aliases: ["/whoami", "/id"],
+  },
 };
 
 /** OpenClaw's other built-in commands (with their aliases): answered, never run here. */
@@ -64,8 +71,6 @@ const UNAVAILABLE = [
   "export-trajectory",
   "trajectory",
   "tts",
-  "whoami",
-  "id",
   "session",
   "subagents",
   "acp",
@@ -160,8 +165,8 @@ export async function runChatCommand(
   ctx: TenantContext<"index">,
   key: string,
   command: ChatCommand,
-  /** The chat the reply goes to (`slack` gets the status card as blocks), if any. */
-  channel?: string,
+  /** Who typed it where (`slack` gets the status card as blocks; `/whoami` prints it). */
+  speaker: CommandSpeaker,
 ): Promise<CommandOutcome> {
   switch (command.name) {
     case "stop":
@@ -187,7 +192,9 @@ export async function runChatCommand(
     case "model":
       return { reply: await modelCommand(ctx, key, command.args) };
     case "status":
-      return statusReply(ctx, key, channel);
+      return statusReply(ctx, key, speaker.channel);
+    case "whoami":
+      return { reply: whoamiText(speaker) };
     case "help":
       return { reply: HELP_TEXT };
     default:

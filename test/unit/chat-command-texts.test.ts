@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { markdownToTelegramHtml } from "../../src/channels/telegram/format";
 import { HELP_TEXT } from "../../src/domain/chat-commands";
+import { whoamiText } from "../../src/domain/whoami";
 import { statusCardSlack, statusCardText } from "../../src/render/status-card";
 
 /**
@@ -100,5 +101,20 @@ describe("OpenClaw's command texts", () => {
         "👥 Activation\talways",
       ].join("\n"),
     );
+  });
+});
+
+describe("/whoami", () => {
+  it("is OpenClaw's identity card: the recorded DM reply, a group's chat and a topic's thread", () => {
+    // chat46-cmd.json, step cmd-whoami (OpenClaw 2026.9.6, user 777001 @user777001).
+    expect(whoamiText({ channel: "telegram", senderId: "777001", username: "user777001" })).toBe(
+      "🧭 Identity\nChannel: telegram\nUser id: 777001\nUsername: @user777001\nAllowFrom: 777001",
+    );
+    expect(
+      whoamiText({ channel: "telegram", senderId: "5", username: "@x", groupFrom: "telegram:group:-1", threadId: 7 }),
+    ).toBe(
+      "🧭 Identity\nChannel: telegram\nUser id: 5\nUsername: @x\nChat: telegram:group:-1\nThread: 7\nAllowFrom: 5",
+    );
+    expect(whoamiText({ channel: "webchat" })).toBe("🧭 Identity\nChannel: webchat");
   });
 });
