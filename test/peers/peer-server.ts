@@ -11,7 +11,14 @@ const PEER_KEEP_ALIVE_MS = 120_000;
  * Behaviour is chosen by the model name or the webhook path so each test picks its case.
  */
 
-type Recorded = { path: string; body: any; signature: string | undefined; validSignature: boolean | null };
+type Recorded = {
+  path: string;
+  body: any;
+  signature: string | undefined;
+  validSignature: boolean | null;
+  /** When the peer received it (its own clock): Telegram sends, for the pacing test. */
+  at?: number;
+};
 
 export type Peers = { port: number; close(): Promise<void> };
 
@@ -127,6 +134,7 @@ export async function startPeers(): Promise<Peers> {
             body: JSON.parse(body || "{}"),
             signature: undefined,
             validSignature: null,
+            at: Date.now(),
           });
         if (method === "getFile") {
           const fileId = String(JSON.parse(body || "{}").file_id ?? "");
