@@ -145,6 +145,22 @@ export async function startPeers(): Promise<Peers> {
         }
         return json(res, 200, { ok: true, result: { message_id: 1, date: 0, chat: { id: 0, type: "private" } } });
       }
+      // WhatsApp's Graph API (`/whatsapp/v23.0`, token `EAAG-peer`): sends answered, a media id
+      // answered with its URL on this peer, the file served (by its id, as Telegram's) with the token only.
+      if (url.pathname.startsWith("/whatsapp/")) {
+        recorded.push({
+          path: url.pathname,
+          body: body ? JSON.parse(body) : { authorization: req.headers.authorization ?? null },
+          signature: undefined,
+          validSignature: null,
+        });
+        if (req.headers.authorization !== "Bearer EAAG-peer") return json(res, 401, { error: { code: 190 } });
+        if (url.pathname.startsWith("/whatsapp/media/")) return await telegramFile(url.pathname, res);
+        const mediaId = /^\/whatsapp\/v[\d.]+\/([^/]+)$/.exec(url.pathname)?.[1];
+        if (req.method === "GET" && mediaId)
+          return json(res, 200, { id: mediaId, url: `http://${req.headers.host}/whatsapp/media/${mediaId}` });
+        return json(res, 200, { messaging_product: "whatsapp", messages: [{ id: `wamid.PEER${Date.now()}` }] });
+      }
       // Bot API file downloads (`/telegram/file/bot<token>/files/<file_id>`), the file chosen by its id.
       if (url.pathname.startsWith("/telegram/file/bot")) return await telegramFile(url.pathname, res);
       // Slack's url_private: only with a bot token (Slack answers a login page otherwise).
