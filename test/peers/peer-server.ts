@@ -161,6 +161,21 @@ export async function startPeers(): Promise<Peers> {
           return json(res, 200, { id: mediaId, url: `http://${req.headers.host}/whatsapp/media/${mediaId}` });
         return json(res, 200, { messaging_product: "whatsapp", messages: [{ id: `wamid.PEER${Date.now()}` }] });
       }
+      // LINE's Messaging API (`/line`, token `line-peer-token`): calls answered, a message's content
+      // (`/line/v2/bot/message/<id>/content`) served by its id as Telegram's files, with the token only.
+      if (url.pathname.startsWith("/line/")) {
+        recorded.push({
+          path: url.pathname,
+          body: body ? JSON.parse(body) : { authorization: req.headers.authorization ?? null },
+          signature: undefined,
+          validSignature: null,
+        });
+        if (req.headers.authorization !== "Bearer line-peer-token")
+          return json(res, 401, { message: "Authentication failed" });
+        const content = /^\/line\/v2\/bot\/message\/([^/]+)\/content$/.exec(url.pathname)?.[1];
+        if (content) return await telegramFile(`/line/${content}`, res);
+        return json(res, 200, { sentMessages: [{ id: `${Date.now()}`, quoteToken: "q" }] });
+      }
       // Bot API file downloads (`/telegram/file/bot<token>/files/<file_id>`), the file chosen by its id.
       if (url.pathname.startsWith("/telegram/file/bot")) return await telegramFile(url.pathname, res);
       // Slack's url_private: only with a bot token (Slack answers a login page otherwise).
