@@ -153,6 +153,18 @@ describe("/whoami from a chat", () => {
   }, 60_000);
 });
 
+describe("/commands from a chat", () => {
+  it("answers OpenClaw's unpaged command list (this service's commands) without the model", async () => {
+    const t = await commandTenant();
+    await post(t, update({ id: 555300, type: "private" }, "/commands"));
+    await handled(t, 1);
+    const sent = await sentOf(t, "agent:main:main", 1);
+    // The whole text is test/unit/chat-command-texts.test.ts's; here: the chat gets it.
+    expect(sent[0]!.message).toMatch(/^ℹ️ Slash commands\n\nSession\n {2}\/stop - Stop the current run\.\n/);
+    expect(sent[0]!.message).toContain("\n  /whoami (/id) - Show your sender id.\n");
+  }, 60_000);
+});
+
 describe("/stop from a chat", () => {
   it("stops the session's running run and answers OpenClaw's text, once; the stopped run posts nothing", async () => {
     const t = await freshTenant("cmds-stop");

@@ -2,6 +2,7 @@ import { runnerOf } from "../policy/agent-config";
 import { agentModelRef, agentModels, modelProblem, primaryModel } from "../policy/agent-models";
 import { SERVER_VERSION } from "../protocol/server-version";
 import { type SlackBlock, statusCardSlack, statusCardText } from "../render/status-card";
+import { commandsListText } from "./commands-list";
 import type { TenantContext } from "./context";
 import { sessionRef } from "./keys";
 import { patchSession } from "./session-index";
@@ -40,6 +41,7 @@ export const CHAT_COMMANDS: Record<string, CommandInfo> = {
     acceptsArgs: true,
   },
   send: { description: "Set send policy.", category: "management", acceptsArgs: true },
+  commands: { description: "List all slash commands.", category: "status", acceptsArgs: false },
   whoami: {
     description: "Show your sender id.",
     category: "status",
@@ -50,7 +52,6 @@ export const CHAT_COMMANDS: Record<string, CommandInfo> = {
 
 /** OpenClaw's other built-in commands (with their aliases): answered, never run here. */
 const UNAVAILABLE = [
-  "commands",
   "tools",
   "skill",
   "dashboard",
@@ -193,6 +194,10 @@ export async function runChatCommand(
       return { reply: await modelCommand(ctx, key, command.args) };
     case "status":
       return statusReply(ctx, key, speaker.channel);
+    case "commands":
+      return {
+        reply: commandsListText(Object.entries(CHAT_COMMANDS).map(([name, info]) => ({ name, ...info }))),
+      };
     case "whoami":
       return { reply: whoamiText(speaker) };
     case "help":
