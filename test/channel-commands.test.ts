@@ -135,6 +135,36 @@ describe("chat commands from Telegram", () => {
   }, 60_000);
 });
 
+describe("/whoami from a chat", () => {
+  it("answers OpenClaw's identity card without the model: the sender in a DM, the chat in a group", async () => {
+    const t = await commandTenant();
+    await post(t, update({ id: 555300, type: "private" }, "/whoami"));
+    await post(t, update({ id: -100700, type: "supergroup" }, "/whoami@peer_bot"));
+    await handled(t, 2);
+    const dm = await sentOf(t, "agent:main:main", 1);
+    // The recorded reply of OpenClaw 2026.9.6 to its user 777001, with this test's sender.
+    expect(dm.map((d) => d.message)).toEqual([
+      "🧭 Identity\nChannel: telegram\nUser id: 555300\nUsername: @ada\nAllowFrom: 555300",
+    ]);
+    const group = await sentOf(t, "agent:main:telegram:group:-100700", 1);
+    expect(group.map((d) => d.message)).toEqual([
+      "🧭 Identity\nChannel: telegram\nUser id: 555300\nUsername: @ada\nChat: telegram:group:-100700\nAllowFrom: 555300",
+    ]);
+  }, 60_000);
+});
+
+describe("/commands from a chat", () => {
+  it("answers OpenClaw's unpaged command list (this service's commands) without the model", async () => {
+    const t = await commandTenant();
+    await post(t, update({ id: 555300, type: "private" }, "/commands"));
+    await handled(t, 1);
+    const sent = await sentOf(t, "agent:main:main", 1);
+    // The whole text is test/unit/chat-command-texts.test.ts's; here: the chat gets it.
+    expect(sent[0]!.message).toMatch(/^ℹ️ Slash commands\n\nSession\n {2}\/stop - Stop the current run\.\n/);
+    expect(sent[0]!.message).toContain("\n  /whoami (/id) - Show your sender id.\n");
+  }, 60_000);
+});
+
 describe("/stop from a chat", () => {
   it("stops the session's running run and answers OpenClaw's text, once; the stopped run posts nothing", async () => {
     const t = await freshTenant("cmds-stop");
@@ -227,5 +257,13 @@ describe("chat commands from Slack", () => {
     ]);
     // The DM's `/new` is plain text: no blocks.
     expect(sent[0]).not.toHaveProperty("blocks");
+  }, 60_000);
+
+  it("a DM's /whoami names the Slack user", async () => {
+    const t = await slackPeerTenant("cmds-slack-who", SLACK_SECRET, { dmPolicy: "open" });
+    const dm = { type: "message", channel: "D0ALICE", channel_type: "im", user: "U0ALICE" };
+    await postSlack(t, { ...dm, text: "/whoami", ts: "1795705001.000100" }, "EvW1");
+    const sent = await sentOf(t, "agent:main:main", 1);
+    expect(sent.map((d) => d.message)).toEqual(["🧭 Identity\nChannel: slack\nUser id: U0ALICE\nAllowFrom: U0ALICE"]);
   }, 60_000);
 });

@@ -316,6 +316,9 @@ describe("slash commands in chat.send", () => {
     expect(await send(client, "main", "/status")).toContain("\n🎛️ Modes: think high · fast off");
     expect(await send(client, "main", "/help")).toMatch(/^ℹ️ Help\n\nSession\n\/new {2}\| {2}\/reset/);
     expect(await send(client, "main", "/compact")).toBe("⚠️ /compact is not available on this gateway.");
+    // The same command layer as the chats': no sender through chat.send (OpenClaw's webchat).
+    expect(await send(client, "main", "/whoami")).toBe("🧭 Identity\nChannel: webchat");
+    expect(await send(client, "main", "/commands")).toMatch(/^ℹ️ Slash commands\n\nSession\n/);
     // Text that is no command still reaches the model.
     expect(await send(client, "main", "/etc/hosts is a file")).toBe("ECHO: /etc/hosts is a file");
     const metadata = await client.request("chat.metadata", { sessionKey: "main" });

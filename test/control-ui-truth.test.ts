@@ -82,7 +82,19 @@ describe("commands.list", () => {
     const listed = await client.request("commands.list", { agentId: "main", includeArgs: true, scope: "text" });
     expect(listed.ok, JSON.stringify(listed.error)).toBe(true);
     const names = listed.payload.commands.map((c: { name: string }) => c.name);
-    expect(names).toEqual(["help", "status", "stop", "reset", "new", "name", "think", "model", "send"]);
+    expect(names).toEqual([
+      "help",
+      "status",
+      "stop",
+      "reset",
+      "new",
+      "name",
+      "think",
+      "model",
+      "send",
+      "commands",
+      "whoami",
+    ]);
     expect(names).not.toContain("bash");
     expect(listed.payload.commands.find((c: { name: string }) => c.name === "think")).toMatchObject({
       textAliases: ["/think", "/thinking", "/t"],

@@ -87,6 +87,8 @@ export type SendOutcome = {
   retryAfterMs?: number;
   final?: boolean;
   sentMessageIds?: string[];
+  /** Parts of the reply remain: the outbox sends the next on its timer, `REPLY_PART_SPACING_MS` later. */
+  moreParts?: boolean;
 };
 
 /** The delivery kind of a pairing code message (sent as the platform's prepared text, not as Markdown). */

@@ -1,4 +1,6 @@
 import { type ChatCommand, parseChatCommand } from "../domain/chat-commands";
+import type { CommandSpeaker } from "../domain/whoami";
+import type { ChannelTurn } from "./adapter";
 
 /**
  * Chat commands typed into Telegram and Slack: the same layer as `chat.send`'s
@@ -28,5 +30,19 @@ export function addressedCommand(text: string, botUsername: string): { text: str
   return {
     text: `/${match[1]}${trimmed.slice(match[0].length)}`,
     toOtherBot: match[2]!.toLowerCase() !== botUsername.toLowerCase(),
+  };
+}
+
+/** Who typed a channel turn's command, as OpenClaw's `/whoami` names them (src/domain/whoami.ts). */
+export function turnSpeaker(turn: ChannelTurn): CommandSpeaker {
+  const origin = turn.rowFields?.origin ?? turn.seed.origin;
+  const username = turn.envelope?.sender.username;
+  return {
+    channel: turn.replyTarget.channel,
+    senderId: turn.senderId,
+    ...(username ? { username } : {}),
+    // OpenClaw lists the chat for group chats (a Slack channel is not one).
+    ...(origin?.chatType === "group" && origin.from ? { groupFrom: origin.from } : {}),
+    ...(turn.replyTarget.threadId !== undefined ? { threadId: turn.replyTarget.threadId } : {}),
   };
 }

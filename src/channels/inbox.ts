@@ -5,7 +5,7 @@ import type { ReplyHint } from "../model/delivery";
 import { logInfo, logWarning } from "../observability/log";
 import type { TenantConfig } from "../protocol/config";
 import { type ChannelTurn, type InboundAdapter, PAIRING_KIND, type PairingAsk } from "./adapter";
-import { channelCommand } from "./chat-command-turn";
+import { channelCommand, turnSpeaker } from "./chat-command-turn";
 import type { DebounceStore } from "./debounce-store";
 import type { GroupHistoryPort } from "./group-history-store";
 import { type MediaPorts, prepareMedia } from "./inbound-media";
@@ -179,7 +179,9 @@ export class ChannelInbox {
       };
       // A command is a run with a fixed reply (same run id: answered once, through the outbox).
       const command = channelCommand(turn.text);
-      const result = command ? await startChatCommandRun(ctx, command, request) : await startRun(ctx, request);
+      const result = command
+        ? await startChatCommandRun(ctx, command, request, turnSpeaker(turn))
+        : await startRun(ctx, request);
       logInfo("channel.turn", {
         tenant: this.ports.tenantId,
         channel: update.channel,

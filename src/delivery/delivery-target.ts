@@ -54,3 +54,9 @@ export function deliveryBackoffMs(attempt: number): number {
 }
 
 export const DEFAULT_DELIVERY_ATTEMPTS = 5;
+
+/**
+ * Between two parts of one reply on a chat platform: OpenClaw 2026.9.6 sent a long reply's
+ * chunks about a second apart (../shared/peer/channels/SPEC.md §3.6), under the platforms' per-chat rate limits.
+ */
+export const REPLY_PART_SPACING_MS = 1_000;

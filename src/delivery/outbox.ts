@@ -14,7 +14,7 @@ import { redactCredentials } from "../secrets/redact-credentials";
 import { urlForDisplay, urlSecrets } from "../secrets/url-secrets";
 import type { TimerPort } from "../timers/timers";
 import type { DeliveryStore } from "./delivery-store";
-import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs } from "./delivery-target";
+import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs, REPLY_PART_SPACING_MS } from "./delivery-target";
 
 /** The delivery rows: DeliveryStore's methods without its SQL handle (Node tests keep rows in memory). */
 export type OutboxStore = { [Method in keyof DeliveryStore]: DeliveryStore[Method] };
@@ -86,6 +86,7 @@ export class Outbox {
         const answeredAt = now + (Date.now() - begun);
         const failure = outcome.error === undefined ? null : { text: outcome.error, credentials: sender.credentials };
         await this.reportSend(delivery.target.channel, failure, outcome.sentMessageIds);
+        if (!failure && outcome.moreParts) return this.paceNextPart(id, outcome.partsSent, answeredAt);
         if (!failure) return this.finish(id, { status: "delivered", deliveredTo: delivery.target.channel }, now);
         this.ports.store.recordPartsSent(id, outcome.partsSent);
         return this.failed(config, delivery, failure, answeredAt, outcome);
@@ -103,6 +104,15 @@ export class Outbox {
     } finally {
       this.inFlight.delete(id);
     }
+  }
+
+  /**
+   * A part is out and more remain: recorded at once (a crash or a later failure resumes after it,
+   * never sends it again), the next due a pace after the platform answered. Not an attempt.
+   */
+  private paceNextPart(id: string, partsSent: number, answeredAt: number): void {
+    this.ports.store.recordPartsSent(id, partsSent);
+    this.ports.timers.set("delivery", id, answeredAt + REPLY_PART_SPACING_MS);
   }
 
   /** Best effort: a status that cannot be written must not fail or repeat the delivery. */

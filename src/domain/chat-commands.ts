@@ -2,9 +2,11 @@ import { runnerOf } from "../policy/agent-config";
 import { agentModelRef, agentModels, modelProblem, primaryModel } from "../policy/agent-models";
 import { SERVER_VERSION } from "../protocol/server-version";
 import { type SlackBlock, statusCardSlack, statusCardText } from "../render/status-card";
+import { commandsListText } from "./commands-list";
 import type { TenantContext } from "./context";
 import { sessionRef } from "./keys";
 import { patchSession } from "./session-index";
+import { type CommandSpeaker, whoamiText } from "./whoami";
 
 /**
  * Slash commands typed into `chat.send`, as the real gateway runs them, for those this service
@@ -39,11 +41,17 @@ export const CHAT_COMMANDS: Record<string, CommandInfo> = {
     acceptsArgs: true,
   },
   send: { description: "Set send policy.", category: "management", acceptsArgs: true },
+  commands: { description: "List all slash commands.", category: "status", acceptsArgs: false },
+  whoami: {
+    description: "Show your sender id.",
+    category: "status",
+    acceptsArgs: false,
+    aliases: ["/whoami", "/id"],
+  },
 };
 
 /** OpenClaw's other built-in commands (with their aliases): answered, never run here. */
 const UNAVAILABLE = [
-  "commands",
   "tools",
   "skill",
   "dashboard",
@@ -64,8 +72,6 @@ const UNAVAILABLE = [
   "export-trajectory",
   "trajectory",
   "tts",
-  "whoami",
-  "id",
   "session",
   "subagents",
   "acp",
@@ -160,8 +166,8 @@ export async function runChatCommand(
   ctx: TenantContext<"index">,
   key: string,
   command: ChatCommand,
-  /** The chat the reply goes to (`slack` gets the status card as blocks), if any. */
-  channel?: string,
+  /** Who typed it where (`slack` gets the status card as blocks; `/whoami` prints it). */
+  speaker: CommandSpeaker,
 ): Promise<CommandOutcome> {
   switch (command.name) {
     case "stop":
@@ -187,7 +193,13 @@ export async function runChatCommand(
     case "model":
       return { reply: await modelCommand(ctx, key, command.args) };
     case "status":
-      return statusReply(ctx, key, channel);
+      return statusReply(ctx, key, speaker.channel);
+    case "commands":
+      return {
+        reply: commandsListText(Object.entries(CHAT_COMMANDS).map(([name, info]) => ({ name, ...info }))),
+      };
+    case "whoami":
+      return { reply: whoamiText(speaker) };
     case "help":
       return { reply: HELP_TEXT };
     default:

@@ -18,6 +18,7 @@ import type { TenantContext } from "./context";
 import { DomainError, rateLimited, refusalsRestored } from "./errors";
 import { agentIdParam, canonicalKey, mainKeyOf, sessionRef } from "./keys";
 import { patchSession } from "./session-index";
+import type { CommandSpeaker } from "./whoami";
 
 /** Agent runs as the transports start them: chat.send, agent, agent.wait, aborts, ingest with run. */
 
@@ -190,11 +191,13 @@ export async function startChatCommandRun(
   ctx: TenantContext<"index" | "runs">,
   command: ChatCommand,
   request: RunRequest,
+  /** Who typed it (a channel turn's sender); `chat.send` is OpenClaw's `webchat` with no sender. */
+  speaker: CommandSpeaker = { channel: request.replyTarget?.channel ?? "webchat" },
 ): Promise<StartedRun> {
   // A chat's `/stop` stops the session's runs first (its own run, on a repeat, is already done).
   if (command.name === "stop")
     await ctx.sessions(request.key).stopRuns("stop", await ctx.tenant.recentRunIds(request.key));
-  const outcome = await runChatCommand(ctx, request.key, command, request.replyTarget?.channel);
+  const outcome = await runChatCommand(ctx, request.key, command, speaker);
   const firstTurn = outcome.resetFirst && command.args ? command.args : undefined;
   return startRun(ctx, {
     ...request,

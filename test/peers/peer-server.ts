@@ -11,7 +11,14 @@ const PEER_KEEP_ALIVE_MS = 120_000;
  * Behaviour is chosen by the model name or the webhook path so each test picks its case.
  */
 
-type Recorded = { path: string; body: any; signature: string | undefined; validSignature: boolean | null };
+type Recorded = {
+  path: string;
+  body: any;
+  signature: string | undefined;
+  validSignature: boolean | null;
+  /** When the peer received it (its own clock): Telegram sends, for the pacing test. */
+  at?: number;
+};
 
 export type Peers = { port: number; close(): Promise<void> };
 
@@ -130,6 +137,7 @@ export async function startPeers(): Promise<Peers> {
             body: JSON.parse(body || "{}"),
             signature: undefined,
             validSignature: null,
+            at: Date.now(),
           });
         if (method === "getFile") {
           const fileId = String(JSON.parse(body || "{}").file_id ?? "");
@@ -139,6 +147,37 @@ export async function startPeers(): Promise<Peers> {
           });
         }
         return json(res, 200, { ok: true, result: { message_id: 1, date: 0, chat: { id: 0, type: "private" } } });
+      }
+      // WhatsApp's Graph API (`/whatsapp/v23.0`, token `EAAG-peer`): sends answered, a media id
+      // answered with its URL on this peer, the file served (by its id, as Telegram's) with the token only.
+      if (url.pathname.startsWith("/whatsapp/")) {
+        recorded.push({
+          path: url.pathname,
+          body: body ? JSON.parse(body) : { authorization: req.headers.authorization ?? null },
+          signature: undefined,
+          validSignature: null,
+        });
+        if (req.headers.authorization !== "Bearer EAAG-peer") return json(res, 401, { error: { code: 190 } });
+        if (url.pathname.startsWith("/whatsapp/media/")) return await telegramFile(url.pathname, res);
+        const mediaId = /^\/whatsapp\/v[\d.]+\/([^/]+)$/.exec(url.pathname)?.[1];
+        if (req.method === "GET" && mediaId)
+          return json(res, 200, { id: mediaId, url: `http://${req.headers.host}/whatsapp/media/${mediaId}` });
+        return json(res, 200, { messaging_product: "whatsapp", messages: [{ id: `wamid.PEER${Date.now()}` }] });
+      }
+      // LINE's Messaging API (`/line`, token `line-peer-token`): calls answered, a message's content
+      // (`/line/v2/bot/message/<id>/content`) served by its id as Telegram's files, with the token only.
+      if (url.pathname.startsWith("/line/")) {
+        recorded.push({
+          path: url.pathname,
+          body: body ? JSON.parse(body) : { authorization: req.headers.authorization ?? null },
+          signature: undefined,
+          validSignature: null,
+        });
+        if (req.headers.authorization !== "Bearer line-peer-token")
+          return json(res, 401, { message: "Authentication failed" });
+        const content = /^\/line\/v2\/bot\/message\/([^/]+)\/content$/.exec(url.pathname)?.[1];
+        if (content) return await telegramFile(`/line/${content}`, res);
+        return json(res, 200, { sentMessages: [{ id: `${Date.now()}`, quoteToken: "q" }] });
       }
       // Bot API file downloads (`/telegram/file/bot<token>/files/<file_id>`), the file chosen by its id.
       if (url.pathname.startsWith("/telegram/file/bot")) return await telegramFile(url.pathname, res);

@@ -341,15 +341,19 @@ describe("the Slack sender", () => {
   it("stops at a failed part and resumes after the parts already sent; a user: route opens the DM", async () => {
     const text = `${"a".repeat(7999)}\n${"b".repeat(7999)}\nccc`;
     const target = { channel: "slack", to: "user:U0ALICE", threadId: "17.5" };
-    let first: unknown;
-    let second: unknown;
+    const outcomes: unknown[] = [];
     const calls = await withFakeApi([[200], [500, { ok: false, error: "internal_error" }]], async (api) => {
       const sender = api.sender();
-      first = await sender.send({ target, message: text, kind: "channel-reply" }, 0);
-      second = await sender.send({ target, message: text, kind: "channel-reply" }, 1);
+      // One part per call: the outbox paces the next.
+      for (const fromPart of [0, 1, 1, 2])
+        outcomes.push(await sender.send({ target, message: text, kind: "channel-reply" }, fromPart));
     });
-    expect(first).toEqual({ partsSent: 1, error: "slack answered 500: internal_error" });
-    expect(second).toEqual({ partsSent: 3 });
+    expect(outcomes).toEqual([
+      { partsSent: 1, moreParts: true },
+      { partsSent: 1, error: "slack answered 500: internal_error" },
+      { partsSent: 2, moreParts: true },
+      { partsSent: 3 },
+    ]);
     const posts = calls.filter((c) => c.method === "chat.postMessage");
     expect(posts.map((c) => c.body.text![0])).toEqual(["a", "b", "b", "c"]);
     expect(posts[0]!.body).toMatchObject({ channel: "D0ALICE", thread_ts: "17.5", unfurl_links: "false" });

@@ -261,17 +261,19 @@ describe("the Telegram sender", () => {
     return sent;
   }
 
-  it("stops at a failed part and resumes after the parts already sent", async () => {
+  it("sends one part per call (the outbox paces the next), stops at a failed part and resumes after the parts sent", async () => {
     const text = `${"a".repeat(3999)}\n${"b".repeat(3999)}\nccc`;
     const target = { channel: "telegram", to: "telegram:-100222:topic:42" };
-    let first: unknown;
-    let second: unknown;
+    const outcomes: unknown[] = [];
     const sent = await withFakeApi([[200], [500, "Internal Server Error"]], async (api) => {
-      first = await api.sendReply(target, text, 0);
-      second = await api.sendReply(target, text, 1);
+      for (const fromPart of [0, 1, 1, 2]) outcomes.push(await api.sendReply(target, text, fromPart));
     });
-    expect(first).toEqual({ partsSent: 1, error: "telegram answered 500: Internal Server Error" });
-    expect(second).toEqual({ partsSent: 3 });
+    expect(outcomes).toEqual([
+      { partsSent: 1, moreParts: true },
+      { partsSent: 1, error: "telegram answered 500: Internal Server Error" },
+      { partsSent: 2, moreParts: true },
+      { partsSent: 3 },
+    ]);
     expect(sent.map((b) => String(b.text)[0])).toEqual(["a", "b", "b", "c"]);
     expect(sent[0]).toMatchObject({ chat_id: "-100222", message_thread_id: 42, parse_mode: "HTML" });
   });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { markdownToTelegramHtml } from "../../src/channels/telegram/format";
-import { HELP_TEXT } from "../../src/domain/chat-commands";
+import { CHAT_COMMANDS, HELP_TEXT } from "../../src/domain/chat-commands";
+import { commandsListText } from "../../src/domain/commands-list";
+import { whoamiText } from "../../src/domain/whoami";
 import { statusCardSlack, statusCardText } from "../../src/render/status-card";
 
 /**
@@ -98,6 +100,54 @@ describe("OpenClaw's command texts", () => {
         "🧵 Session\tagent:main:main • duration 7m 24s • updated 7m ago",
         "🎛️ Modes\tthink off · fast off",
         "👥 Activation\talways",
+      ].join("\n"),
+    );
+  });
+});
+
+describe("/whoami", () => {
+  it("is OpenClaw's identity card: the recorded DM reply, a group's chat and a topic's thread", () => {
+    // chat46-cmd.json, step cmd-whoami (OpenClaw 2026.9.6, user 777001 @user777001).
+    expect(whoamiText({ channel: "telegram", senderId: "777001", username: "user777001" })).toBe(
+      "🧭 Identity\nChannel: telegram\nUser id: 777001\nUsername: @user777001\nAllowFrom: 777001",
+    );
+    expect(
+      whoamiText({ channel: "telegram", senderId: "5", username: "@x", groupFrom: "telegram:group:-1", threadId: 7 }),
+    ).toBe(
+      "🧭 Identity\nChannel: telegram\nUser id: 5\nUsername: @x\nChat: telegram:group:-1\nThread: 7\nAllowFrom: 5",
+    );
+    expect(whoamiText({ channel: "webchat" })).toBe("🧭 Identity\nChannel: webchat");
+  });
+});
+
+describe("/commands", () => {
+  it("lists this service's commands in OpenClaw's unpaged form: title, category titles, `  /name (/aliases) - description` lines", () => {
+    const text = commandsListText(Object.entries(CHAT_COMMANDS).map(([name, info]) => ({ name, ...info })));
+    expect(text).toBe(
+      [
+        "ℹ️ Slash commands",
+        "",
+        "Session",
+        // These lines are word for word on OpenClaw 2026.9.6's recorded page (chat46-cmd.json, cmd-commands).
+        "  /stop - Stop the current run.",
+        "  /reset - Reset the current session.",
+        "  /new - Start a new session.",
+        "  /name - Name or rename the current session.",
+        "",
+        "Options",
+        "  /think (/thinking, /t) - Set thinking level.",
+        "  /model - Show or set the model; use -s, -a, or -g to choose scope.",
+        "",
+        "Status",
+        "  /help - Show available commands.",
+        "  /status - Show current status.",
+        "  /commands - List all slash commands.",
+        "  /whoami (/id) - Show your sender id.",
+        "",
+        "Management",
+        "  /send - Set send policy.",
+        "",
+        "More: /tools for available capabilities",
       ].join("\n"),
     );
   });

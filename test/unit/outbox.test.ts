@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ChannelSender } from "../../src/channels/adapter";
 import type { LiveEvent } from "../../src/contracts/tenant-api";
-import { deliveryBackoffMs } from "../../src/delivery/delivery-target";
+import { deliveryBackoffMs, REPLY_PART_SPACING_MS } from "../../src/delivery/delivery-target";
 import { Outbox, type OutboxPorts, type OutboxStore } from "../../src/delivery/outbox";
 import type { Delivery, DeliveryStatus } from "../../src/model/delivery";
 import type { TenantConfig } from "../../src/protocol/config";
@@ -161,6 +161,29 @@ describe("Outbox over in-memory ports", () => {
     const error = store.get(id)?.lastError ?? "";
     expect(error).toMatch(/^delivery webhook unreachable: connect ECONNREFUSED/);
     expect(error).not.toContain(SIGNING_SECRET);
+  });
+
+  it("paces a reply's parts: each part recorded as sent, the next due a second later, none an attempt", async () => {
+    const calls: number[] = [];
+    const threeParts: ChannelSender = {
+      credentials: [],
+      send: async (_delivery, fromPart) => {
+        calls.push(fromPart);
+        return fromPart + 1 < 3 ? { partsSent: fromPart + 1, moreParts: true } : { partsSent: 3 };
+      },
+    };
+    const { outbox, store, timers, queue } = outboxWith({}, undefined, { channelSender: async () => threeParts });
+    const { id } = queue();
+    await outbox.attempt(id, T0);
+    expect(store.get(id)).toMatchObject({ status: "pending", attempts: 0, partsSent: 1 });
+    const due = timers.get(id)!;
+    expect(due - T0).toBeGreaterThanOrEqual(REPLY_PART_SPACING_MS);
+    expect(due - T0).toBeLessThan(REPLY_PART_SPACING_MS + 1_000);
+    await outbox.attempt(id, due);
+    expect(store.get(id)).toMatchObject({ status: "pending", partsSent: 2 });
+    await outbox.attempt(id, timers.get(id)!);
+    expect(store.get(id)).toMatchObject({ status: "delivered", attempts: 1 });
+    expect(calls).toEqual([0, 1, 2]);
   });
 
   it("redacts a channel sender's error with the credentials it declared, before it is kept, logged or evented", async () => {

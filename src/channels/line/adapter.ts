@@ -9,6 +9,7 @@ import type { BotMessagesPort } from "../bot-messages";
 import { channelCredential, type SecretResolver } from "../channel-registry";
 import { type LineEvent, lineEventSchema } from "./events";
 import { linePairingMessage, lineReplyParts } from "./format";
+import { lineMediaSource, withLineMedia } from "./media-download";
 import { LINE_API_ROOT, LineMessagingApi } from "./messaging-api";
 import { decideLine, LINE } from "./routing";
 
@@ -55,7 +56,11 @@ export function lineInbound(ports: LineAdapterPorts): InboundAdapter {
         approved,
         ...(botMessages ? { botMessageIds: { has: (id: string) => botMessages.has(LINE, id, now) } } : {}),
       });
-      return withReplyToken(decision, parsed.data);
+      return withReplyToken(withLineMedia(decision, parsed.data.message), parsed.data);
+    },
+    async mediaSource(config) {
+      const api = await ports.api(config);
+      return api ? lineMediaSource(api) : null;
     },
     async acknowledge(config, ack) {
       // The loading animation: 1:1 chats only (startLoading skips group and room ids).

@@ -7,6 +7,8 @@ import { type LineReplyToken, planLineCalls } from "./send-plan";
 
 /** LINE's own Messaging API root; `channels.line.apiRoot` replaces it. */
 export const LINE_API_ROOT = "https://api.line.me";
+/** LINE's data API, where message contents are downloaded from. */
+export const LINE_DATA_API_ROOT = "https://api-data.line.me";
 /** A Messaging API call that takes longer is given up (the outbox retries a send). */
 export const LINE_API_TIMEOUT_MS = 15_000;
 /** How long the loading animation shows (LINE takes 5–60 s in steps of 5; OpenClaw sends 20). */
@@ -54,6 +56,20 @@ export class LineMessagingApi {
   /** What every call carries: the channel access token, as the Bearer header. */
   get credentials(): readonly string[] {
     return [this.token];
+  }
+
+  /**
+   * Where a message's content (an image, a file) is downloaded: LINE's data API
+   * (api-data.line.me) for its own apiRoot, else the configured apiRoot (a fake, a proxy), with
+   * the token as for every call.
+   */
+  contentLocation(messageId: string): { url: string; headers: Record<string, string> } {
+    const root =
+      this.apiRoot.replace(/\/+$/, "") === LINE_API_ROOT ? LINE_DATA_API_ROOT : this.apiRoot.replace(/\/+$/, "");
+    return {
+      url: `${root}/v2/bot/message/${encodeURIComponent(messageId)}/content`,
+      headers: { authorization: `Bearer ${this.token}` },
+    };
   }
 
   /** The loading animation in a 1:1 chat (best effort; LINE has none for groups). */

@@ -4,6 +4,7 @@ import type { InboundDecision } from "../adapter";
 import { directTurn, ignore, replyTurn } from "../inbound-decision";
 import { groupSessionKey } from "../session-route";
 import type { LineEvent } from "./events";
+import { lineMediaRefs, lineMediaText } from "./media-download";
 
 /**
  * Who may talk to the LINE bot and which session a message lands in, as the real gateway decides
@@ -31,11 +32,13 @@ export function decideLine(input: LineRoutingInput): InboundDecision {
   const { event } = input;
   if (event.type !== "message") return ignore(`event ${event.type}`);
   const message = event.message;
-  if (message?.type !== "text" || !message.text?.trim()) return ignore("no text");
+  // A file LINE holds is a turn too, described (fetched by the inbox: media-download.ts).
+  const text = message?.type === "text" ? (message.text ?? "") : lineMediaText(lineMediaRefs(message));
+  if (!message || !text.trim()) return ignore("no text");
   const source = event.source;
   const senderId = source?.userId;
   if (!senderId) return ignore("no sender");
-  if (source.type === "user") return decideDirect(input, senderId, message.text);
+  if (source.type === "user") return decideDirect(input, senderId, text);
   const chat =
     source.type === "group" && source.groupId
       ? { kind: "group" as const, id: source.groupId }
@@ -43,7 +46,7 @@ export function decideLine(input: LineRoutingInput): InboundDecision {
         ? { kind: "room" as const, id: source.roomId }
         : null;
   if (!chat) return ignore(`source ${source.type}`);
-  return decideGroup(input, senderId, chat, message.text);
+  return decideGroup(input, senderId, chat, text);
 }
 
 function decideDirect(input: LineRoutingInput, senderId: string, text: string): InboundDecision {

@@ -168,7 +168,7 @@ export class SlackWebApi {
     };
   }
 
-  /** Posts `parts` from `fromPart` on, in order; stops at the first failure and says how many are out. */
+  /** Posts part `fromPart` of `parts` (the outbox paces the rest); stops at a failure and says how many are out. */
   private async post(
     target: DeliveryTarget,
     parts: string[],
@@ -193,6 +193,8 @@ export class SlackWebApi {
           error: failure(answer),
           ...(answer.retryAfterMs ? { retryAfterMs: answer.retryAfterMs } : {}),
         };
+      // One part per call: the outbox sends the next a pace later (OpenClaw's parts go ~1 s apart).
+      if (part + 1 < parts.length) return { partsSent: part + 1, moreParts: true };
     }
     return { partsSent: parts.length };
   }

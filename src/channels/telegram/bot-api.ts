@@ -174,7 +174,7 @@ export class TelegramBotApi {
   }
 
   /**
-   * Sends the chunks of a reply from `fromPart` on, in order; stops at the first failure and
+   * Sends the chunk `fromPart` of a reply (the outbox paces the rest); stops at a failure and
    * says how many parts are out. A chunk Telegram cannot parse as HTML goes again at once as
    * plain text, without `parse_mode`.
    */
@@ -195,6 +195,8 @@ export class TelegramBotApi {
         answer = await this.call("sendMessage", { ...base, text: htmlToPlainText(html) });
       }
       if (!answer.ok) return { partsSent: part, error: failure(answer), ...retryAfter(answer) };
+      // One part per call: the outbox sends the next a pace later (OpenClaw's parts go ~1 s apart).
+      if (part + 1 < chunks.length) return { partsSent: part + 1, moreParts: true };
     }
     return { partsSent: chunks.length };
   }

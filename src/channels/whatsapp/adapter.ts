@@ -6,6 +6,7 @@ import { channelCredential, type SecretResolver } from "../channel-registry";
 import type { WhatsappInbound } from "./events";
 import { whatsappPairingMessage } from "./format";
 import { WHATSAPP_API_ROOT, WhatsappCloudApi } from "./graph-api";
+import { whatsappMediaSource } from "./media-download";
 import { decideWhatsapp } from "./routing";
 
 /** The tenant's business number on the Cloud API, when the channel is enabled and has its id and token. */
@@ -37,6 +38,10 @@ export function whatsappInbound(ports: {
       // The two blue ticks on the message the agent now answers (OpenClaw's sendReadReceipts, default on).
       if (config.channels?.whatsapp?.sendReadReceipts === false || typeof ack.reactToMessageId !== "string") return;
       await (await ports.api(config))?.markRead(ack.reactToMessageId);
+    },
+    async mediaSource(config) {
+      const api = await ports.api(config);
+      return api ? whatsappMediaSource(api) : null;
     },
     pairingMessage: whatsappPairingMessage,
   };

@@ -52,6 +52,32 @@ export class WhatsappCloudApi {
     }
   }
 
+  /** Every secret a call carries (redacted from errors). */
+  get credentials(): readonly string[] {
+    return [this.accessToken];
+  }
+
+  /**
+   * Where an inbound file is downloaded: the Graph API answers its media id with a short-lived
+   * URL, fetched with the same token. The token goes only to Meta's hosts or the apiRoot's own
+   * origin (a fake, a proxy), never to another host a URL names.
+   */
+  async mediaLocation(mediaId: string): Promise<{ url: string; headers: Record<string, string> }> {
+    const authorization = { authorization: `Bearer ${this.accessToken}` };
+    const response = await guardedFetch(
+      `${this.apiRoot.replace(/\/+$/, "")}/${encodeURIComponent(mediaId)}`,
+      { headers: authorization, signal: AbortSignal.timeout(GRAPH_API_TIMEOUT_MS) },
+      this.outbound,
+    );
+    const answer = (await response.json().catch(() => ({}))) as { url?: unknown };
+    if (!response.ok || typeof answer.url !== "string") throw new Error(`whatsapp media answered ${response.status}`);
+    const url = new URL(answer.url);
+    const meta = url.protocol === "https:" && /(^|\.)(fbsbx\.com|facebook\.com|whatsapp\.net)$/.test(url.hostname);
+    if (!meta && url.origin !== new URL(this.apiRoot).origin)
+      throw new Error(`whatsapp media URL on an unexpected host: ${url.hostname}`);
+    return { url: url.toString(), headers: authorization };
+  }
+
   /** Marks an inbound message read (the two blue ticks), as OpenClaw's `sendReadReceipts`; best effort. */
   async markRead(messageId: string): Promise<void> {
     await this.call({ status: "read", message_id: messageId });

@@ -3,6 +3,7 @@ import type { InboundDecision } from "../adapter";
 import { directTurn, ignore } from "../inbound-decision";
 import { messageText, type WhatsappInbound } from "./events";
 import { e164 } from "./graph-api";
+import { whatsappMediaLines, whatsappMediaRefs, withWhatsappMedia } from "./media-download";
 
 /**
  * Who may talk to the business number and which session a message lands in, as OpenClaw's
@@ -34,11 +35,13 @@ export function decideWhatsapp(input: WhatsappRoutingInput): InboundDecision {
   const { message, senderName, phoneNumberId } = input.inbound;
   if (input.whatsapp.phoneNumberId && phoneNumberId && phoneNumberId !== input.whatsapp.phoneNumberId)
     return ignore("another business phone number");
-  const text = messageText(message);
+  const caption = messageText(message);
+  // A file is a turn too (described, then fetched by the inbox: media-download.ts).
+  const text = [...whatsappMediaLines(whatsappMediaRefs(message)), caption].filter((p) => p.trim() !== "").join("\n");
   if (text.trim() === "") return ignore(`no text (${message.type})`);
   const senderId = e164(message.from);
   const sender = { listed: listed(input.whatsapp.allowFrom, senderId), approved: input.approved.has(senderId) };
-  return directTurn({
+  const decision = directTurn({
     policy: input.whatsapp.dmPolicy,
     sender,
     senderId,
@@ -54,6 +57,7 @@ export function decideWhatsapp(input: WhatsappRoutingInput): InboundDecision {
     // The acknowledgement is the read receipt of this message (adapter.ts).
     ack: { chatId: senderId, reactToMessageId: message.id },
   });
+  return withWhatsappMedia(decision, message, caption);
 }
 
 /** Whether allowFrom names the sender: E.164 with or without `+`, a `whatsapp:` prefix, or `*`. */
