@@ -56,7 +56,7 @@ export async function channelCredential(
 }
 
 /** channelBoundCredential, refused at once (a clear error before any request) when `destination` is outside its hosts. */
-async function boundChannelCredential(
+export async function boundChannelCredential(
   secret: ChannelSecret | undefined,
   resolve: SecretResolver,
   destination: string,

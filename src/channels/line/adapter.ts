@@ -6,7 +6,7 @@ import type { TenantConfig } from "../../protocol/config";
 import type { ChannelSender, InboundAdapter, InboundDecision } from "../adapter";
 import { PAIRING_KIND } from "../adapter";
 import type { BotMessagesPort } from "../bot-messages";
-import { channelCredential, type SecretResolver } from "../channel-registry";
+import { boundChannelCredential, type SecretResolver } from "../channel-registry";
 import { type LineEvent, lineEventSchema } from "./events";
 import { linePairingMessage, lineReplyParts } from "./format";
 import { lineMediaSource, withLineMedia } from "./media-download";
@@ -33,7 +33,7 @@ export async function lineApiOf(
   const line = config.channels?.line;
   if (!line || line.enabled === false) return null;
   const apiRoot = line.apiRoot ?? LINE_API_ROOT;
-  const token = await channelCredential(line.channelAccessToken, resolve, apiRoot, outbound);
+  const token = await boundChannelCredential(line.channelAccessToken, resolve, apiRoot, outbound);
   if (!token) return null;
   return new LineMessagingApi(token, apiRoot, outbound);
 }

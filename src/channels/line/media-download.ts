@@ -1,3 +1,4 @@
+import type { BoundCredential } from "../../policy/bound-credential";
 import type { InboundDecision } from "../adapter";
 import type { MediaRef, MediaSource } from "../inbound-media";
 import type { LineMessage } from "./events";
@@ -44,9 +45,14 @@ export function lineMediaText(refs: readonly MediaRef[]): string {
 /** The channel's message contents, located on LINE's data API. */
 export function lineMediaSource(api: {
   credentials: readonly string[];
+  boundCredential: BoundCredential;
   contentLocation(messageId: string): { url: string; headers: Record<string, string> };
 }): MediaSource {
-  return { credentials: api.credentials, locate: async (ref) => api.contentLocation(ref.fileId) };
+  return {
+    credentials: api.credentials,
+    carries: [api.boundCredential],
+    locate: async (ref) => api.contentLocation(ref.fileId),
+  };
 }
 
 /** A turn of a message with a file names it (fetched by the inbox before the run) and the message id. */

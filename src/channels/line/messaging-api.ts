@@ -1,4 +1,5 @@
 import type { DeliveryTarget } from "../../model/delivery";
+import { type BoundCredential, unboundCredential } from "../../policy/bound-credential";
 import { guardedFetch } from "../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../policy/outbound-url";
 import { uuidFrom } from "../../util/encoding";
@@ -23,11 +24,18 @@ export type LineAnswer = { ok: boolean; status: number; body: Record<string, unk
  * from that id and its first part, so a push repeated after a crash is refused by LINE (409), not shown twice.
  */
 export class LineMessagingApi {
+  /** The token with its store entry's hosts: a content download names it to guardedFetch. */
+  readonly boundCredential: BoundCredential;
+  private readonly token: string;
+
   constructor(
-    private readonly token: string,
+    token: string | BoundCredential,
     private readonly apiRoot: string,
     private readonly outbound: OutboundPolicy,
-  ) {}
+  ) {
+    this.boundCredential = typeof token === "string" ? unboundCredential(token) : token;
+    this.token = this.boundCredential.value;
+  }
 
   async call(method: "GET" | "POST", path: string, body?: unknown, retryKey?: string): Promise<LineAnswer> {
     try {

@@ -2,7 +2,7 @@ import { defaultAgentId } from "../../policy/agent-config";
 import type { OutboundPolicy } from "../../policy/outbound-url";
 import type { TenantConfig } from "../../protocol/config";
 import type { InboundAdapter } from "../adapter";
-import { channelCredential, type SecretResolver } from "../channel-registry";
+import { boundChannelCredential, type SecretResolver } from "../channel-registry";
 import type { WhatsappInbound } from "./events";
 import { whatsappPairingMessage } from "./format";
 import { WHATSAPP_API_ROOT, WhatsappCloudApi } from "./graph-api";
@@ -18,7 +18,7 @@ export async function whatsappApiOf(
   const whatsapp = config.channels?.whatsapp;
   if (!whatsapp || whatsapp.enabled === false || !whatsapp.phoneNumberId) return null;
   const apiRoot = whatsapp.apiRoot ?? WHATSAPP_API_ROOT;
-  const token = await channelCredential(whatsapp.accessToken, resolve, apiRoot, outbound);
+  const token = await boundChannelCredential(whatsapp.accessToken, resolve, apiRoot, outbound);
   if (!token) return null;
   return new WhatsappCloudApi(token, whatsapp.phoneNumberId, apiRoot, outbound, whatsapp.textChunkLimit);
 }

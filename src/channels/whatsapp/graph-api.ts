@@ -1,4 +1,5 @@
 import type { DeliveryTarget } from "../../model/delivery";
+import { type BoundCredential, unboundCredential } from "../../policy/bound-credential";
 import { guardedFetch } from "../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../policy/outbound-url";
 import type { ChannelSender, SendOutcome } from "../adapter";
@@ -24,13 +25,20 @@ type GraphError = { message?: string; code?: number; error_subcode?: number; typ
  * access token as bearer, every call through the outbound guard (apiRoot is tenant config).
  */
 export class WhatsappCloudApi {
+  /** The token with its store entry's hosts: a file download names it to guardedFetch. */
+  readonly boundCredential: BoundCredential;
+  private readonly accessToken: string;
+
   constructor(
-    private readonly accessToken: string,
+    token: string | BoundCredential,
     private readonly phoneNumberId: string,
     private readonly apiRoot: string,
     private readonly outbound: OutboundPolicy,
     private readonly chunkChars = WHATSAPP_CHUNK_CHARS,
-  ) {}
+  ) {
+    this.boundCredential = typeof token === "string" ? unboundCredential(token) : token;
+    this.accessToken = this.boundCredential.value;
+  }
 
   async call(body: Record<string, unknown>): Promise<GraphAnswer> {
     const url = `${this.apiRoot.replace(/\/+$/, "")}/${encodeURIComponent(this.phoneNumberId)}/messages`;

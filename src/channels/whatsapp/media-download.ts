@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { BoundCredential } from "../../policy/bound-credential";
 import type { InboundDecision } from "../adapter";
 import type { MediaRef, MediaSource } from "../inbound-media";
 import type { WhatsappMessage } from "./events";
@@ -44,9 +45,14 @@ export function whatsappMediaRefs(message: WhatsappMessage): MediaRef[] {
 /** The business number's files, located by the Graph API. */
 export function whatsappMediaSource(api: {
   credentials: readonly string[];
+  boundCredential: BoundCredential;
   mediaLocation(mediaId: string): Promise<{ url: string; headers: Record<string, string> }>;
 }): MediaSource {
-  return { credentials: api.credentials, locate: (ref) => api.mediaLocation(ref.fileId) };
+  return {
+    credentials: api.credentials,
+    carries: [api.boundCredential],
+    locate: (ref) => api.mediaLocation(ref.fileId),
+  };
 }
 
 /** `[media: image image/jpeg]`, `[media: document report.pdf application/pdf]`: what the transcript says of a file. */
