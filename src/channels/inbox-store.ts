@@ -131,20 +131,6 @@ export class InboxStore {
     return row ? inboxUpdateOf(row) : null;
   }
 
-  /** The oldest pending update but the given ones (their turns are starting: src/channels/inbox.ts). */
-  nextPendingExcept(starting: ReadonlyArray<readonly [channel: string, updateId: string]>): InboxUpdate | null {
-    if (starting.length === 0) return this.nextPending();
-    const row = first<UpdateRow>(
-      this.sql,
-      `SELECT channel, update_id, body, origin, attempts, acked, received_at FROM channel_updates
-       WHERE state = 'pending' AND NOT EXISTS (SELECT 1 FROM json_each(?) AS s
-         WHERE json_extract(s.value, '$[0]') = channel_updates.channel AND json_extract(s.value, '$[1]') = channel_updates.update_id)
-       ORDER BY received_at, rowid LIMIT 1`,
-      JSON.stringify(starting),
-    );
-    return row ? inboxUpdateOf(row) : null;
-  }
-
   /** One update, whatever its state (a held burst's member). */
   update(channel: string, updateId: string): InboxUpdate | null {
     const row = first<UpdateRow>(

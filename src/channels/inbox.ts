@@ -10,18 +10,11 @@ import type { DebounceStore } from "./debounce-store";
 import type { GroupHistoryPort } from "./group-history-store";
 import { type MediaPorts, prepareMedia } from "./inbound-media";
 import { InboxBursts } from "./inbox-bursts";
-import { InboxLanes } from "./inbox-lanes";
 import { type InboxStore, type InboxUpdate, PAIRING_PENDING_MAX } from "./inbox-store";
 import { modelTurn } from "./turn-context";
 
 /** An update that keeps failing is given up after this many attempts (it would block the ones behind it). */
 export const MAX_UPDATE_ATTEMPTS = 8;
-/**
- * Turn starts of different sessions in flight at once (src/channels/inbox-lanes.ts): each waits
- * on the platform (the typing call) and on two objects (admission, the session), so one at a
- * time made a burst of 400 chats wait 400 of those round trips in a row.
- */
-export const INBOX_LANES = 32;
 /** Pairing codes: 8 characters of [A-Z0-9] (OpenClaw's). */
 const PAIRING_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 const PAIRING_CODE_CHARS = 8;
@@ -56,58 +49,34 @@ export type InboxPorts = {
 };
 
 /**
- * Turns the accepted updates into turns: decided one at a time in arrival order, each turn
- * started in its session's lane (src/channels/inbox-lanes.ts: sessions side by side, each in
- * order). Each step is idempotent, so the drain may stop anywhere (a crash) and run again: the
- * run id is derived from the update id (a run started before the crash is found, not started
- * twice), a pairing request and its message are written with the update's completion, and the
- * typing acknowledgement is recorded before it is sent.
+ * Turns the accepted updates into turns, one at a time in arrival order. Each step is
+ * idempotent, so the drain may stop anywhere (a crash) and run again: the run id is derived
+ * from the update id (a run started before the crash is found, not started twice), a pairing
+ * request and its message are written with the update's completion, and the typing
+ * acknowledgement is recorded before it is sent.
  */
 export class ChannelInbox {
   private readonly bursts: InboxBursts;
-  private readonly lanes = new InboxLanes(INBOX_LANES);
-  /** Updates whose turn is queued or starting in a lane: still pending in the store, not decided again. */
-  private readonly starting = new Set<string>();
 
   constructor(private readonly ports: InboxPorts) {
-    this.bursts = new InboxBursts(ports, (updates, turn, config) => this.startInLane(updates, turn, config));
+    this.bursts = new InboxBursts(ports, (updates, turn, config) =>
+      this.attempt(updates, () => this.turn(updates, turn, config)),
+    );
   }
 
   /** Handles every pending update; throws (the timer retries) when one failed for a passing reason. */
   async drain(): Promise<void> {
-    try {
-      for (;;) {
-        while (!this.lanes.failed) {
-          const update = this.ports.store.nextPendingExcept([...this.starting.values()].map(startingPair));
-          if (update) await this.attempt([update], () => this.handle(update));
-          else if (this.lanes.busy) await this.lanes.oneSettled();
-          else break;
-        }
-        const nextBurstAt = await this.bursts.flushDue(this.ports.config, Date.now());
-        await this.lanes.settle();
-        // Checked and scheduled in one synchronous step: an update accepted meanwhile is drained now.
-        if (this.ports.store.hasPending()) continue;
-        if (nextBurstAt !== undefined) this.ports.wakeAt?.(nextBurstAt);
-        return;
+    for (;;) {
+      for (let update = this.ports.store.nextPending(); update; update = this.ports.store.nextPending()) {
+        const current = update;
+        await this.attempt([current], () => this.handle(current));
       }
-    } catch (error) {
-      // The starts already in flight end before the retry decides their updates again.
-      await this.lanes.settle().catch(() => undefined);
-      throw error;
+      const nextBurstAt = await this.bursts.flushDue(this.ports.config, Date.now());
+      // Checked and scheduled in one synchronous step: an update accepted meanwhile is drained now.
+      if (this.ports.store.hasPending()) continue;
+      if (nextBurstAt !== undefined) this.ports.wakeAt?.(nextBurstAt);
+      return;
     }
-  }
-
-  /** Starts a turn in its session's lane; its updates are not decided again meanwhile. */
-  private startInLane(updates: InboxUpdate[], turn: ChannelTurn, config: TenantConfig): Promise<void> {
-    const keys = updates.map((update) => startingKey(update.channel, update.updateId));
-    for (const key of keys) this.starting.add(key);
-    return this.lanes.add(
-      turn.sessionKey,
-      () => this.attempt(updates, () => this.turn(updates, turn, config)),
-      () => {
-        for (const key of keys) this.starting.delete(key);
-      },
-    );
   }
 
   /** Runs an update's (or a burst's) handling; a failure is retried, up to MAX_UPDATE_ATTEMPTS. */
@@ -147,7 +116,7 @@ export class ChannelInbox {
     }
     if (decision.action === "pairing") return this.pairing(update, decision.ask, adapter);
     if (await this.bursts.hold(update, decision.turn, config)) return;
-    await this.startInLane([update], decision.turn, config);
+    await this.turn([update], decision.turn, config);
   }
 
   /**
@@ -247,15 +216,6 @@ export class ChannelInbox {
  */
 export function turnRunId(channel: string, updateId: string): string {
   return `${channel}:${updateId}`;
-}
-
-/** An update's entry in ChannelInbox's `starting` set. */
-function startingKey(channel: string, updateId: string): string {
-  return JSON.stringify([channel, updateId]);
-}
-
-function startingPair(key: string): [channel: string, updateId: string] {
-  return JSON.parse(key) as [string, string];
 }
 
 export function pairingCode(): string {
