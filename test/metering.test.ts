@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { DailyUnits } from "../src/contracts/ledger-api";
+import { UNITS_HANDOFF_MS } from "../src/metering/object-meter";
 import { call, freshTenant, until, user } from "./helpers";
 
 const ADMIN = "test-admin-token";
@@ -18,6 +19,20 @@ async function unitsOf(tenantId: string): Promise<Record<string, DailyUnits["uni
   return Object.fromEntries(rows.map((row) => [row.objectClass, row.units]));
 }
 
+/**
+ * The session's units once it handed off everything (src/metering/object-meter.ts holds an
+ * idle object's units up to UNITS_HANDOFF_MS): two reads a window apart that agree.
+ */
+async function settledSessionUnits(tenantId: string): Promise<DailyUnits["units"]> {
+  let last = (await unitsOf(tenantId)).SessionObject!;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, UNITS_HANDOFF_MS + 100));
+    const now = (await unitsOf(tenantId)).SessionObject!;
+    if (now.requests === last.requests && now.rowsWritten === last.rowsWritten) return now;
+    last = now;
+  }
+}
+
 describe("metering", () => {
   it("a session append is billed to its tenant: the session's requests and rows, the index update on the tenant object", async () => {
     const t = await freshTenant("meter");
@@ -33,7 +48,7 @@ describe("metering", () => {
     expect(units.LedgerObject?.requests ?? 0).toBeGreaterThan(0);
     // Every later burst is counted too, rows included (each append writes its message row).
     for (const text of ["two", "three"]) {
-      const before = (await unitsOf(t.id)).SessionObject!;
+      const before = await settledSessionUnits(t.id);
       expect((await t.append("agent:main:metered", user(text))).status).toBeLessThan(300);
       const after = await until(
         () => unitsOf(t.id),
