@@ -27,9 +27,9 @@ export const SOURCE_MOVES = [
   ["src/channels/", "src/features/channels/"],
   ["src/protocol/msteams.ts", "src/features/channels/msteams/bot-framework-schemas.ts"],
   ["src/contracts/channel-inbox-api.ts", "src/features/channels/channel-inbox-api.ts"],
-  // mcp + oauth: the endpoint and its authorization server
+  // mcp: the endpoint (its authorization server, oauth/, stays below: the admin routes revoke
+  // the grants a revoked token approved)
   ["src/mcp/", "src/features/mcp/"],
-  ["src/oauth/", "src/features/mcp/oauth/"],
   // openai: the door, its completions rules, its wire schemas
   ["src/openai/", "src/features/openai/"],
   ["src/domain/completions.ts", "src/features/openai/completions.ts"],
