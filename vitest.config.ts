@@ -33,7 +33,7 @@ const TEST_BINDINGS = {
 const workerd = (bindings: Record<string, string>) =>
   cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings } });
 
-// A deployment made without SECRET_STORE_KEY (docs/operations.md): files test/*.unconfigured.test.ts.
+// A deployment made without SECRET_STORE_KEY (docs/operations.md): files test/workerd/**/*.unconfigured.test.ts.
 const { SECRET_STORE_KEY: _secretStoreKey, ...UNCONFIGURED_BINDINGS } = TEST_BINDINGS;
 
 export default defineConfig({
@@ -42,12 +42,16 @@ export default defineConfig({
       {
         extends: true,
         plugins: [workerd(TEST_BINDINGS)],
-        test: { name: "workerd", include: ["test/*.test.ts"], exclude: ["test/*.unconfigured.test.ts"] },
+        test: {
+          name: "workerd",
+          include: ["test/workerd/**/*.test.ts"],
+          exclude: ["test/workerd/**/*.unconfigured.test.ts"],
+        },
       },
       {
         extends: true,
         plugins: [workerd(UNCONFIGURED_BINDINGS)],
-        test: { name: "unconfigured", include: ["test/*.unconfigured.test.ts"] },
+        test: { name: "unconfigured", include: ["test/workerd/**/*.unconfigured.test.ts"] },
       },
     ],
     // Three files at once: most of a file's time is waiting on peers, timers and sockets, so on
@@ -60,8 +64,8 @@ export default defineConfig({
     // left. `WORKERD_ISOLATE=1` gives every file a fresh workerd again (to rule a neighbour out).
     isolate: process.env.WORKERD_ISOLATE === "1",
     globalSetup: ["test/peers/global-setup.ts"],
-    // Loads the worker before a file's first test (test/warm-worker.ts).
-    setupFiles: ["test/warm-worker.ts"],
+    // Loads the worker before a file's first test (test/workerd/support/warm-worker.ts).
+    setupFiles: ["test/workerd/support/warm-worker.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

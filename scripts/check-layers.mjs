@@ -21,10 +21,11 @@ const LAYERS = [
   { name: "features", entries: ["features"] },
   // The objects that hold gateway sockets, handed the method table (they import no feature).
   { name: "gateway hosts", entries: ["tenant", "gateway-hub-object.ts"] },
-  // The doors: HTTP, the gateway protocol, MCP and OAuth, the OpenAI door, webhooks, chat apps.
-  { name: "transport", entries: ["http", "gateway", "mcp", "openai", "oauth", "hooks", "channels", "registry"] },
+  // The doors every feature shares: HTTP, the gateway protocol, OAuth (MCP, the OpenAI door,
+  // webhooks and chat apps are features: features/<name>/).
+  { name: "transport", entries: ["http", "gateway", "oauth", "registry"] },
   // The objects that run sessions and schedules; they know no door (a reply's routes are handed in).
-  { name: "run hosts", entries: ["session", "cron"] },
+  { name: "run hosts", entries: ["session"] },
   // The operations every door shares, and the session tools.
   { name: "application", entries: ["domain", "tools"] },
   // Runs, flows, spawns, deliveries, timers, pending sessions: what they need from above is a port.

@@ -1,11 +1,11 @@
 import { createApp } from "./app";
-import { ChannelInboxObject as ChannelInbox } from "./channels/channel-inbox-object";
-import { chatActivity } from "./channels/chat-typing";
-import { channelSenderOf } from "./channels/platforms";
-import { queueChannelReply } from "./channels/reply";
-import { SchedulerObject as Scheduler } from "./cron/scheduler-object";
+import { SchedulerObject as Scheduler } from "./features/automations/scheduler-object";
+import { ChannelInboxObject as ChannelInbox } from "./features/channels/channel-inbox-object";
+import { chatActivity } from "./features/channels/chat-typing";
+import { channelSenderOf } from "./features/channels/platforms";
+import { queueChannelReply } from "./features/channels/reply";
+import { queueHookReply } from "./features/hooks/hook-delivery";
 import { GatewayHubObject as GatewayHub } from "./gateway-hub-object";
-import { queueHookReply } from "./hooks/hook-delivery";
 import { LedgerObject as Ledger } from "./ledger/ledger-object";
 import { installLedgerLogSink } from "./ledger/log-sink";
 import { meteredObject, type SinkFor } from "./metering/metered-object";

@@ -1,11 +1,11 @@
-import type { ChannelInboxApi } from "./contracts/channel-inbox-api";
 import type { DirectoryApi } from "./contracts/directory-api";
 import type { HubApi } from "./contracts/hub-api";
 import type { LedgerApi } from "./contracts/ledger-api";
-import type { SchedulerApi } from "./contracts/scheduler-api";
 import type { SessionApi } from "./contracts/session-api";
 import type { TenantApi } from "./contracts/tenant-api";
 import type { TenantContext, TenantPorts } from "./domain/context";
+import type { SchedulerApi } from "./features/automations/scheduler-api";
+import type { ChannelInboxApi } from "./features/channels/channel-inbox-api";
 import { sessionObjectName } from "./keys/object-names";
 import { type OutboundEnv, outboundPolicy, serviceOrigin } from "./policy/outbound-url";
 

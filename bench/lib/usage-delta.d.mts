@@ -1,6 +1,6 @@
 import type { ObjectUnits } from "../../src/contracts/ledger-api";
 
-/** Types of usage-delta.mjs (the cost bench's arithmetic, also used by test/usage-proof.test.ts). */
+/** Types of usage-delta.mjs (the cost bench's arithmetic, also used by test/workerd/usage/usage-proof.test.ts). */
 export type Units = ObjectUnits;
 export type UnitsByClass = Record<string, Units>;
 export declare const UNIT_KEYS: ReadonlyArray<keyof Units>;

@@ -1,7 +1,7 @@
 // The cost bench's arithmetic on the usage endpoint's answers (GET /v1/admin/tenants/<id>/usage):
 // units per object class summed over the answer's days, the difference of two snapshots, and a
 // workload's units per operation with the cost of the snapshots' own reads taken out. Shared
-// with test/usage-proof.test.ts, which holds it to what the objects did, counted independently.
+// with test/workerd/usage/usage-proof.test.ts, which holds it to what the objects did, counted independently.
 
 export const UNIT_KEYS = ["requests", "websocketMessages", "activeMs", "rowsRead", "rowsWritten", "storedBytes"];
 

@@ -1,7 +1,7 @@
 import { signatureHeader } from "../auth/webhook-signature";
-import type { ChannelSender, SendOutcome } from "../channels/adapter";
-import type { ChannelSendResult } from "../channels/send-health";
 import type { LiveEvent } from "../contracts/tenant-api";
+import type { ChannelSender, SendOutcome } from "../features/channels/adapter";
+import type { ChannelSendResult } from "../features/channels/send-health";
 import type { Delivery, DeliveryInput } from "../model/delivery";
 import { logWarning } from "../observability/log";
 import { guardedFetch } from "../policy/guarded-fetch";

@@ -1,7 +1,5 @@
 import type { Principal } from "../auth/principal";
-import type { ChannelInboxApi } from "../contracts/channel-inbox-api";
 import type { LedgerApi } from "../contracts/ledger-api";
-import type { SchedulerApi } from "../contracts/scheduler-api";
 import type { SessionApi } from "../contracts/session-api";
 import type {
   TenantAccessApi,
@@ -11,6 +9,8 @@ import type {
   TenantRunsApi,
   TenantSecretsApi,
 } from "../contracts/tenant-api";
+import type { SchedulerApi } from "../features/automations/scheduler-api";
+import type { ChannelInboxApi } from "../features/channels/channel-inbox-api";
 import type { OutboundPolicy } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 

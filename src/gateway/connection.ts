@@ -1,5 +1,5 @@
 import { hasScope } from "../auth/principal";
-import type { SetupWizardState } from "../channels/setup-wizard";
+import type { SetupWizardState } from "../features/channels/setup-wizard";
 import type { OperatorScope } from "../protocol/http";
 
 /**

@@ -1,7 +1,7 @@
 /** The kinds of file a chat message carries (OpenClaw's `media[].kind`). */
 export type MediaKind = "image" | "sticker" | "document" | "audio" | "video";
 
-/** A chat message's file as stored in the ATTACHMENTS bucket for its run (src/channels/inbound-media.ts). */
+/** A chat message's file as stored in the ATTACHMENTS bucket for its run (src/features/channels/inbound-media.ts). */
 export type InboundMedia = {
   /** The bucket key (under the session's prefix). */
   key: string;

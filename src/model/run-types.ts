@@ -19,7 +19,7 @@ export type RunInput = {
   deliver?: boolean;
   /**
    * A concrete channel the visible reply is posted to through the session's outbox, queued in
-   * the reply's own commit (hooks with `channel` + `to`; src/hooks/hook-delivery.ts).
+   * the reply's own commit (hooks with `channel` + `to`; src/features/hooks/hook-delivery.ts).
    */
   deliverTo?: DeliveryTarget;
   label?: string;
@@ -44,7 +44,7 @@ export type RunInput = {
    */
   clientTools?: ClientTool[];
   /**
-   * A chat message's turn (src/channels/): the session's route is set to this target when the
+   * A chat message's turn (src/features/channels/): the session's route is set to this target when the
    * user message is appended, and the reply is queued to it in the outbox in the same commit.
    */
   replyTarget?: DeliveryTarget;
@@ -54,11 +54,11 @@ export type RunInput = {
   routeFields?: RouteRowFields;
   /**
    * The run's user message as the model gets it, when it differs from the transcript's (a chat
-   * turn's inbound envelope: the enveloped text, then the internal context; src/channels/inbound-envelope.ts).
+   * turn's inbound envelope: the enveloped text, then the internal context; src/features/channels/inbound-envelope.ts).
    */
   modelMessages?: string[];
   /**
-   * A chat message's files, stored in the ATTACHMENTS bucket (src/channels/inbound-media.ts): the
+   * A chat message's files, stored in the ATTACHMENTS bucket (src/features/channels/inbound-media.ts): the
    * user message references them, and a model that takes images gets those as image parts.
    */
   media?: InboundMedia[];

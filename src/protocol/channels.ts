@@ -226,9 +226,9 @@ export const lineConfigSchema = z
 export type LineConfig = z.infer<typeof lineConfigSchema>;
 
 /**
- * The low-layer half of a chat platform's descriptor (src/channels/platform.ts holds the rest):
+ * The low-layer half of a chat platform's descriptor (src/features/channels/platform.ts holds the rest):
  * what config, secrets, the outbound guard and hooks need to know, kept here so these layers
- * read it without importing src/channels/. Every list below is derived from CHANNEL_CONFIGS.
+ * read it without importing src/features/channels/. Every list below is derived from CHANNEL_CONFIGS.
  */
 export type ChannelConfigSpec = {
   /** The channel's name: its `channels.<name>` key, hook channel and session key part. */
@@ -382,7 +382,7 @@ export const googlechatChannelConfig = {
   credential: "serviceAccount",
 } as const satisfies ChannelConfigSpec;
 
-/** The config halves of the registered platforms, in the order of src/channels/platforms.ts (a test checks it). */
+/** The config halves of the registered platforms, in the order of src/features/channels/platforms.ts (a test checks it). */
 export const CHANNEL_CONFIGS = [
   telegramChannelConfig,
   slackChannelConfig,

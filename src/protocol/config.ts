@@ -148,7 +148,7 @@ export const OWN_ROUTE_SEGMENTS: ReadonlySet<string> = new Set([
 
 /**
  * OpenClaw's inbound webhooks (`hooks.*`), served at the tenant's base URL + `path`
- * (src/hooks/). `token` is a plain value or a store SecretRef; no read path returns it.
+ * (src/features/hooks/). `token` is a plain value or a store SecretRef; no read path returns it.
  */
 export const hooksConfigSchema = z
   .strictObject({

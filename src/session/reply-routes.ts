@@ -1,6 +1,6 @@
-import type { chatActivity } from "../channels/chat-typing";
-import type { channelSenderOf } from "../channels/platforms";
 import type { Outbox } from "../delivery/outbox";
+import type { chatActivity } from "../features/channels/chat-typing";
+import type { channelSenderOf } from "../features/channels/platforms";
 import type { RunRecord } from "../model/run-types";
 
 /**

@@ -300,7 +300,7 @@ test("crashes mid-flow lose nothing and do nothing twice", { timeout: 180_000 },
 // after the answers (if the kill lands within those 100 ms), the held rows are gone with the
 // whole process; each session object, started again by the retry alarm it wrote with the
 // message, sends its row again, so the index is whole after the restart. (A tenant object
-// that restarts alone is the pool test's case: test/inject-handoff.test.ts.)
+// that restarts alone is the pool test's case: test/workerd/tenant/inject-handoff.test.ts.)
 test("a kill right after chat.inject answers loses no index row (every session object sends its row again)", {
   timeout: 60_000,
 }, async () => {

@@ -1,7 +1,7 @@
 // The bound on gateway sockets that have not authenticated, in the real runtime (`wrangler dev`,
 // the client address as workerd hands it over): past the bound an upgrade is answered 429 with a
 // JSON error and Retry-After before any WebSocket exists; a socket that authenticates or closes
-// frees its place. The vitest pool test (test/gateway-preauth.test.ts) covers the tenant-wide
+// frees its place. The vitest pool test (test/workerd/gateway/gateway-preauth.test.ts) covers the tenant-wide
 // bound over many addresses and that no hub object is made.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";

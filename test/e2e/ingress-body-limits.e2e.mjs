@@ -117,7 +117,7 @@ test("an unauthenticated or oversized POST is answered before its upload complet
     const answer = await upload(path, { headers, sized });
     peakMiB = Math.max(peakMiB, (await serverMemory(server.pid)).workerdMiB);
     // The exact statuses of sized and chunked bodies are asserted in workerd
-    // (test/ingress-body-limits.test.ts), where no socket races the answer. Here: the status, a
+    // (test/workerd/http/ingress-body-limits.test.ts), where no socket races the answer. Here: the status, a
     // reset of an upload cut mid-way, or `wrangler dev`'s own proxy failing it (500, "Network
     // connection lost", in its log) — each before the upload completed.
     assert.ok([status, "reset", 500].includes(answer.status), `${name}: ${answer.status}`);

@@ -7,7 +7,7 @@ import { startToolMockModel } from "./tool-mock-model.mjs";
 export default async function setup(project: TestProject) {
   const peers = await startPeers();
   const toolModel = await startToolMockModel();
-  // The keys are declared for test files in test/provided-context.d.ts.
+  // The keys are declared for test files in test/workerd/support/provided-context.d.ts.
   (project.provide as (key: string, value: unknown) => void)("peerPort", peers.port);
   (project.provide as (key: string, value: unknown) => void)("toolModelPort", toolModel.port);
   return async () => {

@@ -230,7 +230,7 @@ export async function startPeers(): Promise<Peers> {
     }
   });
   // Node closes a keep-alive connection idle for 5 s by default, racing workerd reusing it: on a
-  // loaded machine runs of the 150-run burst (test/limits.test.ts) failed "Network connection
+  // loaded machine runs of the 150-run burst (test/workerd/tenant/tenant-limits.test.ts) failed "Network connection
   // lost". A model API keeps its connections longer than its clients do.
   server.keepAliveTimeout = PEER_KEEP_ALIVE_MS;
   server.headersTimeout = PEER_KEEP_ALIVE_MS + 1_000;

@@ -12,7 +12,7 @@ const ROOT = process.cwd();
 const GUARD = join(ROOT, "scripts/check-layers.mjs");
 /** The Node tier's tool-loop test the guard also asks for, so only a case's own files decide. */
 const TOOL_LOOP_TEST = {
-  "test/unit/tool-loop.test.ts": 'import { runToolLoop } from "../../src/runs/tool-loop/tool-loop";\n',
+  "test/unit/runs/tool-loop.test.ts": 'import { runToolLoop } from "../../src/runs/tool-loop/tool-loop";\n',
 };
 
 /** The guard's exit status and complaints on src/'s entries (less `without`) with `files` added. */
@@ -56,9 +56,9 @@ describe("the layer guard (scripts/check-layers.mjs)", () => {
   });
 
   it("fails an entry placed but gone from src/", () => {
-    const result = guard({}, ["cron"]);
+    const result = guard({}, ["pending"]);
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain("layer guard: src/cron does not exist: remove it from LAYERS");
+    expect(result.stderr).toContain("layer guard: src/pending does not exist: remove it from LAYERS");
   });
 
   it("fails an upward import, naming the file, the entry and both layers", () => {
@@ -71,11 +71,13 @@ describe("the layer guard (scripts/check-layers.mjs)", () => {
 
   it("fails a session object that imports a door, and a tenant object that imports the slices", () => {
     const result = guard({
-      "src/session/parts.ts": 'import { queueHookReply } from "../hooks/hook-delivery";\n',
+      "src/session/parts.ts": 'import { queueHookReply } from "../features/hooks/hook-delivery";\n',
       "src/tenant/gateway.ts": 'import { GATEWAY_METHODS } from "../slices";\n',
     });
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain("run hosts imports upward: src/session/parts.ts imports ../hooks/hook-delivery");
+    expect(result.stderr).toContain(
+      "run hosts imports upward: src/session/parts.ts imports ../features/hooks/hook-delivery",
+    );
     expect(result.stderr).toContain("gateway hosts imports upward: src/tenant/gateway.ts imports ../slices");
   });
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ProgressDrafts } from "../../src/channels/progress-draft";
 import type { LiveEvent } from "../../src/contracts/tenant-api";
+import { ProgressDrafts } from "../../src/features/channels/progress-draft";
 
 /**
- * When the progress draft is shown and removed (the workerd test test/channels-progress.test.ts
+ * When the progress draft is shown and removed (the workerd test test/workerd/channels/channels-progress.test.ts
  * runs it against the peer's Bot API): shown once at a run's first tool call, removed once its
  * reply is delivered or given up, or at its end when it owes no reply.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TypingKeepAlive } from "../../src/channels/typing-keepalive";
+import { TypingKeepAlive } from "../../src/features/channels/typing-keepalive";
 import type { DeliveryTarget } from "../../src/model/delivery";
 
 /**

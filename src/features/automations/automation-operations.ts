@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { type Operation, operationFamily } from "../../http/openapi/operations";
+import { secretPutBodySchema } from "../../protocol/secrets";
 import {
   cronAddParamsSchema,
   cronJobListQuerySchema,
   cronPatchSchema,
   cronRunBodySchema,
   cronRunsQuerySchema,
-} from "../../protocol/cron";
-import { secretPutBodySchema } from "../../protocol/secrets";
+} from "./cron-schemas";
 
 /** The secret store and automations routes, for the OpenAPI document (features/secrets/secret-routes.ts, automation-routes.ts). */
 

@@ -1,4 +1,8 @@
 import { Hono } from "hono";
+import { type AppEnv, requireScope } from "../../http/context";
+import { badRequest } from "../../http/errors";
+import { parseQuery, readJson, readJsonValue } from "../../http/request";
+import { describeZodError } from "../../protocol/describe";
 import {
   addCronJob,
   cronRuns,
@@ -8,18 +12,14 @@ import {
   removeCronJob,
   runCronJob,
   updateCronJob,
-} from "../../domain/cron";
-import { type AppEnv, requireScope } from "../../http/context";
-import { badRequest } from "../../http/errors";
-import { parseQuery, readJson, readJsonValue } from "../../http/request";
+} from "./automations";
 import {
   cronAddParamsSchema,
   cronJobListQuerySchema,
   cronPatchSchema,
   cronRunBodySchema,
   cronRunsQuerySchema,
-} from "../../protocol/cron";
-import { describeZodError } from "../../protocol/describe";
+} from "./cron-schemas";
 
 /** Automations (OpenClaw's cron.* over HTTP): the same jobs, rules and answers as the gateway's. */
 export const automationRoutes = new Hono<AppEnv>();

@@ -1,3 +1,7 @@
+import { defineMethod } from "../../registry/method";
+import type { Slice } from "../../registry/slice";
+import { AUTOMATION_OPERATIONS } from "./automation-operations";
+import { automationRoutes } from "./automation-routes";
 import {
   addCronJob,
   cronRuns,
@@ -8,7 +12,7 @@ import {
   removeCronJob,
   runCronJob,
   updateCronJob,
-} from "../../domain/cron";
+} from "./automations";
 import {
   cronAddParamsSchema,
   cronGetParamsSchema,
@@ -18,11 +22,7 @@ import {
   cronRunsParamsSchema,
   cronStatusParamsSchema,
   cronUpdateParamsSchema,
-} from "../../protocol/cron";
-import { defineMethod } from "../../registry/method";
-import type { Slice } from "../../registry/slice";
-import { AUTOMATION_OPERATIONS } from "./automation-operations";
-import { automationRoutes } from "./automation-routes";
+} from "./cron-schemas";
 
 /**
  * Automations (`cron.*`) over the gateway and `/v1/automations`, with OpenClaw's scopes: reading

@@ -1,13 +1,13 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
-import { channelsStatus, pairingApprove, pairingList, setTelegramWebhook } from "../../channels/channel-admin";
-import { PLATFORMS } from "../../channels/platforms";
-import { closingIfRefused, webhookRequestOf } from "../../channels/webhook";
 import { type AppEnv, requireScope } from "../../http/context";
 import { readJson } from "../../http/request";
 import { outboundPolicy, serviceOrigin } from "../../policy/outbound-url";
 import { TENANT_ID_PATTERN } from "../../protocol/http";
 import { channelInboxApi, tenantApi } from "../../stubs";
+import { channelsStatus, pairingApprove, pairingList, setTelegramWebhook } from "./channel-admin";
+import { PLATFORMS } from "./platforms";
+import { closingIfRefused, webhookRequestOf } from "./webhook";
 
 /** Tenant paths that are never a channel webhook (no config lookup for them). */
 const API_PREFIXES = [
@@ -24,7 +24,7 @@ const API_PREFIXES = [
 
 /**
  * The chat webhooks at the tenant's base URL + each platform's path (the default tenant also at
- * the root). Each platform in PLATFORMS is asked in turn (src/channels/webhook.ts); the one that
+ * the root). Each platform in PLATFORMS is asked in turn (src/features/channels/webhook.ts); the one that
  * serves the path answers as the real gateway does (SPEC §3.1, §4.1), and its 200 goes out only
  * once the updates it names are committed to the tenant's channel inbox, before any agent work.
  * Other requests pass through.

@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { channelsStatus, controlUiPairingApprove, controlUiPairingList } from "../../channels/channel-admin";
 import { defineMethod, openParams } from "../../registry/method";
 import type { Slice } from "../../registry/slice";
+import { channelsStatus, controlUiPairingApprove, controlUiPairingList } from "./channel-admin";
 import { CHANNEL_OPERATIONS } from "./channel-operations";
 import { channelIngress, channelRoutes } from "./channel-routes";
 import { WIZARD_METHODS } from "./wizard-methods";
 
 /**
- * Chat platform channels (src/channels/): their webhooks, their `/v1/channels` routes and the
+ * Chat platform channels (src/features/channels/): their webhooks, their `/v1/channels` routes and the
  * Control UI's Channels page — `channels.status` and the DM pairing queue
  * (`channels.pairing.list` / `channels.pairing.approve`) in OpenClaw's shapes. OpenClaw's
  * `operator.pairing` scope is not issued here; pairing takes operator.admin.

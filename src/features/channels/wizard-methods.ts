@@ -1,17 +1,17 @@
 import { z } from "zod";
+import { defineMethod, type MethodCall, type MethodTable } from "../../registry/method";
 import {
   cancelSetupWizard,
   nextSetupWizard,
   type SetupWizardHolder,
   setupWizardStatus,
   startSetupWizard,
-} from "../../channels/setup-wizard";
-import { defineMethod, type MethodCall, type MethodTable } from "../../registry/method";
+} from "./setup-wizard";
 
 /**
  * OpenClaw's `wizard.start` / `wizard.next` / `wizard.cancel` / `wizard.status` (its protocol's
  * closed params), as the Control UI's Channels › Set up calls them: the flow is
- * src/channels/setup-wizard.ts, the wizard kept by the connection. operator.admin, as the
+ * src/features/channels/setup-wizard.ts, the wizard kept by the connection. operator.admin, as the
  * config writes they end in.
  */
 

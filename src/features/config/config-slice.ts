@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { listAgents } from "../../domain/agents";
 import { tenantLimitsView } from "../../domain/limits";
 import {
   configSchema,
@@ -14,6 +13,7 @@ import {
 import { methodParamSchemas } from "../../protocol/gateway";
 import { defineMethod, openParams } from "../../registry/method";
 import type { Slice } from "../../registry/slice";
+import { listAgents } from "./agents";
 import { CONFIG_OPERATIONS } from "./config-operations";
 import { configRoutes } from "./config-routes";
 

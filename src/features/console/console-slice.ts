@@ -1,24 +1,18 @@
 import { z } from "zod";
-import { agentCommands, agentToolsCatalog, agentToolsEffective } from "../../domain/agent-tools";
 import { chatCommandEntries } from "../../domain/chat-commands";
-import { chatStartup } from "../../domain/chat-startup";
 import type { TenantContext } from "../../domain/context";
 import { agentIdParam } from "../../domain/keys";
-import {
-  LOG_TAIL_MAX_BYTES,
-  LOG_TAIL_MAX_LINES,
-  sessionsUsage,
-  tailLogs,
-  USAGE_SESSIONS_MAX,
-} from "../../domain/ledger";
 import { admitSearch } from "../../domain/limits";
-import { SEARCH_LIMIT_MAX, searchSessions } from "../../domain/search";
 import { parseAgentSessionKey } from "../../keys/session-key";
 import { defaultAgentId } from "../../policy/agent-config";
 import { agentIdentity, agentIds, agentModels, runnerCredentials, tenantModels } from "../../policy/agent-models";
 import { agentParamsSchema, sessionsListParamsSchema } from "../../protocol/methods";
 import { defineMethod } from "../../registry/method";
 import type { Slice } from "../../registry/slice";
+import { agentCommands, agentToolsCatalog, agentToolsEffective } from "./agent-tools";
+import { chatStartup } from "./chat-startup";
+import { SEARCH_LIMIT_MAX, searchSessions } from "./search";
+import { LOG_TAIL_MAX_BYTES, LOG_TAIL_MAX_LINES, sessionsUsage, tailLogs, USAGE_SESSIONS_MAX } from "./usage-and-logs";
 
 /**
  * The console (the OpenClaw Control UI) beyond the session methods: the chat pane's start

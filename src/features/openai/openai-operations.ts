@@ -1,12 +1,8 @@
 import { z } from "zod";
 import type { Operation } from "../../http/openapi/operations";
-import {
-  chatCompletionRequestSchema,
-  embeddingsRequestSchema,
-  responsesRequestSchema,
-} from "../../protocol/openai-schemas";
+import { chatCompletionRequestSchema, embeddingsRequestSchema, responsesRequestSchema } from "./openai-schemas";
 
-/** The OpenAI-compatible routes (src/openai/openai-routes.ts), for the OpenAPI document; docs/openai.md. */
+/** The OpenAI-compatible routes (src/features/openai/openai-routes.ts), for the OpenAPI document; docs/openai.md. */
 
 const tag = "OpenAI-compatible";
 const model = z.looseObject({ id: z.string(), object: z.literal("model"), owned_by: z.string() });

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
-import { getRun, listRuns } from "../../domain/run-lookup";
 import { type AppEnv, requireScope } from "../../http/context";
 import { parseQuery } from "../../http/request";
 import { runListQuerySchema, runQuerySchema } from "../../protocol/runs";
+import { getRun, listRuns } from "./run-lookup";
 
 /** Runs over HTTP: one run (with `?wait=` long-poll) and a session's runs. */
 export const runStatusRoutes = new Hono<AppEnv>();

@@ -2,18 +2,6 @@ import { Hono } from "hono";
 import { stream } from "hono/streaming";
 import { canonicalKey } from "../../domain/keys";
 import { listSessions, patchSession } from "../../domain/session-index";
-import {
-  appendMessage,
-  appendMessages,
-  deleteSession,
-  followSession,
-  historyPage,
-  keyForSessionId,
-  listDeliveries,
-  resetSession,
-  transcriptInfo,
-  transcriptPages,
-} from "../../domain/sessions";
 import { type AppEnv, requireScope } from "../../http/context";
 import { badRequest, notFound } from "../../http/errors";
 import { parseQuery, readJson } from "../../http/request";
@@ -29,6 +17,18 @@ import {
 import { sessionsListParamsSchema } from "../../protocol/methods";
 import { sessionPatchFieldsSchema } from "../../protocol/session";
 import { historyPageJson } from "../../render/history-json";
+import {
+  appendMessage,
+  appendMessages,
+  deleteSession,
+  followSession,
+  historyPage,
+  keyForSessionId,
+  listDeliveries,
+  resetSession,
+  transcriptInfo,
+  transcriptPages,
+} from "./sessions";
 
 /** Session transcripts over HTTP: ingest, OpenClaw's history route, reset, delete, JSONL export. */
 export const sessionRoutes = new Hono<AppEnv>();

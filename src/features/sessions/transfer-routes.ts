@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { stream } from "hono/streaming";
-import { exportLines, importPage } from "../../domain/transfer";
 import { type AppEnv, requireScope } from "../../http/context";
 import { readJson } from "../../http/request";
 import { importBodySchema } from "../../protocol/import";
+import { exportLines, importPage } from "./transfer";
 
 /** Sessions in and out of a tenant: import pages (`npm run import`) and the tenant-wide JSONL export. */
 export const transferRoutes = new Hono<AppEnv>();

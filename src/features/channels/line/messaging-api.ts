@@ -1,0 +1,156 @@
+import type { DeliveryTarget } from "../../../model/delivery";
+import { type BoundCredential, unboundCredential } from "../../../policy/bound-credential";
+import { guardedFetch } from "../../../policy/guarded-fetch";
+import type { OutboundPolicy } from "../../../policy/outbound-url";
+import { uuidFrom } from "../../../util/encoding";
+import type { SendOutcome } from "../adapter";
+import { type LineReplyToken, planLineCalls } from "./send-plan";
+
+/** LINE's own Messaging API root; `channels.line.apiRoot` replaces it. */
+export const LINE_API_ROOT = "https://api.line.me";
+/** LINE's data API, where message contents are downloaded from. */
+export const LINE_DATA_API_ROOT = "https://api-data.line.me";
+/** A Messaging API call that takes longer is given up (the outbox retries a send). */
+export const LINE_API_TIMEOUT_MS = 15_000;
+/** How long the loading animation shows (LINE takes 5–60 s in steps of 5; OpenClaw sends 20). */
+export const LINE_LOADING_SECONDS = 20;
+
+export type LineAnswer = { ok: boolean; status: number; body: Record<string, unknown>; error?: string };
+
+/**
+ * The LINE Messaging API of one channel: JSON over `Authorization: Bearer <channelAccessToken>`,
+ * every call through the outbound guard (apiRoot is tenant config). No retries here: the outbox
+ * retries deliveries, and each push of a delivery with an id carries an `X-Line-Retry-Key` derived
+ * from that id and its first part, so a push repeated after a crash is refused by LINE (409), not shown twice.
+ */
+export class LineMessagingApi {
+  /** The token with its store entry's hosts: a content download names it to guardedFetch. */
+  readonly boundCredential: BoundCredential;
+  private readonly token: string;
+
+  constructor(
+    token: string | BoundCredential,
+    private readonly apiRoot: string,
+    private readonly outbound: OutboundPolicy,
+  ) {
+    this.boundCredential = typeof token === "string" ? unboundCredential(token) : token;
+    this.token = this.boundCredential.value;
+  }
+
+  async call(method: "GET" | "POST", path: string, body?: unknown, retryKey?: string): Promise<LineAnswer> {
+    try {
+      const response = await guardedFetch(
+        `${this.apiRoot.replace(/\/+$/, "")}${path}`,
+        {
+          method,
+          signal: AbortSignal.timeout(LINE_API_TIMEOUT_MS),
+          headers: {
+            authorization: `Bearer ${this.token}`,
+            ...(body !== undefined ? { "content-type": "application/json" } : {}),
+            ...(retryKey ? { "x-line-retry-key": retryKey } : {}),
+          },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        },
+        this.outbound,
+      );
+      const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+      const error = response.ok ? undefined : typeof answer.message === "string" ? answer.message : "";
+      return { ok: response.ok, status: response.status, body: answer, ...(error !== undefined ? { error } : {}) };
+    } catch (error) {
+      return { ok: false, status: 0, body: {}, error: (error as Error).message };
+    }
+  }
+
+  /** What every call carries: the channel access token, as the Bearer header. */
+  get credentials(): readonly string[] {
+    return [this.token];
+  }
+
+  /**
+   * Where a message's content (an image, a file) is downloaded: LINE's data API
+   * (api-data.line.me) for its own apiRoot, else the configured apiRoot (a fake, a proxy), with
+   * the token as for every call.
+   */
+  contentLocation(messageId: string): { url: string; headers: Record<string, string> } {
+    const root =
+      this.apiRoot.replace(/\/+$/, "") === LINE_API_ROOT ? LINE_DATA_API_ROOT : this.apiRoot.replace(/\/+$/, "");
+    return {
+      url: `${root}/v2/bot/message/${encodeURIComponent(messageId)}/content`,
+      headers: { authorization: `Bearer ${this.token}` },
+    };
+  }
+
+  /** The loading animation in a 1:1 chat (best effort; LINE has none for groups). */
+  async startLoading(userId: string): Promise<void> {
+    if (!userId.startsWith("U")) return;
+    await this.call("POST", "/v2/bot/chat/loading/start", { chatId: userId, loadingSeconds: LINE_LOADING_SECONDS });
+  }
+
+  /** A user's display name (`GET /v2/bot/profile/<id>`), or undefined. */
+  async displayName(userId: string): Promise<string | undefined> {
+    const answer = await this.call("GET", `/v2/bot/profile/${encodeURIComponent(userId)}`);
+    return answer.ok && typeof answer.body.displayName === "string" ? answer.body.displayName : undefined;
+  }
+
+  /**
+   * Sends `parts` from `fromPart` on (text messages, already flattened): the reply token first,
+   * then pushes; a refused or failed reply falls back to a push of the same messages at once,
+   * so an expired token or a LINE error never loses the reply. Stops at the first failed push.
+   * Returns the ids LINE gave the messages sent (`sentMessages[].id`): a quote of one is a mention.
+   */
+  async send(
+    delivery: { id?: string; target: DeliveryTarget; parts: string[]; replyToken?: LineReplyToken },
+    fromPart: number,
+    nowMs = Date.now(),
+  ): Promise<SendOutcome> {
+    const to = parseLineTarget(delivery.target);
+    if (!to) return { partsSent: fromPart, error: `not a LINE target: ${delivery.target.to}` };
+    const calls = planLineCalls({
+      partCount: delivery.parts.length,
+      fromPart,
+      ...(delivery.replyToken ? { replyToken: delivery.replyToken } : {}),
+      nowMs,
+    });
+    const sentMessageIds: string[] = [];
+    for (const call of calls) {
+      const messages = delivery.parts.slice(call.from, call.to).map((text) => ({ type: "text", text }));
+      if (call.kind === "reply") {
+        const reply = await this.call("POST", "/v2/bot/message/reply", {
+          replyToken: delivery.replyToken!.token,
+          messages,
+        });
+        if (reply.ok) {
+          sentMessageIds.push(...sentIds(reply));
+          continue;
+        }
+      }
+      // Without a delivery id there is no stable key, and a shared one could swallow another reply.
+      const retryKey = delivery.id ? await uuidFrom(`line-push:${delivery.id}:${call.from}`) : undefined;
+      const push = await this.call("POST", "/v2/bot/message/push", { to, messages }, retryKey);
+      // 409: LINE already accepted a push with this retry key (a resend after a crash).
+      if (!push.ok && push.status !== 409) return { partsSent: call.from, error: failure(push) };
+      sentMessageIds.push(...sentIds(push));
+    }
+    return { partsSent: delivery.parts.length, ...(sentMessageIds.length ? { sentMessageIds } : {}) };
+  }
+}
+
+/** The ids in a reply's or push's answer (`{ sentMessages: [{ id, quoteToken }] }`); none on a 409. */
+function sentIds(answer: LineAnswer): string[] {
+  const sent = answer.body.sentMessages;
+  if (!Array.isArray(sent)) return [];
+  return sent.flatMap((message: unknown) => {
+    const id = (message as { id?: unknown } | null)?.id;
+    return typeof id === "string" && id ? [id] : [];
+  });
+}
+
+function failure(answer: LineAnswer): string {
+  return `line answered ${answer.status}${answer.error ? `: ${answer.error}` : ""}`;
+}
+
+/** A LINE delivery target: `line:<userId>`, `line:group:<id>`, `line:room:<id>`, or a bare id. */
+export function parseLineTarget(target: DeliveryTarget): string | null {
+  const match = /^(?:line:)?(?:(?:user|group|room):)?([UCR][A-Za-z0-9]{1,64})$/i.exec(target.to.trim());
+  return match ? match[1]! : null;
+}
