@@ -5,7 +5,7 @@
 // placed but gone), each upward import and each folder cycle.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { relative } from "node:path";
-import { cycles, files, folderImports, SRC } from "./lib/source-graph.mjs";
+import { cycles, featureImports, files, folderImports, SRC } from "./lib/source-graph.mjs";
 
 /**
  * src/'s top-level entries (folders, and files such as stubs.ts) by layer, the top first. Each
@@ -71,6 +71,12 @@ for (const { file, specifier, from, to } of edges) {
       `engine reaches an object directly: ${relative(".", file)} imports ${specifier}; hand it in as a port where the object is assembled`,
     );
 }
+// A feature is one folder that no other feature reaches into: what two features share lives below
+// them (domain/, a port), so a feature can be read, moved or removed alone.
+for (const { file, specifier, to } of featureImports().edges)
+  problems.push(
+    `a feature imports another: ${relative(".", file)} imports ${specifier} (${to}); move what both use below the features (domain/ or a port)`,
+  );
 const unitTests = existsSync("test/unit") ? [...files("test/unit", /\.(ts|mjs|js)$/)] : [];
 if (!unitTests.some((file) => TOOL_LOOP_MODULE.test(readFileSync(file, "utf8"))))
   problems.push("no Node unit test (test/unit/) imports runs/tool-loop/tool-loop");

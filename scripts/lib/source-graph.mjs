@@ -27,16 +27,33 @@ export const sourceFiles = () => [...files(SRC, /(?<!\.d)\.ts$/)];
  * `arrows` maps a folder to the folders it imports, `edges` lists each importing file.
  */
 export function folderImports() {
+  return importsBetween(layerOf);
+}
+
+/** The feature folder (`features/<name>`) a path is in, or null outside src/features/<name>/. */
+export const featureOf = (path) => {
+  const [top, name, ...rest] = relative(SRC, path).split("/");
+  return top === "features" && rest.length > 0 ? `features/${name}` : null;
+};
+
+/** The value imports from one feature folder into another (the guard allows none). */
+export function featureImports() {
+  return importsBetween(featureOf);
+}
+
+/** Value imports between the units `unitOf` names (null: not a unit), as arrows and edges. */
+function importsBetween(unitOf) {
   const arrows = new Map();
   const edges = [];
   for (const file of sourceFiles()) {
+    const from = unitOf(file);
+    if (from === null) continue;
     for (const [, typeOnly, specifier] of readFileSync(file, "utf8").matchAll(RELATIVE_IMPORT)) {
       if (typeOnly) continue;
       const target = resolve(dirname(file), specifier);
       if (!target.startsWith(SRC)) continue;
-      const from = layerOf(file);
-      const to = layerOf(target.endsWith(".ts") ? target : `${target}.ts`);
-      if (from === to) continue;
+      const to = unitOf(target.endsWith(".ts") ? target : `${target}.ts`);
+      if (to === null || from === to) continue;
       if (!arrows.has(from)) arrows.set(from, new Set());
       arrows.get(from).add(to);
       edges.push({ file, specifier, from, to });

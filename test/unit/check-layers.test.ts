@@ -81,6 +81,16 @@ describe("the layer guard (scripts/check-layers.mjs)", () => {
     expect(result.stderr).toContain("gateway hosts imports upward: src/tenant/gateway.ts imports ../slices");
   });
 
+  it("fails a feature that imports another feature's folder", () => {
+    const result = guard({
+      "src/features/console/peek.ts": 'import { x } from "../sessions/sessions";\nexport const peek = x;\n',
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      "a feature imports another: src/features/console/peek.ts imports ../sessions/sessions (features/sessions)",
+    );
+  });
+
   it("fails an engine that reaches another object's stub instead of a port", () => {
     const result = guard({ "src/runs/step.ts": 'import { tenantApi } from "../stubs";\n' });
     expect(result.status).toBe(1);
