@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { slackSignature } from "../../../src/features/channels/slack/signature";
-import { peerTelegramChannel } from "../../telegram-helpers";
 import { call, freshTenant, type TestTenant, until } from "../support/helpers";
+import { peerTelegramChannel } from "../support/telegram-helpers";
 
 /**
  * What the model is told about a Telegram turn, and the row the turn leaves (issue 46, 3 and 6):

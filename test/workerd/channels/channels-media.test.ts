@@ -2,8 +2,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { slackSignature } from "../../../src/features/channels/slack/signature";
 import { PEER_PNG_BASE64 } from "../../peers/peer-files";
-import { peerTelegramChannel, postTelegramDm } from "../../telegram-helpers";
 import { call, freshTenant, type TestTenant, until } from "../support/helpers";
+import { peerTelegramChannel, postTelegramDm } from "../support/telegram-helpers";
 
 /**
  * A Telegram message's files (issue 46 item 2): fetched with getFile + the file URL into the

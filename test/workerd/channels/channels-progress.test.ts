@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
-import { peerTelegramChannel, postTelegramDm } from "../../telegram-helpers";
 import { freshTenant, type TestTenant, until } from "../support/helpers";
+import { peerTelegramChannel, postTelegramDm } from "../support/telegram-helpers";
 
 /**
  * Telegram's progress draft (OpenClaw's default `streaming: "progress"`, ../shared/peer/channels/

@@ -1,5 +1,5 @@
 import { expect, inject } from "vitest";
-import { call, type TestTenant } from "./workerd/support/helpers";
+import { call, type TestTenant } from "./helpers";
 
 /** Shared by the workerd tests that post Telegram updates to a tenant's webhook (test peer's Bot API). */
 
