@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { TypingKeepAlive } from "../../src/features/channels/typing-keepalive";
-import type { DeliveryTarget } from "../../src/model/delivery";
+import { TypingKeepAlive } from "../../../src/features/channels/typing-keepalive";
+import type { DeliveryTarget } from "../../../src/model/delivery";
 
 /**
  * The keep-alive's rules over its ports (the e2e test/e2e/channels-telegram.e2e.mjs proves the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { boundCredentialRefusal, unboundCredential } from "../../src/policy/bound-credential";
-import { guardedFetch } from "../../src/policy/guarded-fetch";
+import { boundCredentialRefusal, unboundCredential } from "../../../src/policy/bound-credential";
+import { guardedFetch } from "../../../src/policy/guarded-fetch";
 
 /**
  * A credential bound to hosts is held to them on every request that attaches it (guardedFetch's

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ObjectUnits } from "../../src/contracts/ledger-api";
-import { ObjectMeter, UNITS_HANDOFF_MS } from "../../src/metering/object-meter";
+import type { ObjectUnits } from "../../../src/contracts/ledger-api";
+import { ObjectMeter, UNITS_HANDOFF_MS } from "../../../src/metering/object-meter";
 
 /** A meter whose sink keeps every hand-off, on vitest's clock. */
 function meter() {

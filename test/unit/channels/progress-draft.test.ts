@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { LiveEvent } from "../../src/contracts/tenant-api";
-import { ProgressDrafts } from "../../src/features/channels/progress-draft";
+import type { LiveEvent } from "../../../src/contracts/tenant-api";
+import { ProgressDrafts } from "../../../src/features/channels/progress-draft";
 
 /**
  * When the progress draft is shown and removed (the workerd test test/workerd/channels/channels-progress.test.ts
