@@ -1,6 +1,7 @@
 import { hasScope } from "../auth/principal";
 import type { TenantContext } from "../domain/context";
 import { DomainError } from "../domain/errors";
+import { portOfRoles } from "../domain/tenant-roles";
 import type { OperatorScope } from "../protocol/http";
 import { AnswerThen, type MethodTable, TwoPhase } from "../registry/method";
 import type { ConnectionState } from "./connection";
@@ -81,8 +82,10 @@ export class Requests {
       if (heldRunId) fanout.release(heldRunId);
     };
     try {
+      const context = this.port.context(state);
       const payload = await definition.handle({
-        ctx: this.port.context(state),
+        // The tenant port with the declared roles' methods only, as a tool's run gets it.
+        ctx: { ...context, tenant: portOfRoles(context.tenant, definition.roles) },
         params: parsed.data,
         rawParams: params,
         connection: {

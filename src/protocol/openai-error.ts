@@ -1,4 +1,4 @@
-/** The body of an OpenAI-compatible route's error: `{ error: { message, type, code? } }` (openai/errors.ts). */
+/** The body of an OpenAI-compatible route's error: `{ error: { message, type, code? } }` (features/openai/errors.ts). */
 export type OpenAiErrorBody = { error: { message: string; type: string; code?: string } };
 
 export function openAiErrorBody(error: { message: string; type: string; code?: string }): OpenAiErrorBody {

@@ -66,7 +66,7 @@ export type MethodDefinition<S extends MethodParams, Role extends TenantRole> = 
 /**
  * A method as a table holds it. The gateway parses the params with `params` before it calls
  * `handle` or `startsRun`, which is what makes the (method-bivariant) widening below sound; the
- * context it passes carries every role, which any narrower declaration accepts.
+ * context it passes has a tenant port of the declared roles' methods only (gateway/requests.ts).
  */
 export type Method = Omit<MethodDefinition<MethodParams, TenantRole>, "mutatesSession"> & {
   mutatesSession?: "key" | "sessionKey";

@@ -39,7 +39,7 @@ const {
 /** The channels whose DM senders can be paired. */
 export const PAIRING_CHANNELS = PLATFORMS.filter((platform) => platform.pairing).map((platform) => platform.name);
 
-const resolver = (ctx: TenantContext) => async (name: string) => ctx.tenant.resolveSecret(name);
+const resolver = (ctx: TenantContext<"secrets">) => async (name: string) => ctx.tenant.resolveSecret(name);
 
 /** The public URL Telegram posts to: `webhookUrl` when set, else the tenant's base URL + webhookPath. */
 export function telegramWebhookUrl(ctx: Pick<TenantContext, "tenantId" | "origin" | "config">): string {
@@ -54,7 +54,7 @@ export function telegramWebhookUrl(ctx: Pick<TenantContext, "tenantId" | "origin
  * Telegram's own description (redacted of the bot token and webhook secret) as `error`, for a
  * non-2xx answer.
  */
-export async function setTelegramWebhook(ctx: TenantContext) {
+export async function setTelegramWebhook(ctx: TenantContext<"secrets">) {
   const bot = await telegramBotOf(ctx.config, resolver(ctx), ctx.outbound);
   if (!bot) throw new DomainError("invalid", "channels.telegram is not enabled or has no botToken");
   const secret = await channelCredential(

@@ -314,7 +314,7 @@ function answerRefusal(state: SetupWizardState, page: Page, value: unknown): str
 }
 
 /** Registrars of the platforms whose webhook the service registers itself (`webhook: {kind: "register"}`). */
-const WEBHOOK_REGISTRARS: Record<string, (ctx: TenantContext) => Promise<string>> = {
+const WEBHOOK_REGISTRARS: Record<string, (ctx: TenantContext<"secrets">) => Promise<string>> = {
   telegram: async (ctx) => {
     const answer = await setTelegramWebhook(ctx);
     if (answer.ok) return `Registered ${answer.url} with Telegram (setWebhook).`;
@@ -333,7 +333,7 @@ async function applySetup(ctx: TenantContext<"config" | "secrets">, state: Setup
   );
   await mergeConfig(ctx, { channels: { [platform.name]: { enabled: true, ...state.answers, ...generated } } }, {});
   // The registrar reads the config just written (its secrets as stored references).
-  const written = { ...ctx, config: await ctx.tenant.config() } as TenantContext;
+  const written = { ...ctx, config: await ctx.tenant.config() };
   const path = (block?.webhookPath as string | undefined) ?? platform.ingress.defaultPath;
   if (setup.webhook.kind === "register") {
     const register = WEBHOOK_REGISTRARS[platform.name];

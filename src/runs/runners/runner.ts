@@ -103,7 +103,7 @@ export class RunnerError extends Error {
 }
 
 /**
- * Plain text of a transcript message's content (every block's `text` joined). Not openai/prompt.ts
+ * Plain text of a transcript message's content (every block's `text` joined). Not features/openai/prompt.ts
  * `openAiContentText`, which reads the text parts of an OpenAI request's message.
  */
 export function contentText(content: unknown): string {
