@@ -12,10 +12,7 @@ import type {
   TenantApi,
   TokenInfo,
 } from "../contracts/tenant-api";
-import { installLedgerLogSink } from "../ledger/log-sink";
 import type { SessionRow } from "../model/session-row";
-import { PendingSessions } from "../pending/pending-sessions";
-import { PendingSessionStore } from "../pending/pending-store";
 import type { FlowStep } from "../policy/flow-steps";
 import type { Meter } from "../policy/limit-rules";
 import type { TenantConfig } from "../protocol/config";
@@ -24,19 +21,8 @@ import type { DeploymentKeyGrantChange, SecretWrite } from "../protocol/secrets"
 import type { SessionPatch } from "../protocol/session";
 import type { StreamTicketGrant } from "../protocol/stream-ticket";
 import type { MethodTable } from "../registry/method";
-import { TenantSecrets } from "../secrets/tenant-secrets";
-import { ledgerApi } from "../stubs";
 import { writeConfig } from "./config-write";
-import { IndexStore } from "./index-store";
-import { RunIndex } from "./run-index";
-import { TenantRunsRole } from "./runs-role";
-import { SessionDirectory } from "./session-directory";
-import { endFollowsIn, TenantAccessControl } from "./tenant-access";
-import { TenantDeletion } from "./tenant-deletion";
-import { TenantGateway } from "./tenant-gateway";
-import { TenantLimits } from "./tenant-limits";
-import { openTenantDatabase, TenantStore } from "./tenant-store";
-import { TokenStore } from "./token-store";
+import { type TenantParts, wireTenant } from "./tenant-parts";
 
 /**
  * One tenant: record, tokens, config, the session index and the gateway's WebSockets (gateway/hub.ts;
@@ -45,69 +31,12 @@ import { TokenStore } from "./token-store";
  * (runs-role.ts over run-index.ts and tenant-limits.ts); SQL lives in the stores.
  */
 export class TenantObject extends DurableObject<Env> implements TenantApi {
-  private readonly tenantStore: TenantStore;
-  private readonly tokens: TokenStore;
-  private readonly index: IndexStore;
-  private readonly pending: PendingSessions;
-  private readonly secrets: TenantSecrets;
-  private readonly access: TenantAccessControl;
-  private readonly directory: SessionDirectory;
-  private readonly runs: TenantRunsRole;
-  private readonly quota: TenantLimits;
-  private readonly gateway: TenantGateway;
-  private readonly deletion: TenantDeletion;
+  /** The tenant's modules, assembled in tenant-parts.ts. */
+  private readonly parts: TenantParts;
 
   constructor(ctx: DurableObjectState, env: Env, methods: MethodTable) {
     super(ctx, env);
-    installLedgerLogSink(env);
-    openTenantDatabase(ctx.storage);
-    const tenantStore = new TenantStore(ctx.storage.sql);
-    this.tenantStore = tenantStore;
-    this.tokens = new TokenStore(ctx.storage.sql);
-    this.index = new IndexStore(ctx.storage.sql);
-    const pendingStore = new PendingSessionStore(ctx.storage.sql);
-    const admitNew = () => this.quota.admitSession();
-    this.pending = new PendingSessions(pendingStore, this.index, () => tenantStore.tenantId(), admitNew);
-    this.secrets = new TenantSecrets(ctx.storage.sql, env, () => ctx.id.name);
-    this.quota = new TenantLimits(
-      env as unknown as Record<string, unknown>,
-      tenantStore,
-      () => tenantStore.config(),
-      async (day) => ledgerApi(env, ctx.id.name ?? "").tokensOn(day),
-      (promise) => ctx.waitUntil(promise),
-      () => this.gateway.sockets(),
-      () => this.index.sessions.sessionCount() + pendingStore.placeholders(),
-      () => this.index.progress.messageBytesTotal(),
-    );
-    this.runs = new TenantRunsRole(new RunIndex(this.index.runs), this.quota);
-    this.access = new TenantAccessControl({
-      env,
-      tenantStore,
-      tokens: this.tokens,
-      closeConnections: (tokenId) => this.gateway.closeToken(tokenId),
-      endFollows: (follows) => endFollowsIn(env, tenantStore.tenantId(), follows),
-    });
-    this.gateway = new TenantGateway(
-      {
-        ctx,
-        env,
-        methods,
-        config: () => tenantStore.config(),
-        authenticate: (token) => this.access.authenticateBearer(token),
-        tenant: this,
-      },
-      (sockets) => this.quota.admitSocket(sockets),
-    );
-    this.directory = new SessionDirectory({
-      env,
-      index: this.index,
-      pending: this.pending,
-      tenantStore,
-      fanout: this.gateway.fanout,
-      audience: (key) => this.gateway.audience(key),
-    });
-    const { heldRows } = this.directory;
-    this.deletion = new TenantDeletion(ctx.storage, tenantStore, this.index, heldRows, this.access, this.gateway);
+    this.parts = wireTenant(ctx, env, methods, this);
   }
 
   /** WebSocket upgrades for the tenant's gateway (the worker routes them here). */
@@ -115,236 +44,236 @@ export class TenantObject extends DurableObject<Env> implements TenantApi {
     // Every tenant object is named by its tenant id (stubs.ts), so the runtime tells it which.
     const tenantId = this.ctx.id.name;
     if (tenantId && tenantId === this.env.DEFAULT_TENANT) this.create(tenantId);
-    return this.gateway.upgrade(request, tenantId && this.tenantStore.exists() ? tenantId : undefined);
+    return this.parts.gateway.upgrade(request, tenantId && this.parts.tenantStore.exists() ? tenantId : undefined);
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    await this.gateway.hub.receive(ws, message);
+    await this.parts.gateway.hub.receive(ws, message);
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
-    this.gateway.hub.closedByPeer(ws, code, reason);
+    this.parts.gateway.hub.closedByPeer(ws, code, reason);
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
-    this.gateway.hub.closed(ws);
+    this.parts.gateway.hub.closed(ws);
   }
 
   override async alarm(): Promise<void> {
-    await this.gateway.hub.alarm();
+    await this.parts.gateway.hub.alarm();
   }
 
   /** Updates from session objects: the index row, then what is new fanned out to subscribers. */
   publish(update: SessionUpdate): { hot: boolean; listening: boolean } {
-    if (update.row) this.pending.adopted(update.key, update.sessionId);
-    return this.directory.apply(update);
+    if (update.row) this.parts.pending.adopted(update.key, update.sessionId);
+    return this.parts.directory.apply(update);
   }
 
   createSession(ref: SessionRef, patch: SessionPatch, options: PatchOptions = {}) {
-    return this.directory.create(ref, patch, options);
+    return this.parts.directory.create(ref, patch, options);
   }
 
   claimPendingSession(key: string, intent: ClaimIntent | "start") {
-    return intent === "start" ? this.pending.claimBeforeStart(key) : this.pending.claim(key, intent);
+    return intent === "start" ? this.parts.pending.claimBeforeStart(key) : this.parts.pending.claim(key, intent);
   }
 
   /** Makes the tenant's record (the default tenant's on first use, with no admin call). */
   create(tenantId: string): boolean {
-    return this.tenantStore.create(tenantId, Date.now());
+    return this.parts.tenantStore.create(tenantId, Date.now());
   }
 
   exists(): boolean {
-    return this.tenantStore.exists();
+    return this.parts.tenantStore.exists();
   }
 
   openDefault(tenantId: string): TenantConfig {
     this.create(tenantId);
-    return this.tenantStore.config();
+    return this.parts.tenantStore.config();
   }
 
   issueToken(scopes: OperatorScope[], label?: string): Promise<IssuedToken | null> {
-    return this.access.issueToken(scopes, label);
+    return this.parts.access.issueToken(scopes, label);
   }
 
   tokenExists(tokenId: string): boolean {
-    return this.access.tokenExists(tokenId);
+    return this.parts.access.tokenExists(tokenId);
   }
 
   followWith(tokenId: string, key: string): boolean {
-    return this.access.followWith(tokenId, key);
+    return this.parts.access.followWith(tokenId, key);
   }
 
   revokeToken(tokenId: string): Promise<boolean> {
-    return this.access.revoke(tokenId);
+    return this.parts.access.revoke(tokenId);
   }
 
   authenticate(tokenId: string, hash: string): TenantAccess | null {
-    return this.access.authenticate(tokenId, hash);
+    return this.parts.access.authenticate(tokenId, hash);
   }
 
   issueStreamTicket(hash: string, grant: StreamTicketGrant, expiresAt: number): boolean {
-    return this.access.issueStreamTicket(hash, grant, expiresAt);
+    return this.parts.access.issueStreamTicket(hash, grant, expiresAt);
   }
 
   redeemStreamTicket(hash: string): { grant: StreamTicketGrant; config: TenantConfig } | null {
-    return this.access.redeemStreamTicket(hash);
+    return this.parts.access.redeemStreamTicket(hash);
   }
 
   tokenList(limit: number, after?: { createdAt: number; tokenId: string }): TokenInfo[] | null {
-    return this.tenantStore.exists() ? this.tokens.tokenPage(limit, after) : null;
+    return this.parts.tenantStore.exists() ? this.parts.tokens.tokenPage(limit, after) : null;
   }
 
   info(): { createdAt: number; deletingAt?: number; sessions: number; tokens: number } | null {
-    const record = this.tenantStore.record();
+    const record = this.parts.tenantStore.record();
     if (!record) return null;
     const { tenantId: _id, ...rest } = record;
-    return { ...rest, sessions: this.index.sessionIds.liveKeys(0).total, tokens: this.tokens.tokenCount() };
+    return { ...rest, sessions: this.parts.index.sessionIds.liveKeys(0).total, tokens: this.parts.tokens.tokenCount() };
   }
 
   /** A step of deleting the tenant (src/tenant/tenant-deletion.ts): the next session keys to delete. */
   deletionStep(batch: number): Promise<{ deletingSince: number; keys: string[]; remaining: number } | null> {
-    return this.deletion.step(batch);
+    return this.parts.deletion.step(batch);
   }
 
   /** The last step: drops everything the tenant object holds (config, index, secrets, run ids). */
   finishDeletion(): Promise<void> {
-    return this.deletion.finish();
+    return this.parts.deletion.finish();
   }
 
   config(): TenantConfig {
-    return this.tenantStore.config();
+    return this.parts.tenantStore.config();
   }
 
   async putConfig(config: TenantConfig, baseHash?: string) {
-    const told = (hash: string) => this.ctx.waitUntil(this.gateway.configChanged(hash));
-    const written = await writeConfig(this.tenantStore, config, baseHash, Date.now(), told);
-    if (written.ok) await this.access.retireGrants();
+    const told = (hash: string) => this.ctx.waitUntil(this.parts.gateway.configChanged(hash));
+    const written = await writeConfig(this.parts.tenantStore, config, baseHash, Date.now(), told);
+    if (written.ok) await this.parts.access.retireGrants();
     return written;
   }
 
   /** A gateway hub object's connections changed (src/gateway-hub-object.ts). */
   hubInterest(hub: number, interest: HubInterest): void {
-    this.gateway.report(hub, interest);
+    this.parts.gateway.report(hub, interest);
   }
 
   authenticateGateway(token: string) {
-    return this.access.authenticateBearer(token);
+    return this.parts.access.authenticateBearer(token);
   }
 
   runnerSecret(rotate = false): string {
-    return this.tokens.secret("runner", Date.now(), rotate);
+    return this.parts.tokens.secret("runner", Date.now(), rotate);
   }
 
   secretsList() {
-    return this.secrets.list();
+    return this.parts.secrets.list();
   }
 
   secretsSet(write: SecretWrite) {
-    return this.secrets.set(write, Date.now());
+    return this.parts.secrets.set(write, Date.now());
   }
 
   secretsDelete(name: string) {
-    return this.secrets.delete(name);
+    return this.parts.secrets.delete(name);
   }
 
   resolveSecret(name: string) {
-    return this.secrets.resolve(name);
+    return this.parts.secrets.resolve(name);
   }
 
   deploymentKeyGrants(change?: DeploymentKeyGrantChange) {
-    return this.secrets.deploymentKeyGrants(change, Date.now());
+    return this.parts.secrets.deploymentKeyGrants(change, Date.now());
   }
 
   upsertSession(row: SessionRow, version: number): boolean {
-    return this.directory.upsert(row, version);
+    return this.parts.directory.upsert(row, version);
   }
 
   removeSession(key: string, at: number): boolean {
-    return this.directory.remove(key, at);
+    return this.parts.directory.remove(key, at);
   }
 
   session(key: string, withChildren = false): SessionRow | null {
-    return this.directory.row(key, withChildren);
+    return this.parts.directory.row(key, withChildren);
   }
 
   keyForSessionId(sessionId: string): { key: string; agentId: string } | null {
-    return this.index.sessionIds.keyForSessionId(sessionId) ?? null;
+    return this.parts.index.sessionIds.keyForSessionId(sessionId) ?? null;
   }
 
   listSessions(filter: ListFilter): SessionRow[] {
-    return this.directory.list(filter);
+    return this.parts.directory.list(filter);
   }
 
   listSessionsPage(filter: ListFilter & { limit: number }): ListPage {
-    return this.directory.page(filter);
+    return this.parts.directory.page(filter);
   }
 
   claimSessionId(sessionId: string, key: string, agentId: string): string | null {
-    return this.index.sessionIds.claimSessionId(sessionId, key, agentId) ?? null;
+    return this.parts.index.sessionIds.claimSessionId(sessionId, key, agentId) ?? null;
   }
 
   sessionKeysAfter(afterKey: string, limit: number): string[] {
-    return this.index.sessions.keysAfter(afterKey, limit);
+    return this.parts.index.sessions.keysAfter(afterKey, limit);
   }
 
   keysWithLabel(label: string, agentId?: string): string[] {
-    return this.index.sessions.keysWithLabel(label, agentId);
+    return this.parts.index.sessions.keysWithLabel(label, agentId);
   }
 
   agentIds(): string[] {
-    return this.index.sessions.agentIds();
+    return this.parts.index.sessions.agentIds();
   }
 
   countActiveChildren(key: string): number {
-    return this.index.sessions.countActiveChildren(key);
+    return this.parts.index.sessions.countActiveChildren(key);
   }
 
   rebuildIndex(): Promise<{ sessions: number }> {
-    return this.directory.rebuild();
+    return this.parts.directory.rebuild();
   }
 
   // The runs role (runs-role.ts): run ids, run admission, model slots, meters.
   recordRunStart(runId: string, key: string) {
-    return this.runs.recordRunStart(runId, key);
+    return this.parts.runs.recordRunStart(runId, key);
   }
 
   recordFlowStep(runId: string, key: string, step: FlowStep) {
-    return this.runs.recordFlowStep(runId, key, step);
+    return this.parts.runs.recordFlowStep(runId, key, step);
   }
 
   recordAnnounceRun(runId: string, key: string) {
-    return this.runs.recordAnnounceRun(runId, key);
+    return this.parts.runs.recordAnnounceRun(runId, key);
   }
 
   admitCompletion(runId: string, key: string, continues?: ContinuedRun) {
-    return this.runs.admitCompletion(runId, key, continues);
+    return this.parts.runs.admitCompletion(runId, key, continues);
   }
 
   acquireModelSlot(runId: string) {
-    return this.runs.acquireModelSlot(runId);
+    return this.parts.runs.acquireModelSlot(runId);
   }
 
   limits(override?: Record<string, unknown> | null) {
-    return this.runs.limits(override);
+    return this.parts.runs.limits(override);
   }
 
   transcriptLimits() {
-    return this.runs.transcriptLimits();
+    return this.parts.runs.transcriptLimits();
   }
 
   runKey(runId: string) {
-    return this.runs.runKey(runId);
+    return this.parts.runs.runKey(runId);
   }
 
   waitForRunKey(runId: string, timeoutMs: number) {
-    return this.runs.waitForRunKey(runId, timeoutMs);
+    return this.parts.runs.waitForRunKey(runId, timeoutMs);
   }
 
   recentRunIds(key: string) {
-    return this.runs.recentRunIds(key);
+    return this.parts.runs.recentRunIds(key);
   }
 
   admit(meter: Meter, want?: number) {
-    return this.runs.admit(meter, want);
+    return this.parts.runs.admit(meter, want);
   }
 }

@@ -11,16 +11,16 @@ import { ADMIN, call, DEV, freshTenant, type TestTenant } from "../support/helpe
 // authenticates from the data center's cache instead of asking the tenant object. Here every
 // isolate is this one: `resetIsolateAccess` empties its access state as a fresh isolate's is.
 
-type Counted = { authCalls?: number; access: { authenticate(tokenId: string, hash: string): unknown } };
+type Counted = { authCalls?: number; parts: { access: { authenticate(tokenId: string, hash: string): unknown } } };
 
 /** Counts the tenant object's token checks (each is a round trip from a worker isolate). */
 async function countTokenChecks(t: TestTenant): Promise<() => Promise<number>> {
   const tenant = env.TENANTS.getByName(t.id);
   await runInDurableObject(tenant, (object: TenantObject) => {
     const instance = object as unknown as Counted;
-    const authenticate = instance.access.authenticate.bind(instance.access);
+    const authenticate = instance.parts.access.authenticate.bind(instance.parts.access);
     instance.authCalls = 0;
-    instance.access.authenticate = (tokenId, hash) => {
+    instance.parts.access.authenticate = (tokenId, hash) => {
       instance.authCalls! += 1;
       return authenticate(tokenId, hash);
     };
@@ -32,7 +32,9 @@ async function countTokenChecks(t: TestTenant): Promise<() => Promise<number>> {
 async function deleteTokenSilently(t: TestTenant) {
   const tokenId = /^ocs_([0-9a-f]{16})\./.exec(t.token)![1]!;
   await runInDurableObject(env.TENANTS.getByName(t.id), (object: TenantObject) => {
-    (object as unknown as { tokens: { deleteToken(id: string): boolean } }).tokens.deleteToken(tokenId);
+    (object as unknown as { parts: { tokens: { deleteToken(id: string): boolean } } }).parts.tokens.deleteToken(
+      tokenId,
+    );
   });
 }
 
@@ -44,7 +46,8 @@ const sessions = (t: TestTenant) => t.call("/v1/sessions?limit=1");
  */
 async function tenantObjectElsewhere(t: TestTenant) {
   await runInDurableObject(env.TENANTS.getByName(t.id), (object: TenantObject) => {
-    (object as unknown as { access: { retireGrants(): Promise<void> } }).access.retireGrants = async () => {};
+    (object as unknown as { parts: { access: { retireGrants(): Promise<void> } } }).parts.access.retireGrants =
+      async () => {};
   });
 }
 

@@ -14,7 +14,8 @@ async function connect(options?: Parameters<typeof GatewayClient.connect>[0]) {
   return client;
 }
 /** The tenant object's hub (a private field: the test drives its alarm at a chosen time). */
-const hubOf = (instance: TenantObject) => (instance as unknown as { gateway: { hub: GatewayHub } }).gateway.hub;
+const hubOf = (instance: TenantObject) =>
+  (instance as unknown as { parts: { gateway: { hub: GatewayHub } } }).parts.gateway.hub;
 afterEach(() => {
   for (const c of open.splice(0)) c.close();
 });

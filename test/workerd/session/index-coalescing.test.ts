@@ -23,16 +23,16 @@ const message = (text: string) => ({
 });
 type Seen = { at: number; seqs: number[] };
 /** The tenant object's session directory (private), where every update is applied. */
-type Spied = { seen?: Seen[]; directory: { apply(update: SessionUpdate): unknown } };
+type Spied = { seen?: Seen[]; parts: { directory: { apply(update: SessionUpdate): unknown } } };
 
 /** Records every update the tenant object applies (what reached it, in arrival order). */
 async function spyOnUpdates(t: TestTenant): Promise<() => Promise<Seen[]>> {
   const tenant = env.TENANTS.getByName(t.id);
   await runInDurableObject(tenant, (object: TenantObject) => {
     const instance = object as unknown as Spied;
-    const apply = instance.directory.apply.bind(instance.directory);
+    const apply = instance.parts.directory.apply.bind(instance.parts.directory);
     instance.seen = [];
-    instance.directory.apply = (update: SessionUpdate) => {
+    instance.parts.directory.apply = (update: SessionUpdate) => {
       instance.seen!.push({ at: Date.now(), seqs: update.messages.map((m) => m.seq) });
       return apply(update);
     };
