@@ -87,9 +87,15 @@ export function portOfRoles<Role extends TenantRole>(
   // A declaration's roles are one array for the isolate's life, and a connection or an object
   // keeps one port: the view is built once per pair, not on every call.
   let views = viewsOfPort.get(port);
-  if (!views) viewsOfPort.set(port, (views = new WeakMap()));
+  if (!views) {
+    views = new WeakMap();
+    viewsOfPort.set(port, views);
+  }
   let view = views.get(roles);
-  if (!view) views.set(roles, (view = viewOf(port, roles)));
+  if (!view) {
+    view = viewOf(port, roles);
+    views.set(roles, view);
+  }
   return view as unknown as TenantPort<Role>;
 }
 
