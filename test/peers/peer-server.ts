@@ -390,8 +390,8 @@ const PEER_PNG = Buffer.from(PEER_PNG_BASE64, "base64");
 const PEER_PDF = Buffer.from(PEER_PDF_TEXT);
 
 /**
- * `png-*`: the PNG; `pdf-*`: the PDF; `fail-*`: 404; `chunked-<n>-*`: n bytes without content-length;
- * `slow-<ms>-*`: the PNG after ms.
+ * `png-*`: the PNG; `pdf-*`: the PDF; `bigpdf-<n>-*`: a PDF of n bytes (the PDF, padded);
+ * `fail-*`: 404; `chunked-<n>-*`: n bytes without content-length; `slow-<ms>-*`: the PNG after ms.
  */
 async function telegramFile(path: string, res: ServerResponse) {
   // (Slack's url_private downloads are served by the same rules.)
@@ -403,6 +403,13 @@ async function telegramFile(path: string, res: ServerResponse) {
   if (fileId.startsWith("pdf-")) {
     res.writeHead(200, { "content-type": "application/pdf", "content-length": PEER_PDF.length });
     return res.end(PEER_PDF);
+  }
+  const bigPdf = /^bigpdf-(\d+)-/.exec(fileId);
+  if (bigPdf) {
+    const bytes = Buffer.alloc(Math.max(Number(bigPdf[1]), PEER_PDF.length), 0x20);
+    PEER_PDF.copy(bytes);
+    res.writeHead(200, { "content-type": "application/pdf", "content-length": bytes.length });
+    return res.end(bytes);
   }
   const chunked = /^chunked-(\d+)-/.exec(fileId);
   if (chunked) {

@@ -152,6 +152,32 @@ describe("Telegram media fetched into R2, the transcript and the model", () => {
     ]);
   }, 60_000);
 
+  it("a PDF past the bytes a run may send: stored, not sent; the model is told why beside its line", async () => {
+    const t = await mediaTenant("media-pdf-big");
+    // 1 MiB past MODEL_PARTS_MAX_BYTES_PER_RUN (10 MiB), well under the tenant's mediaBytesPerFile.
+    const bytes = 11 * 1024 * 1024;
+    const document = {
+      file_id: `bigpdf-${bytes}-${crypto.randomUUID()}`,
+      file_name: "scan.pdf",
+      mime_type: "application/pdf",
+    };
+    const { updateId } = await postMedia(t, { document });
+    await answered(t);
+    const key = `${t.id}/agent:main:main/media/inbound/telegram-${updateId}-0.pdf`;
+    expect((await env.ATTACHMENTS.head(key))?.size).toBe(bytes);
+
+    const [request] = await until(
+      () => recorded<ModelRequest>(`/model/${t.id}`),
+      (list) => list.length >= 1,
+    );
+    const sent = JSON.stringify(request!.body.messages);
+    expect(sent).not.toContain('"type":"file"');
+    expect(request!.body.messages[0]!.content).toContain(
+      `[media attached: media/inbound/telegram-${updateId}-0.pdf (application/pdf) "scan.pdf"]\n` +
+        `[media not given to the model: media/inbound/telegram-${updateId}-0.pdf (11 MB) is over the 10 MB limit for files sent with one message]`,
+    );
+  }, 60_000);
+
   it("a failed download: OpenClaw's warning to the chat, then a turn saying the media is unavailable", async () => {
     const t = await mediaTenant("media-fail");
     const { chatId, updateId } = await postMedia(t, { photo: photo(`fail-${crypto.randomUUID()}`) });
