@@ -63,13 +63,14 @@ export const fileChunkSchema = z
   .superRefine((chunk, issues) => {
     if (chunk.chunk >= chunk.chunks)
       issues.addIssue({ code: "custom", path: ["chunk"], message: "chunk must be below chunks" });
-    // Every chunk holds at least one byte (a zero-byte file has one empty chunk), at most FILE_CHUNK_MAX_BYTES.
-    const fewest = Math.max(1, Math.ceil(chunk.bytes / FILE_CHUNK_MAX_BYTES));
-    if (chunk.chunks < fewest || chunk.chunks > Math.max(1, chunk.bytes))
+    // Every chunk but the last holds FILE_CHUNK_MAX_BYTES (a zero-byte file has one empty chunk).
+    const count = Math.max(1, Math.ceil(chunk.bytes / FILE_CHUNK_MAX_BYTES));
+    if (chunk.chunks !== count) {
       issues.addIssue({
         code: "custom",
         path: ["chunks"],
-        message: `a file of ${chunk.bytes} bytes has ${fewest} to ${Math.max(1, chunk.bytes)} chunks`,
+        message: `a file of ${chunk.bytes} bytes has ${count} chunks of at most ${FILE_CHUNK_MAX_BYTES} bytes`,
       });
+    }
   });
 export type FileChunk = z.infer<typeof fileChunkSchema>;

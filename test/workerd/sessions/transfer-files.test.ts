@@ -250,6 +250,32 @@ describe("export and import carry a session's files", () => {
   });
 });
 
+describe("a file of no bytes", () => {
+  it("goes out as one empty chunk and comes back as an empty file", async () => {
+    const source = await freshTenant("xfer-empty-src");
+    const key = "agent:main:empty";
+    await source.append(key, { role: "user", content: "nothing attached" });
+    await env.ATTACHMENTS.put(`${source.id}/${key}/.openclaw/attachments/a1/empty.txt`, new Uint8Array(0));
+    const file = (await exportLines(source)).find((l) => l.type === "file")!;
+    const emptySha = await sha256Hex(new Uint8Array(0));
+    expect(file).toEqual({
+      type: "file",
+      key,
+      path: ".openclaw/attachments/a1/empty.txt",
+      bytes: 0,
+      sha256: emptySha,
+      chunk: 0,
+      chunks: 1,
+      data: "",
+    });
+    const target = await freshTenant("xfer-empty-dst");
+    const res = await importPage(target, key, { sessionId: crypto.randomUUID(), files: [file] });
+    expect(res.status, res.text).toBe(201);
+    expect(res.data.files).toEqual({ staged: 0, stored: [file.path], skipped: 0 });
+    expect(await bucketBytes(`${target.id}/${key}/${file.path}`)).toEqual(new Uint8Array(0));
+  });
+});
+
 describe("import refuses a file it cannot take, writing nothing", () => {
   const refusedWith = (res: { status: number; data: any }, status: number, type: string) => {
     expect(res.status).toBe(status);
