@@ -65,7 +65,7 @@ function isValidName(name: string): boolean {
 }
 
 /** Strict base64: length multiple of 4, alphabet only, padding only at the end; size-checked first. */
-function decodeStrictBase64(text: string, maxBytes: number): Uint8Array | null {
+export function decodeStrictBase64(text: string, maxBytes: number): Uint8Array | null {
   if (typeof text !== "string" || text.length % 4 !== 0) return null;
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
   if ((text.length / 4) * 3 > maxBytes + 2) return null;

@@ -75,7 +75,7 @@ export type MediaPorts = {
   /** The tenant's `mediaBytesPerFile` in force for the channel (mediaMaxBytes). */
   maxBytes(channel: string): Promise<number>;
   /**
-   * What the tenant may still store under its `mediaBytesPerTenant` (media-quota.ts): a file
+   * What the tenant may still store under its `mediaBytesPerTenant` (src/domain/media-quota.ts): a file
    * past it is refused as a failed download (OpenClaw's warning; it has no text of its own).
    */
   tenantBytesLeft(): Promise<number>;
