@@ -76,9 +76,14 @@ export function decodeStrictBase64(text: string, maxBytes: number): Uint8Array |
   }
 }
 
-/** Where a session's attachments live in the bucket (deleting the session deletes everything under it). */
+/**
+ * Where a session's attachments live in the bucket (deleting the session deletes everything
+ * under it). A key may hold `/`, so it is written with `/` (and `%`) escaped: otherwise the
+ * prefix of `agent:main:a` would also be the start of `agent:main:a/b`'s, and deleting the one
+ * would delete the other's files. Keys without either character keep the prefix they always had.
+ */
 export function sessionAttachmentPrefix(tenantId: string, key: string): string {
-  return `${tenantId}/${key}/`;
+  return `${tenantId}/${key.replaceAll("%", "%25").replaceAll("/", "%2F")}/`;
 }
 
 /**
