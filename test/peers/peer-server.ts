@@ -130,8 +130,15 @@ export async function startPeers(): Promise<Peers> {
         // Kept for the tests that check what was registered (the setup wizard's last step).
         if (method === "setWebhook")
           recorded.push({ path: url.pathname, body: JSON.parse(body), signature: undefined, validSignature: null });
-        // Kept for the media tests (`/control/recorded?path=/telegram/<method>`).
-        if (method === "getFile" || method === "sendMessage" || method === "deleteMessage")
+        // Kept for the media tests (`/control/recorded?path=/telegram/<method>`), and the presses and
+        // edits of the `/commands` pages.
+        if (
+          method === "getFile" ||
+          method === "sendMessage" ||
+          method === "deleteMessage" ||
+          method === "answerCallbackQuery" ||
+          method === "editMessageText"
+        )
           recorded.push({
             path: `/telegram/${method}`,
             body: JSON.parse(body || "{}"),
