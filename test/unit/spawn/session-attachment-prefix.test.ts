@@ -3,7 +3,9 @@ import { sessionAttachmentPrefix } from "../../../src/spawn/spawn-attachments";
 
 describe("sessionAttachmentPrefix", () => {
   it("keeps the prefix a key without / or % always had", () => {
-    expect(sessionAttachmentPrefix("acme", "agent:main:telegram:direct:42")).toBe("acme/agent:main:telegram:direct:42/");
+    expect(sessionAttachmentPrefix("acme", "agent:main:telegram:direct:42")).toBe(
+      "acme/agent:main:telegram:direct:42/",
+    );
   });
 
   it("never makes one session's prefix the start of another's (deleting one keeps the other's files)", () => {
