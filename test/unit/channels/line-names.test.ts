@@ -145,7 +145,7 @@ describe("a LINE turn's names", () => {
 
 describe("nameCache", () => {
   it("keeps a name for its time, bounded, the least recently named dropped first; failures not kept", async () => {
-    const cache = nameCache({ maxEntries: 2, ttlMs: 60_000 });
+    const cache = nameCache({ maxEntries: 2, ttlMs: 60_000, lookupTimeoutMs: 60_000 });
     let calls = 0;
     const look = (name: string | undefined) => async () => {
       calls++;
@@ -161,5 +161,17 @@ describe("nameCache", () => {
     expect(await cache.get("a", look("A2"))).toBe("A2");
     expect(await cache.get("x", async () => Promise.reject(new Error("down")))).toBeUndefined();
     expect(await cache.get("long", look("n".repeat(300)))).toHaveLength(256);
+  });
+
+  it("does not wait for a hung lookup past its deadline; the late name serves the next turn", async () => {
+    const cache = nameCache({ maxEntries: 10, ttlMs: 60_000, lookupTimeoutMs: 10 });
+    let answer: (name: string) => void = () => undefined;
+    const hung = new Promise<string>((resolve) => {
+      answer = resolve;
+    });
+    expect(await cache.get("slow", () => hung)).toBeUndefined();
+    answer("Slow Name");
+    await hung;
+    expect(await cache.get("slow", async () => "asked again")).toBe("Slow Name");
   });
 });
