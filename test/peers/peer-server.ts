@@ -184,6 +184,17 @@ export async function startPeers(): Promise<Peers> {
           return json(res, 401, { message: "Authentication failed" });
         const content = /^\/line\/v2\/bot\/message\/([^/]+)\/content$/.exec(url.pathname)?.[1];
         if (content) return await telegramFile(`/line/${content}`, res);
+        // Names as fake-line.mjs gives them (`User <last 4>`, `Member <last 4>`, `Group <last 4>`);
+        // a lookup scripted to fail (`/control/fail` with its path) answers 500.
+        const lookup = lineLookup(url.pathname);
+        if (req.method === "GET" && lookup) {
+          const left = failuresLeft.get(url.pathname) ?? 0;
+          if (left > 0) {
+            failuresLeft.set(url.pathname, left - 1);
+            return json(res, 500, { message: "scripted failure" });
+          }
+          return json(res, 200, lookup);
+        }
         return json(res, 200, { sentMessages: [{ id: `${Date.now()}`, quoteToken: "q" }] });
       }
       // Bot API file downloads (`/telegram/file/bot<token>/files/<file_id>`), the file chosen by its id.
@@ -452,3 +463,14 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** LINE's profile, member profile and group summary answers, by path (`/line/v2/bot/…`). */
+function lineLookup(path: string): Record<string, string> | null {
+  const profile = /^\/line\/v2\/bot\/profile\/([^/]+)$/.exec(path);
+  if (profile) return { userId: profile[1]!, displayName: `User ${profile[1]!.slice(-4)}` };
+  const member = /^\/line\/v2\/bot\/(?:group|room)\/[^/]+\/member\/([^/]+)$/.exec(path);
+  if (member) return { userId: member[1]!, displayName: `Member ${member[1]!.slice(-4)}` };
+  const summary = /^\/line\/v2\/bot\/group\/([^/]+)\/summary$/.exec(path);
+  if (summary) return { groupId: summary[1]!, groupName: `Group ${summary[1]!.slice(-4)}` };
+  return null;
+}

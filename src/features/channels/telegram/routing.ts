@@ -217,7 +217,7 @@ function historyEntry(message: TelegramMessage, text: string) {
   const line = {
     messageId: envelope.messageId,
     timestampMs: envelope.timestampMs,
-    senderName: envelope.sender.name,
+    senderName: envelope.sender.name ?? envelope.sender.id,
     text,
   };
   return { chatKey: historyKeyOf(message), line };
