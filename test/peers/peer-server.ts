@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { PEER_PNG_BASE64 } from "./peer-files";
+import { PEER_PDF_TEXT, PEER_PNG_BASE64 } from "./peer-files";
 
 /** How long the peer keeps an idle keep-alive connection open (ms). */
 const PEER_KEEP_ALIVE_MS = 120_000;
@@ -130,8 +130,15 @@ export async function startPeers(): Promise<Peers> {
         // Kept for the tests that check what was registered (the setup wizard's last step).
         if (method === "setWebhook")
           recorded.push({ path: url.pathname, body: JSON.parse(body), signature: undefined, validSignature: null });
-        // Kept for the media tests (`/control/recorded?path=/telegram/<method>`).
-        if (method === "getFile" || method === "sendMessage" || method === "deleteMessage")
+        // Kept for the media tests (`/control/recorded?path=/telegram/<method>`), and the presses and
+        // edits of the `/commands` pages.
+        if (
+          method === "getFile" ||
+          method === "sendMessage" ||
+          method === "deleteMessage" ||
+          method === "answerCallbackQuery" ||
+          method === "editMessageText"
+        )
           recorded.push({
             path: `/telegram/${method}`,
             body: JSON.parse(body || "{}"),
@@ -387,10 +394,11 @@ function webhook(path: string, body: any, res: ServerResponse) {
 }
 
 const PEER_PNG = Buffer.from(PEER_PNG_BASE64, "base64");
+const PEER_PDF = Buffer.from(PEER_PDF_TEXT);
 
 /**
- * `png-*`: the PNG; `fail-*`: 404; `chunked-<n>-*`: n bytes without content-length;
- * `slow-<ms>-*`: the PNG after ms.
+ * `png-*`: the PNG; `pdf-*`: the PDF; `bigpdf-<n>-*`: a PDF of n bytes (the PDF, padded);
+ * `fail-*`: 404; `chunked-<n>-*`: n bytes without content-length; `slow-<ms>-*`: the PNG after ms.
  */
 async function telegramFile(path: string, res: ServerResponse) {
   // (Slack's url_private downloads are served by the same rules.)
@@ -398,6 +406,17 @@ async function telegramFile(path: string, res: ServerResponse) {
   if (fileId.startsWith("png-")) {
     res.writeHead(200, { "content-type": "image/png", "content-length": PEER_PNG.length });
     return res.end(PEER_PNG);
+  }
+  if (fileId.startsWith("pdf-")) {
+    res.writeHead(200, { "content-type": "application/pdf", "content-length": PEER_PDF.length });
+    return res.end(PEER_PDF);
+  }
+  const bigPdf = /^bigpdf-(\d+)-/.exec(fileId);
+  if (bigPdf) {
+    const bytes = Buffer.alloc(Math.max(Number(bigPdf[1]), PEER_PDF.length), 0x20);
+    PEER_PDF.copy(bytes);
+    res.writeHead(200, { "content-type": "application/pdf", "content-length": bytes.length });
+    return res.end(bytes);
   }
   const chunked = /^chunked-(\d+)-/.exec(fileId);
   if (chunked) {

@@ -1,4 +1,4 @@
-import type { MeteredBucket } from "../../metering/metered-bucket";
+import type { MeteredBucket } from "../metering/metered-bucket";
 
 /**
  * The media bytes a tenant keeps in the ATTACHMENTS bucket, against its `mediaBytesPerTenant`
