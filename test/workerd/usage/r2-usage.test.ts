@@ -1,5 +1,7 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, inject, it, onTestFinished } from "vitest";
+import { attachmentsOf } from "../../../src/metering/metered-env";
+import { sessionObjectName } from "../../../src/stubs";
 import { PEER_PNG_BASE64 } from "../../peers/peer-files";
 import { ADMIN, call, freshTenant, type TestTenant, until } from "../support/helpers";
 import { peerTelegramChannel, postTelegramDm } from "../support/telegram-helpers";
@@ -223,4 +225,26 @@ describe("R2 on the tenant's bill", () => {
     expect(kept).toBeGreaterThan(8);
     expect(billed.stored).toEqual({ sumOfDays: kept, level: kept });
   }, 60_000);
+
+  it("an object's R2 call under another tenant's prefix, or under none, is refused before it reaches R2", async () => {
+    const t = await freshTenant("r2-fence");
+    expect((await t.append("agent:main:main", { role: "user", content: "hi" })).status).toBe(201);
+    spyOnBucket();
+    const stub = env.SESSIONS.getByName(sessionObjectName(t.id, "agent:main:main"));
+    const refused = await runInDurableObject(stub, async (object: { env: Env }) => {
+      const bucket = attachmentsOf(object.env);
+      const tries = [
+        bucket.put(`other-${t.id}/agent:main:main/media/x.txt`, "x"),
+        bucket.list({ prefix: `other-${t.id}/` }),
+        bucket.get("stray.txt"),
+      ];
+      return (await Promise.allSettled(tries)).map((r) => (r.status === "rejected" ? String(r.reason) : "done"));
+    });
+    expect(refused[0]).toMatch(/R2 key of tenant other-r2-fence-\w+ used by an object of tenant r2-fence-/);
+    expect(refused[1]).toMatch(/R2 key of tenant other-/);
+    expect(refused[2]).toMatch(/outside any tenant's prefix/);
+    // Nothing reached the bucket.
+    expect(countOf(`other-${t.id}`)).toEqual({ r2ClassA: 0, r2ClassB: 0 });
+    expect(countOf("stray.txt")).toEqual({ r2ClassA: 0, r2ClassB: 0 });
+  });
 });
