@@ -231,8 +231,9 @@ describe("R2 on the tenant's bill", () => {
     expect((await t.append("agent:main:main", { role: "user", content: "hi" })).status).toBe(201);
     spyOnBucket();
     const stub = env.SESSIONS.getByName(sessionObjectName(t.id, "agent:main:main"));
-    const refused = await runInDurableObject(stub, async (object: { env: Env }) => {
-      const bucket = attachmentsOf(object.env);
+    const refused = await runInDurableObject(stub, async (object: unknown) => {
+      // The env the object was constructed with (metered-object.ts gave it the object's account).
+      const bucket = attachmentsOf((object as { env: Env }).env);
       const tries = [
         bucket.put(`other-${t.id}/agent:main:main/media/x.txt`, "x"),
         bucket.list({ prefix: `other-${t.id}/` }),
