@@ -81,6 +81,20 @@ const unitTests = existsSync("test/unit") ? [...files("test/unit", /\.(ts|mjs|js
 if (!unitTests.some((file) => TOOL_LOOP_MODULE.test(readFileSync(file, "utf8"))))
   problems.push("no Node unit test (test/unit/) imports runs/tool-loop/tool-loop");
 
+// Every R2 call is metered (issue 48): the bucket binding is read in src/metering/ only, where
+// attachmentsOf(env) hands it out wrapped (metered-env.ts); anywhere else it would bill nobody.
+const RAW_BUCKET = /\.ATTACHMENTS\b|\[["']ATTACHMENTS["']\]/;
+for (const file of files(SRC, /\.ts$/)) {
+  if (relative(SRC, file).startsWith("metering/")) continue;
+  const lines = readFileSync(file, "utf8").split("\n");
+  lines.forEach((line, i) => {
+    if (RAW_BUCKET.test(line) && !/^\s*(\*|\/\/)/.test(line))
+      problems.push(
+        `unmetered R2: ${relative(".", file)}:${i + 1} reads the ATTACHMENTS binding; take the bucket from attachmentsOf(env) (src/metering/metered-env.ts)`,
+      );
+  });
+}
+
 if (problems.length > 0) {
   for (const problem of problems) console.error(`layer guard: ${problem}`);
   process.exit(1);

@@ -8,7 +8,9 @@ import { queueHookReply } from "./features/hooks/hook-delivery";
 import { GatewayHubObject as GatewayHub } from "./gateway-hub-object";
 import { LedgerObject as Ledger } from "./ledger/ledger-object";
 import { installLedgerLogSink } from "./ledger/log-sink";
+import { RequestR2Tally, withMeteredAttachments } from "./metering/metered-env";
 import { meteredObject, type SinkFor } from "./metering/metered-object";
+import { r2Units, utcDay, WORKER_CLASS } from "./metering/object-units";
 import { ledgerSink, tenantOfObject } from "./metering/units-sinks";
 import { unitsStoreOf } from "./metering/units-store";
 import type { ReplyRoutes } from "./session/reply-routes";
@@ -76,9 +78,22 @@ export type LedgerObject = Ledger;
 
 const app = createApp();
 
+/*
+ * The worker's own R2 calls (a sessions_spawn with attachments from /tools/invoke or MCP) are
+ * counted per request and handed to each tenant's ledger once the response is made: one RPC per
+ * tenant, for a request that called R2 (src/metering/metered-env.ts).
+ */
 export default {
-  fetch: (request, env, ctx) => {
+  fetch: async (request, env, ctx) => {
     installLedgerLogSink(env);
-    return app.fetch(request, env, ctx);
+    const r2 = new RequestR2Tally(
+      async (tenantId, units) => ledgerApi(env, tenantId).recordUnits(utcDay(Date.now()), WORKER_CLASS, r2Units(units)),
+      (work) => ctx.waitUntil(work),
+    );
+    try {
+      return await app.fetch(request, withMeteredAttachments(env, r2.account), ctx);
+    } finally {
+      r2.answer();
+    }
   },
 } satisfies ExportedHandler<Env>;

@@ -7,6 +7,7 @@ import type { TenantContext, TenantPorts } from "./domain/context";
 import type { SchedulerApi } from "./features/automations/scheduler-api";
 import type { ChannelInboxApi } from "./features/channels/channel-inbox-api";
 import { sessionObjectName } from "./keys/object-names";
+import { attachmentsOf } from "./metering/metered-env";
 import { type OutboundEnv, outboundPolicy, serviceOrigin } from "./policy/outbound-url";
 
 /*
@@ -93,7 +94,7 @@ export function tenantPorts(
     ledger: ledgerApi(env, tenantId),
     channelInbox: channelInboxApi(env, tenantId),
     sessions: (key) => sessionApi(env, tenantId, key),
-    attachments: env.ATTACHMENTS,
+    attachments: attachmentsOf(env),
   };
 }
 

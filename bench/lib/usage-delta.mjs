@@ -3,7 +3,19 @@
 // workload's units per operation with the cost of the snapshots' own reads taken out. Shared
 // with test/workerd/usage/usage-proof.test.ts, which holds it to what the objects did, counted independently.
 
-export const UNIT_KEYS = ["requests", "websocketMessages", "activeMs", "rowsRead", "rowsWritten", "storedBytes"];
+export const UNIT_KEYS = [
+  "requests",
+  "websocketMessages",
+  "activeMs",
+  "rowsRead",
+  "rowsWritten",
+  "storedBytes",
+  "r2ClassA",
+  "r2ClassB",
+  "r2StoredBytes",
+];
+/** Units that are a change of what is kept (may be negative: a deletion), not a count. */
+const NET_KEYS = new Set(["storedBytes", "r2StoredBytes"]);
 
 const zero = () => Object.fromEntries(UNIT_KEYS.map((k) => [k, 0]));
 
@@ -38,11 +50,11 @@ export function unitsPerOp(first, second, after, n) {
   const raw = minusUnits(after, second);
   const perOp = {};
   for (const [cls, units] of Object.entries(raw)) {
-    // Stored bytes may shrink (a deletion, a compaction): only the counts are floored at 0.
+    // Stored bytes (SQLite, R2) may shrink (a deletion, a compaction): only the counts are floored at 0.
     perOp[cls] = Object.fromEntries(
       UNIT_KEYS.map((k) => {
         const net = units[k] - (readCost[cls]?.[k] ?? 0);
-        return [k, (k === "storedBytes" ? net : Math.max(0, net)) / n];
+        return [k, (NET_KEYS.has(k) ? net : Math.max(0, net)) / n];
       }),
     );
   }

@@ -1,6 +1,6 @@
 // Cost suite: the billable units each workload causes, as the service's own meter counts them
 // (src/metering/: every tenant object's requests, WebSocket messages, active time and SQLite
-// rows, handed to the tenant's ledger), read back through GET /v1/admin/tenants/<id>/usage,
+// rows, and every R2 call's Class A / Class B operation and bytes, handed to the tenant's ledger), read back through GET /v1/admin/tenants/<id>/usage,
 // then dollars at Cloudflare's published prices (src/ledger/cloudflare-prices.ts) and a
 // tenant-month at three activity levels beside a container per tenant.
 // Each workload runs in a tenant of its own, so its units are its own. The tool-loop and spawn
@@ -27,6 +27,9 @@ const PRICE = {
   rowsReadPerMillion: 0.001,
   rowsWrittenPerMillion: 1.0,
   workerRequestsPerMillion: 0.3,
+  // R2 (developers.cloudflare.com/r2/pricing, read 2026-11-29): put/list, get/head; deletes free.
+  r2ClassAPerMillion: 4.5,
+  r2ClassBPerMillion: 0.36,
 };
 const OBJECT_GB = 0.128;
 /**
@@ -57,6 +60,8 @@ function dollars(units, workerRequests = 0) {
       (units.activeMs / 1000) * OBJECT_GB * PRICE.gbSecondsPerMillion +
       units.rowsRead * PRICE.rowsReadPerMillion +
       units.rowsWritten * PRICE.rowsWrittenPerMillion +
+      units.r2ClassA * PRICE.r2ClassAPerMillion +
+      units.r2ClassB * PRICE.r2ClassBPerMillion +
       workerRequests * PRICE.workerRequestsPerMillion) /
     1e6
   );
@@ -129,6 +134,16 @@ function rowsOf(result) {
       unit: "bytes/op",
       note: "growth of the objects' SQLite databases (databaseSize, whole 4 KiB pages)",
     },
+    ...(total.r2ClassA + total.r2ClassB === 0
+      ? []
+      : [
+          {
+            name: `${name}: R2 operations`,
+            value: total.r2ClassA + total.r2ClassB,
+            unit: "per op",
+            note: `${total.r2ClassA.toFixed(1)} Class A, ${total.r2ClassB.toFixed(1)} Class B; ${total.r2StoredBytes.toFixed(0)} bytes kept in R2 per op (metered: src/metering/metered-bucket.ts)`,
+          },
+        ]),
     {
       name: `${name}: active time`,
       value: total.activeMs,
@@ -257,7 +272,7 @@ export async function run(ctx) {
       op: (tenant) => tenant.client.get("/v1/sessions?limit=50"),
     }),
   );
-  log(`Telegram DM → reply ×${n} (fake Bot API, echo runner)`);
+  log(`Telegram DM → reply ×${n}, then a photo DM → reply ×${n} (fake Bot API, echo runner)`);
   const tg = await startFakeApi(join(dirname(fileURLToPath(import.meta.url)), "../../test/peers/fake-telegram.mjs"), {
     env: { TG_TOKEN: BOT_TOKEN },
     label: "fake Telegram",
@@ -267,52 +282,19 @@ export async function run(ctx) {
       await measure(ctx, "Telegram DM to reply", {
         n,
         workerRequestsPerOp: 1,
-        setup: async (tenant, id) => {
-          await tenant.client.request("PUT", "/v1/config", {
-            body: {
-              session: { dmScope: "main" },
-              channels: {
-                telegram: {
-                  enabled: true,
-                  botToken: BOT_TOKEN,
-                  apiRoot: tg.url,
-                  webhookSecret: TG_SECRET,
-                  dmPolicy: "open",
-                  allowFrom: ["*"],
-                },
-              },
-            },
-          });
-          const dm = async (text) => {
-            const updateId = nextUpdateId++;
-            const res = await fetch(`${ctx.baseUrl}/t/${id}/telegram-webhook`, {
-              method: "POST",
-              headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": TG_SECRET },
-              body: JSON.stringify({
-                update_id: updateId,
-                message: {
-                  message_id: updateId % 1_000_000,
-                  from: { id: DM_USER, is_bot: false, first_name: "Bench", username: "bench" },
-                  chat: { id: DM_USER, type: "private", first_name: "Bench" },
-                  date: Math.floor(Date.now() / 1000),
-                  text,
-                },
-              }),
-            });
-            if (res.status !== 200) throw new Error(`webhook answered ${res.status}`);
-            const want = `ECHO: ${text}`;
-            const deadline = Date.now() + 30_000;
-            while (Date.now() < deadline) {
-              const calls = await tg.calls();
-              if (calls.some((c) => c.method === "sendMessage" && String(c.body?.text).includes(want))) return;
-              await sleep(50, undefined, { signal });
-            }
-            throw new Error(`no reply to "${text}" within 30 s`);
-          };
-          await dm(`warm ${id}`);
-          return { dm };
-        },
+        setup: telegramDmSetup(ctx, tg),
         op: (_t, state, i) => state.dm(`dm ${i} ${randomUUID().slice(0, 6)}`),
+      }),
+    );
+    // A photo (the fake's 1×1 PNG): downloaded into R2 before the turn (the inbox's quota listing,
+    // an existence check, the put); the echo runner reads no image (a model that takes images
+    // reads it once per call: one Class B more, test/workerd/usage/r2-usage.test.ts).
+    results.push(
+      await measure(ctx, "Telegram photo DM to reply", {
+        n,
+        workerRequestsPerOp: 1,
+        setup: telegramDmSetup(ctx, tg),
+        op: (_t, state, i) => state.dm(`photo ${i} ${randomUUID().slice(0, 6)}`, { photo: true }),
       }),
     );
   } finally {
@@ -457,4 +439,59 @@ export async function run(ctx) {
     note: `${CONTAINER_GIB} GiB always on at $${CONTAINER_USD_PER_GIB_SECOND}/GiB-s (Cloudflare Containers, memory only)`,
   });
   return rows;
+}
+
+/**
+ * A tenant whose Telegram bot is the fake's, and `dm(text, { photo })`: a DM from one user
+ * (`text` as the photo's caption with `photo`), resolved when the fake got the echo reply.
+ */
+function telegramDmSetup(ctx, tg) {
+  return async (tenant, id) => {
+    await tenant.client.request("PUT", "/v1/config", {
+      body: {
+        session: { dmScope: "main" },
+        channels: {
+          telegram: {
+            enabled: true,
+            botToken: BOT_TOKEN,
+            apiRoot: tg.url,
+            webhookSecret: TG_SECRET,
+            dmPolicy: "open",
+            allowFrom: ["*"],
+          },
+        },
+      },
+    });
+    const dm = async (text, { photo = false } = {}) => {
+      const updateId = nextUpdateId++;
+      const fileId = `bench-${updateId}`;
+      const content = photo
+        ? { caption: text, photo: [{ file_id: fileId, file_unique_id: fileId, width: 1, height: 1, file_size: 68 }] }
+        : { text };
+      const res = await fetch(`${ctx.baseUrl}/t/${id}/telegram-webhook`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": TG_SECRET },
+        body: JSON.stringify({
+          update_id: updateId,
+          message: {
+            message_id: updateId % 1_000_000,
+            from: { id: DM_USER, is_bot: false, first_name: "Bench", username: "bench" },
+            chat: { id: DM_USER, type: "private", first_name: "Bench" },
+            date: Math.floor(Date.now() / 1000),
+            ...content,
+          },
+        }),
+      });
+      if (res.status !== 200) throw new Error(`webhook answered ${res.status}`);
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline) {
+        const calls = await tg.calls();
+        if (calls.some((c) => c.method === "sendMessage" && String(c.body?.text).includes(text))) return;
+        await sleep(50, undefined, { signal: ctx.signal });
+      }
+      throw new Error(`no reply to "${text}" within 30 s`);
+    };
+    await dm(`warm ${id}`);
+    return { dm };
+  };
 }

@@ -6,7 +6,8 @@ export type TenantLogLine = { ts: string; level: "info" | "warn"; event: string 
 /**
  * What a Durable Object bills (Cloudflare's Durable Objects pricing): requests (every RPC method
  * call, fetch and alarm), incoming WebSocket messages (billed 20:1 as requests), wall time while
- * active (GB-s at 128 MB), SQLite rows read and written (src/metering/).
+ * active (GB-s at 128 MB), SQLite rows read and written (src/metering/); and the R2 calls the
+ * object made on the tenant's files (Cloudflare's R2 pricing: Class A, Class B, stored bytes).
  */
 export type ObjectUnits = {
   requests: number;
@@ -19,6 +20,15 @@ export type ObjectUnits = {
    * day since metering began, what the tenant's objects store. Absent in rows kept before it was counted.
    */
   storedBytes: number;
+  /** R2 Class A operations (put, list) on the tenant's prefix (src/metering/metered-bucket.ts). Absent in older rows. */
+  r2ClassA: number;
+  /** R2 Class B operations (get, head) on the tenant's prefix. Absent in older rows. */
+  r2ClassB: number;
+  /**
+   * Bytes put into R2 under the tenant's prefix minus bytes deleted from it: summed over every
+   * day since R2 was metered, what the tenant keeps in R2. Absent in older rows.
+   */
+  r2StoredBytes: number;
 };
 
 /** One UTC day's units of one object class (or `Worker`) of a tenant. */

@@ -11,6 +11,7 @@ import type {
 } from "../contracts/tenant-api";
 import type { SchedulerApi } from "../features/automations/scheduler-api";
 import type { ChannelInboxApi } from "../features/channels/channel-inbox-api";
+import type { MeteredBucket } from "../metering/metered-bucket";
 import type { OutboundPolicy } from "../policy/outbound-url";
 import type { TenantConfig } from "../protocol/config";
 
@@ -50,7 +51,7 @@ export type TenantContext<in Role extends TenantRole = TenantRole> = {
   tenant: TenantPort<Role>;
   sessions(key: string): SessionApi;
   /** sessions_spawn attachments. */
-  attachments: R2Bucket;
+  attachments: MeteredBucket;
   /** The tenant's automations (its scheduler object). */
   scheduler: SchedulerApi;
   /** The tenant's usage rollup and log lines (its ledger object). */

@@ -1,3 +1,5 @@
+import type { MeteredBucket } from "../metering/metered-bucket";
+
 /**
  * The media bytes a tenant keeps in the ATTACHMENTS bucket, against its `mediaBytesPerTenant`
  * (issue 46: "bounded by size limits … per tenant"). Measured, not counted: the sum of the
@@ -11,7 +13,7 @@
 const R2_LIST_PAGE = 1_000;
 
 /** How many bytes of `limit` the tenant has left (0 when at or over it). */
-export async function mediaBytesLeft(bucket: R2Bucket, tenantId: string, limit: number): Promise<number> {
+export async function mediaBytesLeft(bucket: MeteredBucket, tenantId: string, limit: number): Promise<number> {
   let used = 0;
   let cursor: string | undefined;
   do {

@@ -9,7 +9,7 @@ import { estimateUsd, ledgerUsage, type TenantUsage, usageRange } from "./tenant
  * `usage.status` (a card per model provider: quota windows, billing rows, a cost history), and
  * this service has no provider quota to report; the card it gets instead is what `GET /v1/usage`
  * says (domain/tenant-usage.ts): this month's estimate at Cloudflare's prices, a bar per day, the
- * cost per object class, and the model-token cap as the one window (`tokensPerDay`). The same
+ * cost per object class (R2 storage apart), and the model-token cap as the one window (`tokensPerDay`). The same
  * figures as the HTTP view, never a second computation.
  */
 
@@ -39,6 +39,8 @@ export type ServiceUsageCard = {
 };
 
 export const SERVICE_USAGE_PROVIDER = "cloudflare";
+/** The category of the R2 storage days (the object classes' categories price their R2 calls). */
+export const R2_STORAGE_CATEGORY = "R2 storage";
 const DAY_MS = 24 * 60 * 60_000;
 
 /** The card from a month of usage and the tenant's token cap. Pure. */
@@ -82,9 +84,10 @@ export function serviceUsageCard(
         cacheWriteTokens: 0,
       })),
       models: [],
-      categories: [...byClass]
-        .map(([name, units]) => ({ name, amount: estimateUsd(units) }))
-        .sort((a, b) => b.amount - a.amount || a.name.localeCompare(b.name)),
+      categories: [
+        ...[...byClass].map(([name, units]) => ({ name, amount: estimateUsd(units) })),
+        ...(usage.totals.r2StorageUsd > 0 ? [{ name: R2_STORAGE_CATEGORY, amount: usage.totals.r2StorageUsd }] : []),
+      ].sort((a, b) => b.amount - a.amount || a.name.localeCompare(b.name)),
     },
     // The page shows dollars to the cent; a tenant's month is often less, so the summary carries them exactly.
     summary:
@@ -92,7 +95,10 @@ export function serviceUsageCard(
       `${units.websocketMessages.toLocaleString("en")} WebSocket messages, ` +
       `${units.rowsWritten.toLocaleString("en")} SQLite rows written, ${units.rowsRead.toLocaleString("en")} read, ` +
       `${(units.activeMs / 1000).toFixed(1)} s active; ${(units.storedBytes / 1024).toFixed(0)} KiB stored since metering ` +
-      "began (billed per GB-month, not in the estimate); Worker requests not included",
+      "began (billed per GB-month, not in the estimate); " +
+      `R2: ${units.r2ClassA.toLocaleString("en")} Class A and ${units.r2ClassB.toLocaleString("en")} Class B operations, ` +
+      `${(usage.totals.r2StoredBytes / 1024).toFixed(0)} KiB stored ($${usage.totals.r2StorageUsd.toFixed(6)} of storage ` +
+      "in the estimate); Worker requests not included",
   };
 }
 

@@ -1,5 +1,7 @@
 import { forgetAccess } from "../auth/access-cache";
 import { retireAccess } from "../auth/authenticate";
+import type { MeteredBucket } from "../metering/metered-bucket";
+import { operatorAttachmentsOf } from "../metering/metered-env";
 import { logInfo } from "../observability/log";
 import { withoutAbsentFeatures } from "../policy/absent-config-features";
 import { configBoundsProblem } from "../policy/config-bounds";
@@ -205,7 +207,8 @@ export async function deleteTenantStep(env: AdminEnv, id: string): Promise<Delet
   });
   if (remaining > 0) return deleting(0);
 
-  const files = await sweepFiles(env.ATTACHMENTS, `${id}/`, DELETE_BATCH_FILES);
+  // The tenant's ledger is cleared: the sweep is the operator's.
+  const files = await sweepFiles(operatorAttachmentsOf(env), `${id}/`, DELETE_BATCH_FILES);
   if (files.more) return deleting(files.deleted);
   await tenant.finishDeletion();
   await directory(env).remove(id);
@@ -224,12 +227,12 @@ function finished(id: string, sessions: number, files: number): DeletionProgress
 
 /** Deletes up to `limit` objects under a prefix; `more` when some are left. */
 async function sweepFiles(
-  bucket: R2Bucket,
+  bucket: MeteredBucket,
   prefix: string,
   limit: number,
 ): Promise<{ deleted: number; more: boolean }> {
   const listed = await bucket.list({ prefix, limit });
-  if (listed.objects.length > 0) await bucket.delete(listed.objects.map((o) => o.key));
+  await bucket.delete(listed.objects);
   return { deleted: listed.objects.length, more: listed.truncated };
 }
 

@@ -1,12 +1,16 @@
 import { DurableObject } from "cloudflare:workers";
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { R2Account } from "./metered-bucket";
+import { withMeteredAttachments } from "./metered-env";
 import { type EventKind, ObjectMeter, type UnitsSink } from "./object-meter";
+import { tenantOfObject } from "./units-sinks";
 
 /**
  * A Durable Object class whose instances count what they bill (object-meter.ts), without a
  * line in the class: every method on its prototype chain (the RPC surface, `fetch`, `alarm`,
  * the WebSocket handlers) is wrapped where the worker exports the class (src/index.ts), and
- * the storage's `sql.exec` is counted from the constructor on. A method the object calls on
+ * the storage's `sql.exec` is counted from the constructor on, and the R2 calls through the env
+ * it is given (metered-env.ts). A method the object calls on
  * itself while an event runs is not another request (the runtime bills the call that came in):
  * an async context tells the two apart.
  */
@@ -29,12 +33,14 @@ export function meteredObject<C extends ObjectClass>(Base: C, objectClass: strin
     constructor(...args: any[]) {
       const [ctx, env] = args as [DurableObjectState, Env];
       const sink = sinkFor(ctx, env);
+      let meter: ObjectMeter | null = null;
       if (sink) {
-        const meter = new ObjectMeter(objectClass, sink, (work) => ctx.waitUntil(work));
+        meter = new ObjectMeter(objectClass, sink, (work) => ctx.waitUntil(work));
         meter.countRows(ctx.storage.sql);
         meters.set(ctx, meter);
       }
-      super(ctx, env);
+      // The object's R2 calls are counted by its meter too (an object nobody bills: by no one).
+      super(ctx, withMeteredAttachments(env, objectR2Account(meter, tenantOfObject(ctx.id.name))));
     }
   }
   for (const name of methodNames(Base)) {
@@ -64,6 +70,18 @@ export function meteredObject<C extends ObjectClass>(Base: C, objectClass: strin
   }
   Object.defineProperty(Metered, "name", { value: Base.name });
   return Metered as unknown as C;
+}
+
+/**
+ * An object's R2 calls go on its own bill: a key under another tenant's prefix is refused (a
+ * tenant's object never touches another's files), so attribution by key and by object agree.
+ */
+function objectR2Account(meter: ObjectMeter | null, tenantId: string | null): R2Account {
+  return (keyTenant, units) => {
+    if (tenantId !== null && keyTenant !== tenantId)
+      throw new Error(`R2 key of tenant ${keyTenant} used by an object of tenant ${tenantId}`);
+    meter?.countR2(units);
+  };
 }
 
 /** The methods a class and its bases declare (up to the runtime's DurableObject), but its constructor. */

@@ -1,3 +1,4 @@
+import type { R2Units } from "./metered-bucket";
 import { NO_UNITS, type ObjectUnits, utcDay } from "./object-units";
 
 /**
@@ -69,12 +70,27 @@ export class ObjectMeter {
   }
 
   /**
+   * R2 calls the object made on its tenant's files (metered-bucket.ts): they ride on the burst's
+   * hand-off. A call outside any event (work the object left running) hands off as an event's end would.
+   */
+  countR2(r2: R2Units): void {
+    this.units.r2ClassA += r2.classA;
+    this.units.r2ClassB += r2.classB;
+    this.units.r2StoredBytes += r2.storedBytes;
+    if (this.inFlight === 0) this.idle();
+  }
+
+  /**
    * An event ended; the last one in flight hands the units to the sink, or, inside the window
    * of the last hand-off, leaves them for a hand-off at the window's end.
    */
   end(): void {
     if (--this.inFlight > 0) return;
     this.units.activeMs += Math.max(0, this.now() - this.activeSince);
+    this.idle();
+  }
+
+  private idle(): void {
     const waitMs = this.handedOffAt + UNITS_HANDOFF_MS - this.now();
     if (waitMs <= 0) {
       this.handOff();

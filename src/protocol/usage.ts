@@ -28,6 +28,11 @@ const unitsSchema = z
       .describe(
         "Bytes the objects' SQLite databases grew by (negative: shrank); summed over all days, what they store.",
       ),
+    r2ClassA: z.number().describe("R2 Class A operations (put, list) on the tenant's files."),
+    r2ClassB: z.number().describe("R2 Class B operations (get, head) on the tenant's files."),
+    r2StoredBytes: z
+      .number()
+      .describe("Bytes put into R2 minus bytes deleted; summed over all days, what the tenant keeps in R2."),
   })
   .meta({ id: "BillableUnits" });
 
@@ -36,7 +41,19 @@ const dayUsageSchema = z.object({
   objects: z.record(z.string(), unitsSchema).describe("Units per Durable Object class."),
   units: unitsSchema,
   tokens: z.number().describe("Model tokens of the runs that finished that day."),
-  estimateUsd: z.number().describe("The units at Cloudflare's published prices (Worker requests not included)."),
+  r2StoredBytes: z.number().describe("What the tenant keeps in R2 at the day's end."),
+  r2StorageUsd: z.number().describe("The day's R2 storage: its peak bytes as a 30th of a GB-month."),
+  estimateUsd: z
+    .number()
+    .describe("The units and the day's R2 storage at Cloudflare's published prices (Worker requests not included)."),
+});
+
+const totalsSchema = z.object({
+  units: unitsSchema,
+  tokens: z.number(),
+  r2StoredBytes: z.number().describe("What the tenant keeps in R2 at the range's last day."),
+  r2StorageUsd: z.number(),
+  estimateUsd: z.number(),
 });
 
 const pricesSchema = z.object({ asOf: z.string(), sources: z.array(z.string()) });
@@ -48,7 +65,7 @@ export const tenantUsageSchema = z
     from: z.string(),
     to: z.string(),
     days: z.array(dayUsageSchema),
-    totals: z.object({ units: unitsSchema, tokens: z.number(), estimateUsd: z.number() }),
+    totals: totalsSchema,
     prices: pricesSchema,
   })
   .meta({ id: "TenantUsage" });
@@ -62,7 +79,7 @@ export const allUsageSchema = z
       z.object({
         tenantId: z.string(),
         days: z.array(dayUsageSchema),
-        totals: z.object({ units: unitsSchema, tokens: z.number(), estimateUsd: z.number() }),
+        totals: totalsSchema,
       }),
     ),
     prices: pricesSchema,

@@ -1,4 +1,5 @@
 import { mintRunToken, runClaims } from "../auth/run-token";
+import { attachmentsOf } from "../metering/metered-env";
 import type { ClientTool, RunRecord } from "../model/run-types";
 import { logWarning } from "../observability/log";
 import { findAgent } from "../policy/agent-config";
@@ -127,7 +128,7 @@ export class RunExecutor {
       outbound: outboundPolicy(this.deps.env, input.callbackBase ? new URL(input.callbackBase).origin : undefined),
       storeSecret: (id) => this.deps.storeSecret(input.tenantId, id),
       readAttachment: async (key) => {
-        const object = await this.deps.env.ATTACHMENTS?.get(key);
+        const object = await attachmentsOf(this.deps.env)?.get(key);
         return object ? new Uint8Array(await object.arrayBuffer()) : null;
       },
       ...(await this.webhookExtras(run)),

@@ -23,6 +23,7 @@ import type {
   TranscriptSearch,
 } from "../contracts/session-api";
 import type { ClaimIntent } from "../contracts/tenant-api";
+import { attachmentsOf } from "../metering/metered-env";
 import type { Delivery } from "../model/delivery";
 import type { Flow } from "../model/flow";
 import type { AppendRejected } from "../model/message-limits";
@@ -169,7 +170,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       this.parts.timers.forget();
       await this.parts.store.wipe();
       const indexed = await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
-      await deleteAttachments(this.env.ATTACHMENTS, sessionAttachmentPrefix(ref.tenantId, ref.key));
+      await deleteAttachments(attachmentsOf(this.env), sessionAttachmentPrefix(ref.tenantId, ref.key));
       return existed || indexed;
     });
   }

@@ -1,4 +1,5 @@
 import type { SessionRef } from "../contracts/session-api";
+import { attachmentsOf } from "../metering/metered-env";
 import type { RunLifecycle } from "../runs/run-lifecycle";
 import { deleteAttachments, sessionAttachmentPrefix } from "../spawn/spawn-attachments";
 import type { SpawnPorts } from "../spawn/spawn-driver";
@@ -47,7 +48,7 @@ export function spawnHost(parts: {
     dropAttachments: async () => {
       const identity = store.identity();
       if (identity)
-        await deleteAttachments(env.ATTACHMENTS, sessionAttachmentPrefix(identity.tenantId, identity.sessionKey));
+        await deleteAttachments(attachmentsOf(env), sessionAttachmentPrefix(identity.tenantId, identity.sessionKey));
     },
     archiveSelf: async () => {
       transcript.updateEntry((entry) => ({ ...entry, archivedAt: Date.now() }));

@@ -1,3 +1,4 @@
+import type { MeteredBucket } from "../metering/metered-bucket";
 import { sha256Hex } from "../util/encoding";
 
 /**
@@ -92,7 +93,7 @@ export function sessionAttachmentPrefix(tenantId: string, key: string): string {
  * is relative to the child's workspace).
  */
 export async function storeAttachments(
-  bucket: R2Bucket,
+  bucket: MeteredBucket,
   prefix: string,
   files: DecodedAttachment[],
   totalBytes: number,
@@ -120,13 +121,13 @@ export function attachmentsPromptLine(receipt: Receipt, mountPath?: string): str
 }
 
 /** Deletes every stored attachment under a session's prefix (delete, or a kept child without retention). */
-export async function deleteAttachments(bucket: R2Bucket | undefined, prefix: string): Promise<void> {
+export async function deleteAttachments(bucket: MeteredBucket | undefined, prefix: string): Promise<void> {
   if (!bucket) return;
   try {
     let cursor: string | undefined;
     do {
       const listed = await bucket.list({ prefix, ...(cursor ? { cursor } : {}) });
-      if (listed.objects.length > 0) await bucket.delete(listed.objects.map((o) => o.key));
+      await bucket.delete(listed.objects);
       cursor = listed.truncated ? listed.cursor : undefined;
     } while (cursor);
   } catch (error) {

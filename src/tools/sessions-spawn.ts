@@ -228,7 +228,10 @@ export async function sessionsSpawn(
     if (started.status === "too_large") throw new DomainError("too_large", tooLargeMessage(started));
   } catch (error) {
     // Nothing half-made stays behind.
-    if (receipt) await ctx.attachments.delete(receipt.keys).catch(() => undefined);
+    if (receipt)
+      await ctx.attachments
+        .delete(receipt.keys.map((key, i) => ({ key, size: receipt!.files[i]!.bytes })))
+        .catch(() => undefined);
     throw error;
   }
   return accepted(childKey, runId, args, mode, receipt);

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { DELIVERY_SCHEMA, DeliveryStore } from "../../delivery/delivery-store";
 import { Outbox } from "../../delivery/outbox";
 import { mediaBytesLeft } from "../../domain/media-quota";
+import { attachmentsOf } from "../../metering/metered-env";
 import { logWarning } from "../../observability/log";
 import { outboundPolicy } from "../../policy/outbound-url";
 import { redactCredentials } from "../../secrets/redact-credentials";
@@ -106,13 +107,13 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
         }),
       enqueue: (input) => this.outbox.enqueue(input),
       media: {
-        bucket: env.ATTACHMENTS,
+        bucket: attachmentsOf(env),
         tenantId,
         outbound: outboundPolicy(env),
         maxBytes: async (channel) =>
           mediaMaxBytes((await tenant().limits()).limits.mediaBytesPerFile.limit, await tenant().config(), channel),
         tenantBytesLeft: async () =>
-          mediaBytesLeft(env.ATTACHMENTS, tenantId, (await tenant().limits()).limits.mediaBytesPerTenant.limit),
+          mediaBytesLeft(attachmentsOf(env), tenantId, (await tenant().limits()).limits.mediaBytesPerTenant.limit),
         warn: ({ idempotencyKey, target, message }) =>
           this.outbox.enqueue({ idempotencyKey, kind: MEDIA_WARNING_KIND, target, message }),
         log: logWarning,

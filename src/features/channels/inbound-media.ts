@@ -1,3 +1,4 @@
+import type { MeteredBucket } from "../../metering/metered-bucket";
 import type { DeliveryTarget } from "../../model/delivery";
 import { type InboundMedia, type MediaKind, mediaPath } from "../../model/inbound-media";
 import type { BoundCredential } from "../../policy/bound-credential";
@@ -69,7 +70,7 @@ export type MediaTurn = {
 };
 
 export type MediaPorts = {
-  bucket: R2Bucket | undefined;
+  bucket: MeteredBucket | undefined;
   tenantId: string;
   outbound: OutboundPolicy;
   /** The tenant's `mediaBytesPerFile` in force for the channel (mediaMaxBytes). */

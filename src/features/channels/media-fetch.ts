@@ -1,3 +1,4 @@
+import type { MeteredBucket } from "../../metering/metered-bucket";
 import type { BoundCredential } from "../../policy/bound-credential";
 import { guardedFetch } from "../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../policy/outbound-url";
@@ -25,7 +26,7 @@ export type FetchedMedia =
  * (R2 needs a stream's length up front), up to UNSIZED_MEDIA_MAX_BYTES.
  */
 export async function fetchIntoBucket(input: {
-  bucket: R2Bucket;
+  bucket: MeteredBucket;
   key: string;
   url: string;
   headers: Record<string, string>;

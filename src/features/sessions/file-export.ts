@@ -1,3 +1,4 @@
+import type { MeteredBucket } from "../../metering/metered-bucket";
 import { FILE_CHUNK_MAX_BYTES, isSessionFilePath } from "../../protocol/session-files";
 import { sessionAttachmentPrefix } from "../../spawn/spawn-attachments";
 import { toBase64, toHex } from "../../util/encoding";
@@ -13,7 +14,7 @@ import { toBase64, toHex } from "../../util/encoding";
 export type FileCounts = { files: number; fileBytes: number };
 
 export async function* sessionFileLines(
-  bucket: R2Bucket,
+  bucket: MeteredBucket,
   tenantId: string,
   key: string,
   counts: FileCounts,
@@ -53,7 +54,7 @@ export async function* sessionFileLines(
 }
 
 /** The object's SHA-256 as hex: R2's checksum when it was stored with one, else read and hashed; null when gone. */
-async function sha256Of(bucket: R2Bucket, listed: R2Object): Promise<string | null> {
+async function sha256Of(bucket: MeteredBucket, listed: R2Object): Promise<string | null> {
   const known = listed.checksums?.sha256;
   if (known) return toHex(new Uint8Array(known));
   const object = await bucket.get(listed.key);

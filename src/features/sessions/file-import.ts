@@ -1,5 +1,6 @@
 import { DomainError, rateLimited } from "../../domain/errors";
 import { mediaBytesLeft } from "../../domain/media-quota";
+import type { MeteredBucket } from "../../metering/metered-bucket";
 import { STORAGE_FULL_RETRY_MS } from "../../policy/limit-rules";
 import type { FileChunksResult } from "../../protocol/import";
 import { FILE_CHUNK_MAX_BYTES, type FileChunk } from "../../protocol/session-files";
@@ -20,7 +21,7 @@ import { sha256Hex, toHex } from "../../util/encoding";
 const STAGING_FOLDER = ".import-staging/";
 
 export type FileImportPorts = {
-  bucket: R2Bucket;
+  bucket: MeteredBucket;
   tenantId: string;
   /** The importing session's prefix (sessionAttachmentPrefix). */
   sessionPrefix: string;
@@ -113,14 +114,14 @@ async function writeChunks(ports: FileImportPorts, chunks: CheckedChunk[]): Prom
 }
 
 /** Whether the session already holds the file with this SHA-256 (a rerun of the import). */
-async function storedAlready(bucket: R2Bucket, chunk: CheckedChunk): Promise<boolean> {
+async function storedAlready(bucket: MeteredBucket, chunk: CheckedChunk): Promise<boolean> {
   const held = await bucket.head(chunk.fileKey);
   const sha256 = held?.checksums.sha256;
   return held?.size === chunk.bytes && sha256 !== undefined && toHex(new Uint8Array(sha256)) === chunk.sha256;
 }
 
 /** The chunks kept for a file so far (a list page is 1,000 objects; a file past 250 MB has more). */
-async function stagedChunks(bucket: R2Bucket, dir: string): Promise<{ count: number; bytes: number }> {
+async function stagedChunks(bucket: MeteredBucket, dir: string): Promise<{ count: number; bytes: number }> {
   let count = 0;
   let bytes = 0;
   let cursor: string | undefined;
@@ -138,7 +139,7 @@ async function stagedChunks(bucket: R2Bucket, dir: string): Promise<{ count: num
  * R2 refuses a write whose bytes differ, and the digest taken on the way names the mismatch.
  * The chunks are deleted either way (a mismatch starts the file afresh).
  */
-async function assemble(bucket: R2Bucket, file: CheckedChunk): Promise<void> {
+async function assemble(bucket: MeteredBucket, file: CheckedChunk): Promise<void> {
   const fixed = new FixedLengthStream(file.bytes);
   const digest = new crypto.DigestStream("SHA-256");
   const feed = feedChunks(bucket, file, fixed.writable, digest);
@@ -152,7 +153,8 @@ async function assemble(bucket: R2Bucket, file: CheckedChunk): Promise<void> {
   const actual = toHex(new Uint8Array(await digest.digest));
   if (actual !== file.sha256) {
     // R2 refused the write; a store that did not would still leave nothing behind.
-    if (stored.status === "fulfilled") await bucket.delete(file.fileKey);
+    if (stored.status === "fulfilled" && stored.value)
+      await bucket.delete([{ key: file.fileKey, size: stored.value.size }]);
     throw new DomainError(
       "invalid",
       `file ${file.path}: its ${file.bytes} bytes have SHA-256 ${actual}, not ${file.sha256}; nothing stored (send its chunks again)`,
@@ -162,7 +164,7 @@ async function assemble(bucket: R2Bucket, file: CheckedChunk): Promise<void> {
 }
 
 async function feedChunks(
-  bucket: R2Bucket,
+  bucket: MeteredBucket,
   file: CheckedChunk,
   into: WritableStream<Uint8Array>,
   digest: WritableStream<ArrayBuffer | ArrayBufferView>,

@@ -161,7 +161,7 @@ export const OPERATIONS: Operation[] = [
     tag: "Admin",
     summary: "Every tenant's billable units, tokens and estimated cost per UTC day (paged by tenant)",
     description:
-      "Units the tenants' Durable Objects counted (requests, WebSocket messages, active time, SQLite rows), model tokens, and the estimate at Cloudflare's published prices, for `from`..`to` (default: this month). Worker requests are not metered per tenant (docs/operations.md, \"What a tenant costs\").",
+      "Units the tenants' Durable Objects counted (requests, WebSocket messages, active time, SQLite rows, R2 operations and bytes), model tokens, and the estimate at Cloudflare's published prices, for `from`..`to` (default: this month). Worker requests are not metered per tenant (docs/operations.md, \"What a tenant costs\").",
     auth: "admin",
     query: allUsageQuerySchema,
     ok: { status: 200, schema: allUsageSchema, description: "A page of tenants with their usage." },

@@ -3,6 +3,7 @@ import { describe, expect, inject, it } from "vitest";
 import { slackApiOf } from "../../../src/features/channels/channel-registry";
 import { MEDIA_FAILED_TEXT, type MediaPorts, prepareMedia } from "../../../src/features/channels/inbound-media";
 import { slackMediaSource } from "../../../src/features/channels/slack/media-download";
+import { meterBucket } from "../../../src/metering/metered-bucket";
 import type { TenantConfig } from "../../../src/protocol/config";
 import { freshTenant, type TestTenant } from "../support/helpers";
 
@@ -81,7 +82,7 @@ describe("a Slack bot token bound to hosts, on a file download", () => {
     const warnings: string[] = [];
     const logged: Array<Record<string, unknown>> = [];
     const ports: MediaPorts = {
-      bucket: env.ATTACHMENTS,
+      bucket: meterBucket(env.ATTACHMENTS, () => undefined),
       tenantId: `bound-slack-${crypto.randomUUID().slice(0, 8)}`,
       outbound,
       maxBytes: async () => 1_000_000,
