@@ -2,7 +2,7 @@ import { runnerOf } from "../policy/agent-config";
 import { agentModelRef, agentModels, modelProblem, primaryModel } from "../policy/agent-models";
 import { SERVER_VERSION } from "../protocol/server-version";
 import { type SlackBlock, statusCardSlack, statusCardText } from "../render/status-card";
-import { commandsListText } from "./commands-list";
+import { commandsListText, commandsPage, commandsPageKeyboard, type KeyboardButton } from "./commands-list";
 import type { TenantContext } from "./context";
 import { sessionRef } from "./keys";
 import { patchSession } from "./session-index";
@@ -24,6 +24,7 @@ type CommandInfo = { description: string; category: string; acceptsArgs: boolean
 /** The commands this service runs (OpenClaw's names, descriptions and categories). */
 export const CHAT_COMMANDS: Record<string, CommandInfo> = {
   help: { description: "Show available commands.", category: "status", acceptsArgs: false },
+  commands: { description: "List all slash commands.", category: "status", acceptsArgs: false },
   status: { description: "Show current status.", category: "status", acceptsArgs: false },
   stop: { description: "Stop the current run.", category: "session", acceptsArgs: false },
   reset: { description: "Reset the current session.", category: "session", acceptsArgs: true },
@@ -41,7 +42,6 @@ export const CHAT_COMMANDS: Record<string, CommandInfo> = {
     acceptsArgs: true,
   },
   send: { description: "Set send policy.", category: "management", acceptsArgs: true },
-  commands: { description: "List all slash commands.", category: "status", acceptsArgs: false },
   whoami: {
     description: "Show your sender id.",
     category: "status",
@@ -129,8 +129,16 @@ export function chatCommandEntries() {
   }));
 }
 
-/** What running a command does: the reply (with Slack blocks beside it), and a reset to do first. */
-export type CommandOutcome = { reply: string; replyBlocks?: SlackBlock[]; resetFirst?: "new" | "reset" };
+/**
+ * What running a command does: the reply, with the platform's structure beside it (Slack's blocks
+ * of the status card; Telegram's `reply_markup` of a `/commands` page as the one element), and a
+ * reset to do first.
+ */
+export type CommandOutcome = {
+  reply: string;
+  replyBlocks?: SlackBlock[] | [{ inline_keyboard: KeyboardButton[][] }];
+  resetFirst?: "new" | "reset";
+};
 
 /**
  * OpenClaw 2026.9.6's `/help` reply, word for word (recorded from Telegram; its `&lt;…&gt;` there
@@ -154,6 +162,14 @@ export const HELP_TEXT = [
   "",
   "More: /commands for full list, /tools for available capabilities",
 ].join("\n");
+
+/**
+ * A chat's `/send`: OpenClaw 2026.9.6 refuses it to a sender who is not a command owner (recorded,
+ * its first sentence word for word); its hint (a `commands.ownerAllowFrom` CLI call) is replaced by
+ * where this service sets a session's send policy, as chat senders are never owners here.
+ */
+export const SEND_NOT_OWNER_REPLY =
+  "You are not authorized to use this owner-only command. An operator sets this session's send policy (`/send on|off|inherit` through `chat.send`, or `sendPolicy` in `sessions.patch`).";
 
 /** OpenClaw's answer to `/stop` in a chat (its `formatAbortReplyText` without sub-agents), whether a run was running or not. */
 export const STOP_REPLY = "⚙️ Agent was aborted.";
@@ -195,9 +211,10 @@ export async function runChatCommand(
     case "status":
       return statusReply(ctx, key, speaker.channel);
     case "commands":
-      return {
-        reply: commandsListText(Object.entries(CHAT_COMMANDS).map(([name, info]) => ({ name, ...info }))),
-      };
+      return commandsReply(speaker.channel === "telegram" ? sessionRef(ctx, key).agentId : null);
+    case "send":
+      // Only a chat's `/send` comes here (chat.send runs it before): chat senders own nothing here.
+      return { reply: SEND_NOT_OWNER_REPLY };
     case "whoami":
       return { reply: whoamiText(speaker) };
     case "help":
@@ -205,6 +222,34 @@ export async function runChatCommand(
     default:
       return { reply: `⚠️ /${command.name} is not available on this gateway.` };
   }
+}
+
+/**
+ * `/commands`: on Telegram (`agentId` given) the first of OpenClaw's pages with its keyboard, whose
+ * presses the channel answers by editing the message (features/channels/telegram/commands-pages.ts);
+ * elsewhere the unpaged list.
+ */
+function commandsReply(agentId: string | null): CommandOutcome {
+  if (agentId === null) return { reply: commandsListText(listedCommands()) };
+  const first = telegramCommandsPage(1, agentId, false);
+  return { reply: first.text, ...(first.keyboard ? { replyBlocks: [{ inline_keyboard: first.keyboard }] } : {}) };
+}
+
+/**
+ * Page `page` of `/commands` as Telegram shows it, with its keyboard (none when the list fits one
+ * page); `indent` as `commandsPage` says (the first page is sent, the others are edits).
+ */
+export function telegramCommandsPage(page: number, agentId: string, indent: boolean) {
+  const shown = commandsPage(listedCommands(), page, indent);
+  return {
+    text: shown.text,
+    keyboard: shown.pages > 1 ? commandsPageKeyboard(shown.page, shown.pages, agentId) : null,
+  };
+}
+
+/** What `/commands` lists: the commands `commands.list` lists. */
+function listedCommands() {
+  return Object.entries(CHAT_COMMANDS).map(([name, info]) => ({ name, ...info }));
 }
 
 /**

@@ -84,8 +84,26 @@ export function portOfRoles<Role extends TenantRole>(
   port: TenantPort<TenantRole>,
   roles: readonly Role[],
 ): TenantPort<Role> {
+  // A declaration's roles are one array for the isolate's life, and a connection or an object
+  // keeps one port: the view is built once per pair, not on every call.
+  let views = viewsOfPort.get(port);
+  if (!views) {
+    views = new WeakMap();
+    viewsOfPort.set(port, views);
+  }
+  let view = views.get(roles);
+  if (!view) {
+    view = viewOf(port, roles);
+    views.set(roles, view);
+  }
+  return view as unknown as TenantPort<Role>;
+}
+
+const viewsOfPort = new WeakMap<object, WeakMap<readonly TenantRole[], object>>();
+
+function viewOf(port: TenantPort<TenantRole>, roles: readonly TenantRole[]): object {
   const all = port as unknown as Record<string, (...args: unknown[]) => unknown>;
   const view: Record<string, (...args: unknown[]) => unknown> = {};
   for (const role of roles) for (const name of ROLE_METHODS[role]) view[name] = (...args) => all[name]!(...args);
-  return view as unknown as TenantPort<Role>;
+  return view;
 }

@@ -7,6 +7,8 @@ export type DeliveryTarget = {
   threadId?: string | number;
   /** The message this one answers (Telegram's `reply_parameters`: the media download warning). */
   replyToMessageId?: number;
+  /** The message this delivery rewrites instead of posting a new one (Telegram's `editMessageText`: a `/commands` page). */
+  editMessageId?: number;
 };
 /**
  * What a platform gave with an inbound update for answering it once, beside the reply's target
@@ -15,7 +17,7 @@ export type DeliveryTarget = {
  * `atMs`: when the platform issued it (its sender decides how long it stays usable).
  */
 export type ReplyHint = { value: string; atMs: number };
-/** What a delivery is asked to post: the text, and for Slack optional blocks beside it. */
+/** What a delivery is asked to post: the text, and the platform's structure beside it (Delivery.blocks). */
 export type DeliveryInput = {
   idempotencyKey: string;
   kind: string;
@@ -32,7 +34,10 @@ export type Delivery = {
   kind: string;
   target: DeliveryTarget;
   message: string;
-  /** Slack Block Kit blocks posted with `message` as their text fallback (the `/status` card). */
+  /**
+   * Slack Block Kit blocks posted with `message` as their text fallback (the `/status` card), or
+   * Telegram's `reply_markup` as the one element (a `/commands` page's inline keyboard).
+   */
   blocks?: Record<string, unknown>[];
   status: DeliveryStatus;
   attempts: number;

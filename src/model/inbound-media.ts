@@ -11,6 +11,11 @@ export type InboundMedia = {
   fileName?: string;
 };
 
+/** The file's path as the model is told it (`media/inbound/<file>`: the key below the session's prefix). */
+export function mediaPath(media: Pick<InboundMedia, "key">): string {
+  return media.key.slice(media.key.indexOf("/media/") + 1);
+}
+
 /** Whether a model that takes images gets this file as an image part (an image or a sticker in an image format). */
 export function isImageMedia(media: InboundMedia): boolean {
   return (media.kind === "image" || media.kind === "sticker") && media.mimeType.startsWith("image/");

@@ -26,7 +26,11 @@ export type RunInput = {
   lane?: string;
   /** A reply fixed in advance (chat commands such as /send): no runner is called. */
   fixedReply?: string;
-  /** Slack Block Kit blocks posted with a fixed reply to a Slack chat (OpenClaw's `/status` card; the reply is their fallback text). */
+  /**
+   * The platform's structure posted with a fixed reply to the chat it was made for (Delivery.blocks):
+   * Slack Block Kit blocks (OpenClaw's `/status` card; the reply is their fallback text), or
+   * Telegram's `reply_markup` (a `/commands` page's keyboard).
+   */
   replyBlocks?: Record<string, unknown>[];
   /** Who started it: chat.send and agent differ in their events and dedupe keys. */
   origin: "chat.send" | "agent" | "ingest" | "tool";

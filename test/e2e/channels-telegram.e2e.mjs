@@ -428,6 +428,65 @@ test("SIGKILL between ingress and reply: one reply, never two, never none", { ti
   assert.equal((await sends("ECHO: slow and killed mid-run")).length, 1);
 });
 
+test("/commands pages: page 1 with its keyboard; a Next press edits the message once across a 500, a SIGKILL and a redelivery, with no turn", {
+  timeout: 180_000,
+}, async () => {
+  const isPage1 = (body) => String(body.chat_id) === String(OPEN_GROUP) && body.text.startsWith("ℹ️ Commands (1/2)");
+  await post(groupMessage(OPEN_GROUP, "/commands"));
+  const [page1] = await waitForSends("page 1", isPage1, 1, 30_000);
+  assert.deepEqual(page1.body.reply_markup, {
+    inline_keyboard: [
+      [
+        { text: "1/2", callback_data: "commands_page_noop:main" },
+        { text: "Next ▶", callback_data: "commands_page_2:main" },
+      ],
+    ],
+  });
+  const messageId = page1.reply.result.message_id;
+  const queryId = `cbq-pages-${nextUpdateId}`;
+  const press = {
+    update_id: nextUpdateId++,
+    callback_query: {
+      id: queryId,
+      from: { id: 777001, is_bot: false, first_name: "Member", username: "member" },
+      chat_instance: "ci-pages",
+      data: "commands_page_2:main",
+      message: {
+        message_id: messageId,
+        chat: { id: OPEN_GROUP, type: "supergroup" },
+        date: 0,
+        text: "ℹ️ Commands (1/2)",
+      },
+    },
+  };
+  const runnerCalls = runner.seen.length;
+  await fake.fail("editMessageText", 1, 500, "Internal Server Error");
+  // Killed right after the 200: the press is only in the inbox.
+  assert.equal((await post(press)).durable, "durable");
+  await crashAndRestart();
+  const edited = (c) => c.status === 200 && c.body.message_id === messageId;
+  await waitForCount("the page-2 edit", async () => (await fake.calls("editMessageText")).filter(edited), 1, 90_000);
+  assert.equal((await post(press)).durable, "durable"); // redelivered
+  await sleep(3000);
+  const edits = (await fake.calls("editMessageText")).filter(edited);
+  assert.equal(edits.length, 1, "one edit");
+  const refused = (await fake.calls("editMessageText")).filter(
+    (c) => c.status === 500 && c.body.message_id === messageId,
+  );
+  assert.equal(refused.length, 1, "the 500 was met and retried");
+  assert.equal(edits[0].body.chat_id, OPEN_GROUP);
+  assert.match(edits[0].body.text, /^ℹ️ Commands \(2\/2\)\n\nStatus\n {2}\/status - /);
+  assert.equal(edits[0].body.parse_mode, undefined);
+  assert.deepEqual(
+    edits[0].body.reply_markup.inline_keyboard[0].map((b) => b.text),
+    ["◀ Prev", "2/2"],
+  );
+  // Recorded before it is sent: never twice (a kill between record and send may lose it).
+  const answers = (await fake.calls("answerCallbackQuery")).filter((c) => c.body.callback_query_id === queryId);
+  assert.ok(answers.length <= 1, `${answers.length} answers`);
+  assert.equal(runner.seen.length, runnerCalls, "no turn");
+});
+
 test("announce: sessions_send into a Telegram group session posts the announce step to the chat", async () => {
   const res = await http("POST", inTenant("/tools/invoke"), {
     tool: "sessions_send",

@@ -4,7 +4,7 @@
 //   POST /v2/bot/message/reply {replyToken, messages}  each token works once (400 "Invalid reply token" after)
 //   POST /v2/bot/message/push {to, messages}           X-Line-Retry-Key seen before -> 409 (as LINE)
 //   POST /v2/bot/chat/loading/start {chatId}           202
-//   GET  /v2/bot/info, /v2/bot/profile/<id>, /v2/bot/group/<id>/summary, /v2/bot/group/<id>/member/<uid>
+//   GET  /v2/bot/info, /v2/bot/profile/<id>, /v2/bot/group/<id>/summary, /v2/bot/{group,room}/<id>/member/<uid>
 //   at most 5 messages per call, at most 5000 characters each (400 otherwise, as LINE)
 // Control: GET /__calls?since=<seq>, POST /__reset,
 //   POST /__fail {"path":"/v2/bot/message/reply","count":1,"status":500}  (the next `count` calls answer `status`)
@@ -112,8 +112,10 @@ export function startFakeLine(port = 18695) {
     if (method === "GET" && match) return finish(200, { userId: match[1], displayName: `User ${match[1].slice(-4)}` });
     match = /^\/v2\/bot\/group\/([^/]+)\/summary$/.exec(path);
     if (method === "GET" && match) return finish(200, { groupId: match[1], groupName: `Group ${match[1].slice(-4)}` });
-    match = /^\/v2\/bot\/group\/([^/]+)\/member\/([^/]+)$/.exec(path);
-    if (method === "GET" && match) return finish(200, { userId: match[2], displayName: `User ${match[2].slice(-4)}` });
+    // A member's profile in a group or a room, as recorded (`Member <last 4>`).
+    match = /^\/v2\/bot\/(?:group|room)\/([^/]+)\/member\/([^/]+)$/.exec(path);
+    if (method === "GET" && match)
+      return finish(200, { userId: match[2], displayName: `Member ${match[2].slice(-4)}` });
     return finish(404, { message: "Not found" });
   }
 

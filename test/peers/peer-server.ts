@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { PEER_PNG_BASE64 } from "./peer-files";
+import { PEER_PDF_TEXT, PEER_PNG_BASE64 } from "./peer-files";
 import { rateLimitPeer } from "./rate-limit-peer";
 
 /** How long the peer keeps an idle keep-alive connection open (ms). */
@@ -133,8 +133,15 @@ export async function startPeers(): Promise<Peers> {
         // Kept for the tests that check what was registered (the setup wizard's last step).
         if (method === "setWebhook")
           recorded.push({ path: url.pathname, body: JSON.parse(body), signature: undefined, validSignature: null });
-        // Kept for the media tests (`/control/recorded?path=/telegram/<method>`).
-        if (method === "getFile" || method === "sendMessage" || method === "deleteMessage")
+        // Kept for the media tests (`/control/recorded?path=/telegram/<method>`), and the presses and
+        // edits of the `/commands` pages.
+        if (
+          method === "getFile" ||
+          method === "sendMessage" ||
+          method === "deleteMessage" ||
+          method === "answerCallbackQuery" ||
+          method === "editMessageText"
+        )
           recorded.push({
             path: `/telegram/${method}`,
             body: JSON.parse(body || "{}"),
@@ -180,6 +187,17 @@ export async function startPeers(): Promise<Peers> {
           return json(res, 401, { message: "Authentication failed" });
         const content = /^\/line\/v2\/bot\/message\/([^/]+)\/content$/.exec(url.pathname)?.[1];
         if (content) return await telegramFile(`/line/${content}`, res);
+        // Names as fake-line.mjs gives them (`User <last 4>`, `Member <last 4>`, `Group <last 4>`);
+        // a lookup scripted to fail (`/control/fail` with its path) answers 500.
+        const lookup = lineLookup(url.pathname);
+        if (req.method === "GET" && lookup) {
+          const left = failuresLeft.get(url.pathname) ?? 0;
+          if (left > 0) {
+            failuresLeft.set(url.pathname, left - 1);
+            return json(res, 500, { message: "scripted failure" });
+          }
+          return json(res, 200, lookup);
+        }
         return json(res, 200, { sentMessages: [{ id: `${Date.now()}`, quoteToken: "q" }] });
       }
       // Bot API file downloads (`/telegram/file/bot<token>/files/<file_id>`), the file chosen by its id.
@@ -390,10 +408,11 @@ function webhook(path: string, body: any, res: ServerResponse) {
 }
 
 const PEER_PNG = Buffer.from(PEER_PNG_BASE64, "base64");
+const PEER_PDF = Buffer.from(PEER_PDF_TEXT);
 
 /**
- * `png-*`: the PNG; `fail-*`: 404; `chunked-<n>-*`: n bytes without content-length;
- * `slow-<ms>-*`: the PNG after ms.
+ * `png-*`: the PNG; `pdf-*`: the PDF; `bigpdf-<n>-*`: a PDF of n bytes (the PDF, padded);
+ * `fail-*`: 404; `chunked-<n>-*`: n bytes without content-length; `slow-<ms>-*`: the PNG after ms.
  */
 async function telegramFile(path: string, res: ServerResponse) {
   // (Slack's url_private downloads are served by the same rules.)
@@ -401,6 +420,17 @@ async function telegramFile(path: string, res: ServerResponse) {
   if (fileId.startsWith("png-")) {
     res.writeHead(200, { "content-type": "image/png", "content-length": PEER_PNG.length });
     return res.end(PEER_PNG);
+  }
+  if (fileId.startsWith("pdf-")) {
+    res.writeHead(200, { "content-type": "application/pdf", "content-length": PEER_PDF.length });
+    return res.end(PEER_PDF);
+  }
+  const bigPdf = /^bigpdf-(\d+)-/.exec(fileId);
+  if (bigPdf) {
+    const bytes = Buffer.alloc(Math.max(Number(bigPdf[1]), PEER_PDF.length), 0x20);
+    PEER_PDF.copy(bytes);
+    res.writeHead(200, { "content-type": "application/pdf", "content-length": bytes.length });
+    return res.end(bytes);
   }
   const chunked = /^chunked-(\d+)-/.exec(fileId);
   if (chunked) {
@@ -436,3 +466,14 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** LINE's profile, member profile and group summary answers, by path (`/line/v2/bot/…`). */
+function lineLookup(path: string): Record<string, string> | null {
+  const profile = /^\/line\/v2\/bot\/profile\/([^/]+)$/.exec(path);
+  if (profile) return { userId: profile[1]!, displayName: `User ${profile[1]!.slice(-4)}` };
+  const member = /^\/line\/v2\/bot\/(?:group|room)\/[^/]+\/member\/([^/]+)$/.exec(path);
+  if (member) return { userId: member[1]!, displayName: `Member ${member[1]!.slice(-4)}` };
+  const summary = /^\/line\/v2\/bot\/group\/([^/]+)\/summary$/.exec(path);
+  if (summary) return { groupId: summary[1]!, groupName: `Group ${summary[1]!.slice(-4)}` };
+  return null;
+}

@@ -58,6 +58,18 @@ export type ChannelAck = {
   reactToMessageId?: number | string;
   /** Telegram's inline-button press, answered (`answerCallbackQuery`) before anything else. */
   callbackQueryId?: string;
+  /** false: nothing is typed (a press answered without a turn). */
+  typing?: boolean;
+};
+
+/**
+ * An update the platform answers without a turn (a press of a `/commands` page button): the
+ * acknowledgement, then at most one message through the inbox's outbox (an edit of the pressed
+ * message), queued with the update's completion so it goes once.
+ */
+export type PlatformAnswer = {
+  ack: ChannelAck;
+  delivery?: { kind: string; target: DeliveryTarget; message: string; blocks?: Record<string, unknown>[] };
 };
 
 /** A sender asking for access under dmPolicy `pairing`. */
@@ -72,7 +84,8 @@ export type PairingAsk = {
 export type InboundDecision =
   | { action: "ignore"; reason: string; history?: { chatKey: string; line: HistoryLine } }
   | { action: "pairing"; ask: PairingAsk }
-  | { action: "turn"; turn: ChannelTurn };
+  | { action: "turn"; turn: ChannelTurn }
+  | { action: "answer"; answer: PlatformAnswer };
 
 /** The answer of a refused platform call, as it came: status, its `Retry-After` header, its JSON body. */
 export type PlatformRefusal = { status: number; retryAfter?: string | null; body?: unknown };
@@ -102,6 +115,9 @@ export type SendOutcome = {
 
 /** The delivery kind of a pairing code message (sent as the platform's prepared text, not as Markdown). */
 export const PAIRING_KIND = "pairing";
+
+/** The delivery kind of a `/commands` page: an edit of the message its target names (`editMessageId`), plain text. */
+export const COMMANDS_PAGE_KIND = "commands-page";
 
 /**
  * Delivers text to a platform target, one call per `send` (the outbox calls it and paces the

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { DELIVERY_SCHEMA, DeliveryStore } from "../../delivery/delivery-store";
 import { Outbox } from "../../delivery/outbox";
+import { mediaBytesLeft } from "../../domain/media-quota";
 import { logWarning } from "../../observability/log";
 import { outboundPolicy } from "../../policy/outbound-url";
 import { redactCredentials } from "../../secrets/redact-credentials";
@@ -17,7 +18,6 @@ import { GROUP_HISTORY_SCHEMA, GroupHistoryStore } from "./group-history-store";
 import { MEDIA_WARNING_KIND, mediaMaxBytes } from "./inbound-media";
 import { ChannelInbox } from "./inbox";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
-import { mediaBytesLeft } from "./media-quota";
 import { channelSenderOf, inboundAdapters } from "./platforms";
 import { type ChannelSendResult, isAuthFailure } from "./send-health";
 import { SEND_HEALTH_SCHEMA, SendHealthStore } from "./send-health-store";

@@ -9,13 +9,12 @@ import type { ChannelTurn } from "./adapter";
  * list of what exists. Only the addressing is the platform's.
  */
 
-/** Commands not run from chats (`/send` needs the owner's scope): text for the model. */
-const NOT_FROM_CHATS = new Set(["send"]);
-
-/** The command a channel turn's text is, or null; leading mentions of the bot (Slack's `<@U…>`) are not part of it. */
+/**
+ * The command a channel turn's text is, or null; leading mentions of the bot (Slack's `<@U…>`) are
+ * not part of it. `/send` is one too: answered with OpenClaw's refusal to a sender who owns nothing.
+ */
 export function channelCommand(text: string): ChatCommand | null {
-  const command = parseChatCommand(text.replace(/^(?:\s*<@[A-Z0-9]+>)+/i, "").trim());
-  return command && !NOT_FROM_CHATS.has(command.name) ? command : null;
+  return parseChatCommand(text.replace(/^(?:\s*<@[A-Z0-9]+>)+/i, "").trim());
 }
 
 /**

@@ -73,6 +73,8 @@ export function directTurn(input: {
   displayName?: string;
   /** The acknowledgement before the turn (default: typing in the chat). */
   ack?: ChannelAck;
+  /** OpenClaw's envelope for the model and the row fields, as replyTurn takes them. */
+  context?: { envelope?: InboundEnvelope; rowFields: RouteRowFields };
 }): InboundDecision {
   const { senderId, channel, accountId } = input;
   const refused = directRefusal(input.policy, input.sender, () => ({
@@ -96,5 +98,6 @@ export function directTurn(input: {
     ...(input.displayName !== undefined ? { displayName: input.displayName } : {}),
     replyTarget: { channel, to: input.to, accountId },
     ack: input.ack ?? { chatId: input.chatId },
+    ...(input.context ? { context: input.context } : {}),
   });
 }

@@ -1,10 +1,11 @@
 import type { DeliveryTarget } from "../../model/delivery";
-import type { InboundMedia, MediaKind } from "../../model/inbound-media";
+import { type InboundMedia, type MediaKind, mediaPath } from "../../model/inbound-media";
 import type { BoundCredential } from "../../policy/bound-credential";
 import type { OutboundPolicy } from "../../policy/outbound-url";
 import type { TenantConfig } from "../../protocol/config";
 import { redactCredentials } from "../../secrets/redact-credentials";
 import { sessionAttachmentPrefix } from "../../spawn/spawn-attachments";
+import { sizeText } from "../../util/size-text";
 import { fetchIntoBucket } from "./media-fetch";
 
 /**
@@ -52,8 +53,8 @@ export const MEDIA_STORAGE_FULL_TEXT = "[media unavailable: media storage full]"
 
 /** The chat's message when a file is over the limit: what it was and what the limit is. */
 export function mediaTooLargeText(bytes: number | undefined, maxBytes: number): string {
-  const size = bytes !== undefined ? ` (${readableSize(bytes)})` : "";
-  return `⚠️ File too large${size}. The limit is ${readableSize(maxBytes)}.`;
+  const size = bytes !== undefined ? ` (${sizeText(bytes)})` : "";
+  return `⚠️ File too large${size}. The limit is ${sizeText(maxBytes)}.`;
 }
 
 /** What of a chat turn the files concern (src/features/channels/adapter.ts's ChannelTurn has these). */
@@ -74,7 +75,7 @@ export type MediaPorts = {
   /** The tenant's `mediaBytesPerFile` in force for the channel (mediaMaxBytes). */
   maxBytes(channel: string): Promise<number>;
   /**
-   * What the tenant may still store under its `mediaBytesPerTenant` (media-quota.ts): a file
+   * What the tenant may still store under its `mediaBytesPerTenant` (src/domain/media-quota.ts): a file
    * past it is refused as a failed download (OpenClaw's warning; it has no text of its own).
    */
   tenantBytesLeft(): Promise<number>;
@@ -199,7 +200,7 @@ export function mediaKey(
 /** OpenClaw's line for an attached file: `[media attached: <path> (<mime>)]`, a document's name quoted after. */
 export function attachedLine(media: InboundMedia): string {
   const name = media.fileName ? ` ${JSON.stringify(media.fileName)}` : "";
-  return `[media attached: ${media.key.slice(media.key.indexOf("/media/") + 1)} (${media.mimeType})${name}]`;
+  return `[media attached: ${mediaPath(media)} (${media.mimeType})${name}]`;
 }
 
 function extensionOf(ref: MediaRef): string {
@@ -220,10 +221,3 @@ export function mediaMaxBytes(limit: number, config: TenantConfig, channel: stri
 }
 
 const MIB = 1024 * 1024;
-
-/** `20 MB`, `1.5 MB`, `4 KB`: sizes as a person reads them. */
-function readableSize(bytes: number): string {
-  if (bytes < MIB) return `${Math.ceil(bytes / 1024)} KB`;
-  const mb = bytes / MIB;
-  return `${mb >= 10 ? mb.toFixed(0) : mb.toFixed(1)} MB`;
-}

@@ -1,10 +1,17 @@
 import type { TenantContext } from "../../domain/context";
 import { DomainError } from "../../domain/errors";
 import { startChatCommandRun, startRun } from "../../domain/runs";
-import type { ReplyHint } from "../../model/delivery";
+import type { DeliveryTarget, ReplyHint } from "../../model/delivery";
 import { logInfo, logWarning } from "../../observability/log";
 import type { TenantConfig } from "../../protocol/config";
-import { type ChannelTurn, type InboundAdapter, PAIRING_KIND, type PairingAsk } from "./adapter";
+import {
+  type ChannelAck,
+  type ChannelTurn,
+  type InboundAdapter,
+  PAIRING_KIND,
+  type PairingAsk,
+  type PlatformAnswer,
+} from "./adapter";
 import { channelCommand, turnSpeaker } from "./chat-command-turn";
 import type { DebounceStore } from "./debounce-store";
 import type { GroupHistoryPort } from "./group-history-store";
@@ -32,8 +39,9 @@ export type InboxPorts = {
   enqueue(input: {
     idempotencyKey: string;
     kind: string;
-    target: { channel: string; to: string };
+    target: DeliveryTarget;
     message: string;
+    blocks?: Record<string, unknown>[];
     replyHint?: ReplyHint;
   }): void;
   /** Recent unmentioned group messages (src/features/channels/group-history-store.ts). */
@@ -115,6 +123,7 @@ export class ChannelInbox {
       });
     }
     if (decision.action === "pairing") return this.pairing(update, decision.ask, adapter);
+    if (decision.action === "answer") return this.answer(update, decision.answer, adapter, config);
     if (await this.bursts.hold(update, decision.turn, config)) return;
     await this.turn([update], decision.turn, config);
   }
@@ -147,16 +156,25 @@ export class ChannelInbox {
     });
   }
 
+  /**
+   * An update the platform answers without a turn: acknowledged (recorded first, as a turn's is),
+   * then its message queued with the update's completion, so a crash or a repeat sends it once.
+   */
+  private async answer(update: InboxUpdate, answer: PlatformAnswer, adapter: InboundAdapter, config: TenantConfig) {
+    await this.acknowledgeOnce(update, adapter, config, answer.ack);
+    const delivery = answer.delivery;
+    this.ports.transaction(() => {
+      if (delivery) this.ports.enqueue({ idempotencyKey: `answer:${update.channel}:${update.updateId}`, ...delivery });
+      this.finish(update, delivery ? `answered: ${delivery.kind}` : "answered");
+    });
+  }
+
   /** The turn of one update, or of a burst's updates (one run, its id derived from the first update). */
   private async turn(updates: InboxUpdate[], turn: ChannelTurn, config: TenantConfig) {
     const update = updates[0]!;
     const adapter = this.ports.adapters[update.channel];
     if (!adapter) return this.finishAll(updates, "ignored: unknown channel");
-    if (!update.acked) {
-      // Recorded before it is sent: a crash repeats the turn's start, never the typing.
-      this.ports.store.markAcked(update.channel, update.updateId);
-      await adapter.acknowledge(config, turn.ack);
-    }
+    await this.acknowledgeOnce(update, adapter, config, turn.ack);
     const runId = turnRunId(update.channel, update.updateId);
     // Files are fetched before the run (a repeat after a crash finds them stored: src/features/channels/inbound-media.ts).
     const source = turn.media?.length && this.ports.media ? ((await adapter.mediaSource?.(config)) ?? null) : null;
@@ -198,6 +216,13 @@ export class ChannelInbox {
       if (error instanceof DomainError) return this.finishAll(updates, `refused: ${error.message}`);
       throw error;
     }
+  }
+
+  /** The platform's acknowledgement, recorded before it is sent: a crash repeats what follows, never it. */
+  private async acknowledgeOnce(update: InboxUpdate, adapter: InboundAdapter, config: TenantConfig, ack: ChannelAck) {
+    if (update.acked) return;
+    this.ports.store.markAcked(update.channel, update.updateId);
+    await adapter.acknowledge(config, ack);
   }
 
   private finishAll(updates: InboxUpdate[], outcome: string): void {

@@ -16,9 +16,10 @@ export function queueChannelReply(outbox: ReplyOutbox, run: RunRecord, text: str
   const target = run.input.replyTarget;
   if (!target || text.trim() === "" || isSilentResult(text)) return;
   // The run's reply hint (a platform's one-time reply token) goes to this delivery only; blocks
-  // go to Slack only. Both are the delivery's, so a retry posts the same message.
+  // (made for the turn's platform by the command that answered it: Slack's card, Telegram's
+  // keyboard) likewise. Both are the delivery's, so a retry posts the same message.
   const hint = run.input.replyHint ? { replyHint: run.input.replyHint } : {};
-  const blocks = target.channel === "slack" ? run.input.replyBlocks : undefined;
+  const blocks = target.channel === "slack" || target.channel === "telegram" ? run.input.replyBlocks : undefined;
   outbox.enqueue({
     idempotencyKey: `${run.runId}:reply`,
     kind: CHANNEL_REPLY_KIND,

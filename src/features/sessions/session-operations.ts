@@ -110,7 +110,7 @@ export const SESSION_OPERATIONS: Operation[] = [
     auth: "operator.write",
     body: importBodySchema,
     ok: { status: 201, description: "The page was applied (200 when the session already existed)." },
-    errors: [400, 409, 413],
+    errors: [400, 409, 413, 429],
   },
   {
     method: "get",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { modelCostSchema, modelRunnerFacts, modelRunnerFields } from "./model-runner-fields";
+import { modelCostSchema, modelRunnerFacts, modelRunnerFields, VISION_IMAGE_TYPES } from "./model-runner-fields";
 import { defineRunnerDeclaration } from "./runner-declaration";
 
 /** Where the anthropic runner sends its Messages API calls unless its config says otherwise. */
@@ -21,5 +21,9 @@ export const anthropicDeclaration = defineRunnerDeclaration({
   callsBack: false,
   acpHarness: false,
   // Only a configured baseUrl is the tenant's to check; the default is this service's own choice.
-  facts: (config) => modelRunnerFacts(config, config.baseUrl),
+  facts: (config) => ({
+    ...modelRunnerFacts(config, config.baseUrl),
+    // `document` blocks take a PDF as base64 and plain text as a text source.
+    modelParts: { images: VISION_IMAGE_TYPES, documents: ["application/pdf", "text/plain"] },
+  }),
 });

@@ -8,6 +8,12 @@ export const modelCostSchema = z.strictObject({
   output: z.number().min(0),
 }) satisfies z.ZodType<ModelCost>;
 
+/**
+ * The image types a vision model takes as an image part: OpenAI's and Anthropic's documented
+ * lists agree (an SVG or HEIC sent as one would fail the whole call, so it stays described).
+ */
+export const VISION_IMAGE_TYPES: readonly string[] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
 /** The fields the model runners (`openai`, `anthropic`) take alike. */
 export const modelRunnerFields = {
   model: z.string().min(1),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { modelCostSchema, modelRunnerFacts, modelRunnerFields } from "./model-runner-fields";
+import { modelCostSchema, modelRunnerFacts, modelRunnerFields, VISION_IMAGE_TYPES } from "./model-runner-fields";
 import { defineRunnerDeclaration } from "./runner-declaration";
 
 /** Any OpenAI-compatible chat completions endpoint; the one runner that sends a session's model choice. */
@@ -18,6 +18,8 @@ export const openaiDeclaration = defineRunnerDeclaration({
   acpHarness: false,
   facts: (config) => ({
     ...modelRunnerFacts(config, config.baseUrl),
+    // Chat Completions takes PDFs alone as `file` parts (other documents only through the Responses API).
+    modelParts: { images: VISION_IMAGE_TYPES, documents: ["application/pdf"] },
     // The models of the tenant's other openai runners at the same endpoint are offered too.
     sessionModel: { endpoint: config.baseUrl, withModel: (model) => ({ ...config, model }) },
   }),

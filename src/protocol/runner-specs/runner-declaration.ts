@@ -5,6 +5,13 @@ import type { StoreSecretRef } from "../secrets";
 export type ModelCost = { input: number; output: number };
 
 /**
+ * The chat files a runner's wire format gives the model as native parts, by MIME type: images
+ * (OpenAI `image_url`, Anthropic `image`) and documents (OpenAI `file`, Anthropic `document`).
+ * A file of another type stays its `[media attached: …]` line.
+ */
+export type ModelPartTypes = { images: readonly string[]; documents: readonly string[] };
+
+/**
  * What one runner config says, read alike at every site that used to ask "is it openai or
  * anthropic?": the model it names, its URLs, its key, its price and limits. Each runner's
  * declaration derives them from its own config, so a site reads a fact, never a runner type.
@@ -26,6 +33,8 @@ export type RunnerFacts<Config> = {
   maxContextMessages?: number | undefined;
   /** Its runs are offered the session tools (the tool loop). */
   offersTools: boolean;
+  /** The chat files its model is given as parts (absent: none, each file is described). */
+  modelParts?: ModelPartTypes | undefined;
   /**
    * A session may pick another model of this runner's endpoint (`sessions.patch` `model`): the
    * endpoint that groups the runners whose models it offers, and this config calling `model`.

@@ -1,9 +1,10 @@
 import type { RunUsage } from "../../model/run-types";
 import { ANTHROPIC_DEFAULT_BASE_URL } from "../../protocol/runner-specs/anthropic-declaration";
+import { toBase64 } from "../../util/encoding";
 import { parseToolArguments } from "../tool-loop/tool-calls";
-import { loadedImages, loadImages } from "./image-parts";
+import { documentText, loadedFiles, loadFiles } from "./media-parts";
 import { postModelStream } from "./model-stream";
-import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
+import { type ContextFile, type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
 import { runnerCredential } from "./runner-keys";
 import { upstreamDetail } from "./upstream-failure";
 
@@ -38,7 +39,7 @@ export const anthropicRunner: Runner = async (request) => {
     model: config.model,
     max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
     ...(system ? { system } : {}),
-    messages: wireMessages(request.context, await loadImages(request, request.context)),
+    messages: wireMessages(request.context, await loadFiles(request, request.context)),
     ...(request.tools?.length
       ? {
           tools: request.tools.map((tool) => ({
@@ -142,7 +143,7 @@ export const anthropicRunner: Runner = async (request) => {
  * `tool_result` blocks of a user turn; consecutive turns of one role are merged (the API wants
  * them alternating).
  */
-function wireMessages(context: ContextMessage[], images: ReadonlyMap<string, string>): WireMessage[] {
+function wireMessages(context: ContextMessage[], files: ReadonlyMap<string, Uint8Array>): WireMessage[] {
   const messages: WireMessage[] = [];
   const push = (role: WireMessage["role"], blocks: unknown[]) => {
     if (blocks.length === 0) return;
@@ -172,15 +173,24 @@ function wireMessages(context: ContextMessage[], images: ReadonlyMap<string, str
         })),
       ]);
     } else if (message.role === "user") {
-      // A chat message's images as base64 `image` blocks before its text (Anthropic's vision input).
-      const attached = loadedImages(message, images).map((image) => ({
-        type: "image",
-        source: { type: "base64", media_type: image.mimeType, data: image.data },
-      }));
+      // A chat message's files as `image` / `document` blocks before its text (as Anthropic advises).
+      const attached = loadedFiles(message, files).flatMap(fileBlock);
       push("user", [...attached, ...(message.content !== "" ? [{ type: "text", text: message.content }] : [])]);
     }
   }
   return messages;
+}
+
+/** A file as a Messages API block: base64 `image` or PDF `document`, a text `document` (none if not UTF-8). */
+function fileBlock(file: ContextFile & { data: Uint8Array }): unknown[] {
+  const base64 = () => ({ type: "base64", media_type: file.mimeType, data: toBase64(file.data) });
+  if (file.part === "image") return [{ type: "image", source: base64() }];
+  const title = file.fileName ? { title: file.fileName } : {};
+  if (file.mimeType !== "text/plain") return [{ type: "document", source: base64(), ...title }];
+  const text = documentText(file.data);
+  return text === null
+    ? []
+    : [{ type: "document", source: { type: "text", media_type: "text/plain", data: text }, ...title }];
 }
 
 /** Tool ids the Messages API accepts (`^[a-zA-Z0-9_-]+$`); the transcript keeps the original. */

@@ -1,8 +1,9 @@
 import type { RunUsage } from "../../model/run-types";
+import { toBase64 } from "../../util/encoding";
 import { parseToolArguments, sanitizeToolCallId } from "../tool-loop/tool-calls";
-import { loadedImages, loadImages } from "./image-parts";
+import { loadedFiles, loadFiles, partFileName } from "./media-parts";
 import { postModelStream } from "./model-stream";
-import { type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
+import { type ContextFile, type ContextMessage, type ModelToolCall, type Runner, RunnerError } from "./runner";
 import { runnerCredential } from "./runner-keys";
 
 /**
@@ -16,8 +17,8 @@ export const openaiRunner: Runner = async (request) => {
   if (config.type !== "openai") throw new RunnerError("openai runner misconfigured");
   const messages: unknown[] = [];
   if (request.input.extraSystemPrompt) messages.push({ role: "system", content: request.input.extraSystemPrompt });
-  const images = await loadImages(request, request.context);
-  messages.push(...request.context.map((message) => wireMessage(message, images)));
+  const files = await loadFiles(request, request.context);
+  messages.push(...request.context.map((message) => wireMessage(message, files)));
   const tools = request.tools?.length
     ? {
         tools: request.tools.map((tool) => ({
@@ -108,20 +109,11 @@ export const openaiRunner: Runner = async (request) => {
 };
 
 /** A context message in Chat Completions' shape (tool call ids alphanumeric, as OpenClaw sends them). */
-function wireMessage(message: ContextMessage, images: ReadonlyMap<string, string>): unknown {
-  const attached = message.role === "user" ? loadedImages(message, images) : [];
+function wireMessage(message: ContextMessage, files: ReadonlyMap<string, Uint8Array>): unknown {
+  const attached = message.role === "user" ? loadedFiles(message, files) : [];
   if (attached.length > 0) {
-    // OpenAI's vision input: the text part, then each image as a data URL.
-    return {
-      role: "user",
-      content: [
-        { type: "text", text: message.content },
-        ...attached.map((image) => ({
-          type: "image_url",
-          image_url: { url: `data:${image.mimeType};base64,${image.data}` },
-        })),
-      ],
-    };
+    // The text part, then each file as a data URL: OpenAI's vision input, and its PDF input.
+    return { role: "user", content: [{ type: "text", text: message.content }, ...attached.map(filePart)] };
   }
   if (message.role === "tool") {
     return { role: "tool", content: message.content, tool_call_id: sanitizeToolCallId(message.toolCallId) };
@@ -138,6 +130,13 @@ function wireMessage(message: ContextMessage, images: ReadonlyMap<string, string
     };
   }
   return { role: message.role, content: message.content };
+}
+
+/** A file as a Chat Completions content part: an image's `image_url`, a document's `file` (PDF only). */
+function filePart(file: ContextFile & { data: Uint8Array }): unknown {
+  const url = `data:${file.mimeType};base64,${toBase64(file.data)}`;
+  if (file.part === "image") return { type: "image_url", image_url: { url } };
+  return { type: "file", file: { filename: partFileName(file), file_data: url } };
 }
 
 /** Streamed `delta.tool_calls` pieces: by `index`, id and name come first, `arguments` in parts. */

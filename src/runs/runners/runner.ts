@@ -18,12 +18,18 @@ export type ToolSpec = { name: string; description: string; parameters: Record<s
  */
 export type ContextMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string; images?: ContextImage[] }
+  | { role: "user"; content: string; files?: ContextFile[] }
   | { role: "assistant"; content: string; toolCalls?: ModelToolCall[] }
   | { role: "tool"; toolCallId: string; toolName: string; content: string; isError?: boolean };
 
-/** An image of the run's own chat message, stored in the ATTACHMENTS bucket (read with `readAttachment`). */
-export type ContextImage = { key: string; mimeType: string };
+/** How a file reaches the model: as an image, or as a document (a PDF, plain text). */
+export type ModelPart = "image" | "document";
+
+/**
+ * A file of the run's own chat message its model is given as a part (media-parts.ts), stored in
+ * the ATTACHMENTS bucket (read with `readAttachment`); `mimeType` without parameters.
+ */
+export type ContextFile = { key: string; part: ModelPart; mimeType: string; bytes: number; fileName?: string };
 
 export type RunnerRequest = {
   runId: string;

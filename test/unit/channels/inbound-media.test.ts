@@ -3,7 +3,6 @@ import { attachedLine, mediaKey, mediaMaxBytes, mediaTooLargeText } from "../../
 import { slackMediaRefs } from "../../../src/features/channels/slack/media-download";
 import { telegramMediaRefs } from "../../../src/features/channels/telegram/media-download";
 import { mediaBlock } from "../../../src/model/inbound-media";
-import { MODEL_IMAGE_MAX_BYTES, modelImages } from "../../../src/runs/runners/image-parts";
 
 /** The pure parts of inbound media (issue 46 item 2): which files a message names, keys, limits, texts. */
 
@@ -80,16 +79,5 @@ describe("keys, limits and texts", () => {
       fileName: "report.pdf",
       media: { kind: "document", key: media.key },
     });
-  });
-
-  it("a model gets images only, and none past MODEL_IMAGE_MAX_BYTES", () => {
-    const image = { key: "k1", kind: "image" as const, mimeType: "image/png", bytes: 68 };
-    expect(
-      modelImages([
-        image,
-        { ...image, key: "k2", bytes: MODEL_IMAGE_MAX_BYTES + 1 },
-        { key: "k3", kind: "document", mimeType: "application/pdf", bytes: 9 },
-      ]),
-    ).toEqual([{ key: "k1", mimeType: "image/png" }]);
   });
 });

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { telegramCommandsPage } from "../../../src/domain/chat-commands";
+import { COMMANDS_PAGE_KIND } from "../../../src/features/channels/adapter";
 import { channelCommand } from "../../../src/features/channels/chat-command-turn";
 import { decideSlack } from "../../../src/features/channels/slack/routing";
 import { decideTelegram } from "../../../src/features/channels/telegram/routing";
@@ -59,6 +61,35 @@ describe("inline-button presses", () => {
   });
 });
 
+describe("presses of /commands page buttons", () => {
+  it("are answered without a turn: answerCallbackQuery (no typing), then an edit of the pressed message to the page", () => {
+    const decision = decide(press({ id: 555100, type: "private" }, "commands_page_2:main"), { dmPolicy: "open" });
+    expect(decision).toEqual({
+      action: "answer",
+      answer: {
+        ack: { chatId: "555100", callbackQueryId: "cbq-77", typing: false },
+        delivery: {
+          kind: COMMANDS_PAGE_KIND,
+          target: { channel: "telegram", to: "telegram:555100", accountId: "default", editMessageId: 40 },
+          message: telegramCommandsPage(2, "main", true).text,
+          blocks: [{ inline_keyboard: telegramCommandsPage(2, "main", true).keyboard }],
+        },
+      },
+    });
+  });
+
+  it("the page counter is only answered; a press the chat's rules refuse is refused as any press", () => {
+    expect(decide(press({ id: 555100, type: "private" }, "commands_page_noop:main"), { dmPolicy: "open" })).toEqual({
+      action: "answer",
+      answer: { ack: { chatId: "555100", callbackQueryId: "cbq-77", typing: false } },
+    });
+    const allowlisted = { dmPolicy: "allowlist" as const, allowFrom: ["111"] };
+    expect(decide(press({ id: 555100, type: "private" }, "commands_page_2:main"), allowlisted).action).toBe("ignore");
+    // Other data stays an ordinary press (a turn).
+    expect(decide(press({ id: 555100, type: "private" }, "commands:2"), { dmPolicy: "open" }).action).toBe("turn");
+  });
+});
+
 describe("addressed commands", () => {
   it("/cmd@thisbot is the command and a mention; /cmd@otherbot is text for the model (no mention)", () => {
     const mine = decide(groupText("/status@chan_test_bot"), { groupPolicy: "open" });
@@ -72,11 +103,12 @@ describe("addressed commands", () => {
     expect(channelCommand("/status@other_bot")).toBeNull();
   });
 
-  it("a Slack mention before the command is not part of it; /stop is a command, /send stays text", () => {
+  it("a Slack mention before the command is not part of it; /stop and /send are commands", () => {
     expect(channelCommand("<@U0BOT> /status")).toEqual({ name: "status", args: "" });
     expect(channelCommand("/new hello there")).toEqual({ name: "new", args: "hello there" });
     expect(channelCommand("/stop")).toEqual({ name: "stop", args: "" });
-    expect(channelCommand("/send on")).toBeNull();
+    // Answered with OpenClaw's refusal to a sender who is no command owner (SEND_NOT_OWNER_REPLY).
+    expect(channelCommand("/send on")).toEqual({ name: "send", args: "on" });
     expect(channelCommand("/sendx")).toBeNull();
   });
 });

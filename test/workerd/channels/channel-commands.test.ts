@@ -153,18 +153,6 @@ describe("/whoami from a chat", () => {
   }, 60_000);
 });
 
-describe("/commands from a chat", () => {
-  it("answers OpenClaw's unpaged command list (this service's commands) without the model", async () => {
-    const t = await commandTenant();
-    await post(t, update({ id: 555300, type: "private" }, "/commands"));
-    await handled(t, 1);
-    const sent = await sentOf(t, "agent:main:main", 1);
-    // The whole text is test/unit/domain/chat-command-texts.test.ts's; here: the chat gets it.
-    expect(sent[0]!.message).toMatch(/^ℹ️ Slash commands\n\nSession\n {2}\/stop - Stop the current run\.\n/);
-    expect(sent[0]!.message).toContain("\n  /whoami (/id) - Show your sender id.\n");
-  }, 60_000);
-});
-
 describe("/stop from a chat", () => {
   it("stops the session's running run and answers OpenClaw's text, once; the stopped run posts nothing", async () => {
     const t = await freshTenant("cmds-stop");
@@ -256,6 +244,17 @@ describe("chat commands from Slack", () => {
       { type: "raw_text", text: expect.any(String) },
     ]);
     // The DM's `/new` is plain text: no blocks.
+    expect(sent[0]).not.toHaveProperty("blocks");
+  }, 60_000);
+
+  it("/commands answers OpenClaw's unpaged list (this service's commands), no keyboard (Telegram's pages: channel-commands-pages.test.ts)", async () => {
+    const t = await slackPeerTenant("cmds-slack-list", SLACK_SECRET, { dmPolicy: "open" });
+    const dm = { type: "message", channel: "D0ALICE", channel_type: "im", user: "U0ALICE" };
+    await postSlack(t, { ...dm, text: "/commands", ts: "1795705002.000100" }, "EvL1");
+    const sent = await sentOf(t, "agent:main:main", 1);
+    // The whole text is test/unit/domain/chat-command-texts.test.ts's; here: the chat gets it.
+    expect(sent[0]!.message).toMatch(/^ℹ️ Slash commands\n\nSession\n {2}\/stop - Stop the current run\.\n/);
+    expect(sent[0]!.message).toContain("\n  /whoami (/id) - Show your sender id.\n");
     expect(sent[0]).not.toHaveProperty("blocks");
   }, 60_000);
 

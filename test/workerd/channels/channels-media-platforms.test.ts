@@ -3,7 +3,8 @@ import { describe, expect, inject, it } from "vitest";
 import { LINE_SIGNATURE_HEADER, lineSignature } from "../../../src/features/channels/line/signature";
 import { SIGNATURE_HEADER, whatsappSignature } from "../../../src/features/channels/whatsapp/signature";
 import { PEER_PNG_BASE64 } from "../../peers/peer-files";
-import { call, freshTenant, type TestTenant, until } from "../support/helpers";
+import { call, type TestTenant, until } from "../support/helpers";
+import { recordingModelTenant } from "../support/recording-model";
 
 /**
  * Files beyond Telegram and Slack (issue 46): a WhatsApp image (its media id resolved by the
@@ -23,19 +24,6 @@ const LINE_CHANNEL_SECRET = "line-channel-secret-media-0123";
 type ModelRequest = { body: { messages: Array<{ role: string; content: unknown }> } };
 const recorded = async <T>(path: string) =>
   (await (await fetch(`${peer}/control/recorded?path=${encodeURIComponent(path)}`)).json()) as T[];
-
-/** A tenant whose model records what it was sent, with one channel configured. */
-async function mediaTenant(label: string, channels: Record<string, unknown>): Promise<TestTenant> {
-  const t = await freshTenant(label);
-  const put = await t.config({
-    agents: {
-      list: [{ id: "main", default: true, runner: { type: "openai", baseUrl: `${peer}/v1`, model: `record:${t.id}` } }],
-    },
-    channels,
-  });
-  expect(put.status, put.text).toBe(200);
-  return t;
-}
 
 /**
  * The model got the peer's PNG as an `image_url` part, the download carried `authorization`, and
@@ -59,7 +47,7 @@ async function expectImageGiven(t: TestTenant, downloadPath: string, authorizati
 
 describe("WhatsApp media fetched into R2 and given to the model", () => {
   it("an image without caption is a turn: fetched by media id with the token, the model gets it as image_url", async () => {
-    const t = await mediaTenant("wa-media", {
+    const t = await recordingModelTenant("wa-media", {
       whatsapp: {
         enabled: true,
         phoneNumberId: PHONE_NUMBER_ID,
@@ -109,7 +97,7 @@ describe("WhatsApp media fetched into R2 and given to the model", () => {
 
 describe("LINE media fetched into R2 and given to the model", () => {
   it("an image message is a turn: its content fetched with the token, the model gets it as image_url", async () => {
-    const t = await mediaTenant("line-media", {
+    const t = await recordingModelTenant("line-media", {
       line: {
         enabled: true,
         channelAccessToken: "line-peer-token",
@@ -141,6 +129,11 @@ describe("LINE media fetched into R2 and given to the model", () => {
 
     const path = `/line/v2/bot/message/${messageId}/content`;
     const texts = await expectImageGiven(t, path, "Bearer line-peer-token", "line");
-    expect(texts.map((part) => part.text)).toContain("[media: image]");
+    // Inside OpenClaw's envelope (the sender named from the profile), the stored file named as on Telegram.
+    expect(texts.map((part) => part.text)).toEqual([
+      expect.stringMatching(
+        /"name":"User cdef"\}\}\n```\n\n\[media attached: media\/inbound\/line-[^ ]+ \(image\/png\)\]$/,
+      ),
+    ]);
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { slackSignature } from "../../../src/features/channels/slack/signature";
-import { PEER_PNG_BASE64 } from "../../peers/peer-files";
+import { PEER_PDF_TEXT, PEER_PNG_BASE64 } from "../../peers/peer-files";
 import { call, freshTenant, type TestTenant, until } from "../support/helpers";
 import { peerTelegramChannel, postTelegramDm } from "../support/telegram-helpers";
 
@@ -113,6 +113,69 @@ describe("Telegram media fetched into R2, the transcript and the model", () => {
     const deleted = await t.call(`/v1/sessions/${encodeURIComponent(session)}`, { method: "DELETE" });
     expect(deleted.status, deleted.text).toBe(200);
     expect(await env.ATTACHMENTS.head(key)).toBeNull();
+  }, 60_000);
+
+  it("a PDF document DM: stored, and the model gets it as a Chat Completions `file` part beside its line", async () => {
+    const t = await mediaTenant("media-pdf");
+    const fileId = `pdf-${crypto.randomUUID()}`;
+    const pdfBytes = new TextEncoder().encode(PEER_PDF_TEXT);
+    const document = {
+      file_id: fileId,
+      file_name: "report.pdf",
+      mime_type: "application/pdf",
+      file_size: pdfBytes.length,
+    };
+    const { updateId } = await postMedia(t, { document, caption: "summarize" });
+    const history = await answered(t);
+    const blocks = history.find((m) => m.role === "user")!.content as Array<Record<string, unknown>>;
+    const key = `${t.id}/agent:main:main/media/inbound/telegram-${updateId}-0.pdf`;
+    expect(blocks[1]).toMatchObject({
+      type: "file",
+      mimeType: "application/pdf",
+      fileName: "report.pdf",
+      media: { key },
+    });
+
+    const [request] = await until(
+      () => recorded<ModelRequest>(`/model/${t.id}`),
+      (list) => list.length >= 1,
+    );
+    // The parts go with the user's own message (its envelope), before the internal context.
+    const user = request!.body.messages.find((m) => Array.isArray(m.content))!;
+    const parts = user.content as Array<{ type: string; text?: string }>;
+    expect(parts[0]!.text).toContain(
+      `[media attached: media/inbound/telegram-${updateId}-0.pdf (application/pdf) "report.pdf"]\nsummarize`,
+    );
+    const base64 = btoa(String.fromCharCode(...pdfBytes));
+    expect(parts.slice(1)).toEqual([
+      { type: "file", file: { filename: "report.pdf", file_data: `data:application/pdf;base64,${base64}` } },
+    ]);
+  }, 60_000);
+
+  it("a PDF past the bytes a run may send: stored, not sent; the model is told why beside its line", async () => {
+    const t = await mediaTenant("media-pdf-big");
+    // 1 MiB past MODEL_PARTS_MAX_BYTES_PER_RUN (10 MiB), well under the tenant's mediaBytesPerFile.
+    const bytes = 11 * 1024 * 1024;
+    const document = {
+      file_id: `bigpdf-${bytes}-${crypto.randomUUID()}`,
+      file_name: "scan.pdf",
+      mime_type: "application/pdf",
+    };
+    const { updateId } = await postMedia(t, { document });
+    await answered(t);
+    const key = `${t.id}/agent:main:main/media/inbound/telegram-${updateId}-0.pdf`;
+    expect((await env.ATTACHMENTS.head(key))?.size).toBe(bytes);
+
+    const [request] = await until(
+      () => recorded<ModelRequest>(`/model/${t.id}`),
+      (list) => list.length >= 1,
+    );
+    const sent = JSON.stringify(request!.body.messages);
+    expect(sent).not.toContain('"type":"file"');
+    expect(request!.body.messages[0]!.content).toContain(
+      `[media attached: media/inbound/telegram-${updateId}-0.pdf (application/pdf) "scan.pdf"]\n` +
+        `[media not given to the model: media/inbound/telegram-${updateId}-0.pdf (11 MB) is over the 10 MB limit for files sent with one message]`,
+    );
   }, 60_000);
 
   it("a failed download: OpenClaw's warning to the chat, then a turn saying the media is unavailable", async () => {

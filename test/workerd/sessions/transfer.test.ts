@@ -379,8 +379,8 @@ describe("GET /v1/export", () => {
       .trim()
       .split("\n")
       .map((l: string) => JSON.parse(l));
-    expect(lines[0]).toMatchObject({ type: "export", version: 1, tenantId: tenant.id });
-    expect(lines.at(-1)).toEqual({ type: "end", sessions: 3, transcripts: 4, messages: 5 });
+    expect(lines[0]).toMatchObject({ type: "export", version: 2, tenantId: tenant.id });
+    expect(lines.at(-1)).toEqual({ type: "end", sessions: 3, transcripts: 4, messages: 5, files: 0, fileBytes: 0 });
 
     const shape = lines
       .slice(1, -1)
@@ -425,7 +425,14 @@ describe("GET /v1/export", () => {
       .split("\n")
       .map((l: string) => JSON.parse(l));
     expect(lines.filter((l: any) => l.type === "session").map((l: any) => l.key)).toEqual(keys);
-    expect(lines.at(-1)).toEqual({ type: "end", sessions: 105, transcripts: 105, messages: 105 });
+    expect(lines.at(-1)).toEqual({
+      type: "end",
+      sessions: 105,
+      transcripts: 105,
+      messages: 105,
+      files: 0,
+      fileBytes: 0,
+    });
     // 105 imports one after another: 20 s did not suffice on a loaded machine.
   }, 90_000);
 

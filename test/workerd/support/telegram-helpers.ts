@@ -28,20 +28,25 @@ export async function postTelegramDm(
 ): Promise<void> {
   const { updateId, chatId } = ids;
   const name = ids.name ?? `User${chatId}`;
+  await postTelegramUpdate(t, webhookSecret, {
+    update_id: updateId,
+    message: {
+      message_id: updateId,
+      from: { id: chatId, is_bot: false, first_name: name },
+      chat: { id: chatId, type: "private", first_name: name },
+      date: Math.floor(Date.now() / 1000),
+      ...fields,
+    },
+  });
+}
+
+/** Posts an update as it is (a button press, …) to the tenant's webhook; the webhook must answer 200. */
+export async function postTelegramUpdate(t: TestTenant, webhookSecret: string, update: unknown): Promise<void> {
   const posted = await call(`${t.prefix}/telegram-webhook`, {
     method: "POST",
     token: null,
     headers: { "x-telegram-bot-api-secret-token": webhookSecret },
-    json: {
-      update_id: updateId,
-      message: {
-        message_id: updateId,
-        from: { id: chatId, is_bot: false, first_name: name },
-        chat: { id: chatId, type: "private", first_name: name },
-        date: Math.floor(Date.now() / 1000),
-        ...fields,
-      },
-    },
+    json: update,
   });
   expect(posted.status, posted.text).toBe(200);
 }

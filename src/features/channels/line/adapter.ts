@@ -11,7 +11,8 @@ import { type LineEvent, lineEventSchema } from "./events";
 import { linePairingMessage, lineReplyParts } from "./format";
 import { lineMediaSource, withLineMedia } from "./media-download";
 import { LINE_API_ROOT, LineMessagingApi } from "./messaging-api";
-import { decideLine, LINE } from "./routing";
+import { lineNames } from "./names";
+import { decideLine, LINE, lineChatOf, withLineNames } from "./routing";
 
 /**
  * LINE's inbound side and sender, as the channel inbox and the outbox drive them. The host gives
@@ -43,12 +44,13 @@ export function lineInbound(ports: LineAdapterPorts): InboundAdapter {
   return {
     async decide({ body, config, approved }) {
       const line = ports.line(config);
-      if (!line || !(await ports.api(config))) return null;
+      const api = line ? await ports.api(config) : null;
+      if (!line || !api) return null;
       const parsed = lineEventSchema.safeParse((JSON.parse(body) as { event?: unknown }).event);
       if (!parsed.success) return { action: "ignore", reason: "not a LINE event" };
       const botMessages = ports.botMessages;
       const now = Date.now();
-      const decision = decideLine({
+      const decided = decideLine({
         event: parsed.data,
         line,
         config,
@@ -56,6 +58,12 @@ export function lineInbound(ports: LineAdapterPorts): InboundAdapter {
         approved,
         ...(botMessages ? { botMessageIds: { has: (id: string) => botMessages.has(LINE, id, now) } } : {}),
       });
+      // A turn is named (the profile, the group's summary) before it runs; an ignored message costs no call.
+      const chat = lineChatOf(parsed.data.source) ?? undefined;
+      const decision =
+        decided.action === "turn"
+          ? withLineNames(decided, parsed.data, await lineNames(api, decided.turn.senderId, chat))
+          : decided;
       return withReplyToken(withLineMedia(decision, parsed.data.message), parsed.data);
     },
     async mediaSource(config) {

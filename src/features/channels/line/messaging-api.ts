@@ -2,7 +2,7 @@ import type { DeliveryTarget } from "../../../model/delivery";
 import { type BoundCredential, unboundCredential } from "../../../policy/bound-credential";
 import { guardedFetch } from "../../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../../policy/outbound-url";
-import { uuidFrom } from "../../../util/encoding";
+import { sha256Hex, uuidFrom } from "../../../util/encoding";
 import type { PlatformRefusal, SendOutcome } from "../adapter";
 import { type LineCall, type LineReplyToken, planLineCalls } from "./send-plan";
 
@@ -98,10 +98,29 @@ export class LineMessagingApi {
     await this.call("POST", "/v2/bot/chat/loading/start", { chatId: userId, loadingSeconds: LINE_LOADING_SECONDS });
   }
 
-  /** A user's display name (`GET /v2/bot/profile/<id>`), or undefined. */
-  async displayName(userId: string): Promise<string | undefined> {
-    const answer = await this.call("GET", `/v2/bot/profile/${encodeURIComponent(userId)}`);
-    return answer.ok && typeof answer.body.displayName === "string" ? answer.body.displayName : undefined;
+  /**
+   * A user's display name (`displayName`) as the bot may read it where they wrote: their profile
+   * (`GET /v2/bot/profile/<id>`, a friend's 1:1 chat), or the group's or room's member profile
+   * (`/v2/bot/group/<id>/member/<uid>`, `/v2/bot/room/<id>/member/<uid>`); undefined when refused.
+   */
+  async memberName(userId: string, chat?: { kind: "group" | "room"; id: string }): Promise<string | undefined> {
+    const user = encodeURIComponent(userId);
+    const path = chat
+      ? `/v2/bot/${chat.kind}/${encodeURIComponent(chat.id)}/member/${user}`
+      : `/v2/bot/profile/${user}`;
+    const answer = await this.call("GET", path);
+    return answer.ok ? nonBlank(answer.body.displayName) : undefined;
+  }
+
+  /** A group's name (`GET /v2/bot/group/<id>/summary`'s `groupName`); rooms have none. */
+  async groupName(groupId: string): Promise<string | undefined> {
+    const answer = await this.call("GET", `/v2/bot/group/${encodeURIComponent(groupId)}/summary`);
+    return answer.ok ? nonBlank(answer.body.groupName) : undefined;
+  }
+
+  /** Names the token without holding it (the name cache's key). */
+  async tokenDigest(): Promise<string> {
+    return (await sha256Hex(this.token)).slice(0, 16);
   }
 
   /**
@@ -155,6 +174,11 @@ export class LineMessagingApi {
     // 409 (answered as sent by `send`): LINE already accepted a push with this retry key (a resend after a crash).
     return this.call("POST", "/v2/bot/message/push", { to, messages }, retryKey);
   }
+}
+
+/** A name LINE answered, when it is one. */
+function nonBlank(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value : undefined;
 }
 
 /** The ids in a reply's or push's answer (`{ sentMessages: [{ id, quoteToken }] }`); none on a 409. */

@@ -3,8 +3,10 @@ import type { TenantConfig } from "../../../protocol/config";
 import type { InboundDecision } from "../adapter";
 import { directTurn, ignore, replyTurn } from "../inbound-decision";
 import { groupSessionKey } from "../session-route";
+import { lineEnvelope, lineRowFields } from "./context";
 import type { LineEvent } from "./events";
-import { lineMediaRefs, lineMediaText } from "./media-download";
+import { lineMessageText } from "./message-text";
+import type { LineChat, LineNames } from "./names";
 
 /**
  * Who may talk to the LINE bot and which session a message lands in, as the real gateway decides
@@ -32,21 +34,23 @@ export function decideLine(input: LineRoutingInput): InboundDecision {
   const { event } = input;
   if (event.type !== "message") return ignore(`event ${event.type}`);
   const message = event.message;
-  // A file LINE holds is a turn too, described (fetched by the inbox: media-download.ts).
-  const text = message?.type === "text" ? (message.text ?? "") : lineMediaText(lineMediaRefs(message));
+  // A sticker, a location and a file LINE holds are turns too (message-text.ts; files fetched by the inbox).
+  const text = lineMessageText(message);
   if (!message || !text.trim()) return ignore("no text");
   const source = event.source;
   const senderId = source?.userId;
   if (!senderId) return ignore("no sender");
   if (source.type === "user") return decideDirect(input, senderId, text);
-  const chat =
-    source.type === "group" && source.groupId
-      ? { kind: "group" as const, id: source.groupId }
-      : source.type === "room" && source.roomId
-        ? { kind: "room" as const, id: source.roomId }
-        : null;
+  const chat = lineChatOf(source);
   if (!chat) return ignore(`source ${source.type}`);
   return decideGroup(input, senderId, chat, text);
+}
+
+/** The group or room a message was written in; null for a 1:1 chat or an unknown source. */
+export function lineChatOf(source: LineEvent["source"]): LineChat | null {
+  if (source?.type === "group" && source.groupId) return { kind: "group", id: source.groupId };
+  if (source?.type === "room" && source.roomId) return { kind: "room", id: source.roomId };
+  return null;
 }
 
 function decideDirect(input: LineRoutingInput, senderId: string, text: string): InboundDecision {
@@ -63,15 +67,11 @@ function decideDirect(input: LineRoutingInput, senderId: string, text: string): 
     accountId: LINE_ACCOUNT,
     to: `line:${senderId}`,
     text,
+    context: turnContext(input.event, senderId, undefined, false, {}),
   });
 }
 
-function decideGroup(
-  input: LineRoutingInput,
-  senderId: string,
-  chat: { kind: "group" | "room"; id: string },
-  text: string,
-): InboundDecision {
+function decideGroup(input: LineRoutingInput, senderId: string, chat: LineChat, text: string): InboundDecision {
   const { line, event } = input;
   const policy = line.groupPolicy ?? "allowlist";
   if (policy === "disabled") return ignore("groups disabled");
@@ -81,7 +81,8 @@ function decideGroup(
   const entry = groups[chat.id] ?? groups["*"];
   if (entry?.enabled === false) return ignore("group disabled");
   const requireMention = entry?.requireMention ?? true;
-  if (requireMention && !mentionsBot(event, input.botMessageIds)) return ignore("no mention");
+  const mentioned = mentionsBot(event, input.botMessageIds);
+  if (requireMention && !mentioned) return ignore("no mention");
   // Rooms share the group key shape (SPEC §3.5); their route says room.
   const sessionKey = groupSessionKey({ agentId: input.agentId, channel: LINE, groupId: chat.id });
   return replyTurn({
@@ -91,7 +92,34 @@ function decideGroup(
     chatType: "group",
     replyTarget: { channel: LINE, to: `line:${chat.kind}:${chat.id}`, accountId: LINE_ACCOUNT },
     ack: { chatId: chat.id },
+    context: turnContext(input.event, senderId, chat, mentioned, {}),
   });
+}
+
+/**
+ * A turn told again once its names are known (names.ts, looked up by the adapter for turns only):
+ * OpenClaw's envelope names the sender and the group, the row takes their names.
+ */
+export function withLineNames(decision: InboundDecision, event: LineEvent, names: LineNames): InboundDecision {
+  if (decision.action !== "turn") return decision;
+  const { turn } = decision;
+  const chat = lineChatOf(event.source) ?? undefined;
+  const context = turnContext(event, turn.senderId, chat, turn.envelope?.mentioned === true, names);
+  return { action: "turn", turn: { ...turn, ...context, seed: { ...turn.seed, ...context.rowFields } } };
+}
+
+/** OpenClaw's envelope for the model and the row fields, named as far as the names are known. */
+function turnContext(
+  event: LineEvent,
+  senderId: string,
+  chat: LineChat | undefined,
+  mentioned: boolean,
+  names: LineNames,
+) {
+  return {
+    envelope: lineEnvelope({ event, senderId, ...(chat ? { chat } : {}), names, mentioned }),
+    rowFields: lineRowFields(senderId, chat, names, LINE_ACCOUNT),
+  };
 }
 
 /** A mention of the bot: a mentionee marked `isSelf`, or a quote of one of the bot's messages. */

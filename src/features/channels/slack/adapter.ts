@@ -3,6 +3,7 @@ import { slackEnvelopeSchema } from "../../../protocol/channels";
 import type { TenantConfig } from "../../../protocol/config";
 import type { InboundAdapter, InboundDecision } from "../adapter";
 import { slackPairingMessage } from "./format";
+import { slackInboundText } from "./inbound-text";
 import { slackMediaRefs, slackMediaSource } from "./media-download";
 import { channelName, userName } from "./names";
 import { decideSlack } from "./routing";
@@ -65,7 +66,12 @@ function withFiles(decision: InboundDecision, event: { text?: string | undefined
   if (decision.action !== "turn") return decision;
   const media = slackMediaRefs(event);
   if (media.length === 0) return decision;
-  const turn = { ...decision.turn, media, captionText: event.text ?? "", ...(event.ts ? { messageId: event.ts } : {}) };
+  const turn = {
+    ...decision.turn,
+    media,
+    captionText: slackInboundText(event.text ?? ""),
+    ...(event.ts ? { messageId: event.ts } : {}),
+  };
   return { action: "turn" as const, turn };
 }
 

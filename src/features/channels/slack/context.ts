@@ -31,6 +31,32 @@ export function slackChannelRowFields(
   };
 }
 
+/**
+ * The row a Slack DM leaves, as OpenClaw's (recorded 2026-11-26, dm-scope): displayName and
+ * origin label the sender's name (`users.info`), from `slack:<user>`, to the `user:` route, the
+ * DM channel as `nativeChannelId`. Pure.
+ */
+export function slackDirectRowFields(
+  userId: string,
+  dmChannelId: string,
+  senderName: string,
+  accountId: string,
+): RouteRowFields {
+  return {
+    displayName: senderName,
+    origin: {
+      label: senderName,
+      provider: "slack",
+      surface: "slack",
+      chatType: "direct",
+      from: `slack:${userId}`,
+      to: `user:${userId}`,
+      nativeChannelId: dmChannelId,
+      accountId,
+    },
+  };
+}
+
 /** What a Slack message tells the model about its sender and place (OpenClaw's recorded envelope). */
 export function slackEnvelope(input: {
   event: { user: string; channel: string; ts: string; text: string };

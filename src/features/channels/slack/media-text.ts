@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { slackInboundText } from "./inbound-text";
 
 /**
  * The text a Slack `file_share` brings to its turn while the files themselves are not yet fetched
@@ -30,9 +31,11 @@ export function slackMediaLines(event: unknown): string[] {
   });
 }
 
-/** The turn's text: the file lines, then the message's text (either may be absent). */
+/** The turn's text: the file lines, then the message's text as the model reads it (either may be absent). */
 export function slackTurnText(event: { text?: string }): string {
-  return [...slackMediaLines(event), event.text ?? ""].filter((part) => part.trim() !== "").join("\n");
+  return [...slackMediaLines(event), slackInboundText(event.text ?? "")]
+    .filter((part) => part.trim() !== "")
+    .join("\n");
 }
 
 function kindOf(mime: string | undefined): string {

@@ -1,17 +1,14 @@
+import { NAME_LOOKUP_TIMEOUT_MS, nameCache } from "../name-cache";
 import type { SlackWebApi } from "./web-api";
 
 /**
  * Names of channels (`conversations.info`) and users (`users.info` display name) for rows and
- * the model's envelope, cached per isolate (a name rarely changes; a stale one only names a
- * row or a sender): at most NAMES_MAX entries, each for NAME_TTL_MS. Best effort: a refused or
- * failed call leaves the name out, the turn goes on.
+ * the model's envelope, cached per isolate (../name-cache.ts): at most 1,000, each for 10 minutes.
  */
-const NAMES_MAX = 1_000;
-const NAME_TTL_MS = 10 * 60_000;
-const names = new Map<string, { name: string; until: number }>();
+const names = nameCache({ maxEntries: 1_000, ttlMs: 10 * 60_000, lookupTimeoutMs: NAME_LOOKUP_TIMEOUT_MS });
 
-export function channelName(api: SlackWebApi, channelId: string): Promise<string | undefined> {
-  return cachedName(api, `channel:${channelId}`, async () => {
+export async function channelName(api: SlackWebApi, channelId: string): Promise<string | undefined> {
+  return names.get(`${await api.tokenDigest()}:channel:${channelId}`, async () => {
     const answer = await api.call("conversations.info", { channel: channelId });
     const name = (answer.body.channel as { name?: unknown } | undefined)?.name;
     return answer.ok && typeof name === "string" ? name : undefined;
@@ -19,8 +16,8 @@ export function channelName(api: SlackWebApi, channelId: string): Promise<string
 }
 
 /** OpenClaw's sender name: the profile's display name, else the real name, else the user name. */
-export function userName(api: SlackWebApi, userId: string): Promise<string | undefined> {
-  return cachedName(api, `user:${userId}`, async () => {
+export async function userName(api: SlackWebApi, userId: string): Promise<string | undefined> {
+  return names.get(`${await api.tokenDigest()}:user:${userId}`, async () => {
     const answer = await api.call("users.info", { user: userId });
     const user = answer.body.user as
       | { name?: unknown; real_name?: unknown; profile?: { display_name?: unknown; real_name?: unknown } }
@@ -31,22 +28,4 @@ export function userName(api: SlackWebApi, userId: string): Promise<string | und
     );
     return found;
   });
-}
-
-async function cachedName(
-  api: SlackWebApi,
-  id: string,
-  fetchName: () => Promise<string | undefined>,
-): Promise<string | undefined> {
-  const now = Date.now();
-  const key = `${await api.tokenDigest()}:${id}`;
-  const cached = names.get(key);
-  if (cached && cached.until > now) return cached.name;
-  const name = await fetchName().catch(() => undefined);
-  if (name === undefined) return undefined;
-  names.delete(key);
-  names.set(key, { name, until: now + NAME_TTL_MS });
-  // A Map iterates oldest first: past the bound, the least recently named goes.
-  if (names.size > NAMES_MAX) names.delete(names.keys().next().value!);
-  return name;
 }

@@ -3,7 +3,7 @@ import type { TenantConfig } from "../../../protocol/config";
 import type { InboundDecision } from "../adapter";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
-import { slackChannelRowFields, slackEnvelope } from "./context";
+import { slackChannelRowFields, slackDirectRowFields, slackEnvelope } from "./context";
 import { slackTurnText } from "./media-text";
 import { isThreadFollowUp } from "./threads";
 
@@ -105,7 +105,12 @@ function decideDirect(input: SlackRoutingInput, event: SlackMessageEvent, text: 
     chatType: "direct",
     replyTarget,
     ack: { chatId: event.channel! },
-    context: { envelope: envelopeOf(input, event, text, true, false), rowFields: {} },
+    context: {
+      envelope: envelopeOf(input, event, true, false),
+      rowFields: input.senderName
+        ? slackDirectRowFields(senderId, event.channel!, input.senderName, SLACK_ACCOUNT)
+        : {},
+    },
   });
 }
 
@@ -122,7 +127,8 @@ function decideChannel(input: SlackRoutingInput, event: SlackMessageEvent, text:
   if (entry?.users && entry.users.length > 0 && !listed(entry.users, event.user!))
     return ignore("sender not allowed in channel");
   const requireMention = entry?.requireMention ?? slack.requireMention ?? true;
-  const mentioned = event.type === "app_mention" || text.includes(`<@${input.bot.userId}>`);
+  // Read from Slack's own markup: a `<@U…>` the user typed as text arrives escaped there.
+  const mentioned = event.type === "app_mention" || (event.text ?? "").includes(`<@${input.bot.userId}>`);
   const threadTs = event.thread_ts && event.thread_ts !== event.ts ? event.thread_ts : undefined;
   // A reply in one of the bot's threads addresses it without a new mention (OpenClaw's implicit mention).
   const followUp =
@@ -156,21 +162,16 @@ function decideChannel(input: SlackRoutingInput, event: SlackMessageEvent, text:
     // The 👀 reaction answers a mention, required or not, explicit or a thread follow-up (OpenClaw's "group-mentions" scope).
     ack: { chatId: channelId, ...(mentioned || followUp ? { reactToMessageId: event.ts! } : {}) },
     context: {
-      envelope: envelopeOf(input, event, text, false, mentioned),
+      envelope: envelopeOf(input, event, false, mentioned),
       rowFields: input.channelName ? slackChannelRowFields(channelId, input.channelName, input.bot, SLACK_ACCOUNT) : {},
     },
   });
 }
 
-function envelopeOf(
-  input: SlackRoutingInput,
-  event: SlackMessageEvent,
-  text: string,
-  direct: boolean,
-  mentioned: boolean,
-) {
+function envelopeOf(input: SlackRoutingInput, event: SlackMessageEvent, direct: boolean, mentioned: boolean) {
   return slackEnvelope({
-    event: { user: event.user!, channel: event.channel!, ts: event.ts!, text },
+    // The mentioned users are read from Slack's own markup, as the bot's mention is.
+    event: { user: event.user!, channel: event.channel!, ts: event.ts!, text: event.text ?? "" },
     direct,
     workspace: input.bot,
     mentioned,

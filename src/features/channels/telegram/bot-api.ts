@@ -2,7 +2,14 @@ import type { DeliveryTarget } from "../../../model/delivery";
 import { type BoundCredential, unboundCredential } from "../../../policy/bound-credential";
 import { guardedFetch } from "../../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../../policy/outbound-url";
-import { type ChannelAck, type ChannelSender, PAIRING_KIND, type PlatformRefusal, type SendOutcome } from "../adapter";
+import {
+  type ChannelAck,
+  type ChannelSender,
+  COMMANDS_PAGE_KIND,
+  PAIRING_KIND,
+  type PlatformRefusal,
+  type SendOutcome,
+} from "../adapter";
 import { MEDIA_WARNING_KIND } from "../inbound-media";
 import type { RateLimitRule } from "../rate-limit";
 import { chunkText, htmlToPlainText, markdownToTelegramHtml, TELEGRAM_CHUNK_CHARS } from "./format";
@@ -106,7 +113,7 @@ export class TelegramBotApi {
     const chatId = Number(ack.chatId);
     if (ack.callbackQueryId !== undefined)
       await this.call("answerCallbackQuery", { callback_query_id: ack.callbackQueryId });
-    await this.typing(chatId, ack.typingThreadId);
+    if (ack.typing !== false) await this.typing(chatId, ack.typingThreadId);
     if (ack.reactToMessageId !== undefined) {
       await this.call("setMessageReaction", {
         chat_id: chatId,
@@ -151,7 +158,10 @@ export class TelegramBotApi {
       credentials: this.credentials,
       send: async (delivery, fromPart) => {
         if (delivery.kind === MEDIA_WARNING_KIND) return this.sendWarning(delivery.target, delivery.message);
-        if (delivery.kind !== PAIRING_KIND) return this.sendReply(delivery.target, delivery.message, fromPart);
+        if (delivery.kind === COMMANDS_PAGE_KIND)
+          return this.editText(delivery.target, delivery.message, delivery.blocks);
+        if (delivery.kind !== PAIRING_KIND)
+          return this.sendReply(delivery.target, delivery.message, fromPart, replyMarkup(delivery.blocks));
         const route = parseTelegramTarget(delivery.target);
         if (!route) return { partsSent: 0, error: `not a Telegram target: ${delivery.target.to}` };
         return this.sendHtml(route.chatId, delivery.message);
@@ -177,11 +187,36 @@ export class TelegramBotApi {
   }
 
   /**
+   * Rewrites a message's text (and its keyboard: `blocks`' `reply_markup`) as OpenClaw edits a
+   * `/commands` page: `chat_id` a number, plain text (no `parse_mode`), recorded. Telegram's
+   * `message is not modified` (the page already shown: a second press) is a success, as in OpenClaw.
+   */
+  async editText(target: DeliveryTarget, text: string, blocks?: Record<string, unknown>[]): Promise<SendOutcome> {
+    const route = parseTelegramTarget(target);
+    if (!route || target.editMessageId === undefined)
+      return { partsSent: 0, error: `not a Telegram message to edit: ${target.to}`, final: true };
+    const markup = replyMarkup(blocks);
+    const answer = await this.call("editMessageText", {
+      chat_id: Number(route.chatId),
+      message_id: target.editMessageId,
+      text,
+      ...(markup ? { reply_markup: markup } : {}),
+    });
+    if (answer.ok || /message is not modified/i.test(answer.description ?? "")) return { partsSent: 1 };
+    return { partsSent: 0, error: failure(answer), ...refusalOf(answer) };
+  }
+
+  /**
    * Sends the chunk `fromPart` of a reply (the outbox paces the rest); stops at a failure and
    * says how many parts are out. A chunk Telegram cannot parse as HTML goes again at once as
-   * plain text, without `parse_mode`.
+   * plain text, without `parse_mode`. `markup` (a `/commands` page's keyboard) goes with the last chunk.
    */
-  async sendReply(target: DeliveryTarget, markdown: string, fromPart: number): Promise<SendOutcome> {
+  async sendReply(
+    target: DeliveryTarget,
+    markdown: string,
+    fromPart: number,
+    markup?: Record<string, unknown>,
+  ): Promise<SendOutcome> {
     const route = parseTelegramTarget(target);
     if (!route) return { partsSent: fromPart, error: `not a Telegram target: ${target.to}` };
     const chunks = chunkText(markdown, this.chunkChars);
@@ -192,6 +227,7 @@ export class TelegramBotApi {
         ...(route.threadId !== undefined && route.threadId !== GENERAL_TOPIC_ID
           ? { message_thread_id: route.threadId }
           : {}),
+        ...(markup && part === chunks.length - 1 ? { reply_markup: markup } : {}),
       };
       let answer = await this.call("sendMessage", { ...base, text: html, parse_mode: "HTML" });
       if (!answer.ok && answer.status === 400 && /can't parse entities/i.test(answer.description ?? "")) {
@@ -203,6 +239,12 @@ export class TelegramBotApi {
     }
     return { partsSent: chunks.length };
   }
+}
+
+/** Telegram's `reply_markup` a delivery carries as its one block (a `/commands` page's inline keyboard). */
+function replyMarkup(blocks: Record<string, unknown>[] | undefined): Record<string, unknown> | undefined {
+  const markup = blocks?.length === 1 ? blocks[0] : undefined;
+  return markup && Array.isArray(markup.inline_keyboard) ? markup : undefined;
 }
 
 /** A refused call's answer, for the rate-limit rule (telegramRateLimit) to read. */

@@ -4,6 +4,7 @@ import type { InboundDecision } from "../adapter";
 import { addressedCommand } from "../chat-command-turn";
 import { directRefusal, ignore, replyTurn } from "../inbound-decision";
 import { directSessionKey, groupSessionKey } from "../session-route";
+import { commandsPagePress } from "./commands-pages";
 import { telegramEnvelope, telegramRowFields } from "./context";
 import { telegramTurnText } from "./media-text";
 
@@ -35,6 +36,8 @@ export function decideTelegram(input: RoutingInput): InboundDecision {
   if (press) {
     const decision = decideMessage(input, press.message, true);
     if (decision.action !== "turn") return decision;
+    const page = commandsPagePress(press, decision.turn, input.agentId);
+    if (page) return page;
     // No 👀 on the bot's own message the button is under.
     const { reactToMessageId: _react, ...ack } = { ...decision.turn.ack, callbackQueryId: press.callbackQueryId };
     return { action: "turn", turn: { ...decision.turn, ack } };
@@ -146,15 +149,20 @@ function decideGroup(
 /**
  * An inline-button press as OpenClaw takes it: a turn of the presser in the button message's chat
  * whose text is `callback_data: <data>` (addressed to the bot, like a mention); answered with
- * `answerCallbackQuery` first. A press without data or without its message is no turn.
+ * `answerCallbackQuery` first. A press without data or without its message is no turn; a
+ * `/commands` page button's press is answered by an edit instead (commands-pages.ts).
  */
-function buttonPress(update: TelegramUpdate): { message: TelegramMessage; callbackQueryId: string } | null {
+function buttonPress(
+  update: TelegramUpdate,
+): { message: TelegramMessage; callbackQueryId: string; data: string; messageId: number } | null {
   const query = update.callback_query;
   if (!query?.message || query.data === undefined) return null;
   const { entities: _entities, caption: _caption, reply_to_message: _reply, ...buttonMessage } = query.message;
   return {
     message: { ...buttonMessage, from: query.from, text: `callback_data: ${query.data}` },
     callbackQueryId: query.id,
+    data: query.data,
+    messageId: query.message.message_id,
   };
 }
 
@@ -209,7 +217,7 @@ function historyEntry(message: TelegramMessage, text: string) {
   const line = {
     messageId: envelope.messageId,
     timestampMs: envelope.timestampMs,
-    senderName: envelope.sender.name,
+    senderName: envelope.sender.name ?? envelope.sender.id,
     text,
   };
   return { chatKey: historyKeyOf(message), line };
