@@ -196,6 +196,32 @@ test("replies: Markdown in WhatsApp's markup, long replies in parts under 4,096 
   assert.equal(parts.map((p) => p.body.text.body).join("").length, 150 * 61 - 1, "every line, each once");
 });
 
+test("a pair-rate refusal (#131056): the reply waits Meta's 6 s, then its parts go at least 1 s apart, each once", async () => {
+  const since = Math.max(0, ...(await fake.calls()).map((c) => c.seq));
+  await fake.fail({ method: "text", count: 1, status: 400, code: 131056, message: "pair rate limit hit" });
+  await post(textMessage("LONG please"));
+  const fresh = async () => (await fake.calls()).filter((c) => c.seq > since && c.method === "text");
+  const ok = (calls) => calls.filter((c) => c.status === 200);
+  const calls = await waitFor(
+    "the refused part, then three parts",
+    async () => {
+      const all = await fresh();
+      return { done: ok(all).length >= 3, all };
+    },
+    60_000,
+  );
+  const [refused] = calls.all;
+  const parts = ok(calls.all);
+  assert.equal(refused.status, 400);
+  // By the fake's clock: no sooner than the pair rate allows, then OpenClaw's pace.
+  assert.ok(parts[0].t - refused.t >= 6_000 - 10, `retried after ${parts[0].t - refused.t} ms`);
+  for (let i = 1; i < parts.length; i++) assert.ok(parts[i].t - parts[i - 1].t >= 990, `part ${i + 1}`);
+  await sleep(2000);
+  const settled = ok(await fresh());
+  assert.equal(settled.length, 3, "each part once");
+  assert.equal(settled.map((p) => p.body.text.body).join("").length, 150 * 61 - 1);
+});
+
 test("a 500 from the Graph API is retried, and the reply arrives once", async () => {
   await fake.fail({ method: "text", count: 1, status: 500, code: 2, message: "Service temporarily unavailable" });
   await post(textMessage("after a 500"));

@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { PEER_PDF_TEXT, PEER_PNG_BASE64 } from "./peer-files";
+import { rateLimitPeer } from "./rate-limit-peer";
 
 /** How long the peer keeps an idle keep-alive connection open (ms). */
 const PEER_KEEP_ALIVE_MS = 120_000;
@@ -33,6 +34,8 @@ export async function startPeers(): Promise<Peers> {
     const body = await readBody(req);
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     try {
+      // The platforms' send APIs refusing a first send with their rate limit (rate-limit-peer.ts).
+      if (rateLimitPeer(req, url, body, res)) return;
       if (url.pathname === "/v1/chat/completions") {
         const request = JSON.parse(body || "{}");
         // A `record:<name>` model keeps what it was sent (`/control/recorded?path=/model/<name>`), answers as echo.

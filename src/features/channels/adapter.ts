@@ -87,16 +87,25 @@ export type InboundDecision =
   | { action: "turn"; turn: ChannelTurn }
   | { action: "answer"; answer: PlatformAnswer };
 
+/** The answer of a refused platform call, as it came: status, its `Retry-After` header, its JSON body. */
+export type PlatformRefusal = { status: number; retryAfter?: string | null; body?: unknown };
+
 /**
- * Outcome of sending a delivery's parts from `fromPart` on. `retryAfterMs`: the platform asked
- * to wait that long before the next call (Telegram's `429` `parameters.retry_after`, Slack's
- * `Retry-After`); the outbox retries no sooner. `final`: the platform said retrying cannot help
- * (WhatsApp's closed 24-hour window), so the delivery ends dead now with the error.
+ * Outcome of ONE platform call of a delivery, starting at part `fromPart`: a sender sends one
+ * part per call (LINE: the up to 5 messages one reply or push carries) and answers `moreParts`
+ * when parts remain, so the outbox paces every platform alike (`REPLY_PART_SPACING_MS` on its
+ * timer, each part recorded as sent before the next: a crash resends at most the part in flight).
+ * `refusal`: a refused call's answer as it came (status, `Retry-After`, body); the platform's
+ * RateLimitRule reads it (rate-limit.ts) into `retryAfterMs`, how long the platform asked to be
+ * left alone (Telegram's `429` `parameters.retry_after`, a `Retry-After` header, WhatsApp's
+ * rate-limit codes); the outbox retries no sooner. `final`: the platform said retrying cannot
+ * help (WhatsApp's closed 24-hour window), so the delivery ends dead now with the error.
  * `sentMessageIds`: the platform's ids of the messages sent (LINE's `sentMessages[].id`; bot-messages.ts).
  */
 export type SendOutcome = {
   partsSent: number;
   error?: string;
+  refusal?: PlatformRefusal;
   retryAfterMs?: number;
   final?: boolean;
   sentMessageIds?: string[];
@@ -111,7 +120,8 @@ export const PAIRING_KIND = "pairing";
 export const COMMANDS_PAGE_KIND = "commands-page";
 
 /**
- * Delivers text to a platform target (the outbox calls it; it must not resend parts already sent).
+ * Delivers text to a platform target, one call per `send` (the outbox calls it and paces the
+ * next; it must not resend parts already sent).
  * `credentials` are every secret its requests carry (a token in the URL path, a bearer, a signing
  * secret): the outbox redacts them from every error text before it is stored, logged or evented
  * (a platform, a proxy or a self-hosted API server may echo them), so a sender need not.

@@ -5,6 +5,7 @@ import type { ChannelSender, InboundAdapter } from "./adapter";
 import type { InboundHost, SecretResolver } from "./channel-registry";
 import type { ConversationReferences } from "./conversation-reference-store";
 import type { PlatformSetup } from "./platform-setup";
+import type { RateLimitRule } from "./rate-limit";
 import type { WebhookHandler } from "./webhook";
 
 /**
@@ -48,6 +49,11 @@ export type ChatPlatform = {
   ingress: PlatformIngress;
   /** What the Control UI's Channels › Set up asks (OpenClaw's `wizard.*`); absent: its secrets, then the URL to paste. */
   setup?: PlatformSetup;
+  /**
+   * How the platform says "too many requests" and how long to wait (rate-limit.ts): every send's
+   * refusal is read by it before the outbox sees the outcome (`channelSenderOf`).
+   */
+  rateLimit: RateLimitRule;
   /** The inbound adapter the inbox drives. */
   inbound(host: InboundHost): InboundAdapter;
   /**

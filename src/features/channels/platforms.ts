@@ -7,6 +7,7 @@ import { googleChatPlatform } from "./googlechat/platform";
 import { linePlatform } from "./line/platform";
 import { msTeamsPlatform } from "./msteams/platform";
 import type { ChatPlatform } from "./platform";
+import { withRateLimitRule } from "./rate-limit";
 import { slackPlatform } from "./slack/platform";
 import { telegramPlatform } from "./telegram/platform";
 import { whatsappPlatform } from "./whatsapp/platform";
@@ -32,7 +33,11 @@ export function platformOf(channel: string): ChatPlatform | undefined {
   return (PLATFORMS as readonly ChatPlatform[]).find((platform) => platform.name === channel);
 }
 
-/** Who delivers to `channel` for this tenant; null: not a configured channel (the delivery webhook takes it). */
+/**
+ * Who delivers to `channel` for this tenant, its refusals read by the platform's rate-limit rule
+ * (the one path from a platform's sender to the outbox); null: not a configured channel (the
+ * delivery webhook takes it).
+ */
 export async function channelSenderOf(
   channel: string,
   config: TenantConfig,
@@ -40,7 +45,9 @@ export async function channelSenderOf(
   outbound: OutboundPolicy,
   conversations?: ConversationReferences,
 ): Promise<ChannelSender | null> {
-  return (await platformOf(channel)?.sender(config, resolve, outbound, conversations)) ?? null;
+  const platform = platformOf(channel);
+  const sender = await platform?.sender(config, resolve, outbound, conversations);
+  return platform && sender ? withRateLimitRule(sender, platform.rateLimit) : null;
 }
 
 /** The inbound adapters by channel name: the inbox drives these. */

@@ -15,6 +15,7 @@ import {
 } from "../../../src/features/channels/googlechat/service-account";
 import type { OutboundPolicy } from "../../../src/policy/outbound-url";
 import type { TenantConfig } from "../../../src/protocol/config";
+import { sendEveryPart } from "../support/send-every-part";
 
 /**
  * The Google Chat sender against the fake Google (test/peers/fake-googlechat.mjs, its own process
@@ -91,12 +92,12 @@ describe("Google Chat sender (client message ids)", () => {
     expect((await messages()).find((m) => m.name === placeholder)?.text).toBe(GOOGLECHAT_TYPING_TEXT);
     const text = `**bold** ${"y".repeat(9000)}`;
     const delivery = reply("spaces/DMsend", inbound, text);
-    expect(await sender().send(delivery, 0)).toEqual({ partsSent: 3 });
+    expect(await sendEveryPart(sender(), delivery)).toEqual({ partsSent: 3 });
     const sent = (await messages()).filter((m) => m.name.startsWith("spaces/DMsend/"));
     expect(sent.map((m) => m.name)).toEqual([placeholder, `${placeholder}-1`, `${placeholder}-2`]);
     expect(sent.map((m) => m.text).join("")).toBe(text);
     // The outbox never recorded the parts (a crash): everything again, and still three messages.
-    expect(await sender().send(delivery, 0)).toEqual({ partsSent: 3 });
+    expect(await sendEveryPart(sender(), delivery)).toEqual({ partsSent: 3 });
     expect((await messages()).filter((m) => m.name.startsWith("spaces/DMsend/"))).toHaveLength(3);
   });
 
@@ -122,7 +123,7 @@ describe("Google Chat sender (client message ids)", () => {
     };
     const first = await sender().send(delivery, 0);
     expect(first).toMatchObject({ partsSent: 0, error: expect.stringMatching(/^Chat API answered 500/) });
-    expect(await sender().send(delivery, first.partsSent)).toEqual({ partsSent: 2 });
+    expect(await sendEveryPart(sender(), delivery, first.partsSent)).toEqual({ partsSent: 2 });
     expect((await messages()).filter((m) => m.name.startsWith("spaces/AAAAhook/"))).toHaveLength(2);
   });
 

@@ -228,16 +228,19 @@ describe("the LINE sender against the fake Messaging API", () => {
   const target = { channel: "line", to: `line:${ALICE}` };
   const fresh = () => ({ token: `rt-${Math.random()}`, eventAtMs: Date.now() });
 
-  it("30,000 characters: one reply of 5 messages, then a push of the 6th", async () => {
+  it("30,000 characters: one reply of 5 messages, then (the outbox's next call) a push of the 6th", async () => {
     const api = new LineMessagingApi(FAKE_LINE_TOKEN, root, policy);
     const parts = lineReplyParts("x".repeat(30_000));
     expect(parts).toHaveLength(6);
-    const outcome = await api.send({ id: "d1", target, parts, replyToken: fresh() }, 0);
+    const delivery = { id: "d1", target, parts, replyToken: fresh() };
+    const first = await api.send(delivery, 0);
+    const second = await api.send(delivery, first.partsSent);
     const sent = await calls();
     // LINE's ids of the six messages (the fake's `sentMessages[].id`): a quote of one is a mention.
     const answered = sent.flatMap((c) => c.body.messages.map((_: unknown, i: number) => `${c.seq}${i}`));
     expect(answered).toHaveLength(6);
-    expect(outcome).toEqual({ partsSent: 6, sentMessageIds: answered });
+    expect(first).toEqual({ partsSent: 5, moreParts: true, sentMessageIds: answered.slice(0, 5) });
+    expect(second).toEqual({ partsSent: 6, sentMessageIds: answered.slice(5) });
     expect(sent.map((c) => [c.path, c.body.messages.length, c.status])).toEqual([
       ["/v2/bot/message/reply", 5, 200],
       ["/v2/bot/message/push", 1, 200],

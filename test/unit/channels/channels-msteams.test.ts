@@ -26,6 +26,7 @@ import type { MsTeamsConfig } from "../../../src/protocol/channels";
 import { migrate } from "../../../src/storage/migrations";
 import { toBase64Url } from "../../../src/util/encoding";
 import { MemoryStorage } from "../support/memory-storage";
+import { sendEveryPart } from "../support/send-every-part";
 
 const APP_ID = "00000000-0000-4000-8000-00000000a11d";
 const APP_PASSWORD = "fake-msteams-app-password";
@@ -376,10 +377,8 @@ describe("sending through the fake Bot Connector", () => {
 
   it("posts a long reply in 4,000-character parts as Markdown, into the thread, with one cached token", async () => {
     const text = `${`${"word ".repeat(600)}\n`.repeat(3)}**done**`;
-    const outcome = await connector()
-      .sender()
-      .send({ target: target("1700000000001"), message: text, kind: "channel-reply" }, 0);
-    expect(outcome).toEqual({ partsSent: 3 });
+    const delivery = { target: target("1700000000001"), message: text, kind: "channel-reply" };
+    expect(await sendEveryPart(connector().sender(), delivery)).toEqual({ partsSent: 3 });
     const log = await calls();
     expect(log.filter((call) => call.kind === "token")).toHaveLength(1);
     const posts = log.filter((call) => call.kind === "activity");

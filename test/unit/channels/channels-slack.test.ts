@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { withRateLimitRule } from "../../../src/features/channels/rate-limit";
 import {
   markdownToSlackMrkdwn,
   SLACK_CHUNK_CHARS,
   slackPairingMessage,
 } from "../../../src/features/channels/slack/format";
 import { checkSlackRequest } from "../../../src/features/channels/slack/ingress";
+import { slackPlatform } from "../../../src/features/channels/slack/platform";
 import { decideSlack, type SlackRoutingInput, slackUpdateId } from "../../../src/features/channels/slack/routing";
 import {
   slackSignature,
@@ -318,6 +320,8 @@ describe("channels.slack config", () => {
 });
 
 describe("the Slack sender", () => {
+  /** The sender as the outbox gets it (channelSenderOf): refusals read by Slack's rate-limit rule. */
+  const outboxSender = (api: SlackWebApi) => withRateLimitRule(api.sender(), slackPlatform.rateLimit);
   const policy = { allowLoopback: true, allowedHosts: [], ownOrigins: [] };
 
   /** A Web API answering each call with the next of `answers` (default ok), recording method, body and auth. */
@@ -351,7 +355,7 @@ describe("the Slack sender", () => {
     const target = { channel: "slack", to: "user:U0ALICE", threadId: "17.5" };
     const outcomes: unknown[] = [];
     const calls = await withFakeApi([[200], [500, { ok: false, error: "internal_error" }]], async (api) => {
-      const sender = api.sender();
+      const sender = outboxSender(api);
       // One part per call: the outbox paces the next.
       for (const fromPart of [0, 1, 1, 2])
         outcomes.push(await sender.send({ target, message: text, kind: "channel-reply" }, fromPart));
@@ -368,7 +372,7 @@ describe("the Slack sender", () => {
     expect(calls[0]).toEqual({ method: "conversations.open", body: { users: "U0ALICE" }, auth: "Bearer xoxb-test" });
   });
 
-  it("reads a 429's Retry-After header as how long the outbox must wait", async () => {
+  it("reads a 429's Retry-After header (its descriptor's rule) as how long the outbox must wait", async () => {
     const original = globalThis.fetch;
     globalThis.fetch = (async () =>
       Response.json(
@@ -378,7 +382,7 @@ describe("the Slack sender", () => {
     try {
       const api = new SlackWebApi("xoxb-test", "http://127.0.0.1:9/api", policy);
       const target = { channel: "slack", to: "channel:C0OPEN" };
-      expect(await api.sender().send({ target, message: "hi", kind: "channel-reply" }, 0)).toEqual({
+      expect(await outboxSender(api).send({ target, message: "hi", kind: "channel-reply" }, 0)).toEqual({
         partsSent: 0,
         error: "slack answered 429: ratelimited",
         retryAfterMs: 12_000,
@@ -391,12 +395,15 @@ describe("the Slack sender", () => {
   it("an ok:false answer with HTTP 200 is a failure; a pairing message is posted as prepared", async () => {
     const calls = await withFakeApi([[200, { ok: false, error: "not_in_channel" }]], async (api) => {
       const target = { channel: "slack", to: "channel:C0OPEN" };
-      expect(await api.sender().send({ target, message: "**x**", kind: "channel-reply" }, 0)).toEqual({
+      expect(await outboxSender(api).send({ target, message: "**x**", kind: "channel-reply" }, 0)).toEqual({
         partsSent: 0,
         error: "slack answered 200: not_in_channel",
       });
       expect(
-        await api.sender().send({ target: { channel: "slack", to: "D0ALICE" }, message: "**x**", kind: "pairing" }, 0),
+        await outboxSender(api).send(
+          { target: { channel: "slack", to: "D0ALICE" }, message: "**x**", kind: "pairing" },
+          0,
+        ),
       ).toEqual({
         partsSent: 1,
       });

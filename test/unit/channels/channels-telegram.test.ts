@@ -1,13 +1,19 @@
 import { describe, expect, it } from "vitest";
+import { readRefusal } from "../../../src/features/channels/rate-limit";
 import { queueChannelReply } from "../../../src/features/channels/reply";
 import { directSessionKey, groupSessionKey } from "../../../src/features/channels/session-route";
-import { parseTelegramTarget, TelegramBotApi } from "../../../src/features/channels/telegram/bot-api";
+import {
+  parseTelegramTarget,
+  TelegramBotApi,
+  telegramRateLimit,
+} from "../../../src/features/channels/telegram/bot-api";
 import {
   chunkText,
   htmlToPlainText,
   markdownToTelegramHtml,
   pairingMessage,
 } from "../../../src/features/channels/telegram/format";
+import { telegramPlatform } from "../../../src/features/channels/telegram/platform";
 import { decideTelegram, mentionsBot, type RoutingInput } from "../../../src/features/channels/telegram/routing";
 import type { RunRecord } from "../../../src/model/run-types";
 import type { TelegramConfig, TelegramUpdate } from "../../../src/protocol/channels";
@@ -271,7 +277,8 @@ describe("the Telegram sender", () => {
     const target = { channel: "telegram", to: "telegram:-100222:topic:42" };
     const outcomes: unknown[] = [];
     const sent = await withFakeApi([[200], [500, "Internal Server Error"]], async (api) => {
-      for (const fromPart of [0, 1, 1, 2]) outcomes.push(await api.sendReply(target, text, fromPart));
+      for (const fromPart of [0, 1, 1, 2])
+        outcomes.push(readRefusal(await api.sendReply(target, text, fromPart), telegramRateLimit));
     });
     expect(outcomes).toEqual([
       { partsSent: 1, moreParts: true },
@@ -283,7 +290,7 @@ describe("the Telegram sender", () => {
     expect(sent[0]).toMatchObject({ chat_id: "-100222", message_thread_id: 42, parse_mode: "HTML" });
   });
 
-  it("reads a 429's parameters.retry_after as how long the outbox must wait", async () => {
+  it("reads a 429's parameters.retry_after (its descriptor's rule) as how long the outbox must wait", async () => {
     const original = globalThis.fetch;
     globalThis.fetch = (async () =>
       new Response(
@@ -297,7 +304,8 @@ describe("the Telegram sender", () => {
       )) as unknown as typeof fetch;
     try {
       const api = new TelegramBotApi("1:t", "http://127.0.0.1:9", policy);
-      expect(await api.sendReply({ channel: "telegram", to: "telegram:5" }, "hi", 0)).toEqual({
+      const outcome = await api.sendReply({ channel: "telegram", to: "telegram:5" }, "hi", 0);
+      expect(readRefusal(outcome, telegramPlatform.rateLimit)).toEqual({
         partsSent: 0,
         error: "telegram answered 429: Too Many Requests: retry after 7",
         retryAfterMs: 7_000,

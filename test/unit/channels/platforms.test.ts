@@ -5,6 +5,7 @@ import type { InboundHost } from "../../../src/features/channels/channel-registr
 import { catalogueMeta, NOT_SERVED_DETAIL } from "../../../src/features/channels/control-ui-catalogue";
 import type { ChatPlatform } from "../../../src/features/channels/platform";
 import { CHANNEL_NAMES, inboundAdapters, PLATFORMS } from "../../../src/features/channels/platforms";
+import { HTTP_429_RULE } from "../../../src/features/channels/rate-limit";
 import { setupFor } from "../../../src/features/channels/setup-steps";
 import { HOOK_CHANNELS } from "../../../src/features/hooks/hook-request";
 import { configOutboundRefusal } from "../../../src/policy/outbound-url";
@@ -91,6 +92,7 @@ describe("the platform list", () => {
       mode: "webhook",
       pairing: true,
       ingress: { defaultPath: "/dummychat", verification: "jwt", updateId: "id", webhook: async () => null },
+      rateLimit: HTTP_429_RULE,
       inbound: () => ({}) as never,
       sender: async () => null,
     };

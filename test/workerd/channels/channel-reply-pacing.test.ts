@@ -1,5 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { call, freshTenant, until } from "../support/helpers";
+import { scriptedReplyAgents } from "../support/scripted-reply";
 
 /**
  * The parts of one long reply go out paced as OpenClaw paces them (about a second apart,
@@ -17,18 +18,9 @@ type Sent = { body: { chat_id: string; text: string }; at: number };
 describe("a long Telegram reply", () => {
   it("goes out in its three parts, in order, at least a second apart, each once", async () => {
     const scenario = `pacing-${crypto.randomUUID()}`;
-    await fetch(`${peer}/control/script`, { method: "POST", body: JSON.stringify({ scenario, primary: LONG_REPLY }) });
     const t = await freshTenant("pacing");
     const put = await t.config({
-      agents: {
-        list: [
-          {
-            id: "main",
-            default: true,
-            runner: { type: "openai", baseUrl: `${peer}/v1`, model: `scripted:${scenario}` },
-          },
-        ],
-      },
+      agents: await scriptedReplyAgents(scenario, LONG_REPLY),
       channels: {
         telegram: {
           enabled: true,

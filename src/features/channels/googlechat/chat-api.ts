@@ -47,19 +47,21 @@ export class ChatApi {
     method: "POST" | "PATCH",
     url: string,
     payload: unknown,
-  ): Promise<{ status: number; body: Record<string, unknown> }> {
+  ): Promise<{ status: number; body: Record<string, unknown>; retryAfter: string | null }> {
     const response = await this.fetchApi(url, {
       method,
       headers: { authorization: `Bearer ${await this.accessToken()}`, "content-type": "application/json" },
       body: JSON.stringify(payload),
     });
     const text = await response.text();
+    // A refusal's wait (a 429's Retry-After), for the platform's rate-limit rule.
+    const retryAfter = response.headers.get("retry-after");
     try {
       const parsed: unknown = JSON.parse(text);
       const body = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
-      return { status: response.status, body };
+      return { status: response.status, body, retryAfter };
     } catch {
-      return { status: response.status, body: {} };
+      return { status: response.status, body: {}, retryAfter };
     }
   }
 

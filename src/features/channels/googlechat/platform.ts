@@ -1,5 +1,6 @@
 import { googlechatChannelConfig } from "../../../protocol/channels";
 import type { ChatPlatform } from "../platform";
+import { HTTP_429_RULE } from "../rate-limit";
 import { googleChatAppOf, googleChatInbound } from "./adapter";
 import { DEFAULT_GOOGLECHAT_WEBHOOK_PATH } from "./ingress";
 import { GOOGLECHAT } from "./routing";
@@ -20,5 +21,6 @@ export const googleChatPlatform = {
     webhook: googleChatWebhook,
   },
   inbound: (host) => googleChatInbound({ app: (config) => googleChatAppOf(config, host.resolve, host.outbound) }),
+  rateLimit: HTTP_429_RULE,
   sender: async (config, resolve, outbound) => (await googleChatAppOf(config, resolve, outbound))?.sender() ?? null,
 } as const satisfies ChatPlatform;

@@ -52,7 +52,7 @@ export function googleChatSender(
     async send(delivery, fromPart) {
       const space = parseGoogleChatSpace(delivery.target.to);
       if (!space) return { partsSent: fromPart, error: `not a Google Chat space: ${delivery.target.to}`, final: true };
-      let part = fromPart;
+      const part = fromPart;
       try {
         if (delivery.kind === PAIRING_KIND) {
           const answer = await api.request("POST", api.url(`${space}/messages`), { text: delivery.message });
@@ -63,15 +63,15 @@ export function googleChatSender(
         const inbound = TURN_REPLY_KEY.exec(key)?.[1];
         const baseId = inbound ? await placeholderIdOf(inbound) : await clientMessageId(`delivery:${key}`);
         const parts = googleChatChunks(delivery.message);
-        for (; part < parts.length; part++) {
-          const text = parts[part] as string;
-          const answer =
-            part === 0 && inbound
-              ? await intoPlaceholder(api, space, baseId, text)
-              : await createOnce(api, space, part === 0 ? baseId : `${baseId}-${part}`, text);
-          if (!ok(answer.status)) return failed(answer, part, onUnauthorized);
-        }
-        return { partsSent: parts.length };
+        if (part >= parts.length) return { partsSent: parts.length };
+        const text = parts[part] as string;
+        const answer =
+          part === 0 && inbound
+            ? await intoPlaceholder(api, space, baseId, text)
+            : await createOnce(api, space, part === 0 ? baseId : `${baseId}-${part}`, text);
+        if (!ok(answer.status)) return failed(answer, part, onUnauthorized);
+        // One message per call: the outbox sends the next a pace later (OpenClaw's parts go ~1 s apart).
+        return part + 1 < parts.length ? { partsSent: part + 1, moreParts: true } : { partsSent: parts.length };
       } catch (error) {
         return { partsSent: part, error: `Chat API: ${error instanceof Error ? error.message : String(error)}` };
       }
@@ -96,7 +96,7 @@ async function createOnce(api: ChatApi, space: string, id: string, text: string)
   return answer.status === 409 ? { status: 200, body: answer.body } : answer;
 }
 
-type ChatAnswer = { status: number; body: Record<string, unknown> };
+type ChatAnswer = { status: number; body: Record<string, unknown>; retryAfter?: string | null };
 
 /** Google's error text with the status; final when the space or the app's access is gone (retrying cannot help). */
 function failed(answer: ChatAnswer, partsSent: number, onUnauthorized: () => void): SendOutcome {
@@ -104,5 +104,11 @@ function failed(answer: ChatAnswer, partsSent: number, onUnauthorized: () => voi
   const error = answer.body.error as { message?: unknown } | undefined;
   const detail = typeof error?.message === "string" ? `: ${error.message.slice(0, 300)}` : "";
   const final = answer.status === 403 || answer.status === 404;
-  return { partsSent, error: `Chat API answered ${answer.status}${detail}`, ...(final ? { final: true } : {}) };
+  const refusal = { status: answer.status, retryAfter: answer.retryAfter ?? null, body: answer.body };
+  return {
+    partsSent,
+    error: `Chat API answered ${answer.status}${detail}`,
+    refusal,
+    ...(final ? { final: true } : {}),
+  };
 }

@@ -3,8 +3,8 @@ import { type BoundCredential, unboundCredential } from "../../../policy/bound-c
 import { guardedFetch } from "../../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../../policy/outbound-url";
 import { sha256Hex, uuidFrom } from "../../../util/encoding";
-import type { SendOutcome } from "../adapter";
-import { type LineReplyToken, planLineCalls } from "./send-plan";
+import type { PlatformRefusal, SendOutcome } from "../adapter";
+import { type LineCall, type LineReplyToken, planLineCalls } from "./send-plan";
 
 /** LINE's own Messaging API root; `channels.line.apiRoot` replaces it. */
 export const LINE_API_ROOT = "https://api.line.me";
@@ -15,7 +15,14 @@ export const LINE_API_TIMEOUT_MS = 15_000;
 /** How long the loading animation shows (LINE takes 5–60 s in steps of 5; OpenClaw sends 20). */
 export const LINE_LOADING_SECONDS = 20;
 
-export type LineAnswer = { ok: boolean; status: number; body: Record<string, unknown>; error?: string };
+export type LineAnswer = {
+  ok: boolean;
+  status: number;
+  body: Record<string, unknown>;
+  error?: string;
+  /** A refused call's `Retry-After` header (a `429`'s). */
+  retryAfter?: string | null;
+};
 
 /**
  * The LINE Messaging API of one channel: JSON over `Authorization: Bearer <channelAccessToken>`,
@@ -55,7 +62,12 @@ export class LineMessagingApi {
       );
       const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
       const error = response.ok ? undefined : typeof answer.message === "string" ? answer.message : "";
-      return { ok: response.ok, status: response.status, body: answer, ...(error !== undefined ? { error } : {}) };
+      return {
+        ok: response.ok,
+        status: response.status,
+        body: answer,
+        ...(error !== undefined ? { error, retryAfter: response.headers.get("retry-after") } : {}),
+      };
     } catch (error) {
       return { ok: false, status: 0, body: {}, error: (error as Error).message };
     }
@@ -112,9 +124,11 @@ export class LineMessagingApi {
   }
 
   /**
-   * Sends `parts` from `fromPart` on (text messages, already flattened): the reply token first,
-   * then pushes; a refused or failed reply falls back to a push of the same messages at once,
-   * so an expired token or a LINE error never loses the reply. Stops at the first failed push.
+   * Sends the call of `parts` that starts at `fromPart` (text messages, already flattened): the
+   * reply token's (up to 5 messages) when nothing was sent yet, else a push of up to 5; the outbox
+   * paces the next call. A refused or failed reply falls back to a push of the same messages at
+   * once, so an expired token or a LINE error never loses the reply; a `429` is not pushed past
+   * (the push would be refused too): the outbox waits, then tries again.
    * Returns the ids LINE gave the messages sent (`sentMessages[].id`): a quote of one is a mention.
    */
   async send(
@@ -124,33 +138,41 @@ export class LineMessagingApi {
   ): Promise<SendOutcome> {
     const to = parseLineTarget(delivery.target);
     if (!to) return { partsSent: fromPart, error: `not a LINE target: ${delivery.target.to}` };
-    const calls = planLineCalls({
+    const [call] = planLineCalls({
       partCount: delivery.parts.length,
       fromPart,
       ...(delivery.replyToken ? { replyToken: delivery.replyToken } : {}),
       nowMs,
     });
-    const sentMessageIds: string[] = [];
-    for (const call of calls) {
-      const messages = delivery.parts.slice(call.from, call.to).map((text) => ({ type: "text", text }));
-      if (call.kind === "reply") {
-        const reply = await this.call("POST", "/v2/bot/message/reply", {
-          replyToken: delivery.replyToken!.token,
-          messages,
-        });
-        if (reply.ok) {
-          sentMessageIds.push(...sentIds(reply));
-          continue;
-        }
-      }
-      // Without a delivery id there is no stable key, and a shared one could swallow another reply.
-      const retryKey = delivery.id ? await uuidFrom(`line-push:${delivery.id}:${call.from}`) : undefined;
-      const push = await this.call("POST", "/v2/bot/message/push", { to, messages }, retryKey);
-      // 409: LINE already accepted a push with this retry key (a resend after a crash).
-      if (!push.ok && push.status !== 409) return { partsSent: call.from, error: failure(push) };
-      sentMessageIds.push(...sentIds(push));
+    if (!call) return { partsSent: delivery.parts.length };
+    const answer = await this.sendCall(call, to, delivery);
+    if (!answer.ok && answer.status !== 409) return { partsSent: call.from, ...failure(answer) };
+    const sentMessageIds = sentIds(answer);
+    return {
+      partsSent: call.to,
+      ...(call.to < delivery.parts.length ? { moreParts: true } : {}),
+      ...(sentMessageIds.length ? { sentMessageIds } : {}),
+    };
+  }
+
+  /** One call of a delivery: its reply (falling back to a push unless rate-limited), or a push. */
+  private async sendCall(
+    call: LineCall,
+    to: string,
+    delivery: { id?: string; parts: string[]; replyToken?: LineReplyToken },
+  ): Promise<LineAnswer> {
+    const messages = delivery.parts.slice(call.from, call.to).map((text) => ({ type: "text", text }));
+    if (call.kind === "reply") {
+      const reply = await this.call("POST", "/v2/bot/message/reply", {
+        replyToken: delivery.replyToken!.token,
+        messages,
+      });
+      if (reply.ok || reply.status === 429) return reply;
     }
-    return { partsSent: delivery.parts.length, ...(sentMessageIds.length ? { sentMessageIds } : {}) };
+    // Without a delivery id there is no stable key, and a shared one could swallow another reply.
+    const retryKey = delivery.id ? await uuidFrom(`line-push:${delivery.id}:${call.from}`) : undefined;
+    // 409 (answered as sent by `send`): LINE already accepted a push with this retry key (a resend after a crash).
+    return this.call("POST", "/v2/bot/message/push", { to, messages }, retryKey);
   }
 }
 
@@ -169,8 +191,11 @@ function sentIds(answer: LineAnswer): string[] {
   });
 }
 
-function failure(answer: LineAnswer): string {
-  return `line answered ${answer.status}${answer.error ? `: ${answer.error}` : ""}`;
+function failure(answer: LineAnswer): { error: string; refusal: PlatformRefusal } {
+  return {
+    error: `line answered ${answer.status}${answer.error ? `: ${answer.error}` : ""}`,
+    refusal: { status: answer.status, retryAfter: answer.retryAfter ?? null, body: answer.body },
+  };
 }
 
 /** A LINE delivery target: `line:<userId>`, `line:group:<id>`, `line:room:<id>`, or a bare id. */

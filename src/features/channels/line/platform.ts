@@ -1,5 +1,6 @@
 import { lineChannelConfig } from "../../../protocol/channels";
 import type { ChatPlatform } from "../platform";
+import { HTTP_429_RULE } from "../rate-limit";
 import { lineApiOf, lineInbound, lineSender } from "./adapter";
 import { DEFAULT_LINE_WEBHOOK_PATH } from "./ingress";
 import { LINE } from "./routing";
@@ -25,6 +26,7 @@ export const linePlatform = {
       api: (config) => lineApiOf(config, host.resolve, host.outbound),
       ...(host.botMessages ? { botMessages: host.botMessages } : {}),
     }),
+  rateLimit: HTTP_429_RULE,
   sender: async (config, resolve, outbound) => {
     const api = await lineApiOf(config, resolve, outbound);
     return api ? lineSender(api) : null;

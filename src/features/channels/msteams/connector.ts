@@ -1,7 +1,7 @@
 import type { DeliveryTarget } from "../../../model/delivery";
 import { guardedFetch } from "../../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../../policy/outbound-url";
-import { type ChannelSender, PAIRING_KIND, type SendOutcome } from "../adapter";
+import { type ChannelSender, PAIRING_KIND, type PlatformRefusal, type SendOutcome } from "../adapter";
 import { chunkText } from "../telegram/format";
 import { MSTEAMS, MSTEAMS_CHUNK_CHARS } from "./activity";
 import { checkServiceUrl } from "./service-url";
@@ -82,17 +82,17 @@ export class MsTeamsConnector {
     const root = target.threadId !== undefined ? String(target.threadId) : undefined;
     const url = await this.activitiesUrl(conversationId, root);
     if (typeof url !== "string") return { partsSent: fromPart, error: url.error };
-    for (let part = fromPart; part < parts.length; part++) {
-      const activity = {
-        type: "message",
-        text: parts[part]!,
-        textFormat: "markdown",
-        ...(root ? { replyToId: root } : {}),
-      };
-      const error = await this.call(url, activity);
-      if (error) return { partsSent: part, error };
-    }
-    return { partsSent: parts.length };
+    if (fromPart >= parts.length) return { partsSent: parts.length };
+    const activity = {
+      type: "message",
+      text: parts[fromPart]!,
+      textFormat: "markdown",
+      ...(root ? { replyToId: root } : {}),
+    };
+    const refused = await this.call(url, activity);
+    if (refused) return { partsSent: fromPart, ...refused };
+    // One activity per call: the outbox sends the next a pace later (OpenClaw's parts go ~1 s apart).
+    return fromPart + 1 < parts.length ? { partsSent: fromPart + 1, moreParts: true } : { partsSent: parts.length };
   }
 
   private async activitiesUrl(conversationId: string, threadRoot?: string): Promise<string | { error: string }> {
@@ -105,8 +105,11 @@ export class MsTeamsConnector {
     return `${base}/v3/conversations/${encodeURIComponent(conversation)}/activities`;
   }
 
-  /** One POST of an activity; the error text, or null when the Bot Connector took it. */
-  private async call(url: string, activity: Record<string, unknown>): Promise<string | null> {
+  /** One POST of an activity; the error text (and the refused answer), or null when the Bot Connector took it. */
+  private async call(
+    url: string,
+    activity: Record<string, unknown>,
+  ): Promise<{ error: string; refusal?: PlatformRefusal } | null> {
     try {
       const response = await guardedFetch(
         url,
@@ -119,10 +122,12 @@ export class MsTeamsConnector {
       );
       if (response.ok) return null;
       if (response.status === 401) tokens.delete(this.tokenKey());
+      const text = await response.text();
+      const refusal = { status: response.status, retryAfter: response.headers.get("retry-after"), body: text };
       // `msteams answered <status>`: the form channels.status reads an auth failure from (send-health.ts).
-      return `${MSTEAMS} answered ${response.status}: Bot Connector: ${(await response.text()).slice(0, 300)}`;
+      return { error: `${MSTEAMS} answered ${response.status}: Bot Connector: ${text.slice(0, 300)}`, refusal };
     } catch (error) {
-      return error instanceof Error ? error.message : String(error);
+      return { error: error instanceof Error ? error.message : String(error) };
     }
   }
 

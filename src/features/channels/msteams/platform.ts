@@ -1,5 +1,6 @@
 import { msTeamsChannelConfig } from "../../../protocol/channels";
 import type { ChatPlatform } from "../platform";
+import { HTTP_429_RULE } from "../rate-limit";
 import { MSTEAMS } from "./activity";
 import { msTeamsConnectorOf, msTeamsInbound } from "./adapter";
 import { DEFAULT_MSTEAMS_WEBHOOK_PATH } from "./ingress";
@@ -25,6 +26,7 @@ export const msTeamsPlatform = {
       connector: (config) => msTeamsConnectorOf(config, host.resolve, host.outbound, host.conversations),
       remember: (conversationId, serviceUrl) => host.conversations?.remember(MSTEAMS, conversationId, serviceUrl),
     }),
+  rateLimit: HTTP_429_RULE,
   sender: async (config, resolve, outbound, conversations) =>
     (await msTeamsConnectorOf(config, resolve, outbound, conversations))?.sender() ?? null,
 } as const satisfies ChatPlatform;

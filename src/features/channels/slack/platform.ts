@@ -1,6 +1,7 @@
 import { slackChannelConfig } from "../../../protocol/channels";
 import { slackApiOf } from "../channel-registry";
 import type { ChatPlatform } from "../platform";
+import { HTTP_429_RULE } from "../rate-limit";
 import { slackInbound } from "./adapter";
 import { DEFAULT_SLACK_WEBHOOK_PATH } from "./ingress";
 import { SLACK } from "./routing";
@@ -29,5 +30,6 @@ export const slackPlatform = {
       identity: host.identity<CachedSlackIdentity>(SLACK),
       ...(host.botThreads ? { threads: host.botThreads } : {}),
     }),
+  rateLimit: HTTP_429_RULE,
   sender: async (config, resolve, outbound) => (await slackApiOf(config, resolve, outbound))?.sender() ?? null,
 } as const satisfies ChatPlatform;

@@ -3,7 +3,7 @@ import { type BoundCredential, unboundCredential } from "../../../policy/bound-c
 import { guardedFetch } from "../../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../../policy/outbound-url";
 import { toHex } from "../../../util/encoding";
-import { type ChannelAck, type ChannelSender, PAIRING_KIND, type SendOutcome } from "../adapter";
+import { type ChannelAck, type ChannelSender, PAIRING_KIND, type PlatformRefusal, type SendOutcome } from "../adapter";
 import { chunkText } from "../telegram/format";
 import { markdownToSlackMrkdwn, SLACK_CHUNK_CHARS } from "./format";
 import type { SlackBotIdentity } from "./routing";
@@ -19,8 +19,8 @@ export type SlackAnswer = {
   status: number;
   body: Record<string, unknown>;
   error?: string;
-  /** A refused call's `Retry-After` header (Slack's rate limit), in milliseconds. */
-  retryAfterMs?: number;
+  /** A refused call's answer as it came (a `429`'s `Retry-After`), for the platform's rate-limit rule. */
+  refusal?: PlatformRefusal;
 };
 
 /** The bot's identity as cached by the inbox, with the token it was learned for (a digest). */
@@ -66,13 +66,12 @@ export class SlackWebApi {
       const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
       const ok = response.ok && body.ok === true;
       const error = typeof body.error === "string" ? body.error : ok ? undefined : `HTTP ${response.status}`;
-      const retryAfterSeconds = Number(response.headers.get("retry-after"));
       return {
         ok,
         status: response.status,
         body,
         ...(error ? { error } : {}),
-        ...(!ok && retryAfterSeconds > 0 ? { retryAfterMs: retryAfterSeconds * 1_000 } : {}),
+        ...(ok ? {} : { refusal: { status: response.status, retryAfter: response.headers.get("retry-after"), body } }),
       };
     } catch (error) {
       return { ok: false, status: 0, body: {}, error: (error as Error).message };
@@ -191,7 +190,7 @@ export class SlackWebApi {
         return {
           partsSent: part,
           error: failure(answer),
-          ...(answer.retryAfterMs ? { retryAfterMs: answer.retryAfterMs } : {}),
+          ...(answer.refusal ? { refusal: answer.refusal } : {}),
         };
       // One part per call: the outbox sends the next a pace later (OpenClaw's parts go ~1 s apart).
       if (part + 1 < parts.length) return { partsSent: part + 1, moreParts: true };

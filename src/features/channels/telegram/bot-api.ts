@@ -2,8 +2,16 @@ import type { DeliveryTarget } from "../../../model/delivery";
 import { type BoundCredential, unboundCredential } from "../../../policy/bound-credential";
 import { guardedFetch } from "../../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../../policy/outbound-url";
-import { type ChannelAck, type ChannelSender, COMMANDS_PAGE_KIND, PAIRING_KIND, type SendOutcome } from "../adapter";
+import {
+  type ChannelAck,
+  type ChannelSender,
+  COMMANDS_PAGE_KIND,
+  PAIRING_KIND,
+  type PlatformRefusal,
+  type SendOutcome,
+} from "../adapter";
 import { MEDIA_WARNING_KIND } from "../inbound-media";
+import type { RateLimitRule } from "../rate-limit";
 import { chunkText, htmlToPlainText, markdownToTelegramHtml, TELEGRAM_CHUNK_CHARS } from "./format";
 import { type BotIdentity, GENERAL_TOPIC_ID } from "./routing";
 
@@ -21,8 +29,8 @@ export type BotApiAnswer = {
   status: number;
   result?: unknown;
   description?: string;
-  /** A `429`'s `parameters.retry_after`, in seconds. */
-  retryAfterSeconds?: number;
+  /** A refused call's answer as it came, for the platform's rate-limit rule (a `429`'s `parameters.retry_after`). */
+  refusal?: PlatformRefusal;
 };
 
 /**
@@ -68,13 +76,15 @@ export class TelegramBotApi {
         description?: string;
         parameters?: { retry_after?: unknown };
       };
-      const retryAfter = answer.parameters?.retry_after;
+      const ok = response.ok && answer.ok === true;
       return {
-        ok: response.ok && answer.ok === true,
+        ok,
         status: response.status,
         result: answer.result,
         ...(answer.description ? { description: answer.description } : {}),
-        ...(typeof retryAfter === "number" && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+        ...(ok
+          ? {}
+          : { refusal: { status: response.status, retryAfter: response.headers.get("retry-after"), body: answer } }),
       };
     } catch (error) {
       return { ok: false, status: 0, description: (error as Error).message };
@@ -125,7 +135,7 @@ export class TelegramBotApi {
   /** A prepared HTML message (the pairing code): `chat_id` as a number, as recorded. */
   async sendHtml(chatId: string, html: string): Promise<SendOutcome> {
     const answer = await this.call("sendMessage", { chat_id: Number(chatId), text: html, parse_mode: "HTML" });
-    return answer.ok ? { partsSent: 1 } : { partsSent: 0, error: failure(answer), ...retryAfter(answer) };
+    return answer.ok ? { partsSent: 1 } : { partsSent: 0, error: failure(answer), ...refusalOf(answer) };
   }
 
   /** The token with its store entry's hosts, for a request made elsewhere (a file download). */
@@ -173,7 +183,7 @@ export class TelegramBotApi {
         ? { reply_parameters: { message_id: target.replyToMessageId, allow_sending_without_reply: true } }
         : {}),
     });
-    return answer.ok ? { partsSent: 1 } : { partsSent: 0, error: failure(answer), ...retryAfter(answer) };
+    return answer.ok ? { partsSent: 1 } : { partsSent: 0, error: failure(answer), ...refusalOf(answer) };
   }
 
   /**
@@ -193,7 +203,7 @@ export class TelegramBotApi {
       ...(markup ? { reply_markup: markup } : {}),
     });
     if (answer.ok || /message is not modified/i.test(answer.description ?? "")) return { partsSent: 1 };
-    return { partsSent: 0, error: failure(answer), ...retryAfter(answer) };
+    return { partsSent: 0, error: failure(answer), ...refusalOf(answer) };
   }
 
   /**
@@ -223,7 +233,7 @@ export class TelegramBotApi {
       if (!answer.ok && answer.status === 400 && /can't parse entities/i.test(answer.description ?? "")) {
         answer = await this.call("sendMessage", { ...base, text: htmlToPlainText(html) });
       }
-      if (!answer.ok) return { partsSent: part, error: failure(answer), ...retryAfter(answer) };
+      if (!answer.ok) return { partsSent: part, error: failure(answer), ...refusalOf(answer) };
       // One part per call: the outbox sends the next a pace later (OpenClaw's parts go ~1 s apart).
       if (part + 1 < chunks.length) return { partsSent: part + 1, moreParts: true };
     }
@@ -237,10 +247,18 @@ function replyMarkup(blocks: Record<string, unknown>[] | undefined): Record<stri
   return markup && Array.isArray(markup.inline_keyboard) ? markup : undefined;
 }
 
-/** How long Telegram asked to wait (a `429`'s `retry_after`), as the outbox reads it. */
-function retryAfter(answer: BotApiAnswer): { retryAfterMs?: number } {
-  return answer.retryAfterSeconds === undefined ? {} : { retryAfterMs: answer.retryAfterSeconds * 1_000 };
+/** A refused call's answer, for the rate-limit rule (telegramRateLimit) to read. */
+function refusalOf(answer: BotApiAnswer): { refusal?: PlatformRefusal } {
+  return answer.refusal ? { refusal: answer.refusal } : {};
 }
+
+/** Telegram's "too many requests": a `429` whose body names the wait, `parameters.retry_after` (seconds). */
+export const telegramRateLimit: RateLimitRule = {
+  bodyWaitSeconds: (body) => {
+    const seconds = (body as { parameters?: { retry_after?: unknown } } | null)?.parameters?.retry_after;
+    return typeof seconds === "number" ? seconds : undefined;
+  },
+};
 
 function failure(answer: BotApiAnswer): string {
   return `telegram answered ${answer.status}${answer.description ? `: ${answer.description}` : ""}`;

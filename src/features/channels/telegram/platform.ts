@@ -2,6 +2,7 @@ import { telegramChannelConfig } from "../../../protocol/channels";
 import { telegramBotOf } from "../channel-registry";
 import type { ChatPlatform } from "../platform";
 import { telegramInbound } from "./adapter";
+import { telegramRateLimit } from "./bot-api";
 import { DEFAULT_WEBHOOK_PATH } from "./ingress";
 import { type BotIdentity, TELEGRAM } from "./routing";
 import { telegramSetup } from "./setup";
@@ -27,5 +28,6 @@ export const telegramPlatform = {
       bot: (config) => telegramBotOf(config, host.resolve, host.outbound),
       identity: host.identity<BotIdentity>(TELEGRAM),
     }),
+  rateLimit: telegramRateLimit,
   sender: async (config, resolve, outbound) => (await telegramBotOf(config, resolve, outbound))?.sender() ?? null,
 } as const satisfies ChatPlatform;

@@ -2,7 +2,8 @@ import type { DeliveryTarget } from "../../../model/delivery";
 import { type BoundCredential, unboundCredential } from "../../../policy/bound-credential";
 import { guardedFetch } from "../../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../../policy/outbound-url";
-import type { ChannelSender, SendOutcome } from "../adapter";
+import type { ChannelSender, PlatformRefusal, SendOutcome } from "../adapter";
+import type { RateLimitRule } from "../rate-limit";
 import { chunkText } from "../telegram/format";
 import { markdownToWhatsapp, WHATSAPP_CHUNK_CHARS } from "./format";
 
@@ -17,7 +18,33 @@ export const GRAPH_API_TIMEOUT_MS = 15_000;
  */
 export const OUTSIDE_SERVICE_WINDOW_CODE = 131047;
 
-type GraphAnswer = { ok: boolean; status: number; body: { messages?: Array<{ id?: string }>; error?: GraphError } };
+/**
+ * Meta's "too many requests" codes (in a `400` or `429`): 4 the app's call rate, 80007 the
+ * business account's, 130429 the number's message throughput, 131056 the pair rate (one business
+ * number to one user, about one message every 6 seconds, which is the wait when none is named).
+ */
+export const WHATSAPP_RATE_LIMIT_CODES = [4, 80007, 130429, 131056] as const;
+const PAIR_RATE_LIMIT_CODE = 131056;
+const PAIR_RATE_WAIT_SECONDS = 6;
+
+/** WhatsApp's rate limit: HTTP 429 or one of Meta's codes; the wait is `Retry-After`, else the pair rate's. */
+export const whatsappRateLimit: RateLimitRule = {
+  limitedBody: (body) => (WHATSAPP_RATE_LIMIT_CODES as readonly number[]).includes(graphErrorCode(body) ?? -1),
+  bodyWaitSeconds: (body) => (graphErrorCode(body) === PAIR_RATE_LIMIT_CODE ? PAIR_RATE_WAIT_SECONDS : undefined),
+};
+
+function graphErrorCode(body: unknown): number | undefined {
+  const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
+  return typeof code === "number" ? code : undefined;
+}
+
+type GraphAnswer = {
+  ok: boolean;
+  status: number;
+  body: { messages?: Array<{ id?: string }>; error?: GraphError };
+  /** A refused call's `Retry-After` header. */
+  retryAfter?: string | null;
+};
 type GraphError = { message?: string; code?: number; error_subcode?: number; type?: string };
 
 /**
@@ -54,7 +81,13 @@ export class WhatsappCloudApi {
         this.outbound,
       );
       const answer = (await response.json().catch(() => ({}))) as GraphAnswer["body"];
-      return { ok: response.ok && !answer.error, status: response.status, body: answer };
+      const ok = response.ok && !answer.error;
+      return {
+        ok,
+        status: response.status,
+        body: answer,
+        ...(ok ? {} : { retryAfter: response.headers.get("retry-after") }),
+      };
     } catch (error) {
       return { ok: false, status: 0, body: { error: { message: (error as Error).message } } };
     }
@@ -112,26 +145,28 @@ export class WhatsappCloudApi {
     };
   }
 
+  /** Sends chunk `fromPart` (the outbox paces the rest, OpenClaw's parts go ~1 s apart). */
   private async sendParts(to: string, chunks: string[], fromPart: number): Promise<SendOutcome> {
-    for (let part = fromPart; part < chunks.length; part++) {
-      const answer = await this.sendText(to, chunks[part]!);
-      if (!answer.ok) return { partsSent: part, ...failure(answer) };
-    }
-    return { partsSent: chunks.length };
+    if (fromPart >= chunks.length) return { partsSent: chunks.length };
+    const answer = await this.sendText(to, chunks[fromPart]!);
+    if (!answer.ok) return { partsSent: fromPart, ...failure(answer) };
+    return fromPart + 1 < chunks.length ? { partsSent: fromPart + 1, moreParts: true } : { partsSent: chunks.length };
   }
 }
 
-/** A failed send's text; final when Meta says the 24-hour window is closed (retrying cannot help). */
-function failure(answer: GraphAnswer): { error: string; final?: true } {
+/** A failed send's text and answer; final when Meta says the 24-hour window is closed (retrying cannot help). */
+function failure(answer: GraphAnswer): { error: string; final?: true; refusal: PlatformRefusal } {
+  const refusal = { status: answer.status, retryAfter: answer.retryAfter ?? null, body: answer.body };
   const error = answer.body.error;
   const detail = `${error?.code !== undefined ? ` (#${error.code})` : ""}${error?.message ? `: ${error.message}` : ""}`;
   if (error?.code === OUTSIDE_SERVICE_WINDOW_CODE) {
     return {
       error: `outside WhatsApp's 24-hour customer service window: the user has not written in the last 24 hours, only a template message may be sent${detail}`,
       final: true,
+      refusal,
     };
   }
-  return { error: `whatsapp answered ${answer.status}${detail}` };
+  return { error: `whatsapp answered ${answer.status}${detail}`, refusal };
 }
 
 /** `+15551234567`, `15551234567` or `whatsapp:+15551234567` → the digits the Graph API takes. */

@@ -1,6 +1,7 @@
 import { whatsappChannelConfig } from "../../../protocol/channels";
 import type { ChatPlatform } from "../platform";
 import { whatsappApiOf, whatsappInbound } from "./adapter";
+import { whatsappRateLimit } from "./graph-api";
 import { DEFAULT_WHATSAPP_WEBHOOK_PATH } from "./ingress";
 import { WHATSAPP } from "./routing";
 import { whatsappSetup } from "./setup";
@@ -23,5 +24,6 @@ export const whatsappPlatform = {
     webhook: whatsappWebhook,
   },
   inbound: (host) => whatsappInbound({ api: (config) => whatsappApiOf(config, host.resolve, host.outbound) }),
+  rateLimit: whatsappRateLimit,
   sender: async (config, resolve, outbound) => (await whatsappApiOf(config, resolve, outbound))?.sender() ?? null,
 } as const satisfies ChatPlatform;
