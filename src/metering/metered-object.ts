@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type EventKind, ObjectMeter, type UnitsSink } from "./object-meter";
+import { statementTallyFor } from "./statement-tally";
 
 /**
  * A Durable Object class whose instances count what they bill (object-meter.ts), without a
@@ -30,7 +31,13 @@ export function meteredObject<C extends ObjectClass>(Base: C, objectClass: strin
       const [ctx, env] = args as [DurableObjectState, Env];
       const sink = sinkFor(ctx, env);
       if (sink) {
-        const meter = new ObjectMeter(objectClass, sink, (work) => ctx.waitUntil(work));
+        const meter = new ObjectMeter(
+          objectClass,
+          sink,
+          (work) => ctx.waitUntil(work),
+          Date.now,
+          statementTallyFor(env as Env & { METER_ROWS_BY_STATEMENT?: string }),
+        );
         meter.countRows(ctx.storage.sql);
         meters.set(ctx, meter);
       }

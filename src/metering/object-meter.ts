@@ -1,4 +1,5 @@
 import { NO_UNITS, type ObjectUnits, utcDay } from "./object-units";
+import { logStatementRows, type StatementTally } from "./statement-tally";
 
 /**
  * Counts what one Durable Object instance bills while it runs, in memory, and hands the sum
@@ -43,6 +44,8 @@ export class ObjectMeter {
     private readonly sink: UnitsSink,
     private readonly keepAlive: (work: Promise<unknown>) => void,
     private readonly now: () => number = Date.now,
+    /** Rows per statement, logged with each take (the bench's `--by-statement`); null: not kept. */
+    private readonly tally: StatementTally | null = null,
   ) {}
 
   /**
@@ -57,6 +60,7 @@ export class ObjectMeter {
     sql.exec = function countedExec(this: SqlStorage, ...args: Parameters<SqlStorage["exec"]>) {
       const cursor = exec.apply(this, args);
       meter.cursors.push(cursor);
+      meter.tally?.note(args[0], cursor);
       return cursor;
     } as SqlStorage["exec"];
   }
@@ -116,6 +120,7 @@ export class ObjectMeter {
       this.sizeTaken = size;
     }
     this.units = { ...NO_UNITS };
+    if (this.tally) logStatementRows(this.objectClass, this.tally.take());
     return units;
   }
 }
