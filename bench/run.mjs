@@ -55,7 +55,8 @@ function parseArgs(argv) {
   const flags = new Set(argv.filter((a) => a.startsWith("--")));
   const names = argv.filter((a) => !a.startsWith("--"));
   for (const flag of flags) {
-    if (!["--quick", "--snapshot", "--direct", "--by-statement", "--help"].includes(flag)) throw new Error(`unknown option ${flag}`);
+    if (!["--quick", "--snapshot", "--direct", "--by-statement", "--help"].includes(flag))
+      throw new Error(`unknown option ${flag}`);
   }
   return {
     names,

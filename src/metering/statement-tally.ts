@@ -26,7 +26,8 @@ export class StatementTally {
     const out: Record<string, StatementRows> = {};
     for (const { query, cursor } of this.pending) {
       const key = query.replace(/\s+/g, " ").trim().slice(0, STATEMENT_CHARS);
-      const rows = (out[key] ??= { calls: 0, rowsRead: 0, rowsWritten: 0 });
+      const rows = out[key] ?? { calls: 0, rowsRead: 0, rowsWritten: 0 };
+      out[key] = rows;
       rows.calls++;
       rows.rowsRead += cursor.rowsRead;
       rows.rowsWritten += cursor.rowsWritten;
