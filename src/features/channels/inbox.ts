@@ -154,7 +154,7 @@ export class ChannelInbox {
     if (!adapter) return this.finishAll(updates, "ignored: unknown channel");
     if (!update.acked) {
       // Recorded before it is sent: a crash repeats the turn's start, never the typing.
-      this.ports.store.markAcked(update.channel, update.updateId);
+      if (!update.ackRecorded) this.ports.store.markAcked(update.channel, update.updateId);
       await adapter.acknowledge(config, turn.ack);
     }
     const runId = turnRunId(update.channel, update.updateId);
@@ -206,9 +206,9 @@ export class ChannelInbox {
     });
   }
 
+  /** A held update leaves its burst with this too (its burst columns are on its row: debounce-store.ts). */
   private finish(update: InboxUpdate, outcome: string): void {
     this.ports.store.finish(update.channel, update.updateId, outcome, Date.now());
-    this.ports.bursts.release([update]);
   }
 }
 
