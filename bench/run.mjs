@@ -219,7 +219,10 @@ async function main() {
   machine.loadAvgAtEnd = os.loadavg().map((l) => Number(l.toFixed(2)));
   await writeFile(join(RESULTS_DIR, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
 
-  const serverErrors = serverLines.filter((l) => /error|exception|uncaught/i.test(l));
+  // --by-statement's tally lines name columns such as `errors`: not error lines.
+  const serverErrors = serverLines.filter(
+    (l) => /error|exception|uncaught/i.test(l) && !l.includes('{"rowsByStatement"'),
+  );
   console.log(
     `\nmachine: node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.platform}, ${machine.date}`,
   );

@@ -470,8 +470,18 @@ export async function run(ctx) {
   results.push(idle);
 
   const rows = results.filter(Boolean).flatMap(rowsOf);
-  // A tenant-month: messages × (a turn + its Worker request), plus a day of an idle socket × 30.
+  // A tenant-month: messages × (a turn + its Worker request), plus a day of an idle socket × 30;
+  // a channel tenant's: Telegram DMs × (a DM to its reply + its webhook's Worker request).
   const turn = results[0];
+  const telegram = results.find((r) => r?.name === "Telegram DM to reply");
+  if (telegram)
+    for (const messages of [100, 10_000, 1_000_000])
+      rows.push({
+        name: `tenant-month, ${messages.toLocaleString("en")} Telegram DMs`,
+        value: messages * dollars(telegram.total, telegram.workerRequestsPerOp),
+        unit: "USD",
+        note: `${messages.toLocaleString("en")} × a Telegram DM to its reply (webhook Worker request included)`,
+      });
   if (!turn || !idle) return rows;
   const perMessage = dollars(turn.total, 1);
   const idleDay = dollars(idle.total) * ((24 * 3600) / idleSeconds);
