@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
-import { describe, expect, inject, it } from "vitest";
-import { call, freshTenant, type TestTenant, until, user } from "../support/helpers";
+import { describe, expect, it } from "vitest";
+import { freshTenant, type TestTenant, until, user } from "../support/helpers";
+import { peerTelegramChannel, postTelegramDm } from "../support/telegram-helpers";
 import { GatewayClient } from "../support/ws-helpers";
 
 /**
@@ -92,23 +93,7 @@ let nextUpdateId = 960_000;
 
 /** One Telegram DM through the webhook, answered: its reply delivered by the session's outbox. */
 async function telegramDm(t: TestTenant, text: string, replies: number) {
-  const updateId = nextUpdateId++;
-  const res = await call(`${t.prefix}/telegram-webhook`, {
-    method: "POST",
-    token: null,
-    headers: { "x-telegram-bot-api-secret-token": TG_SECRET },
-    json: {
-      update_id: updateId,
-      message: {
-        message_id: updateId,
-        from: { id: 555600, is_bot: false, first_name: "Ada", username: "ada" },
-        chat: { id: 555600, type: "private" },
-        date: Math.floor(Date.now() / 1000),
-        text,
-      },
-    },
-  });
-  expect(res.status).toBe(200);
+  await postTelegramDm(t, TG_SECRET, { updateId: nextUpdateId++, chatId: 555600 }, { text });
   await until(
     async () => {
       const sent = await t.call(`/v1/sessions/${encodeURIComponent("agent:main:main")}/deliveries`);
@@ -121,17 +106,9 @@ async function telegramDm(t: TestTenant, text: string, replies: number) {
 describe("rows written per Telegram DM", () => {
   it("a DM to its reply (debounced by default, typing, the reply's delivery) writes at most 34 session + inbox + tenant rows (44 before the inbox's cut)", async () => {
     const t = await freshTenant("rows-dm");
-    const put = await t.config({
-      channels: {
-        telegram: {
-          enabled: true,
-          botToken: "42:fake",
-          webhookSecret: TG_SECRET,
-          apiRoot: `http://127.0.0.1:${inject("peerPort")}/telegram`,
-          dmPolicy: "open",
-        },
-      },
-    });
+    // The peer's getMe answers bot id 42: a token of that id keeps the identity (a real bot's
+    // token starts with its id), so no DM refetches and rewrites it.
+    const put = await t.config({ channels: { telegram: peerTelegramChannel(TG_SECRET, { botToken: "42:fake" }) } });
     expect(put.status, put.text).toBe(200);
     await telegramDm(t, "warm", 1);
     const before = await settled(t.id);
