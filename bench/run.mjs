@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark runner: `npm run bench [-- suite ...] [-- --quick] [-- --snapshot] [-- --direct]`.
+// Benchmark runner: `npm run bench [-- suite ...] [-- --quick] [-- --snapshot] [-- --direct] [-- --by-statement]`.
 // Starts one `wrangler dev` (or, with --direct, workerd through Miniflare) with fresh state, runs
 // the suites in bench/suites/, prints a table per suite, writes bench/results/latest.json, stops
 // the server. Exits non-zero on any failure, including requests that errored.
@@ -55,13 +55,15 @@ function parseArgs(argv) {
   const flags = new Set(argv.filter((a) => a.startsWith("--")));
   const names = argv.filter((a) => !a.startsWith("--"));
   for (const flag of flags) {
-    if (!["--quick", "--snapshot", "--direct", "--help"].includes(flag)) throw new Error(`unknown option ${flag}`);
+    if (!["--quick", "--snapshot", "--direct", "--by-statement", "--help"].includes(flag))
+      throw new Error(`unknown option ${flag}`);
   }
   return {
     names,
     quick: flags.has("--quick"),
     snapshot: flags.has("--snapshot"),
     runtime: flags.has("--direct") ? "direct" : "wrangler",
+    byStatement: flags.has("--by-statement"),
     help: flags.has("--help"),
   };
 }
@@ -74,7 +76,7 @@ async function main() {
   if (args.help) {
     console.log(
       [
-        "usage: node bench/run.mjs [suite ...] [--quick] [--snapshot] [--direct]",
+        "usage: node bench/run.mjs [suite ...] [--quick] [--snapshot] [--direct] [--by-statement]",
         `suites: ${available.join(", ")} (default: all, in this order)`,
         "--quick     run every suite at ~1/10 scale (smoke test)",
         "--snapshot  serve a private copy of src/ and the config, so edits made during the run",
@@ -84,6 +86,8 @@ async function main() {
         "            proxy hop (production has no such hop); the bundle is built once at start, so",
         "            edits during the run cannot reload it (the versus suite then also measures a",
         "            runtime floor: an empty hibernating Durable Object in its own workerd)",
+        "--by-statement  the objects log their SQLite rows per statement (METER_ROWS_BY_STATEMENT=1)",
+        "            and the cost suite breaks each workload's rows written down by class and statement",
       ].join("\n"),
     );
     return 0;
@@ -131,7 +135,9 @@ async function main() {
       runtime: args.runtime,
       log,
       removeOnStop: args.snapshot ? [cwd] : [],
-      vars: BENCH_SERVER_VARS,
+      vars: args.byStatement ? { ...BENCH_SERVER_VARS, METER_ROWS_BY_STATEMENT: "1" } : BENCH_SERVER_VARS,
+      // The tally's lines are console.log lines (wrangler drops them at its default level).
+      ...(args.byStatement ? { logLevel: "log" } : {}),
     });
     // The default tenant (the dev operator token's) with limits no workload reaches: the bench
     // measures work, and the flood suite its refusals (bench/lib/bench-tenant.mjs).
@@ -153,6 +159,8 @@ async function main() {
         repoRoot: REPO_ROOT,
         signal: interruption.signal,
         quick: args.quick,
+        /** --by-statement: the server logs rows per statement (src/metering/statement-tally.ts). */
+        byStatement: args.byStatement,
         log: (msg) => log(`${name}: ${msg}`),
       };
       let rows = [];
@@ -211,7 +219,10 @@ async function main() {
   machine.loadAvgAtEnd = os.loadavg().map((l) => Number(l.toFixed(2)));
   await writeFile(join(RESULTS_DIR, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
 
-  const serverErrors = serverLines.filter((l) => /error|exception|uncaught/i.test(l));
+  // --by-statement's tally lines name columns such as `errors`: not error lines.
+  const serverErrors = serverLines.filter(
+    (l) => /error|exception|uncaught/i.test(l) && !l.includes('{"rowsByStatement"'),
+  );
   console.log(
     `\nmachine: node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.platform}, ${machine.date}`,
   );

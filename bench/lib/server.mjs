@@ -319,9 +319,11 @@ async function launch({ label, command, args, cwd, port, persistDir, removeDirs,
   const child = spawn(command, args, { cwd, env: childEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] });
 
   const lines = [];
+  const lineListeners = new Set();
   const keep = (chunk) => {
     for (const line of chunk.toString().replace(ANSI, "").split(/\r?\n/)) {
       if (line.trim() === "") continue;
+      for (const listener of lineListeners) listener(line);
       lines.push(line);
       if (lines.length > LOG_LINES_KEPT) lines.shift();
     }
@@ -368,6 +370,11 @@ async function launch({ label, command, args, cwd, port, persistDir, removeDirs,
     isRunning: () => exitInfo === undefined,
     logTail: (n = 50) => lines.slice(-n),
     logLines: () => [...lines],
+    /** Calls `listener` with each output line from now on (past the kept tail); returns the unsubscribe. */
+    onLine(listener) {
+      lineListeners.add(listener);
+      return () => lineListeners.delete(listener);
+    },
     /** SIGTERM to the whole group, SIGKILL after a grace period; removes the state dir. */
     stop() {
       stopping ??= (async () => {

@@ -14,6 +14,7 @@ import { benchTenant } from "../lib/bench-tenant.mjs";
 import { startFakeApi } from "../lib/channel-peers.mjs";
 import { closeAll, GatewayConn, gatewayUrl, messageText } from "../lib/gateway.mjs";
 import { workerdCpuMs } from "../lib/process-cpu.mjs";
+import { statementRows, statementRowsPerOp } from "../lib/statement-rows.mjs";
 import { UNIT_KEYS, unitsByClass, unitsPerOp } from "../lib/usage-delta.mjs";
 import { Turns } from "./runs.mjs";
 
@@ -85,14 +86,20 @@ function sum(byClass) {
 
 /**
  * Runs `op` `n` times in a fresh tenant (after `setup`), and returns the units per op, with the
- * overhead of reading the usage itself (measured once per tenant) taken out.
+ * overhead of reading the usage itself (measured once per tenant) taken out; null for a workload
+ * BENCH_COST_ONLY leaves out.
  */
 async function measure(ctx, name, { setup, op, n, workerRequestsPerOp }) {
+  if (!wanted(name)) return null;
   const id = `cost-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}-${randomUUID().slice(0, 6)}`;
   const tenant = await benchTenant(ctx.baseUrl, ctx.signal, id);
   const state = setup ? await setup(tenant, id) : {};
+  // --by-statement: the objects' rows per statement, marked beside each snapshot.
+  const tally = ctx.byStatement && ctx.server ? statementRows(ctx.server) : null;
   const first = await settledUnits(tenant.admin, id, ctx.signal);
+  const firstMark = tally?.mark();
   const second = await settledUnits(tenant.admin, id, ctx.signal);
+  const secondMark = tally?.mark();
   const cpuBefore = workerdCpuMs(ctx.server?.pid);
   for (let i = 0; i < n; i++) await op(tenant, state, i);
   // The work's tail (hand-offs, a retry alarm) inside the CPU window, the usage read outside it.
@@ -101,9 +108,23 @@ async function measure(ctx, name, { setup, op, n, workerRequestsPerOp }) {
   const after = await settledUnits(tenant.admin, id, ctx.signal);
   // The snapshots' own cost (a usage read: the tenant object, the ledger) taken out.
   const perOp = unitsPerOp(first, second, after, n);
+  const byStatement = tally ? statementRowsPerOp(firstMark, secondMark, tally.mark(), n) : null;
+  tally?.stop();
   await state.close?.();
   const cpuMsPerOp = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / n;
-  return { name, perOp, total: sum(perOp), workerRequestsPerOp, cpuMsPerOp };
+  return { name, perOp, total: sum(perOp), workerRequestsPerOp, cpuMsPerOp, byStatement };
+}
+
+/** --by-statement: a row per statement that wrote, rows written per op (its calls and rows read in the note). */
+function statementRowsOf({ name, byStatement }) {
+  return (byStatement ?? [])
+    .filter((s) => s.rowsWritten >= 0.05)
+    .map((s) => ({
+      name: `${name} · ${s.objectClass.replace("Object", "")} · ${s.statement.slice(0, 110)}`,
+      value: s.rowsWritten,
+      unit: "rows written/op",
+      note: `${s.calls.toFixed(2)} calls/op, ${s.rowsRead.toFixed(1)} rows read/op`,
+    }));
 }
 
 function rowsOf(result) {
@@ -166,6 +187,7 @@ function rowsOf(result) {
       unit: "USD",
       note: `incl. ${workerRequestsPerOp} Worker request(s) per op`,
     },
+    ...statementRowsOf(result),
   ];
 }
 
@@ -209,6 +231,16 @@ async function useToolModel(tenant, mock) {
     },
   });
 }
+
+/**
+ * BENCH_COST_ONLY=<word>[,<word>…]: only the workloads whose name contains one of the words
+ * (e.g. `telegram,existing`); the tenant-month rows need the echo turn and the idle tenant.
+ */
+const ONLY = (process.env.BENCH_COST_ONLY ?? "")
+  .split(",")
+  .map((w) => w.trim().toLowerCase())
+  .filter(Boolean);
+const wanted = (name) => ONLY.length === 0 || ONLY.some((w) => name.toLowerCase().includes(w));
 
 export async function run(ctx) {
   const { log, signal } = ctx;
@@ -419,9 +451,20 @@ export async function run(ctx) {
   });
   results.push(idle);
 
-  const rows = results.flatMap(rowsOf);
-  // A tenant-month: messages × (a turn + its Worker request), plus a day of an idle socket × 30.
+  const rows = results.filter(Boolean).flatMap(rowsOf);
+  // A tenant-month: messages × (a turn + its Worker request), plus a day of an idle socket × 30;
+  // a channel tenant's: Telegram DMs × (a DM to its reply + its webhook's Worker request).
   const turn = results[0];
+  const telegram = results.find((r) => r?.name === "Telegram DM to reply");
+  if (telegram)
+    for (const messages of [100, 10_000, 1_000_000])
+      rows.push({
+        name: `tenant-month, ${messages.toLocaleString("en")} Telegram DMs`,
+        value: messages * dollars(telegram.total, telegram.workerRequestsPerOp),
+        unit: "USD",
+        note: `${messages.toLocaleString("en")} × a Telegram DM to its reply (webhook Worker request included)`,
+      });
+  if (!turn || !idle) return rows;
   const perMessage = dollars(turn.total, 1);
   const idleDay = dollars(idle.total) * ((24 * 3600) / idleSeconds);
   for (const messages of [100, 10_000, 1_000_000]) {

@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { R2Account } from "./metered-bucket";
 import { withMeteredAttachments } from "./metered-env";
 import { type EventKind, ObjectMeter, type UnitsSink } from "./object-meter";
+import { statementTallyFor } from "./statement-tally";
 import { tenantOfObject } from "./units-sinks";
 
 /**
@@ -35,7 +36,13 @@ export function meteredObject<C extends ObjectClass>(Base: C, objectClass: strin
       const sink = sinkFor(ctx, env);
       let meter: ObjectMeter | null = null;
       if (sink) {
-        meter = new ObjectMeter(objectClass, sink, (work) => ctx.waitUntil(work));
+        meter = new ObjectMeter(
+          objectClass,
+          sink,
+          (work) => ctx.waitUntil(work),
+          Date.now,
+          statementTallyFor(env as Env & { METER_ROWS_BY_STATEMENT?: string }),
+        );
         meter.countRows(ctx.storage.sql);
         meters.set(ctx, meter);
       }

@@ -1,5 +1,6 @@
 import type { R2Units } from "./metered-bucket";
 import { NO_UNITS, type ObjectUnits, utcDay } from "./object-units";
+import { logStatementRows, type StatementTally } from "./statement-tally";
 
 /**
  * Counts what one Durable Object instance bills while it runs, in memory, and hands the sum
@@ -44,6 +45,8 @@ export class ObjectMeter {
     private readonly sink: UnitsSink,
     private readonly keepAlive: (work: Promise<unknown>) => void,
     private readonly now: () => number = Date.now,
+    /** Rows per statement, logged with each take (the bench's `--by-statement`); null: not kept. */
+    private readonly tally: StatementTally | null = null,
   ) {}
 
   /**
@@ -58,6 +61,7 @@ export class ObjectMeter {
     sql.exec = function countedExec(this: SqlStorage, ...args: Parameters<SqlStorage["exec"]>) {
       const cursor = exec.apply(this, args);
       meter.cursors.push(cursor);
+      meter.tally?.note(args[0], cursor);
       return cursor;
     } as SqlStorage["exec"];
   }
@@ -132,6 +136,7 @@ export class ObjectMeter {
       this.sizeTaken = size;
     }
     this.units = { ...NO_UNITS };
+    if (this.tally) logStatementRows(this.objectClass, this.tally.take());
     return units;
   }
 }

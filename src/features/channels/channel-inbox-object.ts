@@ -9,7 +9,7 @@ import { redactCredentials } from "../../secrets/redact-credentials";
 import { migrate } from "../../storage/migrations";
 import { tenantApi, tenantContext } from "../../stubs";
 import { TIMER_SCHEMA } from "../../timers/timer-schema";
-import { type TimerKind, type TimerPort, Timers } from "../../timers/timers";
+import { TIMER_RETRY_MS, type TimerKind, type TimerPort, Timers } from "../../timers/timers";
 import { BOT_MESSAGES_SCHEMA, BotMessagesStore } from "./bot-messages-store";
 import type { ChannelInboxApi } from "./channel-inbox-api";
 import { channelCredentials } from "./channel-registry";
@@ -18,6 +18,7 @@ import { DEBOUNCE_SCHEMA, DebounceStore } from "./debounce-store";
 import { GROUP_HISTORY_SCHEMA, GroupHistoryStore } from "./group-history-store";
 import { MEDIA_WARNING_KIND, mediaMaxBytes } from "./inbound-media";
 import { ChannelInbox } from "./inbox";
+import { InboxDrainSchedule } from "./inbox-drain";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
 import { channelSenderOf, inboundAdapters } from "./platforms";
 import { type ChannelSendResult, isAuthFailure } from "./send-health";
@@ -25,7 +26,10 @@ import { SEND_HEALTH_SCHEMA, SendHealthStore } from "./send-health-store";
 import { BOT_THREADS_SCHEMA, BotThreadsStore } from "./slack/bot-threads-store";
 
 type InboxTimer = "channel-inbox" | "delivery";
-/** The one timer ref of the drain (every accepted update sets it due now). */
+/**
+ * The drain's timer ref: only a drain that failed is retried through the timer table (an accepted
+ * update schedules the drain in memory: inbox-drain.ts).
+ */
 const DRAIN = "drain";
 
 /**
@@ -37,6 +41,7 @@ const DRAIN = "drain";
 export class ChannelInboxObject extends DurableObject<Env> implements ChannelInboxApi {
   private readonly store: InboxStore;
   private readonly timers: Timers<InboxTimer>;
+  private readonly drains = new InboxDrainSchedule();
   private readonly outbox: Outbox;
   private readonly inbox: ChannelInbox;
   private readonly sendHealth: SendHealthStore;
@@ -61,7 +66,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
     this.sendHealth = new SendHealthStore(ctx.storage.sql);
     this.conversations = new ConversationReferenceStore(ctx.storage.sql);
     this.botMessages = new BotMessagesStore(ctx.storage.sql);
-    this.timers = new Timers<InboxTimer>(ctx.storage);
+    this.timers = new Timers<InboxTimer>(ctx.storage, () => this.drains.next());
     const tenantId = ctx.id.name ?? "";
     const tenant = () => tenantApi(env, tenantId);
     const resolve = async (name: string) => tenant().resolveSecret(name);
@@ -83,7 +88,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       store: this.store,
       groupHistory: new GroupHistoryStore(ctx.storage.sql),
       bursts: new DebounceStore(ctx.storage.sql),
-      wakeAt: (at) => this.timers.set("channel-inbox", DRAIN, at),
+      wakeAt: (at) => this.drains.at(at),
       transaction: (fn) => ctx.storage.transactionSync(fn),
       tenantId,
       config: async () => tenant().config(),
@@ -125,19 +130,19 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
     ctx.blockConcurrencyWhile(async () => {
       this.timers.recoverLeases();
       this.outbox.reconcile();
-      if (this.store.hasPending()) this.timers.set("channel-inbox", DRAIN, Date.now());
+      if (this.store.hasOpen()) this.drains.at(Date.now());
       await this.timers.arm();
     });
   }
 
   async accept(channel: string, updateId: string, body: string, origin: string | null) {
-    const fresh = this.ctx.storage.transactionSync(() => {
-      const inserted = this.store.accept(channel, updateId, body, origin, Date.now());
-      if (inserted) this.timers.set("channel-inbox", DRAIN, Date.now());
-      return inserted;
-    });
-    if (fresh) await this.timers.arm();
-    return { duplicate: !fresh };
+    const now = Date.now();
+    const fresh = this.store.accept(channel, updateId, body, origin, now);
+    if (!fresh) return { duplicate: true };
+    this.drains.at(now);
+    // The alarm is written in this turn too, so it commits with the update.
+    await this.timers.arm();
+    return { duplicate: false };
   }
 
   pairingList(channel: string) {
@@ -167,10 +172,21 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
   }
 
   override async alarm(): Promise<void> {
-    await this.timers.fire({
-      "channel-inbox": () => this.inbox.drain(),
-      delivery: (id, now) => this.outbox.attempt(id, now),
-    });
+    const drain = () => this.inbox.drain();
+    const drainDue = this.drains.takeDue(Date.now());
+    await Promise.all([
+      drainDue ? this.drains.once(drain).catch((error: unknown) => this.drainFailed(error)) : undefined,
+      this.timers.fire({
+        "channel-inbox": () => this.drains.once(drain),
+        delivery: (id, now) => this.outbox.attempt(id, now),
+      }),
+    ]);
     await this.timers.arm();
+  }
+
+  /** A failed drain is retried by the timer table, with its backoff from then on. */
+  private drainFailed(error: unknown): void {
+    console.error(`channel inbox: drain failed; retrying in ${TIMER_RETRY_MS} ms`, error);
+    this.timers.set("channel-inbox", DRAIN, Date.now() + TIMER_RETRY_MS);
   }
 }

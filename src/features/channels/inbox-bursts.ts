@@ -8,8 +8,8 @@ import type { InboxStore, InboxUpdate } from "./inbox-store";
 export type StartTurn = (updates: InboxUpdate[], turn: ChannelTurn, config: TenantConfig) => Promise<void>;
 
 /**
- * The inbox's side of inbound debounce (src/features/channels/debounce.ts): a text turn is held with
- * its update (both durable, so a crash inside the window loses nothing) and the burst becomes
+ * The inbox's side of inbound debounce (src/features/channels/debounce.ts): a text turn is held on
+ * its update's row (durable, so a crash inside the window loses nothing) and the burst becomes
  * one turn when its window passed, or at once before a message of the same chat that is not
  * held (a command, media), so the chat's order stays. The window is the drain's own timer.
  */
@@ -35,10 +35,7 @@ export class InboxBursts {
       // drain, a restart) is answered first; this message starts the next one.
       const last = this.ports.bursts.lastArrival(key);
       if (last !== undefined && burstDueAt(last, windowMs) < update.receivedAt) await this.flush(key, config);
-      this.ports.transaction(() => {
-        this.ports.bursts.hold(key, update.channel, update.updateId, turn, update.receivedAt);
-        this.ports.store.hold(update.channel, update.updateId);
-      });
+      this.ports.bursts.hold(key, update.channel, update.updateId, turn);
       return true;
     }
     if (this.ports.bursts.has(key)) await this.flush(key, config);
@@ -61,11 +58,13 @@ export class InboxBursts {
 
   /** One turn for the burst's held updates (a crash after its start finds the same run). */
   private async flush(key: string, config: TenantConfig): Promise<void> {
-    const members = this.ports.transaction(() => this.ports.bursts.seal(key));
+    const { members, ackOwed } = this.ports.transaction(() => this.ports.bursts.seal(key));
     const updates = members
       .map((member) => this.ports.store.update(member.channel, member.updateId))
       .filter((update): update is InboxUpdate => update !== null);
-    if (updates.length === 0) return this.ports.transaction(() => this.ports.bursts.release(members));
+    if (updates.length === 0) return;
+    // The seal recorded the typing acknowledgement; the turn still sends it.
+    if (ackOwed) updates[0] = { ...updates[0]!, acked: false, ackRecorded: true };
     await this.startTurn(updates, mergedTurn(members.map((member) => member.turn)), config);
   }
 }

@@ -52,7 +52,10 @@ export type InboxUpdate = {
   body: string;
   origin: string | null;
   attempts: number;
+  /** The typing acknowledgement was sent (recorded before sending: a crash never repeats it). */
   acked: boolean;
+  /** Not sent yet but already recorded (a burst's seal records it: debounce-store.ts). */
+  ackRecorded?: boolean;
   /** When it was accepted (ms): a burst's window runs between its messages' arrivals. */
   receivedAt: number;
 };
@@ -122,11 +125,11 @@ export class InboxStore {
     );
   }
 
-  /** The oldest update still to handle. */
+  /** The oldest update still to handle (a burst's held updates wait for their burst: debounce-store.ts). */
   nextPending(): InboxUpdate | null {
     const row = first<UpdateRow>(
       this.sql,
-      "SELECT channel, update_id, body, origin, attempts, acked, received_at FROM channel_updates WHERE state = 'pending' ORDER BY received_at, rowid LIMIT 1",
+      "SELECT channel, update_id, body, origin, attempts, acked, received_at FROM channel_updates WHERE state = 'pending' AND burst_key IS NULL ORDER BY received_at, rowid LIMIT 1",
     );
     return row ? inboxUpdateOf(row) : null;
   }
@@ -142,12 +145,16 @@ export class InboxStore {
     return row ? inboxUpdateOf(row) : null;
   }
 
-  /** Held for a burst (src/features/channels/debounce-store.ts): no longer pending, not handled yet. */
-  hold(channel: string, updateId: string): void {
-    this.sql.exec("UPDATE channel_updates SET state = 'held' WHERE channel = ? AND update_id = ?", channel, updateId);
+  /** Whether an update waits for the drain (not a burst's held one). */
+  hasPending(): boolean {
+    return (
+      first(this.sql, "SELECT 1 AS one FROM channel_updates WHERE state = 'pending' AND burst_key IS NULL LIMIT 1") !==
+      undefined
+    );
   }
 
-  hasPending(): boolean {
+  /** Whether any update is not handled yet, held ones included (a new instance drains then). */
+  hasOpen(): boolean {
     return first(this.sql, "SELECT 1 AS one FROM channel_updates WHERE state = 'pending' LIMIT 1") !== undefined;
   }
 
@@ -163,10 +170,10 @@ export class InboxStore {
     this.sql.exec("UPDATE channel_updates SET acked = 1 WHERE channel = ? AND update_id = ?", channel, updateId);
   }
 
-  /** The update was handled (`outcome` says how); its body is dropped, its id kept for dedupe. */
+  /** The update was handled (`outcome` says how); its body (and a burst's turn) dropped, its id kept for dedupe. */
   finish(channel: string, updateId: string, outcome: string, now: number): void {
     this.sql.exec(
-      "UPDATE channel_updates SET state = 'done', body = '', outcome = ? WHERE channel = ? AND update_id = ?",
+      "UPDATE channel_updates SET state = 'done', body = '', turn = NULL, outcome = ? WHERE channel = ? AND update_id = ?",
       outcome,
       channel,
       updateId,
@@ -185,6 +192,7 @@ export class InboxStore {
       channel,
     );
     const of = (state: string) => rows.find((r) => r.state === state)?.n ?? 0;
+    // `held`: a burst's update as an older version kept it (migrated to `pending`; debounce-store.ts).
     return { pending: of("pending") + of("held"), handled: of("done") };
   }
 

@@ -221,7 +221,9 @@ export class ChannelInbox {
   /** The platform's acknowledgement, recorded before it is sent: a crash repeats what follows, never it. */
   private async acknowledgeOnce(update: InboxUpdate, adapter: InboundAdapter, config: TenantConfig, ack: ChannelAck) {
     if (update.acked) return;
-    this.ports.store.markAcked(update.channel, update.updateId);
+    // Recorded before it is sent: a crash repeats the turn's start, never the typing. A burst's
+    // seal has recorded it already (inbox-bursts.ts), in the same row write.
+    if (!update.ackRecorded) this.ports.store.markAcked(update.channel, update.updateId);
     await adapter.acknowledge(config, ack);
   }
 
@@ -231,9 +233,9 @@ export class ChannelInbox {
     });
   }
 
+  /** A held update leaves its burst with this too (its burst columns are on its row: debounce-store.ts). */
   private finish(update: InboxUpdate, outcome: string): void {
     this.ports.store.finish(update.channel, update.updateId, outcome, Date.now());
-    this.ports.bursts.release([update]);
   }
 }
 

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { freshTenant, type TestTenant, user } from "../support/helpers";
+import { freshTenant, type TestTenant, until, user } from "../support/helpers";
+import { peerTelegramChannel, postTelegramDm } from "../support/telegram-helpers";
 import { GatewayClient } from "../support/ws-helpers";
 
 /**
@@ -8,16 +9,18 @@ import { GatewayClient } from "../support/ws-helpers";
  * the tenant's rows of one echo turn in an existing session, from the meter's ledger: the cuts
  * (timers without a due index, partial run indexes; messages one row each, the entry written
  * once per transaction, one progress row per session in the tenant) hold it to the figure
- * docs/benchmarks.md reports.
+ * docs/benchmarks.md reports. A Telegram DM to its reply (the inbox's rows too) is held the same way.
  */
 
 const today = () => new Date().toISOString().slice(0, 10);
 
-/** Rows written so far today per class, of the session and the tenant object. */
-async function rowsWritten(tenantId: string): Promise<{ session: number; tenant: number }> {
+type Rows = { session: number; tenant: number; inbox: number };
+
+/** Rows written so far today per class, of the session, the tenant and the channel inbox object. */
+async function rowsWritten(tenantId: string): Promise<Rows> {
   const rows = await (env as unknown as Env).LEDGER.getByName(tenantId).unitsBetween(today(), today());
   const of = (objectClass: string) => rows.find((row) => row.objectClass === objectClass)?.units.rowsWritten ?? 0;
-  return { session: of("SessionObject"), tenant: of("TenantObject") };
+  return { session: of("SessionObject"), tenant: of("TenantObject"), inbox: of("ChannelInboxObject") };
 }
 
 /**
@@ -31,7 +34,7 @@ async function settled(tenantId: string) {
     await new Promise((r) => setTimeout(r, 400));
     const now = JSON.stringify(await rowsWritten(tenantId));
     quiet = now === last ? quiet + 1 : 0;
-    if (quiet === 5) return JSON.parse(now) as { session: number; tenant: number };
+    if (quiet === 5) return JSON.parse(now) as Rows;
     last = now;
   }
   throw new Error("the units never settled");
@@ -82,5 +85,39 @@ describe("rows written per turn", () => {
     } finally {
       client.close();
     }
+  });
+});
+
+const TG_SECRET = "tg-webhook-secret-rows-0123456";
+let nextUpdateId = 960_000;
+
+/** One Telegram DM through the webhook, answered: its reply delivered by the session's outbox. */
+async function telegramDm(t: TestTenant, text: string, replies: number) {
+  await postTelegramDm(t, TG_SECRET, { updateId: nextUpdateId++, chatId: 555600 }, { text });
+  await until(
+    async () => {
+      const sent = await t.call(`/v1/sessions/${encodeURIComponent("agent:main:main")}/deliveries`);
+      return ((sent.data.deliveries ?? []) as Array<{ status: string }>).filter((d) => d.status === "delivered");
+    },
+    (delivered) => delivered.length >= replies,
+  );
+}
+
+describe("rows written per Telegram DM", () => {
+  it("a DM to its reply (debounced by default, typing, the reply's delivery) writes at most 34 session + inbox + tenant rows (44 before the inbox's cut)", async () => {
+    const t = await freshTenant("rows-dm");
+    // The peer's getMe answers bot id 42: a token of that id keeps the identity (a real bot's
+    // token starts with its id), so no DM refetches and rewrites it.
+    const put = await t.config({ channels: { telegram: peerTelegramChannel(TG_SECRET, { botToken: "42:fake" }) } });
+    expect(put.status, put.text).toBe(200);
+    await telegramDm(t, "warm", 1);
+    const before = await settled(t.id);
+    await telegramDm(t, "measured", 2);
+    const after = await settled(t.id);
+    const session = after.session - before.session;
+    const inbox = after.inbox - before.inbox;
+    const tenant = after.tenant - before.tenant;
+    console.log(`rows written per Telegram DM: session ${session}, inbox ${inbox}, tenant ${tenant}`);
+    expect(session + inbox + tenant).toBeLessThanOrEqual(34);
   });
 });
