@@ -1,5 +1,6 @@
-import type { ChannelSender, SendOutcome } from "../adapter";
+import type { ChannelSender } from "../adapter";
 import { PAIRING_KIND } from "../adapter";
+import { type PartRefused, sendOnePart } from "../send-parts";
 import { type ChatApi, GOOGLECHAT_TYPING_TEXT, googleChatChunks, parseGoogleChatSpace } from "./chat-api";
 
 /**
@@ -56,22 +57,20 @@ export function googleChatSender(
       try {
         if (delivery.kind === PAIRING_KIND) {
           const answer = await api.request("POST", api.url(`${space}/messages`), { text: delivery.message });
-          return ok(answer.status) ? { partsSent: 1 } : failed(answer, 0, onUnauthorized);
+          return ok(answer.status) ? { partsSent: 1 } : { partsSent: 0, ...failed(answer, onUnauthorized) };
         }
         // The outbox hands over its whole Delivery row: its key names the turn it answers.
         const key = (delivery as { idempotencyKey?: string }).idempotencyKey ?? delivery.message;
         const inbound = TURN_REPLY_KEY.exec(key)?.[1];
         const baseId = inbound ? await placeholderIdOf(inbound) : await clientMessageId(`delivery:${key}`);
-        const parts = googleChatChunks(delivery.message);
-        if (part >= parts.length) return { partsSent: parts.length };
-        const text = parts[part] as string;
-        const answer =
-          part === 0 && inbound
-            ? await intoPlaceholder(api, space, baseId, text)
-            : await createOnce(api, space, part === 0 ? baseId : `${baseId}-${part}`, text);
-        if (!ok(answer.status)) return failed(answer, part, onUnauthorized);
-        // One message per call: the outbox sends the next a pace later (OpenClaw's parts go ~1 s apart).
-        return part + 1 < parts.length ? { partsSent: part + 1, moreParts: true } : { partsSent: parts.length };
+        // One message per call: the outbox sends the next a pace later (../send-parts.ts).
+        return await sendOnePart(googleChatChunks(delivery.message), part, async (text) => {
+          const answer =
+            part === 0 && inbound
+              ? await intoPlaceholder(api, space, baseId, text)
+              : await createOnce(api, space, part === 0 ? baseId : `${baseId}-${part}`, text);
+          return ok(answer.status) ? null : failed(answer, onUnauthorized);
+        });
       } catch (error) {
         return { partsSent: part, error: `Chat API: ${error instanceof Error ? error.message : String(error)}` };
       }
@@ -99,14 +98,13 @@ async function createOnce(api: ChatApi, space: string, id: string, text: string)
 type ChatAnswer = { status: number; body: Record<string, unknown>; retryAfter?: string | null };
 
 /** Google's error text with the status; final when the space or the app's access is gone (retrying cannot help). */
-function failed(answer: ChatAnswer, partsSent: number, onUnauthorized: () => void): SendOutcome {
+function failed(answer: ChatAnswer, onUnauthorized: () => void): PartRefused {
   if (answer.status === 401) onUnauthorized();
   const error = answer.body.error as { message?: unknown } | undefined;
   const detail = typeof error?.message === "string" ? `: ${error.message.slice(0, 300)}` : "";
   const final = answer.status === 403 || answer.status === 404;
   const refusal = { status: answer.status, retryAfter: answer.retryAfter ?? null, body: answer.body };
   return {
-    partsSent,
     error: `Chat API answered ${answer.status}${detail}`,
     refusal,
     ...(final ? { final: true } : {}),

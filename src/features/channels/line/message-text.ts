@@ -59,6 +59,7 @@ function stickerText(message: LineMessage): string {
   return description ? `[Sent a sticker: ${description}]` : "[Sent a sticker]";
 }
 
-function nonBlank(value: string | undefined): string | undefined {
-  return value?.trim() ? value : undefined;
+/** A string LINE sent with something in it (a name, a title, a sticker's text), as sent; else undefined. */
+export function nonBlank(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value : undefined;
 }

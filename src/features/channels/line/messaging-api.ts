@@ -4,6 +4,7 @@ import { guardedFetch } from "../../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../../policy/outbound-url";
 import { sha256Hex, uuidFrom } from "../../../util/encoding";
 import type { PlatformRefusal, SendOutcome } from "../adapter";
+import { nonBlank } from "./message-text";
 import { type LineCall, type LineReplyToken, planLineCalls } from "./send-plan";
 
 /** LINE's own Messaging API root; `channels.line.apiRoot` replaces it. */
@@ -174,11 +175,6 @@ export class LineMessagingApi {
     // 409 (answered as sent by `send`): LINE already accepted a push with this retry key (a resend after a crash).
     return this.call("POST", "/v2/bot/message/push", { to, messages }, retryKey);
   }
-}
-
-/** A name LINE answered, when it is one. */
-function nonBlank(value: unknown): string | undefined {
-  return typeof value === "string" && value.trim() !== "" ? value : undefined;
 }
 
 /** The ids in a reply's or push's answer (`{ sentMessages: [{ id, quoteToken }] }`); none on a 409. */

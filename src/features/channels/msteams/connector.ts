@@ -4,6 +4,7 @@ import type { OutboundPolicy } from "../../../policy/outbound-url";
 import { type ChannelSender, PAIRING_KIND, type PlatformRefusal, type SendOutcome } from "../adapter";
 import { chunkText } from "../telegram/format";
 import { MSTEAMS, MSTEAMS_CHUNK_CHARS } from "./activity";
+import { sendOnePart } from "../send-parts";
 import { checkServiceUrl } from "./service-url";
 
 /**
@@ -82,17 +83,10 @@ export class MsTeamsConnector {
     const root = target.threadId !== undefined ? String(target.threadId) : undefined;
     const url = await this.activitiesUrl(conversationId, root);
     if (typeof url !== "string") return { partsSent: fromPart, error: url.error };
-    if (fromPart >= parts.length) return { partsSent: parts.length };
-    const activity = {
-      type: "message",
-      text: parts[fromPart]!,
-      textFormat: "markdown",
-      ...(root ? { replyToId: root } : {}),
-    };
-    const refused = await this.call(url, activity);
-    if (refused) return { partsSent: fromPart, ...refused };
-    // One activity per call: the outbox sends the next a pace later (OpenClaw's parts go ~1 s apart).
-    return fromPart + 1 < parts.length ? { partsSent: fromPart + 1, moreParts: true } : { partsSent: parts.length };
+    // One activity per call: the outbox sends the next a pace later (../send-parts.ts).
+    return sendOnePart(parts, fromPart, (text) =>
+      this.call(url, { type: "message", text, textFormat: "markdown", ...(root ? { replyToId: root } : {}) }),
+    );
   }
 
   private async activitiesUrl(conversationId: string, threadRoot?: string): Promise<string | { error: string }> {

@@ -4,6 +4,7 @@ import { guardedFetch } from "../../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../../policy/outbound-url";
 import { toHex } from "../../../util/encoding";
 import { type ChannelAck, type ChannelSender, PAIRING_KIND, type PlatformRefusal, type SendOutcome } from "../adapter";
+import { sendOnePart } from "../send-parts";
 import { chunkText } from "../telegram/format";
 import { markdownToSlackMrkdwn, SLACK_CHUNK_CHARS } from "./format";
 import type { SlackBotIdentity } from "./routing";
@@ -178,24 +179,17 @@ export class SlackWebApi {
     if (!route) return { partsSent: fromPart, error: `not a Slack target: ${target.to}` };
     const channel = route.channel ?? (await this.openDirect(route.user!));
     if (typeof channel !== "string") return { partsSent: fromPart, error: channel.error };
-    for (let part = fromPart; part < parts.length; part++) {
+    // One part per call: the outbox sends the next a pace later (../send-parts.ts).
+    return sendOnePart(parts, fromPart, async (text) => {
       const answer = await this.call("chat.postMessage", {
         channel,
-        text: parts[part]!,
+        text,
         ...(route.threadTs ? { thread_ts: route.threadTs } : {}),
         ...(blocks ? { blocks: JSON.stringify(blocks), mrkdwn: "false" } : {}),
         unfurl_links: "false",
       });
-      if (!answer.ok)
-        return {
-          partsSent: part,
-          error: failure(answer),
-          ...(answer.refusal ? { refusal: answer.refusal } : {}),
-        };
-      // One part per call: the outbox sends the next a pace later (OpenClaw's parts go ~1 s apart).
-      if (part + 1 < parts.length) return { partsSent: part + 1, moreParts: true };
-    }
-    return { partsSent: parts.length };
+      return answer.ok ? null : { error: failure(answer), ...(answer.refusal ? { refusal: answer.refusal } : {}) };
+    });
   }
 
   /** The DM channel with a user (`conversations.open`), for a `user:U…` target. */

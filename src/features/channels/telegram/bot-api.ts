@@ -12,6 +12,7 @@ import {
 } from "../adapter";
 import { MEDIA_WARNING_KIND } from "../inbound-media";
 import type { RateLimitRule } from "../rate-limit";
+import { sendOnePart } from "../send-parts";
 import { chunkText, htmlToPlainText, markdownToTelegramHtml, TELEGRAM_CHUNK_CHARS } from "./format";
 import { type BotIdentity, GENERAL_TOPIC_ID } from "./routing";
 
@@ -220,8 +221,9 @@ export class TelegramBotApi {
     const route = parseTelegramTarget(target);
     if (!route) return { partsSent: fromPart, error: `not a Telegram target: ${target.to}` };
     const chunks = chunkText(markdown, this.chunkChars);
-    for (let part = fromPart; part < chunks.length; part++) {
-      const html = markdownToTelegramHtml(chunks[part]!);
+    // One part per call: the outbox sends the next a pace later (../send-parts.ts).
+    return sendOnePart(chunks, fromPart, async (chunk, part) => {
+      const html = markdownToTelegramHtml(chunk);
       const base = {
         chat_id: route.chatId,
         ...(route.threadId !== undefined && route.threadId !== GENERAL_TOPIC_ID
@@ -233,11 +235,8 @@ export class TelegramBotApi {
       if (!answer.ok && answer.status === 400 && /can't parse entities/i.test(answer.description ?? "")) {
         answer = await this.call("sendMessage", { ...base, text: htmlToPlainText(html) });
       }
-      if (!answer.ok) return { partsSent: part, error: failure(answer), ...refusalOf(answer) };
-      // One part per call: the outbox sends the next a pace later (OpenClaw's parts go ~1 s apart).
-      if (part + 1 < chunks.length) return { partsSent: part + 1, moreParts: true };
-    }
-    return { partsSent: chunks.length };
+      return answer.ok ? null : { error: failure(answer), ...refusalOf(answer) };
+    });
   }
 }
 

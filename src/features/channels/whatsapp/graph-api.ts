@@ -4,6 +4,7 @@ import { guardedFetch } from "../../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../../policy/outbound-url";
 import type { ChannelSender, PlatformRefusal, SendOutcome } from "../adapter";
 import type { RateLimitRule } from "../rate-limit";
+import { sendOnePart } from "../send-parts";
 import { chunkText } from "../telegram/format";
 import { markdownToWhatsapp, WHATSAPP_CHUNK_CHARS } from "./format";
 
@@ -145,12 +146,12 @@ export class WhatsappCloudApi {
     };
   }
 
-  /** Sends chunk `fromPart` (the outbox paces the rest, OpenClaw's parts go ~1 s apart). */
-  private async sendParts(to: string, chunks: string[], fromPart: number): Promise<SendOutcome> {
-    if (fromPart >= chunks.length) return { partsSent: chunks.length };
-    const answer = await this.sendText(to, chunks[fromPart]!);
-    if (!answer.ok) return { partsSent: fromPart, ...failure(answer) };
-    return fromPart + 1 < chunks.length ? { partsSent: fromPart + 1, moreParts: true } : { partsSent: chunks.length };
+  /** Sends chunk `fromPart` (the outbox paces the rest: ../send-parts.ts). */
+  private sendParts(to: string, chunks: string[], fromPart: number): Promise<SendOutcome> {
+    return sendOnePart(chunks, fromPart, async (text) => {
+      const answer = await this.sendText(to, text);
+      return answer.ok ? null : failure(answer);
+    });
   }
 }
 
