@@ -2,10 +2,14 @@
  * Names a platform gives for ids (a user's display name, a channel's or a group's name), cached
  * per isolate for the rows and the model's envelope: a name rarely changes, and a stale one only
  * names a row or a sender. Bounded: at most `maxEntries`, each for `ttlMs`, the least recently
- * named dropped first. Best effort: a refused or failed lookup is not cached and leaves the name
- * out; a lookup slower than `lookupTimeoutMs` is not waited for (the inbox turns one update at a
- * time: a hung profile API must not hold every chat), its name kept for the next turn when it
- * comes. Keys carry the credential's digest, so tenants never share an entry.
+ * named dropped first. Best effort: a refused, failed or late lookup leaves the name out. The
+ * inbox turns one update at a time, so a hung or refusing profile API must not hold every chat:
+ * - a lookup slower than `lookupTimeoutMs` (NAME_LOOKUP_TIMEOUT_MS) is not waited for (its name kept for the next turn
+ *   when it comes);
+ * - a refused, failed or late lookup is remembered as "no name" for `missTtlMs`
+ *   (NAME_MISS_TTL_MS), so the turns after it neither call nor wait again;
+ * - one lookup per key is in flight: a turn asking meanwhile shares it (and its deadline).
+ * Keys carry the credential's digest, so tenants never share an entry.
  */
 export type NameCache = {
   get(key: string, lookUp: () => Promise<string | undefined>): Promise<string | undefined>;
@@ -14,37 +18,56 @@ export type NameCache = {
 /** How long a turn waits for a name (a lookup on loopback takes milliseconds, LINE's ~25 ms recorded). */
 export const NAME_LOOKUP_TIMEOUT_MS = 3_000;
 
+/** How long a refused, failed or late lookup is remembered as no name: short, a name that appears soon is told soon. */
+export const NAME_MISS_TTL_MS = 30_000;
+
 /** A longer name is cut: it labels a row (origin labels take 512 characters) and a sender. */
 const NAME_MAX_CHARS = 256;
 
-export function nameCache(options: { maxEntries: number; ttlMs: number; lookupTimeoutMs: number }): NameCache {
-  const names = new Map<string, { name: string; until: number }>();
+export function nameCache(bounds: {
+  maxEntries: number;
+  ttlMs: number;
+  lookupTimeoutMs?: number;
+  missTtlMs?: number;
+}): NameCache {
+  const options = { lookupTimeoutMs: NAME_LOOKUP_TIMEOUT_MS, missTtlMs: NAME_MISS_TTL_MS, ...bounds };
+  // `name` undefined: a miss, remembered for `missTtlMs`.
+  const names = new Map<string, { name: string | undefined; until: number }>();
+  const inFlight = new Map<string, Promise<string | undefined>>();
   const remember = (key: string, found: string | undefined) => {
-    if (found === undefined) return undefined;
-    const name = found.slice(0, NAME_MAX_CHARS);
+    const name = found?.slice(0, NAME_MAX_CHARS);
     names.delete(key);
-    names.set(key, { name, until: Date.now() + options.ttlMs });
+    names.set(key, { name, until: Date.now() + (name === undefined ? options.missTtlMs : options.ttlMs) });
     // A Map iterates oldest first: past the bound, the least recently named goes.
     if (names.size > options.maxEntries) names.delete(names.keys().next().value!);
     return name;
+  };
+  /** The lookup, answered by its deadline at the latest; past it a miss (until the late name comes). */
+  const lookUpOnce = (key: string, lookUp: () => Promise<string | undefined>) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const looked = lookUp().then(
+      (found) => remember(key, found),
+      () => remember(key, undefined),
+    );
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => {
+        remember(key, undefined);
+        resolve(undefined);
+      }, options.lookupTimeoutMs);
+    });
+    const answered = Promise.race([looked, late]).finally(() => {
+      if (timer !== undefined) clearTimeout(timer);
+      // A lookup that never settles is not shared past its deadline: after the miss, a new one.
+      if (inFlight.get(key) === answered) inFlight.delete(key);
+    });
+    inFlight.set(key, answered);
+    return answered;
   };
   return {
     async get(key, lookUp) {
       const cached = names.get(key);
       if (cached && cached.until > Date.now()) return cached.name;
-      const looked = lookUp().then(
-        (found) => remember(key, found),
-        () => undefined,
-      );
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), options.lookupTimeoutMs);
-      });
-      try {
-        return await Promise.race([looked, late]);
-      } finally {
-        if (timer !== undefined) clearTimeout(timer);
-      }
+      return inFlight.get(key) ?? lookUpOnce(key, lookUp);
     },
   };
 }

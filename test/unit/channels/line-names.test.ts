@@ -144,8 +144,9 @@ describe("a LINE turn's names", () => {
 });
 
 describe("nameCache", () => {
-  it("keeps a name for its time, bounded, the least recently named dropped first; failures not kept", async () => {
-    const cache = nameCache({ maxEntries: 2, ttlMs: 60_000, lookupTimeoutMs: 60_000 });
+  it("keeps a name for its time, bounded, the least recently named dropped first; a miss for its own", async () => {
+    // A miss kept for 0 ms (the window itself: name-cache.test.ts).
+    const cache = nameCache({ maxEntries: 2, ttlMs: 60_000, lookupTimeoutMs: 60_000, missTtlMs: 0 });
     let calls = 0;
     const look = (name: string | undefined) => async () => {
       calls++;

@@ -1,4 +1,4 @@
-import { NAME_LOOKUP_TIMEOUT_MS, nameCache } from "../name-cache";
+import { nameCache } from "../name-cache";
 import type { LineMessagingApi } from "./messaging-api";
 
 /**
@@ -7,7 +7,7 @@ import type { LineMessagingApi } from "./messaging-api";
  * summary, before the reply) and cached per isolate as it does, 5 minutes (../name-cache.ts;
  * at most 1,000). Best effort: a refused or failed call leaves the name out, the turn goes on.
  */
-const names = nameCache({ maxEntries: 1_000, ttlMs: 5 * 60_000, lookupTimeoutMs: NAME_LOOKUP_TIMEOUT_MS });
+const names = nameCache({ maxEntries: 1_000, ttlMs: 5 * 60_000 });
 
 /** Where a LINE message was written: a friend's 1:1 chat (no chat), a group or a room. */
 export type LineChat = { kind: "group" | "room"; id: string };

@@ -30,8 +30,11 @@ export function slackInbound(ports: SlackAdapterPorts): InboundAdapter {
       const event = parsed.data.event;
       const inChannel =
         typeof event.channel === "string" && event.channel_type !== "im" && !event.channel.startsWith("D");
-      const named = inChannel ? await channelName(api, event.channel!) : undefined;
-      const sender = typeof event.user === "string" && !event.bot_id ? await userName(api, event.user) : undefined;
+      // Side by side: a slow Web API costs an event one lookup's wait, not two.
+      const [named, sender] = await Promise.all([
+        inChannel ? channelName(api, event.channel!) : undefined,
+        typeof event.user === "string" && !event.bot_id ? userName(api, event.user) : undefined,
+      ]);
       const now = Date.now();
       const threadTs = inChannel && event.thread_ts !== event.ts ? event.thread_ts : undefined;
       const decision = decideSlack({

@@ -1,11 +1,11 @@
-import { NAME_LOOKUP_TIMEOUT_MS, nameCache } from "../name-cache";
+import { nameCache } from "../name-cache";
 import type { SlackWebApi } from "./web-api";
 
 /**
  * Names of channels (`conversations.info`) and users (`users.info` display name) for rows and
  * the model's envelope, cached per isolate (../name-cache.ts): at most 1,000, each for 10 minutes.
  */
-const names = nameCache({ maxEntries: 1_000, ttlMs: 10 * 60_000, lookupTimeoutMs: NAME_LOOKUP_TIMEOUT_MS });
+const names = nameCache({ maxEntries: 1_000, ttlMs: 10 * 60_000 });
 
 export async function channelName(api: SlackWebApi, channelId: string): Promise<string | undefined> {
   return names.get(`${await api.tokenDigest()}:channel:${channelId}`, async () => {
