@@ -17,6 +17,8 @@ const CHANNEL_SECRET = "line-channel-secret-0123456789ab";
 const USER = "U1111111111111111111111111111aaaa";
 const MEMBER = "U2222222222222222222222222222bbbb";
 const GROUP = "C3333333333333333333333333333cccc";
+/** A group only the name-cache test writes in: its summary is not cached by another test. */
+const NAMELESS_GROUP = "C4444444444444444444444444444dddd";
 const SLOW_RUNNER_MS = 2500;
 const HOOK_TOKEN = "hook-token-0123456789";
 /** Older than LINE's reply token lifetime (about a minute): the reply must be pushed. */
@@ -258,6 +260,21 @@ test("groups: a sender in groupAllowFrom is answered when mentioned, silence wit
   assert.ok(
     !(await calls()).some((c) => c.path === "/v2/bot/chat/loading/start" && c.body.chatId === GROUP),
     "no loading animation in groups",
+  );
+});
+
+test("a failed name lookup is not asked again by the next turn (the name cache's miss window)", async () => {
+  const summary = `/v2/bot/group/${NAMELESS_GROUP}/summary`;
+  await fail({ path: summary, count: 1, status: 500 });
+  await post([textEvent("nameless one", { from: MEMBER, group: NAMELESS_GROUP, mention: true })]);
+  await waitForSends("the first turn's reply", "ECHO: nameless one");
+  await post([textEvent("nameless two", { from: MEMBER, group: NAMELESS_GROUP, mention: true })]);
+  await waitForSends("the second turn's reply", "ECHO: nameless two");
+  // Within NAME_MISS_TTL_MS (30 s) the refused summary is remembered: one call, not one per turn.
+  const asked = (await calls()).filter((c) => c.path === summary);
+  assert.deepEqual(
+    asked.map((c) => c.status),
+    [500],
   );
 });
 
