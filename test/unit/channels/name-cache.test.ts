@@ -111,7 +111,12 @@ describe("Slack's channel and user names", () => {
         team_id: "T0TEST",
         event: { ...event, user: "U0BOB", text: "hello" },
       });
-      const slack = { mode: "http", dmPolicy: "open", groupPolicy: "open", channels: { C0OPEN: { requireMention: false } } };
+      const slack = {
+        mode: "http",
+        dmPolicy: "open",
+        groupPolicy: "open",
+        channels: { C0OPEN: { requireMention: false } },
+      };
       const config = { channels: { slack } } as unknown as TenantConfig;
       const decision = await inbound.decide({ body, config, approved: new Set() });
       expect(mostOpen).toBe(2);

@@ -2,9 +2,9 @@ import type { DeliveryTarget } from "../../../model/delivery";
 import { guardedFetch } from "../../../policy/guarded-fetch";
 import type { OutboundPolicy } from "../../../policy/outbound-url";
 import { type ChannelSender, PAIRING_KIND, type PlatformRefusal, type SendOutcome } from "../adapter";
+import { sendOnePart } from "../send-parts";
 import { chunkText } from "../telegram/format";
 import { MSTEAMS, MSTEAMS_CHUNK_CHARS } from "./activity";
-import { sendOnePart } from "../send-parts";
 import { checkServiceUrl } from "./service-url";
 
 /**
