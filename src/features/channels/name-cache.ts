@@ -33,7 +33,7 @@ export function nameCache(bounds: {
   const options = { lookupTimeoutMs: NAME_LOOKUP_TIMEOUT_MS, missTtlMs: NAME_MISS_TTL_MS, ...bounds };
   // `name` undefined: a miss, remembered for `missTtlMs`.
   const names = new Map<string, { name: string | undefined; until: number }>();
-  const inFlight = new Map<string, Promise<string | undefined>>();
+  const inFlight = new Map<string, Flight>();
   const remember = (key: string, found: string | undefined) => {
     const name = found?.slice(0, NAME_MAX_CHARS);
     names.delete(key);
@@ -43,31 +43,47 @@ export function nameCache(bounds: {
     return name;
   };
   /** The lookup, answered by its deadline at the latest; past it a miss (until the late name comes). */
-  const lookUpOnce = (key: string, lookUp: () => Promise<string | undefined>) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const looked = lookUp().then(
-      (found) => remember(key, found),
-      () => remember(key, undefined),
-    );
-    const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => {
-        remember(key, undefined);
-        resolve(undefined);
-      }, options.lookupTimeoutMs);
-    });
-    const answered = Promise.race([looked, late]).finally(() => {
-      if (timer !== undefined) clearTimeout(timer);
-      // A lookup that never settles is not shared past its deadline: after the miss, a new one.
-      if (inFlight.get(key) === answered) inFlight.delete(key);
-    });
-    inFlight.set(key, answered);
-    return answered;
+  const lookUpOnce = async (key: string, lookUp: () => Promise<string | undefined>) => {
+    let settled = false;
+    const settle = (found: string | undefined) => {
+      settled = true;
+      return remember(key, found);
+    };
+    const flight = {
+      looked: lookUp().then(settle, () => settle(undefined)),
+      deadline: Date.now() + options.lookupTimeoutMs,
+    };
+    inFlight.set(key, flight);
+    const name = await within(flight.looked, options.lookupTimeoutMs);
+    if (inFlight.get(key) === flight) inFlight.delete(key);
+    if (!settled) remember(key, undefined);
+    return name;
   };
   return {
     async get(key, lookUp) {
       const cached = names.get(key);
       if (cached && cached.until > Date.now()) return cached.name;
-      return inFlight.get(key) ?? lookUpOnce(key, lookUp);
+      const flight = inFlight.get(key);
+      // Joined with its own timer: in Workers a promise settles in the context of the request that
+      // started it, and that request may be gone; a flight past its deadline is not joined.
+      if (flight && flight.deadline > Date.now()) return within(flight.looked, flight.deadline - Date.now());
+      return lookUpOnce(key, lookUp);
     },
   };
+}
+
+/** A lookup in flight: its answer (the cache already written), and when its turns stop waiting (ms since epoch). */
+type Flight = { looked: Promise<string | undefined>; deadline: number };
+
+/** `answer`, or undefined once `waitMs` have passed (the timer cleared when the answer comes first). */
+async function within<T>(answer: Promise<T>, waitMs: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), waitMs);
+  });
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
 }

@@ -66,6 +66,21 @@ describe("nameCache: misses and lookups in flight", () => {
     expect(await Promise.race([cache.get("hung", hung), waited])).toBeUndefined();
     expect(calls).toBe(1);
   });
+
+  it("a flight whose deadline passed unanswered (its request gone, its timer with it) is not joined", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(1_795_705_000_000);
+    const cache = nameCache({ maxEntries: 10, ttlMs: 600_000, lookupTimeoutMs: 60_000 });
+    let calls = 0;
+    const hung = () => {
+      calls++;
+      return new Promise<string>(() => undefined);
+    };
+    void cache.get("stuck", hung);
+    vi.setSystemTime(1_795_705_000_000 + 60_001);
+    expect(await cache.get("stuck", async () => "Fresh")).toBe("Fresh");
+    expect(calls).toBe(1);
+  });
 });
 
 describe("Slack's channel and user names", () => {
