@@ -54,6 +54,12 @@ export function tenantOfKey(key: string): string {
 
 const units = (classA: number, classB: number, storedBytes: number): R2Units => ({ classA, classB, storedBytes });
 
+/** Nothing billed: what a call asks the account before it reaches R2 (the account's fence only). */
+export const NO_R2_UNITS: Readonly<R2Units> = Object.freeze(units(0, 0, 0));
+
+/** Whether `r2` bills nothing (an account's check before a delete): no meter needs it. */
+export const billsNothing = (r2: R2Units): boolean => r2.classA === 0 && r2.classB === 0 && r2.storedBytes === 0;
+
 /** `bucket` with every call counted to `account`. */
 export function meterBucket(bucket: R2Bucket, account: R2Account): MeteredBucket {
   return {
@@ -84,6 +90,9 @@ export function meterBucket(bucket: R2Bucket, account: R2Account): MeteredBucket
         const tenant = tenantOfKey(object.key);
         freed.set(tenant, (freed.get(tenant) ?? 0) + object.size);
       }
+      // Every tenant is passed to the account before R2 is called (a key the account may not
+      // touch is refused with nothing deleted); the bytes only once gone.
+      for (const tenant of freed.keys()) account(tenant, NO_R2_UNITS);
       await bucket.delete(objects.map((object) => object.key));
       for (const [tenant, bytes] of freed) account(tenant, units(0, 0, -bytes));
     },

@@ -1,4 +1,4 @@
-import { type MeteredBucket, meterBucket, type R2Account, type R2Units } from "./metered-bucket";
+import { billsNothing, type MeteredBucket, meterBucket, type R2Account, type R2Units } from "./metered-bucket";
 
 /**
  * Where the ATTACHMENTS bucket is handed out. The worker's entry and every metered object's
@@ -58,6 +58,7 @@ export class RequestR2Tally {
   ) {}
 
   readonly account: R2Account = (tenantId, units) => {
+    if (billsNothing(units)) return;
     const sum = this.byTenant.get(tenantId) ?? { classA: 0, classB: 0, storedBytes: 0 };
     sum.classA += units.classA;
     sum.classB += units.classB;

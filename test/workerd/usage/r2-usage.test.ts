@@ -229,6 +229,10 @@ describe("R2 on the tenant's bill", () => {
   it("an object's R2 call under another tenant's prefix, or under none, is refused before it reaches R2", async () => {
     const t = await freshTenant("r2-fence");
     expect((await t.append("agent:main:main", { role: "user", content: "hi" })).status).toBe(201);
+    // Another tenant's file, put by the test itself (the delete below must leave it).
+    const foreignKey = `other-${t.id}/agent:main:main/media/kept.txt`;
+    await env.ATTACHMENTS.put(foreignKey, "kept");
+    onTestFinished(() => env.ATTACHMENTS.delete(foreignKey));
     spyOnBucket();
     const stub = env.SESSIONS.getByName(sessionObjectName(t.id, "agent:main:main"));
     const refused = await runInDurableObject(stub, async (object: unknown) => {
@@ -238,14 +242,34 @@ describe("R2 on the tenant's bill", () => {
         bucket.put(`other-${t.id}/agent:main:main/media/x.txt`, "x"),
         bucket.list({ prefix: `other-${t.id}/` }),
         bucket.get("stray.txt"),
+        bucket.delete([{ key: foreignKey, size: 4 }]),
       ];
       return (await Promise.allSettled(tries)).map((r) => (r.status === "rejected" ? String(r.reason) : "done"));
     });
     expect(refused[0]).toMatch(/R2 key of tenant other-r2-fence-\w+ used by an object of tenant r2-fence-/);
     expect(refused[1]).toMatch(/R2 key of tenant other-/);
     expect(refused[2]).toMatch(/outside any tenant's prefix/);
+    expect(refused[3]).toMatch(/R2 key of tenant other-/);
     // Nothing reached the bucket.
     expect(countOf(`other-${t.id}`)).toEqual({ r2ClassA: 0, r2ClassB: 0 });
     expect(countOf("stray.txt")).toEqual({ r2ClassA: 0, r2ClassB: 0 });
+    // The delete was refused before R2 was called: the other tenant's file is still there.
+    countingPaused = true;
+    expect(await env.ATTACHMENTS.head(foreignKey)).not.toBeNull();
+    countingPaused = false;
+  });
+
+  it("an object whose name the runtime does not carry (a session key past ~1 KB) is fenced to the tenant of its first R2 call", async () => {
+    const t = await freshTenant("r2-unnamed");
+    const longKey = `agent:main:${"x".repeat(1_100)}`;
+    const stub = env.SESSIONS.getByName(sessionObjectName(t.id, longKey));
+    const outcomes = await runInDurableObject(stub, async (object: unknown) => {
+      const bucket = attachmentsOf((object as { env: Env }).env);
+      const own = await bucket.list({ prefix: `${t.id}/` }).then(() => "done", String);
+      const foreign = await bucket.list({ prefix: `other-${t.id}/` }).then(() => "done", String);
+      return { own, foreign };
+    });
+    expect(outcomes.own).toBe("done");
+    expect(outcomes.foreign).toMatch(/R2 key of tenant other-r2-unnamed-\w+ used by an object of tenant r2-unnamed-/);
   });
 });
