@@ -23,7 +23,7 @@ import type {
   TranscriptSearch,
 } from "../contracts/session-api";
 import type { ClaimIntent } from "../contracts/tenant-api";
-import { attachmentsOf } from "../metering/metered-env";
+import { attachmentsOf, operatorAttachmentsOf } from "../metering/metered-env";
 import type { Delivery } from "../model/delivery";
 import type { Flow } from "../model/flow";
 import type { AppendRejected } from "../model/message-limits";
@@ -161,7 +161,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
   }
 
   /** Removes the session and its transcripts (active runs are stopped first), no claim slipping in meanwhile. */
-  async delete(ref: SessionRef): Promise<boolean> {
+  async delete(ref: SessionRef, options: { tenantDeleting?: boolean } = {}): Promise<boolean> {
     return this.parts.claims.fence(async () => {
       const existed = this.parts.transcript.entry() !== null;
       this.parts.runs.abortAll();
@@ -170,7 +170,9 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       this.parts.timers.forget();
       await this.parts.store.wipe();
       const indexed = await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
-      await deleteAttachments(attachmentsOf(this.env), sessionAttachmentPrefix(ref.tenantId, ref.key));
+      // A deleted tenant's ledger is cleared at its end: freed bytes it would get later stay off it.
+      const bucket = options.tenantDeleting ? operatorAttachmentsOf(this.env) : attachmentsOf(this.env);
+      await deleteAttachments(bucket, sessionAttachmentPrefix(ref.tenantId, ref.key));
       return existed || indexed;
     });
   }

@@ -3,7 +3,7 @@ import { describe, expect, inject, it, onTestFinished } from "vitest";
 import { attachmentsOf } from "../../../src/metering/metered-env";
 import { sessionObjectName } from "../../../src/stubs";
 import { PEER_PNG_BASE64 } from "../../peers/peer-files";
-import { ADMIN, call, freshTenant, type TestTenant, until } from "../support/helpers";
+import { ADMIN, call, createTenant, freshTenant, type TestTenant, until } from "../support/helpers";
 import { peerTelegramChannel, postTelegramDm } from "../support/telegram-helpers";
 
 /**
@@ -272,4 +272,20 @@ describe("R2 on the tenant's bill", () => {
     expect(outcomes.own).toBe("done");
     expect(outcomes.foreign).toMatch(/R2 key of tenant other-r2-unnamed-\w+ used by an object of tenant r2-unnamed-/);
   });
+
+  it("a deleted tenant's files freed by its sessions land on no ledger: the id created again starts at 0 stored bytes", async () => {
+    const t = await freshTenant("r2-gone");
+    const key = "agent:main:main";
+    expect((await t.append(key, { role: "user", content: "hi" })).status).toBe(201);
+    await env.ATTACHMENTS.put(`${t.id}/${key}/media/note.txt`, "freed bytes");
+    await until(
+      () => call(`/v1/admin/tenants/${t.id}`, { method: "DELETE", token: ADMIN }),
+      (res) => res.status === 200 && res.data.done === true,
+      30_000,
+    );
+    // The session objects' hand-offs (up to UNITS_HANDOFF_MS after their deletion) are in by now.
+    await new Promise((r) => setTimeout(r, 2_500));
+    await createTenant(t.id);
+    expect((await billedR2(t.id)).stored).toEqual({ sumOfDays: 0, level: 0 });
+  }, 60_000);
 });
