@@ -30,10 +30,15 @@ export type R2Account = (tenantId: string, units: R2Units) => void;
 export type StoredObject = { key: string; size: number };
 
 export interface MeteredBucket {
+  /**
+   * `replacing`: the object already at `key` (from a `head`), whose bytes the put frees; without
+   * it the put is counted as a new key (every path but one writes fresh keys).
+   */
   put(
     key: string,
     value: ReadableStream | ArrayBuffer | ArrayBufferView | string | null | Blob,
     options?: R2PutOptions,
+    replacing?: { size: number } | null,
   ): Promise<R2Object | null>;
   get(key: string): Promise<R2ObjectBody | null>;
   head(key: string): Promise<R2Object | null>;
@@ -63,12 +68,12 @@ export const billsNothing = (r2: R2Units): boolean => r2.classA === 0 && r2.clas
 /** `bucket` with every call counted to `account`. */
 export function meterBucket(bucket: R2Bucket, account: R2Account): MeteredBucket {
   return {
-    async put(key, value, options) {
+    async put(key, value, options, replacing) {
       const tenant = tenantOfKey(key);
-      // Billed whether or not it succeeds; the bytes only once stored.
+      // Billed whether or not it succeeds; the bytes only once stored (less those it replaced).
       account(tenant, units(1, 0, 0));
       const stored = await bucket.put(key, value, options);
-      if (stored) account(tenant, units(0, 0, stored.size));
+      if (stored) account(tenant, units(0, 0, stored.size - (replacing?.size ?? 0)));
       return stored;
     },
     async get(key) {

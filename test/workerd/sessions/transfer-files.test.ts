@@ -342,3 +342,50 @@ describe("import refuses a file it cannot take, writing nothing", () => {
     expect(await keysUnder(`${t.id}/`)).toEqual([`${t.id}/agent:main:lim/media/inbound/a.png`]);
   });
 });
+
+describe("import keeps the tenant's stored bytes exact", () => {
+  it("the tenant's stored bytes stay what R2 keeps: a page sent twice, and another file at a path already held", async () => {
+    const t = await freshTenant("xfer-exact");
+    const key = "agent:main:exact";
+    const sessionId = crypto.randomUUID();
+    const big = Uint8Array.from({ length: FILE_CHUNK_MAX_BYTES + 100 }, (_, i) => (i * 7) % 251);
+    const bigSha = await sha256Hex(big);
+    const bigChunk = (chunk: number) =>
+      fileLine(
+        "media/inbound/big.bin",
+        big.subarray(chunk * FILE_CHUNK_MAX_BYTES, (chunk + 1) * FILE_CHUNK_MAX_BYTES),
+        bigSha,
+        {
+          bytes: big.length,
+          chunk,
+          chunks: 2,
+        },
+      );
+    // The first chunk's page twice (a retried page), then the last one.
+    for (const chunk of [0, 0, 1]) {
+      const res = await importPage(t, key, { sessionId, files: [bigChunk(chunk)] });
+      expect(res.status, res.text).toBeLessThan(300);
+    }
+    // A file, then another at the same path (a source whose file changed between two imports).
+    const other = PEER_PNG.subarray(0, 50);
+    for (const bytes of [PEER_PNG, other]) {
+      const res = await importPage(t, key, {
+        sessionId,
+        files: [fileLine("media/inbound/a.png", bytes, await sha256Hex(bytes))],
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    expect(await bucketBytes(`${t.id}/${key}/media/inbound/a.png`)).toEqual(other);
+    const kept = big.length + other.length;
+    const today = new Date().toISOString().slice(0, 10);
+    const level = await until(
+      async () =>
+        (await call(`/v1/admin/tenants/${t.id}/usage?from=${today}&to=${today}`, { token: ADMIN })).data?.totals
+          ?.r2StoredBytes,
+      (bytes) => bytes === kept,
+      5_000,
+    ).catch(() => undefined);
+    const billed = (await call(`/v1/admin/tenants/${t.id}/usage?from=${today}&to=${today}`, { token: ADMIN })).data;
+    expect(level ?? billed.totals.r2StoredBytes).toBe(kept);
+  }, 60_000);
+});
