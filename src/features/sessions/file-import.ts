@@ -74,14 +74,17 @@ function expectedChunkBytes(chunk: FileChunk): number {
 }
 
 /**
- * The tenant must have room for what its files still need (each file's size less the chunks
- * already kept for it): refused at a file's first chunk, not half way through.
+ * The tenant must have room for a file when it starts (nothing of it staged yet): refused at its
+ * first chunk, not half way through, and once per file: its later pages list nothing of the
+ * tenant's prefix (a Class A call per 1,000 objects). The room is measured, not reserved:
+ * pages sent at once may each find it, and go over by what they carry (docs/operations.md).
  */
 async function checkRoom(ports: FileImportPorts, chunks: CheckedChunk[]): Promise<void> {
   const needs = new Map<string, number>();
   for (const chunk of chunks) {
     if (needs.has(chunk.stagingDir) || (await storedAlready(ports.bucket, chunk))) continue;
-    needs.set(chunk.stagingDir, chunk.bytes - (await stagedChunks(ports.bucket, chunk.stagingDir)).bytes);
+    const started = (await stagedChunks(ports.bucket, chunk.stagingDir)).names.size > 0;
+    needs.set(chunk.stagingDir, started ? 0 : chunk.bytes);
   }
   const needed = [...needs.values()].reduce((sum, bytes) => sum + bytes, 0);
   if (needed === 0) return;
@@ -114,10 +117,23 @@ async function writeChunks(ports: FileImportPorts, chunks: CheckedChunk[]): Prom
       result.staged++;
       continue;
     }
-    await assemble(ports.bucket, chunk, held);
+    await assembleOnce(ports.bucket, chunk, held);
     result.stored.push(chunk.path);
   }
   return result;
+}
+
+/**
+ * Two pages finishing one file at once both assemble it; the one whose chunks the other deleted
+ * first finds the file stored, and answers so (not a 409 for a file that is there).
+ */
+async function assembleOnce(bucket: MeteredBucket, file: CheckedChunk, replacing: R2Object | null): Promise<void> {
+  try {
+    await assemble(bucket, file, replacing);
+  } catch (error) {
+    const chunkTaken = error instanceof DomainError && error.code === "conflict";
+    if (!chunkTaken || !(await storedAlready(bucket, file))) throw error;
+  }
 }
 
 /** Whether the object at a file's key is that file (its size and SHA-256): a rerun of the import. */
@@ -132,19 +148,15 @@ async function storedAlready(bucket: MeteredBucket, chunk: CheckedChunk): Promis
 }
 
 /** The chunks kept for a file so far (a list page is 1,000 objects; a file past 250 MB has more). */
-async function stagedChunks(bucket: MeteredBucket, dir: string): Promise<{ names: Set<string>; bytes: number }> {
+async function stagedChunks(bucket: MeteredBucket, dir: string): Promise<{ names: Set<string> }> {
   const names = new Set<string>();
-  let bytes = 0;
   let cursor: string | undefined;
   do {
     const page = await bucket.list({ prefix: dir, ...(cursor ? { cursor } : {}) });
-    for (const object of page.objects) {
-      names.add(object.key.slice(dir.length));
-      bytes += object.size;
-    }
+    for (const object of page.objects) names.add(object.key.slice(dir.length));
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
-  return { names, bytes };
+  return { names };
 }
 
 /**

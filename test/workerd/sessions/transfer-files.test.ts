@@ -388,4 +388,68 @@ describe("import keeps the tenant's stored bytes exact", () => {
     const billed = (await call(`/v1/admin/tenants/${t.id}/usage?from=${today}&to=${today}`, { token: ADMIN })).data;
     expect(level ?? billed.totals.r2StoredBytes).toBe(kept);
   }, 60_000);
+
+  it("a file's room is checked once, at its first chunk: its later pages list nothing of the tenant's prefix", async () => {
+    const t = await freshTenant("xfer-room");
+    const key = "agent:main:room";
+    const sessionId = crypto.randomUUID();
+    const big = Uint8Array.from({ length: 2 * FILE_CHUNK_MAX_BYTES + 10 }, (_, i) => (i * 13) % 251);
+    const sha = await sha256Hex(big);
+    const tenantListings = await countingListsOf(`${t.id}/`, async () => {
+      for (const chunk of [0, 1, 2]) {
+        const part = big.subarray(chunk * FILE_CHUNK_MAX_BYTES, (chunk + 1) * FILE_CHUNK_MAX_BYTES);
+        const res = await importPage(t, key, {
+          sessionId,
+          files: [fileLine("media/inbound/big.bin", part, sha, { bytes: big.length, chunk, chunks: 3 })],
+        });
+        expect(res.status, res.text).toBeLessThan(300);
+      }
+    });
+    expect(await bucketBytes(`${t.id}/${key}/media/inbound/big.bin`)).toEqual(big);
+    expect(tenantListings).toBe(1);
+  });
+
+  it("two pages finishing one file at once: both answer it stored, the file whole at its key", async () => {
+    const t = await freshTenant("xfer-twice");
+    const key = "agent:main:twice";
+    const sessionId = crypto.randomUUID();
+    const big = Uint8Array.from({ length: FILE_CHUNK_MAX_BYTES + 10 }, (_, i) => (i * 17) % 251);
+    const sha = await sha256Hex(big);
+    const chunkLine = (chunk: number) =>
+      fileLine(
+        "media/inbound/big.bin",
+        big.subarray(chunk * FILE_CHUNK_MAX_BYTES, (chunk + 1) * FILE_CHUNK_MAX_BYTES),
+        sha,
+        {
+          bytes: big.length,
+          chunk,
+          chunks: 2,
+        },
+      );
+    expect((await importPage(t, key, { sessionId, files: [chunkLine(0)] })).status).toBe(201);
+    const finishing = await Promise.all([1, 2].map(() => importPage(t, key, { sessionId, files: [chunkLine(1)] })));
+    for (const res of finishing) expect(res.status, res.text).toBe(200);
+    expect(await bucketBytes(`${t.id}/${key}/media/inbound/big.bin`)).toEqual(big);
+    expect(await keysUnder(`${t.id}/`)).toEqual([`${t.id}/${key}/media/inbound/big.bin`]);
+  });
 });
+
+/** How many R2 listings of exactly `prefix` (the room check's) `work` makes, counted on the binding itself. */
+async function countingListsOf(prefix: string, work: () => Promise<void>): Promise<number> {
+  const proto = Object.getPrototypeOf(env.ATTACHMENTS) as { list: R2Bucket["list"] };
+  const before = Object.getOwnPropertyDescriptor(proto, "list")!;
+  let count = 0;
+  Object.defineProperty(proto, "list", {
+    ...before,
+    value: function counted(this: R2Bucket, options?: R2ListOptions) {
+      if (options?.prefix === prefix) count++;
+      return (before.value as R2Bucket["list"]).call(this, options);
+    },
+  });
+  try {
+    await work();
+  } finally {
+    Object.defineProperty(proto, "list", before);
+  }
+  return count;
+}
