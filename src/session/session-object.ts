@@ -160,7 +160,10 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     return entry;
   }
 
-  /** Removes the session and its transcripts (active runs are stopped first), no claim slipping in meanwhile. */
+  /**
+   * Removes the session and its transcripts (active runs are stopped first), no claim slipping in
+   * meanwhile. A deleted tenant's ledger is cleared at its end: the files freed here stay off it.
+   */
   async delete(ref: SessionRef, options: { tenantDeleting?: boolean } = {}): Promise<boolean> {
     return this.parts.claims.fence(async () => {
       const existed = this.parts.transcript.entry() !== null;
@@ -170,7 +173,6 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       this.parts.timers.forget();
       await this.parts.store.wipe();
       const indexed = await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
-      // A deleted tenant's ledger is cleared at its end: freed bytes it would get later stay off it.
       const bucket = options.tenantDeleting ? operatorAttachmentsOf(this.env) : attachmentsOf(this.env);
       await deleteAttachments(bucket, sessionAttachmentPrefix(ref.tenantId, ref.key));
       return existed || indexed;

@@ -88,6 +88,13 @@ function fileLine(path: string, bytes: Uint8Array, sha256: string, extra: Record
   };
 }
 
+/** The line of chunk `chunk` of a file cut as the export cuts it (FILE_CHUNK_MAX_BYTES each). */
+async function chunkLine(path: string, whole: Uint8Array, chunk: number) {
+  const part = whole.subarray(chunk * FILE_CHUNK_MAX_BYTES, (chunk + 1) * FILE_CHUNK_MAX_BYTES);
+  const chunks = Math.max(1, Math.ceil(whole.length / FILE_CHUNK_MAX_BYTES));
+  return fileLine(path, part, await sha256Hex(whole), { bytes: whole.length, chunk, chunks });
+}
+
 describe("export and import carry a session's files", () => {
   it("a photo turn's file goes out in the export and comes back under the new tenant's prefix, readable by a run", async () => {
     const source = await tenantWithModel("xfer-src");
@@ -349,21 +356,12 @@ describe("import keeps the tenant's stored bytes exact", () => {
     const key = "agent:main:exact";
     const sessionId = crypto.randomUUID();
     const big = Uint8Array.from({ length: FILE_CHUNK_MAX_BYTES + 100 }, (_, i) => (i * 7) % 251);
-    const bigSha = await sha256Hex(big);
-    const bigChunk = (chunk: number) =>
-      fileLine(
-        "media/inbound/big.bin",
-        big.subarray(chunk * FILE_CHUNK_MAX_BYTES, (chunk + 1) * FILE_CHUNK_MAX_BYTES),
-        bigSha,
-        {
-          bytes: big.length,
-          chunk,
-          chunks: 2,
-        },
-      );
     // The first chunk's page twice (a retried page), then the last one.
     for (const chunk of [0, 0, 1]) {
-      const res = await importPage(t, key, { sessionId, files: [bigChunk(chunk)] });
+      const res = await importPage(t, key, {
+        sessionId,
+        files: [await chunkLine("media/inbound/big.bin", big, chunk)],
+      });
       expect(res.status, res.text).toBeLessThan(300);
     }
     // A file, then another at the same path (a source whose file changed between two imports).
@@ -394,13 +392,11 @@ describe("import keeps the tenant's stored bytes exact", () => {
     const key = "agent:main:room";
     const sessionId = crypto.randomUUID();
     const big = Uint8Array.from({ length: 2 * FILE_CHUNK_MAX_BYTES + 10 }, (_, i) => (i * 13) % 251);
-    const sha = await sha256Hex(big);
     const tenantListings = await countingListsOf(`${t.id}/`, async () => {
       for (const chunk of [0, 1, 2]) {
-        const part = big.subarray(chunk * FILE_CHUNK_MAX_BYTES, (chunk + 1) * FILE_CHUNK_MAX_BYTES);
         const res = await importPage(t, key, {
           sessionId,
-          files: [fileLine("media/inbound/big.bin", part, sha, { bytes: big.length, chunk, chunks: 3 })],
+          files: [await chunkLine("media/inbound/big.bin", big, chunk)],
         });
         expect(res.status, res.text).toBeLessThan(300);
       }
@@ -414,20 +410,11 @@ describe("import keeps the tenant's stored bytes exact", () => {
     const key = "agent:main:twice";
     const sessionId = crypto.randomUUID();
     const big = Uint8Array.from({ length: FILE_CHUNK_MAX_BYTES + 10 }, (_, i) => (i * 17) % 251);
-    const sha = await sha256Hex(big);
-    const chunkLine = (chunk: number) =>
-      fileLine(
-        "media/inbound/big.bin",
-        big.subarray(chunk * FILE_CHUNK_MAX_BYTES, (chunk + 1) * FILE_CHUNK_MAX_BYTES),
-        sha,
-        {
-          bytes: big.length,
-          chunk,
-          chunks: 2,
-        },
-      );
-    expect((await importPage(t, key, { sessionId, files: [chunkLine(0)] })).status).toBe(201);
-    const finishing = await Promise.all([1, 2].map(() => importPage(t, key, { sessionId, files: [chunkLine(1)] })));
+    expect(
+      (await importPage(t, key, { sessionId, files: [await chunkLine("media/inbound/big.bin", big, 0)] })).status,
+    ).toBe(201);
+    const last = await chunkLine("media/inbound/big.bin", big, 1);
+    const finishing = await Promise.all([1, 2].map(() => importPage(t, key, { sessionId, files: [last] })));
     for (const res of finishing) expect(res.status, res.text).toBe(200);
     expect(await bucketBytes(`${t.id}/${key}/media/inbound/big.bin`)).toEqual(big);
     expect(await keysUnder(`${t.id}/`)).toEqual([`${t.id}/${key}/media/inbound/big.bin`]);
