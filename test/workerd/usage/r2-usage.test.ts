@@ -1,5 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, inject, it, onTestFinished } from "vitest";
+import { LedgerObject } from "../../../src/ledger/ledger-object";
 import { attachmentsOf } from "../../../src/metering/metered-env";
 import { sessionObjectName } from "../../../src/stubs";
 import { PEER_PNG_BASE64 } from "../../peers/peer-files";
@@ -287,5 +288,34 @@ describe("R2 on the tenant's bill", () => {
     await new Promise((r) => setTimeout(r, 2_500));
     await createTenant(t.id);
     expect((await billedR2(t.id)).stored).toEqual({ sumOfDays: 0, level: 0 });
+  }, 60_000);
+
+  it("an export's R2 calls, made while its body streams after the response, reach the ledger in a call or two, every one billed", async () => {
+    const t = await freshTenant("r2-export");
+    const sessions = 30;
+    for (let i = 0; i < sessions; i++)
+      expect((await t.append(`agent:main:export-${i}`, { role: "user", content: "hi" })).status).toBe(201);
+    spyOnBucket();
+    const proto = LedgerObject.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const before = Object.getOwnPropertyDescriptor(proto, "recordUnits")!;
+    let workerHandOffs = 0;
+    Object.defineProperty(proto, "recordUnits", {
+      ...before,
+      value: function spied(this: { ctx: DurableObjectState }, ...args: unknown[]) {
+        if (this.ctx.id.name === t.id && args[1] === "Worker") workerHandOffs++;
+        return (before.value as (...a: unknown[]) => unknown).apply(this, args);
+      },
+    });
+    onTestFinished(() => {
+      Object.defineProperty(proto, "recordUnits", before);
+    });
+    const res = await t.call("/v1/export");
+    expect(res.status, res.text).toBe(200);
+    const billed = await billedOnceHandedOff(t.id);
+    // A listing of each session's prefix, by the worker as it writes the body.
+    expect(countOf(t.id).r2ClassA).toBe(sessions);
+    expect(billed.byClass.Worker).toEqual({ r2ClassA: sessions, r2ClassB: 0 });
+    expect(workerHandOffs).toBeGreaterThan(0);
+    expect(workerHandOffs).toBeLessThanOrEqual(3);
   }, 60_000);
 });
