@@ -198,7 +198,8 @@ export interface SessionApi {
   // Control
   reset(ref: SessionRef, reason?: "new" | "reset"): Awaitable<SessionEntry>;
   patch(ref: SessionRef, patch: SessionPatch, options?: PatchOptions): Awaitable<SessionEntry>;
-  delete(ref: SessionRef): Awaitable<boolean>;
+  /** `tenantDeleting`: the tenant is being deleted, its ledger cleared at the end: the files' deletion is billed to no one. */
+  delete(ref: SessionRef, options?: { tenantDeleting?: boolean }): Awaitable<boolean>;
   // Runs
   startRun(
     ref: SessionRef,

@@ -173,7 +173,7 @@ export type DeletionProgress = {
  * One bounded step of deleting a tenant with all its data; call again until `done`. Every step
  * is safe to repeat: tokens are revoked at the first, then sessions (transcripts, runs, timers,
  * attachments) are deleted in their objects a batch at a time, then leftover attachment files,
- * then the tenant object's own storage (config, index, secrets) and its directory entry.
+ * then the ledger (usage, logs), the tenant object's own storage (config, index, secrets) and its directory entry.
  */
 export async function deleteTenantStep(env: AdminEnv, id: string): Promise<DeletionProgress> {
   const tenant = tenantApi(env, id);
@@ -188,10 +188,11 @@ export async function deleteTenantStep(env: AdminEnv, id: string): Promise<Delet
   await retireAccess(env, id);
   // No automation may start a run (and a session) while the tenant's sessions are deleted.
   await schedulerApi(env, id).clear();
-  await ledgerApi(env, id).clear();
   await directory(env).markDeleting(id);
   const results = await Promise.allSettled(
-    step.keys.map((key) => sessionApi(env, id, key).delete({ tenantId: id, key, agentId: "main" })),
+    step.keys.map((key) =>
+      sessionApi(env, id, key).delete({ tenantId: id, key, agentId: "main" }, { tenantDeleting: true }),
+    ),
   );
   const failed = results.filter((r) => r.status === "rejected").length;
   const deleted = results.length - failed;
@@ -207,9 +208,12 @@ export async function deleteTenantStep(env: AdminEnv, id: string): Promise<Delet
   });
   if (remaining > 0) return deleting(0);
 
-  // The tenant's ledger is cleared: the sweep is the operator's.
+  // The tenant's ledger is cleared at the end: the sweep is the operator's.
   const files = await sweepFiles(operatorAttachmentsOf(env), `${id}/`, DELETE_BATCH_FILES);
   if (files.more) return deleting(files.deleted);
+  // Cleared once every session is gone (their files' deletion billed to no one, above): no
+  // negative R2 level lands after it for a tenant id created again.
+  await ledgerApi(env, id).clear();
   await tenant.finishDeletion();
   await directory(env).remove(id);
   return finished(id, deleted, files.deleted);

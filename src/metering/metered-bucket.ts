@@ -30,10 +30,15 @@ export type R2Account = (tenantId: string, units: R2Units) => void;
 export type StoredObject = { key: string; size: number };
 
 export interface MeteredBucket {
+  /**
+   * `replacing`: the object already at `key` (from a `head`), whose bytes the put frees; without
+   * it the put is counted as a new key (every path but one writes fresh keys).
+   */
   put(
     key: string,
     value: ReadableStream | ArrayBuffer | ArrayBufferView | string | null | Blob,
     options?: R2PutOptions,
+    replacing?: { size: number } | null,
   ): Promise<R2Object | null>;
   get(key: string): Promise<R2ObjectBody | null>;
   head(key: string): Promise<R2Object | null>;
@@ -54,15 +59,21 @@ export function tenantOfKey(key: string): string {
 
 const units = (classA: number, classB: number, storedBytes: number): R2Units => ({ classA, classB, storedBytes });
 
+/** Nothing billed: what a call asks the account before it reaches R2 (the account's fence only). */
+export const NO_R2_UNITS: Readonly<R2Units> = Object.freeze(units(0, 0, 0));
+
+/** Whether `r2` bills nothing (an account's check before a delete): no meter needs it. */
+export const billsNothing = (r2: R2Units): boolean => r2.classA === 0 && r2.classB === 0 && r2.storedBytes === 0;
+
 /** `bucket` with every call counted to `account`. */
 export function meterBucket(bucket: R2Bucket, account: R2Account): MeteredBucket {
   return {
-    async put(key, value, options) {
+    async put(key, value, options, replacing) {
       const tenant = tenantOfKey(key);
-      // Billed whether or not it succeeds; the bytes only once stored.
+      // Billed whether or not it succeeds; the bytes only once stored (less those it replaced).
       account(tenant, units(1, 0, 0));
       const stored = await bucket.put(key, value, options);
-      if (stored) account(tenant, units(0, 0, stored.size));
+      if (stored) account(tenant, units(0, 0, stored.size - (replacing?.size ?? 0)));
       return stored;
     },
     async get(key) {
@@ -84,6 +95,9 @@ export function meterBucket(bucket: R2Bucket, account: R2Account): MeteredBucket
         const tenant = tenantOfKey(object.key);
         freed.set(tenant, (freed.get(tenant) ?? 0) + object.size);
       }
+      // Every tenant is passed to the account before R2 is called (a key the account may not
+      // touch is refused with nothing deleted); the bytes only once gone.
+      for (const tenant of freed.keys()) account(tenant, NO_R2_UNITS);
       await bucket.delete(objects.map((object) => object.key));
       for (const [tenant, bytes] of freed) account(tenant, units(0, 0, -bytes));
     },

@@ -1,4 +1,5 @@
-import { type MeteredBucket, meterBucket, type R2Account, type R2Units } from "./metered-bucket";
+import { billsNothing, type MeteredBucket, meterBucket, type R2Account, type R2Units } from "./metered-bucket";
+import { UNITS_HANDOFF_MS } from "./object-meter";
 
 /**
  * Where the ATTACHMENTS bucket is handed out. The worker's entry and every metered object's
@@ -47,10 +48,16 @@ const refuse = async (): Promise<never> => {
 };
 const UNMETERED: MeteredBucket = { put: refuse, get: refuse, head: refuse, list: refuse, delete: refuse };
 
-/** The R2 units of a worker request, per tenant, handed to each tenant's ledger once the response is made. */
+/**
+ * The R2 units of a worker request, per tenant, handed to each tenant's ledger once the response
+ * is made. Calls after it (a streamed body: the export lists and reads while it writes, after
+ * `app.fetch` returned) are handed off once a UNITS_HANDOFF_MS window, as an object's meter does:
+ * an export of 10,000 sessions is a ledger call a second, not one per R2 call.
+ */
 export class RequestR2Tally {
   private readonly byTenant = new Map<string, R2Units>();
   private answered = false;
+  private flushPending = false;
 
   constructor(
     private readonly handOff: (tenantId: string, units: R2Units) => Promise<unknown>,
@@ -58,14 +65,27 @@ export class RequestR2Tally {
   ) {}
 
   readonly account: R2Account = (tenantId, units) => {
+    if (billsNothing(units)) return;
     const sum = this.byTenant.get(tenantId) ?? { classA: 0, classB: 0, storedBytes: 0 };
     sum.classA += units.classA;
     sum.classB += units.classB;
     sum.storedBytes += units.storedBytes;
     this.byTenant.set(tenantId, sum);
-    // A call after the response (background work of the request) is handed off on its own.
-    if (this.answered) this.keepAlive(this.flush());
+    // A call after the response (a streamed body, background work) waits for the window's hand-off.
+    if (this.answered) this.flushSoon();
   };
+
+  private flushSoon(): void {
+    if (this.flushPending) return;
+    this.flushPending = true;
+    const windowEnd = new Promise<void>((resolve) => setTimeout(resolve, UNITS_HANDOFF_MS));
+    this.keepAlive(
+      windowEnd.then(() => {
+        this.flushPending = false;
+        return this.flush();
+      }),
+    );
+  }
 
   /** The response is made: what the request's calls billed goes to each tenant's ledger (one RPC per tenant). */
   answer(): void {

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { R2Account } from "./metered-bucket";
+import { billsNothing, type R2Account } from "./metered-bucket";
 import { withMeteredAttachments } from "./metered-env";
 import { type EventKind, ObjectMeter, type UnitsSink } from "./object-meter";
 import { statementTallyFor } from "./statement-tally";
@@ -82,12 +82,16 @@ export function meteredObject<C extends ObjectClass>(Base: C, objectClass: strin
 /**
  * An object's R2 calls go on its own bill: a key under another tenant's prefix is refused (a
  * tenant's object never touches another's files), so attribution by key and by object agree.
+ * An object whose name the runtime does not carry (a session key past ~1 KB) is fenced to the
+ * tenant of its first R2 call: every path of an object works under one tenant's prefix.
  */
 function objectR2Account(meter: ObjectMeter | null, tenantId: string | null): R2Account {
+  let fencedTo = tenantId;
   return (keyTenant, units) => {
-    if (tenantId !== null && keyTenant !== tenantId)
-      throw new Error(`R2 key of tenant ${keyTenant} used by an object of tenant ${tenantId}`);
-    meter?.countR2(units);
+    fencedTo ??= keyTenant;
+    if (keyTenant !== fencedTo)
+      throw new Error(`R2 key of tenant ${keyTenant} used by an object of tenant ${fencedTo}`);
+    if (!billsNothing(units)) meter?.countR2(units);
   };
 }
 

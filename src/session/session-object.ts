@@ -23,7 +23,7 @@ import type {
   TranscriptSearch,
 } from "../contracts/session-api";
 import type { ClaimIntent } from "../contracts/tenant-api";
-import { attachmentsOf } from "../metering/metered-env";
+import { attachmentsOf, operatorAttachmentsOf } from "../metering/metered-env";
 import type { Delivery } from "../model/delivery";
 import type { Flow } from "../model/flow";
 import type { AppendRejected } from "../model/message-limits";
@@ -160,8 +160,11 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     return entry;
   }
 
-  /** Removes the session and its transcripts (active runs are stopped first), no claim slipping in meanwhile. */
-  async delete(ref: SessionRef): Promise<boolean> {
+  /**
+   * Removes the session and its transcripts (active runs are stopped first), no claim slipping in
+   * meanwhile. A deleted tenant's ledger is cleared at its end: the files freed here stay off it.
+   */
+  async delete(ref: SessionRef, options: { tenantDeleting?: boolean } = {}): Promise<boolean> {
     return this.parts.claims.fence(async () => {
       const existed = this.parts.transcript.entry() !== null;
       this.parts.runs.abortAll();
@@ -170,7 +173,8 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       this.parts.timers.forget();
       await this.parts.store.wipe();
       const indexed = await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
-      await deleteAttachments(attachmentsOf(this.env), sessionAttachmentPrefix(ref.tenantId, ref.key));
+      const bucket = options.tenantDeleting ? operatorAttachmentsOf(this.env) : attachmentsOf(this.env);
+      await deleteAttachments(bucket, sessionAttachmentPrefix(ref.tenantId, ref.key));
       return existed || indexed;
     });
   }

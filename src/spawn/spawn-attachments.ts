@@ -101,15 +101,26 @@ export async function storeAttachments(
   const relDir = `.openclaw/attachments/${crypto.randomUUID()}`;
   const receiptFiles: Receipt["files"] = [];
   const keys: string[] = [];
-  for (const file of files) {
-    const key = `${prefix}${relDir}/${file.name}`;
-    await bucket.put(key, file.bytes, { httpMetadata: file.mimeType ? { contentType: file.mimeType } : undefined });
-    receiptFiles.push({ name: file.name, bytes: file.bytes.byteLength, sha256: await sha256Hex(file.bytes) });
-    keys.push(key);
+  try {
+    for (const file of files) {
+      const key = `${prefix}${relDir}/${file.name}`;
+      await bucket.put(key, file.bytes, { httpMetadata: file.mimeType ? { contentType: file.mimeType } : undefined });
+      receiptFiles.push({ name: file.name, bytes: file.bytes.byteLength, sha256: await sha256Hex(file.bytes) });
+      keys.push(key);
+    }
+    const receipt: Receipt = { count: files.length, totalBytes, files: receiptFiles, relDir };
+    await bucket.put(`${prefix}${relDir}/.manifest.json`, JSON.stringify(receipt));
+    return { ...receipt, keys };
+  } catch (error) {
+    // A put failed part way: the files already stored go too.
+    await deleteStoredAttachments(bucket, prefix, relDir);
+    throw error;
   }
-  const receipt: Receipt = { count: files.length, totalBytes, files: receiptFiles, relDir };
-  await bucket.put(`${prefix}${relDir}/.manifest.json`, JSON.stringify(receipt));
-  return { ...receipt, keys };
+}
+
+/** Deletes one spawn's whole attachments folder (its files and `.manifest.json`): a spawn that failed. */
+export function deleteStoredAttachments(bucket: MeteredBucket, prefix: string, relDir: string): Promise<void> {
+  return deleteAttachments(bucket, `${prefix}${relDir}/`);
 }
 
 /** The line the child's system prompt gets about its attachments. */

@@ -17,6 +17,7 @@ import { childTaskMessage } from "../spawn/announce";
 import {
   attachmentsPromptLine,
   DEFAULT_ATTACHMENT_LIMITS,
+  deleteStoredAttachments,
   type Receipt,
   sessionAttachmentPrefix,
   storeAttachments,
@@ -133,6 +134,7 @@ export async function sessionsSpawn(
   }
 
   let receipt: (Receipt & { keys: string[] }) | undefined;
+  const childPrefix = sessionAttachmentPrefix(ctx.tenantId, childKey);
   if (args.attachments && args.attachments.length > 0) {
     const settings = ctx.config.tools?.sessions_spawn?.attachments;
     if (settings?.enabled !== true)
@@ -143,12 +145,7 @@ export async function sessionsSpawn(
       maxTotalBytes: settings.maxTotalBytes ?? DEFAULT_ATTACHMENT_LIMITS.maxTotalBytes,
     });
     if ("error" in checked) return failed(checked.error);
-    receipt = await storeAttachments(
-      ctx.attachments,
-      sessionAttachmentPrefix(ctx.tenantId, childKey),
-      checked.files,
-      checked.totalBytes,
-    );
+    receipt = await storeAttachments(ctx.attachments, childPrefix, checked.files, checked.totalBytes);
   }
 
   const depth = requester.spawnDepth + 1;
@@ -227,11 +224,8 @@ export async function sessionsSpawn(
     );
     if (started.status === "too_large") throw new DomainError("too_large", tooLargeMessage(started));
   } catch (error) {
-    // Nothing half-made stays behind.
-    if (receipt)
-      await ctx.attachments
-        .delete(receipt.keys.map((key, i) => ({ key, size: receipt!.files[i]!.bytes })))
-        .catch(() => undefined);
+    // Nothing half-made stays behind: the whole attachments folder, manifest included.
+    if (receipt) await deleteStoredAttachments(ctx.attachments, childPrefix, receipt.relDir);
     throw error;
   }
   return accepted(childKey, runId, args, mode, receipt);

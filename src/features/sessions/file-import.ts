@@ -74,14 +74,17 @@ function expectedChunkBytes(chunk: FileChunk): number {
 }
 
 /**
- * The tenant must have room for what its files still need (each file's size less the chunks
- * already kept for it): refused at a file's first chunk, not half way through.
+ * The tenant must have room for a file when it starts (nothing of it staged yet): refused at its
+ * first chunk, not half way through, and once per file: its later pages list nothing of the
+ * tenant's prefix (a Class A call per 1,000 objects). The room is measured, not reserved:
+ * pages sent at once may each find it, and go over by what they carry (docs/operations.md).
  */
 async function checkRoom(ports: FileImportPorts, chunks: CheckedChunk[]): Promise<void> {
   const needs = new Map<string, number>();
   for (const chunk of chunks) {
     if (needs.has(chunk.stagingDir) || (await storedAlready(ports.bucket, chunk))) continue;
-    needs.set(chunk.stagingDir, chunk.bytes - (await stagedChunks(ports.bucket, chunk.stagingDir)).bytes);
+    const started = (await stagedChunks(ports.bucket, chunk.stagingDir)).names.size > 0;
+    needs.set(chunk.stagingDir, started ? 0 : chunk.bytes);
   }
   const needed = [...needs.values()].reduce((sum, bytes) => sum + bytes, 0);
   if (needed === 0) return;
@@ -97,41 +100,63 @@ async function checkRoom(ports: FileImportPorts, chunks: CheckedChunk[]): Promis
 async function writeChunks(ports: FileImportPorts, chunks: CheckedChunk[]): Promise<FileChunksResult> {
   const result: FileChunksResult = { staged: 0, stored: [], skipped: 0 };
   for (const chunk of chunks) {
-    if (await storedAlready(ports.bucket, chunk)) {
+    const held = await ports.bucket.head(chunk.fileKey);
+    if (isThisFile(held, chunk)) {
       result.skipped++;
       continue;
     }
-    await ports.bucket.put(`${chunk.stagingDir}${chunkName(chunk.chunk)}`, chunk.bytesOfChunk);
+    // A chunk already staged (a retried page) is not put again: each staging key is written
+    // once, so the chunks' deletion frees what their puts stored.
     const staged = await stagedChunks(ports.bucket, chunk.stagingDir);
-    if (staged.count < chunk.chunks) {
+    const name = chunkName(chunk.chunk);
+    if (!staged.names.has(name)) {
+      await ports.bucket.put(`${chunk.stagingDir}${name}`, chunk.bytesOfChunk);
+      staged.names.add(name);
+    }
+    if (staged.names.size < chunk.chunks) {
       result.staged++;
       continue;
     }
-    await assemble(ports.bucket, chunk);
+    await assembleOnce(ports.bucket, chunk, held);
     result.stored.push(chunk.path);
   }
   return result;
 }
 
-/** Whether the session already holds the file with this SHA-256 (a rerun of the import). */
-async function storedAlready(bucket: MeteredBucket, chunk: CheckedChunk): Promise<boolean> {
-  const held = await bucket.head(chunk.fileKey);
+/**
+ * Two pages finishing one file at once both assemble it; the one whose chunks the other deleted
+ * first finds the file stored, and answers so (not a 409 for a file that is there).
+ */
+async function assembleOnce(bucket: MeteredBucket, file: CheckedChunk, replacing: R2Object | null): Promise<void> {
+  try {
+    await assemble(bucket, file, replacing);
+  } catch (error) {
+    const chunkTaken = error instanceof DomainError && error.code === "conflict";
+    if (!chunkTaken || !(await storedAlready(bucket, file))) throw error;
+  }
+}
+
+/** Whether the object at a file's key is that file (its size and SHA-256): a rerun of the import. */
+function isThisFile(held: R2Object | null, chunk: CheckedChunk): boolean {
   const sha256 = held?.checksums.sha256;
   return held?.size === chunk.bytes && sha256 !== undefined && toHex(new Uint8Array(sha256)) === chunk.sha256;
 }
 
+/** Whether the session already holds the file with this SHA-256 (a rerun of the import). */
+async function storedAlready(bucket: MeteredBucket, chunk: CheckedChunk): Promise<boolean> {
+  return isThisFile(await bucket.head(chunk.fileKey), chunk);
+}
+
 /** The chunks kept for a file so far (a list page is 1,000 objects; a file past 250 MB has more). */
-async function stagedChunks(bucket: MeteredBucket, dir: string): Promise<{ count: number; bytes: number }> {
-  let count = 0;
-  let bytes = 0;
+async function stagedChunks(bucket: MeteredBucket, dir: string): Promise<{ names: Set<string> }> {
+  const names = new Set<string>();
   let cursor: string | undefined;
   do {
     const page = await bucket.list({ prefix: dir, ...(cursor ? { cursor } : {}) });
-    count += page.objects.length;
-    for (const object of page.objects) bytes += object.size;
+    for (const object of page.objects) names.add(object.key.slice(dir.length));
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
-  return { count, bytes };
+  return { names };
 }
 
 /**
@@ -139,14 +164,17 @@ async function stagedChunks(bucket: MeteredBucket, dir: string): Promise<{ count
  * R2 refuses a write whose bytes differ, and the digest taken on the way names the mismatch.
  * The chunks are deleted either way (a mismatch starts the file afresh).
  */
-async function assemble(bucket: MeteredBucket, file: CheckedChunk): Promise<void> {
+async function assemble(bucket: MeteredBucket, file: CheckedChunk, replacing: R2Object | null): Promise<void> {
   const fixed = new FixedLengthStream(file.bytes);
   const digest = new crypto.DigestStream("SHA-256");
   const feed = feedChunks(bucket, file, fixed.writable, digest);
-  const put = bucket.put(file.fileKey, fixed.readable, {
-    sha256: file.sha256,
-    ...(file.mimeType ? { httpMetadata: { contentType: file.mimeType } } : {}),
-  });
+  // Another file at the path (the source's file changed since an earlier import) is replaced: its bytes are freed.
+  const put = bucket.put(
+    file.fileKey,
+    fixed.readable,
+    { sha256: file.sha256, ...(file.mimeType ? { httpMetadata: { contentType: file.mimeType } } : {}) },
+    replacing,
+  );
   const [fed, stored] = await Promise.allSettled([feed, put]);
   await deleteAttachments(bucket, file.stagingDir);
   if (fed.status === "rejected") throw fed.reason;

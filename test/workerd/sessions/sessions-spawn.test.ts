@@ -299,6 +299,23 @@ describe("sessions_spawn: attachments", () => {
     expect(JSON.parse((await manifest?.text()) ?? "{}")).toMatchObject({ count: 2, totalBytes: 8 });
   });
 
+  it("of a spawn refused after they were stored are deleted whole, .manifest.json included", async () => {
+    const t = await tenant("attach-refused", {
+      limits: { runStartsPerMinute: 1 },
+      tools: { sessions_spawn: { attachments: { enabled: true, retainOnSessionKeep: true } } },
+    });
+    const first = await t.spawn({ task: "read", attachments: [{ name: "a.txt", content: "x" }] });
+    expect(first.status).toBe("accepted");
+    const refused = await t.spawn({ task: "read", attachments: [{ name: "b.txt", content: "y" }] });
+    expect(refused.status, JSON.stringify(refused)).not.toBe("accepted");
+    // Only the first child's files are under the tenant's prefix: nothing of the refused one.
+    const listed = await env.ATTACHMENTS.list({ prefix: `${t.id}/` });
+    const strays = listed.objects
+      .map((o) => o.key)
+      .filter((key) => !key.startsWith(`${t.id}/${first.childSessionKey}/`));
+    expect(strays).toEqual([]);
+  });
+
   it("are removed after the announce unless retainOnSessionKeep, and with the child on cleanup delete", async () => {
     const t = await tenant("attach-gone", { tools: { sessions_spawn: { attachments: { enabled: true } } } });
     await seedMain(t);

@@ -88,6 +88,13 @@ function fileLine(path: string, bytes: Uint8Array, sha256: string, extra: Record
   };
 }
 
+/** The line of chunk `chunk` of a file cut as the export cuts it (FILE_CHUNK_MAX_BYTES each). */
+async function chunkLine(path: string, whole: Uint8Array, chunk: number) {
+  const part = whole.subarray(chunk * FILE_CHUNK_MAX_BYTES, (chunk + 1) * FILE_CHUNK_MAX_BYTES);
+  const chunks = Math.max(1, Math.ceil(whole.length / FILE_CHUNK_MAX_BYTES));
+  return fileLine(path, part, await sha256Hex(whole), { bytes: whole.length, chunk, chunks });
+}
+
 describe("export and import carry a session's files", () => {
   it("a photo turn's file goes out in the export and comes back under the new tenant's prefix, readable by a run", async () => {
     const source = await tenantWithModel("xfer-src");
@@ -342,3 +349,94 @@ describe("import refuses a file it cannot take, writing nothing", () => {
     expect(await keysUnder(`${t.id}/`)).toEqual([`${t.id}/agent:main:lim/media/inbound/a.png`]);
   });
 });
+
+describe("import keeps the tenant's stored bytes exact", () => {
+  it("the tenant's stored bytes stay what R2 keeps: a page sent twice, and another file at a path already held", async () => {
+    const t = await freshTenant("xfer-exact");
+    const key = "agent:main:exact";
+    const sessionId = crypto.randomUUID();
+    const big = Uint8Array.from({ length: FILE_CHUNK_MAX_BYTES + 100 }, (_, i) => (i * 7) % 251);
+    // The first chunk's page twice (a retried page), then the last one.
+    for (const chunk of [0, 0, 1]) {
+      const res = await importPage(t, key, {
+        sessionId,
+        files: [await chunkLine("media/inbound/big.bin", big, chunk)],
+      });
+      expect(res.status, res.text).toBeLessThan(300);
+    }
+    // A file, then another at the same path (a source whose file changed between two imports).
+    const other = PEER_PNG.subarray(0, 50);
+    for (const bytes of [PEER_PNG, other]) {
+      const res = await importPage(t, key, {
+        sessionId,
+        files: [fileLine("media/inbound/a.png", bytes, await sha256Hex(bytes))],
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    expect(await bucketBytes(`${t.id}/${key}/media/inbound/a.png`)).toEqual(other);
+    const kept = big.length + other.length;
+    const today = new Date().toISOString().slice(0, 10);
+    const level = await until(
+      async () =>
+        (await call(`/v1/admin/tenants/${t.id}/usage?from=${today}&to=${today}`, { token: ADMIN })).data?.totals
+          ?.r2StoredBytes,
+      (bytes) => bytes === kept,
+      5_000,
+    ).catch(() => undefined);
+    const billed = (await call(`/v1/admin/tenants/${t.id}/usage?from=${today}&to=${today}`, { token: ADMIN })).data;
+    expect(level ?? billed.totals.r2StoredBytes).toBe(kept);
+  }, 60_000);
+
+  it("a file's room is checked once, at its first chunk: its later pages list nothing of the tenant's prefix", async () => {
+    const t = await freshTenant("xfer-room");
+    const key = "agent:main:room";
+    const sessionId = crypto.randomUUID();
+    const big = Uint8Array.from({ length: 2 * FILE_CHUNK_MAX_BYTES + 10 }, (_, i) => (i * 13) % 251);
+    const tenantListings = await countingListsOf(`${t.id}/`, async () => {
+      for (const chunk of [0, 1, 2]) {
+        const res = await importPage(t, key, {
+          sessionId,
+          files: [await chunkLine("media/inbound/big.bin", big, chunk)],
+        });
+        expect(res.status, res.text).toBeLessThan(300);
+      }
+    });
+    expect(await bucketBytes(`${t.id}/${key}/media/inbound/big.bin`)).toEqual(big);
+    expect(tenantListings).toBe(1);
+  });
+
+  it("two pages finishing one file at once: both answer it stored, the file whole at its key", async () => {
+    const t = await freshTenant("xfer-twice");
+    const key = "agent:main:twice";
+    const sessionId = crypto.randomUUID();
+    const big = Uint8Array.from({ length: FILE_CHUNK_MAX_BYTES + 10 }, (_, i) => (i * 17) % 251);
+    expect(
+      (await importPage(t, key, { sessionId, files: [await chunkLine("media/inbound/big.bin", big, 0)] })).status,
+    ).toBe(201);
+    const last = await chunkLine("media/inbound/big.bin", big, 1);
+    const finishing = await Promise.all([1, 2].map(() => importPage(t, key, { sessionId, files: [last] })));
+    for (const res of finishing) expect(res.status, res.text).toBe(200);
+    expect(await bucketBytes(`${t.id}/${key}/media/inbound/big.bin`)).toEqual(big);
+    expect(await keysUnder(`${t.id}/`)).toEqual([`${t.id}/${key}/media/inbound/big.bin`]);
+  });
+});
+
+/** How many R2 listings of exactly `prefix` (the room check's) `work` makes, counted on the binding itself. */
+async function countingListsOf(prefix: string, work: () => Promise<void>): Promise<number> {
+  const proto = Object.getPrototypeOf(env.ATTACHMENTS) as { list: R2Bucket["list"] };
+  const before = Object.getOwnPropertyDescriptor(proto, "list")!;
+  let count = 0;
+  Object.defineProperty(proto, "list", {
+    ...before,
+    value: function counted(this: R2Bucket, options?: R2ListOptions) {
+      if (options?.prefix === prefix) count++;
+      return (before.value as R2Bucket["list"]).call(this, options);
+    },
+  });
+  try {
+    await work();
+  } finally {
+    Object.defineProperty(proto, "list", before);
+  }
+  return count;
+}

@@ -1,9 +1,10 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, inject, it, onTestFinished } from "vitest";
+import { LedgerObject } from "../../../src/ledger/ledger-object";
 import { attachmentsOf } from "../../../src/metering/metered-env";
 import { sessionObjectName } from "../../../src/stubs";
 import { PEER_PNG_BASE64 } from "../../peers/peer-files";
-import { ADMIN, call, freshTenant, type TestTenant, until } from "../support/helpers";
+import { ADMIN, call, createTenant, freshTenant, type TestTenant, until } from "../support/helpers";
 import { peerTelegramChannel, postTelegramDm } from "../support/telegram-helpers";
 
 /**
@@ -229,6 +230,10 @@ describe("R2 on the tenant's bill", () => {
   it("an object's R2 call under another tenant's prefix, or under none, is refused before it reaches R2", async () => {
     const t = await freshTenant("r2-fence");
     expect((await t.append("agent:main:main", { role: "user", content: "hi" })).status).toBe(201);
+    // Another tenant's file, put by the test itself (the delete below must leave it).
+    const foreignKey = `other-${t.id}/agent:main:main/media/kept.txt`;
+    await env.ATTACHMENTS.put(foreignKey, "kept");
+    onTestFinished(() => env.ATTACHMENTS.delete(foreignKey));
     spyOnBucket();
     const stub = env.SESSIONS.getByName(sessionObjectName(t.id, "agent:main:main"));
     const refused = await runInDurableObject(stub, async (object: unknown) => {
@@ -238,14 +243,79 @@ describe("R2 on the tenant's bill", () => {
         bucket.put(`other-${t.id}/agent:main:main/media/x.txt`, "x"),
         bucket.list({ prefix: `other-${t.id}/` }),
         bucket.get("stray.txt"),
+        bucket.delete([{ key: foreignKey, size: 4 }]),
       ];
       return (await Promise.allSettled(tries)).map((r) => (r.status === "rejected" ? String(r.reason) : "done"));
     });
     expect(refused[0]).toMatch(/R2 key of tenant other-r2-fence-\w+ used by an object of tenant r2-fence-/);
     expect(refused[1]).toMatch(/R2 key of tenant other-/);
     expect(refused[2]).toMatch(/outside any tenant's prefix/);
+    expect(refused[3]).toMatch(/R2 key of tenant other-/);
     // Nothing reached the bucket.
     expect(countOf(`other-${t.id}`)).toEqual({ r2ClassA: 0, r2ClassB: 0 });
     expect(countOf("stray.txt")).toEqual({ r2ClassA: 0, r2ClassB: 0 });
+    // The delete was refused before R2 was called: the other tenant's file is still there.
+    countingPaused = true;
+    expect(await env.ATTACHMENTS.head(foreignKey)).not.toBeNull();
+    countingPaused = false;
   });
+
+  it("an object whose name the runtime does not carry (a session key past ~1 KB) is fenced to the tenant of its first R2 call", async () => {
+    const t = await freshTenant("r2-unnamed");
+    const longKey = `agent:main:${"x".repeat(1_100)}`;
+    const stub = env.SESSIONS.getByName(sessionObjectName(t.id, longKey));
+    const outcomes = await runInDurableObject(stub, async (object: unknown) => {
+      const bucket = attachmentsOf((object as { env: Env }).env);
+      const own = await bucket.list({ prefix: `${t.id}/` }).then(() => "done", String);
+      const foreign = await bucket.list({ prefix: `other-${t.id}/` }).then(() => "done", String);
+      return { own, foreign };
+    });
+    expect(outcomes.own).toBe("done");
+    expect(outcomes.foreign).toMatch(/R2 key of tenant other-r2-unnamed-\w+ used by an object of tenant r2-unnamed-/);
+  });
+
+  it("a deleted tenant's files freed by its sessions land on no ledger: the id created again starts at 0 stored bytes", async () => {
+    const t = await freshTenant("r2-gone");
+    const key = "agent:main:main";
+    expect((await t.append(key, { role: "user", content: "hi" })).status).toBe(201);
+    await env.ATTACHMENTS.put(`${t.id}/${key}/media/note.txt`, "freed bytes");
+    await until(
+      () => call(`/v1/admin/tenants/${t.id}`, { method: "DELETE", token: ADMIN }),
+      (res) => res.status === 200 && res.data.done === true,
+      30_000,
+    );
+    // The session objects' hand-offs (up to UNITS_HANDOFF_MS after their deletion) are in by now.
+    await new Promise((r) => setTimeout(r, 2_500));
+    await createTenant(t.id);
+    expect((await billedR2(t.id)).stored).toEqual({ sumOfDays: 0, level: 0 });
+  }, 60_000);
+
+  it("an export's R2 calls, made while its body streams after the response, reach the ledger in a call or two, every one billed", async () => {
+    const t = await freshTenant("r2-export");
+    const sessions = 30;
+    for (let i = 0; i < sessions; i++)
+      expect((await t.append(`agent:main:export-${i}`, { role: "user", content: "hi" })).status).toBe(201);
+    spyOnBucket();
+    const proto = LedgerObject.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const before = Object.getOwnPropertyDescriptor(proto, "recordUnits")!;
+    let workerHandOffs = 0;
+    Object.defineProperty(proto, "recordUnits", {
+      ...before,
+      value: function spied(this: { ctx: DurableObjectState }, ...args: unknown[]) {
+        if (this.ctx.id.name === t.id && args[1] === "Worker") workerHandOffs++;
+        return (before.value as (...a: unknown[]) => unknown).apply(this, args);
+      },
+    });
+    onTestFinished(() => {
+      Object.defineProperty(proto, "recordUnits", before);
+    });
+    const res = await t.call("/v1/export");
+    expect(res.status, res.text).toBe(200);
+    const billed = await billedOnceHandedOff(t.id);
+    // A listing of each session's prefix, by the worker as it writes the body.
+    expect(countOf(t.id).r2ClassA).toBe(sessions);
+    expect(billed.byClass.Worker).toEqual({ r2ClassA: sessions, r2ClassB: 0 });
+    expect(workerHandOffs).toBeGreaterThan(0);
+    expect(workerHandOffs).toBeLessThanOrEqual(3);
+  }, 60_000);
 });
