@@ -41,13 +41,25 @@ export function legacyAttachmentPrefix(tenantId: string, key: string): string | 
   return `${tenantId}/${key}/`;
 }
 
-/** Deletes a session's stored files: everything under its prefix, and its own files under its legacy prefix. */
+/** The folders every file a session writes under its prefix is in (chat media, spawns, imports and their staging). */
+const OWN_FOLDERS = ["media/", ".openclaw/", ".import-staging/"] as const;
+
+/** Whether `path` (under a session's prefix today) is in one of the session's own folders. */
+export function isInOwnFolder(path: string): boolean {
+  return OWN_FOLDERS.some((folder) => path.startsWith(folder));
+}
+
+/**
+ * Deletes a session's stored files: those in its own folders under its prefix (elsewhere under
+ * `<tenant>/agent:main:a/` lie the old files of `agent:main:a/b`, kept for that session), and its
+ * own files under its legacy prefix.
+ */
 export async function deleteSessionAttachments(
   bucket: MeteredBucket | undefined,
   tenantId: string,
   key: string,
 ): Promise<void> {
-  await deleteAttachments(bucket, sessionAttachmentPrefix(tenantId, key));
+  await deleteAttachments(bucket, sessionAttachmentPrefix(tenantId, key), isInOwnFolder);
   const legacy = legacyAttachmentPrefix(tenantId, key);
   if (legacy) await deleteAttachments(bucket, legacy, isLegacyOwnFile);
 }

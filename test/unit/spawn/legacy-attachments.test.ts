@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isLegacyOwnFile, legacyAttachmentPrefix } from "../../../src/spawn/legacy-attachments";
+import { isInOwnFolder, isLegacyOwnFile, legacyAttachmentPrefix } from "../../../src/spawn/legacy-attachments";
 import { sessionAttachmentPrefix } from "../../../src/spawn/spawn-attachments";
 
 /**
@@ -62,5 +62,11 @@ describe("legacy attachment prefix", () => {
       ".import-staging/x/000001",
     ])
       expect(isLegacyOwnFile(path), path).toBe(false);
+  });
+
+  it("a session's deletion under its prefix today takes its own folders only, not a longer key's old files there", () => {
+    for (const path of [...OWN, "media/photos/x.jpg"]) expect(isInOwnFolder(path), path).toBe(true);
+    for (const path of ["b/media/inbound/telegram-1-0.jpg", "b/c/.openclaw/attachments/x/y", "stray.txt"])
+      expect(isInOwnFolder(path), path).toBe(false);
   });
 });

@@ -15,7 +15,7 @@ async function keysUnder(prefix: string): Promise<string[]> {
 }
 
 describe("a session's files under its prefix from before the escaping", () => {
-  it("are exported and deleted with it; a longer key's files there are neither", async () => {
+  it("are exported and deleted with it; a longer key's files there are neither, nor by a shorter key's deletion", async () => {
     const t = await freshTenant("legacy-prefix");
     const key = "agent:main:a/b";
     const longer = "agent:main:a/b/c";
@@ -41,6 +41,15 @@ describe("a session's files under its prefix from before the escaping", () => {
       `${key} media/inbound/telegram-1-0.jpg`,
       `${longer} media/inbound/telegram-2-0.jpg`,
     ]);
+
+    // `agent:main:a`'s prefix today is `<tenant>/agent:main:a/`, under which the old files of
+    // `agent:main:a/…` lie: its deletion takes its own folders' files and leaves theirs.
+    const shorter = "agent:main:a";
+    await t.append(shorter, { role: "user", content: "a photo" });
+    const shorterOwn = `${t.id}/${shorter}/media/inbound/telegram-3-0.jpg`;
+    await env.ATTACHMENTS.put(shorterOwn, "x");
+    expect((await t.call(`/v1/sessions/${encodeURIComponent(shorter)}`, { method: "DELETE" })).status).toBe(200);
+    expect(await keysUnder(`${t.id}/`)).toEqual([...own, ...others].sort());
 
     const deleted = await t.call(`/v1/sessions/${encodeURIComponent(key)}`, { method: "DELETE" });
     expect(deleted.status, deleted.text).toBe(200);
