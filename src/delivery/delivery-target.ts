@@ -56,6 +56,14 @@ export function deliveryBackoffMs(attempt: number): number {
 export const DEFAULT_DELIVERY_ATTEMPTS = 5;
 
 /**
+ * The longest a platform's own wait (`retry_after`, `Retry-After`) holds a delivery back: 1 hour.
+ * The wait comes from the platform's (or a tenant's `apiRoot`'s) answer, so a `Retry-After:
+ * 99999999` or a far-off date would park the delivery for years, never dead; a wait past this
+ * makes it dead at once instead, saying what was asked.
+ */
+export const PLATFORM_WAIT_MAX_MS = 60 * 60 * 1_000;
+
+/**
  * Between two parts of one reply on a chat platform: OpenClaw 2026.9.6 sent a long reply's
  * chunks about a second apart (../shared/peer/channels/SPEC.md §3.6), under the platforms' per-chat rate limits.
  */

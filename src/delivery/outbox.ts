@@ -14,7 +14,12 @@ import { redactCredentials } from "../secrets/redact-credentials";
 import { urlForDisplay, urlSecrets } from "../secrets/url-secrets";
 import type { TimerPort } from "../timers/timers";
 import type { DeliveryStore } from "./delivery-store";
-import { DEFAULT_DELIVERY_ATTEMPTS, deliveryBackoffMs, REPLY_PART_SPACING_MS } from "./delivery-target";
+import {
+  DEFAULT_DELIVERY_ATTEMPTS,
+  deliveryBackoffMs,
+  PLATFORM_WAIT_MAX_MS,
+  REPLY_PART_SPACING_MS,
+} from "./delivery-target";
 
 /** The delivery rows: DeliveryStore's methods without its SQL handle (Node tests keep rows in memory). */
 export type OutboxStore = { [Method in keyof DeliveryStore]: DeliveryStore[Method] };
@@ -130,7 +135,7 @@ export class Outbox {
    * A failed attempt: retried after its backoff, or after the platform's own wait when it asked
    * for a longer one (`retry_after` / `Retry-After`: an earlier retry would be refused again), or
    * dead after `delivery.maxAttempts` (at once when the platform said retrying cannot help:
-   * `final`). Its error text is kept, logged and evented only redacted of the credentials the
+   * `final`, or asked for a wait past PLATFORM_WAIT_MAX_MS). Its error text is kept, logged and evented only redacted of the credentials the
    * send carried.
    */
   private failed(
@@ -141,11 +146,12 @@ export class Outbox {
     platform: Pick<SendOutcome, "final" | "retryAfterMs"> = {},
   ): void {
     const { final = false, retryAfterMs = 0 } = platform;
-    const error = redacted(failure);
+    const waitTooLong = retryAfterMs > PLATFORM_WAIT_MAX_MS;
+    const error = `${redacted(failure)}${waitTooLong ? waitRefusedText(retryAfterMs) : ""}`;
     const id = delivery.id;
     const attempts = delivery.attempts + 1;
     const maxAttempts = config.delivery?.maxAttempts ?? DEFAULT_DELIVERY_ATTEMPTS;
-    const dead = final || attempts >= maxAttempts;
+    const dead = final || waitTooLong || attempts >= maxAttempts;
     logWarning(dead ? "delivery.dead" : "delivery.failed", {
       ...this.ports.logContext?.(),
       delivery: delivery.id,
@@ -215,6 +221,12 @@ export class Outbox {
 
 /** A failed send: the upstream's text and the credentials its request carried (redacted from it). */
 type SendFailure = { text: string; credentials: readonly string[] };
+
+/** Why a delivery is dead without waiting: the platform's wait, in whole seconds, past the bound. */
+function waitRefusedText(retryAfterMs: number): string {
+  const asked = Math.ceil(retryAfterMs / 1_000);
+  return ` (the platform asked to wait ${asked} s, past the ${PLATFORM_WAIT_MAX_MS / 1_000} s a delivery is held for a platform's wait)`;
+}
 
 /**
  * The one redaction of a send's error text, before anything keeps, logs, events or reports it:

@@ -48,23 +48,33 @@ export function commandsPage(commands: readonly ListedCommand[], page: number, i
 
 export type KeyboardButton = { text: string; callback_data: string };
 
+/** Telegram's bound on a button's `callback_data` (1-64 bytes); longer data fails the whole send (`BUTTON_DATA_INVALID`). */
+export const TELEGRAM_CALLBACK_DATA_MAX_BYTES = 64;
+
 /**
  * OpenClaw's keyboard under a page (`buildCommandsPaginationKeyboard`): `◀ Prev` unless on the first
  * page, the page counter (a no-op), `Next ▶` unless on the last; each button's data names the
- * agent (`commands_page_2:main`). One row.
+ * agent (`commands_page_2:main`). One row. OpenClaw appends the agent whatever its length; an agent
+ * id may be 64 characters, so where the agent would take a button's data past Telegram's 64 bytes
+ * the keyboard's data leaves it out (`commands_page_2`) and a press pages the chat's own agent.
  */
 export function commandsPageKeyboard(page: number, pages: number, agentId: string): KeyboardButton[][] {
-  const button = (text: string, target: number | "noop") => ({
-    text,
-    callback_data: `commands_page_${target}:${agentId}`,
-  });
-  return [
-    [
+  const row = (suffix: string) => {
+    const button = (text: string, target: number | "noop") => ({
+      text,
+      callback_data: `commands_page_${target}${suffix}`,
+    });
+    return [
       ...(page > 1 ? [button("◀ Prev", page - 1)] : []),
       button(`${page}/${pages}`, "noop"),
       ...(page < pages ? [button("Next ▶", page + 1)] : []),
-    ],
-  ];
+    ];
+  };
+  const named = row(`:${agentId}`);
+  const fits = named.every(
+    (button) => new TextEncoder().encode(button.callback_data).byteLength <= TELEGRAM_CALLBACK_DATA_MAX_BYTES,
+  );
+  return [fits ? named : row("")];
 }
 
 /**

@@ -11,6 +11,7 @@ import type { SessionEntry, TranscriptMessage } from "../protocol/session";
 import { type DeploymentKey, type DeploymentKeyEnv, deploymentKeyHosts } from "../secrets/deployment-keys";
 import { redactCredentials } from "../secrets/redact-credentials";
 import { urlSecrets } from "../secrets/url-secrets";
+import { readAttachmentWithin } from "./attachment-reader";
 import { withModelSlot } from "./model-slot";
 import { type ModelFiles, modelFiles } from "./runners/media-parts";
 import {
@@ -127,10 +128,7 @@ export class RunExecutor {
       // The run's own origin (the request that started it) is the service too, whatever PUBLIC_ORIGIN says.
       outbound: outboundPolicy(this.deps.env, input.callbackBase ? new URL(input.callbackBase).origin : undefined),
       storeSecret: (id) => this.deps.storeSecret(input.tenantId, id),
-      readAttachment: async (key) => {
-        const object = await attachmentsOf(this.deps.env)?.get(key);
-        return object ? new Uint8Array(await object.arrayBuffer()) : null;
-      },
+      readAttachment: (key, maxBytes) => readAttachmentWithin(attachmentsOf(this.deps.env), key, maxBytes),
       ...(await this.webhookExtras(run)),
     };
     if (!withTools) return runner(request);

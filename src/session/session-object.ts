@@ -35,7 +35,7 @@ import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from 
 import { RunGate } from "../runs/run-gate";
 import { type AbortReason, injectedChatEvent } from "../runs/run-payloads";
 import { acceptAnnounce } from "../spawn/announce-inbox";
-import { deleteAttachments, sessionAttachmentPrefix } from "../spawn/spawn-attachments";
+import { deleteSessionAttachments } from "../spawn/legacy-attachments";
 import { tenantApi } from "../stubs";
 import type { ReplyRoutes } from "./reply-routes";
 import { recoverSession, runAlarm, type SessionParts, wireSession } from "./session-parts";
@@ -174,7 +174,7 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
       await this.parts.store.wipe();
       const indexed = await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
       const bucket = options.tenantDeleting ? operatorAttachmentsOf(this.env) : attachmentsOf(this.env);
-      await deleteAttachments(bucket, sessionAttachmentPrefix(ref.tenantId, ref.key));
+      await deleteSessionAttachments(bucket, ref.tenantId, ref.key);
       return existed || indexed;
     });
   }

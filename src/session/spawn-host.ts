@@ -1,7 +1,7 @@
 import type { SessionRef } from "../contracts/session-api";
 import { attachmentsOf } from "../metering/metered-env";
 import type { RunLifecycle } from "../runs/run-lifecycle";
-import { deleteAttachments, sessionAttachmentPrefix } from "../spawn/spawn-attachments";
+import { deleteSessionAttachments } from "../spawn/legacy-attachments";
 import type { SpawnPorts } from "../spawn/spawn-driver";
 import type { SpawnStore } from "../spawn/spawn-store";
 import { sessionApi } from "../stubs";
@@ -47,8 +47,7 @@ export function spawnHost(parts: {
     },
     dropAttachments: async () => {
       const identity = store.identity();
-      if (identity)
-        await deleteAttachments(attachmentsOf(env), sessionAttachmentPrefix(identity.tenantId, identity.sessionKey));
+      if (identity) await deleteSessionAttachments(attachmentsOf(env), identity.tenantId, identity.sessionKey);
     },
     archiveSelf: async () => {
       transcript.updateEntry((entry) => ({ ...entry, archivedAt: Date.now() }));

@@ -131,14 +131,21 @@ export function attachmentsPromptLine(receipt: Receipt, mountPath?: string): str
   ].join("\n");
 }
 
-/** Deletes every stored attachment under a session's prefix (delete, or a kept child without retention). */
-export async function deleteAttachments(bucket: MeteredBucket | undefined, prefix: string): Promise<void> {
+/**
+ * Deletes every stored attachment under a session's prefix (delete, or a kept child without
+ * retention); `owns`: only those whose path under the prefix it accepts (a legacy prefix).
+ */
+export async function deleteAttachments(
+  bucket: MeteredBucket | undefined,
+  prefix: string,
+  owns: (path: string) => boolean = () => true,
+): Promise<void> {
   if (!bucket) return;
   try {
     let cursor: string | undefined;
     do {
       const listed = await bucket.list({ prefix, ...(cursor ? { cursor } : {}) });
-      await bucket.delete(listed.objects);
+      await bucket.delete(listed.objects.filter((object) => owns(object.key.slice(prefix.length))));
       cursor = listed.truncated ? listed.cursor : undefined;
     } while (cursor);
   } catch (error) {

@@ -149,6 +149,15 @@ export async function startPeers(): Promise<Peers> {
             validSignature: null,
             at: Date.now(),
           });
+        // Telegram refuses a keyboard with a button's callback_data past 64 bytes (the whole message).
+        if (method === "sendMessage" || method === "editMessageText") {
+          const keyboard = JSON.parse(body || "{}").reply_markup?.inline_keyboard as
+            | Array<Array<{ callback_data?: string }>>
+            | undefined;
+          const tooLong = keyboard?.flat().some((button) => Buffer.byteLength(button.callback_data ?? "") > 64);
+          if (tooLong)
+            return json(res, 400, { ok: false, error_code: 400, description: "Bad Request: BUTTON_DATA_INVALID" });
+        }
         if (method === "getFile") {
           const fileId = String(JSON.parse(body || "{}").file_id ?? "");
           return json(res, 200, {

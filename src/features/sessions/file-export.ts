@@ -1,5 +1,6 @@
 import type { MeteredBucket } from "../../metering/metered-bucket";
 import { FILE_CHUNK_MAX_BYTES, isSessionFilePath } from "../../protocol/session-files";
+import { isLegacyOwnFile, legacyAttachmentPrefix } from "../../spawn/legacy-attachments";
 import { sessionAttachmentPrefix } from "../../spawn/spawn-attachments";
 import { toBase64, toHex } from "../../util/encoding";
 
@@ -19,14 +20,28 @@ export async function* sessionFileLines(
   key: string,
   counts: FileCounts,
 ): AsyncGenerator<string> {
-  const prefix = sessionAttachmentPrefix(tenantId, key);
+  yield* filesUnder(bucket, sessionAttachmentPrefix(tenantId, key), key, counts, isSessionFilePath);
+  // Files stored before the prefix escaped `/` and `%`: only this session's own (legacy-attachments.ts).
+  const legacy = legacyAttachmentPrefix(tenantId, key);
+  if (legacy)
+    yield* filesUnder(bucket, legacy, key, counts, (path) => isLegacyOwnFile(path) && isSessionFilePath(path));
+}
+
+/** The file lines of the objects under `prefix` whose path under it `exported` accepts. */
+async function* filesUnder(
+  bucket: MeteredBucket,
+  prefix: string,
+  key: string,
+  counts: FileCounts,
+  exported: (path: string) => boolean,
+): AsyncGenerator<string> {
   let cursor: string | undefined;
   do {
     const page = await bucket.list({ prefix, include: ["httpMetadata"], ...(cursor ? { cursor } : {}) });
     for (const listed of page.objects) {
       const path = listed.key.slice(prefix.length);
       // Import staging and whatever else is not a session's file stays behind.
-      if (!isSessionFilePath(path)) continue;
+      if (!exported(path)) continue;
       const sha256 = await sha256Of(bucket, listed);
       const object = sha256 ? await bucket.get(listed.key) : null;
       // Deleted since the listing.

@@ -50,7 +50,11 @@ export function modelFiles(media: InboundMedia[] | undefined, takes: ModelPartTy
   return { files, notes };
 }
 
-/** Each context file's bytes, by key (one gone from the bucket, or larger than recorded past the bounds, is left out). */
+/**
+ * Each context file's bytes, by key (one gone from the bucket, or larger than recorded past the
+ * bounds, is left out). The bucket is asked with the bytes the file may still take, so a stored
+ * object past them (an import may overwrite a file's key with a far larger one) is never read.
+ */
 export async function loadFiles(request: Pick<RunnerRequest, "readAttachment">, context: ContextMessage[]) {
   const loaded = new Map<string, Uint8Array>();
   let left = MODEL_PARTS_MAX_BYTES_PER_RUN;
@@ -58,7 +62,10 @@ export async function loadFiles(request: Pick<RunnerRequest, "readAttachment">, 
     if (message.role !== "user") continue;
     for (const file of message.files ?? []) {
       if (loaded.has(file.key)) continue;
-      const bytes = await request.readAttachment(file.key);
+      const bytes = await request.readAttachment(
+        file.key,
+        file.part === "image" ? Math.min(MODEL_IMAGE_MAX_BYTES, left) : left,
+      );
       if (!bytes || overBy(file.part, bytes.byteLength, left)) continue;
       left -= bytes.byteLength;
       loaded.set(file.key, bytes);

@@ -50,8 +50,11 @@ export type RunnerRequest = {
   credentials: Set<string>;
   /** An entry of the tenant's secret store (a `store` SecretRef's id); null when there is none. */
   storeSecret(id: string): Promise<ResolvedSecret | null>;
-  /** Reads a stored attachment (spawned sub-agents' files). */
-  readAttachment(key: string): Promise<Uint8Array | null>;
+  /**
+   * Reads a stored attachment (spawned sub-agents' files, a message's files for the model); null
+   * when it is gone or its stored size is past `maxBytes` (then its body is never read).
+   */
+  readAttachment(key: string, maxBytes?: number): Promise<Uint8Array | null>;
   /** Functions the model may call (the tool loop); absent: a text-only run. */
   tools?: ToolSpec[];
   /** The model's output cap per call (`maxTokens` of the runner config). */

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { LiveEvent } from "../../../src/contracts/tenant-api";
-import { deliveryBackoffMs, REPLY_PART_SPACING_MS } from "../../../src/delivery/delivery-target";
+import { deliveryBackoffMs, PLATFORM_WAIT_MAX_MS, REPLY_PART_SPACING_MS } from "../../../src/delivery/delivery-target";
 import { Outbox, type OutboxPorts, type OutboxStore } from "../../../src/delivery/outbox";
 import type { ChannelSender } from "../../../src/features/channels/adapter";
+import { HTTP_429_RULE, withRateLimitRule } from "../../../src/features/channels/rate-limit";
 import type { Delivery, DeliveryStatus } from "../../../src/model/delivery";
 import type { TenantConfig } from "../../../src/protocol/config";
 import type { SessionEntry } from "../../../src/protocol/session";
@@ -285,6 +286,48 @@ describe("Outbox over in-memory ports", () => {
     await outbox.attempt(id, T0 + 30_000);
     expect(store.get(id)).toMatchObject({ status: "delivered" });
     expect(sent).toEqual([0, 1]);
+  });
+
+  it("a platform's wait past PLATFORM_WAIT_MAX_MS (Retry-After: 99999999, a far-off date) makes the delivery dead at once, not parked for years", async () => {
+    const farOff = new Date(Date.now() + 10 * 365 * 24 * 3_600_000).toUTCString();
+    for (const retryAfter of ["99999999", farOff]) {
+      const { outbox, store, timers, queue } = outboxWith({}, null, {
+        channelSender: async () =>
+          withRateLimitRule(
+            {
+              credentials: [],
+              send: async () => ({
+                partsSent: 0,
+                error: "slack answered 429: ratelimited",
+                refusal: { status: 429, retryAfter, body: {} },
+              }),
+            },
+            HTTP_429_RULE,
+          ),
+      });
+      const { id } = queue();
+      await outbox.attempt(id, T0);
+      expect(store.get(id)).toMatchObject({ status: "dead", attempts: 1 });
+      // No retry armed for the asked wait (the timer left is the enqueue's, due at T0).
+      expect(timers.get(id) ?? T0).toBeLessThan(T0 + PLATFORM_WAIT_MAX_MS);
+      expect(store.get(id)?.lastError).toMatch(
+        /^slack answered 429: ratelimited \(the platform asked to wait \d+ s, past the 3600 s/,
+      );
+    }
+  });
+
+  it("a platform's wait up to PLATFORM_WAIT_MAX_MS is waited in full", async () => {
+    const { outbox, store, timers, queue } = outboxWith({}, null, {
+      channelSender: async () => ({
+        credentials: [],
+        send: async () => ({ partsSent: 0, error: "telegram answered 429", retryAfterMs: PLATFORM_WAIT_MAX_MS }),
+      }),
+    });
+    const { id } = queue();
+    await outbox.attempt(id, T0);
+    expect(store.get(id)).toMatchObject({ status: "pending" });
+    expect(timers.get(id)).toBeGreaterThanOrEqual(T0 + PLATFORM_WAIT_MAX_MS);
+    expect(timers.get(id)).toBeLessThan(T0 + PLATFORM_WAIT_MAX_MS + 1_000);
   });
 
   it("counts the platform's wait from its answer, not from when the attempt began (a slow 429 is not retried early)", async () => {

@@ -113,6 +113,24 @@ describe("the paged /commands", () => {
     ]);
   });
 
+  it("an agent id that would take a button's data past Telegram's 64 bytes is left out of the data (the press pages the chat's agent)", () => {
+    const bytes = (data: string) => new TextEncoder().encode(data).byteLength;
+    const longest = "a".repeat(64);
+    for (const agentId of [longest, "b".repeat(46)]) {
+      const keyboard = commandsPageKeyboard(2, 3, agentId);
+      const data = keyboard.flat().map((button) => button.callback_data);
+      expect(data).toEqual(["commands_page_1", "commands_page_noop", "commands_page_3"]);
+      expect(commandsPageOfData(data[2]!)).toEqual({ page: 3 });
+    }
+    // 45 characters still fit beside `commands_page_noop:` (19 bytes): OpenClaw's data, the agent kept.
+    const fitting = "c".repeat(45);
+    const data = commandsPageKeyboard(1, 9, fitting)
+      .flat()
+      .map((button) => button.callback_data);
+    expect(data).toEqual([`commands_page_noop:${fitting}`, `commands_page_2:${fitting}`]);
+    expect(Math.max(...data.map(bytes))).toBe(64);
+  });
+
   it("press data: a page, the counter, or no page button at all (an ordinary press)", () => {
     expect(commandsPageOfData("commands_page_2:main")).toEqual({ page: 2, agentId: "main" });
     expect(commandsPageOfData("commands_page_5")).toEqual({ page: 5 });

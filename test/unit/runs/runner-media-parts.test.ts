@@ -7,6 +7,7 @@ import type { RunnerConfig } from "../../../src/protocol/config";
 import { runnerFacts } from "../../../src/protocol/runner-specs/runner-declarations";
 import { anthropicRunner } from "../../../src/runs/runners/anthropic";
 import {
+  loadFiles,
   MODEL_IMAGE_MAX_BYTES,
   MODEL_PARTS_MAX_BYTES_PER_RUN,
   modelFiles,
@@ -205,5 +206,31 @@ describe("a chat message's files given to the model", () => {
         { type: "text", text: TEXT },
       ],
     });
+  });
+});
+
+describe("a file's stored size is checked before its bytes are read", () => {
+  it("each file is asked for with the bytes it may still take, so one overwritten with 100 MiB is never read", async () => {
+    // The transcript says 11 and 60 bytes; an import overwrote the image's key with 100 MiB.
+    const storedSize: Record<string, number> = { [png.key]: 100 * MIB, [pdf.key]: PDF.length };
+    const asked: Array<[string, number | undefined]> = [];
+    let bytesRead = 0;
+    const reader = {
+      // The bucket's contract: past `maxBytes` the body is not read (readAttachmentWithin).
+      readAttachment: async (key: string, maxBytes?: number) => {
+        asked.push([key, maxBytes]);
+        const size = storedSize[key]!;
+        if (size > (maxBytes ?? Number.POSITIVE_INFINITY)) return null;
+        bytesRead += size;
+        return key === pdf.key ? PDF : new Uint8Array(size);
+      },
+    };
+    const loaded = await loadFiles(reader, context(openai(), [png, pdf]));
+    expect([...loaded.keys()]).toEqual([pdf.key]);
+    expect(asked).toEqual([
+      [png.key, MODEL_IMAGE_MAX_BYTES],
+      [pdf.key, MODEL_PARTS_MAX_BYTES_PER_RUN],
+    ]);
+    expect(bytesRead).toBe(PDF.length);
   });
 });

@@ -19,9 +19,9 @@ const MODEL = `record:cmdpages-${Date.now()}`;
 const peer = `http://127.0.0.1:${inject("peerPort")}`;
 
 type Recorded = { body: Record<string, unknown> };
-async function recorded(method: string): Promise<Recorded[]> {
+async function recorded(method: string, chat = CHAT): Promise<Recorded[]> {
   const all = (await (await fetch(`${peer}/control/recorded?path=/telegram/${method}`)).json()) as Recorded[];
-  return all.filter((r) => String(r.body.chat_id) === String(CHAT) || method === "answerCallbackQuery");
+  return all.filter((r) => String(r.body.chat_id) === String(chat) || method === "answerCallbackQuery");
 }
 
 async function pagesTenant(): Promise<TestTenant> {
@@ -146,6 +146,47 @@ describe("/commands pages on Telegram", () => {
     });
     expect((history.data.messages as Array<{ role: string }>).map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(await modelCalls()).toBe(0);
+  }, 60_000);
+
+  it("an agent id too long for Telegram's 64-byte button data: the keyboard leaves it out, is accepted, and a press pages", async () => {
+    const agentId = "a".repeat(64);
+    const chat = CHAT + 2;
+    const t = await freshTenant("cmdpages-long");
+    const put = await t.config({
+      agents: { list: [{ id: agentId, default: true, runner: { type: "echo" } }] },
+      channels: { telegram: peerTelegramChannel(SECRET) },
+    });
+    expect(put.status, put.text).toBe(200);
+    const ofChat = async (method: string) =>
+      (await recorded(method, chat)).map((r) => r.body as { reply_markup?: { inline_keyboard: unknown[][] } });
+    const base = 995_000 + (Date.now() % 4_000);
+    await postTelegramDm(t, SECRET, { updateId: base, chatId: chat }, { text: "/commands" });
+    const [first] = await until(
+      () => ofChat("sendMessage"),
+      (sent) => sent.length >= 1,
+    );
+    // The first send is the one Telegram takes (OpenClaw's `commands_page_noop:<agent>` is 83 bytes here).
+    expect(first!.reply_markup?.inline_keyboard).toEqual([
+      [
+        { text: "1/2", callback_data: "commands_page_noop" },
+        { text: "Next ▶", callback_data: "commands_page_2" },
+      ],
+    ]);
+    const press = pagePress(base + 1, `cbq-pages-long-${base}`, "commands_page_2");
+    press.callback_query.from.id = chat;
+    press.callback_query.message.chat.id = chat;
+    await post(t, press);
+    const [edit] = await until(
+      () => ofChat("editMessageText"),
+      (edits) => edits.length >= 1,
+    );
+    expect(edit!.reply_markup?.inline_keyboard).toEqual([
+      [
+        { text: "◀ Prev", callback_data: "commands_page_1" },
+        { text: "2/2", callback_data: "commands_page_noop" },
+      ],
+    ]);
+    expect(await ofChat("sendMessage")).toHaveLength(1);
   }, 60_000);
 
   it("a command OpenClaw has and this service does not run, and a chat's /send, are answered without the model", async () => {

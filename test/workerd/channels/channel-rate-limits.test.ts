@@ -248,4 +248,37 @@ describe("a platform's rate limit and pace, on every platform", () => {
       expect(await sendsOf()).toHaveLength(sends.length);
     }, 60_000);
   }
+
+  it("a wait past the outbox's bound (Retry-After: 99999999) makes the delivery dead at once, not parked for years", async () => {
+    const scenario = `rl-far-${crypto.randomUUID()}`;
+    const root = `${peer}/ratelimit/${scenario}/slack`;
+    const refusal = { status: 429, headers: { "retry-after": "99999999" }, body: { ok: false, error: "ratelimited" } };
+    await fetch(`${peer}/ratelimit/${scenario}/script`, { method: "POST", body: JSON.stringify(refusal) });
+    const t = await freshTenant("rl-far");
+    const put = await t.config({
+      agents: await scriptedReplyAgents(scenario, "hello"),
+      hooks: { enabled: true, token: HOOK_TOKEN },
+      channels: {
+        slack: { enabled: true, dmPolicy: "open", ...(await CASES.find((c) => c.platform === "slack")!.config(root)) },
+      },
+    });
+    expect(put.status, put.text).toBe(200);
+    await hookTo("slack", "channel:C0RATE")(t);
+    const dead = await until(
+      async () => {
+        const sessions = (await t.call("/v1/sessions")).data.sessions as Array<{ key: string }>;
+        const lists = await Promise.all(
+          sessions.map(async (s) => (await t.call(`/v1/sessions/${encodeURIComponent(s.key)}/deliveries`)).data),
+        );
+        return lists.flatMap((list) => (list.deliveries ?? []) as Array<{ status: string; lastError?: string }>);
+      },
+      (deliveries) => deliveries.some((d) => d.status === "dead"),
+      20_000,
+    );
+    expect(dead.find((d) => d.status === "dead")?.lastError).toMatch(/asked to wait 99999999 s, past the 3600 s/);
+    const sends = ((await (await fetch(`${peer}/ratelimit/${scenario}/calls`)).json()) as RateLimitCall[]).filter(
+      (c) => c.send,
+    );
+    expect(sends).toHaveLength(1);
+  }, 60_000);
 });
