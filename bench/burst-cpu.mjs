@@ -27,7 +27,7 @@ const TG_SECRET = "tg-webhook-secret-0123456789";
 const IN_FLIGHT = 40;
 const WARMUP_CHATS = 10;
 const IDLE_TAIL_MS = 2_000;
-const DEADLINE_MS = 120_000;
+const DEADLINE_MS = 240_000;
 
 const { values: opts } = parseArgs({
   options: {
