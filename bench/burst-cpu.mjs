@@ -111,6 +111,15 @@ try {
         `p50 ${fmt(burst.reply.p50)} / p99 ${fmt(burst.reply.p99)} ms; ` +
         `workerd CPU ${fmt(cpu)} ms = ${fmt(cpu / chats)} ms per turn (${byPid.join(", ")}); load ${loadBefore} → ${load()}`,
     );
+    if (burst.replied < burst.posted) {
+      // Why replies are missing: the service's warnings (run.failed, delivery.failed…), counted by text.
+      const reasons = new Map();
+      for (const line of server.logLines().filter((l) => /failed|lost|error/i.test(l))) {
+        const reason = line.replace(/"(run|session|update|tenant)":"[^"]*",?/g, "").slice(0, 200);
+        reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+      }
+      for (const [reason, count] of reasons) console.log(`  ${count}× ${reason}`);
+    }
     if (profile) {
       await writeFile(opts.profile, JSON.stringify(profile));
       console.log(summarizeProfile(profile, Number(opts.top)));
