@@ -41,6 +41,9 @@ const child = spawn(process.execPath, [wranglerBin, ...plan.args], {
     // Miniflare fetches a Request.cf sample from workers.cloudflare.com on every start and prints
     // an ENOTFOUND stack when offline. The service never reads request.cf: use the placeholder.
     CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? "false",
+    // wrangler's local observability (a trace of every invocation, user spans included, streamed to a
+    // collector in the same workerd) doubles the CPU of a turn here; X_LOCAL_OBSERVABILITY=true keeps it.
+    X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false",
   },
 });
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {

@@ -35,15 +35,22 @@ function workerdPids(pid) {
 
 /** CPU ms (user + system) the workerd processes under `pid` used so far; null where /proc is not readable. */
 export function workerdCpuMs(pid) {
-  if (pid === undefined) return null;
-  const pids = workerdPids(pid);
-  if (pids.length === 0) return null;
-  let ticks = 0;
-  for (const p of pids) {
+  const byPid = workerdCpuMsByPid(pid);
+  if (byPid.size === 0) return null;
+  let ms = 0;
+  for (const value of byPid.values()) ms += value;
+  return ms;
+}
+
+/** The same per workerd process (wrangler dev runs two: the service's and its proxy's). */
+export function workerdCpuMsByPid(pid) {
+  const byPid = new Map();
+  if (pid === undefined) return byPid;
+  for (const p of workerdPids(pid)) {
     // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
     const stat = readFileSync(`/proc/${p}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    ticks += Number(fields[11]) + Number(fields[12]);
+    byPid.set(p, ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND);
   }
-  return (ticks * 1000) / TICKS_PER_SECOND;
+  return byPid;
 }

@@ -70,6 +70,11 @@ function childEnv() {
     WRANGLER_SEND_METRICS: "false",
     // Miniflare would otherwise fetch request.cf data from workers.cloudflare.com (no internet here).
     CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    // wrangler dev's local observability (on by default in wrangler 4.164, this one) streams a trace of
+    // every invocation, user spans included, to a collector worker in the service's own workerd:
+    // it doubled the CPU of a Telegram DM turn (docs/benchmarks.md, "The 400-DM burst").
+    // The bench and the e2e tier measure the service, not wrangler's tracing; "true" keeps it.
+    X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? "false",
     NO_COLOR: "1",
     FORCE_COLOR: "0",
   };

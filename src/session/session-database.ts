@@ -5,6 +5,7 @@ import { TOOL_JOURNAL_SCHEMA, ToolJournal } from "../runs/tool-loop/tool-journal
 import { SPAWN_SCHEMA, SpawnStore } from "../spawn/spawn-store";
 import { type LegacyLayout, migrate } from "../storage/migrations";
 import { TIMER_SCHEMA } from "../timers/timer-schema";
+import { SESSION_SCHEMA_BASELINE } from "./session-schema-baseline";
 import { SESSION_SCHEMA, SessionStore } from "./session-store";
 
 /** Every module a session object's database holds, in the order a new object creates them. */
@@ -58,11 +59,12 @@ export type SessionDatabase = {
 
 /** Opens the object's database (every module's schema, migrated) and builds its stores. */
 export function openSessionDatabase(storage: DurableObjectStorage): SessionDatabase {
-  migrate(storage, SESSION_OBJECT_SCHEMAS, LEGACY_SESSION_LAYOUT);
+  // A new object (every new session) creates its schema from the baseline, not the history.
+  migrate(storage, SESSION_OBJECT_SCHEMAS, LEGACY_SESSION_LAYOUT, SESSION_SCHEMA_BASELINE);
   const sql = storage.sql;
   const runs = new RunStore(sql, () => session.identity()?.sessionKey ?? "");
   const session = new SessionStore(storage, {
-    recreateSchemas: () => migrate(storage, SESSION_OBJECT_SCHEMAS),
+    recreateSchemas: () => migrate(storage, SESSION_OBJECT_SCHEMAS, undefined, SESSION_SCHEMA_BASELINE),
     runs,
   });
   return {

@@ -17,10 +17,26 @@ export type Schema = { module: string; migrations: readonly Migration[] };
  */
 export type LegacyLayout = ReadonlyArray<readonly [module: string, name: string]>;
 
+/**
+ * A new database's schema in one step: the statements SQLite holds (its `sqlite_master` text, in
+ * order) once every migration in `covers` has run. Replaying a long history costs a new object
+ * (every new session) more than its first turn's work: each ALTER TABLE and table rebuild makes
+ * SQLite reload its whole schema. Migrations not covered still run after it, as on any object.
+ */
+export type Baseline = {
+  covers: ReadonlyArray<readonly [module: string, name: string]>;
+  statements: readonly string[];
+};
+
 const RECORD_TABLE = "_migrations";
 const LEGACY_TABLE = "_schema";
 
-export function migrate(storage: DurableObjectStorage, schemas: readonly Schema[], legacy?: LegacyLayout): void {
+export function migrate(
+  storage: DurableObjectStorage,
+  schemas: readonly Schema[],
+  legacy?: LegacyLayout,
+  baseline?: Baseline,
+): void {
   const sql = storage.sql;
   const tables = new Set(
     all<{ name: string }>(
@@ -38,6 +54,9 @@ export function migrate(storage: DurableObjectStorage, schemas: readonly Schema[
   }
   const adopted = !tables.has(RECORD_TABLE) && tables.has(LEGACY_TABLE) && legacy ? adoptLegacy(sql, legacy) : [];
   for (const [module, name] of adopted) applied.add(recordKey(module, name));
+  // Neither record: a new database (or one emptied by deleteAll), where every migration is pending.
+  const fresh = baseline !== undefined && tables.size === 0 ? baseline : undefined;
+  for (const [module, name] of fresh?.covers ?? []) applied.add(recordKey(module, name));
 
   const pending = schemas.flatMap((schema) =>
     schema.migrations
@@ -46,12 +65,13 @@ export function migrate(storage: DurableObjectStorage, schemas: readonly Schema[
   );
   if (pending.length === 0 && tables.has(RECORD_TABLE)) return;
   const now = Date.now();
-  const record = [...adopted.map(([module, name]) => ({ module, name })), ...pending];
+  const record = [...[...adopted, ...(fresh?.covers ?? [])].map(([module, name]) => ({ module, name })), ...pending];
   storage.transactionSync(() => {
     // One exec for everything pending: a new object (every new session) pays one call.
     sql.exec(
       [
         `CREATE TABLE IF NOT EXISTS ${RECORD_TABLE} (module TEXT NOT NULL, name TEXT NOT NULL, applied_at INTEGER NOT NULL, PRIMARY KEY (module, name))`,
+        ...(fresh?.statements ?? []),
         ...pending.map((m) => m.sql),
         ...(record.length > 0
           ? [

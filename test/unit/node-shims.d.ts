@@ -32,7 +32,7 @@ declare module "node:path" {
   export function join(...parts: string[]): string;
   export function dirname(path: string): string;
 }
-declare const process: { cwd(): string; execPath: string };
+declare const process: { cwd(): string; execPath: string; env: Record<string, string | undefined> };
 declare module "node:sqlite" {
   export type SQLInputValue = null | number | bigint | string | Uint8Array;
   export class StatementSync {

@@ -41,6 +41,27 @@ describe("per-module migrations", () => {
     });
   });
 
+  it("a new session object's schema from the baseline is the one replaying every migration makes", async () => {
+    // workerd's SQLite, not only Node's (test/unit/storage/session-schema-baseline.test.ts).
+    const schemaOf = (sql: SqlStorage) =>
+      sql
+        .exec<{ type: string; name: string; sql: string | null }>(
+          "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE '\\_cf\\_%' ESCAPE '\\' ORDER BY rowid",
+        )
+        .toArray();
+    const fresh = env.SESSIONS.getByName("mig-baseline/agent:main:fresh");
+    await fresh.entry();
+    const fromBaseline = await runInDurableObject(fresh, (_instance, state) => schemaOf(state.storage.sql));
+    const replayed = env.SESSIONS.getByName("mig-replayed/agent:main:x");
+    const replayedSchema = await runInDurableObject(replayed, async (_instance, state) => {
+      await state.storage.deleteAll();
+      migrate(state.storage, SESSION_OBJECT_SCHEMAS);
+      return schemaOf(state.storage.sql);
+    });
+    expect(fromBaseline.length).toBeGreaterThan(15);
+    expect(fromBaseline).toEqual(replayedSchema);
+  });
+
   it("adding a migration to one module runs only that one: nothing re-runs or is skipped", async () => {
     const stub = env.SESSIONS.getByName("mig-synthetic/agent:main:x");
     await runInDurableObject(stub, (_instance, state) => {
