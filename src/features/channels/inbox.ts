@@ -25,14 +25,15 @@ import { modelTurn } from "./turn-context";
 /** An update that keeps failing is given up after this many attempts (it would block the ones behind it). */
 export const MAX_UPDATE_ATTEMPTS = 8;
 /**
- * Turn starts (of different sessions) queued or running at once (src/features/channels/inbox-lanes.ts):
- * each waits on the platform (the typing call) and on two objects (admission, the session), so
- * one at a time made a burst of 400 chats wait 400 of those round trips in a row; more at once
- * took the one thread of `wrangler dev` from the webhook's accepts (docs/channels.md "A busy bot").
+ * Turn starts (of different sessions) queued or running at once (src/features/channels/inbox-lanes.ts)
+ * unless the deployment sets CHANNEL_INBOX_LANES: one at a time. Each start waits on the platform
+ * (the typing call) and on two objects (admission, the session); 8 at once answered the 400-DM
+ * burst on `wrangler dev` about a quarter sooner but acknowledged its webhook POSTs 1.4–5× later
+ * (one thread for every object there), so they are off by default (docs/channels.md "A busy bot").
  */
-export const INBOX_LANES = 8;
+export const INBOX_LANES = 1;
 
-/** The lanes of a deployment: CHANNEL_INBOX_LANES (wrangler `[vars]`; 1 starts one turn at a time), else INBOX_LANES. */
+/** The lanes of a deployment: CHANNEL_INBOX_LANES (wrangler `[vars]`, e.g. "8"), else INBOX_LANES. */
 export function inboxLanes(env: Partial<Pick<Env, "DEFAULT_TENANT">> & { CHANNEL_INBOX_LANES?: string }): number {
   return Math.floor(positiveVar(env.CHANNEL_INBOX_LANES, INBOX_LANES)) || 1;
 }
@@ -62,7 +63,7 @@ export type InboxPorts = {
   groupHistory?: GroupHistoryPort;
   /** Bursts held for their debounce window (src/features/channels/debounce-store.ts). */
   bursts: DebounceStore;
-  /** Turn starts queued or running at once (INBOX_LANES unless the deployment sets CHANNEL_INBOX_LANES). */
+  /** Turn starts queued or running at once (INBOX_LANES, one, unless the deployment sets CHANNEL_INBOX_LANES). */
   lanes?: number;
   /** Wakes the drain at this time (a held burst's window end); the object's one alarm. */
   wakeAt?(at: number): void;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { TenantContext } from "../../../src/domain/context";
 import type { InboundAdapter, InboundDecision } from "../../../src/features/channels/adapter";
 import type { DebounceStore } from "../../../src/features/channels/debounce-store";
-import { ChannelInbox, MAX_UPDATE_ATTEMPTS, turnRunId } from "../../../src/features/channels/inbox";
+import { ChannelInbox, inboxLanes, MAX_UPDATE_ATTEMPTS, turnRunId } from "../../../src/features/channels/inbox";
 import {
   type InboxStore,
   type InboxUpdate,
@@ -62,7 +62,8 @@ class MemoryStore {
   }
 }
 
-function harness(decisions: Record<string, InboundDecision>, lanes?: number) {
+/** `lanes`: the deployment's CHANNEL_INBOX_LANES (8 here; unset it is one, the serial drain). */
+function harness(decisions: Record<string, InboundDecision>, lanes = 8) {
   const store = new MemoryStore();
   const started: string[] = [];
   const acks: string[] = [];
@@ -107,7 +108,7 @@ function harness(decisions: Record<string, InboundDecision>, lanes?: number) {
     bursts: { bursts: () => [], has: () => false, release: () => undefined } as unknown as DebounceStore,
     context: () => context,
     enqueue: (input) => void queued.push(input),
-    ...(lanes ? { lanes } : {}),
+    lanes,
   });
   const hold = (runId: string) => {
     let release = () => {};
@@ -245,6 +246,25 @@ describe("the channel inbox's drain", () => {
     for (const release of releases) release();
     await drained;
     expect(h.started).toEqual(["telegram:2", "telegram:1", "telegram:3", "telegram:4", "telegram:5"]);
+  });
+
+  it("one lane (the default: CHANNEL_INBOX_LANES unset) starts one turn at a time, as before the lanes", async () => {
+    expect([
+      inboxLanes({}),
+      inboxLanes({ CHANNEL_INBOX_LANES: "8" }),
+      inboxLanes({ CHANNEL_INBOX_LANES: "x" }),
+    ]).toEqual([1, 8, 1]);
+    const h = harness({ a: dm("1"), b: dm("2") }, inboxLanes({}));
+    h.store.accept("1", JSON.stringify({ id: "a" }));
+    h.store.accept("2", JSON.stringify({ id: "b" }));
+    const releaseFirst = h.hold("telegram:1");
+    const drained = h.inbox.drain();
+    await until(() => h.begun.length === 1);
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(h.begun).toEqual(["telegram:1"]);
+    releaseFirst();
+    await drained;
+    expect(h.started).toEqual(["telegram:1", "telegram:2"]);
   });
 
   it("drops updates of a channel that is not configured", async () => {
