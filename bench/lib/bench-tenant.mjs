@@ -34,6 +34,8 @@ export const BENCH_LIMITS = Object.freeze({
 export const BENCH_SERVER_VARS = Object.freeze({
   GATEWAY_PREAUTH_SOCKETS: "20000",
   GATEWAY_PREAUTH_SOCKETS_PER_ADDRESS: "20000",
+  // The channel inbox's lanes (docs/channels.md "A busy bot"): 1 starts one turn at a time.
+  ...(process.env.CHANNEL_INBOX_LANES ? { CHANNEL_INBOX_LANES: process.env.CHANNEL_INBOX_LANES } : {}),
 });
 
 /** Sets `limits` as the operator's values for `tenantId`. */

@@ -77,4 +77,8 @@ export function listenLoopback(server, extra = {}) {
  * deployment) checks every 5 s, so a run cut off by the kill is resumed seconds after the restart
  * instead of a minute (the rule proven is the same: resumed once, never twice, never lost).
  */
-export const CRASH_TEST_VARS = { RUN_WATCHDOG_MS: "5000" };
+export const CRASH_TEST_VARS = {
+  RUN_WATCHDOG_MS: "5000",
+  // `CHANNEL_INBOX_LANES=8 npm run test:e2e -- crash`: the kills with the inbox's lanes on (off by default).
+  ...(process.env.CHANNEL_INBOX_LANES ? { CHANNEL_INBOX_LANES: process.env.CHANNEL_INBOX_LANES } : {}),
+};

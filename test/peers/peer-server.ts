@@ -29,6 +29,8 @@ export async function startPeers(): Promise<Peers> {
   const failuresLeft = new Map<string, number>();
   const scripts = new Map<string, Script>();
   const gauges = new Map<string, Gauge>();
+  /** Bot API calls held until released, by `<method>:<chat_id>` (`/control/hold`, `/control/release`). */
+  const holds = new Map<string, { released: Promise<void>; release(): void }>();
 
   const server: Server = createServer(async (req, res) => {
     const body = await readBody(req);
@@ -76,6 +78,19 @@ export async function startPeers(): Promise<Peers> {
       if (url.pathname === "/control/validate-openapi") {
         const result = await new Validator().validate(JSON.parse(body));
         return json(res, 200, { valid: result.valid, errors: result.errors ?? null });
+      }
+      // A Telegram call for one chat held until released (a typing call that hangs: the inbox lanes' test).
+      if (url.pathname === "/control/hold" || url.pathname === "/control/release") {
+        const { method, chatId } = JSON.parse(body);
+        const key = `${method}:${chatId}`;
+        holds.get(key)?.release();
+        holds.delete(key);
+        if (url.pathname === "/control/hold") {
+          let release = () => {};
+          const released = new Promise<void>((resolve) => (release = resolve));
+          holds.set(key, { released, release });
+        }
+        return json(res, 200, { ok: true });
       }
       if (url.pathname === "/control/fail") {
         const { path, times } = JSON.parse(body);
@@ -158,6 +173,7 @@ export async function startPeers(): Promise<Peers> {
           if (tooLong)
             return json(res, 400, { ok: false, error_code: 400, description: "Bad Request: BUTTON_DATA_INVALID" });
         }
+        await holds.get(`${method}:${JSON.parse(body || "{}").chat_id}`)?.released;
         if (method === "getFile") {
           const fileId = String(JSON.parse(body || "{}").file_id ?? "");
           return json(res, 200, {
@@ -271,6 +287,7 @@ export async function startPeers(): Promise<Peers> {
     port,
     close: () =>
       new Promise<void>((resolve) => {
+        for (const hold of holds.values()) hold.release();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

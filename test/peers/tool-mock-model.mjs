@@ -155,6 +155,12 @@ export function startToolMockModel(port = 0) {
     // A caller that aborts (a run stopped mid-call) only ends its own request.
     handle(req, res).catch(() => res.destroy());
   });
+  // workerd pools its connections and reuses an idle one; Node closes a keep-alive connection idle
+  // for 5 s (plus a 1 s buffer on Node 24) by default, and a request workerd writes on it as it
+  // closes fails "Network connection lost" before this server reads it (the race of
+  // cloudflare/workers-sdk#14848). A model API keeps its connections longer than its clients do.
+  server.keepAliveTimeout = 120_000;
+  server.headersTimeout = 121_000;
   async function handle(req, res) {
     let raw = "";
     for await (const c of req) raw += c;

@@ -17,7 +17,7 @@ import { CONVERSATION_REFERENCE_SCHEMA, ConversationReferenceStore } from "./con
 import { DEBOUNCE_SCHEMA, DebounceStore } from "./debounce-store";
 import { GROUP_HISTORY_SCHEMA, GroupHistoryStore } from "./group-history-store";
 import { MEDIA_WARNING_KIND, mediaMaxBytes } from "./inbound-media";
-import { ChannelInbox } from "./inbox";
+import { ChannelInbox, inboxLanes } from "./inbox";
 import { InboxDrainSchedule } from "./inbox-drain";
 import { INBOX_SCHEMA, InboxStore } from "./inbox-store";
 import { channelSenderOf, inboundAdapters } from "./platforms";
@@ -89,6 +89,7 @@ export class ChannelInboxObject extends DurableObject<Env> implements ChannelInb
       groupHistory: new GroupHistoryStore(ctx.storage.sql),
       bursts: new DebounceStore(ctx.storage.sql),
       wakeAt: (at) => this.drains.at(at),
+      lanes: inboxLanes(env),
       transaction: (fn) => ctx.storage.transactionSync(fn),
       tenantId,
       config: async () => tenant().config(),

@@ -134,6 +134,21 @@ export class InboxStore {
     return row ? inboxUpdateOf(row) : null;
   }
 
+  /**
+   * The oldest update still to handle whose turn is not starting now (`starting`: keys of
+   * startingKey, at most the lanes' bound of them, so at most that many more rows are read).
+   */
+  nextPendingBut(starting: ReadonlySet<string>): InboxUpdate | null {
+    if (starting.size === 0) return this.nextPending();
+    const rows = all<UpdateRow>(
+      this.sql,
+      "SELECT channel, update_id, body, origin, attempts, acked, received_at FROM channel_updates WHERE state = 'pending' AND burst_key IS NULL ORDER BY received_at, rowid LIMIT ?",
+      starting.size + 1,
+    );
+    const row = rows.find((r) => !starting.has(startingKey(r.channel, r.update_id)));
+    return row ? inboxUpdateOf(row) : null;
+  }
+
   /** One update, whatever its state (a held burst's member). */
   update(channel: string, updateId: string): InboxUpdate | null {
     const row = first<UpdateRow>(
@@ -301,4 +316,9 @@ export class InboxStore {
       JSON.stringify(bot),
     );
   }
+}
+
+/** An update's key among the ones whose turn is starting (InboxStore.nextPendingBut). */
+export function startingKey(channel: string, updateId: string): string {
+  return `${channel}\u0000${updateId}`;
 }

@@ -4,6 +4,7 @@ import { startChatCommandRun, startRun } from "../../domain/runs";
 import type { DeliveryTarget, ReplyHint } from "../../model/delivery";
 import { logInfo, logWarning } from "../../observability/log";
 import type { TenantConfig } from "../../protocol/config";
+import { positiveVar } from "../../util/deployment-var";
 import {
   type ChannelAck,
   type ChannelTurn,
@@ -17,11 +18,25 @@ import type { DebounceStore } from "./debounce-store";
 import type { GroupHistoryPort } from "./group-history-store";
 import { type MediaPorts, prepareMedia } from "./inbound-media";
 import { InboxBursts } from "./inbox-bursts";
-import { type InboxStore, type InboxUpdate, PAIRING_PENDING_MAX } from "./inbox-store";
+import { InboxLanes } from "./inbox-lanes";
+import { type InboxStore, type InboxUpdate, PAIRING_PENDING_MAX, startingKey } from "./inbox-store";
 import { modelTurn } from "./turn-context";
 
 /** An update that keeps failing is given up after this many attempts (it would block the ones behind it). */
 export const MAX_UPDATE_ATTEMPTS = 8;
+/**
+ * Turn starts (of different sessions) queued or running at once (src/features/channels/inbox-lanes.ts)
+ * unless the deployment sets CHANNEL_INBOX_LANES: one at a time. Each start waits on the platform
+ * (the typing call) and on two objects (admission, the session); 8 at once answered the 400-DM
+ * burst on `wrangler dev` about a quarter sooner but acknowledged its webhook POSTs 1.4–5× later
+ * (one thread for every object there), so they are off by default (docs/channels.md "A busy bot").
+ */
+export const INBOX_LANES = 1;
+
+/** The lanes of a deployment: CHANNEL_INBOX_LANES (wrangler `[vars]`, e.g. "8"), else INBOX_LANES. */
+export function inboxLanes(env: Partial<Pick<Env, "DEFAULT_TENANT">> & { CHANNEL_INBOX_LANES?: string }): number {
+  return Math.floor(positiveVar(env.CHANNEL_INBOX_LANES, INBOX_LANES)) || 1;
+}
 /** Pairing codes: 8 characters of [A-Z0-9] (OpenClaw's). */
 const PAIRING_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 const PAIRING_CODE_CHARS = 8;
@@ -48,6 +63,8 @@ export type InboxPorts = {
   groupHistory?: GroupHistoryPort;
   /** Bursts held for their debounce window (src/features/channels/debounce-store.ts). */
   bursts: DebounceStore;
+  /** Turn starts queued or running at once (INBOX_LANES, one, unless the deployment sets CHANNEL_INBOX_LANES). */
+  lanes?: number;
   /** Wakes the drain at this time (a held burst's window end); the object's one alarm. */
   wakeAt?(at: number): void;
   /** Where a turn's files are fetched to (the ATTACHMENTS bucket); absent: files are described only. */
@@ -57,34 +74,59 @@ export type InboxPorts = {
 };
 
 /**
- * Turns the accepted updates into turns, one at a time in arrival order. Each step is
- * idempotent, so the drain may stop anywhere (a crash) and run again: the run id is derived
- * from the update id (a run started before the crash is found, not started twice), a pairing
- * request and its message are written with the update's completion, and the typing
- * acknowledgement is recorded before it is sent.
+ * Turns the accepted updates into turns: decided one at a time in arrival order, each turn
+ * started in its session's lane (src/features/channels/inbox-lanes.ts: sessions side by side,
+ * each in order). Each step is idempotent, so the drain may stop anywhere (a crash) and run
+ * again: the run id is derived from the update id (a run started before the crash is found, not
+ * started twice), a pairing request and its message are written with the update's completion,
+ * and the typing acknowledgement is recorded before it is sent.
  */
 export class ChannelInbox {
   private readonly bursts: InboxBursts;
+  private readonly lanes: InboxLanes;
+  /** Updates whose turn is queued or starting in a lane: still pending in the store, not decided again. */
+  private readonly starting = new Set<string>();
 
   constructor(private readonly ports: InboxPorts) {
-    this.bursts = new InboxBursts(ports, (updates, turn, config) =>
-      this.attempt(updates, () => this.turn(updates, turn, config)),
-    );
+    this.lanes = new InboxLanes(ports.lanes ?? INBOX_LANES);
+    this.bursts = new InboxBursts(ports, (updates, turn, config) => this.startInLane(updates, turn, config));
   }
 
   /** Handles every pending update; throws (the timer retries) when one failed for a passing reason. */
   async drain(): Promise<void> {
-    for (;;) {
-      for (let update = this.ports.store.nextPending(); update; update = this.ports.store.nextPending()) {
-        const current = update;
-        await this.attempt([current], () => this.handle(current));
+    try {
+      for (;;) {
+        while (!this.lanes.failed) {
+          const update = this.ports.store.nextPendingBut(this.starting);
+          if (update) await this.attempt([update], () => this.handle(update));
+          else if (this.lanes.busy) await this.lanes.oneSettled();
+          else break;
+        }
+        const nextBurstAt = this.lanes.failed ? undefined : await this.bursts.flushDue(this.ports.config, Date.now());
+        await this.lanes.settle();
+        // Checked and scheduled in one synchronous step: an update accepted meanwhile is drained now.
+        if (this.ports.store.hasPending()) continue;
+        if (nextBurstAt !== undefined) this.ports.wakeAt?.(nextBurstAt);
+        return;
       }
-      const nextBurstAt = await this.bursts.flushDue(this.ports.config, Date.now());
-      // Checked and scheduled in one synchronous step: an update accepted meanwhile is drained now.
-      if (this.ports.store.hasPending()) continue;
-      if (nextBurstAt !== undefined) this.ports.wakeAt?.(nextBurstAt);
-      return;
+    } catch (error) {
+      // The starts already in flight end before the retry decides their updates again.
+      await this.lanes.settle().catch(() => undefined);
+      throw error;
     }
+  }
+
+  /** Starts a turn in its session's lane; its updates are not decided again meanwhile. */
+  private startInLane(updates: InboxUpdate[], turn: ChannelTurn, config: TenantConfig): Promise<void> {
+    const keys = updates.map((update) => startingKey(update.channel, update.updateId));
+    for (const key of keys) this.starting.add(key);
+    return this.lanes.add(
+      turn.sessionKey,
+      () => this.attempt(updates, () => this.turn(updates, turn, config)),
+      () => {
+        for (const key of keys) this.starting.delete(key);
+      },
+    );
   }
 
   /** Runs an update's (or a burst's) handling; a failure is retried, up to MAX_UPDATE_ATTEMPTS. */
@@ -125,7 +167,7 @@ export class ChannelInbox {
     if (decision.action === "pairing") return this.pairing(update, decision.ask, adapter);
     if (decision.action === "answer") return this.answer(update, decision.answer, adapter, config);
     if (await this.bursts.hold(update, decision.turn, config)) return;
-    await this.turn([update], decision.turn, config);
+    await this.startInLane([update], decision.turn, config);
   }
 
   /**

@@ -2,8 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { TenantContext } from "../../../src/domain/context";
 import type { InboundAdapter, InboundDecision } from "../../../src/features/channels/adapter";
 import type { DebounceStore } from "../../../src/features/channels/debounce-store";
-import { ChannelInbox, MAX_UPDATE_ATTEMPTS, turnRunId } from "../../../src/features/channels/inbox";
-import { type InboxStore, type InboxUpdate, PAIRING_PENDING_MAX } from "../../../src/features/channels/inbox-store";
+import { ChannelInbox, inboxLanes, MAX_UPDATE_ATTEMPTS, turnRunId } from "../../../src/features/channels/inbox";
+import {
+  type InboxStore,
+  type InboxUpdate,
+  PAIRING_PENDING_MAX,
+  startingKey,
+} from "../../../src/features/channels/inbox-store";
 import { telegramUpdateVerdict } from "../../../src/features/channels/telegram/ingress";
 
 /** The inbox's store in memory: enough of InboxStore for the drain's decisions. */
@@ -24,7 +29,10 @@ class MemoryStore {
     return true;
   }
   nextPending() {
-    const next = this.updates.find((u) => !u.done);
+    return this.nextPendingBut(new Set());
+  }
+  nextPendingBut(starting: ReadonlySet<string>) {
+    const next = this.updates.find((u) => !u.done && !starting.has(startingKey(u.channel, u.updateId)));
     return next ? { ...next } : null;
   }
   hasPending() {
@@ -54,12 +62,17 @@ class MemoryStore {
   }
 }
 
-function harness(decisions: Record<string, InboundDecision>) {
+/** `lanes`: the deployment's CHANNEL_INBOX_LANES (8 here; unset it is one, the serial drain). */
+function harness(decisions: Record<string, InboundDecision>, lanes = 8) {
   const store = new MemoryStore();
   const started: string[] = [];
   const acks: string[] = [];
   const queued: Array<{ idempotencyKey: string; message: string }> = [];
   let failStartOnce = false;
+  /** Starts held until released (by run id), the run ids whose start began, the ones to fail once. */
+  const held = new Map<string, Promise<void>>();
+  const begun: string[] = [];
+  const failing = new Set<string>();
   const adapter: InboundAdapter = {
     decide: async ({ body }) => decisions[(JSON.parse(body) as { id: string }).id] ?? null,
     acknowledge: async (_config, ack) => void acks.push(ack.chatId),
@@ -72,6 +85,9 @@ function harness(decisions: Record<string, InboundDecision>) {
     tenant: { recordRunStart: async (_runId: string, key: string) => ({ owner: key }) },
     sessions: () => ({
       startRun: async (_ref: unknown, request: { runId: string }) => {
+        begun.push(request.runId);
+        await held.get(request.runId);
+        if (failing.delete(request.runId)) throw new Error("session object unreachable");
         if (failStartOnce) {
           failStartOnce = false;
           throw new Error("session object unreachable");
@@ -92,14 +108,21 @@ function harness(decisions: Record<string, InboundDecision>) {
     bursts: { bursts: () => [], has: () => false, release: () => undefined } as unknown as DebounceStore,
     context: () => context,
     enqueue: (input) => void queued.push(input),
+    lanes,
   });
-  return { store, inbox, started, acks, queued, failNextStart: () => (failStartOnce = true) };
+  const hold = (runId: string) => {
+    let release = () => {};
+    held.set(runId, new Promise<void>((resolve) => (release = resolve)));
+    return release;
+  };
+  const failOnce = (runId: string) => failing.add(runId);
+  return { store, inbox, started, acks, queued, begun, hold, failOnce, failNextStart: () => (failStartOnce = true) };
 }
 
-const turn = (chat: string): InboundDecision => ({
+const turn = (chat: string, sessionKey = "agent:main:main"): InboundDecision => ({
   action: "turn",
   turn: {
-    sessionKey: "agent:main:main",
+    sessionKey,
     text: "hi",
     senderId: chat,
     seed: {},
@@ -107,6 +130,15 @@ const turn = (chat: string): InboundDecision => ({
     ack: { chatId: chat },
   },
 });
+
+/** Waits (event loop turns, no clock) until `done()` holds. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
+  expect(done()).toBe(true);
+}
+
+/** A DM turn: its own session per chat (dmScope per-channel-peer). */
+const dm = (chat: string) => turn(chat, `agent:main:telegram:direct:${chat}`);
 
 describe("the channel inbox's drain", () => {
   it("starts one run per update, named by the update, and acknowledges it once even when handled again", async () => {
@@ -168,6 +200,71 @@ describe("the channel inbox's drain", () => {
     await h.inbox.drain();
     expect(h.store.updates[0]!.done).toMatch(/^failed: /);
     expect(h.started).toEqual(["telegram:2"]);
+  });
+
+  it("starts the turns of different sessions side by side, each session's in order (issue 46 item 7)", async () => {
+    const h = harness({ a: dm("1"), b: dm("2"), c: dm("1") });
+    h.store.accept("1", JSON.stringify({ id: "a" }));
+    h.store.accept("2", JSON.stringify({ id: "b" }));
+    h.store.accept("3", JSON.stringify({ id: "c" }));
+    const releaseFirst = h.hold("telegram:1");
+    const drained = h.inbox.drain();
+    // Chat 2's start does not wait for chat 1's; chat 1's second update waits for its first.
+    await until(() => h.started.includes("telegram:2"));
+    expect(h.begun).toEqual(["telegram:1", "telegram:2"]);
+    expect(h.started).toEqual(["telegram:2"]);
+    releaseFirst();
+    await drained;
+    expect(h.started).toEqual(["telegram:2", "telegram:1", "telegram:3"]);
+    expect(h.store.updates.map((u) => u.done)).toEqual(["turn telegram:1", "turn telegram:2", "turn telegram:3"]);
+  });
+
+  it("a failed start stops its session's lane until the retry; other sessions go on", async () => {
+    const h = harness({ a: dm("1"), b: dm("1"), c: dm("2") });
+    for (const [n, id] of ["a", "b", "c"].entries()) h.store.accept(String(n + 1), JSON.stringify({ id }));
+    h.failOnce("telegram:1");
+    await expect(h.inbox.drain()).rejects.toThrow("unreachable");
+    // Update 2 (same session) never started ahead of the failed 1; chat 2's turn did.
+    expect(h.started).toEqual(["telegram:3"]);
+    expect(h.store.updates.map((u) => u.done)).toEqual([undefined, undefined, "turn telegram:3"]);
+    await h.inbox.drain(); // the timer's retry
+    expect(h.started).toEqual(["telegram:3", "telegram:1", "telegram:2"]);
+    expect(h.store.updates[0]!.attempts).toBe(1);
+  });
+
+  it("holds at most its lanes' bound of starts at once; one lane is the serial drain", async () => {
+    const chats = ["1", "2", "3", "4", "5"];
+    const h = harness(Object.fromEntries(chats.map((c) => [c, dm(c)])), 2);
+    for (const c of chats) h.store.accept(c, JSON.stringify({ id: c }));
+    const releases = chats.map((c) => h.hold(`telegram:${c}`));
+    const drained = h.inbox.drain();
+    await until(() => h.begun.length === 2);
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(h.begun).toEqual(["telegram:1", "telegram:2"]);
+    releases[1]!();
+    await until(() => h.begun.length === 3);
+    for (const release of releases) release();
+    await drained;
+    expect(h.started).toEqual(["telegram:2", "telegram:1", "telegram:3", "telegram:4", "telegram:5"]);
+  });
+
+  it("one lane (the default: CHANNEL_INBOX_LANES unset) starts one turn at a time, as before the lanes", async () => {
+    expect([
+      inboxLanes({}),
+      inboxLanes({ CHANNEL_INBOX_LANES: "8" }),
+      inboxLanes({ CHANNEL_INBOX_LANES: "x" }),
+    ]).toEqual([1, 8, 1]);
+    const h = harness({ a: dm("1"), b: dm("2") }, inboxLanes({}));
+    h.store.accept("1", JSON.stringify({ id: "a" }));
+    h.store.accept("2", JSON.stringify({ id: "b" }));
+    const releaseFirst = h.hold("telegram:1");
+    const drained = h.inbox.drain();
+    await until(() => h.begun.length === 1);
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(h.begun).toEqual(["telegram:1"]);
+    releaseFirst();
+    await drained;
+    expect(h.started).toEqual(["telegram:1", "telegram:2"]);
   });
 
   it("drops updates of a channel that is not configured", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ChannelTurn } from "../../../src/features/channels/adapter";
 import { DEBOUNCE_SCHEMA, DebounceStore } from "../../../src/features/channels/debounce-store";
 import { InboxDrainSchedule } from "../../../src/features/channels/inbox-drain";
-import { INBOX_SCHEMA, InboxStore } from "../../../src/features/channels/inbox-store";
+import { INBOX_SCHEMA, InboxStore, startingKey } from "../../../src/features/channels/inbox-store";
 import { migrate } from "../../../src/storage/migrations";
 import { MemoryStorage } from "../support/memory-storage";
 
@@ -136,5 +136,29 @@ describe("the inbox's drain schedule (inbox-drain.ts)", () => {
     // A failed drain does not stop the next one.
     await expect(drains.once(async () => Promise.reject(new Error("platform down")))).rejects.toThrow("platform down");
     await expect(drains.once(async () => undefined)).resolves.toBeUndefined();
+  });
+});
+
+describe("the pending updates beside the lanes (inbox-lanes.ts)", () => {
+  it("the next pending update passes by the ones whose turn is starting and by held ones, oldest first", () => {
+    const storage = new MemoryStorage();
+    migrate(storage.asStorage, [INBOX_SCHEMA, DEBOUNCE_SCHEMA]);
+    const { inbox, bursts } = stores(storage);
+    for (const [id, at] of [
+      ["1", 1000],
+      ["2", 1100],
+      ["3", 1200],
+      ["4", 1300],
+    ] as const)
+      inbox.accept("telegram", id, "{}", null, at);
+    bursts.hold("k", "telegram", "2", turn("held"));
+    const next = (...starting: string[]) =>
+      inbox.nextPendingBut(new Set(starting.map((id) => startingKey("telegram", id))))?.updateId ?? null;
+    expect(next()).toBe("1");
+    expect(next("1")).toBe("3");
+    expect(next("1", "3")).toBe("4");
+    expect(next("1", "3", "4")).toBeNull();
+    // A key of another channel is another update.
+    expect(inbox.nextPendingBut(new Set([startingKey("slack", "1")]))?.updateId).toBe("1");
   });
 });
