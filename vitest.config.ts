@@ -24,9 +24,6 @@ const TEST_BINDINGS = {
   DEV_DEPLOYMENT_KEY_GRANTS: "MODEL_KEY_LOCAL",
   // The test peers (mock models, webhook hosts) listen on 127.0.0.1 (docs/operations.md).
   OUTBOUND_ALLOW_LOOPBACK: "true",
-  // The channel inbox's lanes, off by default (docs/channels.md "A busy bot"), on in this tier
-  // (test/workerd/channels/channels-lanes.test.ts; the e2e files run the default, one at a time).
-  CHANNEL_INBOX_LANES: "8",
   // `GATEWAY_HUB_SOCKETS=1 npx vitest run` runs every test with each socket past the
   // first of a tenant in a hub object of its own (docs/gateway.md, "Hubs").
   ...(process.env.GATEWAY_HUB_SOCKETS ? { GATEWAY_HUB_SOCKETS: process.env.GATEWAY_HUB_SOCKETS } : {}),

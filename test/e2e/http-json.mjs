@@ -79,6 +79,6 @@ export function listenLoopback(server, extra = {}) {
  */
 export const CRASH_TEST_VARS = {
   RUN_WATCHDOG_MS: "5000",
-  // `CHANNEL_INBOX_LANES=8 npm run test:e2e -- crash`: the kills with the inbox's lanes on (off by default).
+  // `CHANNEL_INBOX_LANES=1 npm run test:e2e -- crash`: the kills with one turn start at a time (8 lanes by default).
   ...(process.env.CHANNEL_INBOX_LANES ? { CHANNEL_INBOX_LANES: process.env.CHANNEL_INBOX_LANES } : {}),
 };

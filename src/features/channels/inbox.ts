@@ -26,12 +26,13 @@ import { modelTurn } from "./turn-context";
 export const MAX_UPDATE_ATTEMPTS = 8;
 /**
  * Turn starts (of different sessions) queued or running at once (src/features/channels/inbox-lanes.ts)
- * unless the deployment sets CHANNEL_INBOX_LANES: one at a time. Each start waits on the platform
- * (the typing call) and on two objects (admission, the session); 8 at once answered the 400-DM
- * burst on `wrangler dev` about a quarter sooner but acknowledged its webhook POSTs 1.4–5× later
- * (one thread for every object there), so they are off by default (docs/channels.md "A busy bot").
+ * unless the deployment sets CHANNEL_INBOX_LANES ("1": one at a time). Each start waits on the
+ * platform (the typing call) and on two objects (admission, the session). On a quiet `wrangler dev`
+ * 8 answered the 400-DM burst 3× sooner than one at a time (every reply 17 s against 52 s) with its
+ * webhook POSTs acknowledged in 3.6 s against 2.2 s (docs/channels.md "A busy bot"); where each
+ * object has its own thread the acknowledgements share the inbox only with the lanes' awaits.
  */
-export const INBOX_LANES = 1;
+export const INBOX_LANES = 8;
 
 /** The lanes of a deployment: CHANNEL_INBOX_LANES (wrangler `[vars]`, e.g. "8"), else INBOX_LANES. */
 export function inboxLanes(env: Partial<Pick<Env, "DEFAULT_TENANT">> & { CHANNEL_INBOX_LANES?: string }): number {
@@ -63,7 +64,7 @@ export type InboxPorts = {
   groupHistory?: GroupHistoryPort;
   /** Bursts held for their debounce window (src/features/channels/debounce-store.ts). */
   bursts: DebounceStore;
-  /** Turn starts queued or running at once (INBOX_LANES, one, unless the deployment sets CHANNEL_INBOX_LANES). */
+  /** Turn starts queued or running at once (INBOX_LANES unless the deployment sets CHANNEL_INBOX_LANES). */
   lanes?: number;
   /** Wakes the drain at this time (a held burst's window end); the object's one alarm. */
   wakeAt?(at: number): void;

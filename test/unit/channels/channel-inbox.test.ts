@@ -62,7 +62,7 @@ class MemoryStore {
   }
 }
 
-/** `lanes`: the deployment's CHANNEL_INBOX_LANES (8 here; unset it is one, the serial drain). */
+/** `lanes`: the deployment's CHANNEL_INBOX_LANES (8 here, the default; "1" is the serial drain). */
 function harness(decisions: Record<string, InboundDecision>, lanes = 8) {
   const store = new MemoryStore();
   const started: string[] = [];
@@ -248,13 +248,14 @@ describe("the channel inbox's drain", () => {
     expect(h.started).toEqual(["telegram:2", "telegram:1", "telegram:3", "telegram:4", "telegram:5"]);
   });
 
-  it("one lane (the default: CHANNEL_INBOX_LANES unset) starts one turn at a time, as before the lanes", async () => {
+  it("one lane (CHANNEL_INBOX_LANES=1) starts one turn at a time, as before the lanes", async () => {
     expect([
       inboxLanes({}),
-      inboxLanes({ CHANNEL_INBOX_LANES: "8" }),
+      inboxLanes({ CHANNEL_INBOX_LANES: "1" }),
+      inboxLanes({ CHANNEL_INBOX_LANES: "32" }),
       inboxLanes({ CHANNEL_INBOX_LANES: "x" }),
-    ]).toEqual([1, 8, 1]);
-    const h = harness({ a: dm("1"), b: dm("2") }, inboxLanes({}));
+    ]).toEqual([8, 1, 32, 8]);
+    const h = harness({ a: dm("1"), b: dm("2") }, inboxLanes({ CHANNEL_INBOX_LANES: "1" }));
     h.store.accept("1", JSON.stringify({ id: "a" }));
     h.store.accept("2", JSON.stringify({ id: "b" }));
     const releaseFirst = h.hold("telegram:1");
