@@ -84,6 +84,7 @@ describe("commands.list", () => {
     const names = listed.payload.commands.map((c: { name: string }) => c.name);
     expect(names).toEqual([
       "help",
+      "commands",
       "status",
       "stop",
       "reset",
@@ -92,7 +93,6 @@ describe("commands.list", () => {
       "think",
       "model",
       "send",
-      "commands",
       "whoami",
     ]);
     expect(names).not.toContain("bash");
