@@ -66,10 +66,28 @@ async function startDev({ args = [], env = {}, port }) {
   throw new Error(`npm run dev did not answer on port ${port}:\n${output.slice(-3000)}`);
 }
 
+/** Starts attempts before giving up on "Address already in use" (a neighbour took the picked port). */
+const START_ATTEMPTS = 3;
+
+/**
+ * `startDev` on a newly picked free port, again when the start lost a race for that port or one of
+ * wrangler's internal ones to a process starting beside it (the e2e lanes run side by side).
+ */
+async function startDevOnFreePort(optionsFor) {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const run = startDev({ ...optionsFor(port), port });
+    try {
+      return { run: await run, port };
+    } catch (error) {
+      if (attempt >= START_ATTEMPTS || !/Address already in use/.test(String(error?.message))) throw error;
+    }
+  }
+}
+
 describe("npm run dev", { timeout: 3 * READY_MS }, () => {
   test("serves on the port given after `--` (npm run dev -- --port N)", async () => {
-    const port = await freePort();
-    const run = await startDev({ args: ["--port", String(port)], port });
+    const { run, port } = await startDevOnFreePort((port) => ({ args: ["--port", String(port)] }));
     assert.match(run.output(), new RegExp(`Serving on http://127\\.0\\.0\\.1:${port}`));
     // The offline Request.cf fetch is switched off, so no ENOTFOUND stack trace is printed.
     assert.doesNotMatch(run.output(), /ENOTFOUND/);
@@ -77,8 +95,7 @@ describe("npm run dev", { timeout: 3 * READY_MS }, () => {
   });
 
   test("serves on the port in PORT (PORT=N npm run dev)", async () => {
-    const port = await freePort();
-    const run = await startDev({ env: { PORT: String(port) }, port });
+    const { run, port } = await startDevOnFreePort((port) => ({ env: { PORT: String(port) } }));
     assert.match(run.output(), new RegExp(`Serving on http://127\\.0\\.0\\.1:${port}`));
     await run.stop();
   });
