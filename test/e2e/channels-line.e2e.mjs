@@ -179,8 +179,17 @@ test("the webhook's answers are the recorded ones, and none of these stores or s
   assert.deepEqual([forged.status, JSON.parse(forged.text)], [401, { error: "Invalid signature" }]);
   const notJson = await post(null, { raw: "{not json" });
   assert.deepEqual([notJson.status, JSON.parse(notJson.text)], [400, { error: "Invalid webhook payload" }]);
-  const large = await post(null, { raw: JSON.stringify({ events: [], pad: "x".repeat(80 * 1024) }) });
-  assert.deepEqual([large.status, JSON.parse(large.text)], [413, { error: "Payload too large" }]);
+  // A webhook door cancels a body announced too large (src/util/bounded-body.ts: unauthenticated,
+  // so nothing more is read) and answers at once: the client gets the recorded 413, or, when the
+  // connection closes before that answer is read, a closed socket (as test/e2e/ingress-body-limits
+  // allows); the 413's exact shape is also held in Node (test/unit/channels/channels-line-served.test.ts).
+  const large = await post(null, { raw: JSON.stringify({ events: [], pad: "x".repeat(80 * 1024) }) }).catch((error) => {
+    const code = error?.cause?.code ?? error?.code;
+    if (["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"].includes(code)) return { status: "closed" };
+    throw error;
+  });
+  if (large.status !== "closed")
+    assert.deepEqual([large.status, JSON.parse(large.text)], [413, { error: "Payload too large" }]);
   const verify = await post([]);
   assert.deepEqual([verify.status, JSON.parse(verify.text), verify.durable], [200, { status: "ok" }, null]);
   const standby = await post([{ ...textEvent("standby"), mode: "standby" }]);
