@@ -23,7 +23,6 @@ import type {
   TranscriptSearch,
 } from "../contracts/session-api";
 import type { ClaimIntent } from "../contracts/tenant-api";
-import { attachmentsOf, operatorAttachmentsOf } from "../metering/metered-env";
 import type { Delivery } from "../model/delivery";
 import type { Flow } from "../model/flow";
 import type { AppendRejected } from "../model/message-limits";
@@ -35,9 +34,9 @@ import type { SessionEntry, SessionPatch, SessionSeed, TranscriptMessage } from 
 import { RunGate } from "../runs/run-gate";
 import { type AbortReason, injectedChatEvent } from "../runs/run-payloads";
 import { acceptAnnounce } from "../spawn/announce-inbox";
-import { deleteSessionAttachments } from "../spawn/legacy-attachments";
 import { tenantApi } from "../stubs";
 import type { ReplyRoutes } from "./reply-routes";
+import { deleteSession } from "./session-deletion";
 import { recoverSession, runAlarm, type SessionParts, wireSession } from "./session-parts";
 import { startSpawnChild } from "./spawn-start";
 
@@ -160,23 +159,9 @@ export class SessionObject extends DurableObject<Env> implements SessionApi {
     return entry;
   }
 
-  /**
-   * Removes the session and its transcripts (active runs are stopped first), no claim slipping in
-   * meanwhile. A deleted tenant's ledger is cleared at its end: the files freed here stay off it.
-   */
-  async delete(ref: SessionRef, options: { tenantDeleting?: boolean } = {}): Promise<boolean> {
-    return this.parts.claims.fence(async () => {
-      const existed = this.parts.transcript.entry() !== null;
-      this.parts.runs.abortAll();
-      this.parts.followers.closeAll();
-      this.parts.runTaps.closeAll();
-      this.parts.timers.forget();
-      await this.parts.store.wipe();
-      const indexed = await this.tenant(ref.tenantId).removeSession(ref.key, Date.now());
-      const bucket = options.tenantDeleting ? operatorAttachmentsOf(this.env) : attachmentsOf(this.env);
-      await deleteSessionAttachments(bucket, ref.tenantId, ref.key);
-      return existed || indexed;
-    });
+  /** Removes the session, its transcripts, its index row and its files (session-deletion.ts). */
+  delete(ref: SessionRef, options: { tenantDeleting?: boolean } = {}): Promise<boolean> {
+    return deleteSession(this.parts, this.env, ref, options);
   }
 
   // ── Runs ────────────────────────────────────────────────────────────────
