@@ -1,7 +1,8 @@
 import { describe, expect, inject, it } from "vitest";
 import { HELP_TEXT, STOP_REPLY } from "../../../src/domain/chat-commands";
-import { call, freshTenant, type TestTenant, until } from "../support/helpers";
+import { call, freshTenant, type TestTenant, until, untilInboxHandled } from "../support/helpers";
 import { postSlackEvent, slackPeerTenant } from "../support/slack-helpers";
+import { postTelegramUpdate } from "../support/telegram-helpers";
 
 /**
  * Chat commands typed into Telegram run through the same layer as `chat.send` (issue 46, 1):
@@ -45,24 +46,6 @@ async function commandTenant(): Promise<TestTenant> {
   return t;
 }
 
-async function post(t: TestTenant, body: unknown) {
-  const res = await call(`${t.prefix}/telegram-webhook`, {
-    method: "POST",
-    token: null,
-    headers: { "x-telegram-bot-api-secret-token": SECRET },
-    json: body,
-  });
-  expect(res.status).toBe(200);
-}
-
-/** Waits until the inbox handled `count` updates. */
-async function handled(t: TestTenant, count: number) {
-  await until(
-    async () => (await t.call("/v1/channels/status")).data.channelAccounts.telegram[0],
-    (account) => account.pendingUpdates === 0 && account.handledUpdates === count,
-  );
-}
-
 type Delivery = { status: string; message: string; target: { to: string }; blocks?: Array<{ type: string }> };
 async function sentOf(t: TestTenant, key: string, count: number): Promise<Delivery[]> {
   return until(
@@ -88,10 +71,10 @@ describe("chat commands from Telegram", () => {
     const t = await commandTenant();
     const dm = { id: 555300, type: "private" };
     const help = update(dm, "/help");
-    await post(t, help);
-    await post(t, help); // redelivered: one answer
-    await post(t, update(dm, "/status"));
-    await handled(t, 2);
+    await postTelegramUpdate(t, SECRET, help);
+    await postTelegramUpdate(t, SECRET, help); // redelivered: one answer
+    await postTelegramUpdate(t, SECRET, update(dm, "/status"));
+    await untilInboxHandled(t, 2);
     const key = "agent:main:main";
     const sent = await sentOf(t, key, 2);
     expect(sent.map((d) => d.target.to)).toEqual(["telegram:555300", "telegram:555300"]);
@@ -106,8 +89,8 @@ describe("chat commands from Telegram", () => {
     const before = await transcript(t, key);
     expect(before.messages.map((m) => textOf(m.content))).toContain("/status");
 
-    await post(t, update(dm, "/new"));
-    await handled(t, 3);
+    await postTelegramUpdate(t, SECRET, update(dm, "/new"));
+    await untilInboxHandled(t, 3);
     const after = await sentOf(t, key, 3);
     expect(after.map((d) => d.message)).toContain("✅ New session started.");
     const fresh = await transcript(t, key);
@@ -119,10 +102,10 @@ describe("chat commands from Telegram", () => {
 
   it("/cmd@thisbot counts as a mention in a group that requires one; /cmd@otherbot is not a command", async () => {
     const t = await commandTenant();
-    await post(t, update({ id: -100700, type: "supergroup" }, "/status@peer_bot"));
-    await post(t, update({ id: -100701, type: "supergroup" }, "/help@other_bot"));
-    await post(t, update({ id: -100700, type: "supergroup" }, "/help"));
-    await handled(t, 3);
+    await postTelegramUpdate(t, SECRET, update({ id: -100700, type: "supergroup" }, "/status@peer_bot"));
+    await postTelegramUpdate(t, SECRET, update({ id: -100701, type: "supergroup" }, "/help@other_bot"));
+    await postTelegramUpdate(t, SECRET, update({ id: -100700, type: "supergroup" }, "/help"));
+    await untilInboxHandled(t, 3);
     const key = "agent:main:telegram:group:-100700";
     const sent = await sentOf(t, key, 1);
     expect(sent.map((d) => [d.target.to, d.message.split("\n")[0]!.slice(0, 11)])).toEqual([
@@ -138,9 +121,9 @@ describe("chat commands from Telegram", () => {
 describe("/whoami from a chat", () => {
   it("answers OpenClaw's identity card without the model: the sender in a DM, the chat in a group", async () => {
     const t = await commandTenant();
-    await post(t, update({ id: 555300, type: "private" }, "/whoami"));
-    await post(t, update({ id: -100700, type: "supergroup" }, "/whoami@peer_bot"));
-    await handled(t, 2);
+    await postTelegramUpdate(t, SECRET, update({ id: 555300, type: "private" }, "/whoami"));
+    await postTelegramUpdate(t, SECRET, update({ id: -100700, type: "supergroup" }, "/whoami@peer_bot"));
+    await untilInboxHandled(t, 2);
     const dm = await sentOf(t, "agent:main:main", 1);
     // The recorded reply of OpenClaw 2026.9.6 to its user 777001, with this test's sender.
     expect(dm.map((d) => d.message)).toEqual([
@@ -180,16 +163,16 @@ describe("/stop from a chat", () => {
     expect(put.status, put.text).toBe(200);
     const dm = { id: 555300, type: "private" };
     const hello = update(dm, "a long question");
-    await post(t, hello);
+    await postTelegramUpdate(t, SECRET, hello);
     const runId = `telegram:${hello.update_id}`;
     await until(
       async () => (await t.call(`/v1/runs/${encodeURIComponent(runId)}`)).data.run,
       (run) => run?.status === "running",
     );
     const stop = update(dm, "/stop");
-    await post(t, stop);
-    await post(t, stop); // redelivered: one answer
-    await handled(t, 2);
+    await postTelegramUpdate(t, SECRET, stop);
+    await postTelegramUpdate(t, SECRET, stop); // redelivered: one answer
+    await untilInboxHandled(t, 2);
     const key = "agent:main:main";
     const sent = await sentOf(t, key, 1);
     expect(sent.map((d) => [d.target.to, d.message])).toEqual([["telegram:555300", STOP_REPLY]]);

@@ -1,5 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
-import { call, freshTenant, type TestTenant, until } from "../support/helpers";
+import { call, freshTenant, type TestTenant, until, untilInboxHandled } from "../support/helpers";
+import { postTelegramUpdate } from "../support/telegram-helpers";
 
 /**
  * Inbound debounce (issue 46, 5): two Telegram DMs 50 ms apart are one turn `quick one\nquick
@@ -42,24 +43,6 @@ async function debounceTenant(messages?: unknown): Promise<TestTenant> {
   return t;
 }
 
-async function post(t: TestTenant, body: unknown) {
-  const res = await call(`${t.prefix}/telegram-webhook`, {
-    method: "POST",
-    token: null,
-    headers: { "x-telegram-bot-api-secret-token": SECRET },
-    json: body,
-  });
-  expect(res.status).toBe(200);
-}
-
-/** Waits until the inbox handled `count` updates (a held update counts as pending). */
-async function handled(t: TestTenant, count: number) {
-  await until(
-    async () => (await t.call("/v1/channels/status")).data.channelAccounts.telegram[0],
-    (account) => account.pendingUpdates === 0 && account.handledUpdates === count,
-  );
-}
-
 type Delivery = { status: string; message: string };
 async function delivered(t: TestTenant, count: number): Promise<Delivery[]> {
   return until(
@@ -87,11 +70,11 @@ describe("inbound debounce", () => {
   it("two DMs 50 ms apart are one turn with both texts and one reply; a redelivery adds nothing", async () => {
     const t = await debounceTenant({ inbound: { debounceMs: 1500 } });
     const first = dm("quick one");
-    await post(t, first);
+    await postTelegramUpdate(t, SECRET, first);
     await pause(50);
-    await post(t, dm("quick two"));
-    await post(t, first); // redelivered inside the window
-    await handled(t, 2);
+    await postTelegramUpdate(t, SECRET, dm("quick two"));
+    await postTelegramUpdate(t, SECRET, first); // redelivered inside the window
+    await untilInboxHandled(t, 2);
     expect(await userTexts(t)).toEqual(["quick one\nquick two"]);
     const sent = await delivered(t, 1);
     expect(sent).toHaveLength(1);
@@ -103,19 +86,19 @@ describe("inbound debounce", () => {
 
   it("a command is never held: the text before it is answered first, then the command, each once", async () => {
     const t = await debounceTenant({ inbound: { debounceMs: 5000 } });
-    await post(t, dm("hello there"));
-    await post(t, dm("/status"));
+    await postTelegramUpdate(t, SECRET, dm("hello there"));
+    await postTelegramUpdate(t, SECRET, dm("/status"));
     // The command flushed the held text at once: no 5 s wait.
-    await handled(t, 2);
+    await untilInboxHandled(t, 2);
     expect(await userTexts(t)).toEqual(["hello there", "/status"]);
     expect(await delivered(t, 2)).toHaveLength(2);
   });
 
   it("debounceMs 0 (OpenClaw's key) answers each DM on its own", async () => {
     const t = await debounceTenant({ inbound: { debounceMs: 0 } });
-    await post(t, dm("one"));
-    await post(t, dm("two"));
-    await handled(t, 2);
+    await postTelegramUpdate(t, SECRET, dm("one"));
+    await postTelegramUpdate(t, SECRET, dm("two"));
+    await untilInboxHandled(t, 2);
     expect(await userTexts(t)).toEqual(["one", "two"]);
     expect(await delivered(t, 2)).toHaveLength(2);
   });

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { BotThreadsStore } from "../../../src/features/channels/slack/bot-threads-store";
 import { BOT_THREAD_TTL_MS } from "../../../src/features/channels/slack/threads";
-import { type TestTenant, until } from "../support/helpers";
+import { type TestTenant, until, untilInboxHandled } from "../support/helpers";
 import { postSlackEvent, slackPeerTenant } from "../support/slack-helpers";
 
 /**
@@ -44,13 +44,6 @@ function message(ts: string, text: string, thread?: { ts: string; parent: string
   };
 }
 
-async function handled(t: TestTenant, count: number) {
-  await until(
-    async () => (await t.call("/v1/channels/status")).data.channelAccounts.slack[0],
-    (account) => account.pendingUpdates === 0 && account.handledUpdates === count,
-  );
-}
-
 type Delivery = { status: string; message: string; target: { to: string; threadId?: string } };
 async function deliveries(t: TestTenant, key: string): Promise<Delivery[]> {
   const res = await t.call(`/v1/sessions/${encodeURIComponent(key)}/deliveries`);
@@ -79,7 +72,7 @@ describe("Slack thread follow-ups", () => {
     const reply = message(ts(101), "and a follow-up", { ts: root, parent: "U0BOT" });
     await postEvent(t, reply);
     await postEvent(t, reply); // redelivered under a new event id: still one turn
-    await handled(t, 1);
+    await untilInboxHandled(t, 1, "slack");
     const key = `${BASE_KEY}:thread:${root}`;
     const sent = await delivered(t, key, 1);
     expect(sent.map((d) => [d.target.to, d.target.threadId, d.message])).toEqual([
@@ -97,11 +90,11 @@ describe("Slack thread follow-ups", () => {
     const t = await threadTenant();
     const userRoot = ts(200); // Alice's own message starts the thread
     await postEvent(t, message(ts(201), "<@U0BOT> look at this", { ts: userRoot, parent: "U0ALICE" }));
-    await handled(t, 1);
+    await untilInboxHandled(t, 1, "slack");
     const key = `${BASE_KEY}:thread:${userRoot}`;
     await delivered(t, key, 1); // the bot posted in the thread
     await postEvent(t, message(ts(202), "thanks, and one more", { ts: userRoot, parent: "U0ALICE" }));
-    await handled(t, 2);
+    await untilInboxHandled(t, 2, "slack");
     const sent = await delivered(t, key, 2);
     expect(sent.map((d) => d.message).sort()).toEqual(["ECHO: <@U0BOT> look at this", "ECHO: thanks, and one more"]);
     expect(sent.every((d) => d.target.threadId === userRoot)).toBe(true);
@@ -109,7 +102,7 @@ describe("Slack thread follow-ups", () => {
     // Another thread of Alice's the bot never posted in: no turn, no 👀, no reply.
     const otherRoot = ts(300);
     await postEvent(t, message(ts(301), "just between us", { ts: otherRoot, parent: "U0ALICE" }));
-    await handled(t, 3);
+    await untilInboxHandled(t, 3, "slack");
     expect(await deliveries(t, `${BASE_KEY}:thread:${otherRoot}`)).toEqual([]);
     expect((await slackCalls("reactions.add")).filter((r) => r.body.timestamp === ts(301))).toEqual([]);
     const sessions = await t.call("/v1/sessions?limit=50");

@@ -100,3 +100,12 @@ export async function until<T>(probe: () => Promise<T>, done: (value: T) => bool
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Waits until the tenant's `channel` inbox has handled `count` updates and holds none pending (a held update counts as pending). */
+export async function untilInboxHandled(t: TestTenant, count: number, channel = "telegram"): Promise<void> {
+  await until(
+    async () => (await t.call("/v1/channels/status")).data.channelAccounts[channel][0],
+    (account: { pendingUpdates: number; handledUpdates: number }) =>
+      account.pendingUpdates === 0 && account.handledUpdates === count,
+  );
+}
